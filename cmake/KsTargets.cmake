@@ -1,0 +1,42 @@
+# Shared build settings and the two helpers every component uses:
+#   ks_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])  -> ks_<name>, alias ks::<name>
+#   ks_add_test(<name> LABEL unit|integration|conformance SOURCES ... [DEPS ...])
+
+add_library(ks_warnings INTERFACE)
+target_compile_options(ks_warnings INTERFACE
+  -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-align -Wunused
+  -Wpedantic -Wnull-dereference -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond
+  -Wlogical-op -Wno-missing-field-initializers)
+if(KS_WERROR)
+  target_compile_options(ks_warnings INTERFACE -Werror)
+endif()
+
+# Options every target (product and tests) is built with: sanitizers.
+add_library(ks_options INTERFACE)
+if(KS_SANITIZE)
+  target_compile_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE} -fno-omit-frame-pointer)
+  target_link_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE})
+endif()
+
+function(ks_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  add_library(ks_${name} STATIC ${ARG_SOURCES})
+  add_library(ks::${name} ALIAS ks_${name})
+  target_include_directories(ks_${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_link_libraries(ks_${name}
+    PUBLIC ks_options Threads::Threads ${ARG_PUBLIC_DEPS}
+    PRIVATE ks_warnings ${ARG_PRIVATE_DEPS})
+endfunction()
+
+function(ks_add_test name)
+  cmake_parse_arguments(ARG "" "LABEL" "SOURCES;DEPS" ${ARGN})
+  if(NOT ARG_LABEL MATCHES "^(unit|integration|conformance)$")
+    message(FATAL_ERROR "ks_add_test(${name}): LABEL must be unit, integration or conformance")
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
+  target_link_libraries(${name} PRIVATE ks_warnings ks_options ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  gtest_discover_tests(${name}
+    PROPERTIES LABELS ${ARG_LABEL}
+    DISCOVERY_TIMEOUT 60)
+endfunction()

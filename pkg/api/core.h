@@ -1,0 +1,399 @@
+#pragma once
+// core/v1 types the scheduler reads or writes: Pod, Node, Namespace, PersistentVolume(Claim), Binding.
+// Only the fields scheduling needs are modelled; unknown fields are ignored on decode. Objects are
+// immutable once decoded and shared as shared_ptr<const T> between informer store, cache and snapshot.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/meta.h"
+#include "pkg/api/quantity.h"
+
+namespace ks::api {
+
+using ResourceList = std::map<std::string, Quantity>;
+
+// Well-known resource names.
+inline constexpr std::string_view kResourceCPU = "cpu";
+inline constexpr std::string_view kResourceMemory = "memory";
+inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage";
+inline constexpr std::string_view kResourcePods = "pods";
+inline constexpr std::string_view kResourceHugePagesPrefix = "hugepages-";
+
+struct ResourceRequirements {
+  ResourceList limits;
+  ResourceList requests;
+  bool operator==(const ResourceRequirements&) const = default;
+};
+
+struct ContainerPort {
+  std::string name;
+  int32_t hostPort = 0;
+  int32_t containerPort = 0;
+  std::string protocol = "TCP";  // TCP, UDP, SCTP; defaulted to TCP when absent
+  std::string hostIP;
+  bool operator==(const ContainerPort&) const = default;
+};
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<ContainerPort> ports;
+  ResourceRequirements resources;
+  std::optional<std::string> restartPolicy;  // init containers only: "Always" makes a sidecar
+  bool operator==(const Container&) const = default;
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // "operator" in JSON: Equal (default when empty) or Exists
+  std::string value;
+  std::string effect;  // empty = all effects
+  std::optional<int64_t> tolerationSeconds;
+  bool operator==(const Toleration&) const = default;
+};
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, PreferNoSchedule, NoExecute
+  std::optional<Time> timeAdded;
+  bool operator==(const Taint&) const = default;
+};
+
+inline constexpr std::string_view kTaintEffectNoSchedule = "NoSchedule";
+inline constexpr std::string_view kTaintEffectPreferNoSchedule = "PreferNoSchedule";
+inline constexpr std::string_view kTaintEffectNoExecute = "NoExecute";
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // "operator" in JSON: In, NotIn, Exists, DoesNotExist, Gt, Lt
+  std::vector<std::string> values;
+  bool operator==(const NodeSelectorRequirement&) const = default;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> matchExpressions;
+  std::vector<NodeSelectorRequirement> matchFields;  // only metadata.name is supported, as upstream
+  bool operator==(const NodeSelectorTerm&) const = default;
+};
+
+// Terms are ORed; the requirements inside one term are ANDed.
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> nodeSelectorTerms;
+  bool operator==(const NodeSelector&) const = default;
+};
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+  bool operator==(const PreferredSchedulingTerm&) const = default;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> requiredDuringSchedulingIgnoredDuringExecution;
+  std::vector<PreferredSchedulingTerm> preferredDuringSchedulingIgnoredDuringExecution;
+  bool operator==(const NodeAffinity&) const = default;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> labelSelector;
+  std::vector<std::string> namespaces;
+  std::string topologyKey;
+  std::optional<LabelSelector> namespaceSelector;
+  std::vector<std::string> matchLabelKeys;
+  std::vector<std::string> mismatchLabelKeys;
+  bool operator==(const PodAffinityTerm&) const = default;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm podAffinityTerm;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
+};
+
+// Used for both podAffinity and podAntiAffinity (same shape).
+struct PodAffinity {
+  std::vector<PodAffinityTerm> requiredDuringSchedulingIgnoredDuringExecution;
+  std::vector<WeightedPodAffinityTerm> preferredDuringSchedulingIgnoredDuringExecution;
+  bool operator==(const PodAffinity&) const = default;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> nodeAffinity;
+  std::optional<PodAffinity> podAffinity;
+  std::optional<PodAffinity> podAntiAffinity;
+  bool operator==(const Affinity&) const = default;
+};
+
+struct TopologySpreadConstraint {
+  int32_t maxSkew = 0;
+  std::string topologyKey;
+  std::string whenUnsatisfiable;  // DoNotSchedule or ScheduleAnyway
+  std::optional<LabelSelector> labelSelector;
+  std::optional<int32_t> minDomains;
+  std::optional<std::string> nodeAffinityPolicy;  // Honor (default) or Ignore
+  std::optional<std::string> nodeTaintsPolicy;    // Ignore (default) or Honor
+  std::vector<std::string> matchLabelKeys;
+  bool operator==(const TopologySpreadConstraint&) const = default;
+};
+
+struct PodSchedulingGate {
+  std::string name;
+  bool operator==(const PodSchedulingGate&) const = default;
+};
+
+// The volume sources scheduling plugins look at; other sources decode with only `name` set and
+// `otherSource` naming the JSON key (e.g. "emptyDir"), so they can be re-encoded as an empty object.
+struct PersistentVolumeClaimVolumeSource {
+  std::string claimName;
+  bool readOnly = false;
+  bool operator==(const PersistentVolumeClaimVolumeSource&) const = default;
+};
+struct GCEPersistentDiskVolumeSource {
+  std::string pdName;
+  std::string fsType;
+  int32_t partition = 0;
+  bool readOnly = false;
+  bool operator==(const GCEPersistentDiskVolumeSource&) const = default;
+};
+struct AWSElasticBlockStoreVolumeSource {
+  std::string volumeID;
+  std::string fsType;
+  int32_t partition = 0;
+  bool readOnly = false;
+  bool operator==(const AWSElasticBlockStoreVolumeSource&) const = default;
+};
+struct ISCSIVolumeSource {
+  std::string targetPortal;
+  std::string iqn;
+  int32_t lun = 0;
+  bool readOnly = false;
+  bool operator==(const ISCSIVolumeSource&) const = default;
+};
+struct RBDVolumeSource {
+  std::vector<std::string> monitors;
+  std::string image;
+  std::string pool;  // "rbd" when absent
+  bool readOnly = false;
+  bool operator==(const RBDVolumeSource&) const = default;
+};
+struct CSIVolumeSource {
+  std::string driver;
+  bool operator==(const CSIVolumeSource&) const = default;
+};
+struct EphemeralVolumeSource {
+  // The claim template's spec; the generated PVC is named "<pod name>-<volume name>".
+  std::optional<std::string> storageClassName;
+  ResourceList requests;
+  bool operator==(const EphemeralVolumeSource&) const = default;
+};
+
+struct Volume {
+  std::string name;
+  std::optional<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
+  std::optional<EphemeralVolumeSource> ephemeral;
+  std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
+  std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  std::optional<ISCSIVolumeSource> iscsi;
+  std::optional<RBDVolumeSource> rbd;
+  std::optional<CSIVolumeSource> csi;
+  std::string otherSource;  // JSON key of any other source, e.g. "emptyDir", "configMap"
+  bool operator==(const Volume&) const = default;
+};
+
+struct PodSpec {
+  std::string nodeName;
+  std::map<std::string, std::string> nodeSelector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topologySpreadConstraints;
+  std::vector<PodSchedulingGate> schedulingGates;
+  std::optional<int32_t> priority;
+  std::string priorityClassName;
+  std::optional<std::string> preemptionPolicy;  // PreemptLowerPriority (default) or Never
+  std::string schedulerName;                    // "default-scheduler" when absent
+  std::vector<Volume> volumes;
+  std::vector<Container> initContainers;
+  std::vector<Container> containers;
+  ResourceList overhead;
+  std::optional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
+  bool hostNetwork = false;
+  std::string restartPolicy;
+  std::string serviceAccountName;
+  bool operator==(const PodSpec&) const = default;
+};
+
+struct PodCondition {
+  std::string type;    // PodScheduled, Ready, ...
+  std::string status;  // True, False, Unknown
+  std::string reason;
+  std::string message;
+  std::optional<Time> lastProbeTime;
+  std::optional<Time> lastTransitionTime;
+  bool operator==(const PodCondition&) const = default;
+};
+
+struct ContainerStatus {
+  std::string name;
+  ResourceList allocatedResources;
+  std::optional<ResourceRequirements> resources;
+  bool operator==(const ContainerStatus&) const = default;
+};
+
+struct PodStatus {
+  std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
+  std::vector<PodCondition> conditions;
+  std::string nominatedNodeName;
+  std::string resize;  // Proposed, InProgress, Deferred, Infeasible (deprecated in favour of conditions)
+  std::string qosClass;
+  std::optional<Time> startTime;
+  std::vector<ContainerStatus> initContainerStatuses;
+  std::vector<ContainerStatus> containerStatuses;
+  bool operator==(const PodStatus&) const = default;
+};
+
+struct Pod {
+  static constexpr std::string_view kKind = "Pod";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+  bool operator==(const Pod&) const = default;
+};
+
+struct NodeCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::optional<Time> lastHeartbeatTime;
+  std::optional<Time> lastTransitionTime;
+  bool operator==(const NodeCondition&) const = default;
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t sizeBytes = 0;
+  bool operator==(const ContainerImage&) const = default;
+};
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+  std::string podCIDR;
+  std::string providerID;
+  bool operator==(const NodeSpec&) const = default;
+};
+
+struct NodeAddress {
+  std::string type;
+  std::string address;
+  bool operator==(const NodeAddress&) const = default;
+};
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<NodeCondition> conditions;
+  std::vector<NodeAddress> addresses;
+  std::vector<ContainerImage> images;
+  bool operator==(const NodeStatus&) const = default;
+};
+
+struct Node {
+  static constexpr std::string_view kKind = "Node";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+  bool operator==(const Node&) const = default;
+};
+
+struct Namespace {
+  static constexpr std::string_view kKind = "Namespace";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  std::string phase;  // status.phase: Active, Terminating
+  bool operator==(const Namespace&) const = default;
+};
+
+struct VolumeNodeAffinity {
+  std::optional<NodeSelector> required;
+  bool operator==(const VolumeNodeAffinity&) const = default;
+};
+
+struct CSIPersistentVolumeSource {
+  std::string driver;
+  std::string volumeHandle;
+  bool readOnly = false;
+  bool operator==(const CSIPersistentVolumeSource&) const = default;
+};
+
+struct PersistentVolumeSpec {
+  ResourceList capacity;
+  std::vector<std::string> accessModes;
+  std::optional<ObjectReference> claimRef;
+  std::string persistentVolumeReclaimPolicy;
+  std::string storageClassName;
+  std::optional<std::string> volumeMode;
+  std::optional<VolumeNodeAffinity> nodeAffinity;
+  std::optional<CSIPersistentVolumeSource> csi;
+  std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
+  std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  bool operator==(const PersistentVolumeSpec&) const = default;
+};
+
+struct PersistentVolume {
+  static constexpr std::string_view kKind = "PersistentVolume";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  PersistentVolumeSpec spec;
+  std::string phase;  // status.phase: Pending, Available, Bound, Released, Failed
+  bool operator==(const PersistentVolume&) const = default;
+};
+
+struct PersistentVolumeClaimSpec {
+  std::vector<std::string> accessModes;
+  ResourceRequirements resources;
+  std::string volumeName;
+  std::optional<std::string> storageClassName;
+  std::optional<std::string> volumeMode;
+  std::optional<LabelSelector> selector;
+  bool operator==(const PersistentVolumeClaimSpec&) const = default;
+};
+
+struct PersistentVolumeClaimStatus {
+  std::string phase;  // Pending, Bound, Lost
+  std::vector<std::string> accessModes;
+  ResourceList capacity;
+  bool operator==(const PersistentVolumeClaimStatus&) const = default;
+};
+
+struct PersistentVolumeClaim {
+  static constexpr std::string_view kKind = "PersistentVolumeClaim";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  PersistentVolumeClaimSpec spec;
+  PersistentVolumeClaimStatus status;
+  bool operator==(const PersistentVolumeClaim&) const = default;
+};
+
+// POSTed to pods/{name}/binding: metadata names the pod, target names the node.
+struct Binding {
+  static constexpr std::string_view kKind = "Binding";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  ObjectReference target;
+  bool operator==(const Binding&) const = default;
+};
+
+using PodPtr = std::shared_ptr<const Pod>;
+using NodePtr = std::shared_ptr<const Node>;
+
+}  // namespace ks::api

@@ -1,0 +1,49 @@
+#pragma once
+// JSON codec for the API objects in pkg/api, as the kube-apiserver sends and accepts them.
+// This header is light on purpose (no nlohmann): decode from / encode to text. Code that already holds
+// parsed JSON uses pkg/api/json/codec_nlohmann.h instead.
+//
+// Decoding ignores unknown fields, applies the API's defaults for absent fields where scheduling depends
+// on them (container port protocol TCP, schedulerName "default-scheduler"), and never throws: malformed
+// input gives an Error whose message starts with the field path, e.g.
+//   spec.containers[0].resources.requests.cpu: quantities must match the regular expression ...
+//   metadata.labels: expected an object, got an array
+
+#include <string>
+#include <string_view>
+
+#include "pkg/api/coordination.h"
+#include "pkg/api/core.h"
+#include "pkg/api/events.h"
+#include "pkg/api/meta.h"
+#include "pkg/api/policy.h"
+#include "pkg/api/storage.h"
+#include "pkg/util/result.h"
+
+namespace ks::api {
+
+// Decodes one object. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
+// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Lease, Event,
+// ApiStatus and LabelSelector.
+template <typename T>
+Result<T> decodeJson(std::string_view json);
+
+// Encodes one object as compact JSON, with apiVersion and kind for top-level kinds, omitting empty
+// optional fields as the API server does (omitempty).
+template <typename T>
+std::string encodeJson(const T& object);
+
+// Decodes a list response ({"kind":"PodList","metadata":{...},"items":[...]}).
+template <typename T>
+Result<List<T>> decodeListJson(std::string_view json);
+
+// Decodes one watch event line ({"type":"ADDED","object":{...}}); for ERROR, fills `status`.
+template <typename T>
+Result<WatchEvent<T>> decodeWatchEventJson(std::string_view line);
+
+// RFC 3339 as metav1.Time (seconds, "2024-01-02T03:04:05Z") and metav1.MicroTime (6 fractional digits).
+std::string formatTime(Time t);
+std::string formatMicroTime(Time t);
+Result<Time> parseTime(std::string_view s);  // accepts any fractional precision and numeric offsets
+
+}  // namespace ks::api

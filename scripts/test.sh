@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh clone: install dependencies, build with warnings as errors,
+# build (or reuse) the real etcd + kube-apiserver used by the integration tests, run every test.
+# Extra arguments go to ctest (e.g. scripts/test.sh -L unit).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+cmake --preset ci >/dev/null
+echo "build: $(nproc) jobs"
+start=$(date +%s)
+cmake --build --preset ci -j "$(nproc)"
+echo "build: $(( $(date +%s) - start )) s"
+if [ -x test/integration/controlplane.sh ]; then
+  export KS_CONTROL_PLANE_BIN="$(test/integration/controlplane.sh build)"
+fi
+ctest --preset ci -j "$(nproc)" "$@"
