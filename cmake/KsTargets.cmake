@@ -5,7 +5,7 @@
 add_library(ks_warnings INTERFACE)
 target_compile_options(ks_warnings INTERFACE
   -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-align -Wunused
-  -Wpedantic -Wnull-dereference -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond
+  -Wpedantic -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond
   -Wlogical-op -Wno-missing-field-initializers)
 if(KS_WERROR)
   target_compile_options(ks_warnings INTERFACE -Werror)

@@ -3,6 +3,7 @@
 // Exceptions from third-party libraries are caught at their adapter and turned into an Error with context.
 
 #include <cassert>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -31,11 +32,12 @@ class Error {
   std::string message_;
 };
 
-template <typename T>
+// E is the error type: Error by default; the API client uses its typed ApiError.
+template <typename T, typename E = Error>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit by design
+  Result(E error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -48,26 +50,25 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
-  const Error& error() const { assert(!ok()); return std::get<1>(v_); }
+  const E& error() const { assert(!ok()); return std::get<1>(v_); }
 
  private:
-  std::variant<T, Error> v_;
+  std::variant<T, E> v_;
 };
 
-// Result<void>: success or an Error.
-template <>
-class [[nodiscard]] Result<void> {
+// Result<void>: success or an error.
+template <typename E>
+class [[nodiscard]] Result<void, E> {
  public:
   Result() = default;
-  Result(Error error) : error_(std::move(error)), ok_(false) {}  // NOLINT: implicit by design
+  Result(E error) : error_(std::move(error)) {}  // NOLINT: implicit by design
 
-  bool ok() const { return ok_; }
-  explicit operator bool() const { return ok_; }
-  const Error& error() const { assert(!ok_); return error_; }
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  const E& error() const { assert(!ok()); return *error_; }
 
  private:
-  Error error_{std::string()};
-  bool ok_ = true;
+  std::optional<E> error_;
 };
 
 using VoidResult = Result<void>;

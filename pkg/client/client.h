@@ -1,0 +1,158 @@
+#pragma once
+// The one client interface the scheduler talks to the Kubernetes API through. Two implementations:
+// the REST client (pkg/client/rest, cpprestsdk) and the in-memory API (pkg/client/memory) that the
+// simulator, unit tests and in-process benchmarks run the real scheduler against.
+//
+// All calls are blocking and may be made from any thread; implementations are thread-safe.
+// Errors are typed (ApiError) so callers can tell 404 / 409 / 410 / 429 / 5xx apart.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "pkg/api/coordination.h"
+#include "pkg/api/core.h"
+#include "pkg/api/events.h"
+#include "pkg/api/meta.h"
+#include "pkg/api/policy.h"
+#include "pkg/api/storage.h"
+#include "pkg/util/result.h"
+
+namespace ks::client {
+
+// An API failure: the HTTP status code and the metav1.Status reason when the server sent one;
+// code 0 for transport failures (connection refused, TLS, timeout).
+class ApiError {
+ public:
+  ApiError(int32_t code, std::string reason, std::string message,
+           std::chrono::seconds retryAfter = std::chrono::seconds(0))
+      : code_(code), reason_(std::move(reason)), message_(std::move(message)), retryAfter_(retryAfter) {}
+
+  static ApiError fromStatus(const api::ApiStatus& s) {
+    return ApiError(s.code, s.reason, s.message,
+                    std::chrono::seconds(s.details ? s.details->retryAfterSeconds : 0));
+  }
+
+  int32_t code() const { return code_; }
+  const std::string& reason() const { return reason_; }
+  const std::string& message() const { return message_; }
+  std::chrono::seconds retryAfter() const { return retryAfter_; }
+
+  bool isNotFound() const { return code_ == 404; }
+  bool isConflict() const { return code_ == 409; }           // AlreadyExists or Conflict
+  bool isGone() const { return code_ == 410; }               // Expired / Gone: relist
+  bool isTooManyRequests() const { return code_ == 429; }
+  bool isServerError() const { return code_ >= 500; }
+  bool isTransport() const { return code_ == 0; }
+
+ private:
+  int32_t code_;
+  std::string reason_;
+  std::string message_;
+  std::chrono::seconds retryAfter_;
+};
+
+template <typename T>
+using ApiResult = Result<T, ApiError>;
+
+struct ListOptions {
+  std::string labelSelector;
+  std::string fieldSelector;
+  std::string resourceVersion;  // "" = most recent (quorum read)
+  int64_t limit = 0;            // 0 = no pagination
+  std::string continue_;
+};
+
+struct WatchOptions {
+  std::string resourceVersion;  // watch changes after this version
+  bool allowWatchBookmarks = true;
+  int64_t timeoutSeconds = 0;  // 0 = server default
+  std::string labelSelector;
+  std::string fieldSelector;
+};
+
+// List and watch of one resource across all namespaces.
+template <typename T>
+class ListWatcher {
+ public:
+  virtual ~ListWatcher() = default;
+
+  // One page of the list (follow metadata.continue_ for the next).
+  virtual ApiResult<api::List<T>> list(const ListOptions& options) = 0;
+
+  // Streams events to `onEvent` (on the calling thread) until the server ends the watch, an error
+  // occurs or `stop` is requested. Returns OK when the stream ended normally or was stopped; a 410
+  // shows up either as an error result or as an Error event, per the server.
+  virtual ApiResult<void> watch(const WatchOptions& options,
+                                const std::function<void(api::WatchEvent<T>&&)>& onEvent,
+                                std::stop_token stop) = 0;
+};
+
+// The list/watch sources the informers need.
+class ListWatchers {
+ public:
+  virtual ~ListWatchers() = default;
+  virtual ListWatcher<api::Pod>& pods() = 0;
+  virtual ListWatcher<api::Node>& nodes() = 0;
+  virtual ListWatcher<api::Namespace>& namespaces() = 0;
+  virtual ListWatcher<api::PersistentVolume>& persistentVolumes() = 0;
+  virtual ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() = 0;
+  virtual ListWatcher<api::StorageClass>& storageClasses() = 0;
+  virtual ListWatcher<api::CSINode>& csiNodes() = 0;
+  virtual ListWatcher<api::CSIDriver>& csiDrivers() = 0;
+  virtual ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() = 0;
+  virtual ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() = 0;
+};
+
+// What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a
+// strategic-merge patch of pods/{name}/status.
+struct PodStatusPatch {
+  std::optional<api::PodCondition> condition;      // merged by type
+  std::optional<std::string> nominatedNodeName;    // "" clears it
+};
+
+struct DeleteOptions {
+  std::optional<std::string> preconditionUid;
+  std::optional<std::string> preconditionResourceVersion;
+  std::optional<int64_t> gracePeriodSeconds;
+};
+
+class PodWriter {
+ public:
+  virtual ~PodWriter() = default;
+  // POST pods/{name}/binding. 409 when the pod is already bound; 404 when it is gone.
+  virtual ApiResult<void> bind(const api::Binding& binding) = 0;
+  // PATCH pods/{name}/status; returns the updated pod.
+  virtual ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
+                                             const PodStatusPatch& patch) = 0;
+  // DELETE the pod (preemption victims), honouring the preconditions.
+  virtual ApiResult<void> deletePod(const std::string& ns, const std::string& name,
+                                    const DeleteOptions& options) = 0;
+};
+
+class EventWriter {
+ public:
+  virtual ~EventWriter() = default;
+  // POST an events.k8s.io/v1 Event; returns it as stored (with name and resourceVersion).
+  virtual ApiResult<api::Event> createEvent(const api::Event& event) = 0;
+  // PATCH the series of an existing event (aggregation of repeats).
+  virtual ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
+                                                  const api::EventSeries& series) = 0;
+};
+
+class LeaseClient {
+ public:
+  virtual ~LeaseClient() = default;
+  virtual ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) = 0;
+  virtual ApiResult<api::Lease> createLease(const api::Lease& lease) = 0;
+  // PUT with metadata.resourceVersion as the precondition: 409 when someone else updated it.
+  virtual ApiResult<api::Lease> updateLease(const api::Lease& lease) = 0;
+};
+
+// Everything the scheduler needs from the API.
+class Client : public ListWatchers, public PodWriter, public EventWriter, public LeaseClient {};
+
+}  // namespace ks::client
