@@ -1,16 +1,30 @@
 #!/usr/bin/env bash
 # A real etcd + kube-apiserver on loopback for the integration tests.
 #
-#   controlplane.sh build                      build (or reuse) the pinned binaries; prints ONLY the bin dir
-#   controlplane.sh up <workdir>               certs, etcd, kube-apiserver; writes <workdir>/kubeconfig, <workdir>/env
-#   controlplane.sh down <workdir>             stop both (TERM, then KILL) and remove <workdir>
-#   controlplane.sh restart-apiserver <workdir>  restart kube-apiserver only (same port and flags), wait for /readyz
-#   controlplane.sh compact <workdir>          compact etcd at its current revision (watches then get 410 Gone)
+#   controlplane.sh build                 build (or reuse) the pinned binaries; prints ONLY the bin dir
+#   controlplane.sh up <workdir>          certs, etcd, kube-apiserver on free ports; writes <workdir>/kubeconfig
+#                                         and <workdir>/env (shell-sourceable KUBECONFIG, KS_APISERVER_URL, ...)
+#   controlplane.sh down <workdir>        stop both (TERM, then KILL after 15 s), remove the data and <workdir>
+#   controlplane.sh restart-apiserver <workdir>
+#                                         restart kube-apiserver only (same port and flags), wait for /readyz
+#   controlplane.sh compact <workdir>     compact etcd at its current revision; prints that revision
 #
 # Binaries are built from Go modules through the configured module proxy (never downloaded as binaries) and
 # cached outside the repo in ${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/controlplane/<k8s>_<etcd>/bin.
-# KS_CONTROL_PLANE_BIN (a bin dir from `build`) skips the build step in `up`.
 # Everything listens on 127.0.0.1 only. Logs go to stderr; `build` prints only the bin dir on stdout.
+#
+# Environment:
+#   KS_CONTROL_PLANE_BIN        bin dir from `build`; without it `up` runs `build` itself
+#   KS_CONTROL_PLANE_OWNER_PID  `up` starts a watcher that runs `down` once this process is gone (crashes,
+#                               kill -9, ctest timeouts), also while `up` itself is still running
+#   KS_APISERVER_EXTRA_FLAGS    extra kube-apiserver flags (whitespace separated), kept across restarts
+#   KS_CONTROL_PLANE_KEEP_LOGS=1  `down` keeps etcd.log / kube-apiserver.log in <workdir>
+#   KS_CONTROL_PLANE_READY_TIMEOUT  seconds to wait for /readyz (default 90)
+#
+# Compaction and 410 Gone: with the watch cache on (the default) kube-apiserver serves watches and lists at
+# older resourceVersions from its cache even after `compact`. Use KS_APISERVER_EXTRA_FLAGS=--watch-cache=false
+# to have them reach etcd (then 410 right after `compact`), or `restart-apiserver`: the new cache starts at
+# the current revision, so older resourceVersions get 410 "too old resource version".
 set -euo pipefail
 
 # Pinned versions. KUBE_VERSION: newest v1.34 patch on the module proxy (`go list -m -versions
@@ -34,8 +48,9 @@ readonly CACHE_ROOT="${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/controlpla
 readonly CACHE_KEY="${KUBE_VERSION}_${ETCD_VERSION}"
 readonly READY_TIMEOUT="${KS_CONTROL_PLANE_READY_TIMEOUT:-90}"
 
-log() { printf 'controlplane: %s\n' "$*" >&2; }
-die() { printf 'controlplane: error: %s\n' "$*" >&2; exit 1; }
+# "|| true": the caller may have gone away (closed pipe); keep going so that cleanup still happens.
+log() { printf 'controlplane: %s\n' "$*" >&2 || true; }
+die() { printf 'controlplane: error: %s\n' "$*" >&2 || true; exit 1; }
 
 # ---------------------------------------------------------------------------------------------------- build
 
@@ -125,7 +140,392 @@ cmd_build() {
   printf '%s\n' "$bin"
 }
 
+# ------------------------------------------------------------------------------------------------ helpers
+
+# A port on 127.0.0.1 nobody listens on, below the ephemeral range (32768+) so that outgoing connections do
+# not take it. Callers still retry when the bind races with someone else.
+free_port() {
+  local port i
+  for ((i = 0; i < 200; i++)); do
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+    if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then
+      continue
+    fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      continue
+    fi
+    printf '%s\n' "$port"
+    return 0
+  done
+  die "no free port found on 127.0.0.1"
+}
+
+# True when <pid> is alive and was started with <workdir> in its command line (guards against pid reuse).
+pid_is_ours() {
+  local pid=$1 dir=$2
+  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null &&
+    tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir"
+}
+
+stop_pid() {  # <pid> <workdir> <name>: TERM, wait up to 15 s, then KILL
+  local pid=$1 dir=$2 name=$3 i
+  pid_is_ours "$pid" "$dir" || return 0
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$pid" 2>/dev/null || { log "$name ($pid) stopped"; return 0; }
+    sleep 0.1
+  done
+  log "$name ($pid) did not stop after TERM; sending KILL"
+  kill -KILL "$pid" 2>/dev/null || true
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  log "warning: $name ($pid) still alive after KILL"
+}
+
+abs_workdir() {
+  [[ -n "${1:-}" ]] || die "missing <workdir>"
+  [[ "$1" != *[\'$'\n']* ]] || die "workdir must not contain quotes or newlines: $1"
+  mkdir -p "$1"
+  (cd "$1" && pwd -P)
+}
+
+load_env() {  # <workdir>
+  [[ -f "$1/env" ]] || die "$1/env not found (no control plane was started there)"
+  # shellcheck source=/dev/null
+  source "$1/env"
+}
+
+log_tail() {  # <file> <what>
+  printf 'controlplane: ---- last lines of %s (%s) ----\n' "$2" "$1" >&2
+  tail -n "${KS_CONTROL_PLANE_LOG_LINES:-40}" "$1" >&2 2>/dev/null || true
+  printf 'controlplane: ----\n' >&2
+}
+
+# ---------------------------------------------------------------------------------------------------- pki
+
+gen_pki() {  # <pki dir>
+  local d=$1
+  mkdir -p "$d"
+  cat >"$d/openssl.cnf" <<'CNF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = placeholder
+[v3_ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign, digitalSignature
+subjectKeyIdentifier = hash
+[v3_server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local, IP:10.0.0.1
+[v3_client]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = clientAuth
+CNF
+  local key
+  for key in ca apiserver admin sa; do
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$d/$key.key" 2>/dev/null
+  done
+  openssl pkey -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+  openssl req -x509 -new -config "$d/openssl.cnf" -extensions v3_ca -key "$d/ca.key" -subj "/CN=ks-test-ca" \
+    -days 3650 -out "$d/ca.crt" 2>/dev/null
+  openssl req -new -config "$d/openssl.cnf" -key "$d/apiserver.key" -subj "/CN=kube-apiserver" \
+    -out "$d/apiserver.csr" 2>/dev/null
+  openssl x509 -req -in "$d/apiserver.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$d/openssl.cnf" -extensions v3_server -out "$d/apiserver.crt" 2>/dev/null
+  openssl req -new -config "$d/openssl.cnf" -key "$d/admin.key" -subj "/O=system:masters/CN=ks-admin" \
+    -out "$d/admin.csr" 2>/dev/null
+  openssl x509 -req -in "$d/admin.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
+    -extfile "$d/openssl.cnf" -extensions v3_client -out "$d/admin.crt" 2>/dev/null
+  chmod 600 "$d"/*.key
+}
+
+write_kubeconfig() {  # <workdir> <server url>
+  cat >"$1/kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: ks-test
+  cluster:
+    server: $2
+    certificate-authority: $1/pki/ca.crt
+users:
+- name: ks-admin
+  user:
+    client-certificate: $1/pki/admin.crt
+    client-key: $1/pki/admin.key
+contexts:
+- name: ks-test
+  context:
+    cluster: ks-test
+    user: ks-admin
+current-context: ks-test
+KC
+}
+
+# Rewritten after every process start, so that `down` (or the watcher) can always find what is running.
+write_env() {  # <workdir>; uses the KS_* variables of the running control plane
+  local w=$1
+  cat >"$w/env.tmp" <<ENV
+export KS_CONTROL_PLANE_WORKDIR='$w'
+export KS_CONTROL_PLANE_BIN='${KS_CONTROL_PLANE_BIN:-}'
+export KUBECONFIG='$w/kubeconfig'
+export KS_APISERVER_URL='https://127.0.0.1:${KS_APISERVER_PORT:-}'
+export KS_APISERVER_PORT='${KS_APISERVER_PORT:-}'
+export KS_APISERVER_PID='${KS_APISERVER_PID:-}'
+export KS_APISERVER_LOG='$w/kube-apiserver.log'
+export KS_ETCD_URL='http://127.0.0.1:${KS_ETCD_PORT:-}'
+export KS_ETCD_PORT='${KS_ETCD_PORT:-}'
+export KS_ETCD_PEER_PORT='${KS_ETCD_PEER_PORT:-}'
+export KS_ETCD_PID='${KS_ETCD_PID:-}'
+export KS_ETCD_LOG='$w/etcd.log'
+export KS_CA_FILE='$w/pki/ca.crt'
+export KS_CA_KEY_FILE='$w/pki/ca.key'
+export KS_CLIENT_CERT_FILE='$w/pki/admin.crt'
+export KS_CLIENT_KEY_FILE='$w/pki/admin.key'
+export KS_SERVICE_ACCOUNT_KEY_FILE='$w/pki/sa.key'
+export KS_SERVICE_ACCOUNT_PUB_FILE='$w/pki/sa.pub'
+export KS_WATCHER_PID='${KS_WATCHER_PID:-}'
+ENV
+  mv "$w/env.tmp" "$w/env"
+}
+
+# ----------------------------------------------------------------------------------------------- processes
+
+# Starts etcd on fresh ports (retrying when a port was taken meanwhile); sets KS_ETCD_PORT/_PEER_PORT/_PID.
+start_etcd() {
+  local w=$1 attempt i
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    KS_ETCD_PORT=$(free_port)
+    KS_ETCD_PEER_PORT=$(free_port)
+    [[ "$KS_ETCD_PORT" != "$KS_ETCD_PEER_PORT" ]] || continue
+    local c="http://127.0.0.1:$KS_ETCD_PORT" p="http://127.0.0.1:$KS_ETCD_PEER_PORT"
+    setsid "$KS_CONTROL_PLANE_BIN/etcd" --name ks-test --data-dir "$w/etcd-data" \
+      --listen-client-urls "$c" --advertise-client-urls "$c" \
+      --listen-peer-urls "$p" --initial-advertise-peer-urls "$p" --initial-cluster "ks-test=$p" \
+      --initial-cluster-state new --initial-cluster-token "ks-test-$$" \
+      --unsafe-no-fsync --log-level warn --logger zap --log-outputs stderr \
+      </dev/null >>"$w/etcd.log" 2>&1 &
+    KS_ETCD_PID=$!
+    write_env "$w"
+    for ((i = 0; i < 200; i++)); do
+      if curl -fsS --max-time 1 "$c/health" 2>/dev/null | grep -q '"health":"true"'; then
+        log "etcd ready at $c (pid $KS_ETCD_PID)"
+        return 0
+      fi
+      kill -0 "$KS_ETCD_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$KS_ETCD_PID" 2>/dev/null; then
+      kill -KILL "$KS_ETCD_PID" 2>/dev/null || true
+      log_tail "$w/etcd.log" "etcd log"
+      die "etcd did not become healthy at $c within 20 s"
+    fi
+    if grep -q 'address already in use' "$w/etcd.log"; then
+      log "etcd port taken meanwhile; retrying with other ports"
+      rm -rf "$w/etcd-data"
+      : >"$w/etcd.log"
+      continue
+    fi
+    log_tail "$w/etcd.log" "etcd log"
+    die "etcd exited during startup"
+  done
+  die "etcd could not bind free ports after 5 attempts"
+}
+
+apiserver_args() {  # <workdir> <port> -> the flag list, one per line
+  local w=$1 port=$2
+  cat <<ARGS
+--etcd-servers=http://127.0.0.1:$KS_ETCD_PORT
+--bind-address=127.0.0.1
+--advertise-address=127.0.0.1
+--secure-port=$port
+--cert-dir=$w/pki
+--tls-cert-file=$w/pki/apiserver.crt
+--tls-private-key-file=$w/pki/apiserver.key
+--client-ca-file=$w/pki/ca.crt
+--service-account-issuer=https://kubernetes.default.svc.cluster.local
+--service-account-key-file=$w/pki/sa.pub
+--service-account-signing-key-file=$w/pki/sa.key
+--service-cluster-ip-range=10.0.0.0/24
+--authorization-mode=Node,RBAC
+--disable-admission-plugins=ServiceAccount,TaintNodesByCondition
+--enable-priority-and-fairness=true
+--profiling=false
+--v=${KS_APISERVER_VERBOSITY:-1}
+ARGS
+  # Extra flags for a test (e.g. --watch-cache=false), whitespace separated; kept across restarts.
+  local extra
+  for extra in ${KS_APISERVER_EXTRA_FLAGS:-}; do
+    printf '%s\n' "$extra"
+  done
+}
+
+readyz() {  # <workdir> <port>
+  curl -fsS --max-time 2 --cacert "$1/pki/ca.crt" --cert "$1/pki/admin.crt" --key "$1/pki/admin.key" \
+    "https://127.0.0.1:$2/readyz" >/dev/null 2>&1
+}
+
+# Starts kube-apiserver with the flags in <workdir>/apiserver.args (written on first start) and waits for
+# /readyz; sets KS_APISERVER_PORT and KS_APISERVER_PID.
+launch_apiserver() {  # <workdir>
+  local w=$1 i
+  local -a args
+  mapfile -t args <"$w/apiserver.args"
+  printf '==== kube-apiserver start %s\n' "$(date -u +%FT%TZ)" >>"$w/kube-apiserver.log"
+  setsid "$KS_CONTROL_PLANE_BIN/kube-apiserver" "${args[@]}" </dev/null >>"$w/kube-apiserver.log" 2>&1 &
+  KS_APISERVER_PID=$!
+  write_env "$w"
+  local deadline=$((SECONDS + READY_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if readyz "$w" "$KS_APISERVER_PORT"; then
+      log "kube-apiserver ready at https://127.0.0.1:$KS_APISERVER_PORT (pid $KS_APISERVER_PID)"
+      return 0
+    fi
+    kill -0 "$KS_APISERVER_PID" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  kill -KILL "$KS_APISERVER_PID" 2>/dev/null || true
+  log_tail "$w/kube-apiserver.log" "kube-apiserver log"
+  die "kube-apiserver not ready within ${READY_TIMEOUT} s (KS_CONTROL_PLANE_READY_TIMEOUT)"
+}
+
+start_apiserver_fresh() {
+  local w=$1 attempt
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    KS_APISERVER_PORT=$(free_port)
+    apiserver_args "$w" "$KS_APISERVER_PORT" >"$w/apiserver.args"
+    launch_apiserver "$w" && return 0
+    if tail -n 20 "$w/kube-apiserver.log" | grep -q 'address already in use'; then
+      log "kube-apiserver port taken meanwhile; retrying with another port"
+      continue
+    fi
+    log_tail "$w/kube-apiserver.log" "kube-apiserver log"
+    die "kube-apiserver exited during startup"
+  done
+  die "kube-apiserver could not bind a free port after 5 attempts"
+}
+
+# -------------------------------------------------------------------------------------------------- commands
+
+cmd_up() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  if [[ -f "$w/env" ]]; then
+    load_env "$w"
+    if pid_is_ours "$KS_APISERVER_PID" "$w" || pid_is_ours "$KS_ETCD_PID" "$w"; then
+      die "a control plane is already running in $w (run down first)"
+    fi
+  fi
+  local start=$SECONDS
+  KS_APISERVER_PORT='' KS_APISERVER_PID='' KS_ETCD_PORT='' KS_ETCD_PEER_PORT='' KS_ETCD_PID='' KS_WATCHER_PID=''
+  # If the caller dies while we start, finish anyway (no SIGPIPE on our stderr): the watcher cleans up.
+  trap '' PIPE
+  if [[ -n "${KS_CONTROL_PLANE_OWNER_PID:-}" ]]; then
+    # Tear everything down when the owning process dies without calling down (crash, kill -9, timeout),
+    # including while this `up` is still running.
+    setsid "$0" __watch "$w" "$KS_CONTROL_PLANE_OWNER_PID" "$$" </dev/null >>"$w/watcher.log" 2>&1 &
+    KS_WATCHER_PID=$!
+  fi
+  if [[ -z "${KS_CONTROL_PLANE_BIN:-}" ]]; then
+    KS_CONTROL_PLANE_BIN=$(cmd_build)
+  fi
+  [[ -x "$KS_CONTROL_PLANE_BIN/etcd" && -x "$KS_CONTROL_PLANE_BIN/kube-apiserver" ]] ||
+    die "KS_CONTROL_PLANE_BIN=$KS_CONTROL_PLANE_BIN has no etcd and kube-apiserver (run: $0 build)"
+  command -v curl >/dev/null 2>&1 || die "curl is required"
+  command -v openssl >/dev/null 2>&1 || die "openssl is required"
+  rm -rf "$w/etcd-data" "$w/pki"
+  write_env "$w"
+  : >"$w/etcd.log"
+  : >"$w/kube-apiserver.log"
+  gen_pki "$w/pki"
+  # From here on a failure must not leave processes behind.
+  trap 'stop_pid "${KS_APISERVER_PID:-}" "$w" kube-apiserver; stop_pid "${KS_ETCD_PID:-}" "$w" etcd' EXIT
+  start_etcd "$w"
+  start_apiserver_fresh "$w"
+  trap - EXIT
+  write_kubeconfig "$w" "https://127.0.0.1:$KS_APISERVER_PORT"
+  write_env "$w"
+  log "control plane up in $((SECONDS - start)) s; source $w/env"
+}
+
+cmd_down() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  if [[ -f "$w/env" ]]; then
+    load_env "$w"
+    if [[ -n "${KS_WATCHER_PID:-}" && "$KS_WATCHER_PID" != "${KS_SELF_WATCHER:-}" ]]; then
+      if pid_is_ours "$KS_WATCHER_PID" "$w"; then
+        kill -TERM "$KS_WATCHER_PID" 2>/dev/null || true
+      fi
+    fi
+    stop_pid "${KS_APISERVER_PID:-}" "$w" kube-apiserver
+    stop_pid "${KS_ETCD_PID:-}" "$w" etcd
+  fi
+  rm -rf "$w/etcd-data" "$w/pki" "$w/env" "$w/kubeconfig" "$w/apiserver.args"
+  if [[ "${KS_CONTROL_PLANE_KEEP_LOGS:-0}" == 1 ]]; then
+    log "logs kept in $w"
+  else
+    rm -f "$w/etcd.log" "$w/kube-apiserver.log" "$w/watcher.log"
+    rmdir "$w" 2>/dev/null || true
+  fi
+}
+
+cmd_restart_apiserver() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  pid_is_ours "$KS_ETCD_PID" "$w" || die "etcd of $w is not running"
+  stop_pid "$KS_APISERVER_PID" "$w" kube-apiserver
+  if ! launch_apiserver "$w"; then
+    log_tail "$w/kube-apiserver.log" "kube-apiserver log"
+    die "kube-apiserver exited during restart"
+  fi
+  write_env "$w"
+}
+
+cmd_compact() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  local resp rev
+  # etcd's gRPC gateway (on by default on the client URL): a range reply's header carries the revision.
+  resp=$(curl -fsS --max-time 5 -X POST "$KS_ETCD_URL/v3/kv/range" -d '{"key":"AA=="}') ||
+    die "etcd range request to $KS_ETCD_URL failed"
+  rev=$(printf '%s' "$resp" | sed -n 's/.*"revision":"\([0-9]*\)".*/\1/p')
+  [[ -n "$rev" ]] || die "no revision in etcd reply: $resp"
+  curl -fsS --max-time 30 -X POST "$KS_ETCD_URL/v3/kv/compaction" \
+    -d "{\"revision\":\"$rev\",\"physical\":true}" >/dev/null ||
+    die "etcd compaction at revision $rev failed"
+  log "etcd compacted at revision $rev"
+  printf '%s\n' "$rev"
+}
+
+cmd_watch() {  # internal: <workdir> <owner pid> <pid of the up command>
+  local w=$1 owner=$2 up=$3
+  while kill -0 "$owner" 2>/dev/null; do
+    sleep 1
+  done
+  while kill -0 "$up" 2>/dev/null; do  # let a running `up` finish (or fail) first
+    sleep 0.2
+  done
+  [[ -f "$w/env" ]] || exit 0
+  log "owner $owner is gone; tearing down $w"
+  KS_SELF_WATCHER=$$ cmd_down "$w"
+}
+
 case "${1:-}" in
   build) cmd_build ;;
-  *) die "usage: $0 build|up <dir>|down <dir>|restart-apiserver <dir>|compact <dir>" ;;
+  up) cmd_up "${2:-}" ;;
+  down) cmd_down "${2:-}" ;;
+  restart-apiserver) cmd_restart_apiserver "${2:-}" ;;
+  compact) cmd_compact "${2:-}" ;;
+  __watch) cmd_watch "$2" "$3" "$4" ;;
+  *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir> | compact <workdir>" ;;
 esac

@@ -1,0 +1,102 @@
+#pragma once
+// A real etcd + kube-apiserver on 127.0.0.1 for integration tests, driven by
+// test/integration/controlplane.sh.
+//
+//   auto cp = ks::integration::ControlPlane::start();
+//   ASSERT_TRUE(cp.ok()) << cp.error().message();
+//   auto out = (*cp)->kubectl({"get", "nodes", "-o", "json"});
+//
+// start() uses the binaries in $KS_CONTROL_PLANE_BIN when set (scripts/test.sh exports it), otherwise it
+// builds them (once, cached outside the repo; a cold build takes several minutes). Each ControlPlane has its
+// own temp work dir, ports and certificates, so tests may run in parallel. The destructor stops both
+// processes and removes the work dir (set KS_CONTROL_PLANE_KEEP_LOGS=1 to keep etcd.log /
+// kube-apiserver.log); if the test process dies without running it, a watcher started by the script tears the
+// control plane down.
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/util/result.h"
+
+namespace ks::integration {
+
+struct ProcessOutput {
+  int exitCode = 0;  // the exit status, or 128 + signal number when killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (looked up in PATH when it has no '/') with argv, without a shell: arguments are passed as
+// they are. `env` entries ("NAME=value") are added to / override the current environment; `input` is fed
+// on stdin. Errors only when the process cannot be started or runs longer than `timeout` (then it is
+// killed); a non-zero exit is reported in exitCode.
+Result<ProcessOutput> runProcess(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& env = {}, std::string_view input = {},
+                                 std::chrono::seconds timeout = std::chrono::seconds(120));
+
+struct ControlPlaneOptions {
+  // Extra kube-apiserver flags, kept across restartApiserver(); each one "--name=value" without spaces.
+  // They are appended to those in $KS_APISERVER_EXTRA_FLAGS, if set.
+  // E.g. "--watch-cache=false" so that watches and lists are served by etcd directly (see compact()).
+  std::vector<std::string> extraApiserverFlags;
+};
+
+class ControlPlane {
+ public:
+  // Builds (or reuses) the binaries and starts etcd + kube-apiserver; waits until /readyz answers.
+  // The error carries the script's stderr (build errors, the kube-apiserver log tail).
+  static Result<std::unique_ptr<ControlPlane>> start(const ControlPlaneOptions& options = {});
+
+  ~ControlPlane();
+  ControlPlane(const ControlPlane&) = delete;
+  ControlPlane& operator=(const ControlPlane&) = delete;
+
+  const std::string& workDir() const { return workDir_; }
+  const std::string& kubeconfigPath() const { return kubeconfig_; }
+  const std::string& serverUrl() const { return serverUrl_; }  // https://127.0.0.1:<port>
+  const std::string& etcdUrl() const { return etcdUrl_; }      // http://127.0.0.1:<port>
+  const std::string& caFile() const { return caFile_; }
+  const std::string& clientCertFile() const { return clientCertFile_; }  // admin, group system:masters
+  const std::string& clientKeyFile() const { return clientKeyFile_; }
+  const std::string& apiserverLog() const { return apiserverLog_; }
+
+  // Stops kube-apiserver (TERM) and starts it again on the same port with the same flags; returns once
+  // /readyz answers. etcd and its data stay, so resourceVersions continue.
+  Result<void> restartApiserver();
+
+  // Compacts etcd at its current revision (physical) and returns that revision. Watches and lists at an
+  // older resourceVersion that reach etcd then fail with 410 Gone. With the watch cache on (the default)
+  // kube-apiserver keeps serving older resourceVersions from its cache; to get 410 either start with
+  // "--watch-cache=false" or call restartApiserver() after compact() (the new cache starts at the current
+  // revision, so older resourceVersions are "too old" -- that alone also gives 410).
+  Result<long long> compact();
+
+  // Runs `kubectl --kubeconfig=<this> args...`; returns stdout, or an Error with the exit code and stderr.
+  Result<std::string> kubectl(const std::vector<std::string>& args) const;
+  // Same, with `input` on stdin (e.g. {"apply", "-f", "-"} with a YAML document).
+  Result<std::string> kubectl(const std::vector<std::string>& args, std::string_view input) const;
+
+ private:
+  explicit ControlPlane(std::string script, std::string workDir)
+      : script_(std::move(script)), workDir_(std::move(workDir)) {}
+  Result<void> loadEnv();
+  Result<std::string> runScript(const std::string& command, std::chrono::seconds timeout,
+                                std::vector<std::string> env = {}) const;
+
+  std::string script_;
+  std::string workDir_;
+  std::string kubeconfig_;
+  std::string serverUrl_;
+  std::string etcdUrl_;
+  std::string caFile_;
+  std::string clientCertFile_;
+  std::string clientKeyFile_;
+  std::string apiserverLog_;
+  bool running_ = false;
+};
+
+}  // namespace ks::integration
