@@ -4,6 +4,8 @@
 // accumulate), pod-level resources when set, plus overhead; and the scheduler's non-zero defaults.
 
 #include <cstdint>
+#include <string_view>
+#include <utility>
 
 #include "pkg/api/core.h"
 
@@ -29,5 +31,26 @@ ResourceList podRequests(const Pod& pod, const PodRequestsOptions& opts = {});
 
 // Returns the effective limits of the pod, as upstream's PodLimits.
 ResourceList podLimits(const Pod& pod, const PodRequestsOptions& opts = {});
+
+}  // namespace ks::api
+
+namespace ks::api {
+
+// Pod-level resources (PodLevelResources): cpu, memory and hugepages-* are supported.
+bool isSupportedPodLevelResource(std::string_view name);
+// IsPodLevelRequestsSet / IsPodLevelResourcesSet: spec.resources names a supported resource in
+// requests (or, for the latter, in requests or limits).
+bool isPodLevelRequestsSet(const Pod& pod);
+bool isPodLevelResourcesSet(const Pod& pod);
+
+// IsPodResizeInfeasible: the PodResizePending condition has reason Infeasible.
+bool isPodResizeInfeasible(const Pod& pod);
+
+// pkg/scheduler/util GetRequestForResource: the request for `name`; with nonZero, a missing cpu or
+// memory request reads as the scheduler defaults (100m, 200Mi). Explicit zeros stay zero.
+Quantity getRequestForResource(std::string_view name, const ResourceList& requests, bool nonZero);
+
+// GetNonzeroRequests: {milli-CPU, memory bytes} with the defaults above for missing requests.
+std::pair<int64_t, int64_t> getNonzeroRequests(const ResourceList& requests);
 
 }  // namespace ks::api

@@ -7,10 +7,14 @@
 // on them (container port protocol TCP, schedulerName "default-scheduler"), and never throws: malformed
 // input gives an Error whose message starts with the field path, e.g.
 //   spec.containers[0].resources.requests.cpu: quantities must match the regular expression ...
-//   metadata.labels: expected an object, got an array
+//   metadata.labels: expected an object, got array
+//   spec.priority: value 3000000000 overflows int32
+// Times: metav1.Time fields are truncated to seconds on decode and MicroTime fields (Event.eventTime,
+// series.lastObservedTime, Lease acquireTime/renewTime) to microseconds, so encode/decode round-trips.
 
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
@@ -40,6 +44,35 @@ Result<List<T>> decodeListJson(std::string_view json);
 // Decodes one watch event line ({"type":"ADDED","object":{...}}); for ERROR, fills `status`.
 template <typename T>
 Result<WatchEvent<T>> decodeWatchEventJson(std::string_view line);
+
+// The inverse of the two above (used by fake API servers in tests): a list response and one watch line
+// (without the trailing newline).
+template <typename T>
+std::string encodeListJson(const List<T>& list);
+template <typename T>
+std::string encodeWatchEventJson(const WatchEvent<T>& event);
+
+// The kind/apiVersion of the top-level type T ("Pod"/"v1", "Status"/"v1"); empty for nested types.
+template <typename T>
+constexpr std::string_view kindOf() {
+  if constexpr (requires { T::kKind; }) {
+    return T::kKind;
+  } else if constexpr (std::is_same_v<T, ApiStatus>) {
+    return "Status";
+  } else {
+    return {};
+  }
+}
+template <typename T>
+constexpr std::string_view apiVersionOf() {
+  if constexpr (requires { T::kApiVersion; }) {
+    return T::kApiVersion;
+  } else if constexpr (std::is_same_v<T, ApiStatus>) {
+    return "v1";
+  } else {
+    return {};
+  }
+}
 
 // RFC 3339 as metav1.Time (seconds, "2024-01-02T03:04:05Z") and metav1.MicroTime (6 fractional digits).
 std::string formatTime(Time t);

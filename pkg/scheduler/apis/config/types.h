@@ -22,6 +22,7 @@ struct LeaderElectionConfiguration {
   std::string resourceLock = "leases";
   std::string resourceName = "kube-scheduler";
   std::string resourceNamespace = "kube-system";
+  bool operator==(const LeaderElectionConfiguration&) const = default;
 };
 
 struct ClientConnectionConfiguration {
@@ -30,11 +31,13 @@ struct ClientConnectionConfiguration {
   std::string contentType = "application/vnd.kubernetes.protobuf";
   float qps = 50;
   int32_t burst = 100;
+  bool operator==(const ClientConnectionConfiguration&) const = default;
 };
 
 struct DebuggingConfiguration {
   bool enableProfiling = true;
   bool enableContentionProfiling = true;
+  bool operator==(const DebuggingConfiguration&) const = default;
 };
 
 // One plugin in a PluginSet; weight matters only for Score (0 means "use the default", i.e. 1).
@@ -69,13 +72,27 @@ struct Plugins {
 
 // Typed plugin arguments. Each plugin that takes arguments has one subclass; a factory receives the
 // decoded and defaulted args (or nullptr for plugins without args) and downcasts to its own type.
+// Args of plugins the config package does not know (out-of-tree) arrive as OpaqueArgs.
 struct PluginArgs {
   virtual ~PluginArgs() = default;
+  // Compares no fields: it exists so subclasses can default their ==. Compare args through
+  // pluginArgsEqual, which checks the dynamic type first.
+  bool operator==(const PluginArgs&) const = default;
+};
+
+// Deep equality of two args objects (same dynamic type and equal fields); nullptr equals nullptr.
+bool pluginArgsEqual(const PluginArgs* a, const PluginArgs* b);
+
+// Args of a plugin this package has no type for (upstream's runtime.Unknown): the compact JSON text.
+struct OpaqueArgs final : PluginArgs {
+  std::string json;
+  bool operator==(const OpaqueArgs&) const = default;
 };
 
 struct PluginConfig {
   std::string name;
   std::shared_ptr<const PluginArgs> args;
+  bool operator==(const PluginConfig& o) const { return name == o.name && pluginArgsEqual(args.get(), o.args.get()); }
 };
 
 struct KubeSchedulerProfile {
@@ -85,11 +102,13 @@ struct KubeSchedulerProfile {
   // explicitly configured points). The Framework expands multiPoint per extension point.
   Plugins plugins;
   std::vector<PluginConfig> pluginConfig;
+  bool operator==(const KubeSchedulerProfile&) const = default;
 };
 
 struct ExtenderManagedResource {
   std::string name;
   bool ignoredByScheduler = false;
+  bool operator==(const ExtenderManagedResource&) const = default;
 };
 
 struct ExtenderTLSConfig {
@@ -98,6 +117,11 @@ struct ExtenderTLSConfig {
   std::string certFile;
   std::string keyFile;
   std::string caFile;
+  // PEM bytes given inline (certData/keyData/caData, base64 in the YAML); take precedence over the files.
+  std::string certData;
+  std::string keyData;
+  std::string caData;
+  bool operator==(const ExtenderTLSConfig&) const = default;
 };
 
 struct Extender {
@@ -109,10 +133,11 @@ struct Extender {
   std::string bindVerb;
   bool enableHTTPS = false;
   std::optional<ExtenderTLSConfig> tlsConfig;
-  std::chrono::milliseconds httpTimeout{30000};
+  std::chrono::milliseconds httpTimeout{0};  // 0: the extender client uses upstream's 5s default
   bool nodeCacheCapable = false;
   std::vector<ExtenderManagedResource> managedResources;
   bool ignorable = false;
+  bool operator==(const Extender&) const = default;
 };
 
 struct KubeSchedulerConfiguration {
@@ -120,12 +145,13 @@ struct KubeSchedulerConfiguration {
   LeaderElectionConfiguration leaderElection;
   ClientConnectionConfiguration clientConnection;
   DebuggingConfiguration debugging;
-  std::optional<int32_t> percentageOfNodesToScore;  // unset/0 = adaptive
+  std::optional<int32_t> percentageOfNodesToScore;  // defaulted to 0 = adaptive
   int64_t podInitialBackoffSeconds = 1;
   int64_t podMaxBackoffSeconds = 10;
   std::vector<KubeSchedulerProfile> profiles;
   std::vector<Extender> extenders;
   bool delayCacheUntilActive = false;
+  bool operator==(const KubeSchedulerConfiguration&) const = default;
 };
 
 // ---- Typed args of the in-tree plugins, with upstream v1.34 defaults ----
@@ -158,38 +184,47 @@ struct NodeResourcesFitArgs final : PluginArgs {
   std::vector<std::string> ignoredResources;
   std::vector<std::string> ignoredResourceGroups;
   ScoringStrategy scoringStrategy;
+  bool operator==(const NodeResourcesFitArgs&) const = default;
 };
 
 struct NodeResourcesBalancedAllocationArgs final : PluginArgs {
   std::vector<ResourceSpec> resources{{"cpu", 1}, {"memory", 1}};
+  bool operator==(const NodeResourcesBalancedAllocationArgs&) const = default;
 };
 
 struct DefaultPreemptionArgs final : PluginArgs {
   int32_t minCandidateNodesPercentage = 10;
   int32_t minCandidateNodesAbsolute = 100;
+  bool operator==(const DefaultPreemptionArgs&) const = default;
 };
 
 struct InterPodAffinityArgs final : PluginArgs {
   int32_t hardPodAffinityWeight = 1;
   bool ignorePreferredTermsOfExistingPods = false;
+  bool operator==(const InterPodAffinityArgs&) const = default;
 };
 
 struct NodeAffinityArgs final : PluginArgs {
   std::optional<api::NodeAffinity> addedAffinity;
+  bool operator==(const NodeAffinityArgs&) const = default;
 };
 
 struct PodTopologySpreadArgs final : PluginArgs {
   std::vector<api::TopologySpreadConstraint> defaultConstraints;
   std::string defaultingType = "System";  // System or List
+  bool operator==(const PodTopologySpreadArgs&) const = default;
 };
 
 struct VolumeBindingArgs final : PluginArgs {
   int64_t bindTimeoutSeconds = 600;
-  std::vector<UtilizationShapePoint> shape;
+  std::vector<UtilizationShapePoint> shape;  // only with the StorageCapacityScoring gate (off in v1.34)
+  bool operator==(const VolumeBindingArgs&) const = default;
 };
 
 struct DynamicResourcesArgs final : PluginArgs {
-  std::chrono::milliseconds filterTimeout{10000};
+  // Set to 10s by defaulting while the DRASchedulerFilterTimeout gate is on (the v1.34 default).
+  std::optional<std::chrono::milliseconds> filterTimeout;
+  bool operator==(const DynamicResourcesArgs&) const = default;
 };
 
 }  // namespace ks::config

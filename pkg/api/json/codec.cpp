@@ -1,0 +1,193 @@
+// Entry points of codec.h / codec_nlohmann.h: top-level objects, lists and watch events, with the
+// explicit instantiations for every supported type.
+
+#include <string>
+#include <string_view>
+
+#include "pkg/api/json/codec.h"
+#include "pkg/api/json/codec_nlohmann.h"
+#include "pkg/api/json/internal.h"
+
+namespace ks::api {
+
+using jsoncodec::DecodeContext;
+using jsoncodec::Json;
+using jsoncodec::ObjectReader;
+using jsoncodec::PathScope;
+
+namespace {
+
+std::string_view watchTypeName(WatchEventType t) {
+  switch (t) {
+    case WatchEventType::Added: return "ADDED";
+    case WatchEventType::Modified: return "MODIFIED";
+    case WatchEventType::Deleted: return "DELETED";
+    case WatchEventType::Bookmark: return "BOOKMARK";
+    case WatchEventType::Error: return "ERROR";
+  }
+  return "ERROR";
+}
+
+bool parseWatchType(std::string_view s, WatchEventType& out) {
+  if (s == "ADDED") out = WatchEventType::Added;
+  else if (s == "MODIFIED") out = WatchEventType::Modified;
+  else if (s == "DELETED") out = WatchEventType::Deleted;
+  else if (s == "BOOKMARK") out = WatchEventType::Bookmark;
+  else if (s == "ERROR") out = WatchEventType::Error;
+  else return false;
+  return true;
+}
+
+// Compact JSON; invalid UTF-8 (possible in objects built in C++) is replaced rather than thrown on.
+std::string dumpCompact(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+template <typename T>
+std::string listKind() {
+  return std::string(kindOf<T>()) + "List";
+}
+
+}  // namespace
+
+template <typename T>
+Result<T> fromJson(const nlohmann::json& j) {
+  return jsoncodec::decodeTop<T>(j);
+}
+
+template <typename T>
+nlohmann::json toJson(const T& object) {
+  Json o = jsoncodec::write(object);
+  if constexpr (!kindOf<T>().empty()) {
+    o["apiVersion"] = apiVersionOf<T>();
+    o["kind"] = kindOf<T>();
+  }
+  return o;
+}
+
+template <typename T>
+Result<List<T>> listFromJson(const nlohmann::json& j) {
+  DecodeContext ctx;
+  List<T> list;
+  if (!ObjectReader(ctx, j).field("metadata", list.metadata).field("items", list.items).ok()) {
+    return ctx.error();
+  }
+  return list;
+}
+
+template <typename T>
+nlohmann::json listToJson(const List<T>& list) {
+  Json o = Json::object();
+  o["apiVersion"] = apiVersionOf<T>();
+  o["kind"] = listKind<T>();
+  o["metadata"] = jsoncodec::write(list.metadata);
+  Json items = Json::array();
+  for (const T& item : list.items) items.push_back(toJson(item));
+  o["items"] = std::move(items);
+  return o;
+}
+
+template <typename T>
+Result<WatchEvent<T>> watchEventFromJson(const nlohmann::json& j) {
+  DecodeContext ctx;
+  WatchEvent<T> event;
+  ObjectReader r(ctx, j);
+  std::string type;
+  if (!r.field("type", type).ok()) return ctx.error();
+  if (!parseWatchType(type, event.type)) {
+    PathScope scope(ctx, "type");
+    ctx.fail("unknown watch event type \"" + type + "\"");
+    return ctx.error();
+  }
+  const Json* object = r.find("object");
+  if (object == nullptr) {
+    PathScope scope(ctx, "object");
+    ctx.fail("missing");
+    return ctx.error();
+  }
+  PathScope scope(ctx, "object");
+  bool ok = event.type == WatchEventType::Error ? jsoncodec::read(ctx, *object, event.status)
+                                                : jsoncodec::read(ctx, *object, event.object);
+  if (!ok) return ctx.error();
+  return event;
+}
+
+template <typename T>
+nlohmann::json watchEventToJson(const WatchEvent<T>& event) {
+  Json o = Json::object();
+  o["type"] = watchTypeName(event.type);
+  o["object"] = event.type == WatchEventType::Error ? toJson(event.status) : toJson(event.object);
+  return o;
+}
+
+template <typename T>
+Result<T> decodeJson(std::string_view json) {
+  auto parsed = jsoncodec::parseText(json);
+  if (!parsed) return parsed.error();
+  return fromJson<T>(*parsed);
+}
+
+template <typename T>
+std::string encodeJson(const T& object) {
+  return dumpCompact(toJson(object));
+}
+
+template <typename T>
+Result<List<T>> decodeListJson(std::string_view json) {
+  auto parsed = jsoncodec::parseText(json);
+  if (!parsed) return parsed.error();
+  return listFromJson<T>(*parsed);
+}
+
+template <typename T>
+Result<WatchEvent<T>> decodeWatchEventJson(std::string_view line) {
+  auto parsed = jsoncodec::parseText(line);
+  if (!parsed) return parsed.error();
+  return watchEventFromJson<T>(*parsed);
+}
+
+template <typename T>
+std::string encodeListJson(const List<T>& list) {
+  return dumpCompact(listToJson(list));
+}
+
+template <typename T>
+std::string encodeWatchEventJson(const WatchEvent<T>& event) {
+  return dumpCompact(watchEventToJson(event));
+}
+
+#define KS_JSON_INSTANTIATE_OBJECT(T)                            \
+  template Result<T> decodeJson<T>(std::string_view);           \
+  template std::string encodeJson<T>(const T&);                 \
+  template Result<T> fromJson<T>(const nlohmann::json&);        \
+  template nlohmann::json toJson<T>(const T&);
+
+#define KS_JSON_INSTANTIATE_KIND(T)                                              \
+  KS_JSON_INSTANTIATE_OBJECT(T)                                                  \
+  template Result<List<T>> decodeListJson<T>(std::string_view);                 \
+  template Result<WatchEvent<T>> decodeWatchEventJson<T>(std::string_view);     \
+  template std::string encodeListJson<T>(const List<T>&);                       \
+  template std::string encodeWatchEventJson<T>(const WatchEvent<T>&);           \
+  template Result<List<T>> listFromJson<T>(const nlohmann::json&);              \
+  template nlohmann::json listToJson<T>(const List<T>&);                        \
+  template Result<WatchEvent<T>> watchEventFromJson<T>(const nlohmann::json&);  \
+  template nlohmann::json watchEventToJson<T>(const WatchEvent<T>&);
+
+KS_JSON_INSTANTIATE_KIND(Pod)
+KS_JSON_INSTANTIATE_KIND(Node)
+KS_JSON_INSTANTIATE_KIND(Namespace)
+KS_JSON_INSTANTIATE_KIND(PersistentVolume)
+KS_JSON_INSTANTIATE_KIND(PersistentVolumeClaim)
+KS_JSON_INSTANTIATE_KIND(Binding)
+KS_JSON_INSTANTIATE_KIND(StorageClass)
+KS_JSON_INSTANTIATE_KIND(CSINode)
+KS_JSON_INSTANTIATE_KIND(CSIDriver)
+KS_JSON_INSTANTIATE_KIND(CSIStorageCapacity)
+KS_JSON_INSTANTIATE_KIND(PodDisruptionBudget)
+KS_JSON_INSTANTIATE_KIND(Lease)
+KS_JSON_INSTANTIATE_KIND(Event)
+KS_JSON_INSTANTIATE_OBJECT(ApiStatus)
+KS_JSON_INSTANTIATE_OBJECT(LabelSelector)
+
+#undef KS_JSON_INSTANTIATE_KIND
+#undef KS_JSON_INSTANTIATE_OBJECT
+
+}  // namespace ks::api

@@ -1,0 +1,559 @@
+// core/v1 Pod and everything it contains (containers, affinity, tolerations, spread constraints,
+// volumes, status).
+
+#include <string_view>
+
+#include "pkg/api/json/internal.h"
+
+namespace ks::api::jsoncodec {
+
+bool read(DecodeContext& ctx, const Json& j, ResourceRequirements& out) {
+  return ObjectReader(ctx, j).field("limits", out.limits).field("requests", out.requests).ok();
+}
+
+Json write(const ResourceRequirements& in) {
+  Json o = Json::object();
+  put(o, "limits", in.limits);
+  put(o, "requests", in.requests);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ContainerPort& out) {
+  bool ok = ObjectReader(ctx, j)
+                .field("name", out.name)
+                .field("hostPort", out.hostPort)
+                .field("containerPort", out.containerPort)
+                .field("protocol", out.protocol)
+                .field("hostIP", out.hostIP)
+                .ok();
+  if (out.protocol.empty()) out.protocol = "TCP";  // SetDefaults_ContainerPort
+  return ok;
+}
+
+Json write(const ContainerPort& in) {
+  Json o = Json::object();
+  put(o, "name", in.name);
+  put(o, "hostPort", in.hostPort);
+  o["containerPort"] = in.containerPort;
+  put(o, "protocol", in.protocol);
+  put(o, "hostIP", in.hostIP);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, Container& out) {
+  return ObjectReader(ctx, j)
+      .field("name", out.name)
+      .field("image", out.image)
+      .field("ports", out.ports)
+      .field("resources", out.resources)
+      .field("restartPolicy", out.restartPolicy)
+      .ok();
+}
+
+Json write(const Container& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "image", in.image);
+  put(o, "ports", in.ports);
+  o["resources"] = write(in.resources);  // a struct: always present, as the API server prints it
+  put(o, "restartPolicy", in.restartPolicy);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, Toleration& out) {
+  return ObjectReader(ctx, j)
+      .field("key", out.key)
+      .field("operator", out.op)
+      .field("value", out.value)
+      .field("effect", out.effect)
+      .field("tolerationSeconds", out.tolerationSeconds)
+      .ok();
+}
+
+Json write(const Toleration& in) {
+  Json o = Json::object();
+  put(o, "key", in.key);
+  put(o, "operator", in.op);
+  put(o, "value", in.value);
+  put(o, "effect", in.effect);
+  put(o, "tolerationSeconds", in.tolerationSeconds);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, Taint& out) {
+  return ObjectReader(ctx, j)
+      .field("key", out.key)
+      .field("value", out.value)
+      .field("effect", out.effect)
+      .field("timeAdded", out.timeAdded)
+      .ok();
+}
+
+Json write(const Taint& in) {
+  Json o = Json::object();
+  o["key"] = in.key;
+  put(o, "value", in.value);
+  o["effect"] = in.effect;
+  putTime(o, "timeAdded", in.timeAdded);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, NodeSelectorRequirement& out) {
+  return ObjectReader(ctx, j).field("key", out.key).field("operator", out.op).field("values", out.values).ok();
+}
+
+Json write(const NodeSelectorRequirement& in) {
+  Json o = Json::object();
+  o["key"] = in.key;
+  o["operator"] = in.op;
+  put(o, "values", in.values);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, NodeSelectorTerm& out) {
+  return ObjectReader(ctx, j)
+      .field("matchExpressions", out.matchExpressions)
+      .field("matchFields", out.matchFields)
+      .ok();
+}
+
+Json write(const NodeSelectorTerm& in) {
+  Json o = Json::object();
+  put(o, "matchExpressions", in.matchExpressions);
+  put(o, "matchFields", in.matchFields);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, NodeSelector& out) {
+  return ObjectReader(ctx, j).field("nodeSelectorTerms", out.nodeSelectorTerms).ok();
+}
+
+Json write(const NodeSelector& in) {
+  Json o = Json::object();
+  o["nodeSelectorTerms"] = write(in.nodeSelectorTerms);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PreferredSchedulingTerm& out) {
+  return ObjectReader(ctx, j).field("weight", out.weight).field("preference", out.preference).ok();
+}
+
+Json write(const PreferredSchedulingTerm& in) {
+  Json o = Json::object();
+  o["weight"] = in.weight;
+  o["preference"] = write(in.preference);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, NodeAffinity& out) {
+  return ObjectReader(ctx, j)
+      .field("requiredDuringSchedulingIgnoredDuringExecution", out.requiredDuringSchedulingIgnoredDuringExecution)
+      .field("preferredDuringSchedulingIgnoredDuringExecution", out.preferredDuringSchedulingIgnoredDuringExecution)
+      .ok();
+}
+
+Json write(const NodeAffinity& in) {
+  Json o = Json::object();
+  put(o, "requiredDuringSchedulingIgnoredDuringExecution", in.requiredDuringSchedulingIgnoredDuringExecution);
+  put(o, "preferredDuringSchedulingIgnoredDuringExecution", in.preferredDuringSchedulingIgnoredDuringExecution);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodAffinityTerm& out) {
+  return ObjectReader(ctx, j)
+      .field("labelSelector", out.labelSelector)
+      .field("namespaces", out.namespaces)
+      .field("topologyKey", out.topologyKey)
+      .field("namespaceSelector", out.namespaceSelector)
+      .field("matchLabelKeys", out.matchLabelKeys)
+      .field("mismatchLabelKeys", out.mismatchLabelKeys)
+      .ok();
+}
+
+Json write(const PodAffinityTerm& in) {
+  Json o = Json::object();
+  put(o, "labelSelector", in.labelSelector);
+  put(o, "namespaces", in.namespaces);
+  o["topologyKey"] = in.topologyKey;
+  put(o, "namespaceSelector", in.namespaceSelector);
+  put(o, "matchLabelKeys", in.matchLabelKeys);
+  put(o, "mismatchLabelKeys", in.mismatchLabelKeys);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, WeightedPodAffinityTerm& out) {
+  return ObjectReader(ctx, j).field("weight", out.weight).field("podAffinityTerm", out.podAffinityTerm).ok();
+}
+
+Json write(const WeightedPodAffinityTerm& in) {
+  Json o = Json::object();
+  o["weight"] = in.weight;
+  o["podAffinityTerm"] = write(in.podAffinityTerm);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodAffinity& out) {
+  return ObjectReader(ctx, j)
+      .field("requiredDuringSchedulingIgnoredDuringExecution", out.requiredDuringSchedulingIgnoredDuringExecution)
+      .field("preferredDuringSchedulingIgnoredDuringExecution", out.preferredDuringSchedulingIgnoredDuringExecution)
+      .ok();
+}
+
+Json write(const PodAffinity& in) {
+  Json o = Json::object();
+  put(o, "requiredDuringSchedulingIgnoredDuringExecution", in.requiredDuringSchedulingIgnoredDuringExecution);
+  put(o, "preferredDuringSchedulingIgnoredDuringExecution", in.preferredDuringSchedulingIgnoredDuringExecution);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, Affinity& out) {
+  return ObjectReader(ctx, j)
+      .field("nodeAffinity", out.nodeAffinity)
+      .field("podAffinity", out.podAffinity)
+      .field("podAntiAffinity", out.podAntiAffinity)
+      .ok();
+}
+
+Json write(const Affinity& in) {
+  Json o = Json::object();
+  put(o, "nodeAffinity", in.nodeAffinity);
+  put(o, "podAffinity", in.podAffinity);
+  put(o, "podAntiAffinity", in.podAntiAffinity);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, TopologySpreadConstraint& out) {
+  return ObjectReader(ctx, j)
+      .field("maxSkew", out.maxSkew)
+      .field("topologyKey", out.topologyKey)
+      .field("whenUnsatisfiable", out.whenUnsatisfiable)
+      .field("labelSelector", out.labelSelector)
+      .field("minDomains", out.minDomains)
+      .field("nodeAffinityPolicy", out.nodeAffinityPolicy)
+      .field("nodeTaintsPolicy", out.nodeTaintsPolicy)
+      .field("matchLabelKeys", out.matchLabelKeys)
+      .ok();
+}
+
+Json write(const TopologySpreadConstraint& in) {
+  Json o = Json::object();
+  o["maxSkew"] = in.maxSkew;
+  o["topologyKey"] = in.topologyKey;
+  o["whenUnsatisfiable"] = in.whenUnsatisfiable;
+  put(o, "labelSelector", in.labelSelector);
+  put(o, "minDomains", in.minDomains);
+  put(o, "nodeAffinityPolicy", in.nodeAffinityPolicy);
+  put(o, "nodeTaintsPolicy", in.nodeTaintsPolicy);
+  put(o, "matchLabelKeys", in.matchLabelKeys);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodSchedulingGate& out) {
+  return ObjectReader(ctx, j).field("name", out.name).ok();
+}
+
+Json write(const PodSchedulingGate& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PersistentVolumeClaimVolumeSource& out) {
+  return ObjectReader(ctx, j).field("claimName", out.claimName).field("readOnly", out.readOnly).ok();
+}
+
+Json write(const PersistentVolumeClaimVolumeSource& in) {
+  Json o = Json::object();
+  o["claimName"] = in.claimName;
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, GCEPersistentDiskVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("pdName", out.pdName)
+      .field("fsType", out.fsType)
+      .field("partition", out.partition)
+      .field("readOnly", out.readOnly)
+      .ok();
+}
+
+Json write(const GCEPersistentDiskVolumeSource& in) {
+  Json o = Json::object();
+  o["pdName"] = in.pdName;
+  put(o, "fsType", in.fsType);
+  put(o, "partition", in.partition);
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, AWSElasticBlockStoreVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("volumeID", out.volumeID)
+      .field("fsType", out.fsType)
+      .field("partition", out.partition)
+      .field("readOnly", out.readOnly)
+      .ok();
+}
+
+Json write(const AWSElasticBlockStoreVolumeSource& in) {
+  Json o = Json::object();
+  o["volumeID"] = in.volumeID;
+  put(o, "fsType", in.fsType);
+  put(o, "partition", in.partition);
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ISCSIVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("targetPortal", out.targetPortal)
+      .field("iqn", out.iqn)
+      .field("lun", out.lun)
+      .field("readOnly", out.readOnly)
+      .ok();
+}
+
+Json write(const ISCSIVolumeSource& in) {
+  Json o = Json::object();
+  o["targetPortal"] = in.targetPortal;
+  o["iqn"] = in.iqn;
+  o["lun"] = in.lun;
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, RBDVolumeSource& out) {
+  bool ok = ObjectReader(ctx, j)
+                .field("monitors", out.monitors)
+                .field("image", out.image)
+                .field("pool", out.pool)
+                .field("readOnly", out.readOnly)
+                .ok();
+  if (out.pool.empty()) out.pool = "rbd";  // SetDefaults_RBDVolumeSource
+  return ok;
+}
+
+Json write(const RBDVolumeSource& in) {
+  Json o = Json::object();
+  o["monitors"] = write(in.monitors);
+  o["image"] = in.image;
+  put(o, "pool", in.pool);
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, CSIVolumeSource& out) {
+  return ObjectReader(ctx, j).field("driver", out.driver).ok();
+}
+
+Json write(const CSIVolumeSource& in) {
+  Json o = Json::object();
+  o["driver"] = in.driver;
+  return o;
+}
+
+// ephemeral: {"volumeClaimTemplate": {"spec": {"storageClassName": ..., "resources": {"requests": ...}}}}
+bool read(DecodeContext& ctx, const Json& j, EphemeralVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .nested("volumeClaimTemplate",
+              [&](ObjectReader& tmpl) {
+                tmpl.nested("spec", [&](ObjectReader& spec) {
+                  spec.field("storageClassName", out.storageClassName).nested("resources", [&](ObjectReader& res) {
+                    res.field("requests", out.requests);
+                  });
+                });
+              })
+      .ok();
+}
+
+Json write(const EphemeralVolumeSource& in) {
+  Json spec = Json::object();
+  put(spec, "storageClassName", in.storageClassName);
+  Json resources = Json::object();
+  put(resources, "requests", in.requests);
+  spec["resources"] = std::move(resources);
+  Json tmpl = Json::object();
+  tmpl["spec"] = std::move(spec);
+  Json o = Json::object();
+  o["volumeClaimTemplate"] = std::move(tmpl);
+  return o;
+}
+
+namespace {
+
+// The members of core/v1 VolumeSource we do not model; decoded into Volume::otherSource.
+constexpr std::string_view kOtherVolumeSources[] = {
+    "hostPath",  "emptyDir",   "gitRepo",        "secret",         "nfs",          "glusterfs",
+    "flexVolume", "cinder",    "cephfs",         "flocker",        "downwardAPI",  "fc",
+    "azureFile", "configMap",  "vsphereVolume",  "quobyte",        "azureDisk",    "photonPersistentDisk",
+    "projected", "portworxVolume", "scaleIO",    "storageos",      "image"};
+
+}  // namespace
+
+bool read(DecodeContext& ctx, const Json& j, Volume& out) {
+  ObjectReader r(ctx, j);
+  r.field("name", out.name)
+      .field("persistentVolumeClaim", out.persistentVolumeClaim)
+      .field("ephemeral", out.ephemeral)
+      .field("gcePersistentDisk", out.gcePersistentDisk)
+      .field("awsElasticBlockStore", out.awsElasticBlockStore)
+      .field("iscsi", out.iscsi)
+      .field("rbd", out.rbd)
+      .field("csi", out.csi);
+  if (!r.ok()) return false;
+  for (std::string_view key : kOtherVolumeSources) {
+    if (r.find(key) != nullptr) {
+      out.otherSource = key;
+      break;
+    }
+  }
+  return true;
+}
+
+Json write(const Volume& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "persistentVolumeClaim", in.persistentVolumeClaim);
+  put(o, "ephemeral", in.ephemeral);
+  put(o, "gcePersistentDisk", in.gcePersistentDisk);
+  put(o, "awsElasticBlockStore", in.awsElasticBlockStore);
+  put(o, "iscsi", in.iscsi);
+  put(o, "rbd", in.rbd);
+  put(o, "csi", in.csi);
+  if (!in.otherSource.empty()) o[in.otherSource] = Json::object();
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodSpec& out) {
+  bool ok = ObjectReader(ctx, j)
+                .field("volumes", out.volumes)
+                .field("initContainers", out.initContainers)
+                .field("containers", out.containers)
+                .field("restartPolicy", out.restartPolicy)
+                .field("nodeSelector", out.nodeSelector)
+                .field("serviceAccountName", out.serviceAccountName)
+                .field("nodeName", out.nodeName)
+                .field("hostNetwork", out.hostNetwork)
+                .field("affinity", out.affinity)
+                .field("schedulerName", out.schedulerName)
+                .field("tolerations", out.tolerations)
+                .field("priorityClassName", out.priorityClassName)
+                .field("priority", out.priority)
+                .field("preemptionPolicy", out.preemptionPolicy)
+                .field("overhead", out.overhead)
+                .field("topologySpreadConstraints", out.topologySpreadConstraints)
+                .field("schedulingGates", out.schedulingGates)
+                .field("resources", out.resources)
+                .ok();
+  if (out.schedulerName.empty()) out.schedulerName = "default-scheduler";  // SetDefaults_PodSpec
+  return ok;
+}
+
+Json write(const PodSpec& in) {
+  Json o = Json::object();
+  put(o, "volumes", in.volumes);
+  put(o, "initContainers", in.initContainers);
+  o["containers"] = write(in.containers);
+  put(o, "restartPolicy", in.restartPolicy);
+  put(o, "nodeSelector", in.nodeSelector);
+  put(o, "serviceAccountName", in.serviceAccountName);
+  put(o, "nodeName", in.nodeName);
+  put(o, "hostNetwork", in.hostNetwork);
+  put(o, "affinity", in.affinity);
+  put(o, "schedulerName", in.schedulerName);
+  put(o, "tolerations", in.tolerations);
+  put(o, "priorityClassName", in.priorityClassName);
+  put(o, "priority", in.priority);
+  put(o, "preemptionPolicy", in.preemptionPolicy);
+  put(o, "overhead", in.overhead);
+  put(o, "topologySpreadConstraints", in.topologySpreadConstraints);
+  put(o, "schedulingGates", in.schedulingGates);
+  put(o, "resources", in.resources);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodCondition& out) {
+  return ObjectReader(ctx, j)
+      .field("type", out.type)
+      .field("status", out.status)
+      .field("lastProbeTime", out.lastProbeTime)
+      .field("lastTransitionTime", out.lastTransitionTime)
+      .field("reason", out.reason)
+      .field("message", out.message)
+      .ok();
+}
+
+Json write(const PodCondition& in) {
+  Json o = Json::object();
+  o["type"] = in.type;
+  o["status"] = in.status;
+  putTime(o, "lastProbeTime", in.lastProbeTime);
+  putTime(o, "lastTransitionTime", in.lastTransitionTime);
+  put(o, "reason", in.reason);
+  put(o, "message", in.message);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ContainerStatus& out) {
+  return ObjectReader(ctx, j)
+      .field("name", out.name)
+      .field("allocatedResources", out.allocatedResources)
+      .field("resources", out.resources)
+      .ok();
+}
+
+Json write(const ContainerStatus& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "allocatedResources", in.allocatedResources);
+  put(o, "resources", in.resources);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodStatus& out) {
+  return ObjectReader(ctx, j)
+      .field("phase", out.phase)
+      .field("conditions", out.conditions)
+      .field("nominatedNodeName", out.nominatedNodeName)
+      .field("qosClass", out.qosClass)
+      .field("startTime", out.startTime)
+      .field("initContainerStatuses", out.initContainerStatuses)
+      .field("containerStatuses", out.containerStatuses)
+      .field("resize", out.resize)
+      .ok();
+}
+
+Json write(const PodStatus& in) {
+  Json o = Json::object();
+  put(o, "phase", in.phase);
+  put(o, "conditions", in.conditions);
+  put(o, "nominatedNodeName", in.nominatedNodeName);
+  put(o, "qosClass", in.qosClass);
+  putTime(o, "startTime", in.startTime);
+  put(o, "initContainerStatuses", in.initContainerStatuses);
+  put(o, "containerStatuses", in.containerStatuses);
+  put(o, "resize", in.resize);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, Pod& out) {
+  bool ok = ObjectReader(ctx, j)
+                .field("metadata", out.metadata)
+                .field("spec", out.spec)
+                .field("status", out.status)
+                .ok();
+  // An absent spec still gets the defaulted scheduler name, as the API server would have set it.
+  if (out.spec.schedulerName.empty()) out.spec.schedulerName = "default-scheduler";
+  return ok;
+}
+
+Json write(const Pod& in) {
+  Json o = Json::object();
+  o["metadata"] = write(in.metadata);
+  o["spec"] = write(in.spec);
+  o["status"] = write(in.status);
+  return o;
+}
+
+}  // namespace ks::api::jsoncodec

@@ -1,0 +1,332 @@
+#pragma once
+// Internal to pkg/api/json: the decode context (field path + first error), the primitive readers and
+// writers, and the per-type read/write overloads the codec translation units define. Not for other
+// components: they use codec.h or codec_nlohmann.h.
+//
+// Conventions (as Go's encoding/json as used by the API machinery):
+//  - decoding a JSON null leaves the target at its zero value (absent optional stays std::nullopt);
+//  - unknown fields are ignored, field names are case-sensitive;
+//  - every read(...) returns false after recording the first error (with the path) in the context.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pkg/api/coordination.h"
+#include "pkg/api/core.h"
+#include "pkg/api/events.h"
+#include "pkg/api/meta.h"
+#include "pkg/api/policy.h"
+#include "pkg/api/quantity.h"
+#include "pkg/api/storage.h"
+#include "pkg/util/result.h"
+
+namespace ks::api::jsoncodec {
+
+using Json = nlohmann::json;
+
+// Tracks the field path during a decode and keeps the first error.
+class DecodeContext {
+ public:
+  // Records "<path>: <message>" (just the message at the top level) and returns false.
+  bool fail(std::string_view message);
+
+  void push(std::string_view key) { path_.push_back(Segment{key, 0, false}); }
+  void pushIndex(size_t index) { path_.push_back(Segment{{}, index, true}); }
+  void pop() { path_.pop_back(); }
+
+  std::string path() const;
+  bool failed() const { return error_.has_value(); }
+  const Error& error() const { return *error_; }
+
+ private:
+  // Keys point at string literals or at keys of the JSON being decoded, both outlive the decode.
+  struct Segment {
+    std::string_view key;
+    size_t index;
+    bool isIndex;
+  };
+  std::vector<Segment> path_;
+  std::optional<Error> error_;
+};
+
+class PathScope {
+ public:
+  PathScope(DecodeContext& ctx, std::string_view key) : ctx_(ctx) { ctx_.push(key); }
+  PathScope(DecodeContext& ctx, size_t index) : ctx_(ctx) { ctx_.pushIndex(index); }
+  ~PathScope() { ctx_.pop(); }
+  PathScope(const PathScope&) = delete;
+  PathScope& operator=(const PathScope&) = delete;
+
+ private:
+  DecodeContext& ctx_;
+};
+
+// "array", "string", "number", ... as in "expected an object, got array".
+std::string_view typeName(const Json& j);
+
+// ---- primitive readers -------------------------------------------------------------------------
+bool read(DecodeContext& ctx, const Json& j, std::string& out);
+bool read(DecodeContext& ctx, const Json& j, bool& out);
+bool read(DecodeContext& ctx, const Json& j, int32_t& out);
+bool read(DecodeContext& ctx, const Json& j, int64_t& out);
+bool read(DecodeContext& ctx, const Json& j, Quantity& out);
+bool read(DecodeContext& ctx, const Json& j, IntOrString& out);
+bool read(DecodeContext& ctx, const Json& j, Time& out);  // metav1.Time: truncated to seconds
+bool readMicroTime(DecodeContext& ctx, const Json& j, Time& out);  // metav1.MicroTime: microseconds
+
+// ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp) -------------
+#define KS_JSON_DECLARE(Type)                                   \
+  bool read(DecodeContext& ctx, const Json& j, Type& out); \
+  Json write(const Type& in);
+KS_JSON_DECLARE(OwnerReference)
+KS_JSON_DECLARE(ObjectMeta)
+KS_JSON_DECLARE(LabelSelectorRequirement)
+KS_JSON_DECLARE(LabelSelector)
+KS_JSON_DECLARE(StatusCause)
+KS_JSON_DECLARE(StatusDetails)
+KS_JSON_DECLARE(ApiStatus)
+KS_JSON_DECLARE(ListMeta)
+KS_JSON_DECLARE(ObjectReference)
+KS_JSON_DECLARE(ResourceRequirements)
+KS_JSON_DECLARE(ContainerPort)
+KS_JSON_DECLARE(Container)
+KS_JSON_DECLARE(Toleration)
+KS_JSON_DECLARE(Taint)
+KS_JSON_DECLARE(NodeSelectorRequirement)
+KS_JSON_DECLARE(NodeSelectorTerm)
+KS_JSON_DECLARE(NodeSelector)
+KS_JSON_DECLARE(PreferredSchedulingTerm)
+KS_JSON_DECLARE(NodeAffinity)
+KS_JSON_DECLARE(PodAffinityTerm)
+KS_JSON_DECLARE(WeightedPodAffinityTerm)
+KS_JSON_DECLARE(PodAffinity)
+KS_JSON_DECLARE(Affinity)
+KS_JSON_DECLARE(TopologySpreadConstraint)
+KS_JSON_DECLARE(PodSchedulingGate)
+KS_JSON_DECLARE(PersistentVolumeClaimVolumeSource)
+KS_JSON_DECLARE(GCEPersistentDiskVolumeSource)
+KS_JSON_DECLARE(AWSElasticBlockStoreVolumeSource)
+KS_JSON_DECLARE(ISCSIVolumeSource)
+KS_JSON_DECLARE(RBDVolumeSource)
+KS_JSON_DECLARE(CSIVolumeSource)
+KS_JSON_DECLARE(EphemeralVolumeSource)
+KS_JSON_DECLARE(Volume)
+KS_JSON_DECLARE(PodSpec)
+KS_JSON_DECLARE(PodCondition)
+KS_JSON_DECLARE(ContainerStatus)
+KS_JSON_DECLARE(PodStatus)
+KS_JSON_DECLARE(Pod)
+KS_JSON_DECLARE(NodeCondition)
+KS_JSON_DECLARE(ContainerImage)
+KS_JSON_DECLARE(NodeSpec)
+KS_JSON_DECLARE(NodeAddress)
+KS_JSON_DECLARE(NodeStatus)
+KS_JSON_DECLARE(Node)
+KS_JSON_DECLARE(Namespace)
+KS_JSON_DECLARE(VolumeNodeAffinity)
+KS_JSON_DECLARE(CSIPersistentVolumeSource)
+KS_JSON_DECLARE(PersistentVolumeSpec)
+KS_JSON_DECLARE(PersistentVolume)
+KS_JSON_DECLARE(PersistentVolumeClaimSpec)
+KS_JSON_DECLARE(PersistentVolumeClaimStatus)
+KS_JSON_DECLARE(PersistentVolumeClaim)
+KS_JSON_DECLARE(Binding)
+KS_JSON_DECLARE(TopologySelectorLabelRequirement)
+KS_JSON_DECLARE(TopologySelectorTerm)
+KS_JSON_DECLARE(StorageClass)
+KS_JSON_DECLARE(VolumeNodeResources)
+KS_JSON_DECLARE(CSINodeDriver)
+KS_JSON_DECLARE(CSINode)
+KS_JSON_DECLARE(CSIDriverSpec)
+KS_JSON_DECLARE(CSIDriver)
+KS_JSON_DECLARE(CSIStorageCapacity)
+KS_JSON_DECLARE(PodDisruptionBudgetSpec)
+KS_JSON_DECLARE(PodDisruptionBudgetStatus)
+KS_JSON_DECLARE(PodDisruptionBudget)
+KS_JSON_DECLARE(LeaseSpec)
+KS_JSON_DECLARE(Lease)
+KS_JSON_DECLARE(EventSeries)
+KS_JSON_DECLARE(Event)
+#undef KS_JSON_DECLARE
+
+// ---- containers ----------------------------------------------------------------------------------
+template <typename T>
+bool read(DecodeContext& ctx, const Json& j, std::optional<T>& out) {
+  if (j.is_null()) return true;
+  if (!out) out.emplace();
+  return read(ctx, j, *out);
+}
+
+template <typename T>
+bool read(DecodeContext& ctx, const Json& j, std::vector<T>& out) {
+  if (j.is_null()) return true;
+  if (!j.is_array()) return ctx.fail(std::string("expected an array, got ").append(typeName(j)));
+  out.clear();
+  out.resize(j.size());
+  for (size_t i = 0; i < j.size(); ++i) {
+    const Json& e = j[i];
+    if (e.is_null()) continue;
+    PathScope scope(ctx, i);
+    if (!read(ctx, e, out[i])) return false;
+  }
+  return true;
+}
+
+template <typename T>
+bool read(DecodeContext& ctx, const Json& j, std::map<std::string, T>& out) {
+  if (j.is_null()) return true;
+  if (!j.is_object()) return ctx.fail(std::string("expected an object, got ").append(typeName(j)));
+  out.clear();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    T& value = out[it.key()];
+    if (it.value().is_null()) continue;
+    PathScope scope(ctx, it.key());
+    if (!read(ctx, it.value(), value)) return false;
+  }
+  return true;
+}
+
+// Reads the fields of one JSON object; after the first failure every call is a no-op.
+class ObjectReader {
+ public:
+  ObjectReader(DecodeContext& ctx, const Json& j) : ctx_(ctx), j_(j) {
+    ok_ = j.is_object() || ctx.fail(std::string("expected an object, got ").append(typeName(j)));
+  }
+
+  bool ok() const { return ok_; }
+
+  // The value of `name`, or nullptr when absent or null.
+  const Json* find(std::string_view name) const {
+    if (!ok_) return nullptr;
+    auto it = j_.find(name);
+    if (it == j_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  template <typename T>
+  ObjectReader& field(std::string_view name, T& out) {
+    if (const Json* v = find(name)) {
+      PathScope scope(ctx_, name);
+      ok_ = read(ctx_, *v, out);
+    }
+    return *this;
+  }
+
+  ObjectReader& microTime(std::string_view name, Time& out) {
+    if (const Json* v = find(name)) {
+      PathScope scope(ctx_, name);
+      ok_ = readMicroTime(ctx_, *v, out);
+    }
+    return *this;
+  }
+
+  ObjectReader& microTime(std::string_view name, std::optional<Time>& out) {
+    if (const Json* v = find(name)) {
+      PathScope scope(ctx_, name);
+      Time t{};
+      ok_ = readMicroTime(ctx_, *v, t);
+      if (ok_) out = t;
+    }
+    return *this;
+  }
+
+  // Reads a nested object `name` with `fn(ObjectReader&)` (e.g. status.phase kept at the top level).
+  template <typename Fn>
+  ObjectReader& nested(std::string_view name, Fn&& fn) {
+    if (const Json* v = find(name)) {
+      PathScope scope(ctx_, name);
+      ObjectReader inner(ctx_, *v);
+      if (inner.ok()) fn(inner);
+      ok_ = inner.ok();
+    }
+    return *this;
+  }
+
+  DecodeContext& ctx() { return ctx_; }
+
+ private:
+  DecodeContext& ctx_;
+  const Json& j_;
+  bool ok_ = true;
+};
+
+// ---- writers -------------------------------------------------------------------------------------
+inline Json write(const std::string& s) { return s; }
+inline Json write(bool b) { return b; }
+inline Json write(int32_t v) { return v; }
+inline Json write(int64_t v) { return v; }
+Json write(const Quantity& q);
+Json write(const IntOrString& v);
+Json write(const Time& t);  // metav1.Time (seconds)
+Json writeMicroTime(const Time& t);
+
+template <typename T>
+Json write(const std::vector<T>& v) {
+  Json a = Json::array();
+  for (const T& e : v) a.push_back(write(e));
+  return a;
+}
+
+template <typename T>
+Json write(const std::map<std::string, T>& m) {
+  Json o = Json::object();
+  for (const auto& [k, v] : m) o[k] = write(v);
+  return o;
+}
+
+// omitempty helpers: each puts `name` only when the value is not empty/zero/absent.
+inline void put(Json& o, const char* name, const std::string& v) {
+  if (!v.empty()) o[name] = v;
+}
+inline void put(Json& o, const char* name, bool v) {
+  if (v) o[name] = true;
+}
+inline void put(Json& o, const char* name, int32_t v) {
+  if (v != 0) o[name] = v;
+}
+inline void put(Json& o, const char* name, int64_t v) {
+  if (v != 0) o[name] = v;
+}
+template <typename T>
+void put(Json& o, const char* name, const std::optional<T>& v) {
+  if (v) o[name] = write(*v);
+}
+template <typename T>
+void put(Json& o, const char* name, const std::vector<T>& v) {
+  if (!v.empty()) o[name] = write(v);
+}
+template <typename T>
+void put(Json& o, const char* name, const std::map<std::string, T>& v) {
+  if (!v.empty()) o[name] = write(v);
+}
+inline void putTime(Json& o, const char* name, const std::optional<Time>& t) {
+  if (t) o[name] = write(*t);
+}
+inline void putMicroTime(Json& o, const char* name, const std::optional<Time>& t) {
+  if (t) o[name] = writeMicroTime(*t);
+}
+
+// Parses text as JSON; errors name the parser position ("invalid JSON: ... line 1, column 7: ...").
+Result<Json> parseText(std::string_view text);
+
+// Top-level decode of one object (must be a JSON object) into T.
+template <typename T>
+Result<T> decodeTop(const Json& j) {
+  DecodeContext ctx;
+  T out{};
+  if (!j.is_object()) {
+    ctx.fail(std::string("expected an object, got ").append(typeName(j)));
+    return ctx.error();
+  }
+  if (!read(ctx, j, out)) return ctx.error();
+  return out;
+}
+
+}  // namespace ks::api::jsoncodec

@@ -1,0 +1,463 @@
+// YAML -> JSON (go-yaml v2 scalar resolution, as sigs.k8s.io/yaml) and JSON -> block YAML.
+
+#include "pkg/api/json/yaml.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+namespace ks::api {
+
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int kMaxDepth = 1000;
+
+std::string markPrefix(const YAML::Mark& m) {
+  if (m.line < 0) return "yaml: ";
+  return "yaml: line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": ";
+}
+
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Go's strconv.ParseInt/ParseUint with base 0 (after '_' removal): sign, 0x/0o/0b prefixes, leading-0 octal.
+// Returns the magnitude and sign; nullopt when not an integer or beyond 64 bits.
+struct ParsedInt {
+  bool negative = false;
+  uint64_t magnitude = 0;
+};
+
+std::optional<ParsedInt> parseGoInt(std::string_view s) {
+  ParsedInt r;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    r.negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  unsigned base = 10;
+  if (s.size() >= 2 && s[0] == '0') {
+    char p = s[1];
+    if (p == 'x' || p == 'X') {
+      base = 16;
+      s.remove_prefix(2);
+    } else if (p == 'o' || p == 'O') {
+      base = 8;
+      s.remove_prefix(2);
+    } else if (p == 'b' || p == 'B') {
+      base = 2;
+      s.remove_prefix(2);
+    } else {
+      base = 8;
+      s.remove_prefix(1);
+    }
+    if (s.empty()) return std::nullopt;
+  }
+  for (char c : s) {
+    unsigned d;
+    if (isDigit(c)) d = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return std::nullopt;
+    if (d >= base) return std::nullopt;
+    if (r.magnitude > (UINT64_MAX - d) / base) return std::nullopt;
+    r.magnitude = r.magnitude * base + d;
+  }
+  return r;
+}
+
+// ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$  (go-yaml's yamlStyleFloat)
+bool isYamlStyleFloat(std::string_view s) {
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    size_t start = i;
+    while (i < s.size() && isDigit(s[i])) ++i;
+    if (i == start) return false;
+  } else {
+    size_t start = i;
+    while (i < s.size() && isDigit(s[i])) ++i;
+    if (i == start) return false;
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      while (i < s.size() && isDigit(s[i])) ++i;
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    size_t start = i;
+    while (i < s.size() && isDigit(s[i])) ++i;
+    if (i == start) return false;
+  }
+  return i == s.size();
+}
+
+std::optional<double> parseFloat(std::string_view s) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double d = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return d;
+}
+
+// go-yaml v2 resolve() for an untagged plain scalar. Non-finite floats come back as doubles; the caller
+// rejects them (JSON cannot carry them).
+Json resolvePlain(std::string_view s) {
+  static const std::set<std::string_view> kTrue = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
+                                                   "on", "On", "ON"};
+  static const std::set<std::string_view> kFalse = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
+                                                    "off", "Off", "OFF"};
+  static const std::set<std::string_view> kNull = {"", "~", "null", "Null", "NULL"};
+  if (kNull.count(s)) return nullptr;
+  char c = s[0];
+  bool hinted = isDigit(c) || c == '+' || c == '-' || c == '.' ||
+                std::string_view("yYnNtTfFoO~").find(c) != std::string_view::npos;
+  if (!hinted) return std::string(s);
+  if (kTrue.count(s)) return true;
+  if (kFalse.count(s)) return false;
+  if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::nan("");
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") return HUGE_VAL;
+  if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -HUGE_VAL;
+  if (c == '.') {
+    if (isYamlStyleFloat(s)) {
+      if (auto d = parseFloat(s)) return *d;
+    }
+    return std::string(s);
+  }
+  if (isDigit(c) || c == '+' || c == '-') {
+    std::string plain;
+    plain.reserve(s.size());
+    for (char ch : s) {
+      if (ch != '_') plain += ch;
+    }
+    if (auto i = parseGoInt(plain)) {
+      if (!i->negative) {
+        if (i->magnitude <= static_cast<uint64_t>(INT64_MAX)) return static_cast<int64_t>(i->magnitude);
+        return i->magnitude;
+      }
+      if (i->magnitude <= static_cast<uint64_t>(INT64_MAX)) return -static_cast<int64_t>(i->magnitude);
+      if (i->magnitude == static_cast<uint64_t>(INT64_MAX) + 1) return INT64_MIN;
+    }
+    if (isYamlStyleFloat(plain)) {
+      if (auto d = parseFloat(plain)) return *d;
+    }
+  }
+  return std::string(s);
+}
+
+class Converter {
+ public:
+  explicit Converter(size_t budget) : budget_(budget) {}
+
+  bool convert(const YAML::Node& n, Json& out, int depth) {
+    if (depth > kMaxDepth) return fail(n.Mark(), "exceeded max depth of " + std::to_string(kMaxDepth));
+    if (budget_ == 0) return fail(n.Mark(), "document expands to too many nodes (alias expansion?)");
+    --budget_;
+    switch (n.Type()) {
+      case YAML::NodeType::Null:
+      case YAML::NodeType::Undefined:
+        out = nullptr;
+        return true;
+      case YAML::NodeType::Scalar:
+        return scalar(n, out);
+      case YAML::NodeType::Sequence: {
+        out = Json::array();
+        for (const auto& e : n) {
+          Json v;
+          if (!convert(e, v, depth + 1)) return false;
+          out.push_back(std::move(v));
+        }
+        return true;
+      }
+      case YAML::NodeType::Map:
+        out = Json::object();
+        return mapping(n, out, depth);
+    }
+    out = nullptr;
+    return true;
+  }
+
+  const std::string& error() const { return error_; }
+
+ private:
+  bool fail(const YAML::Mark& m, const std::string& msg) {
+    if (error_.empty()) error_ = markPrefix(m) + msg;
+    return false;
+  }
+
+  bool scalar(const YAML::Node& n, Json& out) {
+    const std::string& tag = n.Tag();
+    const std::string& value = n.Scalar();
+    constexpr std::string_view kPrefix = "tag:yaml.org,2002:";
+    if (tag == "?") {
+      out = resolvePlain(value);
+    } else if (tag.rfind(kPrefix, 0) == 0) {
+      std::string_view t = std::string_view(tag).substr(kPrefix.size());
+      if (t == "str" || t == "binary" || t == "timestamp") {
+        out = value;
+      } else {
+        out = resolvePlain(value);
+        bool ok = (t == "int" && out.is_number_integer()) || (t == "float" && out.is_number()) ||
+                  (t == "bool" && out.is_boolean()) || (t == "null" && out.is_null());
+        if (t == "float" && out.is_number_integer()) out = out.get<double>();
+        if (!ok && (t == "int" || t == "float" || t == "bool" || t == "null")) {
+          return fail(n.Mark(), "cannot decode !!str `" + value + "` as a !!" + std::string(t));
+        }
+      }
+    } else {
+      out = value;  // quoted ("!"), block scalars and application tags
+    }
+    if (out.is_number_float()) {
+      double d = out.get<double>();
+      if (!std::isfinite(d)) {
+        return fail(n.Mark(), "unsupported value " + value + " (not representable in JSON)");
+      }
+      // sigs.k8s.io/yaml marshals the float64 with Go's encoding/json, which prints integral values
+      // below 1e21 without a fraction ("1e3" -> 1000), so they decode into integer fields.
+      if (std::trunc(d) == d && std::fabs(d) < 1e21) {
+        if (d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+          out = static_cast<int64_t>(d);
+        } else if (d > 0 && d < 18446744073709551616.0) {
+          out = static_cast<uint64_t>(d);
+        }
+      }
+    }
+    return true;
+  }
+
+  bool keyString(const YAML::Node& k, std::string& out) {
+    if (k.Type() == YAML::NodeType::Null) return fail(k.Mark(), "unsupported map key null");
+    if (k.Type() != YAML::NodeType::Scalar) return fail(k.Mark(), "unsupported map key (not a scalar)");
+    Json v;
+    if (!scalar(k, v)) return false;
+    if (v.is_string()) {
+      out = v.get<std::string>();
+    } else if (v.is_boolean()) {
+      out = v.get<bool>() ? "true" : "false";
+    } else if (v.is_number_unsigned()) {
+      out = std::to_string(v.get<uint64_t>());
+    } else if (v.is_number_integer()) {
+      out = std::to_string(v.get<int64_t>());
+    } else if (v.is_number_float()) {
+      char buf[64];
+      auto r = std::to_chars(buf, buf + sizeof(buf), static_cast<float>(v.get<double>()));
+      out.assign(buf, r.ptr);
+    } else {
+      return fail(k.Mark(), "unsupported map key null");
+    }
+    return true;
+  }
+
+  bool mapping(const YAML::Node& n, Json& out, int depth) {
+    std::vector<Json> merged;
+    for (auto it = n.begin(); it != n.end(); ++it) {
+      // Copies: it-> yields a temporary pair proxy (references into it would dangle).
+      const YAML::Node k = it->first;
+      const YAML::Node v = it->second;
+      if (k.Type() == YAML::NodeType::Scalar && k.Tag() == "?" && k.Scalar() == "<<") {
+        Json m;
+        if (!convert(v, m, depth + 1)) return false;
+        if (m.is_object()) {
+          merged.push_back(std::move(m));
+        } else if (m.is_array()) {
+          for (auto& e : m) {
+            if (!e.is_object()) return fail(v.Mark(), "map merge requires map or sequence of maps as the value");
+            merged.push_back(std::move(e));
+          }
+        } else {
+          return fail(v.Mark(), "map merge requires map or sequence of maps as the value");
+        }
+        continue;
+      }
+      std::string key;
+      if (!keyString(k, key)) return false;
+      Json value;
+      if (!convert(v, value, depth + 1)) return false;
+      out[key] = std::move(value);
+    }
+    // Explicit keys win over merged ones; earlier merged maps win over later ones.
+    for (auto& m : merged) {
+      for (auto& [k, v] : m.items()) {
+        if (!out.contains(k)) out[k] = std::move(v);
+      }
+    }
+    return true;
+  }
+
+  size_t budget_;
+  std::string error_;
+};
+
+// ---- JSON -> YAML ----------------------------------------------------------------------------------
+
+std::string quoted(const std::string& s) {
+  return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool needsQuotes(const std::string& s) {
+  if (s.empty()) return true;
+  if (!resolvePlain(s).is_string()) return true;
+  constexpr std::string_view kIndicators = "-?:,[]{}#&*!|>'\"%@`";
+  unsigned char first = static_cast<unsigned char>(s.front());
+  unsigned char last = static_cast<unsigned char>(s.back());
+  if (kIndicators.find(static_cast<char>(first)) != std::string_view::npos) return true;
+  if (first == ' ' || last == ' ' || last == ':') return true;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c == 0x7f) return true;
+  }
+  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos) return true;
+  if (s == "<<") return true;
+  return false;
+}
+
+std::string scalarText(const Json& j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    return needsQuotes(s) ? quoted(s) : s;
+  }
+  if (j.is_object()) return "{}";
+  if (j.is_array()) return "[]";
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+bool isBlock(const Json& j) { return (j.is_object() || j.is_array()) && !j.empty(); }
+
+void writeYaml(std::string& out, const Json& j, size_t indent, bool inlineFirst, int depth);
+
+void writeValueAfterKey(std::string& out, const Json& v, size_t indent, int depth) {
+  if (v.is_object() && !v.empty()) {
+    out += '\n';
+    writeYaml(out, v, indent + 2, false, depth + 1);
+  } else if (v.is_array() && !v.empty()) {
+    out += '\n';
+    writeYaml(out, v, indent, false, depth + 1);  // go-yaml style: "- " at the key's column
+  } else {
+    out += ' ';
+    out += scalarText(v);
+    out += '\n';
+  }
+}
+
+void writeYaml(std::string& out, const Json& j, size_t indent, bool inlineFirst, int depth) {
+  if (depth > kMaxDepth) {  // pathological nesting: flow style is still valid YAML
+    if (!inlineFirst) out.append(indent, ' ');
+    out += j.dump(-1, ' ', false, Json::error_handler_t::replace);
+    out += '\n';
+    return;
+  }
+  bool first = true;
+  auto pad = [&] {
+    if (!(first && inlineFirst)) out.append(indent, ' ');
+    first = false;
+  };
+  if (j.is_object() && !j.empty()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      pad();
+      out += needsQuotes(it.key()) ? quoted(it.key()) : it.key();
+      out += ':';
+      writeValueAfterKey(out, it.value(), indent, depth);
+    }
+  } else if (j.is_array() && !j.empty()) {
+    for (const Json& e : j) {
+      pad();
+      out += '-';
+      if (isBlock(e)) {
+        out += ' ';
+        writeYaml(out, e, indent + 2, true, depth + 1);
+      } else {
+        out += ' ';
+        out += scalarText(e);
+        out += '\n';
+      }
+    }
+  } else {
+    pad();
+    out += scalarText(j);
+    out += '\n';
+  }
+}
+
+// Deepest [/{ nesting of JSON text (outside strings); stops counting past `limit`.
+int jsonTextDepth(std::string_view text, int limit) {
+  int depth = 0, maxDepth = 0;
+  bool inString = false, escaped = false;
+  for (char c : text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') inString = false;
+      continue;
+    }
+    if (c == '"') inString = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > maxDepth) maxDepth = depth;
+      if (maxDepth > limit) return maxDepth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return maxDepth;
+}
+
+}  // namespace
+
+Result<std::vector<nlohmann::json>> yamlToJson(std::string_view text) {
+  try {
+    std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
+    std::vector<Json> out;
+    Converter conv(text.size() * 4 + 100000);
+    for (const YAML::Node& d : docs) {
+      if (d.IsNull() || !d.IsDefined()) continue;
+      Json j;
+      if (!conv.convert(d, j, 0)) return Error(conv.error());
+      if (j.is_null()) continue;
+      out.push_back(std::move(j));
+    }
+    return out;
+  } catch (const YAML::Exception& e) {
+    return Error(markPrefix(e.mark) + e.msg);
+  } catch (const std::exception& e) {
+    return Error(std::string("yaml: ") + e.what());
+  }
+}
+
+std::string jsonToYaml(const nlohmann::json& j) {
+  std::string out;
+  writeYaml(out, j, 0, false, 0);
+  return out;
+}
+
+Result<std::vector<nlohmann::json>> parseJsonOrYaml(std::string_view text) {
+  std::string jsonError;
+  // Callers walk the result recursively; refuse absurd nesting up front (the YAML path limits it too).
+  if (jsonTextDepth(text, kMaxDepth) > kMaxDepth) {
+    return Error("invalid JSON: exceeded max depth of " + std::to_string(kMaxDepth));
+  }
+  try {
+    Json j = Json::parse(text.begin(), text.end());
+    std::vector<Json> out;
+    if (!j.is_null()) out.push_back(std::move(j));
+    return out;
+  } catch (const std::exception& e) {
+    std::string_view what = e.what();
+    if (auto p = what.find("] "); p != std::string_view::npos && what.substr(0, 1) == "[") what.remove_prefix(p + 2);
+    jsonError = "invalid JSON: " + std::string(what);
+  }
+  auto yaml = yamlToJson(text);
+  if (yaml) return yaml;
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) return Error(jsonError);
+  return yaml.error();
+}
+
+}  // namespace ks::api

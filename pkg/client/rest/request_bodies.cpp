@@ -1,0 +1,71 @@
+#include "pkg/client/rest/request_bodies.h"
+
+#include <nlohmann/json.hpp>
+
+#include "pkg/api/json/codec.h"
+
+namespace ks::client::rest {
+
+using nlohmann::json;
+
+std::string podStatusPatchBody(const PodStatusPatch& patch) {
+  json status = json::object();
+  if (patch.condition) {
+    const api::PodCondition& c = *patch.condition;
+    json cond = json::object();
+    cond["type"] = c.type;
+    cond["status"] = c.status;
+    if (!c.reason.empty()) cond["reason"] = c.reason;
+    if (!c.message.empty()) cond["message"] = c.message;
+    cond["lastProbeTime"] = c.lastProbeTime ? json(api::formatTime(*c.lastProbeTime)) : json(nullptr);
+    cond["lastTransitionTime"] =
+        c.lastTransitionTime ? json(api::formatTime(*c.lastTransitionTime)) : json(nullptr);
+    status["conditions"] = json::array({std::move(cond)});
+  }
+  if (patch.nominatedNodeName) {
+    status["nominatedNodeName"] =
+        patch.nominatedNodeName->empty() ? json(nullptr) : json(*patch.nominatedNodeName);
+  }
+  return json{{"status", std::move(status)}}.dump();
+}
+
+std::string eventSeriesPatchBody(const api::EventSeries& series) {
+  return json{{"series", {{"count", series.count},
+                          {"lastObservedTime", api::formatMicroTime(series.lastObservedTime)}}}}
+      .dump();
+}
+
+std::string deleteOptionsBody(const DeleteOptions& options) {
+  if (!options.preconditionUid && !options.preconditionResourceVersion && !options.gracePeriodSeconds) {
+    return "";
+  }
+  json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (options.gracePeriodSeconds) body["gracePeriodSeconds"] = *options.gracePeriodSeconds;
+  if (options.preconditionUid || options.preconditionResourceVersion) {
+    json pre = json::object();
+    if (options.preconditionUid) pre["uid"] = *options.preconditionUid;
+    if (options.preconditionResourceVersion) pre["resourceVersion"] = *options.preconditionResourceVersion;
+    body["preconditions"] = std::move(pre);
+  }
+  return body.dump();
+}
+
+std::string urlEncode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '.' || c == '_' || c == '~') {
+      out += ch;
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace ks::client::rest

@@ -1,0 +1,25 @@
+#pragma once
+// The JSON bodies the REST client sends besides whole objects: strategic-merge patches and
+// DeleteOptions. Separate from the transport so tests can pin their exact shape.
+
+#include <string>
+
+#include "pkg/api/events.h"
+#include "pkg/client/client.h"
+
+namespace ks::client::rest {
+
+// {"status":{"conditions":[{...}],"nominatedNodeName":"n"}} — conditions merge by type; an empty
+// nominatedNodeName becomes null (clears the field), as util.PatchPodStatus's two-way merge patch.
+std::string podStatusPatchBody(const PodStatusPatch& patch);
+
+// {"series":{"count":N,"lastObservedTime":"<MicroTime>"}} as the events broadcaster's series patch.
+std::string eventSeriesPatchBody(const api::EventSeries& series);
+
+// {"kind":"DeleteOptions","apiVersion":"v1",...}; "" when no option is set (no body needed).
+std::string deleteOptionsBody(const DeleteOptions& options);
+
+// Percent-encodes everything but RFC 3986 unreserved characters.
+std::string urlEncode(std::string_view s);
+
+}  // namespace ks::client::rest

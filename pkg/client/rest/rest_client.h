@@ -1,0 +1,91 @@
+#pragma once
+// RestClient: client::Client over HTTP(S) to a kube-apiserver, on cpprestsdk (kept out of this header).
+//
+//  - TLS: the config's CA (only it is trusted when given), client certificate/key, hostname
+//    verification; insecureSkipTlsVerify turns verification off.
+//  - Auth: bearer token (token file re-read every tokenFileRefresh), or basic auth.
+//  - Client-side rate limiting: one token bucket (qps/burst) over every request, watches included.
+//  - Retries (retry.h): 429 honouring Retry-After, 5xx and safe transport failures, bounded.
+//  - Watches stream line by line with bounded buffering; events are decoded and delivered on the
+//    calling thread; std::stop_token cancels the HTTP request promptly.
+// Thread-safe; every call blocks the calling thread (never a cpprest pool thread).
+
+#include <cstddef>
+#include <memory>
+
+#include "pkg/client/client.h"
+#include "pkg/client/rest/config.h"
+#include "pkg/util/result.h"
+
+namespace ks::client::rest {
+
+// Sizes cpprestsdk's process-wide thread pool. Effective only before the first cpprest use (the
+// first call wins; later calls are no-ops); RestClient::create calls it with the default.
+void initializeThreadPool(size_t threads = 4);
+
+class RestClient final : public Client {
+ public:
+  // Fails on a bad config (server URL, PEM data) with a message naming the field.
+  static Result<std::unique_ptr<RestClient>> create(RestConfig config);
+  ~RestClient() override;
+  RestClient(const RestClient&) = delete;
+  RestClient& operator=(const RestClient&) = delete;
+
+  ListWatcher<api::Pod>& pods() override;
+  ListWatcher<api::Node>& nodes() override;
+  ListWatcher<api::Namespace>& namespaces() override;
+  ListWatcher<api::PersistentVolume>& persistentVolumes() override;
+  ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override;
+  ListWatcher<api::StorageClass>& storageClasses() override;
+  ListWatcher<api::CSINode>& csiNodes() override;
+  ListWatcher<api::CSIDriver>& csiDrivers() override;
+  ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
+  ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
+
+  // A 409 "pod p is already assigned to node <binding.target.name>" returns OK: an earlier attempt
+  // of ours may have landed (after a 5xx, or re-sent by cpprest on a stale pooled connection), and
+  // either way the pod is where we bound it. Any other 409 (another node, UID mismatch) is returned.
+  ApiResult<void> bind(const api::Binding& binding) override;
+  ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
+                                     const PodStatusPatch& patch) override;
+  ApiResult<void> deletePod(const std::string& ns, const std::string& name,
+                            const DeleteOptions& options) override;
+
+  ApiResult<api::Event> createEvent(const api::Event& event) override;
+  ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
+                                          const api::EventSeries& series) override;
+
+  ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override;
+  ApiResult<api::Lease> createLease(const api::Lease& lease) override;
+  ApiResult<api::Lease> updateLease(const api::Lease& lease) override;
+
+  const RestConfig& config() const;
+
+  class Impl;
+
+ private:
+  explicit RestClient(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Follows metadata.continue until the last page; items of all pages in one list whose metadata is
+// the last page's. A 410 mid-way (continue token expired) is returned: relist from scratch.
+template <typename T>
+ApiResult<api::List<T>> listAll(ListWatcher<T>& lw, ListOptions options) {
+  api::List<T> all;
+  while (true) {
+    auto page = lw.list(options);
+    if (!page.ok()) return page.error();
+    api::List<T>& p = page.value();
+    all.items.insert(all.items.end(), std::make_move_iterator(p.items.begin()),
+                     std::make_move_iterator(p.items.end()));
+    all.metadata = std::move(p.metadata);
+    if (all.metadata.continue_.empty()) break;
+    options.continue_ = all.metadata.continue_;
+    options.resourceVersion.clear();  // not allowed together with continue
+  }
+  all.metadata.continue_.clear();
+  return all;
+}
+
+}  // namespace ks::client::rest

@@ -1,0 +1,259 @@
+#pragma once
+// Reflector<T>: keeps a ReflectorSink in step with the server through a client::ListWatcher<T>, as
+// client-go's tools/cache/reflector.go:
+//   list (paginated by `pageSize`, one consistent snapshot; a 410 on a continue token falls back to a
+//   full unpaginated list) -> sink.replace(items, rv) -> watch from that rv, bookmarks allowed;
+//   each ADDED / MODIFIED / DELETED goes to the sink and advances the last-synced resourceVersion, a
+//   BOOKMARK only advances it;
+//   watch ended normally -> rewatch from the last-synced version (after a backoff if the watch ended
+//   at once with nothing delivered); transport error, 429 (honouring Retry-After) or 5xx -> backoff,
+//   then rewatch from the same version; 410 Gone/Expired (error result or ERROR event) -> relist;
+//   any other error -> backoff, then relist. Errors are recorded (lastError), never thrown.
+// The loop runs on its own std::jthread between start() and stop().
+//
+// Thread-safety: the sink is called only from the reflector thread. lastSyncResourceVersion(),
+// lastError() and the counters may be read from any thread.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "pkg/client/client.h"
+#include "pkg/informer/backoff.h"
+
+namespace ks::informer {
+
+// Where a reflector delivers what it sees. Called from the reflector thread only.
+template <typename T>
+class ReflectorSink {
+ public:
+  virtual ~ReflectorSink() = default;
+  // The complete state at `resourceVersion` (after every list).
+  virtual void replace(std::vector<T>&& items, const std::string& resourceVersion) = 0;
+  virtual void add(T&& obj) = 0;
+  virtual void update(T&& obj) = 0;
+  // `obj` is the final state of the deleted object.
+  virtual void remove(T&& obj) = 0;
+};
+
+struct ReflectorOptions {
+  std::string name;  // diagnostics only ("pods")
+  std::string labelSelector;
+  std::string fieldSelector;
+  int64_t pageSize = 500;  // 0 = unpaginated lists
+  // Watch requests ask for timeoutSeconds uniformly in [minWatchTimeout, 2 * minWatchTimeout).
+  std::chrono::seconds minWatchTimeout = std::chrono::minutes(5);
+  // A watch that ends within this time having delivered nothing is retried only after a backoff.
+  std::chrono::milliseconds shortWatch = std::chrono::seconds(1);
+  BackoffOptions backoff;
+  Sleeper sleep;  // sleepFor when empty
+};
+
+template <typename T>
+class Reflector {
+ public:
+  Reflector(client::ListWatcher<T>& lw, ReflectorSink<T>& sink, ReflectorOptions options)
+      : lw_(lw), sink_(sink), options_(std::move(options)), backoff_(options_.backoff), rng_(options_.backoff.seed) {
+    if (!options_.sleep) options_.sleep = sleepFor;
+  }
+  ~Reflector() { stop(); }
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  // Starts the list/watch loop on its own thread; a second call does nothing.
+  void start() {
+    std::lock_guard lock(mu_);
+    if (thread_.joinable()) return;
+    thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+  }
+
+  // Stops the loop and joins the thread (an in-flight watch is interrupted). Idempotent.
+  void stop() {
+    std::jthread t;
+    {
+      std::lock_guard lock(mu_);
+      t = std::move(thread_);
+    }
+    if (t.joinable()) {
+      t.request_stop();
+      t.join();
+    }
+  }
+
+  // The resourceVersion the sink is in step with ("" before the first list).
+  std::string lastSyncResourceVersion() const {
+    std::lock_guard lock(mu_);
+    return lastSyncRV_;
+  }
+
+  // The last list or watch error, if any since start.
+  std::optional<client::ApiError> lastError() const {
+    std::lock_guard lock(mu_);
+    return lastError_;
+  }
+
+  int64_t listCount() const { return lists_.load(); }
+  int64_t watchCount() const { return watches_.load(); }
+
+ private:
+  enum class AfterWatch { Relist, RelistAfterBackoff, Stopped };
+
+  void run(std::stop_token stop) {
+    while (!stop.stop_requested()) {
+      auto rv = listAndReplace();
+      if (!rv.ok()) {
+        recordError(rv.error());
+        if (!options_.sleep(backoff_.next(rv.error().retryAfter()), stop)) return;
+        continue;
+      }
+      switch (watchLoop(stop)) {
+        case AfterWatch::Stopped:
+          return;
+        case AfterWatch::Relist:
+          break;
+        case AfterWatch::RelistAfterBackoff:
+          if (!options_.sleep(backoff_.next(), stop)) return;
+          break;
+      }
+    }
+  }
+
+  // Lists every page and hands the result to the sink; returns the list's resourceVersion.
+  client::ApiResult<std::string> listAndReplace() {
+    ++lists_;
+    std::vector<T> items;
+    std::string rv;
+    client::ListOptions options;
+    options.labelSelector = options_.labelSelector;
+    options.fieldSelector = options_.fieldSelector;
+    options.limit = options_.pageSize;
+    for (;;) {
+      auto page = lw_.list(options);
+      if (!page.ok()) {
+        if (page.error().isGone() && !options.continue_.empty()) {
+          // The snapshot expired between pages: fall back to one full list (pager.FullListIfExpired).
+          items.clear();
+          options.continue_.clear();
+          options.limit = 0;
+          continue;
+        }
+        return page.error();
+      }
+      api::List<T>& list = page.value();
+      if (items.empty()) {
+        items = std::move(list.items);
+      } else {
+        for (T& item : list.items) items.push_back(std::move(item));
+      }
+      rv = list.metadata.resourceVersion;
+      if (list.metadata.continue_.empty()) break;
+      options.continue_ = list.metadata.continue_;
+    }
+    sink_.replace(std::move(items), rv);
+    setLastSyncRV(rv);
+    return rv;
+  }
+
+  AfterWatch watchLoop(std::stop_token stop) {
+    for (;;) {
+      if (stop.stop_requested()) return AfterWatch::Stopped;
+      client::WatchOptions options;
+      options.resourceVersion = lastSyncResourceVersion();
+      options.allowWatchBookmarks = true;
+      options.labelSelector = options_.labelSelector;
+      options.fieldSelector = options_.fieldSelector;
+      const int64_t minTimeout = options_.minWatchTimeout.count();
+      options.timeoutSeconds =
+          minTimeout + std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(minTimeout - 1, 0))(rng_);
+
+      // A local stop source so an ERROR event can end the stream from inside the callback.
+      std::stop_source local;
+      std::stop_callback forward(stop, [&local] { local.request_stop(); });
+      std::optional<client::ApiError> eventError;
+      int64_t events = 0;
+      const auto started = std::chrono::steady_clock::now();
+      ++watches_;
+      auto result = lw_.watch(
+          options,
+          [&](api::WatchEvent<T>&& ev) {
+            if (eventError) return;
+            switch (ev.type) {
+              case api::WatchEventType::Added:
+              case api::WatchEventType::Modified:
+              case api::WatchEventType::Deleted: {
+                std::string rv = ev.object.metadata.resourceVersion;
+                if (ev.type == api::WatchEventType::Added) {
+                  sink_.add(std::move(ev.object));
+                } else if (ev.type == api::WatchEventType::Modified) {
+                  sink_.update(std::move(ev.object));
+                } else {
+                  sink_.remove(std::move(ev.object));
+                }
+                setLastSyncRV(std::move(rv));
+                ++events;
+                break;
+              }
+              case api::WatchEventType::Bookmark:
+                setLastSyncRV(ev.object.metadata.resourceVersion);
+                ++events;
+                break;
+              case api::WatchEventType::Error:
+                eventError = client::ApiError::fromStatus(ev.status);
+                local.request_stop();
+                break;
+            }
+          },
+          local.get_token());
+      if (stop.stop_requested()) return AfterWatch::Stopped;
+      std::optional<client::ApiError> err = eventError;
+      if (!err && !result.ok()) err = result.error();
+      if (err) {
+        recordError(*err);
+        if (err->isGone()) return AfterWatch::Relist;
+        if (err->isTransport() || err->isTooManyRequests() || err->isServerError()) {
+          if (!options_.sleep(backoff_.next(err->retryAfter()), stop)) return AfterWatch::Stopped;
+          continue;  // rewatch from the same version
+        }
+        return AfterWatch::RelistAfterBackoff;
+      }
+      if (events > 0) {
+        backoff_.reset();
+      } else if (std::chrono::steady_clock::now() - started < options_.shortWatch) {
+        if (!options_.sleep(backoff_.next(), stop)) return AfterWatch::Stopped;
+      }
+    }
+  }
+
+  void setLastSyncRV(std::string rv) {
+    std::lock_guard lock(mu_);
+    lastSyncRV_ = std::move(rv);
+  }
+
+  void recordError(const client::ApiError& err) {
+    std::lock_guard lock(mu_);
+    lastError_ = err;
+  }
+
+  client::ListWatcher<T>& lw_;
+  ReflectorSink<T>& sink_;
+  ReflectorOptions options_;
+  Backoff backoff_;       // reflector thread only
+  std::mt19937_64 rng_;   // reflector thread only
+  std::atomic<int64_t> lists_{0};
+  std::atomic<int64_t> watches_{0};
+
+  mutable std::mutex mu_;
+  std::string lastSyncRV_;                    // guarded by mu_
+  std::optional<client::ApiError> lastError_;  // guarded by mu_
+  std::jthread thread_;                       // guarded by mu_
+};
+
+}  // namespace ks::informer

@@ -1,0 +1,587 @@
+#include "pkg/scheduler/backend/cache/cache.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <utility>
+
+namespace ks::cache {
+
+namespace {
+
+// klog.KObj: "namespace/name", or "name" without a namespace.
+std::string kObj(const api::Pod& pod) {
+  if (pod.metadata.namespace_.empty()) return pod.metadata.name;
+  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+}
+
+// "pod <key>(<ns>/<name>)", the prefix of upstream's "pod %v(%v) ..." messages.
+std::string podRef(const std::string& key, const api::Pod& pod) { return "pod " + key + "(" + kObj(pod) + ")"; }
+
+// Upstream exits (klog.FlushAndExit) when the cache is found corrupt; so do we.
+[[noreturn]] void fatal(const std::string& msg) {
+  std::fprintf(stderr, "scheduler cache: %s\n", msg.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace
+
+Result<std::string> getPodKey(const api::Pod& pod) {
+  if (pod.metadata.uid.empty()) return Error("cannot get cache key for pod with empty UID");
+  return pod.metadata.uid;
+}
+
+// ---- construction, cleanup loop ----
+
+struct CacheImpl::CleanupLoop {
+  std::mutex mu;
+  bool stopped = false;                    // guarded by mu
+  std::unique_ptr<framework::Timer> timer;  // guarded by mu
+};
+
+CacheImpl::CacheImpl(CacheOptions options)
+    : ttl_(options.ttl),
+      period_(options.cleanupPeriod),
+      clock_(options.clock ? options.clock : &framework::realClock()),
+      logError_(std::move(options.logError)) {}
+
+CacheImpl::~CacheImpl() { stop(); }
+
+std::unique_ptr<CacheImpl> newCache(CacheOptions options) {
+  auto c = std::make_unique<CacheImpl>(std::move(options));
+  c->run();
+  return c;
+}
+
+void CacheImpl::run() {
+  std::lock_guard lock(runMu_);
+  if (loop_) return;
+  loop_ = std::make_shared<CleanupLoop>();
+  std::lock_guard loopLock(loop_->mu);
+  armCleanup(loop_);
+}
+
+// Requires loop->mu held.
+void CacheImpl::armCleanup(const std::shared_ptr<CleanupLoop>& loop) {
+  loop->timer = clock_->afterFunc(period_, [this, loop] {
+    std::lock_guard lock(loop->mu);
+    if (loop->stopped) return;  // `this` may be gone: touch nothing
+    cleanupAssumedPods(clock_->now());
+    armCleanup(loop);
+  });
+}
+
+void CacheImpl::stop() {
+  std::lock_guard lock(runMu_);
+  if (!loop_) return;
+  {
+    // Waits for a running cleanup to finish; later firings see `stopped`.
+    std::lock_guard loopLock(loop_->mu);
+    loop_->stopped = true;
+    if (loop_->timer) loop_->timer->stop();
+  }
+  loop_.reset();
+}
+
+void CacheImpl::logError(std::string_view msg) const {
+  if (logError_) {
+    logError_(msg);
+  } else {
+    std::fprintf(stderr, "scheduler cache: %.*s\n", static_cast<int>(msg.size()), msg.data());
+  }
+}
+
+// ---- node list ----
+
+CacheImpl::NodeList::iterator CacheImpl::getOrCreateNodeLocked(const std::string& name) {
+  if (auto it = nodes_.find(name); it != nodes_.end()) return it->second;
+  // New items start at the head: their generation is the newest.
+  nodeList_.push_front(NodeInfoListItem{name, framework::NodeInfo()});
+  nodes_.emplace(name, nodeList_.begin());
+  return nodeList_.begin();
+}
+
+void CacheImpl::moveNodeInfoToHeadLocked(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) {
+    logError("No node info with given name found in the cache: node=" + name);
+    return;
+  }
+  if (it->second != nodeList_.begin()) nodeList_.splice(nodeList_.begin(), nodeList_, it->second);
+}
+
+void CacheImpl::removeNodeInfoFromListLocked(const std::string& name) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) {
+    logError("No node info with given name found in the cache: node=" + name);
+    return;
+  }
+  nodeList_.erase(it->second);
+  nodes_.erase(it);
+}
+
+// ---- counts ----
+
+int CacheImpl::nodeCount() const {
+  std::shared_lock lock(mu_);
+  return static_cast<int>(nodes_.size());
+}
+
+int CacheImpl::podCount() const {
+  std::shared_lock lock(mu_);
+  std::size_t n = 0;
+  for (const auto& item : nodeList_) n += item.info.pods().size();
+  return static_cast<int>(n);
+}
+
+// ---- pods ----
+
+void CacheImpl::addPodLocked(api::PodPtr pod, bool assumed) {
+  const std::string key = pod->metadata.uid;
+  const std::string nodeName = pod->spec.nodeName;
+  auto it = getOrCreateNodeLocked(nodeName);
+  it->info.addPod(pod);
+  moveNodeInfoToHeadLocked(nodeName);
+  podStates_[key] = PodState{std::move(pod), std::nullopt, false};
+  if (assumed) assumedPods_.insert(key);
+}
+
+VoidResult CacheImpl::updatePodLocked(const api::Pod& oldPod, api::PodPtr newPod) {
+  if (auto r = removePodLocked(oldPod); !r) return r;
+  addPodLocked(std::move(newPod), false);
+  return {};
+}
+
+VoidResult CacheImpl::removePodLocked(const api::Pod& pod) {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  const std::string& nodeName = pod.spec.nodeName;
+  if (auto it = nodes_.find(nodeName); it == nodes_.end()) {
+    logError("Node not found when trying to remove pod: node=" + nodeName + " podKey=" + *key + " pod=" + kObj(pod));
+  } else {
+    framework::NodeInfo& info = it->second->info;
+    if (auto r = info.removePod(pod); !r) return r;
+    if (info.pods().empty() && info.node() == nullptr) {
+      removeNodeInfoFromListLocked(nodeName);
+    } else {
+      moveNodeInfoToHeadLocked(nodeName);
+    }
+  }
+  podStates_.erase(*key);
+  assumedPods_.erase(*key);
+  return {};
+}
+
+VoidResult CacheImpl::assumePod(api::PodPtr pod) {
+  auto key = getPodKey(*pod);
+  if (!key) return key.error();
+  std::unique_lock lock(mu_);
+  if (podStates_.contains(*key)) return Error(podRef(*key, *pod) + " is in the cache, so can't be assumed");
+  addPodLocked(std::move(pod), true);
+  return {};
+}
+
+VoidResult CacheImpl::finishBinding(const api::Pod& pod) {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  const auto now = clock_->now();
+  std::unique_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it != podStates_.end() && assumedPods_.contains(*key)) {
+    if (ttl_ == std::chrono::nanoseconds::zero()) {
+      it->second.deadline.reset();
+    } else {
+      it->second.deadline = now + std::chrono::duration_cast<framework::Clock::Duration>(ttl_);
+    }
+    it->second.bindingFinished = true;
+  }
+  return {};
+}
+
+VoidResult CacheImpl::forgetPod(const api::Pod& pod) {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  std::unique_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it != podStates_.end() && it->second.pod->spec.nodeName != pod.spec.nodeName) {
+    return Error(podRef(*key, pod) + " was assumed on " + pod.spec.nodeName + " but assigned to " +
+                 it->second.pod->spec.nodeName);
+  }
+  // Only an assumed pod can be forgotten.
+  if (it != podStates_.end() && assumedPods_.contains(*key)) return removePodLocked(pod);
+  return Error(podRef(*key, pod) + " wasn't assumed so cannot be forgotten");
+}
+
+VoidResult CacheImpl::addPod(api::PodPtr pod) {
+  auto key = getPodKey(*pod);
+  if (!key) return key.error();
+  std::unique_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it != podStates_.end() && assumedPods_.contains(*key)) {
+    // Assumed: already accounted for; replace the object so its status is current, on the node it was
+    // actually bound to.
+    const api::PodPtr assumed = it->second.pod;  // the state is erased by updatePodLocked
+    if (auto r = updatePodLocked(*assumed, pod); !r) {
+      logError("Error occurred while updating pod: " + r.error().message());
+    }
+    // A different node than assumed is only logged upstream ("Pod was added to a different node than
+    // it was assumed").
+    return {};
+  }
+  if (it == podStates_.end()) {
+    // Expired (or never assumed): add it back.
+    addPodLocked(std::move(pod), false);
+    return {};
+  }
+  return Error(podRef(*key, *pod) + " was already in added state");
+}
+
+VoidResult CacheImpl::updatePod(const api::Pod& oldPod, api::PodPtr newPod) {
+  auto key = getPodKey(oldPod);
+  if (!key) return key.error();
+  std::unique_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it == podStates_.end()) {
+    return Error(podRef(*key, oldPod) + " is not added to scheduler cache, so cannot be updated");
+  }
+  // An assumed pod gets no Update/Remove event before its Add, which moves it to Added.
+  if (assumedPods_.contains(*key)) return Error("assumed " + podRef(*key, oldPod) + " should not be updated");
+  if (it->second.pod->spec.nodeName != newPod->spec.nodeName) {
+    fatal("Pod updated on a different node than previously added to. Scheduler cache is corrupted and can "
+          "badly affect scheduling decisions: podKey=" + *key + " pod=" + kObj(oldPod));
+  }
+  return updatePodLocked(oldPod, std::move(newPod));
+}
+
+VoidResult CacheImpl::removePod(const api::Pod& pod) {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  std::unique_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it == podStates_.end()) {
+    return Error(podRef(*key, pod) + " is not found in scheduler cache, so cannot be removed from it");
+  }
+  const api::PodPtr cached = it->second.pod;  // keeps the object alive while its state is erased
+  if (cached->spec.nodeName != pod.spec.nodeName) {
+    logError("Pod was added to a different node than it was assumed: podKey=" + *key + " pod=" + kObj(pod) +
+             " assumedNode=" + pod.spec.nodeName + " currentNode=" + cached->spec.nodeName);
+    // An empty nodeName is possible when the scheduler missed a Delete event and got the last known
+    // state from the informer's cache.
+    if (!pod.spec.nodeName.empty()) {
+      fatal("Scheduler cache is corrupted and can badly affect scheduling decisions: podKey=" + *key);
+    }
+  }
+  return removePodLocked(*cached);
+}
+
+Result<bool> CacheImpl::isAssumedPod(const api::Pod& pod) const {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  std::shared_lock lock(mu_);
+  return assumedPods_.contains(*key);
+}
+
+Result<api::PodPtr> CacheImpl::getPod(const api::Pod& pod) const {
+  auto key = getPodKey(pod);
+  if (!key) return key.error();
+  std::shared_lock lock(mu_);
+  auto it = podStates_.find(*key);
+  if (it == podStates_.end()) return Error(podRef(*key, pod) + " does not exist in scheduler cache");
+  return it->second.pod;
+}
+
+void CacheImpl::cleanupAssumedPods(framework::Clock::TimePoint now) {
+  std::unique_lock lock(mu_);
+  // Collected first: removing a pod erases it from assumedPods_.
+  std::vector<api::PodPtr> expired;
+  for (const auto& key : assumedPods_) {
+    auto it = podStates_.find(key);
+    if (it == podStates_.end()) fatal("Key found in assumed set but not in podStates, potentially a logical error");
+    const PodState& ps = it->second;
+    if (!ps.bindingFinished) continue;  // binding still in progress
+    if (ttl_ != std::chrono::nanoseconds::zero() && ps.deadline && now > *ps.deadline) expired.push_back(ps.pod);
+  }
+  for (const auto& pod : expired) {
+    if (auto r = removePodLocked(*pod); !r) logError("ExpirePod failed: " + r.error().message());
+  }
+}
+
+// ---- nodes ----
+
+framework::NodeInfoPtr CacheImpl::addNode(api::NodePtr node) {
+  std::unique_lock lock(mu_);
+  const std::string name = node->metadata.name;
+  const bool existed = nodes_.contains(name);
+  auto it = getOrCreateNodeLocked(name);
+  if (existed) removeNodeImageStatesLocked(it->info.node());
+  moveNodeInfoToHeadLocked(name);
+  nodeTree_.addNode(*node);
+  addNodeImageStatesLocked(*node, it->info);
+  it->info.setNode(std::move(node));
+  return snapshotNodeInfoLocked(it->info);
+}
+
+framework::NodeInfoPtr CacheImpl::updateNode(const api::Node& oldNode, api::NodePtr newNode) {
+  std::unique_lock lock(mu_);
+  const std::string name = newNode->metadata.name;
+  const bool existed = nodes_.contains(name);
+  auto it = getOrCreateNodeLocked(name);
+  if (existed) {
+    removeNodeImageStatesLocked(it->info.node());
+  } else {
+    nodeTree_.addNode(*newNode);
+  }
+  moveNodeInfoToHeadLocked(name);
+  nodeTree_.updateNode(&oldNode, *newNode);
+  addNodeImageStatesLocked(*newNode, it->info);
+  it->info.setNode(std::move(newNode));
+  return snapshotNodeInfoLocked(it->info);
+}
+
+VoidResult CacheImpl::removeNode(const api::Node& node) {
+  std::unique_lock lock(mu_);
+  const std::string& name = node.metadata.name;
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return Error("node " + name + " is not found");
+  framework::NodeInfo& info = it->second->info;
+  info.removeNode();
+  // The NodeInfo goes only when no pods are left: pod events come on another watch and may arrive after
+  // the node's deletion although they happened before it.
+  if (info.pods().empty()) {
+    removeNodeInfoFromListLocked(name);
+  } else {
+    moveNodeInfoToHeadLocked(name);
+  }
+  if (auto r = nodeTree_.removeNode(node); !r) return r;
+  removeNodeImageStatesLocked(&node);
+  return {};
+}
+
+void CacheImpl::addNodeImageStatesLocked(const api::Node& node, framework::NodeInfo& info) {
+  std::map<std::string, framework::ImageStateSummary> summaries;
+  for (const auto& image : node.status.images) {
+    for (const auto& name : image.names) {
+      auto [it, inserted] = imageStates_.try_emplace(name);
+      if (inserted) it->second.size = image.sizeBytes;
+      it->second.nodes.insert(node.metadata.name);
+      if (!summaries.contains(name)) {
+        framework::ImageStateSummary s;
+        s.size = it->second.size;
+        summaries.emplace(name, std::move(s));
+      }
+    }
+  }
+  info.setImageStates(std::move(summaries));
+}
+
+void CacheImpl::removeNodeImageStatesLocked(const api::Node* node) {
+  if (node == nullptr) return;
+  for (const auto& image : node->status.images) {
+    for (const auto& name : image.names) {
+      auto it = imageStates_.find(name);
+      if (it == imageStates_.end()) continue;
+      it->second.nodes.erase(node->metadata.name);
+      // Drop unused images so imageStates_.size() is the number of distinct images on all nodes.
+      if (it->second.nodes.empty()) imageStates_.erase(it);
+    }
+  }
+}
+
+std::unique_ptr<framework::NodeInfo> CacheImpl::snapshotNodeInfoLocked(const framework::NodeInfo& info) const {
+  std::unique_ptr<framework::NodeInfo> clone = info.snapshot();
+  if (!clone->imageStates().empty()) {
+    std::map<std::string, framework::ImageStateSummary> states = clone->imageStates();
+    for (auto& [name, s] : states) {
+      auto it = imageStates_.find(name);
+      s.numNodes = it == imageStates_.end() ? 0 : static_cast<int>(it->second.nodes.size());
+      s.nodes.clear();
+    }
+    clone->setImageStates(std::move(states));
+  }
+  return clone;
+}
+
+// ---- snapshot ----
+
+VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
+  std::unique_lock lock(mu_);
+  const int64_t snapshotGeneration = snapshot.generation_;
+
+  // The node list and every derived list must be rebuilt when a node was added or removed.
+  bool updateAllLists = false;
+  // The affinity list must be rebuilt when a node gained its first or lost its last pod with affinity.
+  bool updateNodesHavePodsWithAffinity = false;
+  // Likewise for pods with required anti-affinity.
+  bool updateNodesHavePodsWithRequiredAntiAffinity = false;
+  // usedPVCSet must be rebuilt when a changed node's set of PVC keys changed.
+  bool updateUsedPVCSet = false;
+
+  // From the head, copy the NodeInfos updated after the snapshot; the rest are older.
+  for (const auto& item : nodeList_) {
+    if (item.info.generation() <= snapshotGeneration) break;
+    if (item.info.node() == nullptr) continue;
+    const std::string& name = item.info.nodeName();
+    auto [mapIt, inserted] = snapshot.nodeInfoMap_.try_emplace(name);
+    if (inserted) {
+      updateAllLists = true;
+      mapIt->second = std::make_shared<framework::NodeInfo>();
+    }
+    framework::NodeInfo& existing = *mapIt->second;
+    std::unique_ptr<framework::NodeInfo> clone = snapshotNodeInfoLocked(item.info);
+    if (existing.podsWithAffinity().empty() != clone->podsWithAffinity().empty()) {
+      updateNodesHavePodsWithAffinity = true;
+    }
+    if (existing.podsWithRequiredAntiAffinity().empty() != clone->podsWithRequiredAntiAffinity().empty()) {
+      updateNodesHavePodsWithRequiredAntiAffinity = true;
+    }
+    if (!updateUsedPVCSet) {
+      const auto& before = existing.pvcRefCounts();
+      const auto& after = clone->pvcRefCounts();
+      if (before.size() != after.size()) {
+        updateUsedPVCSet = true;
+      } else {
+        for (const auto& [key, _] : after) {
+          if (!before.contains(key)) {
+            updateUsedPVCSet = true;
+            break;
+          }
+        }
+      }
+    }
+    // Assign in place: the lists hold this NodeInfo's address and may not be rebuilt.
+    existing = std::move(*clone);
+  }
+  if (!nodeList_.empty()) snapshot.generation_ = nodeList_.front().info.generation();
+
+  // Removed nodes leave the tree at once but may stay in nodes_ while they have pods.
+  if (static_cast<int>(snapshot.nodeInfoMap_.size()) > nodeTree_.numNodes()) {
+    removeDeletedNodesFromSnapshotLocked(snapshot);
+    updateAllLists = true;
+  }
+  // Not in upstream: a node removed and re-added (or moved to another zone) between two updates
+  // changes the tree's order without changing the map's size; rebuild so that list() always follows
+  // the tree.
+  if (snapshot.nodeTreeVersion_ != nodeTree_.version()) updateAllLists = true;
+
+  if (updateAllLists || updateNodesHavePodsWithAffinity || updateNodesHavePodsWithRequiredAntiAffinity ||
+      updateUsedPVCSet) {
+    updateNodeInfoSnapshotListLocked(snapshot, updateAllLists);
+  }
+
+  if (static_cast<int>(snapshot.nodeInfoList_.size()) != nodeTree_.numNodes()) {
+    std::string msg = "snapshot state is not consistent, length of NodeInfoList=" +
+                      std::to_string(snapshot.nodeInfoList_.size()) +
+                      " not equal to length of nodes in tree=" + std::to_string(nodeTree_.numNodes()) +
+                      " , length of NodeInfoMap=" + std::to_string(snapshot.nodeInfoMap_.size()) +
+                      ", length of nodes in cache=" + std::to_string(nodes_.size()) + ", trying to recover";
+    logError(msg);
+    // Rebuild for the next cycle, but fail this one.
+    updateNodeInfoSnapshotListLocked(snapshot, true);
+    return Error(std::move(msg));
+  }
+  return {};
+}
+
+void CacheImpl::updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool updateAll) {
+  const auto n = static_cast<std::size_t>(nodeTree_.numNodes());
+  snapshot.havePodsWithAffinityNodeInfoList_.clear();
+  snapshot.havePodsWithAffinityNodeInfoList_.reserve(n);
+  snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.clear();
+  snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.reserve(n);
+  snapshot.usedPVCSet_.clear();
+  auto collect = [&snapshot](const framework::NodeInfoPtr& info) {
+    if (!info->podsWithAffinity().empty()) snapshot.havePodsWithAffinityNodeInfoList_.push_back(info);
+    if (!info->podsWithRequiredAntiAffinity().empty()) {
+      snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.push_back(info);
+    }
+    for (const auto& [key, _] : info->pvcRefCounts()) snapshot.usedPVCSet_.insert(key);
+  };
+  if (updateAll) {
+    // Take the nodes in the tree's order.
+    snapshot.nodeInfoList_.clear();
+    snapshot.nodeInfoList_.reserve(n);
+    std::optional<Error> err;
+    const std::vector<std::string> names = nodeTree_.list(&err);
+    if (err) {
+      logError("Error occurred while retrieving the list of names of the nodes from node tree: " + err->message());
+    }
+    for (const auto& name : names) {
+      auto it = snapshot.nodeInfoMap_.find(name);
+      if (it == snapshot.nodeInfoMap_.end() || !it->second) {
+        logError("Node exists in nodeTree but not in NodeInfoMap, this should not happen: node=" + name);
+        continue;
+      }
+      snapshot.nodeInfoList_.push_back(it->second);
+      collect(it->second);
+    }
+    snapshot.nodeTreeVersion_ = nodeTree_.version();
+  } else {
+    for (const auto& info : snapshot.nodeInfoList_) collect(info);
+  }
+}
+
+void CacheImpl::removeDeletedNodesFromSnapshotLocked(Snapshot& snapshot) {
+  auto toDelete = static_cast<int>(snapshot.nodeInfoMap_.size()) - nodeTree_.numNodes();
+  for (auto it = snapshot.nodeInfoMap_.begin(); it != snapshot.nodeInfoMap_.end() && toDelete > 0;) {
+    auto cached = nodes_.find(it->first);
+    if (cached == nodes_.end() || cached->second->info.node() == nullptr) {
+      it = snapshot.nodeInfoMap_.erase(it);
+      --toDelete;
+    } else {
+      ++it;
+    }
+  }
+}
+
+Dump CacheImpl::dump() const {
+  std::shared_lock lock(mu_);
+  Dump d;
+  for (const auto& item : nodeList_) d.nodes.emplace(item.name, snapshotNodeInfoLocked(item.info));
+  d.assumedPods.insert(assumedPods_.begin(), assumedPods_.end());
+  return d;
+}
+
+// ---- test accessors ----
+
+framework::NodeInfoPtr CacheImpl::nodeInfoForTest(const std::string& name) const {
+  std::shared_lock lock(mu_);
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) return nullptr;
+  return std::make_shared<framework::NodeInfo>(it->second->info);
+}
+
+std::vector<std::string> CacheImpl::nodeListOrderForTest() const {
+  std::shared_lock lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& item : nodeList_) out.push_back(item.name);
+  return out;
+}
+
+NodeTree CacheImpl::nodeTreeForTest() const {
+  std::shared_lock lock(mu_);
+  return nodeTree_;
+}
+
+std::map<std::string, framework::ImageStateSummary> CacheImpl::imageStatesForTest() const {
+  std::shared_lock lock(mu_);
+  std::map<std::string, framework::ImageStateSummary> out;
+  for (const auto& [name, s] : imageStates_) {
+    framework::ImageStateSummary c = s;
+    c.numNodes = static_cast<int>(s.nodes.size());
+    out.emplace(name, std::move(c));
+  }
+  return out;
+}
+
+std::size_t CacheImpl::podStateCountForTest() const {
+  std::shared_lock lock(mu_);
+  return podStates_.size();
+}
+
+std::size_t CacheImpl::assumedPodCountForTest() const {
+  std::shared_lock lock(mu_);
+  return assumedPods_.size();
+}
+
+}  // namespace ks::cache

@@ -1,0 +1,122 @@
+#pragma once
+// The scheduler cache's contract (upstream pkg/scheduler/backend/cache/interface.go).
+//
+// The cache collects the pods bound (or being bound) to nodes and keeps node-level aggregates
+// (framework::NodeInfo) up to date incrementally from pod and node events, so that each scheduling
+// cycle only copies what changed into its Snapshot. Its operations are pod-centric. Events come from
+// informers over the network and delivery is not guaranteed (a relist may skip some), so the cache
+// tolerates missing ones.
+//
+// State machine of a pod in the cache:
+//
+//                +-------------------------------------------+  +----+
+//                |                            Add            |  |    |
+//                |                                           |  |    | Update
+//                +      Assume                Add            v  v    |
+//     Initial +--------> Assumed +------------+---> Added <--+
+//        ^                +   +               |       +
+//        |                |   |               |       |
+//        |                |   |           Add |       | Remove
+//        |                |   |               |       |
+//        |                |   |               +       |
+//        +----------------+   +-----------> Expired   +----> Deleted
+//              Forget             Expire
+//
+// An assumed pod expires only when the cache has a TTL > 0 (upstream runs with 0: never), its binding
+// has finished (finishBinding) and the TTL has passed since: without an Add event for that long,
+// something went wrong and the pod shouldn't hold resources any more.
+//
+// "Initial", "Expired" and "Deleted" pods are not in the cache. Assumptions, as upstream:
+//   - No pod is assumed twice.
+//   - A pod can be added without going through the scheduler (Add without Assume).
+//   - A pod that wasn't added is never removed or updated.
+//   - "Expired" and "Deleted" are both valid end states: after e.g. a network issue a pod may have
+//     changed state (added and deleted) without the cache hearing about it.
+//
+// Pods are keyed by UID; every pod operation fails with "cannot get cache key for pod with empty UID"
+// for a pod without one. Node-removal semantics: see removeNode.
+//
+// Threads: every method may be called from any thread (informer handlers, the scheduling thread, the
+// binding pool); each takes the cache's single lock for its whole duration.
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "pkg/api/core.h"
+#include "pkg/scheduler/backend/cache/snapshot.h"
+#include "pkg/scheduler/framework/types.h"
+#include "pkg/util/result.h"
+
+namespace ks::cache {
+
+// A point-in-time copy of the cache, for debugging only (expensive).
+struct Dump {
+  // Keys (UIDs) of the assumed pods.
+  std::set<std::string> assumedPods;
+  // Node name -> a snapshot copy of its NodeInfo (incl. node-less infos of removed nodes with pods).
+  std::map<std::string, framework::NodeInfoPtr> nodes;
+};
+
+class Cache {
+ public:
+  virtual ~Cache() = default;
+
+  // Number of NodeInfos (incl. removed nodes whose pods are still cached). Tests only.
+  virtual int nodeCount() const = 0;
+  // Number of pods over all NodeInfos (incl. assumed pods and pods of removed nodes). Tests only.
+  virtual int podCount() const = 0;
+
+  // Adds the pod (spec.nodeName set to the chosen node) to its node's aggregates as if it were bound.
+  // Called by the scheduling thread after choosing a node. Error "pod <uid>(<ns>/<name>) is in the
+  // cache, so can't be assumed" when the pod is already assumed or added.
+  virtual VoidResult assumePod(api::PodPtr pod) = 0;
+  // Marks an assumed pod's binding as finished, starting its TTL (if any). Called by the binding pool.
+  // A pod that isn't assumed is ignored.
+  virtual VoidResult finishBinding(const api::Pod& pod) = 0;
+  // Removes an assumed pod (binding failed, Reserve/Permit rejected). Errors: "pod <uid>(<ns>/<name>)
+  // was assumed on <pod's node> but assigned to <cached node>", "pod <uid>(<ns>/<name>) wasn't assumed
+  // so cannot be forgotten".
+  virtual VoidResult forgetPod(const api::Pod& pod) = 0;
+
+  // A bound pod was observed (informer add). Confirms an assumed pod (replacing its object, on the node
+  // it was actually bound to), re-adds an expired one, else error "pod <uid>(<ns>/<name>) was already
+  // in added state".
+  virtual VoidResult addPod(api::PodPtr pod) = 0;
+  // A bound pod changed (informer update). Errors: "pod <uid>(<ns>/<name>) is not added to scheduler
+  // cache, so cannot be updated", "assumed pod <uid>(<ns>/<name>) should not be updated". A pod that
+  // moved to another node means the cache is corrupt: the process aborts, as upstream exits.
+  virtual VoidResult updatePod(const api::Pod& oldPod, api::PodPtr newPod) = 0;
+  // A bound pod was deleted (informer delete). Error "pod <uid>(<ns>/<name>) is not found in scheduler
+  // cache, so cannot be removed from it". The cached object (not the argument) is removed; a
+  // different non-empty nodeName aborts the process (corrupt cache), as upstream.
+  virtual VoidResult removePod(const api::Pod& pod) = 0;
+  // Whether the pod (by UID) is assumed.
+  virtual Result<bool> isAssumedPod(const api::Pod& pod) const = 0;
+  // The cached object for the pod's UID, even if its node was removed; error "pod <uid>(<ns>/<name>)
+  // does not exist in scheduler cache".
+  virtual Result<api::PodPtr> getPod(const api::Pod& pod) const = 0;
+
+  // Adds the node, or replaces its object if present (incl. a removed node whose pods are still cached).
+  // Returns a snapshot copy of its NodeInfo.
+  virtual framework::NodeInfoPtr addNode(api::NodePtr node) = 0;
+  // Replaces the node's object (adding it if unknown). Returns a snapshot copy of its NodeInfo.
+  virtual framework::NodeInfoPtr updateNode(const api::Node& oldNode, api::NodePtr newNode) = 0;
+  // Removes the node from the node tree (so from snapshots) at once. If pods are still cached on it
+  // (their delete events may arrive later, on another watch) a node-less NodeInfo keeps them until they
+  // are removed. Error "node <name> is not found" when unknown.
+  virtual VoidResult removeNode(const api::Node& node) = 0;
+
+  // Brings `snapshot` up to date, copying only NodeInfos changed since its generation; lists are
+  // rebuilt when nodes were added or removed or a node's affinity / anti-affinity / PVC membership
+  // changed. Only nodes with a node object are included. Called by the scheduling thread at the start
+  // of each cycle. On an inconsistency it rebuilds everything and returns "snapshot state is not
+  // consistent, ..." (the cycle should fail; the next one sees a good snapshot).
+  virtual VoidResult updateSnapshot(Snapshot& snapshot) = 0;
+
+  // A copy of the cache for debugging.
+  virtual Dump dump() const = 0;
+};
+
+}  // namespace ks::cache

@@ -1,0 +1,102 @@
+#pragma once
+// Snapshot (upstream pkg/scheduler/backend/cache/snapshot.go): the scheduling cycle's read-only view of
+// the cluster. The cache fills it with Cache::updateSnapshot at the start of every cycle, copying only
+// the NodeInfos whose generation moved since the last update; plugins read it through the framework's
+// SharedLister / NodeInfoLister / StorageInfoLister interfaces.
+//
+// Threads: updated by the scheduling thread (under the cache's lock); read by the scheduling thread and
+// the Filter/Score workers between updates. Not synchronised itself.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/api/core.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/types.h"
+
+namespace ks::cache {
+
+// Heterogeneous-lookup hash so string_view keys need no allocation.
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+using NodeInfoMap = std::unordered_map<std::string, framework::NodeInfoPtr, StringHash, std::equal_to<>>;
+
+class Snapshot final : public framework::SharedLister,
+                       public framework::NodeInfoLister,
+                       public framework::StorageInfoLister {
+ public:
+  // An empty snapshot (upstream NewEmptySnapshot), generation 0.
+  Snapshot() = default;
+  // Copies would share NodeInfos with the original and be corrupted by its next update.
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+  Snapshot(Snapshot&&) = default;
+  Snapshot& operator=(Snapshot&&) = default;
+
+  // SharedLister.
+  const framework::NodeInfoLister& nodeInfos() const override { return *this; }
+  const framework::StorageInfoLister& storageInfos() const override { return *this; }
+
+  // NodeInfoLister. Lists are in the cache's nodeTree order (zones round-robin).
+  const std::vector<framework::NodeInfoPtr>& list() const override { return nodeInfoList_; }
+  const std::vector<framework::NodeInfoPtr>& havePodsWithAffinityList() const override {
+    return havePodsWithAffinityNodeInfoList_;
+  }
+  const std::vector<framework::NodeInfoPtr>& havePodsWithRequiredAntiAffinityList() const override {
+    return havePodsWithRequiredAntiAffinityNodeInfoList_;
+  }
+  // The node's info; error "nodeinfo not found for node name \"<name>\"" when absent or node-less.
+  Result<framework::NodeInfoPtr> get(std::string_view nodeName) const override;
+
+  // StorageInfoLister: whether a scheduled (or assumed) pod uses the PVC "namespace/name".
+  bool isPVCUsedByPods(std::string_view key) const override { return usedPVCSet_.contains(key); }
+
+  // Number of entries in list().
+  int numNodes() const { return static_cast<int>(nodeInfoList_.size()); }
+  // The newest NodeInfo generation copied into this snapshot (0 when never updated).
+  int64_t generation() const { return generation_; }
+
+  const NodeInfoMap& nodeInfoMapForTest() const { return nodeInfoMap_; }
+  const std::set<std::string, std::less<>>& usedPVCSetForTest() const { return usedPVCSet_; }
+
+ private:
+  friend class CacheImpl;
+  friend Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes);
+
+  // Node name -> info. Entries keep their address across updates (the lists point at them).
+  NodeInfoMap nodeInfoMap_;
+  std::vector<framework::NodeInfoPtr> nodeInfoList_;
+  std::vector<framework::NodeInfoPtr> havePodsWithAffinityNodeInfoList_;
+  std::vector<framework::NodeInfoPtr> havePodsWithRequiredAntiAffinityNodeInfoList_;
+  // PVC keys ("namespace/name") used by at least one pod in the snapshot.
+  std::set<std::string, std::less<>> usedPVCSet_;
+  int64_t generation_ = 0;
+  // The cache's NodeTree::version() when nodeInfoList_ was last rebuilt.
+  uint64_t nodeTreeVersion_ = 0;
+};
+
+// A snapshot of these pods and nodes without a cache (upstream NewSnapshot), for tests and tools.
+// Pods are grouped by spec.nodeName; list() holds the nodes in the given order, followed by (as
+// upstream, which lists every map entry) a node-less info for each nodeName that names no given node,
+// in name order. usedPVCSet holds the persistentVolumeClaim volumes of pods with a nodeName (not
+// generic ephemeral volumes, as upstream). Image summaries count the nodes that have each image.
+Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes);
+
+// Helpers of newSnapshot, exposed for tests (upstream createImageExistenceMap / getNodeImageStates /
+// createUsedPVCSet).
+using ImageExistenceMap = std::map<std::string, std::set<std::string>>;
+ImageExistenceMap createImageExistenceMap(const std::vector<api::NodePtr>& nodes);
+std::map<std::string, framework::ImageStateSummary> getNodeImageStates(const api::Node& node,
+                                                                       const ImageExistenceMap& existence);
+std::set<std::string, std::less<>> createUsedPVCSet(const std::vector<api::PodPtr>& pods);
+
+}  // namespace ks::cache

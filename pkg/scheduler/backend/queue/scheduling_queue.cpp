@@ -1,0 +1,577 @@
+#include "pkg/scheduler/backend/queue/scheduling_queue.h"
+
+#include <algorithm>
+
+#include "pkg/api/resources.h"
+
+namespace ks::queue {
+
+using framework::ClusterEvent;
+using framework::EventObject;
+using framework::QueuedPodInfo;
+namespace action = framework::action;
+
+namespace {
+
+const ClusterEvent kEventUnscheduledPodAdd{framework::EventResource::UnscheduledPod, action::Add};
+const ClusterEvent kEventUnscheduledPodUpdate{framework::EventResource::UnscheduledPod, action::Update};
+const ClusterEvent kEventAssignedPodAdd{framework::EventResource::AssignedPod, action::Add};
+
+std::string keyOf(const QueuedPodInfo& p) { return PriorityQueue::podKey(p.pod()); }
+
+// The API server defaults an empty schedulerName; objects built in-process may not have it yet.
+const std::string& schedulerNameOf(const api::Pod& pod) {
+  static const std::string kDefault = "default-scheduler";
+  return pod.spec.schedulerName.empty() ? kDefault : pod.spec.schedulerName;
+}
+
+}  // namespace
+
+Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
+  auto events = fw.eventsToRegister();
+  if (!events.ok()) return events.error();
+  ProfileHooks hooks;
+  hooks.pluginEvents = std::move(events).value();
+  if (!fw.preEnqueuePlugins().empty()) {
+    hooks.runPreEnqueuePlugins = [&fw](const framework::PodInfo& p) { return fw.runPreEnqueuePlugins(p); };
+  }
+  for (const auto& pe : hooks.pluginEvents) {
+    for (auto* plugin : fw.preEnqueuePlugins()) {
+      if (plugin->name() != pe.pluginName) continue;
+      auto& out = hooks.preEnqueuePluginEvents[pe.pluginName];
+      for (const auto& e : pe.events) out.push_back(e.event);
+    }
+  }
+  return hooks;
+}
+
+PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::string, ProfileHooks> profiles,
+                             QueueOptions options)
+    : clock_(options.clock ? *options.clock : framework::realClock()),
+      options_(options),
+      less_(std::move(less)),
+      activeQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); }),
+      backoffQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return backoffLess(a, b); }) {
+  for (auto& [name, hooks] : profiles) {
+    Profile p;
+    for (const auto& pe : hooks.pluginEvents) {
+      for (const auto& e : pe.events) p.hints.push_back(HintEntry{pe.pluginName, e.event, e.queueingHintFn});
+    }
+    p.hooks = std::move(hooks);
+    profiles_.emplace(name, std::move(p));
+  }
+}
+
+PriorityQueue::~PriorityQueue() { close(); }
+
+QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) const {
+  QueuedPodInfo p;
+  p.podInfo = framework::PodInfo::create(std::move(pod));
+  p.timestamp = clock_.now();
+  return p;
+}
+
+// Runs PreEnqueue; on rejection records the gating plugin and its events. Returns true if not gated.
+bool PriorityQueue::runPreEnqueue(QueuedPodInfo& pInfo) const {
+  pInfo.gatingPlugin.clear();
+  pInfo.gatingPluginEvents.clear();
+  auto it = profiles_.find(schedulerNameOf(pInfo.pod()));
+  if (it == profiles_.end() || !it->second.hooks.runPreEnqueuePlugins) return true;
+  framework::Status s = it->second.hooks.runPreEnqueuePlugins(*pInfo.podInfo);
+  if (s.isSuccess()) return true;
+  pInfo.gatingPlugin = s.plugin().empty() ? std::string("PreEnqueue") : s.plugin();
+  if (auto e = it->second.hooks.preEnqueuePluginEvents.find(pInfo.gatingPlugin);
+      e != it->second.hooks.preEnqueuePluginEvents.end()) {
+    pInfo.gatingPluginEvents = e->second;
+  }
+  return false;
+}
+
+bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo) {
+  std::string key = keyOf(pInfo);
+  if (!runPreEnqueue(pInfo)) {
+    // Gated: park it in unschedulablePods (kept there, with its gating plugin, until an event or update
+    // lets PreEnqueue pass).
+    backoffQ_.remove(key);
+    unschedulablePods_.insert_or_assign(key, std::move(pInfo));
+    return false;
+  }
+  if (activeQ_.has(key)) return false;
+  if (!pInfo.initialAttemptTimestamp.has_value() && pInfo.timestamp == framework::TimePoint{}) {
+    pInfo.timestamp = clock_.now();
+  }
+  backoffQ_.remove(key);
+  unschedulablePods_.erase(key);
+  activeQ_.addOrUpdate(std::move(pInfo));
+  return true;
+}
+
+bool PriorityQueue::moveToBackoffQ(QueuedPodInfo pInfo) {
+  std::string key = keyOf(pInfo);
+  // With pop-from-backoffQ a pod there may be popped at any time, so it must pass PreEnqueue first.
+  if (options_.popFromBackoffQ && !runPreEnqueue(pInfo)) {
+    unschedulablePods_.insert_or_assign(key, std::move(pInfo));
+    return false;
+  }
+  unschedulablePods_.erase(key);
+  backoffQ_.addOrUpdate(std::move(pInfo));
+  return true;
+}
+
+QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy) {
+  if (strategy == Strategy::Skip) {
+    unschedulablePods_.insert_or_assign(keyOf(pInfo), std::move(pInfo));
+    return QueueName::UnschedulablePods;
+  }
+  if (strategy == Strategy::AfterBackoff && isPodBackingOff(pInfo)) {
+    return moveToBackoffQ(std::move(pInfo)) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
+  }
+  return moveToActiveQ(std::move(pInfo)) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
+}
+
+void PriorityQueue::add(api::PodPtr pod) {
+  std::lock_guard lock(mu_);
+  QueuedPodInfo pInfo = newQueuedPodInfo(std::move(pod));
+  nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
+  if (moveToActiveQ(std::move(pInfo))) cond_.notify_one();
+}
+
+void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
+  std::lock_guard lock(mu_);
+  const std::string key = podKey(*newPod);
+  std::vector<ClusterEvent> events;
+  if (options_.queueingHints && oldPod) {
+    events = podSchedulingPropertiesChange(*newPod, *oldPod);
+    // The in-flight pod comes back through addUnschedulableIfNotPresent, which checks these events.
+    if (inFlightPods_.count(key)) {
+      for (const auto& e : events) addEventIfAnyInFlight(e, EventObject(oldPod), EventObject(newPod));
+      return;
+    }
+  }
+  auto replacePod = [&](QueuedPodInfo& p) {
+    p.podInfo = framework::PodInfo::create(newPod);
+    if (oldPod) nominator_.updateNominatedPod(*oldPod, p.podInfo);
+  };
+  if (const QueuedPodInfo* inActive = activeQ_.get(key)) {
+    QueuedPodInfo p = *inActive;
+    replacePod(p);
+    activeQ_.addOrUpdate(std::move(p));
+    return;
+  }
+  if (const QueuedPodInfo* inBackoff = backoffQ_.get(key)) {
+    QueuedPodInfo p = *inBackoff;
+    replacePod(p);
+    backoffQ_.addOrUpdate(std::move(p));
+    return;
+  }
+  if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
+    QueuedPodInfo p = it->second;
+    replacePod(p);
+    if (options_.queueingHints) {
+      for (const auto& e : events) {
+        // A gated pod has no rejecting plugins: any update retries PreEnqueue (its gates may be gone).
+        Strategy s = p.gated() ? Strategy::Immediately : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod));
+        if (s == Strategy::Skip) continue;
+        unschedulablePods_.erase(key);
+        QueueName q = requeue(p, s);
+        if (q != QueueName::UnschedulablePods) {
+          if (q == QueueName::ActiveQ || options_.popFromBackoffQ) cond_.notify_one();
+          return;
+        }
+        p = unschedulablePods_.at(key);  // still gated by PreEnqueue
+        if (p.gated()) return;
+      }
+      unschedulablePods_.insert_or_assign(key, std::move(p));
+      return;
+    }
+    if (oldPod && isPodUpdated(*oldPod, *newPod)) {
+      unschedulablePods_.erase(key);
+      const Strategy s = p.gated() ? Strategy::Immediately : Strategy::AfterBackoff;
+      if (requeue(std::move(p), s) != QueueName::UnschedulablePods) cond_.notify_one();
+      return;
+    }
+    unschedulablePods_.insert_or_assign(key, std::move(p));
+    return;
+  }
+  if (inFlightPods_.count(key)) return;
+  QueuedPodInfo pInfo = newQueuedPodInfo(std::move(newPod));
+  nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
+  if (moveToActiveQ(std::move(pInfo))) cond_.notify_one();
+}
+
+void PriorityQueue::remove(const api::Pod& pod) {
+  std::lock_guard lock(mu_);
+  const std::string key = podKey(pod);
+  nominator_.deleteNominatedPodIfExists(pod);
+  activeQ_.remove(key);
+  backoffQ_.remove(key);
+  unschedulablePods_.erase(key);
+}
+
+void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
+  std::lock_guard lock(mu_);
+  bool activated = false;
+  for (const auto& pod : pods) {
+    const std::string key = podKey(*pod);
+    std::optional<QueuedPodInfo> pInfo;
+    if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
+      pInfo = it->second;
+      unschedulablePods_.erase(it);
+    } else if (const QueuedPodInfo* b = backoffQ_.get(key)) {
+      pInfo = *b;
+      backoffQ_.remove(key);
+    } else if (inFlightPods_.count(key)) {
+      // Checked when the pod comes back from its attempt.
+      addEventIfAnyInFlight(framework::kEventForceActivate, EventObject(), EventObject(pod));
+      continue;
+    }
+    if (pInfo && moveToActiveQ(std::move(*pInfo))) activated = true;
+  }
+  if (activated) cond_.notify_all();
+}
+
+std::optional<QueuedPodInfo> PriorityQueue::pop() {
+  std::unique_lock lock(mu_);
+  cond_.wait(lock, [&] { return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && !backoffQ_.empty()); });
+  if (closed_) return std::nullopt;
+  std::optional<QueuedPodInfo> pInfo = activeQ_.empty() ? backoffQ_.pop() : activeQ_.pop();
+  pInfo->attempts++;
+  schedulingCycle_++;
+  pInfo->unschedulablePlugins.clear();
+  pInfo->pendingPlugins.clear();
+  if (!pInfo->initialAttemptTimestamp) pInfo->initialAttemptTimestamp = clock_.now();
+  const std::string key = keyOf(*pInfo);
+  inFlightPods_[key] = inFlight_.insert(inFlight_.end(), InFlightEntry{key, std::nullopt});
+  return pInfo;
+}
+
+void PriorityQueue::done(const std::string& podKey) {
+  std::lock_guard lock(mu_);
+  doneLocked(podKey);
+}
+
+void PriorityQueue::doneLocked(const std::string& podKey) {
+  auto it = inFlightPods_.find(podKey);
+  if (it == inFlightPods_.end()) return;
+  inFlight_.erase(it->second);
+  inFlightPods_.erase(it);
+  // Events older than the oldest in-flight pod can no longer matter.
+  while (!inFlight_.empty() && inFlight_.front().event.has_value()) inFlight_.pop_front();
+}
+
+int64_t PriorityQueue::schedulingCycle() const {
+  std::lock_guard lock(mu_);
+  return schedulingCycle_;
+}
+
+Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, int64_t podSchedulingCycle) {
+  std::lock_guard lock(mu_);
+  const std::string key = keyOf(pInfo);
+  if (unschedulablePods_.count(key)) {
+    doneLocked(key);
+    return Error("Pod " + key + " is already present in unschedulable queue");
+  }
+  if (activeQ_.has(key)) {
+    doneLocked(key);
+    return Error("Pod " + key + " is already present in the active queue");
+  }
+  if (backoffQ_.has(key)) {
+    doneLocked(key);
+    return Error("Pod " + key + " is already present in the backoff queue");
+  }
+  const bool rejectedByPlugins = !pInfo.unschedulablePlugins.empty() || !pInfo.pendingPlugins.empty();
+  if (rejectedByPlugins) {
+    pInfo.consecutiveErrorsCount = 0;
+    pInfo.unschedulableCount++;
+  } else {
+    pInfo.consecutiveErrorsCount++;
+  }
+  pInfo.timestamp = clock_.now();
+  pInfo.backoffExpiration = framework::TimePoint{};
+
+  Strategy strategy;
+  if (!options_.queueingHints) {
+    strategy = (moveRequestCycle_ >= podSchedulingCycle || !rejectedByPlugins) ? Strategy::AfterBackoff : Strategy::Skip;
+  } else {
+    strategy = hintForInFlightPod(pInfo);
+  }
+  doneLocked(key);
+  QueueName q = requeue(std::move(pInfo), strategy);
+  if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_one();
+  return {};
+}
+
+PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& pInfo) const {
+  if (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty()) {
+    // An error (not a plugin rejection): retry after backoff, don't wait for an event.
+    return Strategy::AfterBackoff;
+  }
+  auto it = inFlightPods_.find(keyOf(pInfo));
+  if (it == inFlightPods_.end()) return Strategy::Skip;
+  Strategy result = Strategy::Skip;
+  for (auto e = std::next(it->second); e != inFlight_.end(); ++e) {
+    if (!e->event) continue;
+    switch (isPodWorthRequeuing(pInfo, e->event->event, e->event->oldObj, e->event->newObj)) {
+      case Strategy::Skip: break;
+      case Strategy::Immediately: return Strategy::Immediately;
+      case Strategy::AfterBackoff: result = Strategy::AfterBackoff; break;
+    }
+  }
+  return result;
+}
+
+PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& pInfo, const ClusterEvent& event,
+                                                           const EventObject& oldObj,
+                                                           const EventObject& newObj) const {
+  if (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
+  if (event.isWildCard()) {
+    return event == framework::kEventForceActivate ? Strategy::Immediately : Strategy::AfterBackoff;
+  }
+  auto profile = profiles_.find(schedulerNameOf(pInfo.pod()));
+  if (profile == profiles_.end()) return Strategy::AfterBackoff;
+  Strategy result = Strategy::Skip;
+  for (const HintEntry& h : profile->second.hints) {
+    if (!framework::matchClusterEvents(h.event, event)) continue;
+    const bool pending = pInfo.pendingPlugins.count(h.pluginName) != 0;
+    if (!pending && pInfo.unschedulablePlugins.count(h.pluginName) == 0) continue;
+    framework::QueueingHint hint = framework::QueueingHint::Queue;
+    if (options_.queueingHints && h.fn) {
+      auto r = h.fn(pInfo.pod(), oldObj, newObj);
+      hint = r.ok() ? *r : framework::QueueingHint::Queue;  // an error is treated as Queue
+    }
+    if (hint == framework::QueueingHint::QueueSkip) continue;
+    if (pending) return Strategy::Immediately;
+    if (pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
+    result = Strategy::AfterBackoff;
+  }
+  return result;
+}
+
+bool PriorityQueue::isEventOfInterest(const ClusterEvent& event) const {
+  if (event.isWildCard()) return true;
+  for (const auto& [name, profile] : profiles_) {
+    for (const HintEntry& h : profile.hints) {
+      if (framework::matchClusterEvents(h.event, event)) return true;
+    }
+    for (const auto& [plugin, events] : profile.hooks.preEnqueuePluginEvents) {
+      if (framework::matchAnyClusterEvent(event, events)) return true;
+    }
+  }
+  return false;
+}
+
+bool PriorityQueue::addEventIfAnyInFlight(const ClusterEvent& event, const EventObject& oldObj,
+                                          const EventObject& newObj) {
+  if (inFlightPods_.empty()) return false;
+  inFlight_.push_back(InFlightEntry{std::string(), InFlightEvent{event, oldObj, newObj}});
+  return true;
+}
+
+void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const ClusterEvent& event,
+                                   const EventObject& oldObj, const EventObject& newObj) {
+  bool activated = false;
+  for (auto& pInfo : pods) {
+    Strategy s;
+    if (pInfo.gated()) {
+      // A gated pod only moves on events its gating plugin registered; PreEnqueue then runs again.
+      if (!framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) continue;
+      s = Strategy::Immediately;
+    } else {
+      s = isPodWorthRequeuing(pInfo, event, oldObj, newObj);
+    }
+    if (s == Strategy::Skip) continue;
+    unschedulablePods_.erase(keyOf(pInfo));
+    QueueName q = requeue(std::move(pInfo), s);
+    if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
+  }
+  moveRequestCycle_ = schedulingCycle_;
+  if (options_.queueingHints) addEventIfAnyInFlight(event, oldObj, newObj);
+  if (activated) cond_.notify_all();
+}
+
+void PriorityQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, const EventObject& oldObj,
+                                                  const EventObject& newObj,
+                                                  const std::function<bool(const api::Pod&)>& preCheck) {
+  std::lock_guard lock(mu_);
+  if (!isEventOfInterest(event)) return;
+  std::vector<QueuedPodInfo> candidates;
+  candidates.reserve(unschedulablePods_.size());
+  for (const auto& [key, pInfo] : unschedulablePods_) {
+    if (!preCheck || preCheck(pInfo.pod())) candidates.push_back(pInfo);
+  }
+  movePodsLocked(std::move(candidates), event, oldObj, newObj);
+}
+
+void PriorityQueue::assignedPodAdded(const api::PodPtr& pod) {
+  moveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, EventObject(), EventObject(pod));
+}
+
+void PriorityQueue::assignedPodUpdated(const api::PodPtr& oldPod, const api::PodPtr& newPod,
+                                       framework::ActionType actionType) {
+  moveAllToActiveOrBackoffQueue(ClusterEvent{framework::EventResource::AssignedPod, actionType}, EventObject(oldPod),
+                                EventObject(newPod));
+}
+
+std::chrono::nanoseconds PriorityQueue::backoffDuration(const QueuedPodInfo& pInfo) const {
+  if (pInfo.attempts == 0) return std::chrono::nanoseconds(0);
+  int count = pInfo.consecutiveErrorsCount > 0 ? pInfo.consecutiveErrorsCount : pInfo.unschedulableCount;
+  if (count <= 0) return std::chrono::nanoseconds(0);
+  std::chrono::nanoseconds d = options_.podInitialBackoff;
+  for (int i = 1; i < count; ++i) {
+    if (d > options_.podMaxBackoff - d) return options_.podMaxBackoff;
+    d += d;
+  }
+  return std::min(d, options_.podMaxBackoff);
+}
+
+framework::TimePoint PriorityQueue::backoffTime(const QueuedPodInfo& pInfo) const {
+  if (pInfo.backoffExpiration != framework::TimePoint{}) return pInfo.backoffExpiration;
+  return pInfo.timestamp + std::chrono::duration_cast<framework::TimePoint::duration>(backoffDuration(pInfo));
+}
+
+bool PriorityQueue::isPodBackingOff(const QueuedPodInfo& pInfo) const { return backoffTime(pInfo) > clock_.now(); }
+
+bool PriorityQueue::backoffLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+  auto ta = backoffTime(a);
+  auto tb = backoffTime(b);
+  if (ta != tb) return ta < tb;
+  return less_(a, b);
+}
+
+void PriorityQueue::flushBackoffQCompleted() {
+  std::lock_guard lock(mu_);
+  bool activated = false;
+  const auto now = clock_.now();
+  while (const QueuedPodInfo* head = backoffQ_.peek()) {
+    if (backoffTime(*head) > now) break;
+    QueuedPodInfo p = *backoffQ_.pop();
+    if (moveToActiveQ(std::move(p))) activated = true;
+  }
+  if (activated) cond_.notify_all();
+}
+
+void PriorityQueue::flushUnschedulablePodsLeftover() {
+  std::lock_guard lock(mu_);
+  const auto now = clock_.now();
+  std::vector<QueuedPodInfo> stale;
+  for (const auto& [key, pInfo] : unschedulablePods_) {
+    if (now - pInfo.timestamp > options_.podMaxInUnschedulablePodsDuration) stale.push_back(pInfo);
+  }
+  if (!stale.empty()) movePodsLocked(std::move(stale), framework::kEventUnschedulableTimeout, {}, {});
+}
+
+void PriorityQueue::run() {
+  std::lock_guard lock(flushMu_);
+  if (flushThread_.joinable()) return;
+  flushThread_ = std::jthread([this](std::stop_token stop) { flushLoop(stop); });
+}
+
+void PriorityQueue::flushLoop(std::stop_token stop) {
+  using namespace std::chrono_literals;
+  auto nextLeftover = std::chrono::steady_clock::now() + 30s;
+  std::unique_lock lock(flushMu_);
+  while (!stop.stop_requested()) {
+    flushCond_.wait_for(lock, stop, 1s, [] { return false; });
+    if (stop.stop_requested()) return;
+    lock.unlock();
+    flushBackoffQCompleted();
+    if (std::chrono::steady_clock::now() >= nextLeftover) {
+      flushUnschedulablePodsLeftover();
+      nextLeftover = std::chrono::steady_clock::now() + 30s;
+    }
+    lock.lock();
+  }
+}
+
+void PriorityQueue::close() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+  }
+  cond_.notify_all();
+  if (flushThread_.joinable()) {
+    flushThread_.request_stop();
+    flushThread_.join();
+  }
+}
+
+PendingCounts PriorityQueue::pendingCounts() const {
+  std::lock_guard lock(mu_);
+  PendingCounts c;
+  c.active = activeQ_.size();
+  c.backoff = backoffQ_.size();
+  for (const auto& [key, p] : unschedulablePods_) (p.gated() ? c.gated : c.unschedulable)++;
+  return c;
+}
+
+std::vector<api::PodPtr> PriorityQueue::pendingPods(std::string* summary) const {
+  std::lock_guard lock(mu_);
+  std::vector<api::PodPtr> out;
+  activeQ_.forEach([&](const QueuedPodInfo& p) { out.push_back(p.podInfo->podPtr()); });
+  backoffQ_.forEach([&](const QueuedPodInfo& p) { out.push_back(p.podInfo->podPtr()); });
+  for (const auto& [key, p] : unschedulablePods_) out.push_back(p.podInfo->podPtr());
+  if (summary) {
+    *summary = "activeQ:" + std::to_string(activeQ_.size()) + "; backoffQ:" + std::to_string(backoffQ_.size()) +
+               "; unschedulablePods:" + std::to_string(unschedulablePods_.size());
+  }
+  return out;
+}
+
+QueueName PriorityQueue::whereIs(const std::string& podKey) const {
+  std::lock_guard lock(mu_);
+  if (activeQ_.has(podKey)) return QueueName::ActiveQ;
+  if (backoffQ_.has(podKey)) return QueueName::BackoffQ;
+  if (unschedulablePods_.count(podKey)) return QueueName::UnschedulablePods;
+  if (inFlightPods_.count(podKey)) return QueueName::InFlight;
+  return QueueName::None;
+}
+
+std::optional<QueuedPodInfo> PriorityQueue::getForTest(const std::string& podKey) const {
+  std::lock_guard lock(mu_);
+  if (const auto* p = activeQ_.get(podKey)) return *p;
+  if (const auto* p = backoffQ_.get(podKey)) return *p;
+  if (auto it = unschedulablePods_.find(podKey); it != unschedulablePods_.end()) return it->second;
+  return std::nullopt;
+}
+
+// ---- Pod change detection ----
+
+namespace {
+
+bool scaledDown(const api::Pod& newPod, const api::Pod& oldPod) {
+  api::ResourceList newReq = api::podRequests(newPod);
+  for (const auto& [name, oldQ] : api::podRequests(oldPod)) {
+    auto it = newReq.find(name);
+    if (it == newReq.end() || oldQ.milliValue() > it->second.milliValue()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod) {
+  const auto resource = newPod.spec.nodeName.empty() ? framework::EventResource::UnscheduledPod
+                                                     : framework::EventResource::AssignedPod;
+  std::vector<ClusterEvent> events;
+  if (newPod.metadata.labels != oldPod.metadata.labels) events.push_back({resource, action::UpdatePodLabel});
+  if (scaledDown(newPod, oldPod)) events.push_back({resource, action::UpdatePodScaleDown});
+  if (newPod.spec.schedulingGates.empty() && !oldPod.spec.schedulingGates.empty()) {
+    events.push_back({resource, action::UpdatePodSchedulingGatesEliminated});
+  }
+  if (newPod.spec.tolerations != oldPod.spec.tolerations) events.push_back({resource, action::UpdatePodToleration});
+  if (events.empty()) events.push_back({resource, action::UpdatePodOther});
+  return events;
+}
+
+bool isPodUpdated(const api::Pod& oldPod, const api::Pod& newPod) {
+  auto strip = [](const api::Pod& p) {
+    api::Pod c = p;
+    c.metadata.resourceVersion.clear();
+    c.metadata.generation = 0;
+    c.status = api::PodStatus{};
+    return c;
+  };
+  return !(strip(oldPod) == strip(newPod));
+}
+
+}  // namespace ks::queue

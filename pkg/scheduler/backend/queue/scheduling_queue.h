@@ -1,0 +1,216 @@
+#pragma once
+// The scheduling queue (upstream backend/queue PriorityQueue, v1.34 semantics with queueing hints):
+//
+//   activeQ            pods ready to be scheduled, ordered by the profile's QueueSort plugin
+//   backoffQ           pods waiting out their backoff (initial * 2^(n-1), capped), by expiry
+//   unschedulablePods  pods rejected by plugins (or gated by PreEnqueue), waiting for a cluster event
+//                      that one of the rejecting plugins registered with a hint that says Queue
+//   in flight          pods popped and not yet Done; events that arrive meanwhile are recorded and
+//                      checked when the pod comes back through addUnschedulableIfNotPresent
+//
+// Invariant: a pod (keyed by namespace/name) is in at most one of activeQ, backoffQ,
+// unschedulablePods and the in-flight set.
+//
+// Threads: every public method may be called from any thread. One mutex guards all state; queueing
+// hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
+// queue). The nominator has its own lock, taken after the queue's (never the other way round).
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/scheduler/backend/heap/heap.h"
+#include "pkg/scheduler/backend/queue/nominator.h"
+#include "pkg/scheduler/framework/clock.h"
+#include "pkg/scheduler/framework/events.h"
+#include "pkg/scheduler/framework/runtime/framework.h"
+#include "pkg/scheduler/framework/types.h"
+
+namespace ks::queue {
+
+// Upstream's defaults.
+inline constexpr std::chrono::seconds kDefaultPodInitialBackoff{1};
+inline constexpr std::chrono::seconds kDefaultPodMaxBackoff{10};
+inline constexpr std::chrono::minutes kDefaultPodMaxInUnschedulablePodsDuration{5};
+
+struct QueueOptions {
+  framework::Clock* clock = nullptr;  // realClock() when null
+  std::chrono::nanoseconds podInitialBackoff = kDefaultPodInitialBackoff;
+  std::chrono::nanoseconds podMaxBackoff = kDefaultPodMaxBackoff;
+  std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = kDefaultPodMaxInUnschedulablePodsDuration;
+  // SchedulerQueueingHints (on by default upstream): use plugins' hints and the events seen while a pod
+  // was in flight. When off, any registered event moves a pod, and a move request during a pod's
+  // cycle (moveRequestCycle) sends it to backoffQ instead of unschedulablePods.
+  bool queueingHints = true;
+  // SchedulerPopFromBackoffQ (on by default upstream): pop from backoffQ when activeQ is empty.
+  bool popFromBackoffQ = true;
+};
+
+// What the queue needs from one profile.
+struct ProfileHooks {
+  // Runs the profile's PreEnqueue plugins; empty = no PreEnqueue plugins.
+  std::function<framework::Status(const framework::PodInfo&)> runPreEnqueuePlugins;
+  // The events each plugin registered (Framework::eventsToRegister()).
+  std::vector<framework::runtime::PluginEvents> pluginEvents;
+  // Events registered by each PreEnqueue plugin, for gated pods.
+  std::map<std::string, std::vector<framework::ClusterEvent>> preEnqueuePluginEvents;
+};
+
+// Builds the hooks of a profile from its Framework.
+Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw);
+
+enum class QueueName { ActiveQ, BackoffQ, UnschedulablePods, InFlight, None };
+
+struct PendingCounts {
+  size_t active = 0;
+  size_t backoff = 0;
+  size_t unschedulable = 0;  // excluding gated
+  size_t gated = 0;
+  bool operator==(const PendingCounts&) const = default;
+};
+
+class PriorityQueue {
+ public:
+  // `less` orders activeQ (the QueueSort plugin, identical across profiles); `profiles` is keyed by
+  // schedulerName.
+  PriorityQueue(framework::runtime::LessFunc less, std::map<std::string, ProfileHooks> profiles,
+                QueueOptions options = {});
+  ~PriorityQueue();
+  PriorityQueue(const PriorityQueue&) = delete;
+  PriorityQueue& operator=(const PriorityQueue&) = delete;
+
+  // A new unscheduled pod: to activeQ, or to unschedulablePods as gated when PreEnqueue rejects it.
+  void add(api::PodPtr pod);
+  // An update of an unscheduled pod (upstream Update): updated in place in activeQ/backoffQ; in
+  // unschedulablePods the pod is requeued when the change may make it schedulable; in flight it is
+  // recorded; otherwise added.
+  void update(const api::PodPtr& oldPod, api::PodPtr newPod);
+  // The pod was deleted (or bound by someone else): removed from every sub-queue and the nominator.
+  void remove(const api::Pod& pod);
+  // Moves these pods (if waiting in backoffQ or unschedulablePods) to activeQ at once.
+  void activate(const std::vector<api::PodPtr>& pods);
+
+  // Blocks until a pod is available or the queue is closed (nullopt). The popped pod is in flight
+  // until done(); its attempts and the scheduling cycle are incremented.
+  std::optional<framework::QueuedPodInfo> pop();
+  // The pod's attempt finished (bound, requeued or deleted): forget its in-flight record.
+  void done(const std::string& podKey);
+  // Puts a pod whose attempt failed back: to unschedulablePods, or to backoffQ/activeQ if an event
+  // seen while it was in flight (or a move request, without hints) may make it schedulable. Errors
+  // when the pod is already queued.
+  Result<void> addUnschedulableIfNotPresent(framework::QueuedPodInfo pInfo, int64_t podSchedulingCycle);
+  int64_t schedulingCycle() const;
+
+  // A cluster event: moves the unschedulable pods whose rejecting plugins registered it with a hint
+  // that says Queue (preCheck, when set, filters candidates first).
+  void moveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
+                                     const framework::EventObject& newObj,
+                                     const std::function<bool(const api::Pod&)>& preCheck = {});
+  void assignedPodAdded(const api::PodPtr& pod);
+  void assignedPodUpdated(const api::PodPtr& oldPod, const api::PodPtr& newPod, framework::ActionType action);
+
+  // Periodic work (run() calls these; tests call them with a fake clock): backoffQ pods whose backoff
+  // expired go to activeQ; pods in unschedulablePods for longer than podMaxInUnschedulablePodsDuration
+  // are moved with the UnschedulableTimeout event.
+  void flushBackoffQCompleted();
+  void flushUnschedulablePodsLeftover();
+
+  // Starts the flush thread (backoff every 1 s, unschedulable leftovers every 30 s).
+  void run();
+  // Wakes pop() callers (they get nullopt) and stops the flush thread.
+  void close();
+
+  Nominator& nominator() { return nominator_; }
+
+  PendingCounts pendingCounts() const;
+  // All pending pods and upstream's summary line ("activeQ:N; backoffQ:N; unschedulablePods:N").
+  std::vector<api::PodPtr> pendingPods(std::string* summary = nullptr) const;
+  // Where the pod (namespace/name) is.
+  QueueName whereIs(const std::string& podKey) const;
+  std::optional<framework::QueuedPodInfo> getForTest(const std::string& podKey) const;
+
+  static std::string podKey(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+
+ private:
+  enum class Strategy { Skip, AfterBackoff, Immediately };
+  struct InFlightEvent {
+    framework::ClusterEvent event;
+    framework::EventObject oldObj;
+    framework::EventObject newObj;
+  };
+  // The in-flight list holds pod markers (podKey set) and events, in arrival order.
+  struct InFlightEntry {
+    std::string podKey;
+    std::optional<InFlightEvent> event;
+  };
+  struct HintEntry {
+    std::string pluginName;
+    framework::ClusterEvent event;
+    framework::QueueingHintFn fn;
+  };
+  struct Profile {
+    ProfileHooks hooks;
+    std::vector<HintEntry> hints;
+  };
+
+  framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod) const;
+  bool runPreEnqueue(framework::QueuedPodInfo& pInfo) const;
+  bool moveToActiveQ(framework::QueuedPodInfo pInfo);
+  bool moveToBackoffQ(framework::QueuedPodInfo pInfo);
+  QueueName requeue(framework::QueuedPodInfo pInfo, Strategy strategy);
+  void movePodsLocked(std::vector<framework::QueuedPodInfo> pods, const framework::ClusterEvent& event,
+                      const framework::EventObject& oldObj, const framework::EventObject& newObj);
+  Strategy isPodWorthRequeuing(const framework::QueuedPodInfo& pInfo, const framework::ClusterEvent& event,
+                               const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+  Strategy hintForInFlightPod(const framework::QueuedPodInfo& pInfo) const;
+  bool isEventOfInterest(const framework::ClusterEvent& event) const;
+  bool addEventIfAnyInFlight(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
+                             const framework::EventObject& newObj);
+  void doneLocked(const std::string& podKey);
+  framework::TimePoint backoffTime(const framework::QueuedPodInfo& pInfo) const;
+  std::chrono::nanoseconds backoffDuration(const framework::QueuedPodInfo& pInfo) const;
+  bool isPodBackingOff(const framework::QueuedPodInfo& pInfo) const;
+  bool backoffLess(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const;
+  void flushLoop(std::stop_token stop);
+
+  framework::Clock& clock_;
+  const QueueOptions options_;
+  framework::runtime::LessFunc less_;
+  std::map<std::string, Profile> profiles_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cond_;
+  heap::Heap<framework::QueuedPodInfo> activeQ_;
+  heap::Heap<framework::QueuedPodInfo> backoffQ_;
+  std::unordered_map<std::string, framework::QueuedPodInfo> unschedulablePods_;
+  std::list<InFlightEntry> inFlight_;
+  std::unordered_map<std::string, std::list<InFlightEntry>::iterator> inFlightPods_;
+  int64_t schedulingCycle_ = 0;
+  int64_t moveRequestCycle_ = -1;
+  bool closed_ = false;
+
+  Nominator nominator_;
+
+  std::mutex flushMu_;
+  std::condition_variable_any flushCond_;
+  std::jthread flushThread_;
+};
+
+// The events an update of a pod represents (upstream PodSchedulingPropertiesChange): label, scale
+// down, toleration and scheduling-gate changes, or UpdatePodOther when none of those changed.
+std::vector<framework::ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod);
+
+// False when only the status, resourceVersion or generation changed (upstream isPodUpdated).
+bool isPodUpdated(const api::Pod& oldPod, const api::Pod& newPod);
+
+}  // namespace ks::queue

@@ -1,0 +1,310 @@
+#pragma once
+// The plugin contracts: one small abstract class per extension point (upstream interface.go). A plugin
+// opts into several points by inheriting several of them; each inherits Plugin virtually, so a plugin
+// object is one Plugin. The runtime Framework sorts configured plugins into per-point lists once, at
+// construction, and rejects a plugin enabled at a point it doesn't implement.
+//
+// Threads: PreEnqueue and QueueSort run on queue callers (informer threads, the scheduling thread);
+// Filter and Score run concurrently on the Parallelizer's workers for different nodes; every other
+// point runs on the scheduling thread (PreFilter ... Permit) or on a binding thread (PreBind, Bind,
+// PostBind, and Unreserve after a binding failure). Plugins must tolerate these concurrently with
+// each other for different pods.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/core.h"
+#include "pkg/api/meta.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/events.h"
+#include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/parallelize/parallelism.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/scheduler/framework/types.h"
+
+namespace ks::client {
+class Client;
+}  // namespace ks::client
+
+namespace ks::framework {
+
+// ---- Results exchanged with plugins ----
+
+// The nodes a PreFilter plugin allows; nullopt means every node (upstream nil PreFilterResult).
+struct PreFilterResult {
+  std::optional<std::set<std::string>> nodeNames;
+
+  bool allNodes() const { return !nodeNames.has_value(); }
+  // The intersection of both (all-nodes is the identity), as upstream Merge.
+  PreFilterResult merge(const PreFilterResult& other) const;
+  bool operator==(const PreFilterResult&) const = default;
+};
+
+enum class NominatingMode : uint8_t { Noop, Override };
+
+struct NominatingInfo {
+  std::string nominatedNodeName;
+  NominatingMode mode = NominatingMode::Noop;
+  bool operator==(const NominatingInfo&) const = default;
+};
+
+// What PostFilter (preemption) decided: the node to nominate the pod to.
+struct PostFilterResult {
+  NominatingInfo nominatingInfo;
+  bool operator==(const PostFilterResult&) const = default;
+};
+
+struct NodeScore {
+  std::string name;
+  int64_t score = 0;
+  bool operator==(const NodeScore&) const = default;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+struct PluginScore {
+  std::string name;
+  int64_t score = 0;
+  bool operator==(const PluginScore&) const = default;
+};
+
+// The weighted scores of one node, per plugin, and their sum.
+struct NodePluginScores {
+  std::string name;
+  std::vector<PluginScore> scores;
+  int64_t totalScore = 0;
+  bool operator==(const NodePluginScores&) const = default;
+};
+
+// Filter results per node from the last scheduling attempt (upstream NodeToStatus). Nodes not in the
+// map have absentNodesStatus (UnschedulableAndUnresolvable by default: e.g. filtered out by a
+// PreFilterResult).
+class NodeToStatus {
+ public:
+  NodeToStatus() : absentNodesStatus_(Code::UnschedulableAndUnresolvable) {}
+
+  // The node's status, or absentNodesStatus when the node has none.
+  const Status& get(const std::string& nodeName) const;
+  void set(const std::string& nodeName, Status status) { nodeToStatus_[nodeName] = std::move(status); }
+  std::size_t size() const { return nodeToStatus_.size(); }
+  const Status& absentNodesStatus() const { return absentNodesStatus_; }
+  void setAbsentNodesStatus(Status s) { absentNodesStatus_ = std::move(s); }
+  void forEachExplicitNode(const std::function<void(const std::string&, const Status&)>& fn) const;
+  // The nodes of `lister` whose status has `code` (absent nodes count with absentNodesStatus' code).
+  std::vector<NodeInfoPtr> nodesForStatusCode(const NodeInfoLister& lister, Code code) const;
+
+ private:
+  std::map<std::string, Status> nodeToStatus_;
+  Status absentNodesStatus_;
+};
+
+// ---- Plugin contracts ----
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // The plugin's registry name; constant.
+  virtual std::string_view name() const = 0;
+};
+
+// Gates pods before they enter activeQ (e.g. scheduling gates). Called on add/update of a pending
+// pod from informer threads and when the pod is moved back. Must be fast; no API calls.
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  // Success: the pod may enter activeQ. Any other code keeps it in unschedulablePods, gated by this
+  // plugin, until one of the plugin's registered events (with a Queue hint) arrives.
+  virtual Status preEnqueue(const PodInfo& pod) = 0;
+};
+
+// Orders activeQ. Exactly one per profile. Called under the queue lock; must be pure.
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  // True if a should be popped before b.
+  virtual bool less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+// Incremental updates of a PreFilter plugin's CycleState when the scheduler (preemption, nominated
+// pods) evaluates "what if this pod were added to / removed from the node". Must only touch the state.
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status addPod(CycleState& state, const PodInfo& podToSchedule, const PodInfo& podInfoToAdd,
+                        const NodeInfo& nodeInfo) = 0;
+  virtual Status removePod(CycleState& state, const PodInfo& podToSchedule, const PodInfo& podInfoToRemove,
+                           const NodeInfo& nodeInfo) = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Computes per-cycle state once per pod. `result` starts as all-nodes; a plugin may restrict it to
+  // a node set. Returns Success, Skip (this plugin's Filter and extensions are skipped this cycle),
+  // Unschedulable/UnschedulableAndUnresolvable (pod rejected; the latter prevents preemption) or Error.
+  virtual Status preFilter(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                           PreFilterResult& result) = 0;
+  // The plugin's AddPod/RemovePod extensions, or nullptr.
+  virtual PreFilterExtensions* preFilterExtensions() = 0;
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Whether the pod fits the node. Called concurrently for different nodes, so only read `state`.
+  // Returns Success, Unschedulable, UnschedulableAndUnresolvable or Error (anything else is an error).
+  virtual Status filter(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) = 0;
+};
+
+// Runs when no node fits (preemption). Returns Success with a result nominating a node, Unschedulable
+// (try the next PostFilter plugin), UnschedulableAndUnresolvable (stop) or Error.
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status postFilter(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
+                            PostFilterResult& result) = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // Computes state for Score over the feasible nodes. Skip skips this plugin's Score this cycle.
+  virtual Status preScore(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) = 0;
+};
+
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  // Rescales the plugin's scores in place to [kMinNodeScore, kMaxNodeScore].
+  virtual Status normalizeScore(CycleState& state, const PodInfo& pod, NodeScoreList& scores) = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Ranks a feasible node; called concurrently for different nodes. After normalization the score
+  // must be in [kMinNodeScore, kMaxNodeScore].
+  virtual Status score(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo, int64_t& score) = 0;
+  // The normalization step, or nullptr when scores are already in range.
+  virtual ScoreExtensions* scoreExtensions() = 0;
+};
+
+// Reserve claims plugin-side resources for the chosen node before binding; Unreserve releases them.
+class ReservePlugin : public virtual Plugin {
+ public:
+  // Success or a rejection/Error; on failure the framework calls unreserve on every reserve plugin.
+  virtual Status reserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+  // Undoes reserve. Called in reverse order on any later failure, also for plugins whose reserve was
+  // never called or failed, so it must be idempotent and must not fail.
+  virtual void unreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // Success (allow), a rejection/Error (deny), or Wait with `timeout` set: the pod waits for an
+  // allow() from this plugin (through Handle::getWaitingPod) at most `timeout` (capped at 15 min).
+  virtual Status permit(CycleState& state, const PodInfo& pod, const std::string& nodeName,
+                        std::chrono::milliseconds& timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  // Cheap check whether preBind has work for this pod: Success, Skip (preBind is skipped) or Error.
+  virtual Status preBindPreFlight(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+  // Prepares the binding (e.g. binds volumes). Runs on a binding thread; may call the API.
+  virtual Status preBind(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Binds the pod to the node (POST binding). Skip lets the next bind plugin try.
+  virtual Status bind(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  // Informational, after a successful bind. Must not fail.
+  virtual void postBind(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+};
+
+// Which cluster events can make a pod rejected by this plugin schedulable. Called once at startup.
+// Only PreEnqueue, PreFilter, Filter, Reserve and Permit plugins are asked; plugins at those points
+// that don't implement it are registered for every event.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  virtual Result<std::vector<ClusterEventWithHint>> eventsToRegister() = 0;
+};
+
+// ---- What the framework offers plugins ----
+
+// A pod waiting at Permit (upstream WaitingPod). Thread-safe.
+class WaitingPod {
+ public:
+  virtual ~WaitingPod() = default;
+  virtual const api::Pod& pod() const = 0;
+  // Plugins that haven't allowed the pod yet.
+  virtual std::vector<std::string> pendingPlugins() const = 0;
+  // `pluginName` allows the pod; when no plugin is pending any more the pod proceeds to binding.
+  virtual void allow(const std::string& pluginName) = 0;
+  // Rejects the pod (Unschedulable with `msg`, attributed to `pluginName`).
+  virtual void reject(const std::string& pluginName, const std::string& msg) = 0;
+};
+
+// Pods nominated to nodes by preemption (implemented by the scheduling queue).
+class PodNominator {
+ public:
+  virtual ~PodNominator() = default;
+  virtual void addNominatedPod(const PodInfoPtr& pod, const NominatingInfo& info) = 0;
+  virtual void deleteNominatedPodIfExists(const api::Pod& pod) = 0;
+  virtual void updateNominatedPod(const api::Pod& oldPod, const PodInfoPtr& newPodInfo) = 0;
+  // The pods nominated to `nodeName`.
+  virtual std::vector<PodInfoPtr> nominatedPodsForNode(const std::string& nodeName) const = 0;
+};
+
+// Emits Kubernetes Events (events.k8s.io/v1).
+class EventRecorder {
+ public:
+  virtual ~EventRecorder() = default;
+  // type is "Normal" or "Warning"; related may be null.
+  virtual void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related,
+                      std::string_view type, std::string_view reason, std::string_view action,
+                      std::string note) = 0;
+};
+
+// Lets plugins (preemption) run other plugins of the same profile (upstream PluginsRunner).
+class PluginsRunner {
+ public:
+  virtual ~PluginsRunner() = default;
+  virtual Status runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) = 0;
+  virtual Status runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                                 std::vector<NodePluginScores>& out) = 0;
+  virtual Status runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) = 0;
+  virtual Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
+                                             const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) = 0;
+  virtual Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
+                                                const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) = 0;
+};
+
+// Given to plugin factories; outlives the plugins.
+class Handle : public PluginsRunner {
+ public:
+  // The snapshot of the current cycle; null until the scheduler wires its cache in (tests may leave it).
+  virtual const SharedLister* snapshotSharedLister() const = 0;
+  virtual client::Client* client() const = 0;
+  virtual EventRecorder* eventRecorder() const = 0;
+  virtual parallelize::Parallelizer& parallelizer() = 0;
+  virtual PodNominator* podNominator() const = 0;
+
+  virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
+  // The waiting pod with this UID, or nullptr.
+  virtual std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) = 0;
+  // Rejects the waiting pod with this UID ("removed"); false if it isn't waiting.
+  virtual bool rejectWaitingPod(const std::string& uid) = 0;
+
+  // Runs Filter with nominated pods of >= priority added to the node (twice when some were added),
+  // as upstream RunFilterPluginsWithNominatedPods; used by scheduling and preemption.
+  virtual Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) = 0;
+};
+
+}  // namespace ks::framework

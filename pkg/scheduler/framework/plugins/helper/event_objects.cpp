@@ -1,0 +1,19 @@
+#include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+
+namespace ks::plugins::helper {
+
+std::string eventObjectTypeName(const framework::EventObject& obj) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using V = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<V, std::monostate>) {
+          return "<nil>";
+        } else {
+          using T = typename V::element_type;
+          return "*v1." + std::string(T::kKind);
+        }
+      },
+      obj);
+}
+
+}  // namespace ks::plugins::helper

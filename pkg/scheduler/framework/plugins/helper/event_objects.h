@@ -1,0 +1,45 @@
+#pragma once
+// Typed access to the objects of a cluster event, for queueing hints (upstream pkg/scheduler/util.As).
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "pkg/scheduler/framework/events.h"
+#include "pkg/util/result.h"
+
+namespace ks::plugins::helper {
+
+// Go's %T of an event object as upstream would print it ("*v1.Node", "<nil>").
+std::string eventObjectTypeName(const framework::EventObject& obj);
+
+// The old and new objects of an event as T, each nullptr when absent (Add has no old object, Delete no
+// new one). An object of another type is an error "expected *v1.<T>, but got <type>", which hints
+// answer with Queue (upstream util.As).
+template <class T>
+Result<std::pair<const T*, const T*>> asTyped(const framework::EventObject& oldObj,
+                                              const framework::EventObject& newObj) {
+  using Ptr = std::shared_ptr<const T>;
+  auto one = [](const framework::EventObject& o, const T*& out) -> bool {
+    out = nullptr;
+    if (std::holds_alternative<std::monostate>(o)) return true;
+    const Ptr* p = std::get_if<Ptr>(&o);
+    if (p == nullptr) return false;
+    out = p->get();
+    return true;
+  };
+  const T* newTyped = nullptr;
+  const T* oldTyped = nullptr;
+  if (!one(newObj, newTyped)) {
+    return Error("expected *v1." + std::string(T::kKind) + ", but got " + eventObjectTypeName(newObj));
+  }
+  if (!one(oldObj, oldTyped)) {
+    return Error("expected *v1." + std::string(T::kKind) + ", but got " + eventObjectTypeName(oldObj));
+  }
+  return std::make_pair(oldTyped, newTyped);
+}
+
+}  // namespace ks::plugins::helper

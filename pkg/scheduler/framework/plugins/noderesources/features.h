@@ -1,0 +1,15 @@
+#pragma once
+// The feature gates the noderesources plugins read (upstream plugins/feature.Features), with their
+// kube-scheduler v1.34 defaults. DRAExtendedResource (alpha in v1.34, off by default) is not supported:
+// extended resources are always checked against the node's allocatable.
+
+namespace ks::plugins::noderesources {
+
+struct Features {
+  bool enableInPlacePodVerticalScaling = true;  // beta, on by default since v1.33
+  bool enableSidecarContainers = true;          // GA in v1.33
+  bool enableSchedulingQueueHint = true;        // beta, on by default since v1.32
+  bool enablePodLevelResources = true;          // beta, on by default in v1.34
+};
+
+}  // namespace ks::plugins::noderesources

@@ -1,0 +1,93 @@
+#pragma once
+// The scoring core shared by NodeResourcesFit (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
+// and NodeResourcesBalancedAllocation (upstream resource_allocation.go, least_allocated.go,
+// most_allocated.go, requested_to_capacity_ratio.go, balanced_allocation.go's scorer).
+//
+// For every configured resource i the scorer takes (allocatable_i, requested_i) of the node with the pod
+// added, skipping resources the node doesn't have (allocatable 0) and scalar resources the pod doesn't
+// request, and combines them into a node score in [0, MaxNodeScore].
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/api/core.h"
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/scheduler/framework/types.h"
+
+namespace ks::plugins::noderesources {
+
+// config.MaxCustomPriorityScore: the top of the RequestedToCapacityRatio shape's score range.
+inline constexpr int64_t kMaxCustomPriorityScore = 10;
+// The utilization (in percent) the RequestedToCapacityRatio shape is evaluated at for a full node.
+inline constexpr int64_t kMaxUtilization = 100;
+
+enum class ScoringStrategyType : uint8_t { LeastAllocated, MostAllocated, RequestedToCapacityRatio, Balanced };
+
+// ((capacity - requested) * MaxNodeScore) / capacity; 0 when capacity is 0 or requested exceeds it.
+int64_t leastRequestedScore(int64_t requested, int64_t capacity);
+// (min(requested, capacity) * MaxNodeScore) / capacity; 0 when capacity is 0.
+int64_t mostRequestedScore(int64_t requested, int64_t capacity);
+// Balanced allocation: fractions requested/allocatable (capped at 1) of the resources with allocatable > 0;
+// score = (1 - std) * MaxNodeScore, std = |f0 - f1| / 2 for two, the population standard deviation for
+// more, 0 otherwise.
+int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<const int64_t> allocatable);
+
+// A configured resource with its name classified once (no string compares in Score).
+struct ScoredResource {
+  enum class Kind : uint8_t { CPU, Memory, EphemeralStorage, Other };
+  std::string name;
+  int64_t weight = 1;
+  Kind kind = Kind::Other;
+  bool scalar = false;  // framework::isScalarResourceName(name)
+};
+
+class ResourceAllocationScorer {
+ public:
+  struct Options {
+    // Requested (BalancedAllocation) or non-zero requested (Fit) cpu/memory of the node and the pod.
+    bool useRequested = false;
+    // PodRequests options for the incoming pod.
+    bool useStatusResources = false;
+    bool skipPodLevelResources = true;
+  };
+
+  // `shape` is only used by RequestedToCapacityRatio (points with scores already scaled to MaxNodeScore).
+  ResourceAllocationScorer(std::string name, ScoringStrategyType type, const std::vector<config::ResourceSpec>& resources,
+                           Options options, helper::FunctionShape shape = {});
+
+  const std::string& name() const { return name_; }
+  const std::vector<ScoredResource>& resources() const { return resources_; }
+
+  // The pod's request for each configured resource, in order (upstream calculatePodResourceRequestList):
+  // cpu in millicores, others in units; with !useRequested a container without cpu/memory requests counts
+  // as 100m / 200Mi.
+  std::vector<int64_t> podRequests(const api::Pod& pod) const;
+  static bool isBestEffortPod(std::span<const int64_t> podRequests);
+
+  // (allocatable, requested incl. the pod) of resource i on the node; (0, 0) when a scalar resource is not
+  // requested by the pod or the node doesn't have the resource (upstream calculateResourceAllocatableRequest).
+  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i,
+                                                 int64_t podRequest) const;
+
+  // The node's score; Error "resources not found" when no resource is configured. Allocates nothing for
+  // up to 16 configured resources.
+  framework::Status score(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
+                          int64_t& out) const;
+
+  // The strategy's combination of per-resource (requested, allocatable), with 0 allocatable meaning "skip".
+  int64_t combine(std::span<const int64_t> requested, std::span<const int64_t> allocatable) const;
+
+ private:
+  std::string name_;
+  ScoringStrategyType type_;
+  std::vector<ScoredResource> resources_;
+  Options options_;
+  helper::BrokenLinearFunction shape_;
+};
+
+}  // namespace ks::plugins::noderesources

@@ -1,0 +1,670 @@
+#include "pkg/scheduler/framework/runtime/framework.h"
+
+#include <algorithm>
+#include <stop_token>
+
+namespace ks::framework::runtime {
+
+namespace {
+
+std::string quote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string errorMessage(const Status& s) {
+  auto err = s.asError();
+  return err ? err->message() : s.message();
+}
+
+// Insertion-ordered set with deletion, as upstream's orderedSet.
+class OrderedSet {
+ public:
+  void insert(const std::string& s) {
+    if (!has(s)) list_.push_back(s);
+  }
+  bool has(const std::string& s) const { return std::find(list_.begin(), list_.end(), s) != list_.end(); }
+  void erase(const std::string& s) {
+    auto it = std::find(list_.begin(), list_.end(), s);
+    if (it != list_.end()) list_.erase(it);
+  }
+  const std::vector<std::string>& list() const { return list_; }
+
+ private:
+  std::vector<std::string> list_;
+};
+
+template <class T>
+Result<void> updatePluginList(std::vector<T*>& list, const config::PluginSet& set, std::string_view typeName,
+                              const std::map<std::string, Plugin*>& pluginsMap) {
+  std::set<std::string> seen;
+  for (const auto& ep : set.enabled) {
+    auto it = pluginsMap.find(ep.name);
+    if (it == pluginsMap.end()) return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
+    T* typed = dynamic_cast<T*>(it->second);
+    if (typed == nullptr) {
+      return Error("plugin " + quote(ep.name) + " does not extend " + std::string(typeName) + " plugin");
+    }
+    if (!seen.insert(ep.name).second) {
+      return Error("plugin " + quote(ep.name) + " already registered as " + quote(typeName));
+    }
+    list.push_back(typed);
+  }
+  return {};
+}
+
+template <class T>
+Result<void> expandMultiPoint(std::vector<T*>& list, const config::PluginSet& set, const config::PluginSet& multiPoint,
+                              std::string_view typeName, const std::map<std::string, Plugin*>& pluginsMap) {
+  OrderedSet enabledSet;
+  for (const auto& p : set.enabled) enabledSet.insert(p.name);
+  std::set<std::string> disabled;
+  for (const auto& p : set.disabled) disabled.insert(p.name);
+  if (disabled.contains("*")) return {};
+
+  OrderedSet multiPointEnabled;
+  OrderedSet overridePlugins;
+  for (const auto& ep : multiPoint.enabled) {
+    auto it = pluginsMap.find(ep.name);
+    if (it == pluginsMap.end()) return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
+    if (dynamic_cast<T*>(it->second) == nullptr) continue;  // doesn't implement this point
+    if (disabled.contains(ep.name)) continue;                // disabled for this point
+    if (enabledSet.has(ep.name)) {                           // explicitly configured here: override
+      overridePlugins.insert(ep.name);
+      continue;
+    }
+    if (multiPointEnabled.has(ep.name)) {
+      return Error("plugin " + quote(ep.name) + " already registered as " + quote(typeName));
+    }
+    multiPointEnabled.insert(ep.name);
+  }
+
+  // Order: overrides (in their specific-point order), then multiPoint-only, then the other specific ones.
+  std::vector<T*> out;
+  for (const auto& name : std::vector<std::string>(enabledSet.list())) {
+    if (overridePlugins.has(name)) {
+      out.push_back(dynamic_cast<T*>(pluginsMap.at(name)));
+      enabledSet.erase(name);
+    }
+  }
+  for (const auto& name : multiPointEnabled.list()) out.push_back(dynamic_cast<T*>(pluginsMap.at(name)));
+  for (const auto& name : enabledSet.list()) out.push_back(dynamic_cast<T*>(pluginsMap.at(name)));
+  list = std::move(out);
+  return {};
+}
+
+bool shouldHaveEnqueueExtensions(Plugin* p) {
+  return dynamic_cast<PreEnqueuePlugin*>(p) != nullptr || dynamic_cast<PreFilterPlugin*>(p) != nullptr ||
+         dynamic_cast<FilterPlugin*>(p) != nullptr || dynamic_cast<ReservePlugin*>(p) != nullptr ||
+         dynamic_cast<PermitPlugin*>(p) != nullptr;
+}
+
+}  // namespace
+
+Framework::Framework(FrameworkOptions options)
+    : snapshotSharedLister_(options.snapshotSharedLister),
+      client_(options.client),
+      eventRecorder_(options.eventRecorder),
+      podNominator_(options.podNominator),
+      parallelizer_(std::move(options.parallelizer)),
+      waitingPods_(std::move(options.waitingPods)),
+      clock_(options.clock) {
+  if (!parallelizer_) parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
+  if (!waitingPods_) waitingPods_ = std::make_shared<WaitingPodsMap>();
+  if (clock_ == nullptr) clock_ = &realClock();
+}
+
+Framework::~Framework() = default;
+
+// Calls fn(list, pluginSet, typeName) for every extension point, in upstream's getExtensionPoints order.
+template <class Fn>
+Result<void> Framework::forEachExtensionPoint(const config::Plugins& p, Fn&& fn) {
+  if (auto r = fn(preFilterPlugins_, p.preFilter, "PreFilterPlugin"); !r) return r;
+  if (auto r = fn(filterPlugins_, p.filter, "FilterPlugin"); !r) return r;
+  if (auto r = fn(postFilterPlugins_, p.postFilter, "PostFilterPlugin"); !r) return r;
+  if (auto r = fn(reservePlugins_, p.reserve, "ReservePlugin"); !r) return r;
+  if (auto r = fn(preScorePlugins_, p.preScore, "PreScorePlugin"); !r) return r;
+  if (auto r = fn(scorePlugins_, p.score, "ScorePlugin"); !r) return r;
+  if (auto r = fn(preBindPlugins_, p.preBind, "PreBindPlugin"); !r) return r;
+  if (auto r = fn(bindPlugins_, p.bind, "BindPlugin"); !r) return r;
+  if (auto r = fn(postBindPlugins_, p.postBind, "PostBindPlugin"); !r) return r;
+  if (auto r = fn(permitPlugins_, p.permit, "PermitPlugin"); !r) return r;
+  if (auto r = fn(preEnqueuePlugins_, p.preEnqueue, "PreEnqueuePlugin"); !r) return r;
+  return fn(queueSortPlugins_, p.queueSort, "QueueSortPlugin");
+}
+
+Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
+                                                     const config::KubeSchedulerProfile& profile,
+                                                     FrameworkOptions options) {
+  std::unique_ptr<Framework> f(new Framework(std::move(options)));
+  f->profileName_ = profile.schedulerName;
+  f->percentageOfNodesToScore_ = profile.percentageOfNodesToScore;
+  const config::Plugins& plugins = profile.plugins;
+
+  // The plugins any point (or multiPoint) enables.
+  std::set<std::string> needed;
+  for (const config::PluginSet* set :
+       {&plugins.preEnqueue, &plugins.queueSort, &plugins.preFilter, &plugins.filter, &plugins.postFilter,
+        &plugins.preScore, &plugins.score, &plugins.reserve, &plugins.permit, &plugins.preBind, &plugins.bind,
+        &plugins.postBind, &plugins.multiPoint}) {
+    for (const auto& p : set->enabled) needed.insert(p.name);
+  }
+
+  std::map<std::string, const config::PluginArgs*> pluginConfig;
+  for (const auto& pc : profile.pluginConfig) {
+    if (!pluginConfig.emplace(pc.name, pc.args.get()).second) {
+      return Error("repeated config for plugin " + pc.name);
+    }
+  }
+
+  for (const auto& [name, factory] : registry.factories()) {
+    if (!needed.contains(name)) continue;
+    auto it = pluginConfig.find(name);
+    const config::PluginArgs* args = it == pluginConfig.end() ? nullptr : it->second;
+    auto p = factory(args, *f);
+    if (!p) return p.error().wrap("initializing plugin " + quote(name));
+    Plugin* raw = p.value().get();
+    f->plugins_.push_back(std::move(p).value());
+    f->pluginsMap_[name] = raw;
+    if (shouldHaveEnqueueExtensions(raw)) f->enqueuePlugins_.push_back(raw);
+  }
+
+  const auto& pm = f->pluginsMap_;
+  if (auto r = f->forEachExtensionPoint(plugins, [&](auto& list, const config::PluginSet& set, std::string_view type) {
+        return updatePluginList(list, set, type, pm);
+      });
+      !r) {
+    return r.error();
+  }
+  if (!plugins.multiPoint.enabled.empty()) {
+    if (auto r = f->forEachExtensionPoint(plugins,
+                                          [&](auto& list, const config::PluginSet& set, std::string_view type) {
+                                            return expandMultiPoint(list, set, plugins.multiPoint, type, pm);
+                                          });
+        !r) {
+      return r.error();
+    }
+  }
+
+  if (f->queueSortPlugins_.size() != 1) {
+    return Error("only one queue sort plugin required for profile with scheduler name " + quote(profile.schedulerName) +
+                 ", but got " + std::to_string(f->queueSortPlugins_.size()));
+  }
+  if (f->bindPlugins_.empty()) {
+    return Error("at least one bind plugin is needed for profile with scheduler name " + quote(profile.schedulerName));
+  }
+
+  // Score weights: the specific Score point takes precedence over multiPoint; 0 means 1.
+  std::vector<config::Plugin> weighted = plugins.score.enabled;
+  weighted.insert(weighted.end(), plugins.multiPoint.enabled.begin(), plugins.multiPoint.enabled.end());
+  int64_t totalPriority = 0;
+  for (const auto& e : weighted) {
+    auto it = pm.find(e.name);
+    if (it == pm.end() || dynamic_cast<ScorePlugin*>(it->second) == nullptr) continue;
+    if (f->scorePluginWeight_.contains(e.name)) continue;
+    const int w = e.weight == 0 ? 1 : e.weight;
+    f->scorePluginWeight_[e.name] = w;
+    if (static_cast<int64_t>(w) * kMaxNodeScore > kMaxTotalScore - totalPriority) {
+      return Error("total score of Score plugins could overflow");
+    }
+    totalPriority += static_cast<int64_t>(w) * kMaxNodeScore;
+  }
+  for (ScorePlugin* sp : f->scorePlugins_) {
+    if (f->scorePluginWeight(std::string(sp->name())) == 0) {
+      return Error("score plugin " + quote(sp->name()) + " is not configured with weight");
+    }
+  }
+  return f;
+}
+
+int Framework::scorePluginWeight(const std::string& name) const {
+  auto it = scorePluginWeight_.find(name);
+  return it == scorePluginWeight_.end() ? 0 : it->second;
+}
+
+config::Plugins Framework::listPlugins() const {
+  config::Plugins out;
+  auto fill = [&](const auto& list, config::PluginSet& set, bool weights) {
+    for (const auto* p : list) {
+      config::Plugin cp{std::string(p->name()), 0};
+      if (weights) cp.weight = scorePluginWeight(cp.name);
+      set.enabled.push_back(std::move(cp));
+    }
+  };
+  fill(preEnqueuePlugins_, out.preEnqueue, false);
+  fill(queueSortPlugins_, out.queueSort, false);
+  fill(preFilterPlugins_, out.preFilter, false);
+  fill(filterPlugins_, out.filter, false);
+  fill(postFilterPlugins_, out.postFilter, false);
+  fill(preScorePlugins_, out.preScore, false);
+  fill(scorePlugins_, out.score, true);
+  fill(reservePlugins_, out.reserve, false);
+  fill(permitPlugins_, out.permit, false);
+  fill(preBindPlugins_, out.preBind, false);
+  fill(bindPlugins_, out.bind, false);
+  fill(postBindPlugins_, out.postBind, false);
+  return out;
+}
+
+LessFunc Framework::queueSortFunc() const {
+  QueueSortPlugin* qs = queueSortPlugins_.front();
+  return [qs](const QueuedPodInfo& a, const QueuedPodInfo& b) { return qs->less(a, b); };
+}
+
+Result<std::vector<PluginEvents>> Framework::eventsToRegister() const {
+  std::vector<PluginEvents> out;
+  for (Plugin* p : enqueuePlugins_) {
+    PluginEvents pe{std::string(p->name()), {}};
+    if (auto* ext = dynamic_cast<EnqueueExtensions*>(p)) {
+      auto events = ext->eventsToRegister();
+      if (!events) return events.error().wrap("plugin " + pe.pluginName + " eventsToRegister");
+      pe.events = std::move(events).value();
+    } else {
+      pe.events = unrollWildCardResource();
+    }
+    out.push_back(std::move(pe));
+  }
+  return out;
+}
+
+Status Framework::runPreEnqueuePlugins(const PodInfo& pod) {
+  for (PreEnqueuePlugin* pl : preEnqueuePlugins_) {
+    Status s = pl->preEnqueue(pod);
+    if (s.isSuccess()) continue;
+    s.setPlugin(std::string(pl->name()));
+    return s;
+  }
+  return {};
+}
+
+Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult& result,
+                                      std::set<std::string>* pluginsWithNodesOut) {
+  PluginNameSet skip;
+  std::set<std::string> pluginsWithNodes;
+  static const std::vector<NodeInfoPtr> kNoNodes;
+  const std::vector<NodeInfoPtr>& nodes =
+      snapshotSharedLister_ != nullptr ? snapshotSharedLister_->nodeInfos().list() : kNoNodes;
+  result = PreFilterResult{};
+  Status returnStatus;
+  auto finish = [&](Status s) {
+    state.setSkipFilterPlugins(std::move(skip));
+    if (pluginsWithNodesOut != nullptr) *pluginsWithNodesOut = pluginsWithNodes;
+    return s;
+  };
+  for (PreFilterPlugin* pl : preFilterPlugins_) {
+    PreFilterResult r;
+    Status s = pl->preFilter(state, pod, nodes, r);
+    if (s.isSkip()) {
+      skip.insert(pl->name());
+      continue;
+    }
+    if (!s.isSuccess()) {
+      s.setPlugin(std::string(pl->name()));
+      if (s.code() == Code::UnschedulableAndUnresolvable) {
+        // Preemption can't help: no need to run the remaining PreFilter plugins.
+        result = PreFilterResult{};
+        pluginsWithNodes.clear();
+        return finish(std::move(s));
+      }
+      if (s.code() == Code::Unschedulable) {
+        // Preemption may help later in this cycle, so every PreFilter must still run.
+        returnStatus = std::move(s);
+        continue;
+      }
+      result = PreFilterResult{};
+      pluginsWithNodes.clear();
+      return finish(Status::error("running PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s))
+                        .withPlugin(std::string(pl->name())));
+    }
+    if (!r.allNodes()) pluginsWithNodes.insert(std::string(pl->name()));
+    result = result.merge(r);
+    if (!result.allNodes() && result.nodeNames->empty()) {
+      std::string msg;
+      if (pluginsWithNodes.size() == 1) {
+        msg = "node(s) didn't satisfy plugin " + *pluginsWithNodes.begin();
+      } else {
+        msg = "node(s) didn't satisfy plugin(s) [";
+        bool first = true;
+        for (const auto& n : pluginsWithNodes) {
+          if (!first) msg += " ";
+          first = false;
+          msg += n;
+        }
+        msg += "] simultaneously";
+      }
+      return finish(Status(Code::UnschedulableAndUnresolvable, msg));
+    }
+  }
+  return finish(std::move(returnStatus));
+}
+
+Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
+                                              const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) {
+  for (PreFilterPlugin* pl : preFilterPlugins_) {
+    PreFilterExtensions* ext = pl->preFilterExtensions();
+    if (ext == nullptr || state.skipFilterPlugins().contains(pl->name())) continue;
+    Status s = ext->addPod(state, podToSchedule, *podInfoToAdd, nodeInfo);
+    if (!s.isSuccess()) {
+      return Status::error("running AddPod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
+    }
+  }
+  return {};
+}
+
+Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
+                                                 const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) {
+  for (PreFilterPlugin* pl : preFilterPlugins_) {
+    PreFilterExtensions* ext = pl->preFilterExtensions();
+    if (ext == nullptr || state.skipFilterPlugins().contains(pl->name())) continue;
+    Status s = ext->removePod(state, podToSchedule, *podInfoToRemove, nodeInfo);
+    if (!s.isSuccess()) {
+      return Status::error("running RemovePod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
+    }
+  }
+  return {};
+}
+
+Status Framework::runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) {
+  const PluginNameSet& skip = state.skipFilterPlugins();
+  for (FilterPlugin* pl : filterPlugins_) {
+    if (!skip.empty() && skip.contains(pl->name())) continue;
+    Status s = pl->filter(state, pod, nodeInfo);
+    if (s.isSuccess()) continue;
+    if (!s.isRejected()) {
+      // Filter plugins may only return Success or a rejection; anything else is an error.
+      s = Status::error("running " + quote(pl->name()) + " filter plugin: " + errorMessage(s));
+    }
+    s.setPlugin(std::string(pl->name()));
+    return s;
+  }
+  return {};
+}
+
+Status Framework::runPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
+                                       PostFilterResult& result) {
+  result = PostFilterResult{};
+  std::vector<std::string> reasons;
+  std::string rejectorPlugin;
+  for (PostFilterPlugin* pl : postFilterPlugins_) {
+    PostFilterResult r;
+    Status s = pl->postFilter(state, pod, filteredNodeStatusMap, r);
+    if (s.isSuccess()) {
+      result = std::move(r);
+      return s;
+    }
+    if (s.code() == Code::UnschedulableAndUnresolvable) {
+      result = std::move(r);
+      return std::move(s).withPlugin(std::string(pl->name()));
+    }
+    if (!s.isRejected()) {
+      result = PostFilterResult{};
+      return Status::error(errorMessage(s)).withPlugin(std::string(pl->name()));
+    }
+    // Remember the last meaningful result.
+    if (r.nominatingInfo.mode != NominatingMode::Noop) result = std::move(r);
+    for (const auto& reason : s.reasons()) reasons.push_back(reason);
+    if (rejectorPlugin.empty()) rejectorPlugin = pl->name();
+  }
+  return Status(Code::Unschedulable, std::move(reasons)).withPlugin(std::move(rejectorPlugin));
+}
+
+Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) {
+  // First pass with nominated pods of equal or higher priority added (they must not lose the space
+  // they were promised); if that passes and pods were added, a second pass without them, because
+  // filters such as pod affinity may need them absent. Both must pass.
+  std::unique_ptr<CycleState> stateOut;
+  std::unique_ptr<NodeInfo> nodeInfoOut;
+  bool podsAdded = false;
+  if (podNominator_ != nullptr && info.node() != nullptr) {
+    const auto nominated = podNominator_->nominatedPodsForNode(info.nodeName());
+    for (const auto& pi : nominated) {
+      if (podPriority(pi->pod()) < podPriority(pod.pod()) || pi->pod().metadata.uid == pod.pod().metadata.uid) {
+        continue;
+      }
+      if (!podsAdded) {
+        stateOut = state.clone();
+        nodeInfoOut = info.snapshot();
+        podsAdded = true;
+      }
+      nodeInfoOut->addPodInfo(pi);
+      Status s = runPreFilterExtensionAddPod(*stateOut, pod, pi, *nodeInfoOut);
+      if (!s.isSuccess()) return s;
+    }
+  }
+  Status status = podsAdded ? runFilterPlugins(*stateOut, pod, *nodeInfoOut) : runFilterPlugins(state, pod, info);
+  if (!status.isSuccess() && !status.isRejected()) return status;
+  if (!podsAdded || !status.isSuccess()) return status;
+  return runFilterPlugins(state, pod, info);
+}
+
+Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) {
+  PluginNameSet skip;
+  for (PreScorePlugin* pl : preScorePlugins_) {
+    Status s = pl->preScore(state, pod, nodes);
+    if (s.isSkip()) {
+      skip.insert(pl->name());
+      continue;
+    }
+    if (!s.isSuccess()) {
+      state.setSkipScorePlugins(std::move(skip));
+      return Status::error("running PreScore plugin " + quote(pl->name()) + ": " + errorMessage(s));
+    }
+  }
+  state.setSkipScorePlugins(std::move(skip));
+  return {};
+}
+
+Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                                  std::vector<NodePluginScores>& out) {
+  out.clear();
+  std::vector<ScorePlugin*> plugins;
+  std::vector<int64_t> weights;
+  const PluginNameSet& skip = state.skipScorePlugins();
+  for (ScorePlugin* pl : scorePlugins_) {
+    if (skip.contains(pl->name())) continue;
+    plugins.push_back(pl);
+    weights.push_back(scorePluginWeight(std::string(pl->name())));
+  }
+  const int numNodes = static_cast<int>(nodes.size());
+  std::vector<NodeScoreList> pluginToNodeScores(plugins.size(), NodeScoreList(nodes.size()));
+  std::stop_source cancel;
+  parallelize::ErrorChannel errCh;
+
+  if (!plugins.empty()) {
+    parallelizer_->until(
+        numNodes,
+        [&](int index) {
+          const NodeInfo& nodeInfo = *nodes[static_cast<std::size_t>(index)];
+          for (std::size_t i = 0; i < plugins.size(); ++i) {
+            int64_t s = 0;
+            Status st = plugins[i]->score(state, pod, nodeInfo, s);
+            if (!st.isSuccess()) {
+              errCh.sendErrorWithCancel(
+                  Error("plugin " + quote(plugins[i]->name()) + " failed with: " + errorMessage(st)), cancel);
+              return;
+            }
+            pluginToNodeScores[i][static_cast<std::size_t>(index)] = NodeScore{nodeInfo.nodeName(), s};
+          }
+        },
+        cancel.get_token());
+    if (auto err = errCh.receiveError()) return Status::fromError(err->wrap("running Score plugins"));
+  }
+
+  parallelizer_->until(
+      static_cast<int>(plugins.size()),
+      [&](int index) {
+        ScorePlugin* pl = plugins[static_cast<std::size_t>(index)];
+        ScoreExtensions* ext = pl->scoreExtensions();
+        if (ext == nullptr) return;
+        Status st = ext->normalizeScore(state, pod, pluginToNodeScores[static_cast<std::size_t>(index)]);
+        if (!st.isSuccess()) {
+          errCh.sendErrorWithCancel(Error("plugin " + quote(pl->name()) + " failed with: " + errorMessage(st)),
+                                    cancel);
+        }
+      },
+      cancel.get_token());
+  if (auto err = errCh.receiveError()) return Status::fromError(err->wrap("running Normalize on Score plugins"));
+
+  std::vector<NodePluginScores> all(nodes.size());
+  parallelizer_->until(
+      numNodes,
+      [&](int index) {
+        const auto n = static_cast<std::size_t>(index);
+        NodePluginScores nps;
+        nps.name = nodes[n]->nodeName();
+        nps.scores.resize(plugins.size());
+        for (std::size_t i = 0; i < plugins.size(); ++i) {
+          const int64_t score = pluginToNodeScores[i][n].score;
+          if (score > kMaxNodeScore || score < kMinNodeScore) {
+            errCh.sendErrorWithCancel(Error("plugin " + quote(plugins[i]->name()) + " returns an invalid score " +
+                                            std::to_string(score) + ", it should in the range of [" +
+                                            std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
+                                            "] after normalizing"),
+                                      cancel);
+            return;
+          }
+          const int64_t weighted = score * weights[i];
+          nps.scores[i] = PluginScore{std::string(plugins[i]->name()), weighted};
+          nps.totalScore += weighted;
+        }
+        all[n] = std::move(nps);
+      },
+      cancel.get_token());
+  if (auto err = errCh.receiveError()) {
+    return Status::fromError(err->wrap("applying score defaultWeights on Score plugins"));
+  }
+  out = std::move(all);
+  return {};
+}
+
+Status Framework::runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  for (ReservePlugin* pl : reservePlugins_) {
+    Status s = pl->reserve(state, pod, nodeName);
+    if (s.isSuccess()) continue;
+    if (s.isRejected()) {
+      s.setPlugin(std::string(pl->name()));
+      return s;
+    }
+    return Status::error("running Reserve plugin " + quote(pl->name()) + ": " + errorMessage(s));
+  }
+  return {};
+}
+
+void Framework::runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  for (auto it = reservePlugins_.rbegin(); it != reservePlugins_.rend(); ++it) (*it)->unreserve(state, pod, nodeName);
+}
+
+Status Framework::runPermitPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  std::map<std::string, Clock::Duration> pluginsWaitTime;
+  bool wait = false;
+  for (PermitPlugin* pl : permitPlugins_) {
+    std::chrono::milliseconds timeout{0};
+    Status s = pl->permit(state, pod, nodeName, timeout);
+    if (s.isSuccess()) continue;
+    if (s.isRejected()) return std::move(s).withPlugin(std::string(pl->name()));
+    if (s.isWait()) {
+      pluginsWaitTime[std::string(pl->name())] = std::min(timeout, kMaxPermitTimeout);
+      wait = true;
+      continue;
+    }
+    return Status::error("running Permit plugin " + quote(pl->name()) + ": " + errorMessage(s))
+        .withPlugin(std::string(pl->name()));
+  }
+  if (wait) {
+    waitingPods_->add(WaitingPodImpl::create(pod.podPtr(), pluginsWaitTime, *clock_));
+    return Status(Code::Wait, "one or more plugins asked to wait and no plugin rejected pod " +
+                                  quote(pod.pod().metadata.name));
+  }
+  return {};
+}
+
+bool Framework::willWaitOnPermit(const api::Pod& pod) const {
+  return waitingPods_->get(pod.metadata.uid) != nullptr;
+}
+
+Status Framework::waitOnPermit(const api::Pod& pod) {
+  auto wp = waitingPods_->get(pod.metadata.uid);
+  if (!wp) return {};
+  Status s = wp->wait();
+  waitingPods_->remove(pod.metadata.uid);
+  if (s.isSuccess() || s.isRejected()) return s;
+  return Status::error("waiting on permit for pod: " + errorMessage(s)).withPlugin(s.plugin());
+}
+
+Status Framework::runPreBindPreFlights(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  PluginNameSet skip;
+  Status returning(Code::Skip);
+  for (PreBindPlugin* pl : preBindPlugins_) {
+    Status s = pl->preBindPreFlight(state, pod, nodeName);
+    if (s.code() == Code::Error) {
+      return Status::error("running PreBindPreFlight " + quote(pl->name()) + ": " + errorMessage(s));
+    }
+    if (s.isSuccess()) {
+      returning = Status();
+    } else if (s.isSkip()) {
+      skip.insert(pl->name());
+    } else {
+      return Status::error("PreBindPreFlight " + std::string(pl->name()) + " returned " +
+                           quote(codeName(s.code())) +
+                           ", which is unsupported. It is supposed to return Success, Skip, or Error status");
+    }
+  }
+  state.setSkipPreBindPlugins(std::move(skip));
+  return returning;
+}
+
+Status Framework::runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  const PluginNameSet& skip = state.skipPreBindPlugins();
+  for (PreBindPlugin* pl : preBindPlugins_) {
+    if (skip.contains(pl->name())) continue;
+    Status s = pl->preBind(state, pod, nodeName);
+    if (s.isSuccess()) continue;
+    if (s.isRejected()) {
+      s.setPlugin(std::string(pl->name()));
+      return s;
+    }
+    return Status::error("running PreBind plugin " + quote(pl->name()) + ": " + errorMessage(s));
+  }
+  return {};
+}
+
+Status Framework::runBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  if (bindPlugins_.empty()) return Status(Code::Skip);
+  Status status;
+  for (BindPlugin* pl : bindPlugins_) {
+    status = pl->bind(state, pod, nodeName);
+    if (status.isSkip()) continue;
+    if (!status.isSuccess()) {
+      if (status.isRejected()) {
+        status.setPlugin(std::string(pl->name()));
+        return status;
+      }
+      return Status::error("running Bind plugin " + quote(pl->name()) + ": " + errorMessage(status));
+    }
+    return status;
+  }
+  return status;
+}
+
+void Framework::runPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+  for (PostBindPlugin* pl : postBindPlugins_) pl->postBind(state, pod, nodeName);
+}
+
+void Framework::iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) { waitingPods_->iterate(fn); }
+
+std::shared_ptr<WaitingPod> Framework::getWaitingPod(const std::string& uid) { return waitingPods_->get(uid); }
+
+bool Framework::rejectWaitingPod(const std::string& uid) {
+  if (auto wp = waitingPods_->get(uid)) {
+    wp->reject("", "removed");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace ks::framework::runtime

@@ -1,0 +1,169 @@
+#pragma once
+// Framework: runs a profile's plugins (upstream runtime.frameworkImpl). Built once per profile from the
+// profile's (defaulted) plugin configuration and the registry, exactly as upstream NewFramework:
+// multiPoint expanded per extension point, only needed plugins instantiated (once each), per-point
+// lists fixed at construction. Run methods are called from the scheduling thread (PreEnqueue also from
+// queue callers, binding points from binding threads); Filter/Score fan out on the Parallelizer.
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/clock.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/runtime/registry.h"
+#include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
+
+namespace ks::framework::runtime {
+
+// The longest a pod may wait at Permit.
+inline constexpr std::chrono::milliseconds kMaxPermitTimeout = std::chrono::minutes(15);
+
+struct FrameworkOptions {
+  const SharedLister* snapshotSharedLister = nullptr;
+  client::Client* client = nullptr;
+  EventRecorder* eventRecorder = nullptr;
+  PodNominator* podNominator = nullptr;
+  // Shared between profiles; a pool of kDefaultParallelism threads is created when null.
+  std::shared_ptr<parallelize::Parallelizer> parallelizer;
+  // Shared between profiles (a pod waits in one map whatever its profile); created when null.
+  std::shared_ptr<WaitingPodsMap> waitingPods;
+  // Time source for Permit timeouts; realClock() when null.
+  Clock* clock = nullptr;
+};
+
+using LessFunc = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
+
+// The events a plugin registered (or every event, for plugins without EnqueueExtensions).
+struct PluginEvents {
+  std::string pluginName;
+  std::vector<ClusterEventWithHint> events;
+};
+
+class Framework final : public Handle {
+ public:
+  // Errors use upstream's texts, e.g. "repeated config for plugin X", "initializing plugin \"X\": ...",
+  // "FilterPlugin \"X\" does not exist", "plugin \"X\" does not extend FilterPlugin plugin",
+  // "plugin \"X\" already registered as \"FilterPlugin\"", "only one queue sort plugin required for
+  // profile with scheduler name \"p\", but got 2", "at least one bind plugin is needed for profile with
+  // scheduler name \"p\"", "total score of Score plugins could overflow".
+  static Result<std::unique_ptr<Framework>> create(const Registry& registry,
+                                                   const config::KubeSchedulerProfile& profile,
+                                                   FrameworkOptions options = {});
+  ~Framework() override;
+
+  const std::string& profileName() const { return profileName_; }
+  std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
+  void setSnapshotSharedLister(const SharedLister* lister) { snapshotSharedLister_ = lister; }
+  void setPodNominator(PodNominator* nominator) { podNominator_ = nominator; }
+
+  // The enabled plugins per extension point with score weights, as upstream ListPlugins.
+  config::Plugins listPlugins() const;
+  bool hasFilterPlugins() const { return !filterPlugins_.empty(); }
+  bool hasPostFilterPlugins() const { return !postFilterPlugins_.empty(); }
+  bool hasScorePlugins() const { return !scorePlugins_.empty(); }
+
+  // ---- Queue integration ----
+  LessFunc queueSortFunc() const;
+  const std::vector<PreEnqueuePlugin*>& preEnqueuePlugins() const { return preEnqueuePlugins_; }
+  // Calls eventsToRegister() of every PreEnqueue/PreFilter/Filter/Reserve/Permit plugin (all events for
+  // those that don't implement EnqueueExtensions). Fails on the first plugin error.
+  Result<std::vector<PluginEvents>> eventsToRegister() const;
+  // Runs PreEnqueue plugins in order; returns the first non-Success status with its plugin set.
+  Status runPreEnqueuePlugins(const PodInfo& pod);
+
+  // ---- Scheduling cycle ----
+  // Upstream RunPreFilterPlugins: Skip records the plugin in state.skipFilterPlugins; results are
+  // intersected; an empty intersection is UnschedulableAndUnresolvable "node(s) didn't satisfy plugin(s)
+  // [...] simultaneously"; UnschedulableAndUnresolvable stops at once, Unschedulable is returned after
+  // running the rest. `pluginsWithNodes` (optional) receives plugins that restricted the node set.
+  Status runPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult& result,
+                             std::set<std::string>* pluginsWithNodes = nullptr);
+  Status runPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
+                              PostFilterResult& result);
+  Status runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  // Unreserve of every reserve plugin, in reverse order.
+  void runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  // Success, a rejection, Error, or Wait after adding the pod to the waiting pods map.
+  Status runPermitPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+
+  // ---- Binding cycle ----
+  bool willWaitOnPermit(const api::Pod& pod) const;
+  // Blocks until the waiting pod (if any) is allowed or rejected; removes it from the map.
+  Status waitOnPermit(const api::Pod& pod);
+  // Success if some PreBind plugin has work, Skip if none has; records skipped plugins in state.
+  Status runPreBindPreFlights(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  Status runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  // Runs bind plugins until one doesn't return Skip.
+  Status runBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  void runPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+
+  // ---- Handle / PluginsRunner ----
+  Status runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) override;
+  Status runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                         std::vector<NodePluginScores>& out) override;
+  Status runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) override;
+  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule, const PodInfoPtr& podInfoToAdd,
+                                     const NodeInfo& nodeInfo) override;
+  Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
+                                        const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) override;
+  Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) override;
+
+  const SharedLister* snapshotSharedLister() const override { return snapshotSharedLister_; }
+  client::Client* client() const override { return client_; }
+  EventRecorder* eventRecorder() const override { return eventRecorder_; }
+  parallelize::Parallelizer& parallelizer() override { return *parallelizer_; }
+  PodNominator* podNominator() const override { return podNominator_; }
+  void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
+  std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) override;
+  bool rejectWaitingPod(const std::string& uid) override;
+
+  // The weight of a score plugin (0 when not a score plugin).
+  int scorePluginWeight(const std::string& name) const;
+
+ private:
+  explicit Framework(FrameworkOptions options);
+
+  template <class Fn>
+  Result<void> forEachExtensionPoint(const config::Plugins& plugins, Fn&& fn);
+
+  std::string profileName_;
+  std::optional<int32_t> percentageOfNodesToScore_;
+  const SharedLister* snapshotSharedLister_ = nullptr;
+  client::Client* client_ = nullptr;
+  EventRecorder* eventRecorder_ = nullptr;
+  PodNominator* podNominator_ = nullptr;
+  std::shared_ptr<parallelize::Parallelizer> parallelizer_;
+  std::shared_ptr<WaitingPodsMap> waitingPods_;
+  Clock* clock_ = nullptr;
+
+  // Owned plugins, and the registry-name index into them.
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  std::map<std::string, Plugin*> pluginsMap_;
+  // Plugins asked for events (PreEnqueue/PreFilter/Filter/Reserve/Permit), in instantiation order.
+  std::vector<Plugin*> enqueuePlugins_;
+
+  std::vector<PreEnqueuePlugin*> preEnqueuePlugins_;
+  std::vector<QueueSortPlugin*> queueSortPlugins_;
+  std::vector<PreFilterPlugin*> preFilterPlugins_;
+  std::vector<FilterPlugin*> filterPlugins_;
+  std::vector<PostFilterPlugin*> postFilterPlugins_;
+  std::vector<PreScorePlugin*> preScorePlugins_;
+  std::vector<ScorePlugin*> scorePlugins_;
+  std::vector<ReservePlugin*> reservePlugins_;
+  std::vector<PermitPlugin*> permitPlugins_;
+  std::vector<PreBindPlugin*> preBindPlugins_;
+  std::vector<BindPlugin*> bindPlugins_;
+  std::vector<PostBindPlugin*> postBindPlugins_;
+  std::map<std::string, int> scorePluginWeight_;
+};
+
+}  // namespace ks::framework::runtime

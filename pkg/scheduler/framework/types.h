@@ -1,0 +1,273 @@
+#pragma once
+// The scheduler's per-pod and per-node precomputed views: Resource, PodInfo, QueuedPodInfo, NodeInfo
+// (upstream pkg/scheduler/framework/types.go). PodInfo is computed once per pod version and shared
+// (immutable) between queue, cache and snapshot; NodeInfo aggregates what Filter/Score need so their
+// inner loops touch no API structs they can avoid.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/core.h"
+#include "pkg/api/labels.h"
+#include "pkg/scheduler/framework/events.h"
+#include "pkg/util/result.h"
+
+namespace ks::framework {
+
+using TimePoint = std::chrono::system_clock::time_point;
+
+// Scheduler limits on scores (upstream MaxNodeScore / MinNodeScore / MaxTotalScore).
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+inline constexpr int64_t kMaxTotalScore = INT64_MAX;
+
+// True for resources tracked in Resource::scalarResources: extended resources ("example.com/gpu"),
+// prefixed native resources ("kubernetes.io/..."), hugepages-* and attachable-volumes-*.
+bool isScalarResourceName(std::string_view name);
+
+// Compute resources as plain integers (cpu in millicores, the rest in units), upstream's Resource.
+struct Resource {
+  int64_t milliCPU = 0;
+  int64_t memory = 0;
+  int64_t ephemeralStorage = 0;
+  // Only meaningful for node allocatable ("pods").
+  int64_t allowedPodNumber = 0;
+  std::map<std::string, int64_t> scalarResources;
+
+  static Resource fromResourceList(const api::ResourceList& rl);
+  // Adds every quantity of rl (cpu as milli-value, others rounded up).
+  void add(const api::ResourceList& rl);
+  void addScalar(const std::string& name, int64_t quantity) { scalarResources[name] += quantity; }
+  void setScalar(const std::string& name, int64_t quantity) { scalarResources[name] = quantity; }
+  // Raises each field to at least rl's value.
+  void setMaxResource(const api::ResourceList& rl);
+  bool operator==(const Resource&) const = default;
+};
+
+// What a pod contributes to a node: its requests and the requests with the scheduler's non-zero
+// defaults for cpu/memory (used by scoring so that zero-request pods still spread).
+struct PodResource {
+  Resource resource;
+  int64_t non0CPU = 0;
+  int64_t non0Mem = 0;
+  bool operator==(const PodResource&) const = default;
+};
+
+// Returns the pod's requests as the scheduler accounts them (upstream PodInfo.CalculateResource).
+PodResource calculatePodResource(const api::Pod& pod);
+
+// A parsed pod (anti-)affinity term: namespaces resolved (empty namespaces and no namespaceSelector
+// means the pod's own namespace) and selectors compiled once.
+struct AffinityTerm {
+  std::set<std::string> namespaces;
+  api::Selector selector;
+  std::string topologyKey;
+  api::Selector namespaceSelector;
+
+  // True if `pod` is in the term's namespaces (or its namespace's labels match namespaceSelector) and
+  // its labels match the selector (upstream AffinityTerm.Matches).
+  bool matches(const api::Pod& pod, const api::Labels& nsLabels) const;
+};
+
+struct WeightedAffinityTerm {
+  AffinityTerm term;
+  int32_t weight = 0;
+};
+
+class PodInfo;
+using PodInfoPtr = std::shared_ptr<const PodInfo>;
+
+// A pod with what the scheduler precomputes from it. Immutable after create(); a pod update creates a
+// new PodInfo.
+class PodInfo {
+ public:
+  // Parses affinity terms and computes requests. A term that fails to parse is dropped and recorded in
+  // parseError() (the API server doesn't fully validate selectors; upstream ignores the error when
+  // adding pods to nodes and reports it when scheduling the pod).
+  static std::shared_ptr<PodInfo> create(api::PodPtr pod);
+
+  const api::Pod& pod() const { return *pod_; }
+  const api::PodPtr& podPtr() const { return pod_; }
+  const PodResource& resource() const { return resource_; }
+  const std::vector<AffinityTerm>& requiredAffinityTerms() const { return requiredAffinityTerms_; }
+  const std::vector<AffinityTerm>& requiredAntiAffinityTerms() const { return requiredAntiAffinityTerms_; }
+  const std::vector<WeightedAffinityTerm>& preferredAffinityTerms() const { return preferredAffinityTerms_; }
+  const std::vector<WeightedAffinityTerm>& preferredAntiAffinityTerms() const {
+    return preferredAntiAffinityTerms_;
+  }
+  const std::optional<Error>& parseError() const { return parseError_; }
+
+ private:
+  api::PodPtr pod_;
+  PodResource resource_;
+  std::vector<AffinityTerm> requiredAffinityTerms_;
+  std::vector<AffinityTerm> requiredAntiAffinityTerms_;
+  std::vector<WeightedAffinityTerm> preferredAffinityTerms_;
+  std::vector<WeightedAffinityTerm> preferredAntiAffinityTerms_;
+  std::optional<Error> parseError_;
+};
+
+// The pod priority (spec.priority, 0 when unset), as upstream corev1helpers.PodPriority.
+inline int32_t podPriority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
+
+// A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
+// the scheduling cycle gets a copy.
+struct QueuedPodInfo {
+  PodInfoPtr podInfo;
+  // When the pod was added to the queue (or last moved back into it).
+  TimePoint timestamp{};
+  // Scheduling attempts so far.
+  int attempts = 0;
+  // Attempts that ended unschedulable (drives the backoff).
+  int unschedulableCount = 0;
+  // Consecutive attempts that ended in Error (drives the error backoff).
+  int consecutiveErrorsCount = 0;
+  // When the pod was first popped for scheduling; never updated afterwards.
+  std::optional<TimePoint> initialAttemptTimestamp;
+  // When the current backoff ends.
+  TimePoint backoffExpiration{};
+  // Plugins that returned Unschedulable/UnschedulableAndUnresolvable/Wait at PreFilter, Filter,
+  // Reserve or Permit in the last attempt; only their events move the pod.
+  std::set<std::string> unschedulablePlugins;
+  // Plugins that returned Pending in the last attempt.
+  std::set<std::string> pendingPlugins;
+  // The PreEnqueue plugin that gated the pod; empty when not gated.
+  std::string gatingPlugin;
+  // The events registered by gatingPlugin, cached.
+  std::vector<ClusterEvent> gatingPluginEvents;
+
+  const api::Pod& pod() const { return podInfo->pod(); }
+  bool gated() const { return !gatingPlugin.empty(); }
+  void clearRejectorPlugins() {
+    unschedulablePlugins.clear();
+    pendingPlugins.clear();
+    gatingPlugin.clear();
+    gatingPluginEvents.clear();
+  }
+};
+
+// "0.0.0.0": a host port bound on every address.
+inline constexpr std::string_view kDefaultBindAllHostIP = "0.0.0.0";
+
+struct ProtocolPort {
+  std::string protocol;  // "TCP" when empty
+  int32_t port = 0;
+  auto operator<=>(const ProtocolPort&) const = default;
+};
+
+// Host ports in use on a node, by IP (upstream HostPortInfo). An empty IP means 0.0.0.0, an empty
+// protocol TCP; 0.0.0.0 conflicts with every IP using the same protocol and port.
+class HostPortInfo {
+ public:
+  void add(std::string_view ip, std::string_view protocol, int32_t port);
+  void remove(std::string_view ip, std::string_view protocol, int32_t port);
+  // True if (ip, protocol, port) conflicts with a port in use.
+  bool checkConflict(std::string_view ip, std::string_view protocol, int32_t port) const;
+  // Number of (ip, protocol, port) entries.
+  std::size_t size() const;
+  bool empty() const { return ports_.empty(); }
+  const std::map<std::string, std::set<ProtocolPort>>& byIP() const { return ports_; }
+  bool operator==(const HostPortInfo&) const = default;
+
+ private:
+  std::map<std::string, std::set<ProtocolPort>> ports_;
+};
+
+// The host ports a pod uses: containers' and restartable (sidecar) init containers' ports with
+// hostPort > 0 (upstream GetHostPorts).
+std::vector<api::ContainerPort> getHostPorts(const api::Pod& pod);
+
+// "namespace/claimName" of every PVC the pod uses, incl. generic ephemeral volumes
+// ("<pod>-<volume>").
+std::vector<std::string> podPVCKeys(const api::Pod& pod);
+
+// An image present on a node (upstream ImageStateSummary).
+struct ImageStateSummary {
+  int64_t size = 0;
+  // Number of nodes that have the image.
+  int numNodes = 0;
+  // The nodes that have the image; maintained by the cache, dropped in snapshots.
+  std::set<std::string> nodes;
+  bool operator==(const ImageStateSummary&) const = default;
+};
+
+// Returns a new, process-wide unique generation number (monotonic).
+int64_t nextGeneration();
+
+class NodeInfo;
+using NodeInfoPtr = std::shared_ptr<NodeInfo>;
+
+// Node-level aggregates (upstream NodeInfo). Owned by the cache; the snapshot holds clones. Not
+// thread-safe: the cache mutates it under its lock; snapshot copies are read-only during a cycle.
+class NodeInfo {
+ public:
+  NodeInfo();
+  // A node info with these pods (and no node), as upstream NewNodeInfo(pods...).
+  explicit NodeInfo(const std::vector<api::PodPtr>& pods);
+
+  // The node, or nullptr when the node was removed (or not yet added) but pods still reference it.
+  const api::Node* node() const { return node_.get(); }
+  const api::NodePtr& nodePtr() const { return node_; }
+  // The node's name, or "" when there is no node.
+  const std::string& nodeName() const;
+
+  const std::vector<PodInfoPtr>& pods() const { return pods_; }
+  const std::vector<PodInfoPtr>& podsWithAffinity() const { return podsWithAffinity_; }
+  const std::vector<PodInfoPtr>& podsWithRequiredAntiAffinity() const { return podsWithRequiredAntiAffinity_; }
+  const HostPortInfo& usedPorts() const { return usedPorts_; }
+  const Resource& requested() const { return requested_; }
+  const Resource& nonZeroRequested() const { return nonZeroRequested_; }
+  const Resource& allocatable() const { return allocatable_; }
+  const std::map<std::string, ImageStateSummary>& imageStates() const { return imageStates_; }
+  const std::map<std::string, int>& pvcRefCounts() const { return pvcRefCounts_; }
+  int64_t generation() const { return generation_; }
+
+  void addPodInfo(PodInfoPtr podInfo);
+  void addPod(api::PodPtr pod);
+  // Removes the pod with pod's UID; error "no corresponding pod <name> in pods of node <node>" when
+  // absent, "cannot get cache key for pod with empty UID" when the pod has no UID.
+  Result<void> removePod(const api::Pod& pod);
+
+  void setNode(api::NodePtr node);
+  // Forgets the node object but keeps the pods (they may still be assumed or terminating).
+  void removeNode();
+
+  // Set by the cache from its image index.
+  void setImageStates(std::map<std::string, ImageStateSummary> states) { imageStates_ = std::move(states); }
+  // Used by the cache/snapshot when copying generation without bumping it.
+  void setGenerationForTest(int64_t g) { generation_ = g; }
+
+  // A copy sharing the (immutable) node and PodInfos; image states are copied without their node sets
+  // (upstream Snapshot()).
+  std::unique_ptr<NodeInfo> snapshot() const;
+
+  // Human-readable summary for logs and test failures.
+  std::string toString() const;
+
+ private:
+  void update(const PodInfo& podInfo, int64_t sign);
+
+  api::NodePtr node_;
+  std::vector<PodInfoPtr> pods_;
+  std::vector<PodInfoPtr> podsWithAffinity_;
+  std::vector<PodInfoPtr> podsWithRequiredAntiAffinity_;
+  HostPortInfo usedPorts_;
+  Resource requested_;
+  Resource nonZeroRequested_;
+  Resource allocatable_;
+  std::map<std::string, ImageStateSummary> imageStates_;
+  std::map<std::string, int> pvcRefCounts_;
+  int64_t generation_ = 0;
+};
+
+bool podWithAffinity(const api::Pod& pod);
+bool podWithRequiredAntiAffinity(const api::Pod& pod);
+
+}  // namespace ks::framework

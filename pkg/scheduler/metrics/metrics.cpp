@@ -1,0 +1,434 @@
+#include "pkg/scheduler/metrics/metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <array>
+#include <cassert>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace ks::metrics {
+
+namespace {
+
+// Profiles whose per-plugin series are cached in fixed slots; further profiles use a lookup.
+constexpr size_t kMaxCachedProfiles = 8;
+// pod_scheduling_sli_duration_seconds{attempts} children cached for attempts 1..kCachedAttempts.
+constexpr size_t kCachedAttempts = 16;
+constexpr size_t kResultCount = 3;  // scheduled, unschedulable, error
+constexpr std::array<std::string_view, kResultCount> kResultNames = {"scheduled", "unschedulable", "error"};
+
+constexpr size_t slot(ExtensionPoint point, framework::Code code) {
+  return static_cast<size_t>(point) * kCodeCount + static_cast<size_t>(code);
+}
+
+// As upstream metrics.ExponentialBuckets: start, start*factor, ... (count values, by repeated products).
+std::vector<double> exponentialBuckets(double start, double factor, int count) {
+  std::vector<double> buckets;
+  buckets.reserve(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    buckets.push_back(start);
+    start *= factor;
+  }
+  return buckets;
+}
+
+enum class Stability { Alpha, Beta, Stable };
+
+// component-base annotates HELP with the stability level.
+std::string help(Stability stability, std::string_view text) {
+  std::string out;
+  switch (stability) {
+    case Stability::Alpha: out = "[ALPHA] "; break;
+    case Stability::Beta: out = "[BETA] "; break;
+    case Stability::Stable: out = "[STABLE] "; break;
+  }
+  out += text;
+  return out;
+}
+
+// Returns the series cached in `cache`, creating it with `make` on first use. Family::Add is thread-safe
+// and returns the existing series for equal labels, so racing first uses agree on the pointer.
+template <class T, class Make>
+T* resolve(std::atomic<T*>& cache, Make&& make) {
+  T* p = cache.load(std::memory_order_acquire);
+  if (p == nullptr) {
+    p = &make();
+    cache.store(p, std::memory_order_release);
+  }
+  return p;
+}
+
+}  // namespace
+
+namespace detail {
+
+struct ProfileSlots {
+  std::string name;
+  size_t index = 0;
+  std::array<std::atomic<prometheus::Counter*>, kResultCount> attempts{};
+  std::array<std::atomic<prometheus::Histogram*>, kResultCount> attemptDuration{};
+  std::array<std::atomic<prometheus::Histogram*>, kExtensionPointCount * kCodeCount> extensionPoint{};
+};
+
+struct PluginSlots {
+  std::string name;
+  std::array<std::atomic<prometheus::Histogram*>, kExtensionPointCount * kCodeCount> execution{};
+  std::array<std::atomic<prometheus::Counter*>, kMaxCachedProfiles * kExtensionPointCount> evaluation{};
+  std::array<std::atomic<prometheus::Gauge*>, kMaxCachedProfiles> unschedulable{};
+};
+
+}  // namespace detail
+
+const std::string& ProfileId::name() const {
+  assert(p_ != nullptr);
+  return p_->name;
+}
+
+const std::string& PluginId::name() const {
+  assert(p_ != nullptr);
+  return p_->name;
+}
+
+std::string_view extensionPointName(ExtensionPoint point) {
+  switch (point) {
+    case ExtensionPoint::PreEnqueue: return "PreEnqueue";
+    case ExtensionPoint::PreFilter: return "PreFilter";
+    case ExtensionPoint::Filter: return "Filter";
+    case ExtensionPoint::PreFilterExtensionAddPod: return "PreFilterExtensionAddPod";
+    case ExtensionPoint::PreFilterExtensionRemovePod: return "PreFilterExtensionRemovePod";
+    case ExtensionPoint::PostFilter: return "PostFilter";
+    case ExtensionPoint::PreScore: return "PreScore";
+    case ExtensionPoint::Score: return "Score";
+    case ExtensionPoint::ScoreExtensionNormalize: return "ScoreExtensionNormalize";
+    case ExtensionPoint::PreBind: return "PreBind";
+    case ExtensionPoint::PreBindPreFlight: return "PreBindPreFlight";
+    case ExtensionPoint::Bind: return "Bind";
+    case ExtensionPoint::PostBind: return "PostBind";
+    case ExtensionPoint::Reserve: return "Reserve";
+    case ExtensionPoint::Unreserve: return "Unreserve";
+    case ExtensionPoint::Permit: return "Permit";
+  }
+  return "Unknown";
+}
+
+std::string_view codeLabel(framework::Code code) {
+  using framework::Code;
+  switch (code) {
+    case Code::Success: return "Success";
+    case Code::Error: return "Error";
+    case Code::Unschedulable: return "Unschedulable";
+    case Code::UnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
+    case Code::Wait: return "Wait";
+    case Code::Skip: return "Skip";
+    case Code::Pending: return "Pending";
+  }
+  return "Unknown";
+}
+
+std::string_view queueName(Queue queue) {
+  switch (queue) {
+    case Queue::Active: return "active";
+    case Queue::Backoff: return "backoff";
+    case Queue::Unschedulable: return "unschedulable";
+    case Queue::Gated: return "gated";
+  }
+  return "unknown";
+}
+
+std::string_view cacheItemName(CacheItem item) {
+  switch (item) {
+    case CacheItem::Nodes: return "nodes";
+    case CacheItem::Pods: return "pods";
+    case CacheItem::AssumedPods: return "assumed_pods";
+  }
+  return "unknown";
+}
+
+std::string_view queueingHintResultName(QueueingHintResult hint) {
+  switch (hint) {
+    case QueueingHintResult::Queue: return "Queue";
+    case QueueingHintResult::QueueSkip: return "QueueSkip";
+    case QueueingHintResult::Error: return "Error";
+  }
+  return "Unknown";
+}
+
+void CounterRef::inc(double v) const {
+  if (c_ != nullptr) c_->Increment(v);
+}
+double CounterRef::value() const { return c_ != nullptr ? c_->Value() : 0; }
+
+void GaugeRef::set(double v) const {
+  if (g_ != nullptr) g_->Set(v);
+}
+void GaugeRef::inc(double v) const {
+  if (g_ != nullptr) g_->Increment(v);
+}
+void GaugeRef::dec(double v) const {
+  if (g_ != nullptr) g_->Decrement(v);
+}
+double GaugeRef::value() const { return g_ != nullptr ? g_->Value() : 0; }
+
+void HistogramRef::observe(double v) const {
+  if (h_ != nullptr) h_->Observe(v);
+}
+
+struct Metrics::Impl {
+  using CounterFamily = prometheus::Family<prometheus::Counter>;
+  using GaugeFamily = prometheus::Family<prometheus::Gauge>;
+  using HistogramFamily = prometheus::Family<prometheus::Histogram>;
+
+  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+
+  const std::vector<double> attemptBuckets = exponentialBuckets(0.001, 2, 15);
+  const std::vector<double> extensionPointBuckets = exponentialBuckets(0.0001, 2, 12);
+  const std::vector<double> pluginBuckets = exponentialBuckets(0.00001, 1.5, 20);
+  const std::vector<double> sliBuckets = exponentialBuckets(0.01, 2, 20);
+
+  CounterFamily& scheduleAttempts = counter("scheduler_schedule_attempts_total", Stability::Stable,
+      "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
+      "scheduled, while 'error' means an internal scheduler problem.");
+  HistogramFamily& eventHandling = histogram("scheduler_event_handling_duration_seconds", Stability::Alpha,
+                                             "Event handling latency in seconds.");
+  HistogramFamily& schedulingLatency = histogram("scheduler_scheduling_attempt_duration_seconds",
+      Stability::Stable, "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
+  HistogramFamily& algorithmLatency = histogram("scheduler_scheduling_algorithm_duration_seconds",
+                                                Stability::Alpha, "Scheduling algorithm latency in seconds");
+  HistogramFamily& preemptionVictims = histogram("scheduler_preemption_victims", Stability::Stable,
+                                                 "Number of selected preemption victims");
+  CounterFamily& preemptionAttempts = counter("scheduler_preemption_attempts_total", Stability::Stable,
+                                              "Total preemption attempts in the cluster till now");
+  GaugeFamily& pendingPods = gauge("scheduler_pending_pods", Stability::Stable,
+      "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means "
+      "number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the "
+      "scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the "
+      "scheduler never attempted to schedule because they are gated.");
+  GaugeFamily& inflightEvents = gauge("scheduler_inflight_events", Stability::Alpha,
+                                      "Number of events currently tracked in the scheduling queue.");
+  GaugeFamily& goroutines = gauge("scheduler_goroutines", Stability::Alpha,
+                                  "Number of running goroutines split by the work they do such as binding.");
+  HistogramFamily& podSchedulingSli = histogram("scheduler_pod_scheduling_sli_duration_seconds", Stability::Beta,
+      "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might "
+      "involve multiple scheduling attempts.");
+  HistogramFamily& podSchedulingAttempts = histogram("scheduler_pod_scheduling_attempts", Stability::Stable,
+                                                     "Number of attempts to successfully schedule a pod.");
+  HistogramFamily& extensionPoint = histogram("scheduler_framework_extension_point_duration_seconds",
+      Stability::Stable, "Latency for running all plugins of a specific extension point.");
+  HistogramFamily& pluginExecution = histogram("scheduler_plugin_execution_duration_seconds", Stability::Alpha,
+                                               "Duration for running a plugin at a specific extension point.");
+  HistogramFamily& queueingHint = histogram("scheduler_queueing_hint_execution_duration_seconds",
+      Stability::Alpha, "Duration for running a queueing hint function of a plugin.");
+  CounterFamily& queueIncoming = counter("scheduler_queue_incoming_pods_total", Stability::Stable,
+                                         "Number of pods added to scheduling queues by event and queue type.");
+  HistogramFamily& permitWait = histogram("scheduler_permit_wait_duration_seconds", Stability::Alpha,
+                                          "Duration of waiting on permit.");
+  GaugeFamily& cacheSize = gauge("scheduler_cache_size", Stability::Alpha,
+                                 "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.");
+  GaugeFamily& unschedulableReasons = gauge("scheduler_unschedulable_pods", Stability::Alpha,
+      "The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
+      "plugins that caused it to not schedule and so this metric have meaning only when broken down by "
+      "plugin.");
+  CounterFamily& pluginEvaluation = counter("scheduler_plugin_evaluation_total", Stability::Alpha,
+      "Number of attempts to schedule pods by each plugin and the extension point (available only in "
+      "PreFilter, Filter, PreScore, and Score).");
+  GaugeFamily& leaderStatus = gauge("leader_election_master_status", Stability::Alpha,
+      "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
+      "master. 'name' is the string used to identify the lease. Please make sure to group by name.");
+  CounterFamily& leaderSlowpath = counter("leader_election_slowpath_total", Stability::Alpha,
+      "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify "
+      "the lease. Please make sure to group by name.");
+
+  // Unlabelled metrics and bounded gauges exist from the start (as upstream's non-vector metrics).
+  prometheus::Histogram& algorithmLatencySeries = algorithmLatency.Add({}, attemptBuckets);
+  prometheus::Histogram& preemptionVictimsSeries = preemptionVictims.Add({}, exponentialBuckets(1, 2, 7));
+  prometheus::Counter& preemptionAttemptsSeries = preemptionAttempts.Add({});
+  prometheus::Histogram& podSchedulingAttemptsSeries = podSchedulingAttempts.Add({}, exponentialBuckets(1, 2, 5));
+  std::array<prometheus::Gauge*, kQueueCount> pendingPodsSeries{};
+  std::array<prometheus::Gauge*, kCacheItemCount> cacheSizeSeries{};
+
+  std::array<std::atomic<prometheus::Histogram*>, kCachedAttempts> sliSeries{};
+  std::array<std::atomic<prometheus::Histogram*>, kCodeCount> permitWaitSeries{};
+
+  std::mutex mu;  // guards the two registries below (entries are never removed)
+  std::deque<detail::ProfileSlots> profiles;
+  std::map<std::string, detail::ProfileSlots*, std::less<>> profilesByName;
+  std::deque<detail::PluginSlots> plugins;
+  std::map<std::string, detail::PluginSlots*, std::less<>> pluginsByName;
+
+  Impl() {
+    for (size_t i = 0; i < kQueueCount; ++i) {
+      pendingPodsSeries[i] = &pendingPods.Add({{"queue", std::string(queueName(static_cast<Queue>(i)))}});
+    }
+    for (size_t i = 0; i < kCacheItemCount; ++i) {
+      cacheSizeSeries[i] = &cacheSize.Add({{"type", std::string(cacheItemName(static_cast<CacheItem>(i)))}});
+    }
+  }
+
+  CounterFamily& counter(const char* name, Stability stability, std::string_view text) {
+    return prometheus::BuildCounter().Name(name).Help(help(stability, text)).Register(*registry);
+  }
+  GaugeFamily& gauge(const char* name, Stability stability, std::string_view text) {
+    return prometheus::BuildGauge().Name(name).Help(help(stability, text)).Register(*registry);
+  }
+  HistogramFamily& histogram(const char* name, Stability stability, std::string_view text) {
+    return prometheus::BuildHistogram().Name(name).Help(help(stability, text)).Register(*registry);
+  }
+
+  prometheus::Histogram& attemptDuration(size_t result, const std::string& profile) {
+    return schedulingLatency.Add({{"result", std::string(kResultNames[result])}, {"profile", profile}},
+                                 attemptBuckets);
+  }
+
+  void recordAttempt(detail::ProfileSlots* p, size_t result, double seconds) {
+    assert(p != nullptr);
+    resolve(p->attemptDuration[result], [&]() -> prometheus::Histogram& {
+      return attemptDuration(result, p->name);
+    })->Observe(seconds);
+    resolve(p->attempts[result], [&]() -> prometheus::Counter& {
+      return scheduleAttempts.Add({{"result", std::string(kResultNames[result])}, {"profile", p->name}});
+    })->Increment();
+  }
+};
+
+Metrics::Metrics() : impl_(std::make_unique<Impl>()) {}
+Metrics::~Metrics() = default;
+
+ProfileId Metrics::profile(std::string_view name) {
+  std::lock_guard lock(impl_->mu);
+  if (auto it = impl_->profilesByName.find(name); it != impl_->profilesByName.end()) return ProfileId(it->second);
+  auto& p = impl_->profiles.emplace_back();
+  p.name = std::string(name);
+  p.index = impl_->profiles.size() - 1;
+  impl_->profilesByName.emplace(p.name, &p);
+  return ProfileId(&p);
+}
+
+PluginId Metrics::plugin(std::string_view name) {
+  std::lock_guard lock(impl_->mu);
+  if (auto it = impl_->pluginsByName.find(name); it != impl_->pluginsByName.end()) return PluginId(it->second);
+  auto& p = impl_->plugins.emplace_back();
+  p.name = std::string(name);
+  impl_->pluginsByName.emplace(p.name, &p);
+  return PluginId(&p);
+}
+
+void Metrics::podScheduled(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 0, seconds); }
+void Metrics::podUnschedulable(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 1, seconds); }
+void Metrics::podScheduleError(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 2, seconds); }
+
+void Metrics::observeSchedulingAlgorithm(double seconds) { impl_->algorithmLatencySeries.Observe(seconds); }
+
+void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {
+  auto make = [&]() -> prometheus::Histogram& {
+    return impl_->podSchedulingSli.Add({{"attempts", std::to_string(attempts)}}, impl_->sliBuckets);
+  };
+  if (attempts >= 1 && static_cast<size_t>(attempts) <= kCachedAttempts) {
+    resolve(impl_->sliSeries[static_cast<size_t>(attempts) - 1], make)->Observe(sinceFirstEnqueueSeconds);
+  } else {
+    make().Observe(sinceFirstEnqueueSeconds);
+  }
+  impl_->podSchedulingAttemptsSeries.Observe(attempts);
+}
+
+void Metrics::observeExtensionPoint(ExtensionPoint point, framework::Code code, ProfileId profile, double seconds) {
+  assert(profile.p_ != nullptr);
+  resolve(profile.p_->extensionPoint[slot(point, code)], [&]() -> prometheus::Histogram& {
+    return impl_->extensionPoint.Add({{"extension_point", std::string(extensionPointName(point))},
+                                      {"status", std::string(codeLabel(code))},
+                                      {"profile", profile.p_->name}},
+                                     impl_->extensionPointBuckets);
+  })->Observe(seconds);
+}
+
+void Metrics::observePluginExecution(PluginId plugin, ExtensionPoint point, framework::Code code, double seconds) {
+  assert(plugin.p_ != nullptr);
+  resolve(plugin.p_->execution[slot(point, code)], [&]() -> prometheus::Histogram& {
+    return impl_->pluginExecution.Add({{"plugin", plugin.p_->name},
+                                       {"extension_point", std::string(extensionPointName(point))},
+                                       {"status", std::string(codeLabel(code))}},
+                                      impl_->pluginBuckets);
+  })->Observe(seconds);
+}
+
+void Metrics::incPluginEvaluation(PluginId plugin, ExtensionPoint point, ProfileId profile, double n) {
+  assert(plugin.p_ != nullptr && profile.p_ != nullptr);
+  auto make = [&]() -> prometheus::Counter& {
+    return impl_->pluginEvaluation.Add({{"plugin", plugin.p_->name},
+                                        {"extension_point", std::string(extensionPointName(point))},
+                                        {"profile", profile.p_->name}});
+  };
+  if (profile.p_->index < kMaxCachedProfiles) {
+    size_t i = profile.p_->index * kExtensionPointCount + static_cast<size_t>(point);
+    resolve(plugin.p_->evaluation[i], make)->Increment(n);
+  } else {
+    make().Increment(n);
+  }
+}
+
+void Metrics::observePermitWait(framework::Code code, double seconds) {
+  resolve(impl_->permitWaitSeries[static_cast<size_t>(code)], [&]() -> prometheus::Histogram& {
+    return impl_->permitWait.Add({{"result", std::string(codeLabel(code))}}, impl_->attemptBuckets);
+  })->Observe(seconds);
+}
+
+void Metrics::incPreemptionAttempts() { impl_->preemptionAttemptsSeries.Increment(); }
+void Metrics::observePreemptionVictims(int victims) { impl_->preemptionVictimsSeries.Observe(victims); }
+
+GaugeRef Metrics::pendingPods(Queue queue) const { return GaugeRef(impl_->pendingPodsSeries[static_cast<size_t>(queue)]); }
+
+CounterRef Metrics::queueIncomingPodsRef(Queue queue, std::string_view event) {
+  return CounterRef(&impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));
+}
+
+GaugeRef Metrics::unschedulablePods(PluginId plugin, ProfileId profile) {
+  assert(plugin.p_ != nullptr && profile.p_ != nullptr);
+  auto make = [&]() -> prometheus::Gauge& {
+    return impl_->unschedulableReasons.Add({{"plugin", plugin.p_->name}, {"profile", profile.p_->name}});
+  };
+  if (profile.p_->index < kMaxCachedProfiles) return GaugeRef(resolve(plugin.p_->unschedulable[profile.p_->index], make));
+  return GaugeRef(&make());
+}
+
+GaugeRef Metrics::inflightEvents(std::string_view event) {
+  return GaugeRef(&impl_->inflightEvents.Add({{"event", std::string(event)}}));
+}
+
+void Metrics::observeQueueingHint(PluginId plugin, std::string_view event, QueueingHintResult hint, double seconds) {
+  assert(plugin.p_ != nullptr);
+  impl_->queueingHint
+      .Add({{"plugin", plugin.p_->name}, {"event", std::string(event)}, {"hint", std::string(queueingHintResultName(hint))}},
+           impl_->pluginBuckets)
+      .Observe(seconds);
+}
+
+HistogramRef Metrics::eventHandlingRef(std::string_view event) {
+  return HistogramRef(&impl_->eventHandling.Add({{"event", std::string(event)}}, impl_->extensionPointBuckets));
+}
+
+GaugeRef Metrics::cacheSize(CacheItem item) const { return GaugeRef(impl_->cacheSizeSeries[static_cast<size_t>(item)]); }
+
+GaugeRef Metrics::goroutines(std::string_view operation) {
+  return GaugeRef(&impl_->goroutines.Add({{"operation", std::string(operation)}}));
+}
+
+void Metrics::setLeaderStatus(std::string_view leaseName, bool leading) {
+  impl_->leaderStatus.Add({{"name", std::string(leaseName)}}).Set(leading ? 1 : 0);
+}
+
+void Metrics::incLeaderSlowpath(std::string_view leaseName) {
+  impl_->leaderSlowpath.Add({{"name", std::string(leaseName)}}).Increment();
+}
+
+std::string Metrics::scrape() const {
+  return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
+}
+
+}  // namespace ks::metrics

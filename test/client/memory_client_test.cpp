@@ -1,0 +1,565 @@
+#include "pkg/client/memory/memory_client.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+namespace ks::client {
+namespace {
+
+using namespace std::chrono_literals;
+using api::WatchEventType;
+
+api::Pod makePod(const std::string& name, const std::string& ns = "default") {
+  api::Pod p;
+  p.metadata.name = name;
+  p.metadata.namespace_ = ns;
+  p.status.phase = "Pending";
+  return p;
+}
+
+api::Node makeNode(const std::string& name) {
+  api::Node n;
+  n.metadata.name = name;
+  return n;
+}
+
+int64_t rvOf(const std::string& rv) { return std::stoll(rv); }
+
+// Runs a watch on a thread and collects events until `n` arrived or the watch ended.
+template <typename T>
+struct WatchCollector {
+  WatchCollector(MemoryClient& c, WatchOptions o) {
+    thread = std::jthread([this, &c, o](std::stop_token stop) {
+      auto r = c.watch<T>(
+          o,
+          [this](api::WatchEvent<T>&& ev) {
+            std::lock_guard l(mu);
+            events.push_back(std::move(ev));
+            cv.notify_all();
+          },
+          stop);
+      std::lock_guard l(mu);
+      result = r.ok() ? std::optional<ApiError>() : std::optional<ApiError>(r.error());
+      done = true;
+      cv.notify_all();
+    });
+  }
+  // Waits for at least n events (or the end of the watch); returns a copy of what arrived.
+  std::vector<api::WatchEvent<T>> waitFor(size_t n, std::chrono::milliseconds timeout = 2s) {
+    std::unique_lock l(mu);
+    cv.wait_for(l, timeout, [&] { return events.size() >= n || done; });
+    return events;
+  }
+  bool waitDone(std::chrono::milliseconds timeout = 2s) {
+    std::unique_lock l(mu);
+    return cv.wait_for(l, timeout, [&] { return done; });
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<api::WatchEvent<T>> events;
+  std::optional<ApiError> result;
+  bool done = false;
+  std::jthread thread;  // last: joined first on destruction
+};
+
+TEST(MemoryClientTest, CreateAssignsIncreasingVersionsUidAndTimestamp) {
+  MemoryClient c;
+  auto a = c.create(makePod("a"));
+  auto b = c.create(makePod("b"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_LT(rvOf(a->metadata.resourceVersion), rvOf(b->metadata.resourceVersion));
+  EXPECT_EQ(c.currentResourceVersion(), b->metadata.resourceVersion);
+  EXPECT_FALSE(a->metadata.uid.empty());
+  EXPECT_NE(a->metadata.uid, b->metadata.uid);
+  EXPECT_TRUE(a->metadata.creationTimestamp.has_value());
+
+  auto dup = c.create(makePod("a"));
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.error().code(), 409);
+  EXPECT_EQ(dup.error().reason(), "AlreadyExists");
+  EXPECT_EQ(dup.error().message(), "pods \"a\" already exists");
+
+  // The same name in another namespace, and a cluster-scoped kind.
+  EXPECT_TRUE(c.create(makePod("a", "other")).ok());
+  auto n = c.create(makeNode("n1"));
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(n->metadata.namespace_, "");
+
+  api::Pod gen;
+  gen.metadata.generateName = "web-";
+  auto g = c.create(gen);
+  ASSERT_TRUE(g.ok());
+  EXPECT_EQ(g->metadata.name.rfind("web-", 0), 0u);
+  EXPECT_EQ(g->metadata.name.size(), 9u);
+  EXPECT_EQ(c.create(api::Pod{}).error().code(), 422);
+}
+
+TEST(MemoryClientTest, UpdateUsesOptimisticConcurrency) {
+  MemoryClient c;
+  auto a = c.create(makePod("a")).value();
+  api::Pod next = a;
+  next.metadata.labels["x"] = "1";
+  auto u = c.update(next);
+  ASSERT_TRUE(u.ok());
+  EXPECT_GT(rvOf(u->metadata.resourceVersion), rvOf(a.metadata.resourceVersion));
+  EXPECT_EQ(u->metadata.uid, a.metadata.uid);
+
+  next.metadata.labels["x"] = "2";  // still carries a's (stale) version
+  auto stale = c.update(next);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_EQ(stale.error().code(), 409);
+  EXPECT_EQ(stale.error().reason(), "Conflict");
+  EXPECT_EQ(stale.error().message(),
+            "Operation cannot be fulfilled on pods \"a\": the object has been modified; please apply your changes "
+            "to the latest version and try again");
+
+  next.metadata.resourceVersion.clear();  // unconditional
+  auto forced = c.update(next);
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ(forced->metadata.labels.at("x"), "2");
+
+  // A no-op update is not written.
+  const std::string before = c.currentResourceVersion();
+  auto same = c.update(forced.value());
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->metadata.resourceVersion, forced->metadata.resourceVersion);
+  EXPECT_EQ(c.currentResourceVersion(), before);
+
+  EXPECT_EQ(c.update(makePod("missing")).error().code(), 404);
+}
+
+TEST(MemoryClientTest, DeleteHonoursPreconditions) {
+  MemoryClient c;
+  auto a = c.create(makePod("a")).value();
+  EXPECT_EQ(c.deletePod("default", "nope", {}).error().message(), "pods \"nope\" not found");
+
+  DeleteOptions wrongUid;
+  wrongUid.preconditionUid = "other";
+  auto r = c.deletePod("default", "a", wrongUid);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code(), 409);
+  EXPECT_EQ(r.error().message(), "Operation cannot be fulfilled on pods \"a\": Precondition failed: UID in "
+                                 "precondition: other, UID in object meta: " + a.metadata.uid);
+
+  DeleteOptions wrongRV;
+  wrongRV.preconditionResourceVersion = "1";
+  EXPECT_EQ(c.deletePod("default", "a", wrongRV).error().code(), 409);
+
+  DeleteOptions good;
+  good.preconditionUid = a.metadata.uid;
+  good.preconditionResourceVersion = a.metadata.resourceVersion;
+  EXPECT_TRUE(c.deletePod("default", "a", good).ok());
+  EXPECT_EQ(c.get<api::Pod>("default", "a").error().code(), 404);
+  EXPECT_EQ(c.remove<api::Node>("", "n").error().code(), 404);
+}
+
+TEST(MemoryClientTest, WatchFromVersionReplaysExactlyTheLaterEvents) {
+  MemoryClient c;
+  auto a = c.create(makePod("a")).value();
+  ASSERT_TRUE(c.create(makePod("b")).ok());
+  api::Pod a2 = a;
+  a2.metadata.labels["v"] = "2";
+  ASSERT_TRUE(c.update(a2).ok());
+  ASSERT_TRUE(c.deletePod("default", "b", {}).ok());
+  const std::string deleteRV = c.currentResourceVersion();
+
+  WatchOptions o;
+  o.resourceVersion = a.metadata.resourceVersion;
+  o.allowWatchBookmarks = false;
+  WatchCollector<api::Pod> w(c, o);
+  auto evs = w.waitFor(3);
+  ASSERT_EQ(evs.size(), 3u);
+  EXPECT_EQ(evs[0].type, WatchEventType::Added);
+  EXPECT_EQ(evs[0].object.metadata.name, "b");
+  EXPECT_EQ(evs[1].type, WatchEventType::Modified);
+  EXPECT_EQ(evs[1].object.metadata.labels.at("v"), "2");
+  EXPECT_EQ(evs[2].type, WatchEventType::Deleted);
+  EXPECT_EQ(evs[2].object.metadata.name, "b");
+  EXPECT_EQ(evs[2].object.metadata.resourceVersion, deleteRV);
+  EXPECT_LT(rvOf(evs[0].object.metadata.resourceVersion), rvOf(evs[1].object.metadata.resourceVersion));
+
+  // Live events follow, carrying their new versions.
+  auto cr = c.create(makePod("c")).value();
+  evs = w.waitFor(4);
+  ASSERT_EQ(evs.size(), 4u);
+  EXPECT_EQ(evs[3].object.metadata.resourceVersion, cr.metadata.resourceVersion);
+  EXPECT_EQ(c.activeWatchCountForTest(), 1u);
+}
+
+TEST(MemoryClientTest, WatchFromEmptyVersionStartsWithSyntheticAdds) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  ASSERT_TRUE(c.create(makePod("b")).ok());
+  WatchOptions o;
+  o.allowWatchBookmarks = false;
+  WatchCollector<api::Pod> w(c, o);
+  auto evs = w.waitFor(2);
+  ASSERT_EQ(evs.size(), 2u);
+  EXPECT_EQ(evs[0].type, WatchEventType::Added);
+  EXPECT_EQ(evs[1].object.metadata.name, "b");
+}
+
+TEST(MemoryClientTest, TooOldVersionIsExpired) {
+  MemoryClientOptions opts;
+  opts.historySize = 2;
+  MemoryClient c(opts);
+  auto first = c.create(makePod("p0")).value();
+  for (int i = 1; i < 5; ++i) ASSERT_TRUE(c.create(makePod("p" + std::to_string(i))).ok());
+  // History holds the last two writes (rv 5, 6): watchable from 4 on.
+  WatchOptions o;
+  o.resourceVersion = first.metadata.resourceVersion;
+  WatchCollector<api::Pod> w(c, o);
+  ASSERT_TRUE(w.waitDone());
+  ASSERT_EQ(w.events.size(), 1u);
+  EXPECT_EQ(w.events[0].type, WatchEventType::Error);
+  EXPECT_EQ(w.events[0].status.code, 410);
+  EXPECT_EQ(w.events[0].status.reason, "Expired");
+  EXPECT_EQ(w.events[0].status.message, "too old resource version: 2 (4)");
+
+  o.resourceVersion = "4";
+  o.allowWatchBookmarks = false;
+  WatchCollector<api::Pod> ok(c, o);
+  EXPECT_EQ(ok.waitFor(2).size(), 2u);
+
+  opts.expiredWatchAsErrorEvent = false;
+  MemoryClient c2(opts);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c2.create(makePod("p" + std::to_string(i))).ok());
+  auto r = c2.watch<api::Pod>(
+      WatchOptions{"2", true, 0, "", ""}, [](api::WatchEvent<api::Pod>&&) {}, std::stop_token());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().isGone());
+
+  // Compaction expires everything before the current version, for every kind.
+  c.compactHistoryForTest();
+  o.resourceVersion = "5";
+  WatchCollector<api::Pod> w2(c, o);
+  ASSERT_TRUE(w2.waitDone());
+  EXPECT_EQ(w2.events.at(0).status.code, 410);
+  EXPECT_EQ(c.list<api::Node>(ListOptions{}).value().metadata.resourceVersion, c.currentResourceVersion());
+}
+
+TEST(MemoryClientTest, BookmarksAndTimeout) {
+  MemoryClientOptions opts;
+  opts.bookmarkInterval = 5ms;
+  opts.watchTimeoutUnit = 10ms;
+  MemoryClient c(opts);
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  ASSERT_TRUE(c.create(makeNode("n")).ok());  // another kind moves the global version
+  WatchOptions o;
+  o.resourceVersion = "1";
+  o.timeoutSeconds = 5;  // 50ms here
+  WatchCollector<api::Pod> w(c, o);
+  auto evs = w.waitFor(2);
+  ASSERT_GE(evs.size(), 2u);
+  EXPECT_EQ(evs[0].type, WatchEventType::Added);
+  EXPECT_EQ(evs[1].type, WatchEventType::Bookmark);
+  EXPECT_EQ(evs[1].object.metadata.resourceVersion, c.currentResourceVersion());
+  EXPECT_TRUE(w.waitDone());
+  EXPECT_FALSE(w.result.has_value());
+  EXPECT_EQ(c.activeWatchCountForTest(), 0u);
+
+  // Without allowWatchBookmarks, none.
+  o.allowWatchBookmarks = false;
+  o.timeoutSeconds = 2;
+  WatchCollector<api::Pod> quiet(c, o);
+  ASSERT_TRUE(quiet.waitDone());
+  for (const auto& ev : quiet.events) EXPECT_NE(ev.type, WatchEventType::Bookmark);
+}
+
+TEST(MemoryClientTest, CloseAllWatchesEndsThem) {
+  MemoryClient c;
+  WatchCollector<api::Pod> w1(c, WatchOptions{});
+  WatchCollector<api::Node> w2(c, WatchOptions{});
+  auto deadline = std::chrono::steady_clock::now() + 2s;
+  while (c.activeWatchCountForTest() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  c.closeAllWatchesForTest(ApiError(0, "", "connection reset"));
+  ASSERT_TRUE(w1.waitDone());
+  ASSERT_TRUE(w2.waitDone());
+  ASSERT_TRUE(w1.result.has_value());
+  EXPECT_TRUE(w1.result->isTransport());
+}
+
+TEST(MemoryClientTest, PaginationIsConsistent) {
+  MemoryClient c;
+  for (int i = 0; i < 7; ++i) ASSERT_TRUE(c.create(makePod("p" + std::to_string(i))).ok());
+  ListOptions o;
+  o.limit = 3;
+  auto p1 = c.list<api::Pod>(o).value();
+  ASSERT_EQ(p1.items.size(), 3u);
+  EXPECT_EQ(p1.metadata.remainingItemCount, 4);
+  ASSERT_FALSE(p1.metadata.continue_.empty());
+
+  // Writes after the first page do not show up in the later ones.
+  ASSERT_TRUE(c.deletePod("default", "p5", {}).ok());
+  ASSERT_TRUE(c.create(makePod("p9")).ok());
+  api::Pod p4 = c.get<api::Pod>("default", "p4").value();
+  p4.metadata.labels["changed"] = "yes";
+  ASSERT_TRUE(c.update(p4).ok());
+
+  o.continue_ = p1.metadata.continue_;
+  auto p2 = c.list<api::Pod>(o).value();
+  ASSERT_EQ(p2.items.size(), 3u);
+  EXPECT_EQ(p2.metadata.resourceVersion, p1.metadata.resourceVersion);
+  EXPECT_EQ(p2.items[0].metadata.name, "p3");
+  EXPECT_TRUE(p2.items[1].metadata.labels.empty());
+  EXPECT_EQ(p2.items[2].metadata.name, "p5");
+  o.continue_ = p2.metadata.continue_;
+  auto p3 = c.list<api::Pod>(o).value();
+  ASSERT_EQ(p3.items.size(), 1u);
+  EXPECT_EQ(p3.items[0].metadata.name, "p6");
+  EXPECT_TRUE(p3.metadata.continue_.empty());
+
+  // A fresh list sees the writes.
+  auto all = c.list<api::Pod>(ListOptions{}).value();
+  EXPECT_EQ(all.items.size(), 7u);
+  EXPECT_EQ(all.metadata.resourceVersion, c.currentResourceVersion());
+
+  // Once the snapshot left the history window, the token is expired.
+  c.compactHistoryForTest();
+  o.continue_ = p1.metadata.continue_;
+  auto gone = c.list<api::Pod>(o);
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.error().code(), 410);
+  o.continue_ = "garbage";
+  EXPECT_EQ(c.list<api::Pod>(o).error().code(), 400);
+}
+
+TEST(MemoryClientTest, FieldAndLabelSelectors) {
+  MemoryClient c;
+  api::Pod a = makePod("a");
+  a.metadata.labels = {{"app", "web"}, {"tier", "front"}};
+  api::Pod b = makePod("b");
+  b.spec.nodeName = "n1";
+  b.status.phase = "Running";
+  b.metadata.labels = {{"app", "db"}};
+  api::Pod d = makePod("d");
+  d.status.phase = "Succeeded";
+  for (const auto& p : {a, b, d}) ASSERT_TRUE(c.create(p).ok());
+
+  auto names = [&](const std::string& labelSel, const std::string& fieldSel) {
+    ListOptions o;
+    o.labelSelector = labelSel;
+    o.fieldSelector = fieldSel;
+    auto l = c.list<api::Pod>(o);
+    std::vector<std::string> out;
+    if (!l.ok()) return std::vector<std::string>{"error " + std::to_string(l.error().code())};
+    for (const auto& p : l->items) out.push_back(p.metadata.name);
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(names("", "spec.nodeName="), (V{"a", "d"}));
+  EXPECT_EQ(names("", "spec.nodeName!="), (V{"b"}));
+  EXPECT_EQ(names("", "spec.nodeName==n1"), (V{"b"}));
+  EXPECT_EQ(names("", "status.phase!=Succeeded,status.phase!=Failed"), (V{"a", "b"}));
+  EXPECT_EQ(names("", "status.phase=Succeeded"), (V{"d"}));
+  EXPECT_EQ(names("", "metadata.name=b"), (V{"b"}));
+  EXPECT_EQ(names("app=web", ""), (V{"a"}));
+  EXPECT_EQ(names("app in (web,db),tier!=front", "spec.nodeName!="), (V{"b"}));
+  EXPECT_EQ(names("!app", ""), (V{"d"}));
+  EXPECT_EQ(names("", "spec.bogus=1"), (V{"error 400"}));
+  EXPECT_EQ(names("app in (", ""), (V{"error 400"}));
+  EXPECT_EQ(names("", "justtext"), (V{"error 400"}));
+
+  ASSERT_TRUE(c.create(makeNode("n1")).ok());
+  ListOptions no;
+  no.fieldSelector = "metadata.name=n1";
+  EXPECT_EQ(c.list<api::Node>(no).value().items.size(), 1u);
+  no.fieldSelector = "spec.nodeName=n1";
+  EXPECT_EQ(c.list<api::Node>(no).error().message(), "field label not supported: spec.nodeName");
+}
+
+TEST(MemoryClientTest, WatchSelectorTransitionsBecomeAddsAndDeletes) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  WatchOptions o;
+  o.resourceVersion = c.currentResourceVersion();
+  o.fieldSelector = "spec.nodeName=";
+  o.allowWatchBookmarks = false;
+  WatchCollector<api::Pod> unassigned(c, o);
+  o.fieldSelector = "spec.nodeName!=";
+  WatchCollector<api::Pod> assigned(c, o);
+
+  api::Binding bnd;
+  bnd.metadata.name = "a";
+  bnd.metadata.namespace_ = "default";
+  bnd.target.kind = "Node";
+  bnd.target.name = "n1";
+  ASSERT_TRUE(c.bind(bnd).ok());
+  const std::string bindRV = c.currentResourceVersion();
+
+  auto u = unassigned.waitFor(1);
+  ASSERT_EQ(u.size(), 1u);
+  EXPECT_EQ(u[0].type, WatchEventType::Deleted);
+  EXPECT_EQ(u[0].object.spec.nodeName, "");  // the previous content ...
+  EXPECT_EQ(u[0].object.metadata.resourceVersion, bindRV);  // ... at the event's version
+  auto a = assigned.waitFor(1);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].type, WatchEventType::Added);
+  EXPECT_EQ(a[0].object.spec.nodeName, "n1");
+}
+
+TEST(MemoryClientTest, BindSemantics) {
+  MemoryClientOptions opts;
+  opts.now = [] { return api::Time(std::chrono::seconds(1000)); };
+  MemoryClient c(opts);
+  api::Binding b;
+  b.metadata.name = "p";
+  b.metadata.namespace_ = "default";
+  b.target.name = "n1";
+  auto missing = c.bind(b);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code(), 404);
+
+  auto created = c.create(makePod("p")).value();
+  WatchOptions o;
+  o.resourceVersion = created.metadata.resourceVersion;
+  o.allowWatchBookmarks = false;
+  WatchCollector<api::Pod> w(c, o);
+
+  b.metadata.annotations["k"] = "v";
+  ASSERT_TRUE(c.bind(b).ok());
+  auto pod = c.get<api::Pod>("default", "p").value();
+  EXPECT_EQ(pod.spec.nodeName, "n1");
+  EXPECT_EQ(pod.metadata.annotations.at("k"), "v");
+  ASSERT_EQ(pod.status.conditions.size(), 1u);
+  EXPECT_EQ(pod.status.conditions[0].type, "PodScheduled");
+  EXPECT_EQ(pod.status.conditions[0].status, "True");
+  EXPECT_EQ(pod.status.conditions[0].lastTransitionTime, api::Time(std::chrono::seconds(1000)));
+  auto evs = w.waitFor(1);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].type, WatchEventType::Modified);
+  EXPECT_EQ(evs[0].object.spec.nodeName, "n1");
+
+  b.target.name = "n2";
+  auto again = c.bind(b);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code(), 409);
+  EXPECT_EQ(again.error().message(),
+            "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"n1\"");
+
+  api::Pod gated = makePod("g");
+  gated.spec.schedulingGates.push_back({"wait"});
+  ASSERT_TRUE(c.create(gated).ok());
+  b.metadata.name = "g";
+  EXPECT_EQ(c.bind(b).error().code(), 409);
+
+  ASSERT_TRUE(c.create(makePod("u")).ok());
+  b.metadata.name = "u";
+  b.metadata.uid = "not-the-uid";
+  EXPECT_EQ(c.bind(b).error().code(), 409);
+}
+
+TEST(MemoryClientTest, PatchPodStatusMergesConditionsByType) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("p")).ok());
+  PodStatusPatch patch;
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.reason = "Unschedulable";
+  cond.message = "0/3 nodes are available";
+  patch.condition = cond;
+  patch.nominatedNodeName = "n1";
+  auto p = c.patchPodStatus("default", "p", patch).value();
+  ASSERT_EQ(p.status.conditions.size(), 1u);
+  EXPECT_EQ(p.status.nominatedNodeName, "n1");
+
+  PodStatusPatch second;
+  cond.message = "0/4 nodes are available";
+  second.condition = cond;
+  auto q = c.patchPodStatus("default", "p", second).value();
+  ASSERT_EQ(q.status.conditions.size(), 1u);
+  EXPECT_EQ(q.status.conditions[0].message, "0/4 nodes are available");
+  EXPECT_EQ(q.status.nominatedNodeName, "n1");
+  EXPECT_GT(rvOf(q.metadata.resourceVersion), rvOf(p.metadata.resourceVersion));
+
+  PodStatusPatch clear;
+  clear.nominatedNodeName = "";
+  EXPECT_EQ(c.patchPodStatus("default", "p", clear).value().status.nominatedNodeName, "");
+  EXPECT_EQ(c.patchPodStatus("default", "nope", clear).error().code(), 404);
+}
+
+TEST(MemoryClientTest, EventsGetNamesAndSeries) {
+  MemoryClient c;
+  api::Event e;
+  e.regarding.name = "pod-a";
+  e.regarding.namespace_ = "ns1";
+  e.reason = "Scheduled";
+  auto created = c.createEvent(e).value();
+  EXPECT_EQ(created.metadata.name.rfind("pod-a.", 0), 0u);
+  EXPECT_EQ(created.metadata.namespace_, "ns1");
+  EXPECT_FALSE(created.metadata.resourceVersion.empty());
+
+  api::EventSeries s;
+  s.count = 2;
+  auto updated = c.updateEventSeries("ns1", created.metadata.name, s).value();
+  ASSERT_TRUE(updated.series.has_value());
+  EXPECT_EQ(updated.series->count, 2);
+  EXPECT_EQ(c.updateEventSeries("ns1", "nope", s).error().code(), 404);
+}
+
+TEST(MemoryClientTest, LeaseConflicts) {
+  MemoryClient c;
+  EXPECT_EQ(c.getLease("kube-system", "kube-scheduler").error().message(),
+            "leases.coordination.k8s.io \"kube-scheduler\" not found");
+  api::Lease l;
+  l.metadata.name = "kube-scheduler";
+  l.metadata.namespace_ = "kube-system";
+  l.spec.holderIdentity = "a";
+  auto created = c.createLease(l).value();
+  EXPECT_EQ(c.createLease(l).error().reason(), "AlreadyExists");
+
+  api::Lease mine = created;
+  mine.spec.holderIdentity = "b";
+  auto updated = c.updateLease(mine);
+  ASSERT_TRUE(updated.ok());
+  mine.spec.holderIdentity = "c";  // stale version now
+  auto conflict = c.updateLease(mine);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_TRUE(conflict.error().isConflict());
+  EXPECT_EQ(c.getLease("kube-system", "kube-scheduler").value().spec.holderIdentity, "b");
+}
+
+TEST(MemoryClientTest, FailureInjection) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("p")).ok());
+  c.injectFailures(Operation::Bind, 2, ApiError(429, "TooManyRequests", "slow down", 3s));
+  api::Binding b;
+  b.metadata.name = "p";
+  b.metadata.namespace_ = "default";
+  b.target.name = "n1";
+  auto r1 = c.bind(b);
+  ASSERT_FALSE(r1.ok());
+  EXPECT_TRUE(r1.error().isTooManyRequests());
+  EXPECT_EQ(r1.error().retryAfter(), 3s);
+  EXPECT_FALSE(c.bind(b).ok());
+  EXPECT_TRUE(c.bind(b).ok());
+  EXPECT_EQ(c.callCount(Operation::Bind), 3);
+
+  // Narrowed to a kind: node lists fail, pod lists do not.
+  c.injectFailures(Operation::List, 1, ApiError(500, "InternalError", "boom"), "Node");
+  EXPECT_TRUE(c.list<api::Pod>(ListOptions{}).ok());
+  EXPECT_TRUE(c.list<api::Node>(ListOptions{}).error().isServerError());
+  EXPECT_TRUE(c.list<api::Node>(ListOptions{}).ok());
+
+  c.injectFailures(Operation::Watch, 1, ApiError(0, "", "connection refused"));
+  auto w = c.nodes().watch(WatchOptions{}, [](api::WatchEvent<api::Node>&&) {}, std::stop_token());
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(w.error().isTransport());
+}
+
+TEST(MemoryClientTest, ListWatchersViewTheSameStore) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makeNode("n1")).ok());
+  ListWatchers& lws = c;
+  EXPECT_EQ(lws.nodes().list(ListOptions{}).value().items.size(), 1u);
+  EXPECT_EQ(lws.pods().list(ListOptions{}).value().items.size(), 0u);
+  EXPECT_EQ(lws.csiNodes().list(ListOptions{}).value().metadata.resourceVersion, c.currentResourceVersion());
+}
+
+}  // namespace
+}  // namespace ks::client

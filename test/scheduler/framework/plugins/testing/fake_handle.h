@@ -1,0 +1,102 @@
+#pragma once
+// Test doubles for running plugins outside a Framework (upstream's cache.NewSnapshot +
+// runtime.NewFramework(WithSnapshotSharedLister) + tf.BuildNodeInfos):
+//   auto lister = FakeSharedLister::create(pods, nodes);
+//   FakeHandle handle;
+//   handle.setSnapshotSharedLister(lister.get());
+//   auto plugin = SomePlugin::create(nullptr, handle);
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/scheduler/framework/interface.h"
+
+namespace ks::plugintesting {
+
+// NodeInfos for `nodes`, one per node with no pods (upstream tf.BuildNodeInfos).
+std::vector<framework::NodeInfoPtr> buildNodeInfos(const std::vector<api::NodePtr>& nodes);
+
+// A snapshot over NodeInfos built from pods and nodes (upstream cache.NewSnapshot): each pod is added
+// to the NodeInfo of its spec.nodeName; list() holds the NodeInfos of `nodes` in the given order (pods
+// on nodes not in `nodes` are kept but not listed, as their NodeInfo has no node).
+class FakeSharedLister final : public framework::SharedLister,
+                               public framework::NodeInfoLister,
+                               public framework::StorageInfoLister {
+ public:
+  static std::unique_ptr<FakeSharedLister> create(const std::vector<api::PodPtr>& pods,
+                                                  const std::vector<api::NodePtr>& nodes);
+  // A snapshot over ready-made NodeInfos (listed in the given order).
+  static std::unique_ptr<FakeSharedLister> fromNodeInfos(std::vector<framework::NodeInfoPtr> nodeInfos);
+
+  const framework::NodeInfoLister& nodeInfos() const override { return *this; }
+  const framework::StorageInfoLister& storageInfos() const override { return *this; }
+
+  const std::vector<framework::NodeInfoPtr>& list() const override { return list_; }
+  const std::vector<framework::NodeInfoPtr>& havePodsWithAffinityList() const override { return withAffinity_; }
+  const std::vector<framework::NodeInfoPtr>& havePodsWithRequiredAntiAffinityList() const override {
+    return withRequiredAntiAffinity_;
+  }
+  Result<framework::NodeInfoPtr> get(std::string_view nodeName) const override;
+
+  bool isPVCUsedByPods(std::string_view key) const override;
+
+ private:
+  std::vector<framework::NodeInfoPtr> list_;
+  std::vector<framework::NodeInfoPtr> withAffinity_;
+  std::vector<framework::NodeInfoPtr> withRequiredAntiAffinity_;
+  std::vector<framework::NodeInfoPtr> all_;  // incl. node-less infos of pods on unknown nodes
+};
+
+// A Handle with settable snapshot lister, client, event recorder and pod nominator. The plugin-runner
+// methods (runFilterPlugins, ...) return an Error status: tests that need them use the real Framework.
+class FakeHandle final : public framework::Handle {
+ public:
+  FakeHandle() = default;
+
+  void setSnapshotSharedLister(const framework::SharedLister* l) { lister_ = l; }
+  void setClient(client::Client* c) { client_ = c; }
+  void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
+  void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
+
+  const framework::SharedLister* snapshotSharedLister() const override { return lister_; }
+  client::Client* client() const override { return client_; }
+  framework::EventRecorder* eventRecorder() const override { return recorder_; }
+  framework::parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
+  framework::PodNominator* podNominator() const override { return nominator_; }
+
+  void iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override;
+  std::shared_ptr<framework::WaitingPod> getWaitingPod(const std::string& uid) override;
+  bool rejectWaitingPod(const std::string& uid) override;
+  framework::Status runFilterPluginsWithNominatedPods(framework::CycleState& state, const framework::PodInfo& pod,
+                                                      const framework::NodeInfo& info) override;
+
+  framework::Status runPreScorePlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                       std::span<const framework::NodeInfoPtr> nodes) override;
+  framework::Status runScorePlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                    std::span<const framework::NodeInfoPtr> nodes,
+                                    std::vector<framework::NodePluginScores>& out) override;
+  framework::Status runFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                     const framework::NodeInfo& nodeInfo) override;
+  framework::Status runPreFilterExtensionAddPod(framework::CycleState& state, const framework::PodInfo& podToSchedule,
+                                                const framework::PodInfoPtr& podInfoToAdd,
+                                                const framework::NodeInfo& nodeInfo) override;
+  framework::Status runPreFilterExtensionRemovePod(framework::CycleState& state,
+                                                   const framework::PodInfo& podToSchedule,
+                                                   const framework::PodInfoPtr& podInfoToRemove,
+                                                   const framework::NodeInfo& nodeInfo) override;
+
+ private:
+  const framework::SharedLister* lister_ = nullptr;
+  client::Client* client_ = nullptr;
+  framework::EventRecorder* recorder_ = nullptr;
+  framework::PodNominator* nominator_ = nullptr;
+  framework::parallelize::Parallelizer parallelizer_{2};
+};
+
+// PodInfo / NodeInfo shorthands for tests.
+framework::PodInfoPtr podInfo(const api::Pod& pod);
+framework::NodeInfoPtr nodeInfoWith(const api::Node& node, const std::vector<api::PodPtr>& pods = {});
+
+}  // namespace ks::plugintesting
