@@ -1,0 +1,86 @@
+#include "pkg/scheduler/framework/plugins/registry.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
+#include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
+#include "pkg/scheduler/framework/plugins/nodename/node_name.h"
+#include "pkg/scheduler/framework/plugins/nodeports/node_ports.h"
+#include "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/scheduler/framework/plugins/queuesort/priority_sort.h"
+#include "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.h"
+#include "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.h"
+
+namespace ks::plugins {
+
+namespace {
+
+template <class P>
+void add(framework::runtime::Registry& r) {
+  framework::runtime::PluginFactory factory = [](const config::PluginArgs* args, framework::Handle& handle) {
+    return P::create(args, handle);
+  };
+  auto added = r.registerPlugin(std::string(P::kName), std::move(factory));
+  if (!added.ok()) std::abort();  // two in-tree plugins with one name: a programming error
+}
+
+}  // namespace
+
+framework::runtime::Registry newInTreeRegistry() {
+  framework::runtime::Registry r;
+  add<queuesort::PrioritySort>(r);
+  add<schedulinggates::SchedulingGates>(r);
+  add<nodeunschedulable::NodeUnschedulable>(r);
+  add<nodename::NodeName>(r);
+  add<nodeports::NodePorts>(r);
+  add<tainttoleration::TaintToleration>(r);
+  add<nodeaffinity::NodeAffinity>(r);
+  add<defaultbinder::DefaultBinder>(r);
+  return r;
+}
+
+const std::vector<std::string>& notYetImplementedPlugins() {
+  static const std::vector<std::string> kUpstream = {
+      "DefaultPreemption", "DynamicResources", "ImageLocality",    "InterPodAffinity",
+      "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeVolumeLimits", "PodTopologySpread",
+      "VolumeBinding",     "VolumeRestrictions", "VolumeZone"};
+  static const std::vector<std::string> kMissing = [] {
+    auto registry = newInTreeRegistry();
+    std::vector<std::string> out;
+    for (const auto& name : kUpstream) {
+      if (!registry.contains(name)) out.push_back(name);
+    }
+    return out;
+  }();
+  return kMissing;
+}
+
+Result<void> checkProfileImplemented(const config::KubeSchedulerProfile& profile,
+                                     const framework::runtime::Registry& registry) {
+  const config::Plugins& p = profile.plugins;
+  const config::PluginSet* sets[] = {&p.preEnqueue, &p.queueSort, &p.preFilter, &p.filter,  &p.postFilter,
+                                     &p.preScore,   &p.score,     &p.reserve,   &p.permit,  &p.preBind,
+                                     &p.bind,       &p.postBind,  &p.multiPoint};
+  std::set<std::string> disabledEverywhere;
+  for (const auto& d : p.multiPoint.disabled) disabledEverywhere.insert(d.name);
+  std::set<std::string> missing;
+  for (const config::PluginSet* set : sets) {
+    std::set<std::string> disabled = disabledEverywhere;
+    for (const auto& d : set->disabled) disabled.insert(d.name);
+    for (const auto& e : set->enabled) {
+      if (registry.contains(e.name) || disabled.count(e.name) || disabled.count("*")) continue;
+      const auto& todo = notYetImplementedPlugins();
+      if (std::find(todo.begin(), todo.end(), e.name) != todo.end()) missing.insert(e.name);
+    }
+  }
+  if (missing.empty()) return {};
+  std::string names;
+  for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+  return Error("profile \"" + profile.schedulerName + "\" enables upstream plugin(s) that kube-scheduler-cpp does not " +
+               "implement yet: " + names + "; disable them under plugins.multiPoint.disabled (see " +
+               "config/demo-scheduler.yaml)");
+}
+
+}  // namespace ks::plugins

@@ -1,0 +1,586 @@
+#include "pkg/scheduler/scheduler.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "pkg/informer/store.h"
+#include "pkg/scheduler/framework/clock.h"
+#include "pkg/scheduler/framework/plugins/registry.h"
+
+namespace ks::scheduler {
+
+using framework::Code;
+using framework::CycleState;
+using framework::NodeInfoPtr;
+using framework::PodInfo;
+using framework::QueuedPodInfo;
+using framework::Status;
+using framework::runtime::Framework;
+
+namespace {
+
+const std::string kDefaultSchedulerName = "default-scheduler";
+
+const std::string& schedulerNameOf(const api::Pod& pod) {
+  return pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
+}
+
+
+std::string podName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+
+const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMode::Override};
+
+}  // namespace
+
+std::string_view attemptResultName(AttemptResult r) {
+  switch (r) {
+    case AttemptResult::Scheduled: return "Scheduled";
+    case AttemptResult::Unschedulable: return "Unschedulable";
+    case AttemptResult::Error: return "Error";
+  }
+  return "Error";
+}
+
+Scheduler::Scheduler(client::Client& client, SchedulerOptions options)
+    : client_(client), options_(std::move(options)) {
+  clock_ = options_.clock ? options_.clock : &framework::realClock();
+  rng_.seed(options_.seed != 0 ? options_.seed : std::random_device{}());
+}
+
+Scheduler::~Scheduler() { close(); }
+
+Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
+                                                     const config::KubeSchedulerConfiguration& cfg,
+                                                     const framework::runtime::Registry& registry,
+                                                     SchedulerOptions options) {
+  if (!cfg.extenders.empty()) {
+    return Error("extenders: scheduler extenders are not supported by kube-scheduler-cpp yet (" +
+                 std::to_string(cfg.extenders.size()) + " configured); remove them from the configuration");
+  }
+  if (cfg.profiles.empty()) return Error("profiles: at least one profile is required");
+  std::unique_ptr<Scheduler> s(new Scheduler(client, std::move(options)));
+  s->percentageOfNodesToScore_ = cfg.percentageOfNodesToScore.value_or(0);
+  s->parallelizer_ = std::make_shared<framework::parallelize::Parallelizer>(cfg.parallelism);
+  s->waitingPods_ = std::make_shared<framework::runtime::WaitingPodsMap>();
+  s->cache_ = std::make_unique<cache::CacheImpl>(cache::CacheOptions{.clock = s->clock_});
+
+  for (const auto& profile : cfg.profiles) {
+    if (auto implemented = plugins::checkProfileImplemented(profile, registry); !implemented.ok()) {
+      return implemented.error();
+    }
+    framework::runtime::FrameworkOptions fo;
+    fo.snapshotSharedLister = &s->snapshot_;
+    fo.client = &client;
+    fo.eventRecorder = s->options_.eventRecorder;
+    fo.parallelizer = s->parallelizer_;
+    fo.waitingPods = s->waitingPods_;
+    fo.clock = s->clock_;
+    auto fw = Framework::create(registry, profile, fo);
+    if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
+    if (s->profiles_.count(profile.schedulerName)) {
+      return Error("duplicate profile with scheduler name \"" + profile.schedulerName + "\"");
+    }
+    s->profiles_.emplace(profile.schedulerName, std::move(fw).value());
+  }
+
+  std::map<std::string, queue::ProfileHooks> hooks;
+  for (auto& [name, fw] : s->profiles_) {
+    auto h = queue::hooksFromFramework(*fw);
+    if (!h.ok()) return h.error().wrap("profile \"" + name + "\"");
+    for (const auto& pe : h->pluginEvents) {
+      for (const auto& e : pe.events) s->interestingResources_.insert(e.event.resource);
+    }
+    hooks.emplace(name, std::move(h).value());
+  }
+  queue::QueueOptions qo;
+  qo.clock = s->clock_;
+  qo.podInitialBackoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
+  qo.podMaxBackoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
+  if (s->options_.queueOptions) {
+    qo = *s->options_.queueOptions;
+    if (!qo.clock) qo.clock = s->clock_;
+  }
+  s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(), std::move(hooks), qo);
+  for (auto& [name, fw] : s->profiles_) fw->setPodNominator(&s->queue_->nominator());
+  s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
+  return s;
+}
+
+bool Scheduler::servesSchedulerName(const std::string& name) const { return profiles_.count(name) != 0; }
+
+Framework* Scheduler::frameworkForPod(const api::Pod& pod) const {
+  auto it = profiles_.find(schedulerNameOf(pod));
+  return it == profiles_.end() ? nullptr : it->second.get();
+}
+
+void Scheduler::run(std::stop_token stop) {
+  queue_->run();
+  std::stop_callback onStop(stop, [this] { queue_->close(); });
+  while (!stop.stop_requested() && scheduleOne()) {
+  }
+}
+
+void Scheduler::close() {
+  if (closed_) return;
+  closed_ = true;
+  if (queue_) queue_->close();
+  if (bindingPool_) bindingPool_->close();
+}
+
+void Scheduler::waitForBindings() { bindingPool_->waitIdle(); }
+
+void Scheduler::recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
+                            std::string_view action, std::string note) {
+  if (options_.eventRecorder == nullptr) return;
+  api::ObjectReference ref;
+  ref.kind = "Pod";
+  ref.apiVersion = "v1";
+  ref.namespace_ = pod.metadata.namespace_;
+  ref.name = pod.metadata.name;
+  ref.uid = pod.metadata.uid;
+  ref.resourceVersion = pod.metadata.resourceVersion;
+  options_.eventRecorder->eventf(ref, nullptr, type, reason, action, std::move(note));
+}
+
+// ---- Scheduling cycle ----
+
+bool Scheduler::scheduleOne() {
+  std::optional<QueuedPodInfo> popped = queue_->pop();
+  if (!popped) return false;
+  QueuedPodInfo pInfo = std::move(*popped);
+  const api::Pod& pod = pInfo.pod();
+  const std::string key = queue::PriorityQueue::podKey(pod);
+  Framework* fw = frameworkForPod(pod);
+  if (fw == nullptr) {
+    spdlog::error("no profile for scheduler name \"{}\" of pod {}", schedulerNameOf(pod), podName(pod));
+    queue_->done(key);
+    return true;
+  }
+  // Skip pods being deleted, and pods already assumed (an update raced with their binding).
+  if (pod.metadata.deletionTimestamp.has_value()) {
+    recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", "skip schedule deleting pod: " + podName(pod));
+    queue_->done(key);
+    return true;
+  }
+  if (auto assumed = cache_->isAssumedPod(pod); assumed.ok() && *assumed) {
+    queue_->done(key);
+    return true;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  auto state = std::make_shared<CycleState>();
+  AttemptRecord record;
+  AttemptRecord* rec = options_.observer ? &record : nullptr;
+  if (rec) {
+    rec->pod = pInfo.podInfo->podPtr();
+    rec->profile = fw->profileName();
+  }
+  auto report = [&](AttemptResult r, std::string node, std::string message) {
+    if (!rec) return;
+    rec->result = r;
+    rec->node = std::move(node);
+    rec->message = std::move(message);
+    options_.observer->onAttempt(*rec);
+  };
+
+  std::optional<FitError> fitError;
+  auto result = schedulePod(*fw, *state, *pInfo.podInfo, fitError, rec);
+  if (!result.ok() || fitError) {
+    framework::NominatingInfo nominating = kClearNominatedNode;
+    Status status;
+    if (fitError) {
+      nominating = framework::NominatingInfo{};
+      if (fw->hasPostFilterPlugins()) {
+        framework::PostFilterResult pfr;
+        Status pfs = fw->runPostFilterPlugins(*state, *pInfo.podInfo, fitError->diagnosis.nodeToStatus, pfr);
+        fitError->diagnosis.postFilterMsg = pfs.message();
+        nominating = pfr.nominatingInfo;
+      }
+      status = Status(Code::Unschedulable, std::vector<std::string>{fitError->message()});
+    } else if (result.error().message() == kNoNodesAvailableMsg) {
+      status = Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{std::string(kNoNodesAvailableMsg)});
+    } else {
+      status = Status::error(result.error().message());
+    }
+    report(status.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, "", status.message());
+    handleSchedulingFailure(*fw, pInfo, status, fitError, nominating);
+    return true;
+  }
+  const std::string host = result->suggestedHost;
+
+  // Assume: the cache accounts the pod on the host while binding runs asynchronously.
+  auto assumedPod = std::make_shared<api::Pod>(pod);
+  assumedPod->spec.nodeName = host;
+  QueuedPodInfo assumed = pInfo;
+  assumed.podInfo = PodInfo::create(assumedPod);
+  if (auto r = cache_->assumePod(assumedPod); !r.ok()) {
+    Status status = Status::error(r.error().message());
+    report(AttemptResult::Error, host, status.message());
+    handleSchedulingFailure(*fw, assumed, status, std::nullopt, kClearNominatedNode);
+    return true;
+  }
+  queue_->nominator().deleteNominatedPodIfExists(*assumedPod);
+
+  // A rejection at Reserve or Permit reads like a FitError on that one node.
+  auto rejectedOnHost = [&](const Status& s) {
+    FitError fe;
+    fe.numAllNodes = 1;
+    fe.diagnosis.nodeToStatus.set(host, s);
+    fe.diagnosis.addPluginStatus(s);
+    return fe;
+  };
+  auto undo = [&](const Status& s) {
+    fw->runReservePluginsUnreserve(*state, *assumed.podInfo, host);
+    if (auto forget = cache_->forgetPod(*assumedPod); !forget.ok()) {
+      spdlog::error("scheduler cache ForgetPod failed: {}", forget.error().message());
+    }
+    std::optional<FitError> fe;
+    Status failure = s;
+    if (s.isRejected()) {
+      fe = rejectedOnHost(s);
+      failure = Status(s.code(), std::vector<std::string>{fe->message()});
+    }
+    report(s.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, host, failure.message());
+    handleSchedulingFailure(*fw, assumed, failure, fe, kClearNominatedNode);
+  };
+  if (Status s = fw->runReservePluginsReserve(*state, *assumed.podInfo, host); !s.isSuccess()) {
+    undo(s);
+    return true;
+  }
+  if (Status s = fw->runPermitPlugins(*state, *assumed.podInfo, host); !s.isSuccess() && !s.isWait()) {
+    undo(s);
+    return true;
+  }
+  report(AttemptResult::Scheduled, host, "");
+  bindingPool_->submit([this, fw, state, assumed = std::move(assumed), host, start]() mutable {
+    bindingCycle(*fw, std::move(state), std::move(assumed), host, start);
+  });
+  return true;
+}
+
+Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleState& state, const PodInfo& pod,
+                                                         std::optional<FitError>& fitError, AttemptRecord* record) {
+  if (auto r = cache_->updateSnapshot(snapshot_); !r.ok()) return r.error();
+  const int numNodes = snapshot_.numNodes();
+  if (record) {
+    record->allNodes.reserve(numNodes);
+    for (const auto& ni : snapshot_.list()) record->allNodes.push_back(ni->nodeName());
+  }
+  if (numNodes == 0) return Error(std::string(kNoNodesAvailableMsg));
+
+  Diagnosis diagnosis;
+  auto feasible = findNodesThatFitPod(fw, state, pod, diagnosis);
+  if (!feasible.ok()) return feasible.error();
+  if (record) {
+    record->filtered = diagnosis.nodeToStatus;
+    record->preFilterRejected = !diagnosis.preFilterMsg.empty();
+    for (const auto& ni : *feasible) record->feasibleNodes.push_back(ni->nodeName());
+  }
+  if (feasible->empty()) {
+    fitError = FitError{numNodes, std::move(diagnosis)};
+    return ScheduleResult{};
+  }
+  const int evaluated = static_cast<int>(feasible->size() + diagnosis.nodeToStatus.size());
+  if (feasible->size() == 1) {
+    return ScheduleResult{(*feasible)[0]->nodeName(), 1 + static_cast<int>(diagnosis.nodeToStatus.size()), 1};
+  }
+
+  std::vector<framework::NodePluginScores> scores;
+  if (!fw.hasScorePlugins()) {
+    scores.reserve(feasible->size());
+    for (const auto& ni : *feasible) scores.push_back(framework::NodePluginScores{ni->nodeName(), {}, 1});
+  } else {
+    if (Status s = fw.runPreScorePlugins(state, pod, *feasible); !s.isSuccess()) return Error(s.message());
+    if (Status s = fw.runScorePlugins(state, pod, *feasible, scores); !s.isSuccess()) return Error(s.message());
+  }
+  if (record) {
+    for (const auto& ns : scores) {
+      auto& perPlugin = record->scores[ns.name];
+      for (const auto& ps : ns.scores) {
+        const int weight = std::max(1, fw.scorePluginWeight(ps.name));
+        perPlugin[ps.name] = ps.score / weight;
+      }
+      record->totalScores[ns.name] = ns.totalScore;
+    }
+  }
+  return ScheduleResult{selectHost(scores), evaluated, static_cast<int>(feasible->size())};
+}
+
+Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, CycleState& state, const PodInfo& pod,
+                                                                Diagnosis& diagnosis) {
+  const std::vector<NodeInfoPtr>& allNodes = snapshot_.list();
+  framework::PreFilterResult preRes;
+  std::set<std::string> pluginsWithNodes;
+  Status s = fw.runPreFilterPlugins(state, pod, preRes, &pluginsWithNodes);
+  if (!s.isSuccess()) {
+    if (!s.isRejected()) return Error(s.message());
+    // Every node gets PreFilter's status; its message replaces the per-node reasons.
+    diagnosis.nodeToStatus.setAbsentNodesStatus(s);
+    diagnosis.preFilterMsg = s.message();
+    diagnosis.addPluginStatus(s);
+    return std::vector<NodeInfoPtr>{};
+  }
+  diagnosis.unschedulablePlugins.insert(pluginsWithNodes.begin(), pluginsWithNodes.end());
+
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  const std::string& nominated = pod.pod().status.nominatedNodeName;
+  if (!nominated.empty()) {
+    if (auto ni = snapshot_.get(nominated); ni.ok()) {
+      Diagnosis scratch;
+      auto feasible = findNodesThatPassFilters(fw, state, pod, scratch, {*ni});
+      if (feasible.ok() && !feasible->empty()) return feasible;
+    }
+  }
+
+  std::vector<NodeInfoPtr> nodes;
+  const std::vector<NodeInfoPtr>* candidates = &allNodes;
+  if (!preRes.allNodes()) {
+    for (const auto& name : *preRes.nodeNames) {
+      if (auto ni = snapshot_.get(name); ni.ok()) nodes.push_back(*ni);
+    }
+    // Keep the snapshot's order among the allowed nodes, so rotation stays fair.
+    std::sort(nodes.begin(), nodes.end(), [&](const NodeInfoPtr& a, const NodeInfoPtr& b) {
+      return a->nodeName() < b->nodeName();
+    });
+    std::string plugins;
+    for (const auto& p : pluginsWithNodes) plugins += (plugins.empty() ? "" : " ") + p;
+    diagnosis.nodeToStatus.setAbsentNodesStatus(
+        Status(Code::UnschedulableAndUnresolvable,
+               std::vector<std::string>{"node(s) didn't satisfy plugin(s) [" + plugins + "]"}));
+    candidates = &nodes;
+  }
+  auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, *candidates);
+  const int processed = static_cast<int>((feasible.ok() ? feasible->size() : 0) + diagnosis.nodeToStatus.size());
+  if (!allNodes.empty()) nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % static_cast<int>(allNodes.size());
+  return feasible;
+}
+
+int Scheduler::numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int numAllNodes) const {
+  if (numAllNodes < kMinFeasibleNodesToFind) return numAllNodes;
+  int percentage = profilePercentage.has_value() ? *profilePercentage : percentageOfNodesToScore_;
+  if (percentage == 0) {
+    percentage = 50 - numAllNodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) percentage = kMinFeasibleNodesPercentageToFind;
+  }
+  const int numNodes = static_cast<int>(static_cast<int64_t>(numAllNodes) * percentage / 100);
+  return numNodes < kMinFeasibleNodesToFind ? kMinFeasibleNodesToFind : numNodes;
+}
+
+Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& fw, CycleState& state,
+                                                                     const PodInfo& pod, Diagnosis& diagnosis,
+                                                                     const std::vector<NodeInfoPtr>& nodes) {
+  const int numAllNodes = static_cast<int>(nodes.size());
+  if (numAllNodes == 0) return std::vector<NodeInfoPtr>{};
+  const int numNodesToFind = numFeasibleNodesToFind(fw.percentageOfNodesToScore(), numAllNodes);
+  const int startIndex = nextStartNodeIndex_ % numAllNodes;
+  if (!fw.hasFilterPlugins()) {
+    std::vector<NodeInfoPtr> feasible;
+    feasible.reserve(numNodesToFind);
+    for (int i = 0; i < numNodesToFind; ++i) feasible.push_back(nodes[(startIndex + i) % numAllNodes]);
+    return feasible;
+  }
+
+  std::vector<NodeInfoPtr> feasible(numNodesToFind);
+  std::atomic<int> feasibleLen{0};
+  std::vector<std::optional<Status>> statuses(numAllNodes);
+  std::stop_source cancel;
+  framework::parallelize::ErrorChannel errors;
+  auto checkNode = [&](int i) {
+    const NodeInfoPtr& nodeInfo = nodes[(startIndex + i) % numAllNodes];
+    Status status = fw.runFilterPluginsWithNominatedPods(state, pod, *nodeInfo);
+    if (status.code() == Code::Error) {
+      errors.sendErrorWithCancel(Error(status.message()), cancel);
+      return;
+    }
+    if (status.isSuccess()) {
+      const int length = feasibleLen.fetch_add(1) + 1;
+      if (length > numNodesToFind) {
+        cancel.request_stop();
+        feasibleLen.fetch_sub(1);
+      } else {
+        feasible[length - 1] = nodeInfo;
+      }
+    } else {
+      statuses[i] = std::move(status);
+    }
+  };
+  fw.parallelizer().until(numAllNodes, checkNode, cancel.get_token());
+  feasible.resize(feasibleLen.load());
+  for (int i = 0; i < numAllNodes; ++i) {
+    if (!statuses[i]) continue;
+    const NodeInfoPtr& nodeInfo = nodes[(startIndex + i) % numAllNodes];
+    diagnosis.addPluginStatus(*statuses[i]);
+    diagnosis.nodeToStatus.set(nodeInfo->nodeName(), std::move(*statuses[i]));
+  }
+  if (auto err = errors.receiveError()) return *err;
+  return feasible;
+}
+
+std::string Scheduler::selectHost(const std::vector<framework::NodePluginScores>& scores) {
+  // Reservoir sampling among the highest totals: each tied node is chosen with equal probability.
+  size_t selected = 0;
+  int64_t best = scores[0].totalScore;
+  uint64_t ties = 1;
+  for (size_t i = 1; i < scores.size(); ++i) {
+    if (scores[i].totalScore > best) {
+      best = scores[i].totalScore;
+      selected = i;
+      ties = 1;
+    } else if (scores[i].totalScore == best) {
+      ++ties;
+      if (rng_() % ties == 0) selected = i;
+    }
+  }
+  return scores[selected].name;
+}
+
+// ---- Binding cycle ----
+
+void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, QueuedPodInfo assumed,
+                             const std::string& host, std::chrono::steady_clock::time_point start) {
+  (void)start;
+  const api::Pod& pod = assumed.pod();
+  const std::string key = queue::PriorityQueue::podKey(pod);
+  auto fail = [&](const Status& s) {
+    if (options_.observer) options_.observer->onBindingDone(pod, host, s);
+    handleBindingCycleError(fw, *state, assumed, host, s);
+  };
+  if (Status s = fw.waitOnPermit(pod); !s.isSuccess()) {
+    if (s.isRejected()) {
+      FitError fe;
+      fe.numAllNodes = 1;
+      fe.diagnosis.nodeToStatus.set(host, s);
+      fe.diagnosis.unschedulablePlugins.insert(s.plugin());
+      fail(Status(s.code(), std::vector<std::string>{fe.message()}).withPlugin(s.plugin()));
+    } else {
+      fail(s);
+    }
+    return;
+  }
+  if (Status s = fw.runPreBindPlugins(*state, *assumed.podInfo, host); !s.isSuccess()) {
+    fail(s);
+    return;
+  }
+  Status bound = fw.runBindPlugins(*state, *assumed.podInfo, host);
+  if (auto r = cache_->finishBinding(pod); !r.ok()) spdlog::error("scheduler cache FinishBinding failed: {}", r.error().message());
+  if (!bound.isSuccess()) {
+    fail(bound);
+    return;
+  }
+  queue_->done(key);
+  recordEvent(pod, "Normal", "Scheduled", "Binding",
+              "Successfully assigned " + pod.metadata.namespace_ + "/" + pod.metadata.name + " to " + host);
+  fw.runPostBindPlugins(*state, *assumed.podInfo, host);
+  if (options_.observer) options_.observer->onBindingDone(pod, host, Status::success());
+}
+
+void Scheduler::handleBindingCycleError(Framework& fw, CycleState& state, QueuedPodInfo& assumed,
+                                        const std::string& host, const Status& status) {
+  const api::PodPtr& assumedPod = assumed.podInfo->podPtr();
+  fw.runReservePluginsUnreserve(state, *assumed.podInfo, host);
+  if (auto r = cache_->forgetPod(*assumedPod); !r.ok()) {
+    spdlog::error("scheduler cache ForgetPod failed: {}", r.error().message());
+  } else {
+    // The assumed pod held resources on the node: forgetting it is like an assigned pod's delete. The
+    // pod itself is excluded when it was rejected (it will be requeued by the failure handler).
+    const std::string uid = assumedPod->metadata.uid;
+    const framework::ClusterEvent event{framework::EventResource::AssignedPod, framework::action::Delete};
+    if (status.isRejected()) {
+      queue_->moveAllToActiveOrBackoffQueue(event, framework::EventObject(assumedPod), {},
+                                            [&](const api::Pod& p) { return p.metadata.uid != uid; });
+    } else {
+      queue_->moveAllToActiveOrBackoffQueue(event, framework::EventObject(assumedPod), {});
+    }
+  }
+  std::optional<FitError> fe;
+  if (status.isRejected()) {
+    fe.emplace();
+    fe->numAllNodes = 1;
+    fe->diagnosis.nodeToStatus.set(host, status);
+    fe->diagnosis.addPluginStatus(status);
+  }
+  handleSchedulingFailure(fw, assumed, status, fe, kClearNominatedNode);
+}
+
+void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, const Status& status,
+                                        const std::optional<FitError>& fitError,
+                                        const framework::NominatingInfo& nominatingInfo) {
+  const api::Pod& pod = pInfo.pod();
+  const std::string key = queue::PriorityQueue::podKey(pod);
+  const std::string reason = status.isRejected() ? "Unschedulable" : "SchedulerError";
+  const std::string errMsg = status.message();
+  if (fitError) {
+    pInfo.unschedulablePlugins = fitError->diagnosis.unschedulablePlugins;
+    pInfo.pendingPlugins = fitError->diagnosis.pendingPlugins;
+    spdlog::info("Unable to schedule pod; no fit; waiting pod={} err=\"{}\"", podName(pod), errMsg);
+  } else if (errMsg == kNoNodesAvailableMsg) {
+    spdlog::info("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={}", podName(pod));
+  } else {
+    spdlog::error("Error scheduling pod; retrying pod={} err=\"{}\"", podName(pod), errMsg);
+  }
+
+  // Requeue the informer's current version of the pod, unless it is gone or was bound meanwhile.
+  api::PodPtr current = pInfo.podInfo->podPtr();
+  bool requeue = true;
+  if (podStore_ != nullptr) {
+    current = podStore_->get(key);
+    if (!current) {
+      spdlog::info("Pod doesn't exist in informer cache pod={}", podName(pod));
+      requeue = false;
+    } else if (!current->spec.nodeName.empty()) {
+      spdlog::info("Pod has been assigned to node. Abort adding it back to queue. pod={} node={}", podName(pod),
+                   current->spec.nodeName);
+      requeue = false;
+    }
+  } else if (!current->spec.nodeName.empty()) {
+    // No informer (tests): requeue the pod as it was before assume.
+    auto copy = std::make_shared<api::Pod>(*current);
+    copy->spec.nodeName.clear();
+    current = copy;
+  }
+  const bool requeued = requeue;
+  if (requeue) {
+    pInfo.podInfo = PodInfo::create(current);
+    if (auto r = queue_->addUnschedulableIfNotPresent(pInfo, queue_->schedulingCycle()); !r.ok()) {
+      spdlog::error("Error occurred: {}", r.error().message());
+    }
+  }
+  if (!requeued) queue_->done(key);
+  queue_->nominator().addNominatedPod(pInfo.podInfo, nominatingInfo);
+
+  const std::string msg = truncateMessage(errMsg);
+  recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", msg);
+
+  // PodScheduled=False with the reason and message; skipped when nothing would change.
+  bool conditionChanged = true;
+  for (const auto& c : pod.status.conditions) {
+    if (c.type == "PodScheduled") {
+      conditionChanged = !(c.status == "False" && c.reason == reason && c.message == errMsg);
+    }
+  }
+  const bool nominationChanged = nominatingInfo.mode == framework::NominatingMode::Override &&
+                                 pod.status.nominatedNodeName != nominatingInfo.nominatedNodeName;
+  if (!conditionChanged && !nominationChanged) return;
+  client::PodStatusPatch patch;
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.reason = reason;
+  cond.message = errMsg;
+  cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  patch.condition = std::move(cond);
+  if (nominationChanged) patch.nominatedNodeName = nominatingInfo.nominatedNodeName;
+  const std::string ns = pod.metadata.namespace_;
+  const std::string name = pod.metadata.name;
+  bindingPool_->submit([this, ns, name, patch = std::move(patch)] {
+    auto r = client_.patchPodStatus(ns, name, patch);
+    if (!r.ok() && !r.error().isNotFound()) {
+      spdlog::error("Error updating pod {}/{}: {}", ns, name, r.error().message());
+    }
+  });
+  (void)fw;
+}
+
+}  // namespace ks::scheduler

@@ -1,0 +1,194 @@
+#pragma once
+// The Scheduler (upstream pkg/scheduler scheduler.go + schedule_one.go + eventhandlers.go): one
+// scheduling thread pops pods and runs the scheduling cycle; a pool of binding threads runs binding
+// cycles; informer handlers feed the cache (assigned pods, nodes) and the queue (pending pods of our
+// profiles, cluster events).
+//
+//   scheduleOne: pop -> profile -> updateSnapshot -> PreFilter -> Filter (parallel, rotating start,
+//     stop at numFeasibleNodesToFind; nominated node first) -> [none: PostFilter, failure handler]
+//     -> PreScore -> Score -> selectHost -> assume -> Reserve -> Permit -> binding pool:
+//     WaitOnPermit -> PreBind -> Bind -> finishBinding -> PostBind; any failure after assume:
+//     Unreserve -> forget -> failure handler (PodScheduled=False condition, FailedScheduling event,
+//     requeue).
+//
+// Every popped pod ends bound, requeued with a recorded reason, or dropped because the API deleted it.
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "pkg/client/client.h"
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/backend/cache/cache.h"
+#include "pkg/scheduler/backend/cache/snapshot.h"
+#include "pkg/scheduler/backend/queue/scheduling_queue.h"
+#include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/runtime/framework.h"
+#include "pkg/scheduler/framework/runtime/registry.h"
+#include "pkg/util/worker_pool.h"
+
+namespace ks::informer {
+class SharedInformerFactory;
+template <typename T>
+class Store;
+}  // namespace ks::informer
+
+namespace ks::scheduler {
+
+enum class AttemptResult { Scheduled, Unschedulable, Error };
+std::string_view attemptResultName(AttemptResult r);
+
+// What happened in one scheduling attempt, for `simulate --explain` and tests. Filled on the scheduling
+// thread (result Scheduled means "assumed and handed to binding"; see onBound for the outcome).
+struct AttemptRecord {
+  api::PodPtr pod;
+  std::string profile;
+  AttemptResult result = AttemptResult::Error;
+  std::string node;
+  std::string message;
+  // All nodes of the snapshot, in order; nodes without an explicit status in `filtered` were feasible
+  // or (when `filtered.absentNodesStatus()` has reasons) excluded by PreFilter.
+  std::vector<std::string> allNodes;
+  std::vector<std::string> feasibleNodes;
+  framework::NodeToStatus filtered;
+  bool preFilterRejected = false;
+  // Per node: per plugin score after NormalizeScore and before weight; and the weighted total.
+  std::map<std::string, std::map<std::string, int64_t>> scores;
+  std::map<std::string, int64_t> totalScores;
+};
+
+class AttemptObserver {
+ public:
+  virtual ~AttemptObserver() = default;
+  // Scheduling thread, after each attempt's scheduling cycle.
+  virtual void onAttempt(const AttemptRecord& record) = 0;
+  // Binding thread, after a binding cycle: ok, or the failure message (the pod is requeued).
+  virtual void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) = 0;
+};
+
+struct SchedulerOptions {
+  // Threads for the binding cycles and asynchronous API writes.
+  int bindingWorkers = 16;
+  // Seed for the tie-break among equally scored nodes; 0 = random.
+  uint64_t seed = 0;
+  AttemptObserver* observer = nullptr;
+  framework::EventRecorder* eventRecorder = nullptr;  // none: events are not recorded
+  framework::Clock* clock = nullptr;                   // realClock() when null
+  // Overrides of the queue options derived from the config (tests).
+  std::optional<queue::QueueOptions> queueOptions;
+};
+
+class Scheduler {
+ public:
+  // Builds one Framework per profile (all must share the same QueueSort), the cache, the queue.
+  static Result<std::unique_ptr<Scheduler>> create(client::Client& client,
+                                                   const config::KubeSchedulerConfiguration& cfg,
+                                                   const framework::runtime::Registry& registry,
+                                                   SchedulerOptions options = {});
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Registers the informer handlers (upstream addAllEventHandlers). Call before factory.start().
+  void addEventHandlers(informer::SharedInformerFactory& factory);
+
+  // Runs scheduleOne until stop is requested or the queue is closed; also starts the queue's flushes.
+  void run(std::stop_token stop);
+  // Schedules one pod; returns false when the queue was closed.
+  bool scheduleOne();
+  // Closes the queue (pop returns), waits for in-flight bindings, stops background work.
+  void close();
+  // Waits until no binding cycle or API write is queued or running.
+  void waitForBindings();
+
+  queue::PriorityQueue& schedulingQueue() { return *queue_; }
+  cache::Cache& schedulerCache() { return *cache_; }
+  bool servesSchedulerName(const std::string& name) const;
+  const std::map<std::string, std::unique_ptr<framework::runtime::Framework>>& profiles() const {
+    return profiles_;
+  }
+
+ private:
+  struct ScheduleResult {
+    std::string suggestedHost;
+    int evaluatedNodes = 0;
+    int feasibleNodes = 0;
+  };
+  struct CycleOutcome;
+
+  Scheduler(client::Client& client, SchedulerOptions options);
+
+  framework::runtime::Framework* frameworkForPod(const api::Pod& pod) const;
+  // Runs PreFilter/Filter/Score; on no fit returns a FitError via `fitError`.
+  Result<ScheduleResult> schedulePod(framework::runtime::Framework& fw, framework::CycleState& state,
+                                     const framework::PodInfo& pod, std::optional<FitError>& fitError,
+                                     AttemptRecord* record);
+  Result<std::vector<framework::NodeInfoPtr>> findNodesThatFitPod(framework::runtime::Framework& fw,
+                                                                  framework::CycleState& state,
+                                                                  const framework::PodInfo& pod, Diagnosis& diagnosis);
+  Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
+      framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
+      Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
+  int numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int numAllNodes) const;
+  std::string selectHost(const std::vector<framework::NodePluginScores>& scores);
+
+  void bindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
+                    framework::QueuedPodInfo assumed, const std::string& host,
+                    std::chrono::steady_clock::time_point start);
+  void handleBindingCycleError(framework::runtime::Framework& fw, framework::CycleState& state,
+                               framework::QueuedPodInfo& assumed, const std::string& host,
+                               const framework::Status& status);
+  // Upstream handleSchedulingFailure: requeue (unless the pod is gone or bound), nomination, event,
+  // PodScheduled=False condition.
+  void handleSchedulingFailure(framework::runtime::Framework& fw, framework::QueuedPodInfo& pInfo,
+                               const framework::Status& status, const std::optional<FitError>& fitError,
+                               const framework::NominatingInfo& nominatingInfo);
+  void recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
+                   std::string note);
+
+  // Event handlers.
+  void onPodAdd(const api::PodPtr& pod);
+  void onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod);
+  void onPodDelete(const api::PodPtr& pod);
+  void onAssignedPodAdd(const api::PodPtr& pod);
+  void onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod);
+  void onAssignedPodDelete(const api::PodPtr& pod);
+  void onNodeAdd(const api::NodePtr& node);
+  void onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& newNode);
+  void onNodeDelete(const api::NodePtr& node);
+  bool isUnassignedForUs(const api::Pod& pod) const;
+
+  client::Client& client_;
+  SchedulerOptions options_;
+  framework::Clock* clock_;
+  std::shared_ptr<framework::parallelize::Parallelizer> parallelizer_;
+  std::shared_ptr<framework::runtime::WaitingPodsMap> waitingPods_;
+  std::map<std::string, std::unique_ptr<framework::runtime::Framework>> profiles_;
+  std::unique_ptr<cache::CacheImpl> cache_;
+  std::unique_ptr<queue::PriorityQueue> queue_;
+  cache::Snapshot snapshot_;
+  int32_t percentageOfNodesToScore_ = 0;
+  int nextStartNodeIndex_ = 0;
+  std::mt19937_64 rng_;
+  std::unique_ptr<WorkerPool> bindingPool_;
+  // Resources some profile registered events for; handlers are added only for those.
+  std::set<framework::EventResource> interestingResources_;
+  // The pod informer's store (set by addEventHandlers): the failure handler requeues its version.
+  informer::Store<api::Pod>* podStore_ = nullptr;
+  bool closed_ = false;
+};
+
+// The events an update of a node represents (upstream NodeSchedulingPropertiesChange).
+std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode, const api::Node& oldNode);
+
+// Upstream's "minFeasibleNodesToFind" and "minFeasibleNodesPercentageToFind".
+inline constexpr int kMinFeasibleNodesToFind = 100;
+inline constexpr int kMinFeasibleNodesPercentageToFind = 5;
+
+}  // namespace ks::scheduler
