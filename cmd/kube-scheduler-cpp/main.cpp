@@ -1,8 +1,14 @@
 // kube-scheduler-cpp: parses the command line and starts; everything else lives in pkg/.
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <cstdio>
-#include <cstring>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "pkg/simulator/simulator.h"
 
 namespace {
 
@@ -10,7 +16,9 @@ constexpr std::string_view kUsage = R"(kube-scheduler-cpp: a Kubernetes schedule
 KubeSchedulerConfiguration profiles, flags and metrics.
 
 Usage:
-  kube-scheduler-cpp [flags]
+  kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o json|table]
+      Schedule the pending pods of a cluster file (as `kubectl get nodes,pods -A -o yaml` prints it)
+      with the real scheduler over an in-memory API server, and print where each pod goes and why.
 
 Flags:
   -h, --help       print this help and exit
@@ -20,8 +28,14 @@ Flags:
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
+  // Logs go to stderr: stdout carries command output (e.g. simulate -o json).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("kube-scheduler-cpp"));
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "simulate") {
+    spdlog::set_level(spdlog::level::warn);
+    return ks::simulator::runSimulateCommand(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  for (const auto& arg : args) {
     if (arg == "-h" || arg == "--help") {
       std::fputs(kUsage.data(), stdout);
       return 0;
@@ -30,7 +44,7 @@ int main(int argc, char** argv) {
       std::printf("kube-scheduler-cpp v%s\n", KS_VERSION);
       return 0;
     }
-    std::fprintf(stderr, "kube-scheduler-cpp: unknown flag %s (see --help)\n", argv[i]);
+    std::fprintf(stderr, "kube-scheduler-cpp: unknown flag %s (see --help)\n", arg.c_str());
     return 2;
   }
   std::fputs(kUsage.data(), stderr);

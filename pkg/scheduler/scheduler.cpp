@@ -346,9 +346,12 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
     });
     std::string plugins;
     for (const auto& p : pluginsWithNodes) plugins += (plugins.empty() ? "" : " ") + p;
+    std::string pluginList;
+    for (const auto& p : pluginsWithNodes) pluginList += (pluginList.empty() ? "" : ",") + p;
     diagnosis.nodeToStatus.setAbsentNodesStatus(
         Status(Code::UnschedulableAndUnresolvable,
-               std::vector<std::string>{"node(s) didn't satisfy plugin(s) [" + plugins + "]"}));
+               std::vector<std::string>{"node(s) didn't satisfy plugin(s) [" + plugins + "]"})
+            .withPlugin(pluginList));
     candidates = &nodes;
   }
   auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, *candidates);

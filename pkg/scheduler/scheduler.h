@@ -106,6 +106,8 @@ class Scheduler {
   void close();
   // Waits until no binding cycle or API write is queued or running.
   void waitForBindings();
+  // Binding cycles and API writes queued or running.
+  size_t bindingsInFlight() const { return bindingPool_->inFlight(); }
 
   queue::PriorityQueue& schedulingQueue() { return *queue_; }
   cache::Cache& schedulerCache() { return *cache_; }

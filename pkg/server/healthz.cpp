@@ -1,1 +1,152 @@
+#include "pkg/server/healthz.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+namespace ks::server {
+
+HealthCheck pingCheck() {
+  return {"ping", [] { return VoidResult(); }};
+}
+
+HealthCheck handlerSyncCheck(std::function<bool()> synced) {
+  return {"sched-handler-sync", [synced = std::move(synced)]() -> VoidResult {
+            if (synced && synced()) return {};
+            return Error("waiting for handlers to sync");
+          }};
+}
+
+HealthCheck shutdownCheck(std::function<bool()> shuttingDown) {
+  return {"shutdown", [shuttingDown = std::move(shuttingDown)]() -> VoidResult {
+            if (shuttingDown && shuttingDown()) return Error("process is shutting down");
+            return {};
+          }};
+}
+
+HealthCheck leaderElectionCheck(std::function<bool()> isLeader,
+                                std::function<std::chrono::steady_clock::time_point()> lastRenewed,
+                                std::chrono::milliseconds leaseDuration, std::chrono::milliseconds tolerance,
+                                std::function<std::chrono::steady_clock::time_point()> now) {
+  if (!now) now = [] { return std::chrono::steady_clock::now(); };
+  return {"leaderElection", [=]() -> VoidResult {
+            if (!isLeader || !isLeader()) return {};
+            if (now() - lastRenewed() > leaseDuration + tolerance) {
+              return Error("failed election to renew leadership on lease");
+            }
+            return {};
+          }};
+}
+
+namespace {
+
+std::string quoted(const std::set<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ",";
+    out += "\"" + n + "\"";
+  }
+  return out;
+}
+
+VoidResult runCheck(const HealthCheck& check) {
+  try {
+    return check.check ? check.check() : VoidResult();
+  } catch (const std::exception& e) {
+    return Error(std::string("check threw: ") + e.what());
+  }
+}
+
+}  // namespace
+
+Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req) {
+  std::vector<std::string> excludedList = req.queryValues("exclude");
+  std::set<std::string> excluded(excludedList.begin(), excludedList.end());
+  std::string individual;
+  std::string failedLog;
+  std::vector<std::string> failed;
+  for (const auto& check : checks) {
+    if (excluded.erase(check.name) > 0) {
+      individual += "[+]" + check.name + " excluded: ok\n";
+      continue;
+    }
+    VoidResult r = runCheck(check);
+    if (!r) {
+      individual += "[-]" + check.name + " failed: reason withheld\n";
+      failedLog += "[-]" + check.name + " failed: " + r.error().message() + "\n";
+      failed.push_back(check.name);
+    } else {
+      individual += "[+]" + check.name + " ok\n";
+    }
+  }
+  if (!excluded.empty()) {
+    individual += "warn: some health checks cannot be excluded: no matches for " + quoted(excluded) + "\n";
+    spdlog::warn("cannot exclude some health checks, no health checks are installed matching {}", quoted(excluded));
+  }
+  if (!failed.empty()) {
+    std::string names;
+    for (const auto& f : failed) names += (names.empty() ? "" : ",") + f;
+    spdlog::debug("{} check failed: {}\n{}", names, name, failedLog);
+    return Response::error(500, individual + std::string(name) + " check failed");
+  }
+  Response resp;
+  resp.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  if (!req.hasQuery("verbose")) {
+    resp.body = "ok";
+    return resp;
+  }
+  resp.body = individual + std::string(name) + " check passed\n";
+  return resp;
+}
+
+void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks) {
+  if (checks.empty()) checks.push_back(pingCheck());
+  std::string name = path.substr(path.find_first_not_of('/'));
+  name = name.substr(0, name.find('/'));
+  for (const auto& check : checks) {
+    server.handle(path + "/" + check.name, [check](const Request&) {
+      VoidResult r = runCheck(check);
+      if (!r) return Response::error(500, "internal server error: " + r.error().message());
+      Response resp;
+      resp.body = "ok";
+      return resp;
+    });
+  }
+  server.handle(path, [name, checks = std::move(checks)](const Request& req) { return serveHealth(name, checks, req); });
+}
+
+void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options) {
+  std::vector<HealthCheck> healthz;
+  std::vector<HealthCheck> readyz;
+  if (options.leaderElection) {
+    healthz.push_back(*options.leaderElection);
+    readyz.push_back(*options.leaderElection);
+  }
+  readyz.push_back(shutdownCheck(options.shuttingDown));
+  readyz.push_back(handlerSyncCheck(options.handlersSynced));
+  installHealthChecks(server, "/healthz", std::move(healthz));
+  installHealthChecks(server, "/livez", {});
+  installHealthChecks(server, "/readyz", std::move(readyz));
+
+  if (options.metrics) {
+    server.handle("/metrics", [scrape = std::move(options.metrics)](const Request&) {
+      Response resp;
+      resp.contentType = "text/plain; version=0.0.4; charset=utf-8";
+      resp.body = scrape();
+      return resp;
+    });
+  }
+  if (options.configzJson) {
+    server.handle("/configz", [configz = std::move(options.configzJson)](const Request&) {
+      Response resp;
+      resp.contentType = "application/json";
+      resp.headers.emplace_back("X-Content-Type-Options", "nosniff");
+      resp.body = "{\"componentconfig\":" + configz() + "}";
+      return resp;
+    });
+  }
+}
+
+}  // namespace ks::server

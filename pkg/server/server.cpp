@@ -1,1 +1,672 @@
+#include "pkg/server/server.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <ctime>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace ks::server {
+
+namespace {
+
+constexpr size_t kMaxHeaderBytes = 64 * 1024;
+constexpr size_t kMaxBodyBytes = 1024 * 1024;
+
+struct SslCtxDeleter {
+  void operator()(SSL_CTX* p) const { SSL_CTX_free(p); }
+};
+struct PkeyDeleter {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+struct X509Deleter {
+  void operator()(X509* p) const { X509_free(p); }
+};
+struct BioDeleter {
+  void operator()(BIO* p) const { BIO_free(p); }
+};
+struct BnDeleter {
+  void operator()(BIGNUM* p) const { BN_free(p); }
+};
+using SslCtxPtr = std::unique_ptr<SSL_CTX, SslCtxDeleter>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
+using X509Ptr = std::unique_ptr<X509, X509Deleter>;
+using BioPtr = std::unique_ptr<BIO, BioDeleter>;
+using BnPtr = std::unique_ptr<BIGNUM, BnDeleter>;
+
+// The OpenSSL error queue as text (and cleared).
+std::string sslError(std::string_view what) {
+  std::string msg(what);
+  unsigned long e = 0;
+  bool first = true;
+  while ((e = ERR_get_error()) != 0) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    msg += first ? ": " : "; ";
+    msg += buf;
+    first = false;
+  }
+  return msg;
+}
+
+std::string errnoText(int err) {
+  char buf[256];
+  return std::string(strerror_r(err, buf, sizeof(buf)));
+}
+
+bool isIp(const std::string& s) {
+  in6_addr a6{};
+  in_addr a4{};
+  return inet_pton(AF_INET, s.c_str(), &a4) == 1 || inet_pton(AF_INET6, s.c_str(), &a6) == 1;
+}
+
+// Host names / IPs we are willing to put into the SAN config string.
+bool isSafeName(const std::string& s) {
+  return !s.empty() && s.size() < 254 && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' || c == '*';
+  });
+}
+
+std::string bioToString(BIO* bio) {
+  char* data = nullptr;
+  long n = BIO_get_mem_data(bio, &data);
+  return std::string(data, static_cast<size_t>(n));
+}
+
+Result<std::string> readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error("cannot open " + path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string_view reasonPhrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 408: return "Request Timeout";
+    case 413: return "Request Entity Too Large";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+  }
+}
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decodes `s` ('+' as space when `plusIsSpace`); nullopt on a bad escape.
+std::optional<std::string> percentDecode(std::string_view s, bool plusIsSpace) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '%') {
+      if (i + 2 >= s.size()) return std::nullopt;
+      int hi = hexValue(s[i + 1]);
+      int lo = hexValue(s[i + 2]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c == '+' && plusIsSpace) {
+      out.push_back(' ');
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+bool isTokenChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+// Parses the request line and headers (everything before the blank line).
+Result<Request> parseHead(std::string_view head) {
+  Request req;
+  size_t eol = head.find("\r\n");
+  std::string_view line = head.substr(0, eol);
+  size_t sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos || sp1 == 0) return Error("malformed request line");
+  size_t sp2 = line.find(' ', sp1 + 1);
+  if (sp2 == std::string_view::npos) return Error("malformed request line");
+  std::string_view method = line.substr(0, sp1);
+  std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  std::string_view version = line.substr(sp2 + 1);
+  if (!std::all_of(method.begin(), method.end(), isTokenChar)) return Error("malformed method");
+  if (version != "HTTP/1.1" && version != "HTTP/1.0") return Error("unsupported HTTP version");
+  if (target.empty() || target.front() != '/') return Error("malformed request target");
+  for (char c : target) {
+    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return Error("malformed request target");
+  }
+  req.method = std::string(method);
+  size_t q = target.find('?');
+  auto path = percentDecode(target.substr(0, q), false);
+  if (!path) return Error("malformed path escape");
+  req.path = std::move(*path);
+  if (q != std::string_view::npos) {
+    req.rawQuery = std::string(target.substr(q + 1));
+    std::string_view rest = req.rawQuery;
+    while (!rest.empty()) {
+      size_t amp = rest.find('&');
+      std::string_view part = rest.substr(0, amp);
+      rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+      if (part.empty()) continue;
+      size_t eq = part.find('=');
+      auto key = percentDecode(part.substr(0, eq), true);
+      auto value = percentDecode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
+      if (!key || !value) return Error("malformed query escape");
+      req.query.emplace_back(std::move(*key), std::move(*value));
+    }
+  }
+  std::string_view rest = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 2);
+  while (!rest.empty()) {
+    size_t e = rest.find("\r\n");
+    std::string_view h = rest.substr(0, e);
+    rest = e == std::string_view::npos ? std::string_view() : rest.substr(e + 2);
+    if (h.empty()) continue;
+    size_t colon = h.find(':');
+    if (colon == std::string_view::npos || colon == 0) return Error("malformed header line");
+    std::string_view name = h.substr(0, colon);
+    if (!std::all_of(name.begin(), name.end(), isTokenChar)) return Error("malformed header name");
+    req.headers.emplace_back(lower(name), std::string(trim(h.substr(colon + 1))));
+  }
+  return req;
+}
+
+const std::string* findHeader(const Request& req, std::string_view name) {
+  for (const auto& [k, v] : req.headers) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+// One accepted connection, plain or TLS, with blocking I/O bounded by socket timeouts.
+class Connection {
+ public:
+  Connection(int fd, SSL_CTX* ctx) : fd_(fd) {
+    if (ctx != nullptr) ssl_ = SSL_new(ctx);
+  }
+  ~Connection() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  bool handshake() {
+    if (ssl_ == nullptr) return true;
+    if (SSL_set_fd(ssl_, fd_) != 1) return false;
+    bool ok = SSL_accept(ssl_) == 1;
+    if (!ok) ERR_clear_error();
+    return ok;
+  }
+
+  // Bytes read (>0), or 0 on EOF / error / timeout.
+  size_t read(char* buf, size_t n) {
+    if (ssl_ != nullptr) {
+      size_t got = 0;
+      if (SSL_read_ex(ssl_, buf, n, &got) != 1) {
+        ERR_clear_error();
+        return 0;
+      }
+      return got;
+    }
+    for (;;) {
+      ssize_t r = ::recv(fd_, buf, n, 0);
+      if (r < 0 && errno == EINTR) continue;
+      return r > 0 ? static_cast<size_t>(r) : 0;
+    }
+  }
+
+  bool writeAll(std::string_view data) {
+    while (!data.empty()) {
+      if (ssl_ != nullptr) {
+        size_t written = 0;
+        if (SSL_write_ex(ssl_, data.data(), data.size(), &written) != 1) {
+          ERR_clear_error();
+          return false;
+        }
+        data.remove_prefix(written);
+      } else {
+        ssize_t w = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        data.remove_prefix(static_cast<size_t>(w));
+      }
+    }
+    return true;
+  }
+
+  void shutdown() {
+    if (ssl_ != nullptr) {
+      SSL_shutdown(ssl_);
+      ERR_clear_error();
+    }
+  }
+
+ private:
+  int fd_;
+  SSL* ssl_ = nullptr;
+};
+
+std::string serialize(const Response& resp, bool includeBody) {
+  std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " " + std::string(reasonPhrase(resp.status)) + "\r\n";
+  if (!resp.contentType.empty()) out += "Content-Type: " + resp.contentType + "\r\n";
+  for (const auto& [k, v] : resp.headers) out += k + ": " + v + "\r\n";
+  out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\n";
+  out += "Connection: close\r\n\r\n";
+  if (includeBody) out += resp.body;
+  return out;
+}
+
+}  // namespace
+
+bool Request::hasQuery(std::string_view key) const {
+  return std::any_of(query.begin(), query.end(), [&](const auto& kv) { return kv.first == key; });
+}
+
+std::vector<std::string> Request::queryValues(std::string_view key) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : query) {
+    if (k == key) out.push_back(v);
+  }
+  return out;
+}
+
+Response Response::error(int status, std::string message) {
+  Response r;
+  r.status = status;
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.body = std::move(message);
+  r.body += "\n";
+  return r;
+}
+
+Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host, const std::vector<std::string>& alternateNames) {
+  PkeyPtr key(EVP_RSA_gen(2048));
+  if (!key) return Error(sslError("generating RSA key"));
+  X509Ptr cert(X509_new());
+  if (!cert) return Error(sslError("allocating certificate"));
+  X509_set_version(cert.get(), 2);
+
+  BnPtr serial(BN_new());
+  if (!serial || BN_rand(serial.get(), 63, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) != 1 ||
+      BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(cert.get())) == nullptr) {
+    return Error(sslError("setting serial number"));
+  }
+  X509_gmtime_adj(X509_getm_notBefore(cert.get()), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert.get()), 365L * 24 * 3600);
+  if (X509_set_pubkey(cert.get(), key.get()) != 1) return Error(sslError("setting public key"));
+
+  std::string cn = std::string(host) + "@" + std::to_string(std::time(nullptr));
+  X509_NAME* name = X509_get_subject_name(cert.get());
+  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
+                                 -1, 0) != 1 ||
+      X509_set_issuer_name(cert.get(), name) != 1) {
+    return Error(sslError("setting subject"));
+  }
+
+  std::set<std::string> seen;
+  std::string san;
+  auto addName = [&](const std::string& n) {
+    if (!isSafeName(n) || !seen.insert(n).second) return;
+    if (!san.empty()) san += ",";
+    san += (isIp(n) ? "IP:" : "DNS:") + n;
+  };
+  addName("localhost");
+  addName("127.0.0.1");
+  if (!host.empty()) addName(std::string(host));
+  for (const auto& n : alternateNames) addName(n);
+
+  X509V3_CTX ctx;
+  X509V3_set_ctx_nodb(&ctx);
+  X509V3_set_ctx(&ctx, cert.get(), cert.get(), nullptr, nullptr, 0);
+  const std::pair<int, std::string> exts[] = {
+      {NID_basic_constraints, "critical,CA:TRUE"},
+      {NID_key_usage, "critical,digitalSignature,keyEncipherment,keyCertSign"},
+      {NID_ext_key_usage, "serverAuth"},
+      {NID_subject_key_identifier, "hash"},
+      {NID_subject_alt_name, san},
+  };
+  for (const auto& [nid, value] : exts) {
+    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value.c_str());
+    if (ext == nullptr) return Error(sslError("building certificate extension " + value));
+    int ok = X509_add_ext(cert.get(), ext, -1);
+    X509_EXTENSION_free(ext);
+    if (ok != 1) return Error(sslError("adding certificate extension"));
+  }
+  if (X509_sign(cert.get(), key.get(), EVP_sha256()) == 0) return Error(sslError("signing certificate"));
+
+  BioPtr certBio(BIO_new(BIO_s_mem()));
+  BioPtr keyBio(BIO_new(BIO_s_mem()));
+  if (!certBio || !keyBio || PEM_write_bio_X509(certBio.get(), cert.get()) != 1 ||
+      PEM_write_bio_PrivateKey(keyBio.get(), key.get(), nullptr, nullptr, 0, nullptr, nullptr) != 1) {
+    return Error(sslError("encoding certificate"));
+  }
+  return CertKeyPem{bioToString(certBio.get()), bioToString(keyBio.get())};
+}
+
+struct Server::Impl {
+  ServerOptions options;
+  SslCtxPtr ssl;
+  std::string certPem;
+  int listenFd = -1;
+  int wakeRead = -1;
+  int wakeWrite = -1;
+  uint16_t port = 0;
+  std::map<std::string, Handler, std::less<>> routes;
+
+  std::thread acceptor;
+  std::mutex mu;
+  std::condition_variable idle;
+  std::set<int> activeFds;  // guarded by mu
+  int active = 0;           // guarded by mu
+  bool stopping = false;    // guarded by mu
+  bool started = false;
+
+  ~Impl() {
+    if (listenFd >= 0) ::close(listenFd);
+    if (wakeRead >= 0) ::close(wakeRead);
+    if (wakeWrite >= 0) ::close(wakeWrite);
+  }
+
+  VoidResult setUpTls() {
+    ssl.reset(SSL_CTX_new(TLS_server_method()));
+    if (!ssl) return Error(sslError("creating TLS context"));
+    SSL_CTX_set_min_proto_version(ssl.get(), TLS1_2_VERSION);
+    SSL_CTX_set_mode(ssl.get(), SSL_MODE_AUTO_RETRY);
+    if (options.certFile.empty() != options.keyFile.empty()) {
+      return Error("--tls-cert-file and --tls-private-key-file must be given together");
+    }
+    if (!options.certFile.empty()) {
+      auto pem = readFile(options.certFile);
+      if (!pem) return pem.error().wrap("loading --tls-cert-file");
+      certPem = std::move(*pem);
+      if (SSL_CTX_use_certificate_chain_file(ssl.get(), options.certFile.c_str()) != 1) {
+        return Error(sslError("loading --tls-cert-file " + options.certFile));
+      }
+      if (SSL_CTX_use_PrivateKey_file(ssl.get(), options.keyFile.c_str(), SSL_FILETYPE_PEM) != 1) {
+        return Error(sslError("loading --tls-private-key-file " + options.keyFile));
+      }
+    } else {
+      std::string host = options.bindAddress == "0.0.0.0" || options.bindAddress == "::" ? "" : options.bindAddress;
+      auto generated = generateSelfSignedCertKey(host.empty() ? "localhost" : host, options.alternateNames);
+      if (!generated) return generated.error().wrap("generating self-signed certificate");
+      certPem = generated->certPem;
+      BioPtr certBio(BIO_new_mem_buf(generated->certPem.data(), static_cast<int>(generated->certPem.size())));
+      BioPtr keyBio(BIO_new_mem_buf(generated->keyPem.data(), static_cast<int>(generated->keyPem.size())));
+      X509Ptr cert(PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr));
+      PkeyPtr key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr));
+      if (!cert || !key || SSL_CTX_use_certificate(ssl.get(), cert.get()) != 1 ||
+          SSL_CTX_use_PrivateKey(ssl.get(), key.get()) != 1) {
+        return Error(sslError("installing self-signed certificate"));
+      }
+    }
+    if (SSL_CTX_check_private_key(ssl.get()) != 1) return Error(sslError("certificate and key do not match"));
+    return {};
+  }
+
+  VoidResult listen() {
+    std::string address = options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress;
+    std::string where = address + ":" + std::to_string(options.port);
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
+    addrinfo* res = nullptr;
+    int rc = getaddrinfo(address.c_str(), std::to_string(options.port).c_str(), &hints, &res);
+    if (rc != 0) return Error("listen on " + where + ": invalid bind address: " + gai_strerror(rc));
+    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(res, &freeaddrinfo);
+    int fd = ::socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    if (fd < 0) return Error("listen on " + where + ": " + errnoText(errno));
+    listenFd = fd;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (::bind(fd, res->ai_addr, res->ai_addrlen) != 0 || ::listen(fd, 128) != 0) {
+      return Error("listen on " + where + ": " + errnoText(errno));
+    }
+    sockaddr_storage bound{};
+    socklen_t len = sizeof(bound);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len) != 0) {
+      return Error("listen on " + where + ": " + errnoText(errno));
+    }
+    port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
+                                       : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC | O_NONBLOCK) != 0) return Error("creating wake pipe: " + errnoText(errno));
+    wakeRead = pipeFds[0];
+    wakeWrite = pipeFds[1];
+    return {};
+  }
+
+  static void acceptLoop(const std::shared_ptr<Impl>& self) {
+    for (;;) {
+      pollfd fds[2] = {{self->listenFd, POLLIN, 0}, {self->wakeRead, POLLIN, 0}};
+      int n = ::poll(fds, 2, -1);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if (fds[1].revents != 0) return;
+      if ((fds[0].revents & POLLIN) == 0) continue;
+      int fd = ::accept4(self->listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd < 0) continue;  // EMFILE, ECONNABORTED...: keep serving
+      {
+        std::lock_guard lock(self->mu);
+        if (self->stopping || self->active >= self->options.maxConnections) {
+          ::close(fd);
+          continue;
+        }
+        ++self->active;
+        self->activeFds.insert(fd);
+      }
+      try {
+        std::thread([self, fd] { serveConnection(self, fd); }).detach();
+      } catch (const std::exception&) {
+        std::lock_guard lock(self->mu);
+        self->activeFds.erase(fd);
+        ::close(fd);
+        --self->active;
+        self->idle.notify_all();
+      }
+    }
+  }
+
+  static void serveConnection(const std::shared_ptr<Impl>& self, int fd) {
+    // A peer that resets the connection must not kill the process with SIGPIPE: OpenSSL writes with
+    // write(2), so block the (thread-directed) signal on this thread; the write fails with EPIPE instead.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+
+    auto ms = self->options.ioTimeout.count();
+    timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    {
+      Connection conn(fd, self->ssl.get());
+      if (conn.handshake()) self->serveRequest(conn);
+    }
+    std::lock_guard lock(self->mu);
+    self->activeFds.erase(fd);
+    ::close(fd);
+    --self->active;
+    self->idle.notify_all();
+  }
+
+  void serveRequest(Connection& conn) {
+    std::string buf;
+    size_t headEnd = std::string::npos;
+    char chunk[8192];
+    while ((headEnd = buf.find("\r\n\r\n")) == std::string::npos) {
+      if (buf.size() > kMaxHeaderBytes) {
+        reply(conn, "", Response::error(431, "431 Request Header Fields Too Large"));
+        return;
+      }
+      size_t n = conn.read(chunk, sizeof(chunk));
+      if (n == 0) {
+        if (!buf.empty()) reply(conn, "", Response::error(400, "400 Bad Request: incomplete request"));
+        return;
+      }
+      buf.append(chunk, n);
+    }
+    if (headEnd > kMaxHeaderBytes) {
+      reply(conn, "", Response::error(431, "431 Request Header Fields Too Large"));
+      return;
+    }
+    auto parsed = parseHead(std::string_view(buf).substr(0, headEnd));
+    if (!parsed) {
+      reply(conn, "", Response::error(400, "400 Bad Request: " + parsed.error().message()));
+      return;
+    }
+    Request req = std::move(*parsed);
+    if (findHeader(req, "transfer-encoding") != nullptr) {
+      reply(conn, req.method, Response::error(501, "501 Not Implemented: Transfer-Encoding"));
+      return;
+    }
+    size_t contentLength = 0;
+    if (const std::string* cl = findHeader(req, "content-length")) {
+      if (cl->empty() || cl->size() > 12 || !std::all_of(cl->begin(), cl->end(), ::isdigit)) {
+        reply(conn, req.method, Response::error(400, "400 Bad Request: bad Content-Length"));
+        return;
+      }
+      contentLength = std::stoull(*cl);
+      if (contentLength > kMaxBodyBytes) {
+        reply(conn, req.method, Response::error(413, "413 Request Entity Too Large"));
+        return;
+      }
+    }
+    req.body = buf.substr(headEnd + 4);
+    while (req.body.size() < contentLength) {
+      size_t n = conn.read(chunk, sizeof(chunk));
+      if (n == 0) return;
+      req.body.append(chunk, n);
+    }
+    req.body.resize(contentLength);
+    reply(conn, req.method, dispatch(req));
+  }
+
+  Response dispatch(const Request& req) const {
+    auto it = routes.find(req.path);
+    if (it == routes.end()) return Response::error(404, "404 page not found");
+    try {
+      return it->second(req);
+    } catch (const std::exception& e) {
+      return Response::error(500, std::string("internal server error: ") + e.what());
+    } catch (...) {
+      return Response::error(500, "internal server error");
+    }
+  }
+
+  static void reply(Connection& conn, std::string_view method, const Response& resp) {
+    if (conn.writeAll(serialize(resp, method != "HEAD"))) conn.shutdown();
+  }
+
+  void stop() {
+    {
+      std::lock_guard lock(mu);
+      if (stopping) return;
+      stopping = true;
+    }
+    if (wakeWrite >= 0) {
+      char c = 1;
+      [[maybe_unused]] ssize_t w = ::write(wakeWrite, &c, 1);
+    }
+    if (acceptor.joinable()) acceptor.join();
+    std::unique_lock lock(mu);
+    for (int fd : activeFds) ::shutdown(fd, SHUT_RDWR);
+    idle.wait(lock, [&] { return active == 0; });
+  }
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() { stop(); }
+
+Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  if (impl->options.maxConnections < 1) impl->options.maxConnections = 1;
+  if (impl->options.tls) {
+    if (auto r = impl->setUpTls(); !r) return r.error();
+  }
+  if (auto r = impl->listen(); !r) return r.error();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+void Server::handle(std::string path, Handler handler) { impl_->routes[std::move(path)] = std::move(handler); }
+
+void Server::start() {
+  if (impl_->started) return;
+  impl_->started = true;
+  std::shared_ptr<Impl> self = impl_;
+  impl_->acceptor = std::thread([self] { Impl::acceptLoop(self); });
+}
+
+void Server::stop() { impl_->stop(); }
+
+uint16_t Server::port() const { return impl_->port; }
+
+const std::string& Server::certificatePem() const { return impl_->certPem; }
+
+Result<Request> Server::parseRequestForTest(std::string_view raw) {
+  size_t end = raw.find("\r\n\r\n");
+  if (end == std::string_view::npos) return Error("incomplete request");
+  auto req = parseHead(raw.substr(0, end));
+  if (req) req->body = std::string(raw.substr(end + 4));
+  return req;
+}
+
+}  // namespace ks::server

@@ -1,1 +1,468 @@
+#include "pkg/server/server.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/server/healthz.h"
+
+namespace ks::server {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct HttpReply {
+  int status = 0;
+  std::string head;  // status line + headers
+  std::string body;
+  bool ok = false;   // a complete response was read
+};
+
+int connectTo(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
+HttpReply parseReply(const std::string& raw) {
+  HttpReply r;
+  size_t end = raw.find("\r\n\r\n");
+  if (end == std::string::npos || raw.rfind("HTTP/1.1 ", 0) != 0) return r;
+  r.head = raw.substr(0, end);
+  r.body = raw.substr(end + 4);
+  r.status = std::stoi(raw.substr(9, 3));
+  r.ok = true;
+  return r;
+}
+
+std::string headerValue(const HttpReply& r, const std::string& name) {
+  auto pos = r.head.find("\r\n" + name + ": ");
+  if (pos == std::string::npos) return {};
+  pos += name.size() + 4;
+  return r.head.substr(pos, r.head.find("\r\n", pos) - pos);
+}
+
+// Minimal TLS client. With `trustedPem`, verifies the chain against it and the host name / IP.
+struct TlsClientOptions {
+  std::string trustedPem;
+  std::string expectHost;  // DNS name or IP to verify when trustedPem is set
+};
+
+// Sends `request` bytes and reads until EOF. Returns the raw bytes, or nullopt on handshake failure.
+std::optional<std::string> tlsExchange(uint16_t port, const std::string& request, const TlsClientOptions& opts = {}) {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  if (!opts.trustedPem.empty()) {
+    BIO* bio = BIO_new_mem_buf(opts.trustedPem.data(), static_cast<int>(opts.trustedPem.size()));
+    X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+    X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), cert);
+    X509_free(cert);
+    BIO_free(bio);
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+  } else {
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  }
+  int fd = connectTo(port);
+  std::optional<std::string> out;
+  SSL* ssl = SSL_new(ctx);
+  if (!opts.trustedPem.empty() && !opts.expectHost.empty()) {
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
+    in_addr a4{};
+    if (inet_pton(AF_INET, opts.expectHost.c_str(), &a4) == 1) {
+      X509_VERIFY_PARAM_set1_ip_asc(param, opts.expectHost.c_str());
+    } else {
+      SSL_set1_host(ssl, opts.expectHost.c_str());
+    }
+  }
+  SSL_set_fd(ssl, fd);
+  if (fd >= 0 && SSL_connect(ssl) == 1) {
+    std::string raw;
+    SSL_write(ssl, request.data(), static_cast<int>(request.size()));
+    char buf[8192];
+    int n = 0;
+    while ((n = SSL_read(ssl, buf, sizeof(buf))) > 0) raw.append(buf, static_cast<size_t>(n));
+    out = raw;
+  }
+  ERR_clear_error();
+  SSL_free(ssl);
+  if (fd >= 0) ::close(fd);
+  SSL_CTX_free(ctx);
+  return out;
+}
+
+HttpReply tlsGet(uint16_t port, const std::string& target, const std::string& method = "GET") {
+  auto raw = tlsExchange(port, method + " " + target + " HTTP/1.1\r\nHost: localhost\r\n\r\n");
+  return raw ? parseReply(*raw) : HttpReply{};
+}
+
+std::string plainExchange(uint16_t port, const std::string& request) {
+  int fd = connectTo(port);
+  if (fd < 0) return {};
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string raw;
+  char buf[8192];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) raw.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return raw;
+}
+
+ServerOptions loopback(bool tls = true) {
+  ServerOptions o;
+  o.bindAddress = "127.0.0.1";
+  o.port = 0;
+  o.tls = tls;
+  o.ioTimeout = std::chrono::milliseconds(3000);
+  return o;
+}
+
+class SchedulerEndpointsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Server::create(loopback());
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    server_ = std::move(*s);
+    ASSERT_NE(server_->port(), 0);
+    SchedulerEndpointsOptions opts;
+    opts.handlersSynced = [this] { return synced_.load(); };
+    opts.shuttingDown = [this] { return shuttingDown_.load(); };
+    opts.leaderElection = leaderElectionCheck([this] { return leading_.load(); },
+                                              [this] { return lastRenewed_; }, std::chrono::seconds(15),
+                                              std::chrono::seconds(20), [this] { return now_; });
+    opts.metrics = [this] { return metrics_.scrape(); };
+    opts.configzJson = [] { return std::string(R"({"apiVersion":"kubescheduler.config.k8s.io/v1"})"); };
+    installSchedulerEndpoints(*server_, std::move(opts));
+    server_->start();
+  }
+
+  metrics::Metrics metrics_;
+  std::unique_ptr<Server> server_;
+  std::atomic<bool> synced_{true};
+  std::atomic<bool> shuttingDown_{false};
+  std::atomic<bool> leading_{true};
+  std::chrono::steady_clock::time_point now_{std::chrono::seconds(1000)};
+  std::chrono::steady_clock::time_point lastRenewed_{std::chrono::seconds(995)};
+};
+
+TEST_F(SchedulerEndpointsTest, HealthEndpointsOk) {
+  for (const char* path : {"/healthz", "/livez", "/readyz"}) {
+    HttpReply r = tlsGet(server_->port(), path);
+    ASSERT_TRUE(r.ok) << path;
+    EXPECT_EQ(r.status, 200) << path;
+    EXPECT_EQ(r.body, "ok") << path;
+    EXPECT_EQ(headerValue(r, "Content-Type"), "text/plain; charset=utf-8");
+    EXPECT_EQ(headerValue(r, "X-Content-Type-Options"), "nosniff");
+  }
+}
+
+TEST_F(SchedulerEndpointsTest, VerboseListsChecksInUpstreamFormat) {
+  EXPECT_EQ(tlsGet(server_->port(), "/livez?verbose").body, "[+]ping ok\nlivez check passed\n");
+  EXPECT_EQ(tlsGet(server_->port(), "/healthz?verbose").body, "[+]leaderElection ok\nhealthz check passed\n");
+  EXPECT_EQ(tlsGet(server_->port(), "/readyz?verbose=1").body,
+            "[+]leaderElection ok\n[+]shutdown ok\n[+]sched-handler-sync ok\nreadyz check passed\n");
+}
+
+TEST_F(SchedulerEndpointsTest, ReadyzFailsUntilHandlersSynced) {
+  synced_ = false;
+  HttpReply r = tlsGet(server_->port(), "/readyz");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body,
+            "[+]leaderElection ok\n[+]shutdown ok\n[-]sched-handler-sync failed: reason withheld\n"
+            "readyz check failed\n");
+  r = tlsGet(server_->port(), "/readyz/sched-handler-sync");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "internal server error: waiting for handlers to sync\n");
+  // Liveness and health do not depend on sync.
+  EXPECT_EQ(tlsGet(server_->port(), "/healthz").status, 200);
+  EXPECT_EQ(tlsGet(server_->port(), "/livez").status, 200);
+
+  synced_ = true;
+  r = tlsGet(server_->port(), "/readyz/sched-handler-sync");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+  EXPECT_EQ(tlsGet(server_->port(), "/readyz").body, "ok");
+}
+
+TEST_F(SchedulerEndpointsTest, ShutdownFailsReadyz) {
+  shuttingDown_ = true;
+  HttpReply r = tlsGet(server_->port(), "/readyz");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_THAT(r.body, HasSubstr("[-]shutdown failed: reason withheld\n"));
+}
+
+TEST_F(SchedulerEndpointsTest, LeaderElectionWatchdog) {
+  // Leading and renewed 45s ago: more than leaseDuration (15s) + tolerance (20s).
+  lastRenewed_ = now_ - std::chrono::seconds(45);
+  HttpReply r = tlsGet(server_->port(), "/healthz");
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "[-]leaderElection failed: reason withheld\nhealthz check failed\n");
+  EXPECT_EQ(tlsGet(server_->port(), "/readyz").status, 500);
+  EXPECT_EQ(tlsGet(server_->port(), "/livez").status, 200);
+  // Not leading: the watchdog has nothing to watch.
+  leading_ = false;
+  EXPECT_EQ(tlsGet(server_->port(), "/healthz").status, 200);
+}
+
+TEST_F(SchedulerEndpointsTest, ExcludeSkipsChecksAndWarnsOnUnknown) {
+  synced_ = false;
+  HttpReply r = tlsGet(server_->port(), "/readyz?exclude=sched-handler-sync&exclude=nope&verbose");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body,
+            "[+]leaderElection ok\n[+]shutdown ok\n[+]sched-handler-sync excluded: ok\n"
+            "warn: some health checks cannot be excluded: no matches for \"nope\"\nreadyz check passed\n");
+}
+
+TEST_F(SchedulerEndpointsTest, MetricsServesScrape) {
+  metrics_.incPreemptionAttempts();
+  HttpReply r = tlsGet(server_->port(), "/metrics");
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(headerValue(r, "Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_THAT(r.body, HasSubstr("# TYPE scheduler_preemption_attempts_total counter\n"));
+  EXPECT_THAT(r.body, HasSubstr("\nscheduler_preemption_attempts_total 1\n"));
+  EXPECT_EQ(std::stoul(headerValue(r, "Content-Length")), r.body.size());
+}
+
+TEST_F(SchedulerEndpointsTest, ConfigzWrapsComponentConfig) {
+  HttpReply r = tlsGet(server_->port(), "/configz");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(headerValue(r, "Content-Type"), "application/json");
+  EXPECT_EQ(r.body, R"({"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1"}})");
+}
+
+TEST_F(SchedulerEndpointsTest, UnknownPathIs404) {
+  HttpReply r = tlsGet(server_->port(), "/nope");
+  EXPECT_EQ(r.status, 404);
+  EXPECT_EQ(r.body, "404 page not found\n");
+  EXPECT_EQ(tlsGet(server_->port(), "/healthz/unknown-check").status, 404);
+}
+
+TEST_F(SchedulerEndpointsTest, HeadHasNoBody) {
+  HttpReply r = tlsGet(server_->port(), "/metrics", "HEAD");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body.empty());
+  EXPECT_NE(headerValue(r, "Content-Length"), "0");
+}
+
+TEST_F(SchedulerEndpointsTest, SelfSignedCertificateVerifiesForLocalhostAndLoopbackIp) {
+  const std::string& pem = server_->certificatePem();
+  ASSERT_THAT(pem, StartsWith("-----BEGIN CERTIFICATE-----"));
+  const std::string req = "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n";
+  auto byName = tlsExchange(server_->port(), req, {pem, "localhost"});
+  ASSERT_TRUE(byName.has_value());
+  EXPECT_EQ(parseReply(*byName).body, "ok");
+  auto byIp = tlsExchange(server_->port(), req, {pem, "127.0.0.1"});
+  ASSERT_TRUE(byIp.has_value());
+  EXPECT_EQ(parseReply(*byIp).status, 200);
+  // A name not in the SANs fails verification.
+  EXPECT_FALSE(tlsExchange(server_->port(), req, {pem, "example.com"}).has_value());
+}
+
+TEST_F(SchedulerEndpointsTest, MalformedRequestsGet400AndServerSurvives) {
+  const uint16_t port = server_->port();
+  auto bad = [&](const std::string& raw) {
+    auto reply = tlsExchange(port, raw);
+    return reply ? parseReply(*reply) : HttpReply{};
+  };
+  EXPECT_EQ(bad("GARBAGE\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET nopath HTTP/1.1\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET / HTTP/9.9\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET /%zz HTTP/1.1\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET /healthz?a=%4 HTTP/1.1\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET /healthz HTTP/1.1\r\nno colon here\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("GET /healthz HTTP/1.1\r\nContent-Length: -5\r\n\r\n").status, 400);
+  EXPECT_EQ(bad("POST /healthz HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n").status, 413);
+  EXPECT_EQ(bad("POST /healthz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n").status, 501);
+  EXPECT_EQ(bad("GET /" + std::string(70000, 'a') + " HTTP/1.1\r\n\r\n").status, 431);
+  EXPECT_EQ(bad(std::string("GET /\0 HTTP/1.1\r\n\r\n", 20)).status, 400);
+  // An incomplete request: the server gives up after its I/O timeout with a 400.
+  EXPECT_EQ(bad("GET /healthz HTTP/1.1\r\nHost: x").status, 400);
+
+  // Plain bytes to the TLS port: the handshake fails and the connection is dropped.
+  EXPECT_EQ(plainExchange(port, "GET /healthz HTTP/1.1\r\n\r\n").find("ok"), std::string::npos);
+  // Connect and leave at once.
+  int fd = connectTo(port);
+  ::close(fd);
+
+  HttpReply r = tlsGet(port, "/healthz");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "ok");
+}
+
+TEST_F(SchedulerEndpointsTest, ConcurrentScrapes) {
+  metrics::ProfileId p = metrics_.profile("default-scheduler");
+  std::atomic<int> ok{0};
+  std::atomic<bool> stop{false};
+  std::thread recorder([&] {
+    while (!stop) metrics_.podScheduled(p, 0.01);
+  });
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 6; ++t) {
+    clients.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        HttpReply r = tlsGet(server_->port(), i % 2 ? "/metrics" : "/readyz");
+        if (r.status == 200) ++ok;
+      }
+    });
+  }
+  for (auto& c : clients) c.join();
+  stop = true;
+  recorder.join();
+  EXPECT_EQ(ok.load(), 30);
+}
+
+TEST(ServerTest, StopReturnsWithIdleConnectionOpen) {
+  auto s = Server::create(loopback());
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  auto server = std::move(*s);
+  server->start();
+  int fd = connectTo(server->port());
+  ASSERT_GE(fd, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  auto start = std::chrono::steady_clock::now();
+  server->stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  ::close(fd);
+  server->stop();  // idempotent
+}
+
+TEST(ServerTest, PlainHttpModeAndHandlerErrors) {
+  auto s = Server::create(loopback(false));
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  auto server = std::move(*s);
+  EXPECT_TRUE(server->certificatePem().empty());
+  server->handle("/echo", [](const Request& req) {
+    Response r;
+    r.body = req.method + " " + req.path + " " + req.body + " " + (req.queryValues("x").empty() ? "" : req.queryValues("x")[0]);
+    return r;
+  });
+  server->handle("/throw", [](const Request&) -> Response { throw std::runtime_error("boom"); });
+  server->start();
+  HttpReply r = parseReply(plainExchange(server->port(), "POST /echo?x=a%20b+c HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "POST /echo hello a b c");
+  r = parseReply(plainExchange(server->port(), "GET /throw HTTP/1.0\r\n\r\n"));
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "internal server error: boom\n");
+  // The client half-closes after a partial request: 400, no hang.
+  int fd = connectTo(server->port());
+  ::send(fd, "GET /echo HTTP/1.1\r\n", 20, MSG_NOSIGNAL);
+  ::shutdown(fd, SHUT_WR);
+  std::string raw;
+  char buf[1024];
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buf, sizeof(buf), 0)) > 0) raw.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  EXPECT_EQ(parseReply(raw).status, 400);
+}
+
+TEST(ServerTest, BindConflictIsAnError) {
+  auto a = Server::create(loopback(false));
+  ASSERT_TRUE(a.ok());
+  ServerOptions o = loopback(false);
+  o.port = (*a)->port();
+  auto b = Server::create(o);
+  ASSERT_FALSE(b.ok());
+  EXPECT_THAT(b.error().message(), HasSubstr("listen on 127.0.0.1:" + std::to_string(o.port)));
+  o.bindAddress = "not-an-ip";
+  o.port = 0;
+  EXPECT_FALSE(Server::create(o).ok());
+}
+
+TEST(ServerTest, CertificateFilesAreUsed) {
+  auto generated = generateSelfSignedCertKey("localhost", {"scheduler.example", "10.1.2.3"});
+  ASSERT_TRUE(generated.ok()) << generated.error().message();
+  auto dir = std::filesystem::temp_directory_path() / ("ks-server-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tls.crt") << generated->certPem;
+  std::ofstream(dir / "tls.key") << generated->keyPem;
+
+  ServerOptions o = loopback();
+  o.certFile = (dir / "tls.crt").string();
+  o.keyFile = (dir / "tls.key").string();
+  auto s = Server::create(o);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  auto server = std::move(*s);
+  EXPECT_EQ(server->certificatePem(), generated->certPem);
+  installHealthChecks(*server, "/healthz", {});
+  server->start();
+  auto reply = tlsExchange(server->port(), "GET /healthz HTTP/1.1\r\n\r\n", {generated->certPem, "scheduler.example"});
+  ASSERT_TRUE(reply.has_value());
+  EXPECT_EQ(parseReply(*reply).body, "ok");
+
+  // A key that does not match the certificate, a missing file, and only one of the two flags are errors.
+  auto other = generateSelfSignedCertKey("localhost", {});
+  ASSERT_TRUE(other.ok());
+  std::ofstream(dir / "other.key") << other->keyPem;
+  o.keyFile = (dir / "other.key").string();
+  EXPECT_FALSE(Server::create(o).ok());
+  o.keyFile = (dir / "missing.key").string();
+  EXPECT_FALSE(Server::create(o).ok());
+  o.keyFile.clear();
+  auto half = Server::create(o);
+  ASSERT_FALSE(half.ok());
+  EXPECT_THAT(half.error().message(), HasSubstr("must be given together"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ServerTest, ParseRequest) {
+  auto req = Server::parseRequestForTest(
+      "GET /readyz%2Fx?verbose&exclude=a&exclude=b+c&&k=%41 HTTP/1.1\r\nHost: h\r\nX-Thing:  v  \r\n\r\nbody");
+  ASSERT_TRUE(req.ok()) << req.error().message();
+  EXPECT_EQ(req->method, "GET");
+  EXPECT_EQ(req->path, "/readyz/x");
+  EXPECT_TRUE(req->hasQuery("verbose"));
+  EXPECT_FALSE(req->hasQuery("nope"));
+  EXPECT_EQ(req->queryValues("exclude"), (std::vector<std::string>{"a", "b c"}));
+  EXPECT_EQ(req->queryValues("k"), (std::vector<std::string>{"A"}));
+  ASSERT_EQ(req->headers.size(), 2u);
+  EXPECT_EQ(req->headers[1].first, "x-thing");
+  EXPECT_EQ(req->headers[1].second, "v");
+  EXPECT_EQ(req->body, "body");
+  EXPECT_FALSE(Server::parseRequestForTest("GET /\r\n\r\n").ok());
+  EXPECT_FALSE(Server::parseRequestForTest(" / HTTP/1.1\r\n\r\n").ok());
+  EXPECT_FALSE(Server::parseRequestForTest("GET / HTTP/1.1\r\n: v\r\n\r\n").ok());
+}
+
+TEST(HealthzTest, DefaultsToPingAndPerCheckPaths) {
+  Request req;
+  std::vector<HealthCheck> checks = {pingCheck(), {"broken", [] { return VoidResult(Error("disk on fire")); }}};
+  Response r = serveHealth("healthz", checks, req);
+  EXPECT_EQ(r.status, 500);
+  // The reason is withheld from the public endpoint.
+  EXPECT_EQ(r.body, "[+]ping ok\n[-]broken failed: reason withheld\nhealthz check failed\n");
+  EXPECT_EQ(r.body.find("disk on fire"), std::string::npos);
+  checks.push_back({"throws", []() -> VoidResult { throw std::runtime_error("x"); }});
+  EXPECT_THAT(serveHealth("healthz", checks, req).body, HasSubstr("[-]throws failed: reason withheld\n"));
+}
+
+}  // namespace
+}  // namespace ks::server

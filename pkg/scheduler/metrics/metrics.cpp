@@ -7,6 +7,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <deque>
@@ -20,8 +21,8 @@ namespace {
 
 // Profiles whose per-plugin series are cached in fixed slots; further profiles use a lookup.
 constexpr size_t kMaxCachedProfiles = 8;
-// pod_scheduling_sli_duration_seconds{attempts} children cached for attempts 1..kCachedAttempts.
-constexpr size_t kCachedAttempts = 16;
+// pod_scheduling_sli_duration_seconds{attempts}: "0".."14", then "15+" (upstream getAttemptsLabel).
+constexpr size_t kAttemptsCap = 15;
 constexpr size_t kResultCount = 3;  // scheduled, unschedulable, error
 constexpr std::array<std::string_view, kResultCount> kResultNames = {"scheduled", "unschedulable", "error"};
 
@@ -254,7 +255,7 @@ struct Metrics::Impl {
   std::array<prometheus::Gauge*, kQueueCount> pendingPodsSeries{};
   std::array<prometheus::Gauge*, kCacheItemCount> cacheSizeSeries{};
 
-  std::array<std::atomic<prometheus::Histogram*>, kCachedAttempts> sliSeries{};
+  std::array<std::atomic<prometheus::Histogram*>, kAttemptsCap + 1> sliSeries{};
   std::array<std::atomic<prometheus::Histogram*>, kCodeCount> permitWaitSeries{};
 
   std::mutex mu;  // guards the two registries below (entries are never removed)
@@ -327,14 +328,12 @@ void Metrics::podScheduleError(ProfileId profile, double seconds) { impl_->recor
 void Metrics::observeSchedulingAlgorithm(double seconds) { impl_->algorithmLatencySeries.Observe(seconds); }
 
 void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {
-  auto make = [&]() -> prometheus::Histogram& {
-    return impl_->podSchedulingSli.Add({{"attempts", std::to_string(attempts)}}, impl_->sliBuckets);
-  };
-  if (attempts >= 1 && static_cast<size_t>(attempts) <= kCachedAttempts) {
-    resolve(impl_->sliSeries[static_cast<size_t>(attempts) - 1], make)->Observe(sinceFirstEnqueueSeconds);
-  } else {
-    make().Observe(sinceFirstEnqueueSeconds);
-  }
+  // As upstream getAttemptsLabel: attempts are capped at "15+" to bound the label's cardinality.
+  size_t index = attempts >= static_cast<int>(kAttemptsCap) ? kAttemptsCap : static_cast<size_t>(std::max(attempts, 0));
+  resolve(impl_->sliSeries[index], [&]() -> prometheus::Histogram& {
+    std::string label = index == kAttemptsCap ? std::to_string(kAttemptsCap) + "+" : std::to_string(index);
+    return impl_->podSchedulingSli.Add({{"attempts", std::move(label)}}, impl_->sliBuckets);
+  })->Observe(sinceFirstEnqueueSeconds);
   impl_->podSchedulingAttemptsSeries.Observe(attempts);
 }
 

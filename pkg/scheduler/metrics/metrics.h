@@ -179,7 +179,8 @@ class Metrics {
   // scheduler_scheduling_algorithm_duration_seconds.
   void observeSchedulingAlgorithm(double seconds);
   // A pod bound after `attempts` attempts, `sinceFirstEnqueueSeconds` after it first entered the queue:
-  // scheduler_pod_scheduling_sli_duration_seconds{attempts} and scheduler_pod_scheduling_attempts.
+  // scheduler_pod_scheduling_sli_duration_seconds{attempts} (label "1".."14", then "15+", as upstream)
+  // and scheduler_pod_scheduling_attempts.
   void podBound(int attempts, double sinceFirstEnqueueSeconds);
 
   // ---- Framework ----

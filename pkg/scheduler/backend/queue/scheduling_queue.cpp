@@ -504,6 +504,11 @@ PendingCounts PriorityQueue::pendingCounts() const {
   return c;
 }
 
+size_t PriorityQueue::inFlightCount() const {
+  std::lock_guard lock(mu_);
+  return inFlightPods_.size();
+}
+
 std::vector<api::PodPtr> PriorityQueue::pendingPods(std::string* summary) const {
   std::lock_guard lock(mu_);
   std::vector<api::PodPtr> out;

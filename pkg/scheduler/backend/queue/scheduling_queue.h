@@ -133,6 +133,8 @@ class PriorityQueue {
   Nominator& nominator() { return nominator_; }
 
   PendingCounts pendingCounts() const;
+  // Pods popped and not yet done.
+  size_t inFlightCount() const;
   // All pending pods and upstream's summary line ("activeQ:N; backoffQ:N; unschedulablePods:N").
   std::vector<api::PodPtr> pendingPods(std::string* summary = nullptr) const;
   // Where the pod (namespace/name) is.

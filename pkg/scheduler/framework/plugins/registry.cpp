@@ -5,9 +5,12 @@
 #include <set>
 
 #include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
+#include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
 #include "pkg/scheduler/framework/plugins/nodename/node_name.h"
 #include "pkg/scheduler/framework/plugins/nodeports/node_ports.h"
+#include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
+#include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 #include "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.h"
 #include "pkg/scheduler/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.h"
@@ -37,6 +40,9 @@ framework::runtime::Registry newInTreeRegistry() {
   add<nodeports::NodePorts>(r);
   add<tainttoleration::TaintToleration>(r);
   add<nodeaffinity::NodeAffinity>(r);
+  add<noderesources::Fit>(r);
+  add<noderesources::BalancedAllocation>(r);
+  add<imagelocality::ImageLocality>(r);
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

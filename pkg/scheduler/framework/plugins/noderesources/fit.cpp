@@ -194,7 +194,7 @@ Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& arg
   return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer)));
 }
 
-Result<std::unique_ptr<framework::Plugin>> Fit::factory(const config::PluginArgs* args, framework::Handle& /*handle*/) {
+Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args, framework::Handle& /*handle*/) {
   static const config::NodeResourcesFitArgs kDefaults{};
   const config::NodeResourcesFitArgs* typed = &kDefaults;
   if (args != nullptr) {

@@ -114,7 +114,7 @@ class Fit final : public framework::PreFilterPlugin,
   // the defaults. Errors carry the aggregated field errors.
   static Result<std::unique_ptr<Fit>> create(const config::NodeResourcesFitArgs& args, const Features& features = {});
   // The registry factory (v1.34 default feature gates).
-  static Result<std::unique_ptr<framework::Plugin>> factory(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

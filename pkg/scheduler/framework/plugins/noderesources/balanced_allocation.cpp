@@ -1,0 +1,53 @@
+#include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
+
+#include "pkg/scheduler/apis/config/validation.h"
+
+namespace ks::plugins::noderesources {
+
+Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
+    const config::NodeResourcesBalancedAllocationArgs& args, const Features& features) {
+  if (auto errs = config::validateNodeResourcesBalancedAllocationArgs("", args); !errs.empty()) {
+    return Error(config::aggregateMessage(errs));
+  }
+  ResourceAllocationScorer::Options opts;
+  opts.useRequested = true;
+  opts.useStatusResources = features.enableInPlacePodVerticalScaling;
+  opts.skipPodLevelResources = !features.enablePodLevelResources;
+  return std::unique_ptr<BalancedAllocation>(new BalancedAllocation(
+      ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts)));
+}
+
+Result<std::unique_ptr<framework::Plugin>> BalancedAllocation::create(const config::PluginArgs* args,
+                                                                       framework::Handle& /*handle*/) {
+  static const config::NodeResourcesBalancedAllocationArgs kDefaults{};
+  const config::NodeResourcesBalancedAllocationArgs* typed = &kDefaults;
+  if (args != nullptr) {
+    typed = dynamic_cast<const config::NodeResourcesBalancedAllocationArgs*>(args);
+    if (typed == nullptr) return Error("want args to be of type NodeResourcesBalancedAllocationArgs");
+  }
+  auto p = create(*typed);
+  if (!p.ok()) return p.error();
+  return std::unique_ptr<framework::Plugin>(std::move(p).value());
+}
+
+framework::Status BalancedAllocation::preScore(framework::CycleState& state, const framework::PodInfo& pod,
+                                               std::span<const framework::NodeInfoPtr> /*nodes*/) {
+  std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
+  // Scoring best-effort pods would pile them onto the same node.
+  if (ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status(framework::Code::Skip);
+  state.write(std::make_unique<BalancedAllocationPreScoreState>(std::move(requests)));
+  return framework::Status();
+}
+
+framework::Status BalancedAllocation::score(framework::CycleState& state, const framework::PodInfo& pod,
+                                            const framework::NodeInfo& nodeInfo, int64_t& score) {
+  score = 0;
+  if (const auto* s = state.read<BalancedAllocationPreScoreState>(); s != nullptr) {
+    return scorer_.score(nodeInfo, s->podRequests(), score);
+  }
+  const std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
+  if (ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status();
+  return scorer_.score(nodeInfo, requests, score);
+}
+
+}  // namespace ks::plugins::noderesources

@@ -1,0 +1,57 @@
+#pragma once
+// NodeResourcesBalancedAllocation (upstream plugins/noderesources/balanced_allocation.go, v1.34): favours
+// nodes whose resource usage fractions (requested incl. the pod / allocatable, each capped at 1) are
+// close to each other: score = (1 - std) * MaxNodeScore over the configured resources. Best-effort pods
+// (no request for any configured resource) skip the plugin (PreScore returns Skip, kubernetes#129138).
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/plugins/noderesources/features.h"
+#include "pkg/scheduler/framework/plugins/noderesources/resource_allocation.h"
+#include "pkg/util/result.h"
+
+namespace ks::plugins::noderesources {
+
+// The pod's per-resource requests, computed in PreScore.
+class BalancedAllocationPreScoreState final : public framework::StateData {
+ public:
+  explicit BalancedAllocationPreScoreState(std::vector<int64_t> podRequests) : podRequests_(std::move(podRequests)) {}
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<BalancedAllocationPreScoreState>(*this);
+  }
+  const std::vector<int64_t>& podRequests() const { return podRequests_; }
+
+ private:
+  std::vector<int64_t> podRequests_;
+};
+
+class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+ public:
+  static constexpr std::string_view kName = "NodeResourcesBalancedAllocation";
+
+  // Validates args with config::validateNodeResourcesBalancedAllocationArgs, as upstream.
+  static Result<std::unique_ptr<BalancedAllocation>> create(const config::NodeResourcesBalancedAllocationArgs& args,
+                                                            const Features& features = {});
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+
+  std::string_view name() const override { return kName; }
+
+  // Skip for best-effort pods; otherwise stores the pod's requests.
+  framework::Status preScore(framework::CycleState& state, const framework::PodInfo& pod,
+                             std::span<const framework::NodeInfoPtr> nodes) override;
+  // 0 for a best-effort pod when PreScore didn't run.
+  framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& nodeInfo, int64_t& score) override;
+  framework::ScoreExtensions* scoreExtensions() override { return nullptr; }
+
+ private:
+  explicit BalancedAllocation(ResourceAllocationScorer scorer) : scorer_(std::move(scorer)) {}
+
+  ResourceAllocationScorer scorer_;
+};
+
+}  // namespace ks::plugins::noderesources

@@ -1,0 +1,68 @@
+#pragma once
+// The scheduler's HTTP endpoints, as upstream kube-scheduler's newHealthEndpointsAndMetricsHandler:
+//   /healthz  checks: leaderElection (when leader election is on), else ping
+//   /livez    checks: ping
+//   /readyz   checks: leaderElection (when on), shutdown, sched-handler-sync
+//   /<endpoint>/<check> for each check, /metrics (Prometheus text 0.0.4), /configz ({"componentconfig": ...}).
+// Output follows k8s.io/apiserver/pkg/server/healthz: "ok" on success; with ?verbose one "[+]<check> ok" line
+// per check then "<endpoint> check passed"; on any failure a 500 listing "[-]<check> failed: reason
+// withheld" (the reason is only logged) and "<endpoint> check failed"; ?exclude=<check> skips a check.
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/server/server.h"
+#include "pkg/util/result.h"
+
+namespace ks::server {
+
+// A named health check. check() is called on server threads, concurrently; it must be cheap and
+// thread-safe. An Error's message is logged, never sent by the root endpoint.
+struct HealthCheck {
+  std::string name;
+  std::function<VoidResult()> check;
+};
+
+// "ping": always ok.
+HealthCheck pingCheck();
+// "sched-handler-sync": ok once `synced()` returns true (informer caches synced and handlers registered).
+HealthCheck handlerSyncCheck(std::function<bool()> synced);
+// "shutdown": fails once `shuttingDown()` returns true.
+HealthCheck shutdownCheck(std::function<bool()> shuttingDown);
+// "leaderElection": upstream's leader election watchdog (HealthzAdaptor). Ok when not leading; when
+// leading, fails once the lease was last renewed more than leaseDuration + tolerance ago (upstream
+// tolerance: 20s), i.e. the elector is stuck. `now` defaults to steady_clock::now.
+HealthCheck leaderElectionCheck(std::function<bool()> isLeader,
+                                std::function<std::chrono::steady_clock::time_point()> lastRenewed,
+                                std::chrono::milliseconds leaseDuration,
+                                std::chrono::milliseconds tolerance = std::chrono::seconds(20),
+                                std::function<std::chrono::steady_clock::time_point()> now = {});
+
+// Serves a root health endpoint; `name` is "healthz", "livez" or "readyz".
+Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req);
+
+// Routes `path` and `path/<check>` for every check (only ping when `checks` is empty), as upstream
+// InstallPathHandler.
+void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks);
+
+struct SchedulerEndpointsOptions {
+  // Required: true once informer caches synced and event handlers are registered.
+  std::function<bool()> handlersSynced;
+  // Optional: true once the daemon started shutting down.
+  std::function<bool()> shuttingDown;
+  // Set when leader election is on (leaderElectionCheck(...)).
+  std::optional<HealthCheck> leaderElection;
+  // Required: the metrics scrape (metrics::Metrics::scrape).
+  std::function<std::string()> metrics;
+  // Optional: the effective KubeSchedulerConfiguration as a JSON object; /configz is 404 without it.
+  std::function<std::string()> configzJson;
+};
+
+// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics and /configz.
+void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options);
+
+}  // namespace ks::server

@@ -1,0 +1,113 @@
+#pragma once
+// Server: the daemon's HTTPS endpoint, as upstream kube-scheduler's secure serving (--bind-address,
+// --secure-port, --tls-cert-file / --tls-private-key-file; a self-signed certificate generated in memory
+// when no files are given). Routes are exact paths registered before start(); healthz.h installs the
+// scheduler's /healthz /livez /readyz /metrics /configz on it.
+//
+// Why our own small server on POSIX sockets + OpenSSL rather than cpprestsdk's http_listener: the listener
+// cannot bind port 0 and report the port it got (tests need that), its HTTPS path needs Boost.Asio SSL
+// context plumbing for what is a handful of GET endpoints, and its behaviour on malformed input is hard to
+// bound. Here every connection is one request/response (Connection: close), parsed with hard limits
+// (headers 64 KiB, body 1 MiB, read/write timeouts), served on its own thread up to maxConnections at once;
+// anything malformed gets a 400 (or the connection is dropped for a broken TLS handshake) and never
+// reaches a handler.
+//
+// Threads: create() binds and listens on the caller's thread; start() spawns the accept thread; handlers
+// run on connection threads, concurrently, and must be thread-safe. stop() (and the destructor) closes the
+// listener, aborts open connections and waits for all of them.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pkg/util/result.h"
+
+namespace ks::server {
+
+struct Request {
+  std::string method;  // "GET", "HEAD", ...
+  std::string path;    // percent-decoded path, without the query
+  std::string rawQuery;
+  // Decoded query parameters in order; a key without '=' has an empty value ("?verbose").
+  std::vector<std::pair<std::string, std::string>> query;
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
+  std::string body;
+
+  bool hasQuery(std::string_view key) const;
+  std::vector<std::string> queryValues(std::string_view key) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string contentType = "text/plain; charset=utf-8";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  // As Go's http.Error: the message plus "\n", text/plain, X-Content-Type-Options: nosniff.
+  static Response error(int status, std::string message);
+};
+
+using Handler = std::function<Response(const Request&)>;
+
+struct ServerOptions {
+  // IP address to listen on ("0.0.0.0", "127.0.0.1", "::"); empty means all interfaces.
+  std::string bindAddress = "0.0.0.0";
+  // 0 picks a free port (see port()). The daemon maps --secure-port=0 to "no server" itself.
+  uint16_t port = 10259;
+  // Serve HTTPS (the default, as upstream). Plain HTTP is for the simulator and tests only.
+  bool tls = true;
+  // PEM files; both empty means a self-signed certificate generated in memory.
+  std::string certFile;
+  std::string keyFile;
+  // Extra DNS names / IP addresses for the self-signed certificate's SAN (besides localhost, 127.0.0.1
+  // and the bind address).
+  std::vector<std::string> alternateNames;
+  int maxConnections = 64;
+  std::chrono::milliseconds ioTimeout{10000};
+};
+
+class Server {
+ public:
+  // Sets up TLS (loading or generating the certificate) and binds and listens. Errors name the step
+  // ("loading --tls-cert-file /x: ...", "listen on 0.0.0.0:10259: Address already in use").
+  static Result<std::unique_ptr<Server>> create(ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Routes `path` (exact match) to `handler`. Call before start().
+  void handle(std::string path, Handler handler);
+  // Starts accepting connections on a background thread.
+  void start();
+  // Stops accepting, aborts open connections and waits for their threads. Idempotent.
+  void stop();
+
+  // The port actually bound.
+  uint16_t port() const;
+  // The serving certificate in PEM (the generated one, or the one loaded); empty without TLS.
+  const std::string& certificatePem() const;
+
+  // Parses a raw request head + body (exposed for tests). Errors are 400 reasons.
+  static Result<Request> parseRequestForTest(std::string_view raw);
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+// Generates a self-signed certificate and private key (PEM) as upstream's
+// GenerateSelfSignedCertKey: CN "<host>@<unix time>", SANs: DNS localhost, IP 127.0.0.1 and
+// `alternateNames` (each as IP when it parses as one, else DNS), valid one year.
+struct CertKeyPem {
+  std::string certPem;
+  std::string keyPem;
+};
+Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host, const std::vector<std::string>& alternateNames);
+
+}  // namespace ks::server

@@ -1,0 +1,425 @@
+#include "pkg/simulator/simulator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "pkg/api/json/codec_nlohmann.h"
+#include "pkg/api/json/yaml.h"
+#include "pkg/informer/factory.h"
+#include "pkg/scheduler/apis/config/config.h"
+#include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/scheduler/scheduler.h"
+
+namespace ks::simulator {
+
+namespace {
+
+using nlohmann::json;
+
+const std::string kDefaultSchedulerName = "default-scheduler";
+
+bool isPending(const api::Pod& pod, const config::KubeSchedulerConfiguration& cfg) {
+  if (!pod.spec.nodeName.empty() || pod.status.phase == "Succeeded" || pod.status.phase == "Failed") return false;
+  const std::string& name = pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
+  return std::any_of(cfg.profiles.begin(), cfg.profiles.end(),
+                     [&](const config::KubeSchedulerProfile& p) { return p.schedulerName == name; });
+}
+
+template <typename T>
+Result<void> createObject(client::MemoryClient& cluster, const json& item, LoadSummary& summary) {
+  auto obj = api::fromJson<T>(item);
+  if (!obj.ok()) return obj.error();
+  auto created = cluster.create(*obj);
+  if (!created.ok()) return Error(created.error().message());
+  summary.objectsByKind[std::string(T::kKind)]++;
+  return {};
+}
+
+std::string describe(const json& item) {
+  std::string kind = item.contains("kind") && item["kind"].is_string() ? item["kind"].get<std::string>() : "object";
+  std::string ns;
+  std::string name;
+  if (item.contains("metadata") && item["metadata"].is_object()) {
+    const json& m = item["metadata"];
+    if (m.contains("namespace") && m["namespace"].is_string()) ns = m["namespace"].get<std::string>();
+    if (m.contains("name") && m["name"].is_string()) name = m["name"].get<std::string>();
+  }
+  return kind + " " + (ns.empty() ? name : ns + "/" + name);
+}
+
+Result<void> loadItem(client::MemoryClient& cluster, const json& item, const config::KubeSchedulerConfiguration& cfg,
+                      LoadSummary& summary) {
+  if (!item.is_object()) return Error("expected an object");
+  if (!item.contains("kind") || !item["kind"].is_string()) return Error("object has no kind");
+  const std::string kind = item["kind"].get<std::string>();
+  if (kind == "Pod") {
+    auto pod = api::fromJson<api::Pod>(item);
+    if (!pod.ok()) return pod.error();
+    if (isPending(*pod, cfg)) summary.pendingPods++;
+    return createObject<api::Pod>(cluster, item, summary);
+  }
+  if (kind == "Node") return createObject<api::Node>(cluster, item, summary);
+  if (kind == "Namespace") return createObject<api::Namespace>(cluster, item, summary);
+  if (kind == "PersistentVolume") return createObject<api::PersistentVolume>(cluster, item, summary);
+  if (kind == "PersistentVolumeClaim") return createObject<api::PersistentVolumeClaim>(cluster, item, summary);
+  if (kind == "StorageClass") return createObject<api::StorageClass>(cluster, item, summary);
+  if (kind == "CSINode") return createObject<api::CSINode>(cluster, item, summary);
+  if (kind == "CSIDriver") return createObject<api::CSIDriver>(cluster, item, summary);
+  if (kind == "CSIStorageCapacity") return createObject<api::CSIStorageCapacity>(cluster, item, summary);
+  if (kind == "PodDisruptionBudget") return createObject<api::PodDisruptionBudget>(cluster, item, summary);
+  return Error("unknown kind \"" + kind +
+               "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
+               "CSIDriver, CSIStorageCapacity, PodDisruptionBudget)");
+}
+
+// Records the last attempt of every pod (scheduling thread) and binding failures (binding threads).
+class Recorder final : public scheduler::AttemptObserver {
+ public:
+  void onAttempt(const scheduler::AttemptRecord& record) override {
+    std::lock_guard lock(mu_);
+    attempts_[key(*record.pod)] = record;
+  }
+  void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) override {
+    if (status.isSuccess()) return;
+    std::lock_guard lock(mu_);
+    bindErrors_[key(pod)] = "binding to " + node + " failed: " + status.message();
+  }
+  std::map<std::string, scheduler::AttemptRecord> attempts() const {
+    std::lock_guard lock(mu_);
+    return attempts_;
+  }
+  std::map<std::string, std::string> bindErrors() const {
+    std::lock_guard lock(mu_);
+    return bindErrors_;
+  }
+  static std::string key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, scheduler::AttemptRecord> attempts_;
+  std::map<std::string, std::string> bindErrors_;
+};
+
+void fillExplain(const scheduler::AttemptRecord& rec, PodResult& out) {
+  std::set<std::string> feasible(rec.feasibleNodes.begin(), rec.feasibleNodes.end());
+  rec.filtered.forEachExplicitNode([&](const std::string& node, const framework::Status& s) {
+    out.filtered[node] = NodeRejection{s.plugin(), s.reasons()};
+  });
+  // Nodes excluded as a whole: by a PreFilter rejection of the pod, or by a PreFilter result.
+  const framework::Status& absent = rec.filtered.absentNodesStatus();
+  if (!absent.reasons().empty()) {
+    for (const auto& node : rec.allNodes) {
+      if (feasible.count(node) || out.filtered.count(node)) continue;
+      out.filtered[node] = NodeRejection{absent.plugin(), absent.reasons()};
+    }
+  }
+  out.scores = rec.scores;
+  out.totalScores = rec.totalScores;
+}
+
+int64_t maxPodResourceVersion(client::MemoryClient& cluster) {
+  int64_t maxRv = 0;
+  for (const auto& p : cluster.objects<api::Pod>()) {
+    maxRv = std::max<int64_t>(maxRv, std::strtoll(p->metadata.resourceVersion.c_str(), nullptr, 10));
+  }
+  return maxRv;
+}
+
+}  // namespace
+
+Result<LoadSummary> loadClusterText(std::string_view text, const std::string& sourceName,
+                                    client::MemoryClient& cluster, const config::KubeSchedulerConfiguration& cfg) {
+  auto docs = api::parseJsonOrYaml(text);
+  if (!docs.ok()) return docs.error().wrap(sourceName);
+  LoadSummary summary;
+  int docIndex = 0;
+  for (const json& doc : *docs) {
+    ++docIndex;
+    if (doc.is_null()) continue;
+    const std::string where = sourceName + ": document " + std::to_string(docIndex);
+    const bool isList = doc.is_object() && doc.contains("kind") && doc["kind"].is_string() &&
+                        doc["kind"].get<std::string>().ends_with("List");
+    if (isList) {
+      if (!doc.contains("items") || !doc["items"].is_array()) return Error(where + ": " + "List without items");
+      int i = 0;
+      for (const json& item : doc["items"]) {
+        if (auto r = loadItem(cluster, item, cfg, summary); !r.ok()) {
+          return r.error().wrap(where + ": items[" + std::to_string(i) + "] (" + describe(item) + ")");
+        }
+        ++i;
+      }
+    } else if (auto r = loadItem(cluster, doc, cfg, summary); !r.ok()) {
+      return r.error().wrap(where + " (" + describe(doc) + ")");
+    }
+  }
+  return summary;
+}
+
+Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClient& cluster,
+                                    const config::KubeSchedulerConfiguration& cfg) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(path + ": cannot open the cluster file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return loadClusterText(ss.str(), path, cluster, cfg);
+}
+
+Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg, client::MemoryClient& cluster,
+                                  const SimulateOptions& options) {
+  Recorder recorder;
+  scheduler::SchedulerOptions so;
+  so.seed = options.seed;
+  so.observer = &recorder;
+  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry(), so);
+  if (!created.ok()) return created.error();
+  std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
+
+  informer::SharedInformerFactoryOptions fo;
+  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  informer::SharedInformerFactory factory(cluster, fo);
+  sched->addEventHandlers(factory);
+  factory.start();
+  if (!factory.waitForCacheSync(std::chrono::seconds(30))) return Error("informers did not sync");
+
+  std::vector<api::PodPtr> pending;
+  for (const auto& p : cluster.objects<api::Pod>()) {
+    if (isPending(*p, cfg)) pending.push_back(p);
+  }
+  std::jthread runner([&](std::stop_token stop) { sched->run(stop); });
+
+  // Quiet: nothing queued to run, nothing in flight or binding, and the informer has seen every pod
+  // change (bindings and status patches come back through it), for a few consecutive checks.
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  int quietChecks = 0;
+  bool timedOut = false;
+  while (quietChecks < 5) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      timedOut = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    auto counts = sched->schedulingQueue().pendingCounts();
+    const bool idle = counts.active == 0 && counts.backoff == 0 && sched->schedulingQueue().inFlightCount() == 0 &&
+                      sched->bindingsInFlight() == 0;
+    const bool caughtUp = std::strtoll(factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
+                          maxPodResourceVersion(cluster);
+    quietChecks = (idle && caughtUp) ? quietChecks + 1 : 0;
+  }
+  runner.request_stop();
+  runner.join();
+  sched->close();
+  factory.stop();
+  if (timedOut) spdlog::warn("simulation did not settle within {} ms; reporting the state so far", options.timeout.count());
+
+  const auto attempts = recorder.attempts();
+  const auto bindErrors = recorder.bindErrors();
+  SimulationResult result;
+  for (const auto& original : pending) {
+    PodResult r;
+    r.namespace_ = original->metadata.namespace_;
+    r.name = original->metadata.name;
+    r.profile = original->spec.schedulerName.empty() ? kDefaultSchedulerName : original->spec.schedulerName;
+    const std::string key = Recorder::key(*original);
+    auto now = cluster.get<api::Pod>(r.namespace_, r.name);
+    auto attempt = attempts.find(key);
+    if (now.ok() && !now->spec.nodeName.empty()) {
+      r.result = "Scheduled";
+      r.node = now->spec.nodeName;
+    } else if (auto be = bindErrors.find(key); be != bindErrors.end() && attempt != attempts.end() &&
+                                               attempt->second.result == scheduler::AttemptResult::Scheduled) {
+      r.result = "Error";
+      r.message = be->second;
+    } else if (attempt != attempts.end()) {
+      r.result = std::string(scheduler::attemptResultName(attempt->second.result));
+      r.message = attempt->second.message;
+    } else {
+      // Never attempted: gated by a PreEnqueue plugin (scheduling gates).
+      r.result = "Unschedulable";
+      auto fw = sched->profiles().find(r.profile);
+      if (fw != sched->profiles().end()) {
+        framework::Status s = fw->second->runPreEnqueuePlugins(*framework::PodInfo::create(original));
+        r.message = s.isSuccess() ? "not attempted before the simulation settled" : s.message();
+      }
+    }
+    if (attempt != attempts.end()) fillExplain(attempt->second, r);
+    result.pods.push_back(std::move(r));
+  }
+  return result;
+}
+
+std::string toJson(const SimulationResult& result, bool explain) {
+  nlohmann::ordered_json pods = nlohmann::ordered_json::array();
+  for (const auto& p : result.pods) {
+    nlohmann::ordered_json j;
+    j["namespace"] = p.namespace_;
+    j["name"] = p.name;
+    j["profile"] = p.profile;
+    j["result"] = p.result;
+    j["node"] = p.node;
+    j["message"] = p.message;
+    if (explain) {
+      nlohmann::ordered_json filtered = nlohmann::ordered_json::object();
+      for (const auto& [node, rej] : p.filtered) filtered[node] = {{"plugin", rej.plugin}, {"reasons", rej.reasons}};
+      nlohmann::ordered_json scores = nlohmann::ordered_json::object();
+      for (const auto& [node, perPlugin] : p.scores) {
+        nlohmann::ordered_json n = nlohmann::ordered_json::object();
+        for (const auto& [plugin, score] : perPlugin) n[plugin] = score;
+        scores[node] = n;
+      }
+      nlohmann::ordered_json totals = nlohmann::ordered_json::object();
+      for (const auto& [node, total] : p.totalScores) totals[node] = total;
+      j["filtered"] = filtered;
+      j["scores"] = scores;
+      j["totalScores"] = totals;
+    }
+    pods.push_back(std::move(j));
+  }
+  nlohmann::ordered_json out;
+  out["pods"] = std::move(pods);
+  return out.dump(2) + "\n";
+}
+
+namespace {
+
+std::string joinReasons(const NodeRejection& r) {
+  std::string s = r.plugin.empty() ? "" : r.plugin + ": ";
+  for (size_t i = 0; i < r.reasons.size(); ++i) s += (i ? "; " : "") + r.reasons[i];
+  return s;
+}
+
+void printRows(std::ostringstream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 3, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+}
+
+}  // namespace
+
+std::string toTable(const SimulationResult& result, bool explain) {
+  std::ostringstream out;
+  std::vector<std::vector<std::string>> rows{{"POD", "RESULT", "NODE", "MESSAGE"}};
+  int scheduled = 0;
+  for (const auto& p : result.pods) {
+    rows.push_back({p.namespace_ + "/" + p.name, p.result, p.node.empty() ? "-" : p.node, p.message});
+    if (p.result == "Scheduled") ++scheduled;
+  }
+  printRows(out, rows, "");
+  out << "\n" << scheduled << "/" << result.pods.size() << " pending pods scheduled\n";
+  if (!explain) return out.str();
+  for (const auto& p : result.pods) {
+    out << "\n" << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
+        << ")\n";
+    std::vector<std::vector<std::string>> nodes{{"NODE", "TOTAL", "SCORES / FILTERED BY"}};
+    std::vector<std::pair<int64_t, std::string>> ranked;
+    for (const auto& [node, total] : p.totalScores) ranked.emplace_back(-total, node);
+    std::sort(ranked.begin(), ranked.end());
+    for (const auto& [negTotal, node] : ranked) {
+      std::string detail;
+      if (auto it = p.scores.find(node); it != p.scores.end()) {
+        for (const auto& [plugin, score] : it->second) {
+          detail += (detail.empty() ? "" : " ") + plugin + "=" + std::to_string(score);
+        }
+      }
+      nodes.push_back({node + (node == p.node ? " *" : ""), std::to_string(-negTotal), detail});
+    }
+    for (const auto& [node, rej] : p.filtered) nodes.push_back({node, "-", "filtered: " + joinReasons(rej)});
+    if (nodes.size() == 1) {
+      out << "  (no per-node detail: " << (p.node.empty() ? "not evaluated" : "only one feasible node") << ")\n";
+      continue;
+    }
+    printRows(out, nodes, "  ");
+  }
+  return out.str();
+}
+
+int runSimulateCommand(const std::vector<std::string>& args) {
+  static constexpr std::string_view kUsage =
+      "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o json|table]\n"
+      "                                   [--seed N]\n";
+  std::string configPath;
+  std::string clusterPath;
+  std::string output = "table";
+  bool explain = false;
+  SimulateOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    std::string value;
+    bool hasValue = false;
+    if (auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = a.substr(eq + 1);
+      a = a.substr(0, eq);
+      hasValue = true;
+    }
+    auto next = [&]() -> std::optional<std::string> {
+      if (hasValue) return value;
+      if (i + 1 >= args.size()) return std::nullopt;
+      return args[++i];
+    };
+    if (a == "-h" || a == "--help") {
+      std::cout << kUsage;
+      return 0;
+    } else if (a == "--explain") {
+      explain = true;
+    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed") {
+      auto v = next();
+      if (!v) {
+        std::cerr << "simulate: flag " << a << " needs a value\n" << kUsage;
+        return 2;
+      }
+      if (a == "--config") configPath = *v;
+      else if (a == "--cluster") clusterPath = *v;
+      else if (a == "--seed") options.seed = std::strtoull(v->c_str(), nullptr, 10);
+      else output = *v;
+    } else {
+      std::cerr << "simulate: unknown flag " << args[i] << "\n" << kUsage;
+      return 2;
+    }
+  }
+  if (configPath.empty() || clusterPath.empty()) {
+    std::cerr << "simulate: --config and --cluster are required\n" << kUsage;
+    return 2;
+  }
+  if (output != "json" && output != "table") {
+    std::cerr << "simulate: -o must be json or table, got \"" << output << "\"\n";
+    return 2;
+  }
+  auto cfg = config::loadConfigFile(configPath);
+  if (!cfg.ok()) {
+    std::cerr << "simulate: " << cfg.error().message() << "\n";
+    return 1;
+  }
+  client::MemoryClient cluster;
+  auto loaded = loadClusterFile(clusterPath, cluster, *cfg);
+  if (!loaded.ok()) {
+    std::cerr << "simulate: " << loaded.error().message() << "\n";
+    return 1;
+  }
+  auto result = simulate(*cfg, cluster, options);
+  if (!result.ok()) {
+    std::cerr << "simulate: " << result.error().message() << "\n";
+    return 1;
+  }
+  std::cout << (output == "json" ? toJson(*result, explain) : toTable(*result, explain));
+  return 0;
+}
+
+}  // namespace ks::simulator

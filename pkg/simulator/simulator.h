@@ -1,0 +1,72 @@
+#pragma once
+// `kube-scheduler-cpp simulate`: loads a cluster file (what `kubectl get nodes,pods,... -A -o yaml`
+// prints: a List, or multi-document YAML/JSON) into the in-memory API and runs the real scheduler over
+// it (informers, cache, queue, framework, binding), each placement assumed before the next pod. Reports
+// per pending pod the result, node and message, and with explain the per-node filter rejections and
+// per-plugin scores.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "pkg/client/memory/memory_client.h"
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/util/result.h"
+
+namespace ks::simulator {
+
+struct NodeRejection {
+  std::string plugin;
+  std::vector<std::string> reasons;
+};
+
+struct PodResult {
+  std::string namespace_;
+  std::string name;
+  std::string profile;
+  std::string result;  // Scheduled, Unschedulable, Error
+  std::string node;
+  std::string message;
+  std::map<std::string, NodeRejection> filtered;
+  // Per node: per plugin score after NormalizeScore, before weight; a plugin skipped for the cycle has
+  // no entry. Empty when at most one node was feasible (upstream does not score then).
+  std::map<std::string, std::map<std::string, int64_t>> scores;
+  std::map<std::string, int64_t> totalScores;
+};
+
+struct SimulationResult {
+  std::vector<PodResult> pods;
+};
+
+struct LoadSummary {
+  std::map<std::string, int> objectsByKind;
+  int pendingPods = 0;  // pods without a node whose schedulerName a profile serves
+};
+
+// Loads the cluster file into `cluster`. Errors name the file, the document (1-based) and the object
+// ("cluster.yaml: document 2: Pod default/web-1: spec.containers[0]...: ...").
+Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClient& cluster,
+                                    const config::KubeSchedulerConfiguration& cfg);
+Result<LoadSummary> loadClusterText(std::string_view text, const std::string& sourceName,
+                                    client::MemoryClient& cluster, const config::KubeSchedulerConfiguration& cfg);
+
+struct SimulateOptions {
+  uint64_t seed = 1;  // tie-breaks among equal scores are reproducible
+  std::chrono::milliseconds timeout{60000};
+};
+
+// Schedules every pending pod of `cluster` until nothing more can happen.
+Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg, client::MemoryClient& cluster,
+                                  const SimulateOptions& options = {});
+
+// {"pods": [{"namespace", "name", "profile", "result", "node", "message", "filtered", "scores",
+// "totalScores"}]}; filtered/scores/totalScores only with explain.
+std::string toJson(const SimulationResult& result, bool explain);
+// Aligned columns for people; with explain, each pod's nodes with their filter reason or scores.
+std::string toTable(const SimulationResult& result, bool explain);
+
+// The `simulate` subcommand: parses its flags, prints the result; returns the exit code.
+int runSimulateCommand(const std::vector<std::string>& args);
+
+}  // namespace ks::simulator

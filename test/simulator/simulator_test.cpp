@@ -1,0 +1,219 @@
+// Multi-pod scenarios through `simulate`: cluster file in -> placements, filter reasons and scores out.
+#include "pkg/simulator/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pkg/scheduler/apis/config/config.h"
+#include "pkg/scheduler/framework/plugins/registry.h"
+
+namespace ks::simulator {
+namespace {
+
+config::KubeSchedulerConfiguration demoConfig() {
+  auto cfg = config::loadConfigFile(std::string(KS_SOURCE_DIR) + "/config/demo-scheduler.yaml");
+  EXPECT_TRUE(cfg.ok()) << cfg.error().message();
+  return *cfg;
+}
+
+const PodResult& find(const SimulationResult& r, const std::string& name) {
+  for (const auto& p : r.pods) {
+    if (p.name == name) return p;
+  }
+  static PodResult none;
+  ADD_FAILURE() << "no result for pod " << name;
+  return none;
+}
+
+SimulationResult run(const std::string& clusterYaml) {
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  auto loaded = loadClusterText(clusterYaml, "cluster.yaml", cluster, cfg);
+  EXPECT_TRUE(loaded.ok()) << loaded.error().message();
+  auto result = simulate(cfg, cluster);
+  EXPECT_TRUE(result.ok()) << result.error().message();
+  return result.ok() ? *result : SimulationResult{};
+}
+
+TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  auto loaded = loadClusterFile(std::string(KS_SOURCE_DIR) + "/config/demo-cluster.yaml", cluster, cfg);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(loaded->objectsByKind["Node"], 6);
+  EXPECT_EQ(loaded->pendingPods, 8) << "the pod of another scheduler and the running pod are not pending";
+  auto result = simulate(cfg, cluster);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  ASSERT_EQ(result->pods.size(), 8u);
+
+  EXPECT_EQ(find(*result, "trainer-0").node, "node-b1") << "tolerates the gpu taint, selects accelerator=nvidia";
+  EXPECT_EQ(find(*result, "api-6c9d8-fghij").node, "node-a1") << "only node-a1 has disktype=ssd";
+  EXPECT_EQ(find(*result, "ingress-8a1b2").node, "node-c1") << "zone-c, and node-c2's host port 8080 is taken";
+  const auto& ingress = find(*result, "ingress-8a1b2");
+  ASSERT_TRUE(ingress.filtered.count("node-c2"));
+  EXPECT_EQ(ingress.filtered.at("node-c2").plugin, "NodePorts");
+  EXPECT_EQ(ingress.filtered.at("node-c2").reasons,
+            std::vector<std::string>{"node(s) didn't have free ports for the requested pod ports"});
+
+  const auto& analytics = find(*result, "analytics-0");
+  EXPECT_EQ(analytics.result, "Unschedulable");
+  EXPECT_EQ(analytics.message,
+            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 4 "
+            "node(s) didn't match Pod's node affinity/selector.");
+  EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
+  EXPECT_EQ(analytics.filtered.at("node-b2").plugin, "NodeUnschedulable");
+
+  const auto& gated = find(*result, "migration-job-x7k2p");
+  EXPECT_EQ(gated.result, "Unschedulable");
+  EXPECT_EQ(gated.message, "waiting for scheduling gates: [example.com/wait-for-db]");
+
+  // Nothing has 20 cpus: the nodes that pass the other filters report Insufficient cpu.
+  const auto& etl = find(*result, "etl-full-refresh");
+  EXPECT_EQ(etl.result, "Unschedulable");
+  EXPECT_EQ(etl.message,
+            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 4 "
+            "Insufficient cpu.");
+  EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
+
+  // The web pod prefers zone-a (weight 80) and avoids the spot node's PreferNoSchedule taint; among the
+  // zone-a nodes the bigger, emptier node-a2 scores higher on resources.
+  const auto& web = find(*result, "web-5d8f7-abcde");
+  EXPECT_EQ(web.node, "node-a2");
+  EXPECT_EQ(web.scores.at("node-a1").at("NodeAffinity"), 100);
+  EXPECT_EQ(web.scores.at("node-c2").at("NodeAffinity"), 0);
+  EXPECT_EQ(web.scores.at("node-c1").at("TaintToleration"), 0);
+  EXPECT_EQ(web.scores.at("node-c2").at("TaintToleration"), 100);
+  // Weighted sum: TaintToleration 3, NodeAffinity 2, the resource and image plugins 1.
+  const std::map<std::string, int> weights{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1},
+                                           {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 1}};
+  for (const auto& [node, perPlugin] : web.scores) {
+    int64_t total = 0;
+    for (const auto& [plugin, score] : perPlugin) total += score * weights.at(plugin);
+    EXPECT_EQ(web.totalScores.at(node), total) << node;
+  }
+  EXPECT_GT(web.totalScores.at("node-a2"), web.totalScores.at("node-a1"));
+  EXPECT_FALSE(web.filtered.count("node-a1"));
+}
+
+TEST(SimulatorTest, PreFilterResultExcludedNodesAreListed) {
+  auto r = run(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: pinned, namespace: default}
+  spec:
+    affinity:
+      nodeAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchFields: [{key: metadata.name, operator: In, values: [n2]}]
+    containers: [{name: c, image: i}]
+)");
+  const auto& p = find(r, "pinned");
+  EXPECT_EQ(p.node, "n2");
+  ASSERT_EQ(p.filtered.size(), 2u);
+  EXPECT_EQ(p.filtered.at("n1").reasons, std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"});
+  EXPECT_EQ(p.filtered.at("n3").plugin, "NodeAffinity");
+}
+
+TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
+  // Two pods want the same host port: the second must see the first's placement.
+  std::string yaml = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const char* n : {"n1", "n2"}) yaml += std::string("- {apiVersion: v1, kind: Node, metadata: {name: ") + n +
+            "}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
+  for (const char* p : {"a", "b", "c"}) {
+    yaml += std::string("- apiVersion: v1\n  kind: Pod\n  metadata: {name: ") + p +
+            ", namespace: default}\n  spec:\n    containers: [{name: c, image: i, ports: [{containerPort: 80, "
+            "hostPort: 80}]}]\n";
+  }
+  auto r = run(yaml);
+  std::set<std::string> nodes;
+  int unschedulable = 0;
+  for (const auto& p : r.pods) {
+    if (p.result == "Scheduled") nodes.insert(p.node);
+    if (p.result == "Unschedulable") {
+      ++unschedulable;
+      EXPECT_EQ(p.message, "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.");
+    }
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
+  EXPECT_EQ(unschedulable, 1);
+}
+
+TEST(SimulatorTest, JsonShapeIsStable) {
+  SimulationResult r;
+  PodResult p;
+  p.namespace_ = "ns";
+  p.name = "p";
+  p.profile = "default-scheduler";
+  p.result = "Scheduled";
+  p.node = "n1";
+  p.filtered["n2"] = NodeRejection{"TaintToleration", {"node(s) had untolerated taint {a: b}"}};
+  p.scores["n1"]["NodeAffinity"] = 100;
+  p.totalScores["n1"] = 200;
+  r.pods.push_back(p);
+  auto j = nlohmann::json::parse(toJson(r, true));
+  EXPECT_EQ(j["pods"][0]["namespace"], "ns");
+  EXPECT_EQ(j["pods"][0]["result"], "Scheduled");
+  EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["plugin"], "TaintToleration");
+  EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["reasons"][0], "node(s) had untolerated taint {a: b}");
+  EXPECT_EQ(j["pods"][0]["scores"]["n1"]["NodeAffinity"], 100);
+  EXPECT_EQ(j["pods"][0]["totalScores"]["n1"], 200);
+  auto plain = nlohmann::json::parse(toJson(r, false));
+  EXPECT_FALSE(plain["pods"][0].contains("filtered"));
+  EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint {a: b}"), std::string::npos);
+}
+
+struct BadInput {
+  std::string name;
+  std::string yaml;
+  std::string error;
+};
+
+TEST(SimulatorTest, BadInputGetsClearErrors) {
+  const std::vector<BadInput> cases = {
+      {"unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n",
+       "cluster.yaml: document 1 (Deployment web): unknown kind \"Deployment\" (supported: Node, Pod, Namespace, "
+       "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
+       "PodDisruptionBudget)"},
+      {"bad quantity in a list item",
+       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: "
+       "{cpu: lots}}}\n",
+       "cluster.yaml: document 1: items[0] (Node n1): status.capacity.cpu: quantities must match the regular "
+       "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+      {"second document", "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {priority: high}\n",
+       "cluster.yaml: document 2 (Pod d/p): spec.priority: expected an integer, got string"},
+      {"no kind", "metadata: {name: x}\n", "cluster.yaml: document 1 (object x): object has no kind"},
+      {"malformed yaml", "kind: Node\nmetadata: {name: [\n", "cluster.yaml: yaml: line"},
+  };
+  auto cfg = demoConfig();
+  for (const auto& c : cases) {
+    client::MemoryClient cluster;
+    auto r = loadClusterText(c.yaml, "cluster.yaml", cluster, cfg);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.error().message().substr(0, c.error.size()), c.error) << c.name << ": " << r.error().message();
+  }
+}
+
+TEST(SimulatorTest, MissingFileIsAnError) {
+  client::MemoryClient cluster;
+  auto r = loadClusterFile("/nonexistent/cluster.yaml", cluster, demoConfig());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "/nonexistent/cluster.yaml: cannot open the cluster file");
+}
+
+TEST(SimulatorTest, CommandLineErrors) {
+  EXPECT_EQ(runSimulateCommand({"--cluster", "x.yaml"}), 2);
+  EXPECT_EQ(runSimulateCommand({"--config", "a", "--cluster", "b", "-o", "xml"}), 2);
+  EXPECT_EQ(runSimulateCommand({"--bogus"}), 2);
+  EXPECT_EQ(runSimulateCommand({"--config", "/nonexistent.yaml", "--cluster", "b"}), 1);
+}
+
+}  // namespace
+}  // namespace ks::simulator
