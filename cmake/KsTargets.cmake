@@ -6,7 +6,9 @@ add_library(ks_warnings INTERFACE)
 target_compile_options(ks_warnings INTERFACE
   -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-align -Wunused
   -Wpedantic -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond
-  -Wlogical-op -Wno-missing-field-initializers)
+  -Wlogical-op -Wno-missing-field-initializers
+  # GCC 12 reports false -Wrestrict positives inside std::string at -O3 (GCC bug 105329).
+  $<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>)
 if(KS_WERROR)
   target_compile_options(ks_warnings INTERFACE -Werror)
 endif()

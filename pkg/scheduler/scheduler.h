@@ -31,6 +31,7 @@
 #include "pkg/scheduler/fit_error.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
+#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/util/worker_pool.h"
 
 namespace ks::informer {
@@ -79,6 +80,7 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   AttemptObserver* observer = nullptr;
   framework::EventRecorder* eventRecorder = nullptr;  // none: events are not recorded
+  metrics::Metrics* metrics = nullptr;                 // none: nothing is recorded
   framework::Clock* clock = nullptr;                   // realClock() when null
   // Overrides of the queue options derived from the config (tests).
   std::optional<queue::QueueOptions> queueOptions;
@@ -145,12 +147,16 @@ class Scheduler {
                     std::chrono::steady_clock::time_point start);
   void handleBindingCycleError(framework::runtime::Framework& fw, framework::CycleState& state,
                                framework::QueuedPodInfo& assumed, const std::string& host,
-                               const framework::Status& status);
+                               const framework::Status& status, std::chrono::steady_clock::time_point start);
   // Upstream handleSchedulingFailure: requeue (unless the pod is gone or bound), nomination, event,
   // PodScheduled=False condition.
   void handleSchedulingFailure(framework::runtime::Framework& fw, framework::QueuedPodInfo& pInfo,
                                const framework::Status& status, const std::optional<FitError>& fitError,
-                               const framework::NominatingInfo& nominatingInfo);
+                               const framework::NominatingInfo& nominatingInfo,
+                               std::chrono::steady_clock::time_point start);
+  // Sets the pending-pods and cache-size gauges (after each attempt and once a second).
+  void updateGauges();
+  metrics::ProfileId metricsProfile(const framework::runtime::Framework& fw) const;
   void recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
                    std::string note);
 
@@ -183,6 +189,8 @@ class Scheduler {
   std::set<framework::EventResource> interestingResources_;
   // The pod informer's store (set by addEventHandlers): the failure handler requeues its version.
   informer::Store<api::Pod>* podStore_ = nullptr;
+  // Metric handles per profile name (when options_.metrics is set).
+  std::map<std::string, metrics::ProfileId> metricProfiles_;
   bool closed_ = false;
 };
 

@@ -167,18 +167,27 @@ pid_is_ours() {
     tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$dir"
 }
 
+# True while the process runs. A zombie (exited, not yet reaped: PID 1 of a container may never reap
+# it) counts as stopped, or every stop would wait out the full TERM timeout.
+pid_running() {  # <pid>
+  kill -0 "$1" 2>/dev/null || return 1
+  local state
+  state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) || return 1
+  [[ "$state" != "Z" ]]
+}
+
 stop_pid() {  # <pid> <workdir> <name>: TERM, wait up to 15 s, then KILL
   local pid=$1 dir=$2 name=$3 i
   pid_is_ours "$pid" "$dir" || return 0
   kill -TERM "$pid" 2>/dev/null || true
   for ((i = 0; i < 150; i++)); do
-    kill -0 "$pid" 2>/dev/null || { log "$name ($pid) stopped"; return 0; }
+    pid_running "$pid" || { log "$name ($pid) stopped"; return 0; }
     sleep 0.1
   done
   log "$name ($pid) did not stop after TERM; sending KILL"
   kill -KILL "$pid" 2>/dev/null || true
   for ((i = 0; i < 50; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
+    pid_running "$pid" || return 0
     sleep 0.1
   done
   log "warning: $name ($pid) still alive after KILL"

@@ -579,7 +579,7 @@ std::size_t CacheImpl::podStateCountForTest() const {
   return podStates_.size();
 }
 
-std::size_t CacheImpl::assumedPodCountForTest() const {
+std::size_t CacheImpl::assumedPodCount() const {
   std::shared_lock lock(mu_);
   return assumedPods_.size();
 }

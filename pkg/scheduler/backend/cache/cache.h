@@ -94,7 +94,7 @@ class CacheImpl final : public Cache {
   std::map<std::string, framework::ImageStateSummary> imageStatesForTest() const;
   // Number of cached pod states and of assumed pods.
   std::size_t podStateCountForTest() const;
-  std::size_t assumedPodCountForTest() const;
+  std::size_t assumedPodCount() const;
 
  private:
   struct PodState {

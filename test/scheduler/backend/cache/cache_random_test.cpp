@@ -331,7 +331,7 @@ class RandomCacheTest {
     }
     EXPECT_EQ(cache_->podCount(), cached);
     EXPECT_EQ(static_cast<int>(cache_->podStateCountForTest()), cached);
-    EXPECT_EQ(static_cast<int>(cache_->assumedPodCountForTest()), assumed);
+    EXPECT_EQ(static_cast<int>(cache_->assumedPodCount()), assumed);
 
     std::set<std::string> wantNodes;
     for (const auto& [n, m] : nodes_) {
