@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "pkg/informer/store.h"
+#include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework/clock.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -170,13 +171,7 @@ void Scheduler::waitForBindings() { bindingPool_->waitIdle(); }
 void Scheduler::recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                             std::string_view action, std::string note) {
   if (options_.eventRecorder == nullptr) return;
-  api::ObjectReference ref;
-  ref.kind = "Pod";
-  ref.apiVersion = "v1";
-  ref.namespace_ = pod.metadata.namespace_;
-  ref.name = pod.metadata.name;
-  ref.uid = pod.metadata.uid;
-  ref.resourceVersion = pod.metadata.resourceVersion;
+  const api::ObjectReference ref = podReference(pod);
   options_.eventRecorder->eventf(ref, nullptr, type, reason, action, std::move(note));
 }
 

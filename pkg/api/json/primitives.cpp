@@ -11,6 +11,7 @@
 
 #include "pkg/api/json/codec.h"
 #include "pkg/api/json/internal.h"
+#include "pkg/util/strings.h"
 
 namespace ks::api {
 
@@ -21,15 +22,7 @@ using namespace std::chrono;
 // Go's time.Parse layout RFC3339, split into its elements for Go-like error messages.
 constexpr std::string_view kRFC3339 = "2006-01-02T15:04:05Z07:00";
 
-std::string goQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
+std::string goQuote(std::string_view s) { return ks::quote(s); }
 
 Error timeLayoutError(std::string_view value, std::string_view rest, std::string_view elem) {
   return Error("parsing time " + goQuote(value) + " as " + goQuote(kRFC3339) + ": cannot parse " +

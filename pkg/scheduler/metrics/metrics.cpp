@@ -120,19 +120,7 @@ std::string_view extensionPointName(ExtensionPoint point) {
   return "Unknown";
 }
 
-std::string_view codeLabel(framework::Code code) {
-  using framework::Code;
-  switch (code) {
-    case Code::Success: return "Success";
-    case Code::Error: return "Error";
-    case Code::Unschedulable: return "Unschedulable";
-    case Code::UnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
-    case Code::Wait: return "Wait";
-    case Code::Skip: return "Skip";
-    case Code::Pending: return "Pending";
-  }
-  return "Unknown";
-}
+std::string_view codeLabel(framework::Code code) { return framework::codeName(code); }
 
 std::string_view queueName(Queue queue) {
   switch (queue) {

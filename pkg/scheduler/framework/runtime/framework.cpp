@@ -3,19 +3,11 @@
 #include <algorithm>
 #include <stop_token>
 
+#include "pkg/util/strings.h"
+
 namespace ks::framework::runtime {
 
 namespace {
-
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 std::string errorMessage(const Status& s) {
   auto err = s.asError();
