@@ -1,0 +1,415 @@
+#include "pkg/app/options.h"
+
+#include <arpa/inet.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <string_view>
+
+#include "pkg/scheduler/apis/config/duration.h"
+#include "pkg/scheduler/apis/config/validation.h"
+
+namespace ks::app {
+namespace {
+
+// ---- value parsers (pflag / strconv error texts) ----
+
+Result<bool> parseBool(std::string_view v) {
+  // strconv.ParseBool
+  static const std::map<std::string_view, bool> kValues = {
+      {"1", true},     {"t", true},      {"T", true},     {"true", true},   {"TRUE", true},   {"True", true},
+      {"0", false},    {"f", false},     {"F", false},    {"false", false}, {"FALSE", false}, {"False", false}};
+  auto it = kValues.find(v);
+  if (it == kValues.end()) return Error("strconv.ParseBool: parsing \"" + std::string(v) + "\": invalid syntax");
+  return it->second;
+}
+
+Result<int64_t> parseInt(std::string_view v, int64_t min, int64_t max, const char* fn) {
+  std::string s(v);
+  if (s.empty()) return Error(std::string(fn) + ": parsing \"\": invalid syntax");
+  char* end = nullptr;
+  errno = 0;
+  long long n = std::strtoll(s.c_str(), &end, 10);
+  if (end != s.c_str() + s.size()) return Error(std::string(fn) + ": parsing \"" + s + "\": invalid syntax");
+  if (errno == ERANGE || n < min || n > max) {
+    return Error(std::string(fn) + ": parsing \"" + s + "\": value out of range");
+  }
+  return static_cast<int64_t>(n);
+}
+
+Result<float> parseFloat(std::string_view v) {
+  std::string s(v);
+  char* end = nullptr;
+  errno = 0;
+  float f = std::strtof(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || std::isnan(f)) {
+    return Error("strconv.ParseFloat: parsing \"" + s + "\": invalid syntax");
+  }
+  if (errno == ERANGE) return Error("strconv.ParseFloat: parsing \"" + s + "\": value out of range");
+  return f;
+}
+
+Result<std::chrono::milliseconds> parseDuration(std::string_view v) {
+  auto d = config::parseGoDuration(v);
+  if (!d.ok()) return d.error();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+bool isIp(const std::string& s) {
+  unsigned char buf[sizeof(struct in6_addr)];
+  return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
+// ---- the flag table ----
+
+struct Flag {
+  std::string name;       // without dashes
+  std::string shorthand;  // "v" for -v, or ""
+  bool isBool = false;
+  std::string valueType;  // for --help: "string", "int", "duration", ...
+  std::string defaultText;
+  std::string section;
+  std::string help;
+  bool deprecated = false;
+  std::function<VoidResult(Options&, std::string_view)> set;
+};
+
+const std::vector<Flag>& flags() {
+  static const std::vector<Flag> kFlags = [] {
+    std::vector<Flag> f;
+    auto str = [](std::string Options::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        o.*field = std::string(v);
+        return {};
+      };
+    };
+    auto dur = [](std::optional<std::chrono::milliseconds> LeaderElectionFlags::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto d = parseDuration(v);
+        if (!d.ok()) return d.error();
+        o.leaderElection.*field = *d;
+        return {};
+      };
+    };
+    auto leStr = [](std::optional<std::string> LeaderElectionFlags::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        o.leaderElection.*field = std::string(v);
+        return {};
+      };
+    };
+
+    // misc
+    f.push_back({"config", "", false, "string", "", "Misc", "The path to the configuration file.", false,
+                 str(&Options::configFile)});
+    f.push_back({"master", "", false, "string", "", "Misc",
+                 "The address of the Kubernetes API server (overrides any value in kubeconfig)", false,
+                 str(&Options::master)});
+    f.push_back({"write-config-to", "", false, "string", "", "Misc",
+                 "If set, write the configuration values to this file and exit.", false,
+                 str(&Options::writeConfigTo)});
+
+    // secure serving
+    f.push_back({"bind-address", "", false, "ip", "0.0.0.0", "Secure serving",
+                 "The IP address on which to listen for the --secure-port port. If blank or an unspecified address "
+                 "(0.0.0.0 or ::), all interfaces and IP address families will be used.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   std::string s(v);
+                   if (!s.empty() && !isIp(s)) return Error("failed to parse IP: \"" + s + "\"");
+                   o.bindAddress = s;
+                   return {};
+                 }});
+    f.push_back({"secure-port", "", false, "int", "10259", "Secure serving",
+                 "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS "
+                 "at all.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   auto n = parseInt(v, INT32_MIN, INT32_MAX, "strconv.ParseInt");
+                   if (!n.ok()) return n.error();
+                   if (*n < 0 || *n > 65535) {
+                     return Error("--secure-port " + std::to_string(*n) + " must be between 0 and 65535, inclusive. "
+                                  "0 for turning off secure port");
+                   }
+                   o.securePort = static_cast<uint16_t>(*n);
+                   return {};
+                 }});
+    f.push_back({"tls-cert-file", "", false, "string", "", "Secure serving",
+                 "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and "
+                 "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key "
+                 "are generated in memory.",
+                 false, str(&Options::tlsCertFile)});
+    f.push_back({"tls-private-key-file", "", false, "string", "", "Secure serving",
+                 "File containing the default x509 private key matching --tls-cert-file.", false,
+                 str(&Options::tlsPrivateKeyFile)});
+
+    // deprecated
+    constexpr const char* kIgnored = " This parameter is ignored if a config file is specified in --config.";
+    f.push_back({"kubeconfig", "", false, "string", "", "Deprecated",
+                 std::string("DEPRECATED: path to kubeconfig file with authorization and master location "
+                             "information.") + kIgnored,
+                 true, [](Options& o, std::string_view v) -> VoidResult {
+                   o.deprecated.kubeconfig = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"kube-api-burst", "", false, "int32", "100", "Deprecated",
+                 std::string("DEPRECATED: burst to use while talking with kubernetes apiserver.") + kIgnored, true,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto n = parseInt(v, INT32_MIN, INT32_MAX, "strconv.ParseInt");
+                   if (!n.ok()) return n.error();
+                   o.deprecated.kubeApiBurst = static_cast<int32_t>(*n);
+                   return {};
+                 }});
+    f.push_back({"kube-api-content-type", "", false, "string", "application/vnd.kubernetes.protobuf", "Deprecated",
+                 std::string("DEPRECATED: content type of requests sent to apiserver.") + kIgnored, true,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   o.deprecated.kubeApiContentType = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"kube-api-qps", "", false, "float32", "50", "Deprecated",
+                 std::string("DEPRECATED: QPS to use while talking with kubernetes apiserver.") + kIgnored, true,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto q = parseFloat(v);
+                   if (!q.ok()) return q.error();
+                   o.deprecated.kubeApiQps = *q;
+                   return {};
+                 }});
+
+    // leader election
+    f.push_back({"leader-elect", "", true, "", "true", "Leader election",
+                 "Start a leader election client and gain leadership before executing the main loop. Enable this "
+                 "when running replicated components for high availability.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   auto b = parseBool(v);
+                   if (!b.ok()) return b.error();
+                   o.leaderElection.leaderElect = *b;
+                   return {};
+                 }});
+    f.push_back({"leader-elect-lease-duration", "", false, "duration", "15s", "Leader election",
+                 "The duration that non-leader candidates will wait after observing a leadership renewal until "
+                 "attempting to acquire leadership of a led but unrenewed leader slot.",
+                 false, dur(&LeaderElectionFlags::leaseDuration)});
+    f.push_back({"leader-elect-renew-deadline", "", false, "duration", "10s", "Leader election",
+                 "The interval between attempts by the acting master to renew a leadership slot before it stops "
+                 "leading. This must be less than the lease duration.",
+                 false, dur(&LeaderElectionFlags::renewDeadline)});
+    f.push_back({"leader-elect-resource-lock", "", false, "string", "leases", "Leader election",
+                 "The type of resource object that is used for locking during leader election. Supported option "
+                 "is 'leases'.",
+                 false, leStr(&LeaderElectionFlags::resourceLock)});
+    f.push_back({"leader-elect-resource-name", "", false, "string", "kube-scheduler", "Leader election",
+                 "The name of resource object that is used for locking during leader election.", false,
+                 leStr(&LeaderElectionFlags::resourceName)});
+    f.push_back({"leader-elect-resource-namespace", "", false, "string", "kube-system", "Leader election",
+                 "The namespace of resource object that is used for locking during leader election.", false,
+                 leStr(&LeaderElectionFlags::resourceNamespace)});
+    f.push_back({"leader-elect-retry-period", "", false, "duration", "2s", "Leader election",
+                 "The duration the clients should wait between attempting acquisition and renewal of a "
+                 "leadership.",
+                 false, dur(&LeaderElectionFlags::retryPeriod)});
+
+    // feature gate
+    f.push_back({"feature-gates", "", false, "mapStringBool", "", "Feature gate",
+                 "A set of key=value pairs that describe feature gates for alpha/experimental features. Options "
+                 "are:\n      DRASchedulerFilterTimeout=true|false (BETA - default=true)\n"
+                 "      DynamicResourceAllocation=true|false (default=true)\n"
+                 "      StorageCapacityScoring=true|false (ALPHA - default=false)",
+                 false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
+
+    // logs
+    f.push_back({"v", "v", false, "Level", "0", "Logs",
+                 "number for the log level verbosity (0-1: info, 2-3: debug, 4+: trace)", false,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto n = parseInt(v, 0, INT32_MAX, "strconv.ParseInt");
+                   if (!n.ok()) return n.error();
+                   o.verbosity = static_cast<int>(*n);
+                   return {};
+                 }});
+
+    // generic
+    f.push_back({"help", "h", true, "", "", "Other", "help for kube-scheduler-cpp", false,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto b = parseBool(v);
+                   if (!b.ok()) return b.error();
+                   o.help = *b;
+                   return {};
+                 }});
+    f.push_back({"version", "", true, "", "", "Other", "Print version information and quit", false,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto b = parseBool(v);
+                   if (!b.ok()) return b.error();
+                   o.version = *b;
+                   return {};
+                 }});
+    return f;
+  }();
+  return kFlags;
+}
+
+const Flag* findFlag(std::string_view name) {
+  for (const auto& f : flags()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+const Flag* findShorthand(char c) {
+  for (const auto& f : flags()) {
+    if (f.shorthand.size() == 1 && f.shorthand[0] == c) return &f;
+  }
+  return nullptr;
+}
+
+Error invalidArgument(std::string_view value, const Flag& flag, const Error& why) {
+  std::string name = flag.shorthand.empty() ? "--" + flag.name : "-" + flag.shorthand + ", --" + flag.name;
+  return Error("invalid argument \"" + std::string(value) + "\" for \"" + name + "\" flag: " + why.message());
+}
+
+}  // namespace
+
+VoidResult parseFeatureGates(std::string_view text, config::FeatureGates& gates) {
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t comma = text.find(',', pos);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = text.substr(pos, comma - pos);
+    pos = comma + 1;
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (item.empty()) {
+      if (comma == text.size()) break;
+      continue;
+    }
+    size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return Error("missing bool value for " + std::string(item));
+    std::string_view key = item.substr(0, eq);
+    std::string_view value = item.substr(eq + 1);
+    auto b = parseBool(value);
+    if (!b.ok()) return Error("invalid value of " + std::string(item) + ", err: " + b.error().message());
+    if (key == "DynamicResourceAllocation") {
+      gates.dynamicResourceAllocation = *b;
+    } else if (key == "DRASchedulerFilterTimeout") {
+      gates.draSchedulerFilterTimeout = *b;
+    } else if (key == "StorageCapacityScoring") {
+      gates.storageCapacityScoring = *b;
+    } else {
+      return Error("unrecognized feature gate: " + std::string(key));
+    }
+    if (comma == text.size()) break;
+  }
+  return {};
+}
+
+Result<Options> parseFlags(const std::vector<std::string>& args) {
+  Options o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      if (i + 1 < args.size()) return Error("arguments are not supported: \"" + args[i + 1] + "\"");
+      break;
+    }
+    const Flag* flag = nullptr;
+    std::string shown;
+    std::optional<std::string> value;
+    if (arg.rfind("--", 0) == 0) {
+      std::string body = arg.substr(2);
+      size_t eq = body.find('=');
+      std::string name = eq == std::string::npos ? body : body.substr(0, eq);
+      if (eq != std::string::npos) value = body.substr(eq + 1);
+      flag = findFlag(name);
+      if (flag == nullptr) return Error("unknown flag: --" + name);
+      shown = "--" + name;
+    } else if (arg.size() >= 2 && arg[0] == '-') {
+      // pflag shorthand: -v 4, -v=4, -v4, -h
+      flag = findShorthand(arg[1]);
+      if (flag == nullptr) return Error("unknown shorthand flag: '" + std::string(1, arg[1]) + "' in " + arg);
+      shown = "-" + std::string(1, arg[1]);
+      if (arg.size() > 2) value = arg[2] == '=' ? arg.substr(3) : arg.substr(2);
+    } else {
+      return Error("arguments are not supported: \"" + arg + "\"");
+    }
+    if (!value) {
+      if (flag->isBool) {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return Error("flag needs an argument: " + shown);
+      }
+    }
+    if (auto r = flag->set(o, *value); !r.ok()) return invalidArgument(*value, *flag, r.error());
+    if (flag->deprecated) o.deprecatedFlagsSet.push_back("--" + flag->name);
+  }
+  if (o.tlsCertFile.empty() != o.tlsPrivateKeyFile.empty()) {
+    return Error("--tls-cert-file and --tls-private-key-file must be given together");
+  }
+  return o;
+}
+
+Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options, std::vector<std::string>* warnings) {
+  config::DecodeOptions decode;
+  decode.features = options.featureGates;
+  decode.validate = false;  // validated below, after the flags are applied (as upstream)
+  config::KubeSchedulerConfiguration cfg;
+  if (options.configFile.empty()) {
+    auto defaulted = config::decodeConfig(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n", decode);
+    if (!defaulted.ok()) return defaulted.error();
+    cfg = std::move(defaulted).value();
+    const DeprecatedFlags& d = options.deprecated;
+    if (d.kubeconfig) cfg.clientConnection.kubeconfig = *d.kubeconfig;
+    if (d.kubeApiQps) cfg.clientConnection.qps = *d.kubeApiQps;
+    if (d.kubeApiBurst) cfg.clientConnection.burst = *d.kubeApiBurst;
+    if (d.kubeApiContentType) cfg.clientConnection.contentType = *d.kubeApiContentType;
+  } else {
+    auto loaded = config::loadConfigFile(options.configFile, decode);
+    if (!loaded.ok()) return loaded.error();
+    cfg = std::move(loaded).value();
+    if (warnings != nullptr) {
+      for (const auto& name : options.deprecatedFlagsSet) {
+        warnings->push_back("flag " + name + " is deprecated and ignored when --config is set; set it in the "
+                            "configuration file instead");
+      }
+    }
+  }
+  // Upstream ApplyLeaderElectionTo: honoured with and without --config.
+  const LeaderElectionFlags& le = options.leaderElection;
+  if (le.leaderElect) cfg.leaderElection.leaderElect = *le.leaderElect;
+  if (le.leaseDuration) cfg.leaderElection.leaseDuration = *le.leaseDuration;
+  if (le.renewDeadline) cfg.leaderElection.renewDeadline = *le.renewDeadline;
+  if (le.retryPeriod) cfg.leaderElection.retryPeriod = *le.retryPeriod;
+  if (le.resourceLock) cfg.leaderElection.resourceLock = *le.resourceLock;
+  if (le.resourceName) cfg.leaderElection.resourceName = *le.resourceName;
+  if (le.resourceNamespace) cfg.leaderElection.resourceNamespace = *le.resourceNamespace;
+
+  if (auto v = config::validateConfig(cfg, options.featureGates); !v.ok()) return v.error();
+  return cfg;
+}
+
+std::string usage() {
+  std::string out =
+      "kube-scheduler-cpp: a Kubernetes scheduler, compatible with kube-scheduler's KubeSchedulerConfiguration\n"
+      "profiles, flags, metrics and endpoints. Runs as a (secondary) scheduler against a cluster.\n\n"
+      "Usage:\n"
+      "  kube-scheduler-cpp [flags]\n"
+      "  kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o json|table]\n"
+      "      Schedule the pending pods of a cluster file (as `kubectl get nodes,pods -A -o yaml` prints it)\n"
+      "      with the real scheduler over an in-memory API server, and print where each pod goes and why.\n";
+  std::string section;
+  for (const auto& f : flags()) {
+    if (f.section != section) {
+      section = f.section;
+      out += "\n" + section + " flags:\n\n";
+    }
+    std::string head = f.shorthand.empty() ? "      --" + f.name : "  -" + f.shorthand + ", --" + f.name;
+    if (!f.valueType.empty()) head += " " + f.valueType;
+    out += head + "\n                " + f.help;
+    if (!f.defaultText.empty()) {
+      out += " (default " + (f.valueType == "string" ? "\"" + f.defaultText + "\"" : f.defaultText) + ")";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace ks::app

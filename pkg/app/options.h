@@ -1,0 +1,92 @@
+#pragma once
+// The daemon's command line, as upstream kube-scheduler's (cmd/kube-scheduler/app/options), and how it
+// combines with the configuration file into the effective KubeSchedulerConfiguration:
+//
+//   - without --config: the defaulted configuration, then the deprecated flags (--kubeconfig,
+//     --kube-api-qps/-burst/-content-type), then the --leader-elect* flags;
+//   - with --config: the file (strict decoding, defaults); the deprecated flags are ignored with a warning
+//     (upstream: "This parameter is ignored if a config file is specified in --config"); the
+//     --leader-elect* flags still override the file, as upstream's ApplyLeaderElectionTo does;
+//   - then validation (upstream's ValidateKubeSchedulerConfiguration messages).
+//
+// Both "--flag=value" and "--flag value" are accepted; boolean flags take "--flag", "--flag=true|false".
+// Unknown flags, bad values and positional arguments are errors (the binary exits 1, as upstream).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pkg/scheduler/apis/config/config.h"
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/util/result.h"
+
+namespace ks::app {
+
+inline constexpr uint16_t kDefaultSecurePort = 10259;
+
+// Flags of the leader election flag set; unset ones leave the configuration's value alone.
+struct LeaderElectionFlags {
+  std::optional<bool> leaderElect;
+  std::optional<std::chrono::milliseconds> leaseDuration;
+  std::optional<std::chrono::milliseconds> renewDeadline;
+  std::optional<std::chrono::milliseconds> retryPeriod;
+  std::optional<std::string> resourceLock;
+  std::optional<std::string> resourceName;
+  std::optional<std::string> resourceNamespace;
+};
+
+// Deprecated flags: applied only without --config.
+struct DeprecatedFlags {
+  std::optional<std::string> kubeconfig;
+  std::optional<float> kubeApiQps;
+  std::optional<int32_t> kubeApiBurst;
+  std::optional<std::string> kubeApiContentType;
+};
+
+struct Options {
+  bool help = false;
+  bool version = false;
+
+  // misc
+  std::string configFile;     // --config
+  std::string writeConfigTo;  // --write-config-to
+  std::string master;         // --master: overrides the kubeconfig's server
+
+  // secure serving
+  std::string bindAddress = "0.0.0.0";  // --bind-address
+  uint16_t securePort = kDefaultSecurePort;  // --secure-port; 0 disables serving
+  std::string tlsCertFile;              // --tls-cert-file
+  std::string tlsPrivateKeyFile;        // --tls-private-key-file
+
+  // logs
+  int verbosity = 0;  // -v / --v
+
+  // feature gate
+  config::FeatureGates featureGates;  // --feature-gates
+
+  LeaderElectionFlags leaderElection;
+  DeprecatedFlags deprecated;
+
+  // The deprecated flags given on the command line, as "--name", in order (for the warning).
+  std::vector<std::string> deprecatedFlagsSet;
+};
+
+// Parses argv (without the program name). Errors read as upstream's pflag errors where they exist
+// ("unknown flag: --foo", "invalid argument \"x\" for \"--secure-port\" flag: ...").
+Result<Options> parseFlags(const std::vector<std::string>& args);
+
+// Parses --feature-gates "A=true,B=false" into `gates`; unknown gates and non-boolean values are errors
+// ("unrecognized feature gate: Foo").
+VoidResult parseFeatureGates(std::string_view text, config::FeatureGates& gates);
+
+// The effective configuration (see the file comment). Warnings (ignored deprecated flags) are appended to
+// `warnings` when given.
+Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options,
+                                                       std::vector<std::string>* warnings = nullptr);
+
+// The --help text.
+std::string usage();
+
+}  // namespace ks::app

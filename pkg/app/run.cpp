@@ -1,0 +1,435 @@
+#include "pkg/app/run.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "pkg/api/json/yaml.h"
+#include "pkg/client/rest/config.h"
+#include "pkg/client/rest/rest_client.h"
+#include "pkg/informer/factory.h"
+#include "pkg/leaderelection/healthz_adaptor.h"
+#include "pkg/leaderelection/identity.h"
+#include "pkg/leaderelection/leader_elector.h"
+#include "pkg/scheduler/apis/config/config.h"
+#include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/scheduler/scheduler.h"
+#include "pkg/server/healthz.h"
+#include "pkg/server/server.h"
+
+namespace ks::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+// upstream leaderelection.NewLeaderHealthzAdaptor(time.Second * 20)
+constexpr std::chrono::seconds kLeaderHealthzTolerance{20};
+constexpr std::chrono::minutes kCacheSyncTimeout{5};
+
+std::string hostname() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "localhost";
+  return buf;
+}
+
+// SIGTERM / SIGINT, delivered to one thread through sigtimedwait (the signals are blocked in every thread:
+// run() blocks them before it starts any). The first one requests `shutdown`; a second one exits 1 at once,
+// as upstream's SetupSignalHandler.
+class SignalHandler {
+ public:
+  explicit SignalHandler(std::stop_source shutdown) : shutdown_(std::move(shutdown)) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
+  }
+
+ private:
+  void loop(std::stop_token stop) {
+    const timespec timeout{0, 200'000'000};
+    while (!stop.stop_requested()) {
+      siginfo_t info;
+      const int sig = sigtimedwait(&set_, &info, &timeout);
+      if (sig < 0) continue;  // EAGAIN (timeout) or EINTR
+      if (shutdown_.stop_requested()) {
+        spdlog::error("received signal {} again; exiting now", sig);
+        spdlog::default_logger()->flush();
+        std::_Exit(1);
+      }
+      spdlog::info("received signal {} ({}); shutting down", sig, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      shutdown_.request_stop();
+    }
+  }
+
+  std::stop_source shutdown_;
+  sigset_t set_;
+  std::jthread thread_;
+};
+
+// Sends each pod's events through the recorder of the pod's profile (upstream gives every profile a
+// recorder whose reportingController is its schedulerName). The pod's schedulerName comes from the pod
+// informer's store; events about anything else go to the first profile's recorder.
+class ProfileEventRecorder final : public framework::EventRecorder {
+ public:
+  ProfileEventRecorder(std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders,
+                       std::string first, const informer::Store<api::Pod>& pods)
+      : recorders_(std::move(recorders)), first_(std::move(first)), pods_(pods) {}
+
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
+              std::string_view reason, std::string_view action, std::string note) override {
+    framework::EventRecorder* target = recorders_.at(first_).get();
+    if (recorders_.size() > 1 && regarding.kind == "Pod") {
+      if (auto pod = pods_.get(regarding.namespace_ + "/" + regarding.name)) {
+        const std::string& name =
+            pod->spec.schedulerName.empty() ? std::string(config::kDefaultSchedulerName) : pod->spec.schedulerName;
+        if (auto it = recorders_.find(name); it != recorders_.end()) target = it->second.get();
+      }
+    }
+    target->eventf(regarding, related, type, reason, action, std::move(note));
+  }
+
+  void flush() {
+    for (auto& [name, r] : recorders_) r->flush();
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders_;
+  const std::string first_;
+  const informer::Store<api::Pod>& pods_;
+};
+
+// client-go's leader election metrics on our registry.
+class LeaderMetricsAdapter final : public leaderelection::LeaderMetrics {
+ public:
+  explicit LeaderMetricsAdapter(metrics::Metrics& m) : m_(m) {}
+  void leaderOn(const std::string& name) override { m_.setLeaderStatus(name, true); }
+  void leaderOff(const std::string& name) override { m_.setLeaderStatus(name, false); }
+  void slowpathExercised(const std::string& name) override { m_.incLeaderSlowpath(name); }
+
+ private:
+  metrics::Metrics& m_;
+};
+
+// upstream createKubeConfig: clientcmd.BuildConfigFromFlags(--master, kubeconfig), then the
+// clientConnection settings.
+Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
+                                               const std::string& master) {
+  client::rest::RestConfig rc;
+  if (!cc.kubeconfig.empty()) {
+    auto loaded = client::rest::loadKubeconfig(cc.kubeconfig);
+    if (!loaded.ok()) return loaded.error().wrap("loading kubeconfig");
+    rc = std::move(loaded).value();
+  } else if (master.empty()) {
+    spdlog::warn("Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
+    auto inCluster = client::rest::inClusterConfig();
+    if (!inCluster.ok()) {
+      return Error("invalid configuration: no configuration has been provided (set clientConnection.kubeconfig "
+                   "in --config, --kubeconfig, or --master; in-cluster config: " +
+                   inCluster.error().message() + ")");
+    }
+    rc = std::move(inCluster).value();
+  }
+  if (!master.empty()) rc.server = master;
+  rc.qps = cc.qps;
+  rc.burst = cc.burst;
+  if (!cc.contentType.empty() && cc.contentType != "application/json") {
+    spdlog::debug("clientConnection.contentType {} requested; kube-scheduler-cpp always sends application/json",
+                  cc.contentType);
+  }
+  rc.userAgent = std::string("kube-scheduler-cpp/v") + KS_VERSION;
+  return rc;
+}
+
+std::string configzJson(const config::KubeSchedulerConfiguration& cfg) {
+  auto docs = api::yamlToJson(config::encodeConfig(cfg));
+  if (!docs.ok() || docs->empty()) return "{}";
+  return docs->front().dump();
+}
+
+VoidResult writeConfigFile(const std::string& path, const config::KubeSchedulerConfiguration& cfg) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error("open " + path + ": cannot create file");
+  out << config::encodeConfig(cfg);
+  out.close();
+  if (!out) return Error("write " + path + ": write failed");
+  return {};
+}
+
+// Waits until no binding cycle is queued or running, at most `deadline`. Returns false on timeout.
+bool drainBindings(scheduler::Scheduler& sched, std::chrono::steady_clock::duration deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (sched.bindingsInFlight() > 0) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
+}
+
+// Sleeps until `stop` is requested or `done()` returns true.
+template <typename Pred>
+void waitUntil(std::stop_token stop, Pred done) {
+  while (!stop.stop_requested() && !done()) std::this_thread::sleep_for(50ms);
+}
+
+int fail(const Error& e) {
+  spdlog::error("{}", e.message());
+  return 1;
+}
+
+int runDaemon(const Options& options) {
+  std::vector<std::string> warnings;
+  auto built = buildConfig(options, &warnings);
+  for (const auto& w : warnings) spdlog::warn("{}", w);
+  if (!built.ok()) return fail(built.error());
+  const config::KubeSchedulerConfiguration cfg = std::move(built).value();
+
+  if (!options.writeConfigTo.empty()) {
+    if (auto w = writeConfigFile(options.writeConfigTo, cfg); !w.ok()) return fail(w.error());
+    spdlog::info("Wrote configuration to: {}", options.writeConfigTo);
+    return 0;
+  }
+
+  // Block the signals before any thread starts, so only the handler's thread receives them.
+  std::stop_source shutdown;
+  SignalHandler signals(shutdown);
+
+  spdlog::info("Starting kube-scheduler-cpp version v{}", KS_VERSION);
+  const auto& le = cfg.leaderElection;
+  if (le.leaderElect && le.resourceLock != "leases") {
+    return fail(Error("couldn't create resource lock: Invalid lock-type " + le.resourceLock +
+                      " (kube-scheduler-cpp supports \"leases\")"));
+  }
+
+  auto rc = restConfigFor(cfg.clientConnection, options.master);
+  if (!rc.ok()) return fail(rc.error());
+  client::rest::initializeThreadPool(8);
+  auto createdClient = client::rest::RestClient::create(std::move(rc).value());
+  if (!createdClient.ok()) return fail(createdClient.error().wrap("creating the API client"));
+  std::unique_ptr<client::rest::RestClient> client = std::move(createdClient).value();
+
+  metrics::Metrics metrics;
+  const std::string identity = leaderelection::defaultIdentity();
+  const std::string host = hostname();
+
+  informer::SharedInformerFactoryOptions fo;
+  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  informer::SharedInformerFactory factory(*client, fo);
+
+  std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders;
+  for (const auto& profile : cfg.profiles) {
+    scheduler::EventRecorderOptions eo;
+    eo.reportingController = profile.schedulerName;
+    eo.reportingInstance = profile.schedulerName + "-" + host;  // client-go events.NewRecorder
+    recorders.emplace(profile.schedulerName, std::make_unique<scheduler::ApiEventRecorder>(*client, eo));
+  }
+  const std::string firstProfile =
+      cfg.profiles.empty() ? std::string(config::kDefaultSchedulerName) : cfg.profiles.front().schedulerName;
+  if (recorders.empty()) {
+    recorders.emplace(firstProfile, std::make_unique<scheduler::ApiEventRecorder>(*client));
+  }
+  ProfileEventRecorder recorder(std::move(recorders), firstProfile, factory.pods().store());
+
+  scheduler::SchedulerOptions so;
+  so.eventRecorder = &recorder;
+  so.metrics = &metrics;
+  auto createdSched = scheduler::Scheduler::create(*client, cfg, plugins::newInTreeRegistry(), so);
+  if (!createdSched.ok()) return fail(createdSched.error().wrap("couldn't create scheduler"));
+  std::unique_ptr<scheduler::Scheduler> sched = std::move(createdSched).value();
+  sched->addEventHandlers(factory);
+
+  // HTTPS endpoints (before the election, so that candidates serve health and metrics too).
+  std::atomic<bool> synced{false};
+  leaderelection::HealthzAdaptor leaderHealth(kLeaderHealthzTolerance);
+  std::unique_ptr<server::Server> srv;
+  if (options.securePort != 0) {
+    server::ServerOptions sopts;
+    sopts.bindAddress = options.bindAddress;
+    sopts.port = options.securePort;
+    sopts.certFile = options.tlsCertFile;
+    sopts.keyFile = options.tlsPrivateKeyFile;
+    auto createdSrv = server::Server::create(sopts);
+    if (!createdSrv.ok()) return fail(createdSrv.error());
+    srv = std::move(createdSrv).value();
+    server::SchedulerEndpointsOptions eo;
+    eo.handlersSynced = [&synced] { return synced.load(); };
+    eo.shuttingDown = [token = shutdown.get_token()] { return token.stop_requested(); };
+    if (le.leaderElect) {
+      eo.leaderElection = server::HealthCheck{std::string(leaderelection::HealthzAdaptor::name()),
+                                              [&leaderHealth] { return leaderHealth.check(); }};
+    }
+    eo.metrics = [&metrics] { return metrics.scrape(); };
+    eo.configzJson = [json = configzJson(cfg)] { return json; };
+    server::installSchedulerEndpoints(*srv, std::move(eo));
+    srv->start();
+    spdlog::info("Serving securely on {}:{}", options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress,
+                 srv->port());
+  }
+
+  auto startInformers = [&]() -> bool {
+    factory.start();
+    const auto until = std::chrono::steady_clock::now() + kCacheSyncTimeout;
+    while (!factory.waitForCacheSync(500ms)) {
+      if (shutdown.stop_requested() || std::chrono::steady_clock::now() >= until) return false;
+    }
+    synced = true;
+    spdlog::info("informer caches are synced");
+    return true;
+  };
+
+  // Stops popping, lets in-flight bindings finish (bounded), flushes events.
+  auto drain = [&] {
+    if (!drainBindings(*sched, kShutdownBindingDeadline)) {
+      spdlog::warn("abandoning {} in-flight binding cycles after {}s", sched->bindingsInFlight(),
+                   kShutdownBindingDeadline.count());
+      return false;
+    }
+    recorder.flush();
+    return true;
+  };
+
+  auto shutdownEverything = [&](int code) {
+    if (srv) srv->stop();
+    sched->close();
+    factory.stop();
+    return code;
+  };
+
+  if (!cfg.delayCacheUntilActive || !le.leaderElect) {
+    if (!startInformers()) {
+      if (shutdown.stop_requested()) return shutdownEverything(0);
+      return fail(Error("timed out waiting for informer caches to sync"));
+    }
+  }
+
+  if (!le.leaderElect) {
+    std::jthread scheduling([&](std::stop_token) { sched->run(shutdown.get_token()); });
+    scheduling.join();  // returns when shutdown is requested (the queue is closed)
+    const bool drained = drain();
+    spdlog::info("Requested to terminate, exiting");
+    if (!drained) {
+      spdlog::default_logger()->flush();
+      std::_Exit(0);
+    }
+    return shutdownEverything(0);
+  }
+
+  // Leader election: only the leader schedules.
+  LeaderMetricsAdapter leaderMetrics(metrics);
+  std::atomic<bool> started{false};
+  std::atomic<bool> drained{false};
+  std::atomic<bool> electorDone{false};
+  leaderelection::LeaderElectionConfig lec;
+  lec.leaseNamespace = le.resourceNamespace;
+  lec.leaseName = le.resourceName;
+  lec.identity = identity;
+  lec.leaseDuration = le.leaseDuration;
+  lec.renewDeadline = le.renewDeadline;
+  lec.retryPeriod = le.retryPeriod;
+  lec.releaseOnCancel = true;
+  lec.name = "kube-scheduler";
+  lec.metrics = &leaderMetrics;
+  lec.logInfo = [](std::string_view m) { spdlog::info("{}", m); };
+  lec.logError = [](std::string_view m) { spdlog::error("{}", m); };
+  lec.recordEvent = [&recorder, &le](const std::string& message) {
+    api::ObjectReference lease;
+    lease.kind = "Lease";
+    lease.apiVersion = "coordination.k8s.io/v1";
+    lease.namespace_ = le.resourceNamespace;
+    lease.name = le.resourceName;
+    recorder.eventf(lease, nullptr, "Normal", "LeaderElection", "LeaderElection", message);
+  };
+  lec.callbacks.onStartedLeading = [&](std::stop_token leading) {
+    started = true;
+    if (cfg.delayCacheUntilActive && !startInformers()) {
+      drained = true;
+      return;
+    }
+    // Scheduling stops when leadership ends or on shutdown; on shutdown the bindings drain before the
+    // lease is released (the elector is only stopped once `drained` is set).
+    std::stop_source schedStop;
+    std::stop_callback onLost(leading, [&schedStop] { schedStop.request_stop(); });
+    std::stop_callback onShutdown(shutdown.get_token(), [&schedStop] { schedStop.request_stop(); });
+    sched->run(schedStop.get_token());
+    if (shutdown.stop_requested()) drain();
+    drained = true;
+  };
+  lec.callbacks.onStoppedLeading = [] {};
+  lec.callbacks.onNewLeader = [identity](const std::string& holder) {
+    if (holder == identity) return;
+    spdlog::info("new leader elected: {}", holder.empty() ? "<none>" : holder);
+  };
+
+  auto createdLe = leaderelection::LeaderElector::create(std::move(lec), *client);
+  if (!createdLe.ok()) return fail(createdLe.error().wrap("couldn't create leader elector"));
+  std::unique_ptr<leaderelection::LeaderElector> elector = std::move(createdLe).value();
+  leaderHealth.setLeaderElection(elector.get());
+
+  std::stop_source electorStop;
+  std::jthread electing([&](std::stop_token) {
+    elector->run(electorStop.get_token());
+    electorDone = true;
+  });
+
+  waitUntil(shutdown.get_token(), [&] { return electorDone.load(); });
+  if (shutdown.stop_requested()) {
+    // Finish (or abandon, after the deadline) the leader's work, then release the lease.
+    if (started) waitUntil(std::stop_token{}, [&] { return drained.load() || electorDone.load(); });
+    electorStop.request_stop();
+    electing.join();
+    leaderHealth.setLeaderElection(nullptr);
+    spdlog::info("Requested to terminate, exiting");
+    if (sched->bindingsInFlight() > 0) {
+      spdlog::default_logger()->flush();
+      std::_Exit(0);
+    }
+    return shutdownEverything(0);
+  }
+  // The elector returned on its own: the lease was lost (upstream: klog.FlushAndExit(1)).
+  electing.join();
+  spdlog::error("leaderelection lost");
+  spdlog::default_logger()->flush();
+  std::_Exit(1);
+}
+
+}  // namespace
+
+void setupLogging(int verbosity) {
+  if (verbosity >= 4) {
+    spdlog::set_level(spdlog::level::trace);
+  } else if (verbosity >= 2) {
+    spdlog::set_level(spdlog::level::debug);
+  } else {
+    spdlog::set_level(spdlog::level::info);
+  }
+}
+
+int run(const Options& options) {
+  setupLogging(options.verbosity);
+  try {
+    return runDaemon(options);
+  } catch (const std::exception& e) {
+    spdlog::critical("unexpected error: {}", e.what());
+    return 1;
+  } catch (...) {
+    spdlog::critical("unexpected error");
+    return 1;
+  }
+}
+
+}  // namespace ks::app

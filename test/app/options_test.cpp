@@ -1,0 +1,256 @@
+// Flag parsing and the effective configuration (pkg/app/options.h), as upstream kube-scheduler's options.
+
+#include "pkg/app/options.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "pkg/scheduler/apis/config/config.h"
+
+namespace ks::app {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/ks-app-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::string path(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+constexpr const char* kConfig = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection:
+  kubeconfig: /from/config
+  qps: 7
+  burst: 9
+leaderElection:
+  leaderElect: false
+  resourceName: from-config
+profiles:
+  - schedulerName: kube-scheduler-cpp
+)";
+
+Options parse(const std::vector<std::string>& args) {
+  auto o = parseFlags(args);
+  EXPECT_TRUE(o.ok()) << o.error().message();
+  return o.ok() ? std::move(o).value() : Options{};
+}
+
+std::string parseError(const std::vector<std::string>& args) {
+  auto o = parseFlags(args);
+  EXPECT_FALSE(o.ok());
+  return o.ok() ? "" : o.error().message();
+}
+
+TEST(ParseFlags, Defaults) {
+  Options o = parse({});
+  EXPECT_EQ(o.securePort, 10259);
+  EXPECT_EQ(o.bindAddress, "0.0.0.0");
+  EXPECT_EQ(o.verbosity, 0);
+  EXPECT_TRUE(o.configFile.empty());
+  EXPECT_FALSE(o.leaderElection.leaderElect.has_value());
+  EXPECT_TRUE(o.featureGates.dynamicResourceAllocation);
+  EXPECT_FALSE(o.featureGates.storageCapacityScoring);
+}
+
+TEST(ParseFlags, EqualsAndSpaceForms) {
+  Options a = parse({"--config=/a.yaml", "--secure-port=1234", "--bind-address", "127.0.0.1", "--master",
+                     "https://x:6443", "--write-config-to", "/out.yaml"});
+  EXPECT_EQ(a.configFile, "/a.yaml");
+  EXPECT_EQ(a.securePort, 1234);
+  EXPECT_EQ(a.bindAddress, "127.0.0.1");
+  EXPECT_EQ(a.master, "https://x:6443");
+  EXPECT_EQ(a.writeConfigTo, "/out.yaml");
+  Options b = parse({"--config", "/b.yaml", "--secure-port", "0"});
+  EXPECT_EQ(b.configFile, "/b.yaml");
+  EXPECT_EQ(b.securePort, 0);
+}
+
+TEST(ParseFlags, Verbosity) {
+  EXPECT_EQ(parse({"-v", "3"}).verbosity, 3);
+  EXPECT_EQ(parse({"-v=4"}).verbosity, 4);
+  EXPECT_EQ(parse({"-v5"}).verbosity, 5);
+  EXPECT_EQ(parse({"--v=2"}).verbosity, 2);
+  EXPECT_EQ(parse({"--v", "6"}).verbosity, 6);
+  EXPECT_THAT(parseError({"--v=x"}), HasSubstr("invalid argument \"x\" for \"-v, --v\" flag"));
+}
+
+TEST(ParseFlags, Booleans) {
+  EXPECT_EQ(parse({"--leader-elect"}).leaderElection.leaderElect, true);
+  EXPECT_EQ(parse({"--leader-elect=false"}).leaderElection.leaderElect, false);
+  EXPECT_EQ(parse({"--leader-elect=0"}).leaderElection.leaderElect, false);
+  EXPECT_TRUE(parse({"-h"}).help);
+  EXPECT_TRUE(parse({"--help"}).help);
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_THAT(parseError({"--leader-elect=maybe"}),
+              HasSubstr("invalid argument \"maybe\" for \"--leader-elect\" flag: strconv.ParseBool"));
+}
+
+TEST(ParseFlags, LeaderElectionFlags) {
+  Options o = parse({"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline", "3s",
+                     "--leader-elect-retry-period=500ms", "--leader-elect-resource-lock=leases",
+                     "--leader-elect-resource-name=ks", "--leader-elect-resource-namespace", "ns1"});
+  EXPECT_EQ(o.leaderElection.leaseDuration, 4000ms);
+  EXPECT_EQ(o.leaderElection.renewDeadline, 3000ms);
+  EXPECT_EQ(o.leaderElection.retryPeriod, 500ms);
+  EXPECT_EQ(o.leaderElection.resourceLock, "leases");
+  EXPECT_EQ(o.leaderElection.resourceName, "ks");
+  EXPECT_EQ(o.leaderElection.resourceNamespace, "ns1");
+  EXPECT_THAT(parseError({"--leader-elect-lease-duration=abc"}),
+              HasSubstr("invalid argument \"abc\" for \"--leader-elect-lease-duration\" flag: time: invalid duration"));
+}
+
+TEST(ParseFlags, DeprecatedFlags) {
+  Options o = parse({"--kubeconfig=/k", "--kube-api-qps", "12.5", "--kube-api-burst=30",
+                     "--kube-api-content-type=application/json"});
+  EXPECT_EQ(o.deprecated.kubeconfig, "/k");
+  EXPECT_EQ(o.deprecated.kubeApiQps, 12.5f);
+  EXPECT_EQ(o.deprecated.kubeApiBurst, 30);
+  EXPECT_EQ(o.deprecated.kubeApiContentType, "application/json");
+  EXPECT_EQ(o.deprecatedFlagsSet,
+            (std::vector<std::string>{"--kubeconfig", "--kube-api-qps", "--kube-api-burst", "--kube-api-content-type"}));
+  EXPECT_THAT(parseError({"--kube-api-burst=many"}), HasSubstr("for \"--kube-api-burst\" flag"));
+  EXPECT_THAT(parseError({"--kube-api-qps=fast"}), HasSubstr("strconv.ParseFloat"));
+}
+
+TEST(ParseFlags, FeatureGates) {
+  Options o = parse({"--feature-gates=StorageCapacityScoring=true,DRASchedulerFilterTimeout=false"});
+  EXPECT_TRUE(o.featureGates.storageCapacityScoring);
+  EXPECT_FALSE(o.featureGates.draSchedulerFilterTimeout);
+  EXPECT_TRUE(o.featureGates.dynamicResourceAllocation);
+  EXPECT_THAT(parseError({"--feature-gates=NoSuchGate=true"}), HasSubstr("unrecognized feature gate: NoSuchGate"));
+  EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring"}), HasSubstr("missing bool value"));
+  EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring=yes"}), HasSubstr("invalid value of"));
+}
+
+TEST(ParseFlags, Errors) {
+  EXPECT_EQ(parseError({"--no-such-flag"}), "unknown flag: --no-such-flag");
+  EXPECT_EQ(parseError({"--no-such-flag=1"}), "unknown flag: --no-such-flag");
+  EXPECT_THAT(parseError({"-x"}), HasSubstr("unknown shorthand flag: 'x'"));
+  EXPECT_THAT(parseError({"positional"}), HasSubstr("arguments are not supported"));
+  EXPECT_EQ(parseError({"--config"}), "flag needs an argument: --config");
+  EXPECT_THAT(parseError({"--secure-port=70000"}), HasSubstr("must be between 0 and 65535"));
+  EXPECT_THAT(parseError({"--secure-port=-1"}), HasSubstr("must be between 0 and 65535"));
+  EXPECT_THAT(parseError({"--secure-port=abc"}), HasSubstr("invalid argument \"abc\" for \"--secure-port\" flag"));
+  EXPECT_THAT(parseError({"--bind-address=not-an-ip"}), HasSubstr("failed to parse IP"));
+  EXPECT_THAT(parseError({"--tls-cert-file=/c.pem"}), HasSubstr("must be given together"));
+  // Flags of upstream we do not implement are rejected, not silently accepted.
+  EXPECT_THAT(parseError({"--authentication-kubeconfig=/x"}), HasSubstr("unknown flag"));
+}
+
+TEST(BuildConfig, DefaultsWithoutConfigApplyDeprecatedAndLeaderElectionFlags) {
+  Options o = parse({"--kubeconfig=/k", "--kube-api-qps=12", "--kube-api-burst=30", "--leader-elect=false",
+                     "--leader-elect-resource-name=x"});
+  std::vector<std::string> warnings;
+  auto cfg = buildConfig(o, &warnings);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_EQ(cfg->clientConnection.kubeconfig, "/k");
+  EXPECT_EQ(cfg->clientConnection.qps, 12.0f);
+  EXPECT_EQ(cfg->clientConnection.burst, 30);
+  EXPECT_FALSE(cfg->leaderElection.leaderElect);
+  EXPECT_EQ(cfg->leaderElection.resourceName, "x");
+  ASSERT_EQ(cfg->profiles.size(), 1u);
+  EXPECT_EQ(cfg->profiles[0].schedulerName, "default-scheduler");
+}
+
+TEST(BuildConfig, ConfigFileIgnoresDeprecatedFlagsButHonoursLeaderElectionFlags) {
+  TempDir dir;
+  const std::string path = dir.write("c.yaml", kConfig);
+  Options o = parse({"--config", path, "--kubeconfig=/ignored", "--kube-api-qps=99", "--leader-elect",
+                     "--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s",
+                     "--leader-elect-retry-period=1s"});
+  std::vector<std::string> warnings;
+  auto cfg = buildConfig(o, &warnings);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  EXPECT_EQ(cfg->clientConnection.kubeconfig, "/from/config");
+  EXPECT_EQ(cfg->clientConnection.qps, 7.0f);
+  EXPECT_EQ(cfg->clientConnection.burst, 9);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_THAT(warnings[0], HasSubstr("--kubeconfig is deprecated and ignored when --config is set"));
+  EXPECT_THAT(warnings[1], HasSubstr("--kube-api-qps"));
+  // As upstream's ApplyLeaderElectionTo: leader election flags override the file.
+  EXPECT_TRUE(cfg->leaderElection.leaderElect);
+  EXPECT_EQ(cfg->leaderElection.leaseDuration, 4000ms);
+  EXPECT_EQ(cfg->leaderElection.renewDeadline, 3000ms);
+  EXPECT_EQ(cfg->leaderElection.retryPeriod, 1000ms);
+  EXPECT_EQ(cfg->leaderElection.resourceName, "from-config");
+  ASSERT_EQ(cfg->profiles.size(), 1u);
+  EXPECT_EQ(cfg->profiles[0].schedulerName, "kube-scheduler-cpp");
+}
+
+TEST(BuildConfig, InvalidLeaderElectionFlagsFailValidation) {
+  Options o = parse({"--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=3s"});
+  auto cfg = buildConfig(o);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_THAT(cfg.error().message(), HasSubstr("LeaseDuration must be greater than RenewDeadline"));
+}
+
+TEST(BuildConfig, BadConfigFiles) {
+  TempDir dir;
+  auto err = [&](const std::string& text) {
+    Options o;
+    o.configFile = dir.write("bad.yaml", text);
+    auto cfg = buildConfig(o);
+    EXPECT_FALSE(cfg.ok());
+    return cfg.ok() ? std::string() : cfg.error().message();
+  };
+  EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nfoo: 1\n"),
+              HasSubstr("unknown field \"foo\""));
+  EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: 0\n"),
+              HasSubstr("parallelism"));
+  EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"),
+              HasSubstr("no kind \"KubeSchedulerConfiguration\" is registered"));
+  Options missing;
+  missing.configFile = dir.path("absent.yaml");
+  auto cfg = buildConfig(missing);
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_THAT(cfg.error().message(), HasSubstr("no such file or directory"));
+}
+
+TEST(BuildConfig, WrittenConfigDecodesBack) {
+  TempDir dir;
+  Options o = parse({"--config", dir.write("c.yaml", kConfig), "--leader-elect-resource-namespace=ns2"});
+  auto cfg = buildConfig(o);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  const std::string yaml = config::encodeConfig(*cfg);
+  auto back = config::decodeConfig(yaml);
+  ASSERT_TRUE(back.ok()) << back.error().message() << "\n" << yaml;
+  EXPECT_TRUE(*back == *cfg);
+  EXPECT_EQ(back->leaderElection.resourceNamespace, "ns2");
+}
+
+TEST(Usage, ListsTheFlags) {
+  const std::string u = usage();
+  for (const char* flag :
+       {"--config", "--kubeconfig", "--master", "--leader-elect", "--leader-elect-lease-duration",
+        "--leader-elect-renew-deadline", "--leader-elect-retry-period", "--leader-elect-resource-lock",
+        "--leader-elect-resource-name", "--leader-elect-resource-namespace", "--secure-port", "--bind-address",
+        "--tls-cert-file", "--tls-private-key-file", "--write-config-to", "-v, --v", "--feature-gates",
+        "--kube-api-qps", "--kube-api-burst", "--kube-api-content-type", "simulate"}) {
+    EXPECT_THAT(u, HasSubstr(flag));
+  }
+}
+
+}  // namespace
+}  // namespace ks::app
