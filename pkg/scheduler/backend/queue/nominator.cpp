@@ -17,6 +17,7 @@ void Nominator::addLocked(const framework::PodInfoPtr& pod, const std::string& n
   deleteLocked(uid);
   if (nodeName.empty() || !pod->pod().spec.nodeName.empty()) return;
   nominatedPodToNode_[uid] = nodeName;
+  nominatedCount_.store(nominatedPodToNode_.size(), std::memory_order_relaxed);
   auto& pods = nominatedPods_[nodeName];
   for (const auto& p : pods) {
     if (p->pod().metadata.uid == uid) return;
@@ -36,6 +37,7 @@ void Nominator::deleteLocked(const std::string& uid) {
     if (pods.empty()) nominatedPods_.erase(podsIt);
   }
   nominatedPodToNode_.erase(it);
+  nominatedCount_.store(nominatedPodToNode_.size(), std::memory_order_relaxed);
 }
 
 void Nominator::deleteNominatedPodIfExists(const api::Pod& pod) {
@@ -61,6 +63,7 @@ void Nominator::updateNominatedPod(const api::Pod& oldPod, const framework::PodI
 }
 
 std::vector<framework::PodInfoPtr> Nominator::nominatedPodsForNode(const std::string& nodeName) const {
+  if (nominatedCount_.load(std::memory_order_relaxed) == 0) return {};
   std::lock_guard lock(mu_);
   auto it = nominatedPods_.find(nodeName);
   if (it == nominatedPods_.end()) return {};
