@@ -1,8 +1,17 @@
 // Informer events -> cache and queue (upstream eventhandlers.go). Handlers run on the informers'
 // dispatch threads; they only translate events into cache/queue calls and never run plugins (queueing
 // hints aside, which the queue runs under its lock).
+//
+// Each handler records scheduler_event_handling_duration_seconds{event} with upstream's labels:
+// "UnschedulablePodAdd/Update/Delete", "AssignedPodAdd/Update/Delete", "NodeAdd", "NodeDelete", the
+// per-change labels of node and pod updates ("NodeUpdateNodeLabel", "AssignedPodUpdatePodLabel", ...;
+// updating the cache plus moving pods for that event), and "<Resource>Add/Update/Delete" of the other
+// resources ("PersistentVolumeAdd", "storage.k8s.io/CSINodeUpdate", ...).
 
 #include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
 
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/scheduler.h"
@@ -20,6 +29,62 @@ template <typename T>
 std::shared_ptr<const T> objectOf(const informer::DeletedObject<T>& d) {
   return d.object;
 }
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// scheduler_event_handling_duration_seconds{event} of one fixed label, resolved on first use (handlers run
+// on several informer threads; a racing double lookup returns the same series).
+class EventHandlingSeries {
+ public:
+  EventHandlingSeries(metrics::Metrics& m, std::string label) : metrics_(m), label_(std::move(label)) {}
+  metrics::HistogramRef get() {
+    metrics::HistogramRef r = ref_.load(std::memory_order_acquire);
+    if (!r) {
+      r = metrics_.eventHandlingRef(label_);
+      ref_.store(r, std::memory_order_release);
+    }
+    return r;
+  }
+
+ private:
+  metrics::Metrics& metrics_;
+  const std::string label_;
+  std::atomic<metrics::HistogramRef> ref_{};
+};
+
+// Observes the time from construction to destruction (upstream's deferred Observe); inert for null.
+class EventHandlingTimer {
+ public:
+  explicit EventHandlingTimer(EventHandlingSeries* series)
+      : series_(series), start_(series ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+  ~EventHandlingTimer() {
+    if (series_ != nullptr) series_->get().observe(secondsSince(start_));
+  }
+  EventHandlingTimer(const EventHandlingTimer&) = delete;
+  EventHandlingTimer& operator=(const EventHandlingTimer&) = delete;
+
+ private:
+  EventHandlingSeries* series_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// The fixed-label series of the pod and node handlers.
+struct HandlerSeries {
+  explicit HandlerSeries(metrics::Metrics& m)
+      : unscheduledPodAdd(m, "UnschedulablePodAdd"),
+        unscheduledPodUpdate(m, "UnschedulablePodUpdate"),
+        unscheduledPodDelete(m, "UnschedulablePodDelete"),
+        assignedPodAdd(m, "AssignedPodAdd"),
+        assignedPodUpdate(m, "AssignedPodUpdate"),
+        assignedPodDelete(m, "AssignedPodDelete"),
+        nodeAdd(m, "NodeAdd"),
+        nodeDelete(m, "NodeDelete") {}
+  EventHandlingSeries unscheduledPodAdd, unscheduledPodUpdate, unscheduledPodDelete;
+  EventHandlingSeries assignedPodAdd, assignedPodUpdate, assignedPodDelete;
+  EventHandlingSeries nodeAdd, nodeDelete;
+};
 
 // Conditions compared by type and status only: heartbeats and transition times change constantly.
 bool conditionsChanged(const api::Node& a, const api::Node& b) {
@@ -90,12 +155,17 @@ void Scheduler::onAssignedPodAdd(const api::PodPtr& pod) {
 }
 
 void Scheduler::onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod) {
+  const auto start = std::chrono::steady_clock::now();
   if (auto r = cache_->updatePod(*oldPod, newPod); !r.ok()) {
     spdlog::error("Scheduler cache UpdatePod failed pod={}/{}: {}", newPod->metadata.namespace_,
                   newPod->metadata.name, r.error().message());
   }
-  for (const auto& e : queue::podSchedulingPropertiesChange(*newPod, *oldPod)) {
+  const auto events = queue::podSchedulingPropertiesChange(*newPod, *oldPod);
+  const double updating = options_.metrics ? secondsSince(start) : 0;
+  for (const auto& e : events) {
+    const auto moveStart = std::chrono::steady_clock::now();
     queue_->assignedPodUpdated(oldPod, newPod, e.actionType);
+    if (options_.metrics) options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
   }
 }
 
@@ -116,9 +186,15 @@ void Scheduler::onNodeAdd(const api::NodePtr& node) {
 }
 
 void Scheduler::onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& newNode) {
+  const auto start = std::chrono::steady_clock::now();
   cache_->updateNode(*oldNode, newNode);
-  for (const auto& e : nodeSchedulingPropertiesChange(*newNode, *oldNode)) {
+  const auto events = nodeSchedulingPropertiesChange(*newNode, *oldNode);
+  const double updating = options_.metrics ? secondsSince(start) : 0;
+  // Only the changes that may make pods schedulable move them (and are recorded, per change).
+  for (const auto& e : events) {
+    const auto moveStart = std::chrono::steady_clock::now();
     queue_->moveAllToActiveOrBackoffQueue(e, EventObject(oldNode), EventObject(newNode));
+    if (options_.metrics) options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
   }
 }
 
@@ -132,16 +208,28 @@ namespace {
 
 // Add/update/delete of another resource become the cluster events plugins registered for.
 template <typename T>
-void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResource resource, queue::PriorityQueue& q) {
+void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResource resource, queue::PriorityQueue& q,
+                             metrics::Metrics* m) {
+  struct Series {
+    Series(metrics::Metrics& mm, EventResource r)
+        : add(mm, queue::eventLabel(ClusterEvent{r, action::Add})),
+          update(mm, queue::eventLabel(ClusterEvent{r, action::Update})),
+          del(mm, queue::eventLabel(ClusterEvent{r, action::Delete})) {}
+    EventHandlingSeries add, update, del;
+  };
+  std::shared_ptr<Series> series = m ? std::make_shared<Series>(*m, resource) : nullptr;
   informer::EventHandlerFuncs<T> h;
-  h.onAdd = [&q, resource](const std::shared_ptr<const T>& obj, bool) {
+  h.onAdd = [&q, resource, series](const std::shared_ptr<const T>& obj, bool) {
+    EventHandlingTimer timer(series ? &series->add : nullptr);
     q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Add}, {}, EventObject(obj));
   };
-  h.onUpdate = [&q, resource](const std::shared_ptr<const T>& oldObj, const std::shared_ptr<const T>& newObj) {
+  h.onUpdate = [&q, resource, series](const std::shared_ptr<const T>& oldObj, const std::shared_ptr<const T>& newObj) {
     if (oldObj->metadata.resourceVersion == newObj->metadata.resourceVersion) return;
+    EventHandlingTimer timer(series ? &series->update : nullptr);
     q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Update}, EventObject(oldObj), EventObject(newObj));
   };
-  h.onDelete = [&q, resource](const informer::DeletedObject<T>& d) {
+  h.onDelete = [&q, resource, series](const informer::DeletedObject<T>& d) {
+    EventHandlingTimer timer(series ? &series->del : nullptr);
     q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Delete}, EventObject(d.object), {});
   };
   informer.addEventHandler(std::move(h));
@@ -152,45 +240,87 @@ void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResourc
 void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   auto& pods = factory.pods();
   podStore_ = &pods.store();
+  metrics::Metrics* m = options_.metrics;
+  // Null without metrics: the timers are then inert.
+  std::shared_ptr<HandlerSeries> hs = m ? std::make_shared<HandlerSeries>(*m) : nullptr;
+  auto series = [hs](EventHandlingSeries HandlerSeries::*member) { return hs ? &(*hs.*member) : nullptr; };
 
   informer::EventHandlerFuncs<api::Pod> assigned;
   assigned.filter = [](const api::Pod& p) { return !p.spec.nodeName.empty(); };
-  assigned.onAdd = [this](const api::PodPtr& p, bool) { onAssignedPodAdd(p); };
-  assigned.onUpdate = [this](const api::PodPtr& o, const api::PodPtr& n) { onAssignedPodUpdate(o, n); };
-  assigned.onDelete = [this](const informer::DeletedObject<api::Pod>& d) { onAssignedPodDelete(objectOf(d)); };
+  assigned.onAdd = [this, s = series(&HandlerSeries::assignedPodAdd), hs](const api::PodPtr& p, bool) {
+    EventHandlingTimer timer(s);
+    onAssignedPodAdd(p);
+  };
+  assigned.onUpdate = [this, s = series(&HandlerSeries::assignedPodUpdate), hs](const api::PodPtr& o,
+                                                                                 const api::PodPtr& n) {
+    EventHandlingTimer timer(s);
+    onAssignedPodUpdate(o, n);
+  };
+  assigned.onDelete = [this, s = series(&HandlerSeries::assignedPodDelete),
+                       hs](const informer::DeletedObject<api::Pod>& d) {
+    EventHandlingTimer timer(s);
+    onAssignedPodDelete(objectOf(d));
+  };
   pods.addEventHandler(std::move(assigned));
 
   informer::EventHandlerFuncs<api::Pod> pending;
   pending.filter = [this](const api::Pod& p) {
     return p.status.phase != "Succeeded" && p.status.phase != "Failed" && isUnassignedForUs(p);
   };
-  pending.onAdd = [this](const api::PodPtr& p, bool) { onPodAdd(p); };
-  pending.onUpdate = [this](const api::PodPtr& o, const api::PodPtr& n) { onPodUpdate(o, n); };
-  pending.onDelete = [this](const informer::DeletedObject<api::Pod>& d) { onPodDelete(objectOf(d)); };
+  pending.onAdd = [this, s = series(&HandlerSeries::unscheduledPodAdd), hs](const api::PodPtr& p, bool) {
+    EventHandlingTimer timer(s);
+    onPodAdd(p);
+  };
+  pending.onUpdate = [this, s = series(&HandlerSeries::unscheduledPodUpdate), hs](const api::PodPtr& o,
+                                                                                   const api::PodPtr& n) {
+    // A resync (same version) is dropped before anything is recorded, as upstream.
+    if (o->metadata.resourceVersion == n->metadata.resourceVersion) return;
+    EventHandlingTimer timer(s);
+    const auto start = std::chrono::steady_clock::now();
+    onPodUpdate(o, n);
+    if (s == nullptr) return;
+    // Upstream also records the update under each specific change's label.
+    const double seconds = secondsSince(start);
+    for (const auto& e : queue::podSchedulingPropertiesChange(*n, *o)) {
+      const std::string label = queue::eventLabel(e);
+      if (label != "UnschedulablePodUpdate") options_.metrics->observeEventHandling(label, seconds);
+    }
+  };
+  pending.onDelete = [this, s = series(&HandlerSeries::unscheduledPodDelete),
+                      hs](const informer::DeletedObject<api::Pod>& d) {
+    EventHandlingTimer timer(s);
+    onPodDelete(objectOf(d));
+  };
   pods.addEventHandler(std::move(pending));
 
   informer::EventHandlerFuncs<api::Node> nodes;
-  nodes.onAdd = [this](const api::NodePtr& n, bool) { onNodeAdd(n); };
+  nodes.onAdd = [this, s = series(&HandlerSeries::nodeAdd), hs](const api::NodePtr& n, bool) {
+    EventHandlingTimer timer(s);
+    onNodeAdd(n);
+  };
   nodes.onUpdate = [this](const api::NodePtr& o, const api::NodePtr& n) { onNodeUpdate(o, n); };
-  nodes.onDelete = [this](const informer::DeletedObject<api::Node>& d) { onNodeDelete(objectOf(d)); };
+  nodes.onDelete = [this, s = series(&HandlerSeries::nodeDelete), hs](const informer::DeletedObject<api::Node>& d) {
+    EventHandlingTimer timer(s);
+    onNodeDelete(objectOf(d));
+  };
   factory.nodes().addEventHandler(std::move(nodes));
 
   auto wants = [&](EventResource r) {
     return interestingResources_.count(r) != 0 || interestingResources_.count(EventResource::WildCard) != 0;
   };
   if (wants(EventResource::PersistentVolume)) {
-    addClusterEventHandlers(factory.persistentVolumes(), EventResource::PersistentVolume, *queue_);
+    addClusterEventHandlers(factory.persistentVolumes(), EventResource::PersistentVolume, *queue_, m);
   }
   if (wants(EventResource::PersistentVolumeClaim)) {
-    addClusterEventHandlers(factory.persistentVolumeClaims(), EventResource::PersistentVolumeClaim, *queue_);
+    addClusterEventHandlers(factory.persistentVolumeClaims(), EventResource::PersistentVolumeClaim, *queue_, m);
   }
   if (wants(EventResource::StorageClass)) {
-    addClusterEventHandlers(factory.storageClasses(), EventResource::StorageClass, *queue_);
+    addClusterEventHandlers(factory.storageClasses(), EventResource::StorageClass, *queue_, m);
   }
-  if (wants(EventResource::CSINode)) addClusterEventHandlers(factory.csiNodes(), EventResource::CSINode, *queue_);
-  if (wants(EventResource::CSIDriver)) addClusterEventHandlers(factory.csiDrivers(), EventResource::CSIDriver, *queue_);
+  if (wants(EventResource::CSINode)) addClusterEventHandlers(factory.csiNodes(), EventResource::CSINode, *queue_, m);
+  if (wants(EventResource::CSIDriver)) addClusterEventHandlers(factory.csiDrivers(), EventResource::CSIDriver, *queue_, m);
   if (wants(EventResource::CSIStorageCapacity)) {
-    addClusterEventHandlers(factory.csiStorageCapacities(), EventResource::CSIStorageCapacity, *queue_);
+    addClusterEventHandlers(factory.csiStorageCapacities(), EventResource::CSIStorageCapacity, *queue_, m);
   }
 }
 

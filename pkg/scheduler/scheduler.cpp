@@ -83,6 +83,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.parallelizer = s->parallelizer_;
     fo.waitingPods = s->waitingPods_;
     fo.clock = s->clock_;
+    fo.metrics = s->options_.metrics;
     auto fw = Framework::create(registry, profile, fo);
     if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
     if (s->profiles_.count(profile.schedulerName)) {
@@ -109,6 +110,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     qo = *s->options_.queueOptions;
     if (!qo.clock) qo.clock = s->clock_;
   }
+  if (qo.metrics == nullptr) qo.metrics = s->options_.metrics;
   s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(), std::move(hooks), qo);
   for (auto& [name, fw] : s->profiles_) fw->setPodNominator(&s->queue_->nominator());
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
@@ -202,6 +204,11 @@ bool Scheduler::scheduleOne() {
 
   const auto start = std::chrono::steady_clock::now();
   auto state = std::make_shared<CycleState>();
+  // Per-plugin durations are recorded in a sample of the cycles, as upstream.
+  if (options_.metrics) {
+    state->setRecordPluginMetrics(static_cast<int>(sampleRng_() % 100) <
+                                  framework::runtime::kPluginMetricsSamplePercent);
+  }
   AttemptRecord record;
   AttemptRecord* rec = options_.observer ? &record : nullptr;
   if (rec) {
@@ -422,6 +429,15 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
     return feasible;
   }
 
+  // The Filter extension point is timed here, over all nodes of the cycle (RunFilterPlugins runs per
+  // node), as upstream; this includes the nominated pods' PreFilter AddPod calls.
+  const auto filterStart = std::chrono::steady_clock::now();
+  auto observeFilter = [&](Code code) {
+    if (options_.metrics == nullptr) return;
+    options_.metrics->observeExtensionPoint(
+        metrics::ExtensionPoint::Filter, code, fw.metricsProfile(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - filterStart).count());
+  };
   std::vector<NodeInfoPtr> feasible(numNodesToFind);
   std::atomic<int> feasibleLen{0};
   std::vector<std::optional<Status>> statuses(numAllNodes);
@@ -454,7 +470,11 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
     diagnosis.addPluginStatus(*statuses[i]);
     diagnosis.nodeToStatus.set(nodeInfo->nodeName(), std::move(*statuses[i]));
   }
-  if (auto err = errors.receiveError()) return *err;
+  if (auto err = errors.receiveError()) {
+    observeFilter(Code::Error);
+    return *err;
+  }
+  observeFilter(Code::Success);
   return feasible;
 }
 

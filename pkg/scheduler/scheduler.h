@@ -184,6 +184,9 @@ class Scheduler {
   int32_t percentageOfNodesToScore_ = 0;
   int nextStartNodeIndex_ = 0;
   std::mt19937_64 rng_;
+  // Picks the cycles whose per-plugin durations are recorded (kept apart from rng_, so that metrics don't
+  // change the seeded tie-breaks).
+  std::minstd_rand sampleRng_{std::random_device{}()};
   std::unique_ptr<WorkerPool> bindingPool_;
   // Resources some profile registered events for; handlers are added only for those.
   std::set<framework::EventResource> interestingResources_;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include "pkg/scheduler/metrics/metrics.h"
 #include "test/scheduler/framework/fake_clock.h"
 #include "test/scheduler/framework/test_pods.h"
+#include "test/scheduler/metrics/scrape.h"
 
 namespace ks::framework::runtime {
 namespace {
@@ -1023,6 +1025,151 @@ TEST(FrameworkTest, QueueSortAndEvents) {
   EXPECT_FALSE(f->hasPostFilterPlugins());
   EXPECT_EQ(f->scorePluginWeight(kScorePlugin1), 1);
   EXPECT_TRUE(f->runPreEnqueuePlugins(*testPod()).isSuccess());
+}
+
+
+// ---- Metrics ----
+
+TEST(FrameworkTest, MetricsPerExtensionPointAndSampledPerPlugin) {
+  using metrics::testing::sum;
+  const Registry r = testRegistry();
+  auto p = baseProfile();
+  p.plugins.preFilter = enabled({{kTestPlugin, 0}, {"test-plugin-2", 0}});
+  p.plugins.filter = enabled({{kTestPlugin, 0}});
+  p.plugins.preScore = enabled({{kTestPlugin, 0}});
+  p.plugins.score = enabled({{kTestPlugin, 1}});
+  p.plugins.reserve = enabled({{kTestPlugin, 0}});
+  p.pluginConfig = {{kTestPlugin, std::make_shared<Injected>()},
+                    {"test-plugin-2", std::make_shared<Injected>(preFilter(Code::Skip))}};
+  metrics::Metrics m;
+  FakeLister lister(makeNodes({"a", "b", "c"}));
+  FrameworkOptions o;
+  o.snapshotSharedLister = &lister;
+  o.metrics = &m;
+  auto f = mustCreate(r, p, o);
+  ASSERT_TRUE(f);
+  const auto& nodes = lister.list();
+  auto pod = testPod();
+  auto runCycle = [&](CycleState& state) {
+    PreFilterResult pre;
+    ASSERT_TRUE(f->runPreFilterPlugins(state, *pod, pre).isSuccess());
+    for (const auto& n : nodes) ASSERT_TRUE(f->runFilterPlugins(state, *pod, *n).isSuccess());
+    ASSERT_TRUE(f->runPreScorePlugins(state, *pod, nodes).isSuccess());
+    std::vector<NodePluginScores> scores;
+    ASSERT_TRUE(f->runScorePlugins(state, *pod, nodes, scores).isSuccess());
+    ASSERT_TRUE(f->runReservePluginsReserve(state, *pod, "a").isSuccess());
+    f->runReservePluginsUnreserve(state, *pod, "a");
+  };
+
+  // An unsampled cycle: extension points and evaluations, no per-plugin durations.
+  CycleState state;
+  runCycle(state);
+  std::string text = m.scrape();
+  const char* kExtension = "scheduler_framework_extension_point_duration_seconds_count";
+  for (const char* point : {"PreFilter", "PreScore", "Score", "Reserve", "Unreserve"}) {
+    EXPECT_EQ(sum(text, kExtension, {{"extension_point", point}, {"status", "Success"}, {"profile", "default-scheduler"}}),
+              1)
+        << point;
+  }
+  EXPECT_EQ(sum(text, kExtension, {{"extension_point", "Filter"}}), 0) << "the scheduler times the Filter phase";
+  const char* kEvaluation = "scheduler_plugin_evaluation_total";
+  auto evaluations = [&](const char* plugin, const char* point) {
+    return sum(text, kEvaluation, {{"plugin", plugin}, {"extension_point", point}, {"profile", "default-scheduler"}});
+  };
+  EXPECT_EQ(evaluations(kTestPlugin, "PreFilter"), 1);
+  EXPECT_EQ(evaluations("test-plugin-2", "PreFilter"), 0) << "a Skip is not an evaluation";
+  EXPECT_EQ(evaluations(kTestPlugin, "Filter"), 3);
+  EXPECT_EQ(evaluations(kTestPlugin, "PreScore"), 1);
+  EXPECT_EQ(evaluations(kTestPlugin, "Score"), 3);
+  const char* kExecution = "scheduler_plugin_execution_duration_seconds_count";
+  EXPECT_EQ(sum(text, kExecution), 0);
+
+  // A sampled cycle: per-plugin durations as well.
+  CycleState sampled;
+  sampled.setRecordPluginMetrics(true);
+  runCycle(sampled);
+  text = m.scrape();
+  auto executions = [&](const char* plugin, const char* point, const char* status = "Success") {
+    return sum(text, kExecution, {{"plugin", plugin}, {"extension_point", point}, {"status", status}});
+  };
+  EXPECT_EQ(executions(kTestPlugin, "PreFilter"), 1);
+  EXPECT_EQ(executions("test-plugin-2", "PreFilter", "Skip"), 1);
+  EXPECT_EQ(executions(kTestPlugin, "Filter"), 3);
+  EXPECT_EQ(executions(kTestPlugin, "PreScore"), 1);
+  EXPECT_EQ(executions(kTestPlugin, "Score"), 3);
+  EXPECT_EQ(executions(kTestPlugin, "ScoreExtensionNormalize"), 1);
+  EXPECT_EQ(executions(kTestPlugin, "Reserve"), 1);
+  EXPECT_EQ(executions(kTestPlugin, "Unreserve"), 1);
+  EXPECT_EQ(sum(text, kExtension, {{"extension_point", "PreFilter"}}), 2);
+}
+
+TEST(FrameworkTest, MetricsStatusLabelsAndPermitWait) {
+  using metrics::testing::sum;
+  const Registry r = testRegistry();
+  auto p = baseProfile();
+  p.schedulerName = "my-profile";
+  Injected inj = permit(Code::Wait, 5s);
+  p.plugins.permit = enabled({{kTestPlugin, 0}});
+  p.pluginConfig = {{kTestPlugin, std::make_shared<Injected>(inj)}};
+  testing::FakeClock clock;
+  metrics::Metrics m;
+  FrameworkOptions o;
+  o.clock = &clock;
+  o.metrics = &m;
+  auto f = mustCreate(r, p, o);
+  ASSERT_TRUE(f);
+  CycleState state;
+
+  auto allowed = testPod("allowed");
+  EXPECT_TRUE(f->runPermitPlugins(state, *allowed, "node").isWait());
+  f->getWaitingPod("allowed")->allow(kTestPlugin);
+  EXPECT_TRUE(f->waitOnPermit(allowed->pod()).isSuccess());
+  auto rejected = testPod("rejected");
+  EXPECT_TRUE(f->runPermitPlugins(state, *rejected, "node").isWait());
+  EXPECT_TRUE(f->rejectWaitingPod("rejected"));
+  EXPECT_FALSE(f->waitOnPermit(rejected->pod()).isSuccess());
+  EXPECT_TRUE(f->waitOnPermit(testPod("not-waiting")->pod()).isSuccess());
+
+  const std::string text = m.scrape();
+  EXPECT_EQ(sum(text, "scheduler_permit_wait_duration_seconds_count", {{"result", "Success"}}), 1);
+  EXPECT_EQ(sum(text, "scheduler_permit_wait_duration_seconds_count", {{"result", "Unschedulable"}}), 1);
+  EXPECT_EQ(sum(text, "scheduler_permit_wait_duration_seconds_count"), 2) << "no wait, no observation";
+  EXPECT_EQ(sum(text, "scheduler_framework_extension_point_duration_seconds_count",
+                {{"extension_point", "Permit"}, {"status", "Wait"}, {"profile", "my-profile"}}),
+            2);
+}
+
+TEST(FrameworkTest, MetricsPreEnqueueAndBindingPoints) {
+  using metrics::testing::sum;
+  const Registry r = testRegistry();
+  auto p = baseProfile();
+  p.plugins.preEnqueue = enabled({{kTestPlugin, 0}});
+  p.plugins.preBind = enabled({{kTestPlugin, 0}});
+  p.plugins.postBind = enabled({{kTestPlugin, 0}});
+  metrics::Metrics m;
+  FrameworkOptions o;
+  o.metrics = &m;
+  auto f = mustCreate(r, p, o);
+  ASSERT_TRUE(f);
+  auto pod = testPod();
+  for (int i = 0; i < 200; ++i) ASSERT_TRUE(f->runPreEnqueuePlugins(*pod).isSuccess());
+  CycleState state;
+  ASSERT_TRUE(f->runPreBindPreFlights(state, *pod, "node").isSuccess());
+  ASSERT_TRUE(f->runPreBindPlugins(state, *pod, "node").isSuccess());
+  ASSERT_TRUE(f->runBindPlugins(state, *pod, "node").isSuccess());
+  f->runPostBindPlugins(state, *pod, "node");
+
+  const std::string text = m.scrape();
+  const char* kExtension = "scheduler_framework_extension_point_duration_seconds_count";
+  EXPECT_EQ(sum(text, kExtension, {{"extension_point", "PreEnqueue"}, {"status", "Success"}}), 200);
+  for (const char* point : {"PreBindPreFlight", "PreBind", "Bind", "PostBind"}) {
+    EXPECT_EQ(sum(text, kExtension, {{"extension_point", point}, {"status", "Success"}}), 1) << point;
+  }
+  // PreEnqueue runs outside a cycle and samples its own calls (10%; 200 calls make 0 or 200 unlikely).
+  const double sampled = sum(text, "scheduler_plugin_execution_duration_seconds_count",
+                             {{"plugin", kTestPlugin}, {"extension_point", "PreEnqueue"}});
+  EXPECT_GT(sampled, 0);
+  EXPECT_LT(sampled, 80);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "pkg/scheduler/backend/queue/scheduling_queue.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "pkg/api/resources.h"
 
@@ -19,6 +20,15 @@ const ClusterEvent kEventAssignedPodAdd{framework::EventResource::AssignedPod, a
 
 std::string keyOf(const QueuedPodInfo& p) { return PriorityQueue::podKey(p.pod()); }
 
+// Upstream's special event labels (framework/events.go) and metrics.PodPoppedInFlightEvent.
+constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
+constexpr std::string_view kBackoffComplete = "BackoffComplete";
+constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
+constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
+
+std::string labelIf(metrics::Metrics* m, std::string_view label) { return m ? std::string(label) : std::string(); }
+std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) { return m ? eventLabel(event) : std::string(); }
+
 // The API server defaults an empty schedulerName; objects built in-process may not have it yet.
 const std::string& schedulerNameOf(const api::Pod& pod) {
   static const std::string kDefault = "default-scheduler";
@@ -26,6 +36,21 @@ const std::string& schedulerNameOf(const api::Pod& pod) {
 }
 
 }  // namespace
+
+std::string eventLabel(const ClusterEvent& event) {
+  if (!event.customLabel.empty()) return event.customLabel;
+  const std::string_view resource = event.resource == framework::EventResource::UnscheduledPod
+                                        ? std::string_view("UnschedulablePod")
+                                        : framework::eventResourceName(event.resource);
+  return std::string(resource) + framework::actionTypeName(event.actionType);
+}
+
+void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
+  if (metrics_ == nullptr) return;
+  metrics::CounterRef& ref = refs_[static_cast<std::size_t>(queue)];
+  if (!ref) ref = metrics_->queueIncomingPodsRef(queue, label_);
+  ref.inc();
+}
 
 Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
   auto events = fw.eventsToRegister();
@@ -49,13 +74,22 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
                              QueueOptions options)
     : clock_(options.clock ? *options.clock : framework::realClock()),
       options_(options),
+      metrics_(options.metrics),
       less_(std::move(less)),
       activeQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); }),
-      backoffQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return backoffLess(a, b); }) {
+      backoffQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return backoffLess(a, b); }),
+      podAdd_(metrics_, labelIf(metrics_, kEventUnscheduledPodAdd)),
+      podUpdate_(metrics_, labelIf(metrics_, kEventUnscheduledPodUpdate)),
+      scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),
+      backoffComplete_(metrics_, labelIf(metrics_, kBackoffComplete)),
+      forceActivate_(metrics_, labelIf(metrics_, framework::kEventForceActivate)),
+      popFromBackoffQ_(metrics_, labelIf(metrics_, kPopFromBackoffQ)) {
   for (auto& [name, hooks] : profiles) {
     Profile p;
+    if (metrics_ != nullptr) p.metricsProfile = metrics_->profile(name);
     for (const auto& pe : hooks.pluginEvents) {
-      for (const auto& e : pe.events) p.hints.push_back(HintEntry{pe.pluginName, e.event, e.queueingHintFn});
+      const metrics::PluginId id = metrics_ != nullptr ? metrics_->plugin(pe.pluginName) : metrics::PluginId();
+      for (const auto& e : pe.events) p.hints.push_back(HintEntry{pe.pluginName, e.event, e.queueingHintFn, id});
     }
     p.hooks = std::move(hooks);
     profiles_.emplace(name, std::move(p));
@@ -87,13 +121,13 @@ bool PriorityQueue::runPreEnqueue(QueuedPodInfo& pInfo) const {
   return false;
 }
 
-bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo) {
+bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo, IncomingEvent& event) {
   std::string key = keyOf(pInfo);
   if (!runPreEnqueue(pInfo)) {
     // Gated: park it in unschedulablePods (kept there, with its gating plugin, until an event or update
     // lets PreEnqueue pass).
     backoffQ_.remove(key);
-    unschedulablePods_.insert_or_assign(key, std::move(pInfo));
+    addToUnschedulablePods(std::move(pInfo), event);
     return false;
   }
   if (activeQ_.has(key)) return false;
@@ -103,37 +137,63 @@ bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo) {
   backoffQ_.remove(key);
   unschedulablePods_.erase(key);
   activeQ_.addOrUpdate(std::move(pInfo));
+  event.inc(metrics::Queue::Active);
   return true;
 }
 
-bool PriorityQueue::moveToBackoffQ(QueuedPodInfo pInfo) {
+bool PriorityQueue::moveToBackoffQ(QueuedPodInfo pInfo, IncomingEvent& event) {
   std::string key = keyOf(pInfo);
   // With pop-from-backoffQ a pod there may be popped at any time, so it must pass PreEnqueue first.
   if (options_.popFromBackoffQ && !runPreEnqueue(pInfo)) {
-    unschedulablePods_.insert_or_assign(key, std::move(pInfo));
+    addToUnschedulablePods(std::move(pInfo), event);
     return false;
   }
   unschedulablePods_.erase(key);
   backoffQ_.addOrUpdate(std::move(pInfo));
+  event.inc(metrics::Queue::Backoff);
   return true;
 }
 
-QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy) {
+void PriorityQueue::addToUnschedulablePods(QueuedPodInfo pInfo, IncomingEvent& event) {
+  auto [it, inserted] = unschedulablePods_.insert_or_assign(keyOf(pInfo), std::move(pInfo));
+  if (inserted) event.inc(metrics::Queue::Unschedulable);
+}
+
+QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event) {
   if (strategy == Strategy::Skip) {
-    unschedulablePods_.insert_or_assign(keyOf(pInfo), std::move(pInfo));
+    addToUnschedulablePods(std::move(pInfo), event);
     return QueueName::UnschedulablePods;
   }
   if (strategy == Strategy::AfterBackoff && isPodBackingOff(pInfo)) {
-    return moveToBackoffQ(std::move(pInfo)) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
+    return moveToBackoffQ(std::move(pInfo), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
   }
-  return moveToActiveQ(std::move(pInfo)) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
+  return moveToActiveQ(std::move(pInfo), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
+}
+
+void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, double delta) {
+  if (metrics_ == nullptr || (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty())) return;
+  auto profile = profiles_.find(schedulerNameOf(pInfo.pod()));
+  if (profile == profiles_.end()) return;
+  Profile& p = profile->second;
+  auto record = [&](const std::string& plugin) {
+    auto it = p.unschedulableGauges.find(plugin);
+    if (it == p.unschedulableGauges.end()) {
+      it = p.unschedulableGauges.emplace(plugin, metrics_->unschedulablePods(metrics_->plugin(plugin), p.metricsProfile))
+               .first;
+    }
+    it->second.inc(delta);
+  };
+  for (const auto& plugin : pInfo.unschedulablePlugins) record(plugin);
+  for (const auto& plugin : pInfo.pendingPlugins) {
+    if (!pInfo.unschedulablePlugins.contains(plugin)) record(plugin);
+  }
 }
 
 void PriorityQueue::add(api::PodPtr pod) {
   std::lock_guard lock(mu_);
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(pod));
   nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
-  if (moveToActiveQ(std::move(pInfo))) cond_.notify_one();
+  if (moveToActiveQ(std::move(pInfo), podAdd_)) cond_.notify_one();
 }
 
 void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
@@ -169,11 +229,14 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
     replacePod(p);
     if (options_.queueingHints) {
       for (const auto& e : events) {
+        IncomingEvent incoming(metrics_, labelIf(metrics_, e));
         // A gated pod has no rejecting plugins: any update retries PreEnqueue (its gates may be gone).
-        Strategy s = p.gated() ? Strategy::Immediately : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod));
+        Strategy s = p.gated() ? Strategy::Immediately
+                               : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod), incoming.label());
         if (s == Strategy::Skip) continue;
-        unschedulablePods_.erase(key);
-        QueueName q = requeue(p, s);
+        // requeue() takes it out of unschedulablePods unless PreEnqueue still gates it (then it stays,
+        // and isn't counted as incoming again).
+        QueueName q = requeue(p, s, incoming);
         if (q != QueueName::UnschedulablePods) {
           if (q == QueueName::ActiveQ || options_.popFromBackoffQ) cond_.notify_one();
           return;
@@ -185,9 +248,10 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
       return;
     }
     if (oldPod && isPodUpdated(*oldPod, *newPod)) {
-      unschedulablePods_.erase(key);
       const Strategy s = p.gated() ? Strategy::Immediately : Strategy::AfterBackoff;
-      if (requeue(std::move(p), s) != QueueName::UnschedulablePods) cond_.notify_one();
+      // As upstream: "UnschedulablePodUpdate" into backoffQ, "BackoffComplete" into activeQ.
+      IncomingEvent& incoming = s == Strategy::AfterBackoff && isPodBackingOff(p) ? podUpdate_ : backoffComplete_;
+      if (requeue(std::move(p), s, incoming) != QueueName::UnschedulablePods) cond_.notify_one();
       return;
     }
     unschedulablePods_.insert_or_assign(key, std::move(p));
@@ -196,16 +260,24 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   if (inFlightPods_.count(key)) return;
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(newPod));
   nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
-  if (moveToActiveQ(std::move(pInfo))) cond_.notify_one();
+  if (moveToActiveQ(std::move(pInfo), podUpdate_)) cond_.notify_one();
 }
 
 void PriorityQueue::remove(const api::Pod& pod) {
   std::lock_guard lock(mu_);
   const std::string key = podKey(pod);
   nominator_.deleteNominatedPodIfExists(pod);
-  activeQ_.remove(key);
-  backoffQ_.remove(key);
-  unschedulablePods_.erase(key);
+  // The pod's rejecting plugins stop counting wherever it waited (upstream fix for kubernetes#138444).
+  if (const QueuedPodInfo* p = activeQ_.get(key)) {
+    recordUnschedulableReasons(*p, -1);
+    activeQ_.remove(key);
+  } else if (const QueuedPodInfo* b = backoffQ_.get(key)) {
+    recordUnschedulableReasons(*b, -1);
+    backoffQ_.remove(key);
+  } else if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
+    recordUnschedulableReasons(it->second, -1);
+    unschedulablePods_.erase(it);
+  }
 }
 
 void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
@@ -225,7 +297,7 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
       addEventIfAnyInFlight(framework::kEventForceActivate, EventObject(), EventObject(pod));
       continue;
     }
-    if (pInfo && moveToActiveQ(std::move(*pInfo))) activated = true;
+    if (pInfo && moveToActiveQ(std::move(*pInfo), forceActivate_)) activated = true;
   }
   if (activated) cond_.notify_all();
 }
@@ -234,14 +306,21 @@ std::optional<QueuedPodInfo> PriorityQueue::pop() {
   std::unique_lock lock(mu_);
   cond_.wait(lock, [&] { return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && !backoffQ_.empty()); });
   if (closed_) return std::nullopt;
-  std::optional<QueuedPodInfo> pInfo = activeQ_.empty() ? backoffQ_.pop() : activeQ_.pop();
+  const bool fromBackoffQ = activeQ_.empty();
+  std::optional<QueuedPodInfo> pInfo = fromBackoffQ ? backoffQ_.pop() : activeQ_.pop();
+  if (fromBackoffQ) popFromBackoffQ_.inc(metrics::Queue::Active);
   pInfo->attempts++;
   schedulingCycle_++;
+  recordUnschedulableReasons(*pInfo, -1);
   pInfo->unschedulablePlugins.clear();
   pInfo->pendingPlugins.clear();
   if (!pInfo->initialAttemptTimestamp) pInfo->initialAttemptTimestamp = clock_.now();
   const std::string key = keyOf(*pInfo);
   inFlightPods_[key] = inFlight_.insert(inFlight_.end(), InFlightEntry{key, std::nullopt});
+  if (metrics_ != nullptr) {
+    if (!podPoppedInFlight_) podPoppedInFlight_ = metrics_->inflightEvents(kPodPoppedInFlightEvent);
+    podPoppedInFlight_.inc();
+  }
   return pInfo;
 }
 
@@ -255,8 +334,12 @@ void PriorityQueue::doneLocked(const std::string& podKey) {
   if (it == inFlightPods_.end()) return;
   inFlight_.erase(it->second);
   inFlightPods_.erase(it);
+  podPoppedInFlight_.dec();
   // Events older than the oldest in-flight pod can no longer matter.
-  while (!inFlight_.empty() && inFlight_.front().event.has_value()) inFlight_.pop_front();
+  while (!inFlight_.empty() && inFlight_.front().event.has_value()) {
+    inFlight_.front().event->gauge.dec();
+    inFlight_.pop_front();
+  }
 }
 
 int64_t PriorityQueue::schedulingCycle() const {
@@ -280,6 +363,7 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
     return Error("Pod " + key + " is already present in the backoff queue");
   }
   const bool rejectedByPlugins = !pInfo.unschedulablePlugins.empty() || !pInfo.pendingPlugins.empty();
+  recordUnschedulableReasons(pInfo, +1);
   if (rejectedByPlugins) {
     pInfo.consecutiveErrorsCount = 0;
     pInfo.unschedulableCount++;
@@ -296,7 +380,7 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
     strategy = hintForInFlightPod(pInfo);
   }
   doneLocked(key);
-  QueueName q = requeue(std::move(pInfo), strategy);
+  QueueName q = requeue(std::move(pInfo), strategy, scheduleAttemptFailure_);
   if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_one();
   return {};
 }
@@ -311,7 +395,7 @@ PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& p
   Strategy result = Strategy::Skip;
   for (auto e = std::next(it->second); e != inFlight_.end(); ++e) {
     if (!e->event) continue;
-    switch (isPodWorthRequeuing(pInfo, e->event->event, e->event->oldObj, e->event->newObj)) {
+    switch (isPodWorthRequeuing(pInfo, e->event->event, e->event->oldObj, e->event->newObj, e->event->label)) {
       case Strategy::Skip: break;
       case Strategy::Immediately: return Strategy::Immediately;
       case Strategy::AfterBackoff: result = Strategy::AfterBackoff; break;
@@ -321,8 +405,8 @@ PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& p
 }
 
 PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& pInfo, const ClusterEvent& event,
-                                                           const EventObject& oldObj,
-                                                           const EventObject& newObj) const {
+                                                           const EventObject& oldObj, const EventObject& newObj,
+                                                           std::string_view label) const {
   if (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
   if (event.isWildCard()) {
     return event == framework::kEventForceActivate ? Strategy::Immediately : Strategy::AfterBackoff;
@@ -336,8 +420,17 @@ PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& 
     if (!pending && pInfo.unschedulablePlugins.count(h.pluginName) == 0) continue;
     framework::QueueingHint hint = framework::QueueingHint::Queue;
     if (options_.queueingHints && h.fn) {
+      const auto start = std::chrono::steady_clock::now();
       auto r = h.fn(pInfo.pod(), oldObj, newObj);
       hint = r.ok() ? *r : framework::QueueingHint::Queue;  // an error is treated as Queue
+      if (metrics_ != nullptr && !label.empty()) {
+        const auto hintResult = !r.ok()                                  ? metrics::QueueingHintResult::Error
+                                : hint == framework::QueueingHint::Queue ? metrics::QueueingHintResult::Queue
+                                                                         : metrics::QueueingHintResult::QueueSkip;
+        metrics_->observeQueueingHint(
+            h.pluginId, label, hintResult,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
     }
     if (hint == framework::QueueingHint::QueueSkip) continue;
     if (pending) return Strategy::Immediately;
@@ -363,13 +456,20 @@ bool PriorityQueue::isEventOfInterest(const ClusterEvent& event) const {
 bool PriorityQueue::addEventIfAnyInFlight(const ClusterEvent& event, const EventObject& oldObj,
                                           const EventObject& newObj) {
   if (inFlightPods_.empty()) return false;
-  inFlight_.push_back(InFlightEntry{std::string(), InFlightEvent{event, oldObj, newObj}});
+  InFlightEvent e{event, oldObj, newObj, {}, {}};
+  if (metrics_ != nullptr) {
+    e.label = eventLabel(event);
+    e.gauge = metrics_->inflightEvents(e.label);
+    e.gauge.inc();
+  }
+  inFlight_.push_back(InFlightEntry{std::string(), std::move(e)});
   return true;
 }
 
 void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const ClusterEvent& event,
                                    const EventObject& oldObj, const EventObject& newObj) {
   bool activated = false;
+  IncomingEvent incoming(metrics_, pods.empty() ? std::string() : labelIf(metrics_, event));
   for (auto& pInfo : pods) {
     Strategy s;
     if (pInfo.gated()) {
@@ -377,11 +477,10 @@ void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const Cluste
       if (!framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) continue;
       s = Strategy::Immediately;
     } else {
-      s = isPodWorthRequeuing(pInfo, event, oldObj, newObj);
+      s = isPodWorthRequeuing(pInfo, event, oldObj, newObj, incoming.label());
     }
     if (s == Strategy::Skip) continue;
-    unschedulablePods_.erase(keyOf(pInfo));
-    QueueName q = requeue(std::move(pInfo), s);
+    QueueName q = requeue(std::move(pInfo), s, incoming);
     if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
   }
   moveRequestCycle_ = schedulingCycle_;
@@ -445,7 +544,7 @@ void PriorityQueue::flushBackoffQCompleted() {
   while (const QueuedPodInfo* head = backoffQ_.peek()) {
     if (backoffTime(*head) > now) break;
     QueuedPodInfo p = *backoffQ_.pop();
-    if (moveToActiveQ(std::move(p))) activated = true;
+    if (moveToActiveQ(std::move(p), backoffComplete_)) activated = true;
   }
   if (activated) cond_.notify_all();
 }

@@ -14,6 +14,17 @@
 // Threads: every public method may be called from any thread. One mutex guards all state; queueing
 // hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
 // queue). The nominator has its own lock, taken after the queue's (never the other way round).
+//
+// Metrics (QueueOptions::metrics), as upstream: scheduler_queue_incoming_pods_total{queue,event} for each
+// pod entering activeQ, backoffQ or unschedulablePods (events "UnschedulablePodAdd",
+// "ScheduleAttemptFailure", "BackoffComplete", "ForceActivate", "UnschedulableTimeout", "PopFromBackoffQ",
+// or a cluster event's label such as "NodeAdd"); scheduler_unschedulable_pods{plugin,profile} +1 per
+// rejecting plugin when a failed pod comes back, -1 when it is popped again or deleted;
+// scheduler_inflight_events{event} for the events recorded while pods are in flight ("PodPopped" counts
+// the in-flight pods); scheduler_queueing_hint_execution_duration_seconds per hint call.
+// scheduler_pending_pods is the scheduler's periodic gauge (pendingCounts()).
+
+#include <array>
 
 #include <chrono>
 #include <condition_variable>
@@ -35,6 +46,7 @@
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/types.h"
+#include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::queue {
 
@@ -54,7 +66,13 @@ struct QueueOptions {
   bool queueingHints = true;
   // SchedulerPopFromBackoffQ (on by default upstream): pop from backoffQ when activeQ is empty.
   bool popFromBackoffQ = true;
+  // Where to record the queue's metrics; none when null. Must outlive the queue.
+  metrics::Metrics* metrics = nullptr;
 };
+
+// Upstream ClusterEvent.Label(): the custom label, else "<resource><action>" with upstream's resource
+// names (an unscheduled pod is "UnschedulablePod"), e.g. "NodeAdd", "UnschedulablePodUpdatePodLabel".
+std::string eventLabel(const framework::ClusterEvent& event);
 
 // What the queue needs from one profile.
 struct ProfileHooks {
@@ -149,6 +167,9 @@ class PriorityQueue {
     framework::ClusterEvent event;
     framework::EventObject oldObj;
     framework::EventObject newObj;
+    // With metrics: the event's label and its scheduler_inflight_events series.
+    std::string label;
+    metrics::GaugeRef gauge;
   };
   // The in-flight list holds pod markers (podKey set) and events, in arrival order.
   struct InFlightEntry {
@@ -159,21 +180,45 @@ class PriorityQueue {
     std::string pluginName;
     framework::ClusterEvent event;
     framework::QueueingHintFn fn;
+    metrics::PluginId pluginId;  // with metrics
   };
   struct Profile {
     ProfileHooks hooks;
     std::vector<HintEntry> hints;
+    // With metrics: the profile handle and its scheduler_unschedulable_pods series by plugin (added on
+    // first use, under mu_).
+    metrics::ProfileId metricsProfile;
+    std::map<std::string, metrics::GaugeRef, std::less<>> unschedulableGauges;
+  };
+  // The scheduler_queue_incoming_pods_total series of one event label, resolved per queue on first use
+  // (under mu_), so series appear when first recorded as with upstream's CounterVec. Inert without metrics.
+  class IncomingEvent {
+   public:
+    IncomingEvent(metrics::Metrics* m, std::string label) : metrics_(m), label_(std::move(label)) {}
+    void inc(metrics::Queue queue);
+    const std::string& label() const { return label_; }
+
+   private:
+    metrics::Metrics* metrics_;
+    std::string label_;
+    std::array<metrics::CounterRef, metrics::kQueueCount> refs_;
   };
 
   framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod) const;
   bool runPreEnqueue(framework::QueuedPodInfo& pInfo) const;
-  bool moveToActiveQ(framework::QueuedPodInfo pInfo);
-  bool moveToBackoffQ(framework::QueuedPodInfo pInfo);
-  QueueName requeue(framework::QueuedPodInfo pInfo, Strategy strategy);
+  bool moveToActiveQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
+  bool moveToBackoffQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
+  // Puts the pod in unschedulablePods (counted as incoming only when it wasn't there).
+  void addToUnschedulablePods(framework::QueuedPodInfo pInfo, IncomingEvent& event);
+  QueueName requeue(framework::QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event);
+  // scheduler_unschedulable_pods of the pod's rejecting plugins (unschedulable + pending) += delta.
+  void recordUnschedulableReasons(const framework::QueuedPodInfo& pInfo, double delta);
   void movePodsLocked(std::vector<framework::QueuedPodInfo> pods, const framework::ClusterEvent& event,
                       const framework::EventObject& oldObj, const framework::EventObject& newObj);
+  // `label` is the event's label for the queueing hint metric (empty without metrics).
   Strategy isPodWorthRequeuing(const framework::QueuedPodInfo& pInfo, const framework::ClusterEvent& event,
-                               const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+                               const framework::EventObject& oldObj, const framework::EventObject& newObj,
+                               std::string_view label) const;
   Strategy hintForInFlightPod(const framework::QueuedPodInfo& pInfo) const;
   bool isEventOfInterest(const framework::ClusterEvent& event) const;
   bool addEventIfAnyInFlight(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
@@ -187,6 +232,7 @@ class PriorityQueue {
 
   framework::Clock& clock_;
   const QueueOptions options_;
+  metrics::Metrics* const metrics_;
   framework::runtime::LessFunc less_;
   std::map<std::string, Profile> profiles_;
 
@@ -200,6 +246,15 @@ class PriorityQueue {
   int64_t schedulingCycle_ = 0;
   int64_t moveRequestCycle_ = -1;
   bool closed_ = false;
+
+  // Incoming-pods series of the fixed event labels, and the in-flight pods gauge (guarded by mu_).
+  IncomingEvent podAdd_;
+  IncomingEvent podUpdate_;
+  IncomingEvent scheduleAttemptFailure_;
+  IncomingEvent backoffComplete_;
+  IncomingEvent forceActivate_;
+  IncomingEvent popFromBackoffQ_;
+  metrics::GaugeRef podPoppedInFlight_;
 
   Nominator nominator_;
 

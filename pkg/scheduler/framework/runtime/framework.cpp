@@ -1,13 +1,27 @@
 #include "pkg/scheduler/framework/runtime/framework.h"
 
 #include <algorithm>
+#include <chrono>
+#include <random>
 #include <stop_token>
 
 #include "pkg/util/strings.h"
 
 namespace ks::framework::runtime {
 
+using metrics::ExtensionPoint;
+
 namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Upstream `rand.Intn(100) < pluginMetricsSamplePercent`, for calls outside a scheduling cycle.
+bool samplePluginMetrics() {
+  thread_local std::minstd_rand rng(std::random_device{}());
+  return static_cast<int>(rng() % 100) < kPluginMetricsSamplePercent;
+}
 
 std::string errorMessage(const Status& s) {
   auto err = s.asError();
@@ -105,13 +119,32 @@ Framework::Framework(FrameworkOptions options)
       podNominator_(options.podNominator),
       parallelizer_(std::move(options.parallelizer)),
       waitingPods_(std::move(options.waitingPods)),
-      clock_(options.clock) {
+      clock_(options.clock),
+      metrics_(options.metrics) {
   if (!parallelizer_) parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
   if (!waitingPods_) waitingPods_ = std::make_shared<WaitingPodsMap>();
   if (clock_ == nullptr) clock_ = &realClock();
 }
 
 Framework::~Framework() = default;
+
+template <class Fn>
+Status Framework::timedExtensionPoint(ExtensionPoint point, Fn&& fn) {
+  if (metrics_ == nullptr) return fn();
+  const auto start = std::chrono::steady_clock::now();
+  Status s = fn();
+  metrics_->observeExtensionPoint(point, s.code(), metricsProfile_, secondsSince(start));
+  return s;
+}
+
+template <class Fn>
+Status Framework::timedPlugin(bool sample, metrics::PluginId id, ExtensionPoint point, Fn&& fn) {
+  if (!sample) return fn();
+  const auto start = std::chrono::steady_clock::now();
+  Status s = fn();
+  metrics_->observePluginExecution(id, point, s.code(), secondsSince(start));
+  return s;
+}
 
 // Calls fn(list, pluginSet, typeName) for every extension point, in upstream's getExtensionPoints order.
 template <class Fn>
@@ -211,6 +244,27 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
       return Error("score plugin " + quote(sp->name()) + " is not configured with weight");
     }
   }
+
+  // Metrics handles, resolved once (empty handles without metrics, so the lists can always be indexed).
+  metrics::Metrics* m = f->metrics_;
+  if (m != nullptr) f->metricsProfile_ = m->profile(profile.schedulerName);
+  auto ids = [m](const auto& list) {
+    std::vector<metrics::PluginId> out;
+    out.reserve(list.size());
+    for (const auto* pl : list) out.push_back(m != nullptr ? m->plugin(pl->name()) : metrics::PluginId());
+    return out;
+  };
+  f->ids_.preEnqueue = ids(f->preEnqueuePlugins_);
+  f->ids_.preFilter = ids(f->preFilterPlugins_);
+  f->ids_.filter = ids(f->filterPlugins_);
+  f->ids_.postFilter = ids(f->postFilterPlugins_);
+  f->ids_.preScore = ids(f->preScorePlugins_);
+  f->ids_.score = ids(f->scorePlugins_);
+  f->ids_.reserve = ids(f->reservePlugins_);
+  f->ids_.permit = ids(f->permitPlugins_);
+  f->ids_.preBind = ids(f->preBindPlugins_);
+  f->ids_.bind = ids(f->bindPlugins_);
+  f->ids_.postBind = ids(f->postBindPlugins_);
   return f;
 }
 
@@ -265,17 +319,28 @@ Result<std::vector<PluginEvents>> Framework::eventsToRegister() const {
 }
 
 Status Framework::runPreEnqueuePlugins(const PodInfo& pod) {
-  for (PreEnqueuePlugin* pl : preEnqueuePlugins_) {
-    Status s = pl->preEnqueue(pod);
-    if (s.isSuccess()) continue;
-    s.setPlugin(std::string(pl->name()));
-    return s;
-  }
-  return {};
+  const bool sample = metrics_ != nullptr && samplePluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PreEnqueue, [&]() -> Status {
+    for (std::size_t i = 0; i < preEnqueuePlugins_.size(); ++i) {
+      PreEnqueuePlugin* pl = preEnqueuePlugins_[i];
+      Status s = timedPlugin(sample, ids_.preEnqueue[i], ExtensionPoint::PreEnqueue, [&] { return pl->preEnqueue(pod); });
+      if (s.isSuccess()) continue;
+      s.setPlugin(std::string(pl->name()));
+      return s;
+    }
+    return {};
+  });
 }
 
 Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult& result,
                                       std::set<std::string>* pluginsWithNodesOut) {
+  return timedExtensionPoint(ExtensionPoint::PreFilter,
+                             [&] { return runPreFilterPluginsImpl(state, pod, result, pluginsWithNodesOut); });
+}
+
+Status Framework::runPreFilterPluginsImpl(CycleState& state, const PodInfo& pod, PreFilterResult& result,
+                                          std::set<std::string>* pluginsWithNodesOut) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   PluginNameSet skip;
   std::set<std::string> pluginsWithNodes;
   static const std::vector<NodeInfoPtr> kNoNodes;
@@ -288,13 +353,16 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod, Pre
     if (pluginsWithNodesOut != nullptr) *pluginsWithNodesOut = pluginsWithNodes;
     return s;
   };
-  for (PreFilterPlugin* pl : preFilterPlugins_) {
+  for (std::size_t i = 0; i < preFilterPlugins_.size(); ++i) {
+    PreFilterPlugin* pl = preFilterPlugins_[i];
     PreFilterResult r;
-    Status s = pl->preFilter(state, pod, nodes, r);
+    Status s = timedPlugin(sample, ids_.preFilter[i], ExtensionPoint::PreFilter,
+                           [&] { return pl->preFilter(state, pod, nodes, r); });
     if (s.isSkip()) {
       skip.insert(pl->name());
       continue;
     }
+    if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.preFilter[i], ExtensionPoint::PreFilter, metricsProfile_);
     if (!s.isSuccess()) {
       s.setPlugin(std::string(pl->name()));
       if (s.code() == Code::UnschedulableAndUnresolvable) {
@@ -337,10 +405,13 @@ Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod, Pre
 
 Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
                                               const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) {
-  for (PreFilterPlugin* pl : preFilterPlugins_) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  for (std::size_t i = 0; i < preFilterPlugins_.size(); ++i) {
+    PreFilterPlugin* pl = preFilterPlugins_[i];
     PreFilterExtensions* ext = pl->preFilterExtensions();
     if (ext == nullptr || state.skipFilterPlugins().contains(pl->name())) continue;
-    Status s = ext->addPod(state, podToSchedule, *podInfoToAdd, nodeInfo);
+    Status s = timedPlugin(sample, ids_.preFilter[i], ExtensionPoint::PreFilterExtensionAddPod,
+                           [&] { return ext->addPod(state, podToSchedule, *podInfoToAdd, nodeInfo); });
     if (!s.isSuccess()) {
       return Status::error("running AddPod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
     }
@@ -350,10 +421,13 @@ Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
 
 Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
                                                  const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) {
-  for (PreFilterPlugin* pl : preFilterPlugins_) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  for (std::size_t i = 0; i < preFilterPlugins_.size(); ++i) {
+    PreFilterPlugin* pl = preFilterPlugins_[i];
     PreFilterExtensions* ext = pl->preFilterExtensions();
     if (ext == nullptr || state.skipFilterPlugins().contains(pl->name())) continue;
-    Status s = ext->removePod(state, podToSchedule, *podInfoToRemove, nodeInfo);
+    Status s = timedPlugin(sample, ids_.preFilter[i], ExtensionPoint::PreFilterExtensionRemovePod,
+                           [&] { return ext->removePod(state, podToSchedule, *podInfoToRemove, nodeInfo); });
     if (!s.isSuccess()) {
       return Status::error("running RemovePod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
     }
@@ -361,11 +435,16 @@ Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInf
   return {};
 }
 
+// Called per node from the Filter workers: no extension-point timing here (the scheduler times the whole
+// Filter phase); plugin durations only in sampled cycles.
 Status Framework::runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) {
   const PluginNameSet& skip = state.skipFilterPlugins();
-  for (FilterPlugin* pl : filterPlugins_) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  for (std::size_t i = 0; i < filterPlugins_.size(); ++i) {
+    FilterPlugin* pl = filterPlugins_[i];
     if (!skip.empty() && skip.contains(pl->name())) continue;
-    Status s = pl->filter(state, pod, nodeInfo);
+    if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.filter[i], ExtensionPoint::Filter, metricsProfile_);
+    Status s = timedPlugin(sample, ids_.filter[i], ExtensionPoint::Filter, [&] { return pl->filter(state, pod, nodeInfo); });
     if (s.isSuccess()) continue;
     if (!s.isRejected()) {
       // Filter plugins may only return Success or a rejection; anything else is an error.
@@ -379,30 +458,35 @@ Status Framework::runFilterPlugins(CycleState& state, const PodInfo& pod, const 
 
 Status Framework::runPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
                                        PostFilterResult& result) {
-  result = PostFilterResult{};
-  std::vector<std::string> reasons;
-  std::string rejectorPlugin;
-  for (PostFilterPlugin* pl : postFilterPlugins_) {
-    PostFilterResult r;
-    Status s = pl->postFilter(state, pod, filteredNodeStatusMap, r);
-    if (s.isSuccess()) {
-      result = std::move(r);
-      return s;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PostFilter, [&]() -> Status {
+    result = PostFilterResult{};
+    std::vector<std::string> reasons;
+    std::string rejectorPlugin;
+    for (std::size_t i = 0; i < postFilterPlugins_.size(); ++i) {
+      PostFilterPlugin* pl = postFilterPlugins_[i];
+      PostFilterResult r;
+      Status s = timedPlugin(sample, ids_.postFilter[i], ExtensionPoint::PostFilter,
+                             [&] { return pl->postFilter(state, pod, filteredNodeStatusMap, r); });
+      if (s.isSuccess()) {
+        result = std::move(r);
+        return s;
+      }
+      if (s.code() == Code::UnschedulableAndUnresolvable) {
+        result = std::move(r);
+        return std::move(s).withPlugin(std::string(pl->name()));
+      }
+      if (!s.isRejected()) {
+        result = PostFilterResult{};
+        return Status::error(errorMessage(s)).withPlugin(std::string(pl->name()));
+      }
+      // Remember the last meaningful result.
+      if (r.nominatingInfo.mode != NominatingMode::Noop) result = std::move(r);
+      for (const auto& reason : s.reasons()) reasons.push_back(reason);
+      if (rejectorPlugin.empty()) rejectorPlugin = pl->name();
     }
-    if (s.code() == Code::UnschedulableAndUnresolvable) {
-      result = std::move(r);
-      return std::move(s).withPlugin(std::string(pl->name()));
-    }
-    if (!s.isRejected()) {
-      result = PostFilterResult{};
-      return Status::error(errorMessage(s)).withPlugin(std::string(pl->name()));
-    }
-    // Remember the last meaningful result.
-    if (r.nominatingInfo.mode != NominatingMode::Noop) result = std::move(r);
-    for (const auto& reason : s.reasons()) reasons.push_back(reason);
-    if (rejectorPlugin.empty()) rejectorPlugin = pl->name();
-  }
-  return Status(Code::Unschedulable, std::move(reasons)).withPlugin(std::move(rejectorPlugin));
+    return Status(Code::Unschedulable, std::move(reasons)).withPlugin(std::move(rejectorPlugin));
+  });
 }
 
 Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) {
@@ -435,31 +519,46 @@ Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const Pod
 }
 
 Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) {
-  PluginNameSet skip;
-  for (PreScorePlugin* pl : preScorePlugins_) {
-    Status s = pl->preScore(state, pod, nodes);
-    if (s.isSkip()) {
-      skip.insert(pl->name());
-      continue;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PreScore, [&]() -> Status {
+    PluginNameSet skip;
+    for (std::size_t i = 0; i < preScorePlugins_.size(); ++i) {
+      PreScorePlugin* pl = preScorePlugins_[i];
+      Status s = timedPlugin(sample, ids_.preScore[i], ExtensionPoint::PreScore,
+                             [&] { return pl->preScore(state, pod, nodes); });
+      if (s.isSkip()) {
+        skip.insert(pl->name());
+        continue;
+      }
+      if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.preScore[i], ExtensionPoint::PreScore, metricsProfile_);
+      if (!s.isSuccess()) {
+        state.setSkipScorePlugins(std::move(skip));
+        return Status::error("running PreScore plugin " + quote(pl->name()) + ": " + errorMessage(s));
+      }
     }
-    if (!s.isSuccess()) {
-      state.setSkipScorePlugins(std::move(skip));
-      return Status::error("running PreScore plugin " + quote(pl->name()) + ": " + errorMessage(s));
-    }
-  }
-  state.setSkipScorePlugins(std::move(skip));
-  return {};
+    state.setSkipScorePlugins(std::move(skip));
+    return {};
+  });
 }
 
 Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                                   std::vector<NodePluginScores>& out) {
+  return timedExtensionPoint(ExtensionPoint::Score, [&] { return runScorePluginsImpl(state, pod, nodes, out); });
+}
+
+Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                                      std::vector<NodePluginScores>& out) {
   out.clear();
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   std::vector<ScorePlugin*> plugins;
+  std::vector<metrics::PluginId> ids;
   std::vector<int64_t> weights;
   const PluginNameSet& skip = state.skipScorePlugins();
-  for (ScorePlugin* pl : scorePlugins_) {
+  for (std::size_t i = 0; i < scorePlugins_.size(); ++i) {
+    ScorePlugin* pl = scorePlugins_[i];
     if (skip.contains(pl->name())) continue;
     plugins.push_back(pl);
+    ids.push_back(ids_.score[i]);
     weights.push_back(scorePluginWeight(std::string(pl->name())));
   }
   const int numNodes = static_cast<int>(nodes.size());
@@ -474,7 +573,9 @@ Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::sp
           const NodeInfo& nodeInfo = *nodes[static_cast<std::size_t>(index)];
           for (std::size_t i = 0; i < plugins.size(); ++i) {
             int64_t s = 0;
-            Status st = plugins[i]->score(state, pod, nodeInfo, s);
+            if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids[i], ExtensionPoint::Score, metricsProfile_);
+            Status st = timedPlugin(sample, ids[i], ExtensionPoint::Score,
+                                    [&] { return plugins[i]->score(state, pod, nodeInfo, s); });
             if (!st.isSuccess()) {
               errCh.sendErrorWithCancel(
                   Error("plugin " + quote(plugins[i]->name()) + " failed with: " + errorMessage(st)), cancel);
@@ -490,10 +591,12 @@ Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::sp
   parallelizer_->until(
       static_cast<int>(plugins.size()),
       [&](int index) {
-        ScorePlugin* pl = plugins[static_cast<std::size_t>(index)];
+        const auto i = static_cast<std::size_t>(index);
+        ScorePlugin* pl = plugins[i];
         ScoreExtensions* ext = pl->scoreExtensions();
         if (ext == nullptr) return;
-        Status st = ext->normalizeScore(state, pod, pluginToNodeScores[static_cast<std::size_t>(index)]);
+        Status st = timedPlugin(sample, ids[i], ExtensionPoint::ScoreExtensionNormalize,
+                                [&] { return ext->normalizeScore(state, pod, pluginToNodeScores[i]); });
         if (!st.isSuccess()) {
           errCh.sendErrorWithCancel(Error("plugin " + quote(pl->name()) + " failed with: " + errorMessage(st)),
                                     cancel);
@@ -535,44 +638,63 @@ Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::sp
 }
 
 Status Framework::runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  for (ReservePlugin* pl : reservePlugins_) {
-    Status s = pl->reserve(state, pod, nodeName);
-    if (s.isSuccess()) continue;
-    if (s.isRejected()) {
-      s.setPlugin(std::string(pl->name()));
-      return s;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::Reserve, [&]() -> Status {
+    for (std::size_t i = 0; i < reservePlugins_.size(); ++i) {
+      ReservePlugin* pl = reservePlugins_[i];
+      Status s = timedPlugin(sample, ids_.reserve[i], ExtensionPoint::Reserve,
+                             [&] { return pl->reserve(state, pod, nodeName); });
+      if (s.isSuccess()) continue;
+      if (s.isRejected()) {
+        s.setPlugin(std::string(pl->name()));
+        return s;
+      }
+      return Status::error("running Reserve plugin " + quote(pl->name()) + ": " + errorMessage(s));
     }
-    return Status::error("running Reserve plugin " + quote(pl->name()) + ": " + errorMessage(s));
-  }
-  return {};
+    return {};
+  });
 }
 
 void Framework::runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  for (auto it = reservePlugins_.rbegin(); it != reservePlugins_.rend(); ++it) (*it)->unreserve(state, pod, nodeName);
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  static_cast<void>(timedExtensionPoint(ExtensionPoint::Unreserve, [&] {
+    for (std::size_t i = reservePlugins_.size(); i-- > 0;) {
+      static_cast<void>(timedPlugin(sample, ids_.reserve[i], ExtensionPoint::Unreserve, [&] {
+        reservePlugins_[i]->unreserve(state, pod, nodeName);
+        return Status();
+      }));
+    }
+    return Status();
+  }));
 }
 
 Status Framework::runPermitPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  std::map<std::string, Clock::Duration> pluginsWaitTime;
-  bool wait = false;
-  for (PermitPlugin* pl : permitPlugins_) {
-    std::chrono::milliseconds timeout{0};
-    Status s = pl->permit(state, pod, nodeName, timeout);
-    if (s.isSuccess()) continue;
-    if (s.isRejected()) return std::move(s).withPlugin(std::string(pl->name()));
-    if (s.isWait()) {
-      pluginsWaitTime[std::string(pl->name())] = std::min(timeout, kMaxPermitTimeout);
-      wait = true;
-      continue;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::Permit, [&]() -> Status {
+    std::map<std::string, Clock::Duration> pluginsWaitTime;
+    bool wait = false;
+    for (std::size_t i = 0; i < permitPlugins_.size(); ++i) {
+      PermitPlugin* pl = permitPlugins_[i];
+      std::chrono::milliseconds timeout{0};
+      Status s = timedPlugin(sample, ids_.permit[i], ExtensionPoint::Permit,
+                             [&] { return pl->permit(state, pod, nodeName, timeout); });
+      if (s.isSuccess()) continue;
+      if (s.isRejected()) return std::move(s).withPlugin(std::string(pl->name()));
+      if (s.isWait()) {
+        pluginsWaitTime[std::string(pl->name())] = std::min(timeout, kMaxPermitTimeout);
+        wait = true;
+        continue;
+      }
+      return Status::error("running Permit plugin " + quote(pl->name()) + ": " + errorMessage(s))
+          .withPlugin(std::string(pl->name()));
     }
-    return Status::error("running Permit plugin " + quote(pl->name()) + ": " + errorMessage(s))
-        .withPlugin(std::string(pl->name()));
-  }
-  if (wait) {
-    waitingPods_->add(WaitingPodImpl::create(pod.podPtr(), pluginsWaitTime, *clock_));
-    return Status(Code::Wait, "one or more plugins asked to wait and no plugin rejected pod " +
-                                  quote(pod.pod().metadata.name));
-  }
-  return {};
+    if (wait) {
+      waitingPods_->add(WaitingPodImpl::create(pod.podPtr(), pluginsWaitTime, *clock_));
+      return Status(Code::Wait, "one or more plugins asked to wait and no plugin rejected pod " +
+                                    quote(pod.pod().metadata.name));
+    }
+    return {};
+  });
 }
 
 bool Framework::willWaitOnPermit(const api::Pod& pod) const {
@@ -582,69 +704,94 @@ bool Framework::willWaitOnPermit(const api::Pod& pod) const {
 Status Framework::waitOnPermit(const api::Pod& pod) {
   auto wp = waitingPods_->get(pod.metadata.uid);
   if (!wp) return {};
+  const auto start = std::chrono::steady_clock::now();
   Status s = wp->wait();
+  if (metrics_ != nullptr) metrics_->observePermitWait(s.code(), secondsSince(start));
   waitingPods_->remove(pod.metadata.uid);
   if (s.isSuccess() || s.isRejected()) return s;
   return Status::error("waiting on permit for pod: " + errorMessage(s)).withPlugin(s.plugin());
 }
 
 Status Framework::runPreBindPreFlights(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  PluginNameSet skip;
-  Status returning(Code::Skip);
-  for (PreBindPlugin* pl : preBindPlugins_) {
-    Status s = pl->preBindPreFlight(state, pod, nodeName);
-    if (s.code() == Code::Error) {
-      return Status::error("running PreBindPreFlight " + quote(pl->name()) + ": " + errorMessage(s));
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PreBindPreFlight, [&]() -> Status {
+    PluginNameSet skip;
+    Status returning(Code::Skip);
+    for (std::size_t i = 0; i < preBindPlugins_.size(); ++i) {
+      PreBindPlugin* pl = preBindPlugins_[i];
+      Status s = timedPlugin(sample, ids_.preBind[i], ExtensionPoint::PreBindPreFlight,
+                             [&] { return pl->preBindPreFlight(state, pod, nodeName); });
+      if (s.code() == Code::Error) {
+        return Status::error("running PreBindPreFlight " + quote(pl->name()) + ": " + errorMessage(s));
+      }
+      if (s.isSuccess()) {
+        returning = Status();
+      } else if (s.isSkip()) {
+        skip.insert(pl->name());
+      } else {
+        return Status::error("PreBindPreFlight " + std::string(pl->name()) + " returned " +
+                             quote(codeName(s.code())) +
+                             ", which is unsupported. It is supposed to return Success, Skip, or Error status");
+      }
     }
-    if (s.isSuccess()) {
-      returning = Status();
-    } else if (s.isSkip()) {
-      skip.insert(pl->name());
-    } else {
-      return Status::error("PreBindPreFlight " + std::string(pl->name()) + " returned " +
-                           quote(codeName(s.code())) +
-                           ", which is unsupported. It is supposed to return Success, Skip, or Error status");
-    }
-  }
-  state.setSkipPreBindPlugins(std::move(skip));
-  return returning;
+    state.setSkipPreBindPlugins(std::move(skip));
+    return returning;
+  });
 }
 
 Status Framework::runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  const PluginNameSet& skip = state.skipPreBindPlugins();
-  for (PreBindPlugin* pl : preBindPlugins_) {
-    if (skip.contains(pl->name())) continue;
-    Status s = pl->preBind(state, pod, nodeName);
-    if (s.isSuccess()) continue;
-    if (s.isRejected()) {
-      s.setPlugin(std::string(pl->name()));
-      return s;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PreBind, [&]() -> Status {
+    const PluginNameSet& skip = state.skipPreBindPlugins();
+    for (std::size_t i = 0; i < preBindPlugins_.size(); ++i) {
+      PreBindPlugin* pl = preBindPlugins_[i];
+      if (skip.contains(pl->name())) continue;
+      Status s = timedPlugin(sample, ids_.preBind[i], ExtensionPoint::PreBind,
+                             [&] { return pl->preBind(state, pod, nodeName); });
+      if (s.isSuccess()) continue;
+      if (s.isRejected()) {
+        s.setPlugin(std::string(pl->name()));
+        return s;
+      }
+      return Status::error("running PreBind plugin " + quote(pl->name()) + ": " + errorMessage(s));
     }
-    return Status::error("running PreBind plugin " + quote(pl->name()) + ": " + errorMessage(s));
-  }
-  return {};
+    return {};
+  });
 }
 
 Status Framework::runBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  if (bindPlugins_.empty()) return Status(Code::Skip);
-  Status status;
-  for (BindPlugin* pl : bindPlugins_) {
-    status = pl->bind(state, pod, nodeName);
-    if (status.isSkip()) continue;
-    if (!status.isSuccess()) {
-      if (status.isRejected()) {
-        status.setPlugin(std::string(pl->name()));
-        return status;
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::Bind, [&]() -> Status {
+    if (bindPlugins_.empty()) return Status(Code::Skip);
+    Status status;
+    for (std::size_t i = 0; i < bindPlugins_.size(); ++i) {
+      BindPlugin* pl = bindPlugins_[i];
+      status = timedPlugin(sample, ids_.bind[i], ExtensionPoint::Bind, [&] { return pl->bind(state, pod, nodeName); });
+      if (status.isSkip()) continue;
+      if (!status.isSuccess()) {
+        if (status.isRejected()) {
+          status.setPlugin(std::string(pl->name()));
+          return status;
+        }
+        return Status::error("running Bind plugin " + quote(pl->name()) + ": " + errorMessage(status));
       }
-      return Status::error("running Bind plugin " + quote(pl->name()) + ": " + errorMessage(status));
+      return status;
     }
     return status;
-  }
-  return status;
+  });
 }
 
 void Framework::runPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
-  for (PostBindPlugin* pl : postBindPlugins_) pl->postBind(state, pod, nodeName);
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  static_cast<void>(timedExtensionPoint(ExtensionPoint::PostBind, [&] {
+    for (std::size_t i = 0; i < postBindPlugins_.size(); ++i) {
+      static_cast<void>(timedPlugin(sample, ids_.postBind[i], ExtensionPoint::PostBind, [&] {
+        postBindPlugins_[i]->postBind(state, pod, nodeName);
+        return Status();
+      }));
+    }
+    return Status();
+  }));
 }
 
 void Framework::iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) { waitingPods_->iterate(fn); }

@@ -4,6 +4,19 @@
 // multiPoint expanded per extension point, only needed plugins instantiated (once each), per-point
 // lists fixed at construction. Run methods are called from the scheduling thread (PreEnqueue also from
 // queue callers, binding points from binding threads); Filter/Score fan out on the Parallelizer.
+//
+// Metrics (when FrameworkOptions::metrics is set), as upstream frameworkImpl:
+// - scheduler_framework_extension_point_duration_seconds{extension_point,status,profile} once per run*
+//   call of every point except Filter (the scheduler times the whole parallel Filter phase, as upstream
+//   findNodesThatPassFilters) and the PreFilter extensions (AddPod/RemovePod: per-plugin only).
+// - scheduler_plugin_execution_duration_seconds only in cycles whose CycleState has
+//   shouldRecordPluginMetrics() (the scheduler samples kPluginMetricsSamplePercent of cycles); PreEnqueue,
+//   which runs outside a cycle, samples the same share of calls itself.
+// - scheduler_plugin_evaluation_total on each PreFilter/PreScore call that isn't Skip and on each
+//   Filter/Score call (upstream's instrumented plugins).
+// - scheduler_permit_wait_duration_seconds{result} in waitOnPermit.
+// Handles (profile, per-point plugin ids) are resolved in create(); with no metrics every run* method
+// pays one null check.
 
 #include <chrono>
 #include <functional>
@@ -21,11 +34,16 @@
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
+#include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::framework::runtime {
 
 // The longest a pod may wait at Permit.
 inline constexpr std::chrono::milliseconds kMaxPermitTimeout = std::chrono::minutes(15);
+
+// Upstream pluginMetricsSamplePercent: the share of scheduling cycles (and PreEnqueue calls) whose
+// per-plugin durations are recorded.
+inline constexpr int kPluginMetricsSamplePercent = 10;
 
 struct FrameworkOptions {
   const SharedLister* snapshotSharedLister = nullptr;
@@ -38,6 +56,8 @@ struct FrameworkOptions {
   std::shared_ptr<WaitingPodsMap> waitingPods;
   // Time source for Permit timeouts; realClock() when null.
   Clock* clock = nullptr;
+  // Where to record the framework's metrics; none when null. Must outlive the Framework.
+  metrics::Metrics* metrics = nullptr;
 };
 
 using LessFunc = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
@@ -61,6 +81,8 @@ class Framework final : public Handle {
   ~Framework() override;
 
   const std::string& profileName() const { return profileName_; }
+  // The profile's metrics handle (empty without metrics).
+  metrics::ProfileId metricsProfile() const { return metricsProfile_; }
   std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
   void setSnapshotSharedLister(const SharedLister* lister) { snapshotSharedLister_ = lister; }
   void setPodNominator(PodNominator* nominator) { podNominator_ = nominator; }
@@ -134,6 +156,16 @@ class Framework final : public Handle {
 
   template <class Fn>
   Result<void> forEachExtensionPoint(const config::Plugins& plugins, Fn&& fn);
+  // Runs `fn` (returning Status) and records its duration as the extension point's, when metrics are on.
+  template <class Fn>
+  Status timedExtensionPoint(metrics::ExtensionPoint point, Fn&& fn);
+  // Runs one plugin call `fn` (returning Status), recording its duration when `sample` and metrics are on.
+  template <class Fn>
+  Status timedPlugin(bool sample, metrics::PluginId id, metrics::ExtensionPoint point, Fn&& fn);
+  Status runPreFilterPluginsImpl(CycleState& state, const PodInfo& pod, PreFilterResult& result,
+                                 std::set<std::string>* pluginsWithNodes);
+  Status runScorePluginsImpl(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+                             std::vector<NodePluginScores>& out);
 
   std::string profileName_;
   std::optional<int32_t> percentageOfNodesToScore_;
@@ -144,6 +176,8 @@ class Framework final : public Handle {
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<WaitingPodsMap> waitingPods_;
   Clock* clock_ = nullptr;
+  metrics::Metrics* metrics_ = nullptr;
+  metrics::ProfileId metricsProfile_;
 
   // Owned plugins, and the registry-name index into them.
   std::vector<std::unique_ptr<Plugin>> plugins_;
@@ -164,6 +198,13 @@ class Framework final : public Handle {
   std::vector<BindPlugin*> bindPlugins_;
   std::vector<PostBindPlugin*> postBindPlugins_;
   std::map<std::string, int> scorePluginWeight_;
+
+  // Metrics handles parallel to the per-point lists above (filled only with metrics).
+  struct PluginIds {
+    std::vector<metrics::PluginId> preEnqueue, preFilter, filter, postFilter, preScore, score, reserve, permit,
+        preBind, bind, postBind;
+  };
+  PluginIds ids_;
 };
 
 }  // namespace ks::framework::runtime

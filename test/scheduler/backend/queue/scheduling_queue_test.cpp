@@ -7,7 +7,9 @@
 #include <random>
 #include <thread>
 
+#include "pkg/scheduler/metrics/metrics.h"
 #include "test/scheduler/framework/fake_clock.h"
+#include "test/scheduler/metrics/scrape.h"
 #include "test/support/wrappers.h"
 
 namespace ks::queue {
@@ -448,6 +450,111 @@ TEST_F(QueueTest, PodIsInAtMostOneSubQueue) {
     PendingCounts c = q->pendingCounts();
     ASSERT_EQ(c.active + c.backoff + c.unschedulable + c.gated, queued) << "step " << step;
   }
+}
+
+// ---- Metrics ----
+
+TEST_F(QueueTest, MetricsIncomingPodsByQueueAndEvent) {
+  metrics::Metrics m;
+  QueueOptions opts;
+  opts.metrics = &m;
+  auto q = makeQueue(opts);
+  using metrics::testing::sum;
+  const char* kIncoming = "scheduler_queue_incoming_pods_total";
+  auto incoming = [&](const char* queue, const char* event) {
+    return sum(m.scrape(), kIncoming, {{"queue", queue}, {"event", event}});
+  };
+
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  EXPECT_EQ(incoming("active", "UnschedulablePodAdd"), 1);
+  auto gated = MakePod().name("g").namespace_("ns").uid("2").schedulingGates({"example.com/gate"}).ptr();
+  q->add(gated);
+  EXPECT_EQ(incoming("unschedulable", "UnschedulablePodAdd"), 1);
+
+  // Rejected by a plugin: unschedulablePods; a NodeAdd after the backoff moves it to activeQ.
+  failAttempt(*q, {"fooPlugin"});
+  EXPECT_EQ(incoming("unschedulable", "ScheduleAttemptFailure"), 1);
+  clock_.step(2s);
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  EXPECT_EQ(incoming("active", "NodeAdd"), 1);
+  EXPECT_EQ(sum(m.scrape(), "scheduler_queueing_hint_execution_duration_seconds_count",
+                {{"plugin", "fooPlugin"}, {"event", "NodeAdd"}, {"hint", "Queue"}}),
+            1);
+
+  // An error: backoffQ, then BackoffComplete when flushed.
+  failAttempt(*q, {});
+  EXPECT_EQ(incoming("backoff", "ScheduleAttemptFailure"), 1);
+  clock_.step(10s);
+  q->flushBackoffQCompleted();
+  EXPECT_EQ(incoming("active", "BackoffComplete"), 1);
+
+  // The gated pod: the update removing its gate moves it with that update's label; re-adding the same
+  // pod to unschedulablePods is not counted twice.
+  auto relabeled = MakePod().name("g").namespace_("ns").uid("2").label("a", "b").schedulingGates({"example.com/gate"}).ptr();
+  q->update(gated, relabeled);
+  EXPECT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
+  EXPECT_EQ(sum(m.scrape(), kIncoming, {{"queue", "unschedulable"}}), 2);
+  auto ungated = MakePod().name("g").namespace_("ns").uid("2").label("a", "b").ptr();
+  q->update(relabeled, ungated);
+  EXPECT_EQ(incoming("active", "UnschedulablePodUpdatePodSchedulingGatesEliminated"), 1);
+
+  // Activate and the leftover flush.
+  ASSERT_TRUE(q->pop());
+  ASSERT_TRUE(q->pop());
+  auto a = MakePod().name("a").namespace_("ns").uid("3").ptr();
+  q->add(a);
+  failAttempt(*q, {"fooPlugin"});
+  q->activate({a});
+  EXPECT_EQ(incoming("active", "ForceActivate"), 1);
+  failAttempt(*q, {"fooPlugin"});
+  clock_.step(6min);
+  q->flushUnschedulablePodsLeftover();
+  EXPECT_EQ(incoming("active", "UnschedulableTimeout"), 1);
+}
+
+TEST_F(QueueTest, MetricsUnschedulableReasonsFollowThePod) {
+  metrics::Metrics m;
+  QueueOptions opts;
+  opts.metrics = &m;
+  auto q = makeQueue(opts);
+  using metrics::testing::sum;
+  auto reason = [&](const char* plugin) {
+    return sum(m.scrape(), "scheduler_unschedulable_pods", {{"plugin", plugin}, {"profile", "default-scheduler"}});
+  };
+  auto p = MakePod().name("p").namespace_("ns").uid("1").ptr();
+  q->add(p);
+  failAttempt(*q, {"fooPlugin"}, {"pendingPlugin"});
+  EXPECT_EQ(reason("fooPlugin"), 1);
+  EXPECT_EQ(reason("pendingPlugin"), 1);
+  // Still counted after a move to activeQ; no longer once it is popped for its next attempt.
+  q->moveAllToActiveOrBackoffQueue(kPvAdd, {}, {});
+  ASSERT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);
+  EXPECT_EQ(reason("fooPlugin"), 1);
+  failAttempt(*q, {"fooPlugin"});
+  EXPECT_EQ(reason("fooPlugin"), 1);
+  EXPECT_EQ(reason("pendingPlugin"), 0);
+  // Deleted while waiting.
+  q->remove(*p);
+  EXPECT_EQ(reason("fooPlugin"), 0);
+}
+
+TEST_F(QueueTest, MetricsInflightEvents) {
+  metrics::Metrics m;
+  QueueOptions opts;
+  opts.metrics = &m;
+  auto q = makeQueue(opts);
+  using metrics::testing::sum;
+  auto inflight = [&](const char* event) { return sum(m.scrape(), "scheduler_inflight_events", {{"event", event}}); };
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  auto p = q->pop();
+  ASSERT_TRUE(p);
+  EXPECT_EQ(inflight("PodPopped"), 1);
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  EXPECT_EQ(inflight("NodeAdd"), 2);
+  q->done("ns/p");
+  EXPECT_EQ(inflight("PodPopped"), 0);
+  EXPECT_EQ(inflight("NodeAdd"), 0);
 }
 
 TEST(PodChangeTest, DetectsSchedulingRelevantChanges) {
