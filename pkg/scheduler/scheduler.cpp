@@ -114,6 +114,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(), std::move(hooks), qo);
   for (auto& [name, fw] : s->profiles_) fw->setPodNominator(&s->queue_->nominator());
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
+  if (s->options_.metrics) s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
   return s;
 }
 
@@ -296,10 +297,10 @@ bool Scheduler::scheduleOne() {
     return true;
   }
   report(AttemptResult::Scheduled, host, "");
-  if (options_.metrics) options_.metrics->goroutines(metrics::kBindingOperation).inc();
+  bindingGoroutines_.inc();
   bindingPool_->submit([this, fw, state, assumed = std::move(assumed), host, start]() mutable {
     bindingCycle(*fw, std::move(state), std::move(assumed), host, start);
-    if (options_.metrics) options_.metrics->goroutines(metrics::kBindingOperation).dec();
+    bindingGoroutines_.dec();
   });
   return true;
 }
@@ -343,8 +344,8 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
     for (const auto& ns : scores) {
       auto& perPlugin = record->scores[ns.name];
       for (const auto& ps : ns.scores) {
-        const int weight = std::max(1, fw.scorePluginWeight(ps.name));
-        perPlugin[ps.name] = ps.score / weight;
+        const int weight = std::max(1, fw.scorePluginWeight(std::string(ps.name)));
+        perPlugin[std::string(ps.name)] = ps.score / weight;
       }
       record->totalScores[ns.name] = ns.totalScore;
     }

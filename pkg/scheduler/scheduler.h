@@ -194,6 +194,7 @@ class Scheduler {
   informer::Store<api::Pod>* podStore_ = nullptr;
   // Metric handles per profile name (when options_.metrics is set).
   std::map<std::string, metrics::ProfileId> metricProfiles_;
+  metrics::GaugeRef bindingGoroutines_;
   bool closed_ = false;
 };
 

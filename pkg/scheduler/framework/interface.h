@@ -71,7 +71,9 @@ struct NodeScore {
 using NodeScoreList = std::vector<NodeScore>;
 
 struct PluginScore {
-  std::string name;
+  // The plugin's name(); it lives as long as the Framework that produced the score (no allocation per
+  // node and plugin in the scoring loop).
+  std::string_view name;
   int64_t score = 0;
   bool operator==(const PluginScore&) const = default;
 };

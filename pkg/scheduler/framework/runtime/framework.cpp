@@ -624,7 +624,7 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std
             return;
           }
           const int64_t weighted = score * weights[i];
-          nps.scores[i] = PluginScore{std::string(plugins[i]->name()), weighted};
+          nps.scores[i] = PluginScore{plugins[i]->name(), weighted};
           nps.totalScore += weighted;
         }
         all[n] = std::move(nps);
