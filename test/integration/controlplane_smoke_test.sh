@@ -129,7 +129,9 @@ printf 'ok: watch from compacted rv %s -> %s\n' "$rv" "$watch_old"
 
 "$cp_script" down "$workdir" || fail "down failed"
 [[ ! -e "$workdir" ]] || fail "down left $workdir behind"
-if kill -0 "$KS_APISERVER_PID" 2>/dev/null || kill -0 "$KS_ETCD_PID" 2>/dev/null; then
+# Running = signalable and not a zombie (an exited child our parent has not reaped yet).
+running() { kill -0 "$1" 2>/dev/null && [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != "Z" ]]; }
+if running "$KS_APISERVER_PID" || running "$KS_ETCD_PID"; then
   fail "processes still running after down"
 fi
 trap - EXIT
