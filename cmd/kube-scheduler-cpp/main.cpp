@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   }
   auto options = ks::app::parseFlags(args);
   if (!options.ok()) {
-    std::fprintf(stderr, "Error: %s\nRun 'kube-scheduler-cpp --help' for usage.\n", options.error().message().c_str());
+    std::fprintf(stderr, "Error: %s\nRun 'kube-scheduler-cpp --help' for usage.\n",
+                 options.error().message().c_str());
     return 1;
   }
   if (options->help) {

@@ -16,25 +16,34 @@ namespace {
 
 constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "character";
 constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start and "
     "end with an alphanumeric character";
-constexpr std::string_view kDNS1123SubdomainFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr std::string_view kDNS1123SubdomainFmt =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr std::string_view kDNS1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and "
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start and "
     "end with an alphanumeric character";
 constexpr size_t kQualifiedNameMaxLength = 63;
 constexpr size_t kLabelValueMaxLength = 63;
 constexpr size_t kDNS1123SubdomainMaxLength = 253;
 
-bool isAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool isLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool isAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool isLowerAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 
 // ^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$
 bool matchesQualifiedName(std::string_view s) {
   if (s.empty() || !isAlnum(s.front()) || !isAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return isAlnum(c) || c == '-' || c == '_' || c == '.'; });
 }
 
 // ^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$
@@ -49,7 +58,8 @@ bool matchesDNS1123Subdomain(std::string_view s) {
 }
 
 // validation.RegexError.
-std::string regexError(std::string_view msg, std::string_view fmt, std::initializer_list<std::string_view> examples) {
+std::string regexError(std::string_view msg, std::string_view fmt,
+                       std::initializer_list<std::string_view> examples) {
   std::string out(msg);
   if (examples.size() == 0) {
     out += " (regex used for validation is '";
@@ -70,23 +80,36 @@ std::string regexError(std::string_view msg, std::string_view fmt, std::initiali
   return out;
 }
 
-std::string maxLenError(size_t n) { return "must be no more than " + std::to_string(n) + " characters"; }
+std::string maxLenError(size_t n) {
+  return "must be no more than " + std::to_string(n) + " characters";
+}
 
-std::string joinMsgs(const std::vector<std::string>& msgs) { return join(msgs, "; "); }
+std::string joinMsgs(const std::vector<std::string>& msgs) {
+  return join(msgs, "; ");
+}
 
 }  // namespace
 
 std::string_view selectionOpName(SelectionOp op) {
   switch (op) {
-    case SelectionOp::In: return "in";
-    case SelectionOp::NotIn: return "notin";
-    case SelectionOp::Equals: return "=";
-    case SelectionOp::DoubleEquals: return "==";
-    case SelectionOp::NotEquals: return "!=";
-    case SelectionOp::Exists: return "exists";
-    case SelectionOp::DoesNotExist: return "!";
-    case SelectionOp::GreaterThan: return "gt";
-    case SelectionOp::LessThan: return "lt";
+    case SelectionOp::In:
+      return "in";
+    case SelectionOp::NotIn:
+      return "notin";
+    case SelectionOp::Equals:
+      return "=";
+    case SelectionOp::DoubleEquals:
+      return "==";
+    case SelectionOp::NotEquals:
+      return "!=";
+    case SelectionOp::Exists:
+      return "exists";
+    case SelectionOp::DoesNotExist:
+      return "!";
+    case SelectionOp::GreaterThan:
+      return "gt";
+    case SelectionOp::LessThan:
+      return "lt";
   }
   return "";
 }
@@ -126,7 +149,8 @@ std::vector<std::string> isQualifiedName(std::string_view value) {
     errs.push_back("name part " + maxLenError(kQualifiedNameMaxLength));
   }
   if (!matchesQualifiedName(name)) {
-    errs.push_back("name part " + regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
+    errs.push_back("name part " +
+                   regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
   }
   return errs;
 }
@@ -263,7 +287,8 @@ std::optional<Requirement> newRequirement(std::string key, SelectionOp op, std::
     case SelectionOp::In:
     case SelectionOp::NotIn:
       if (values.empty()) {
-        errs.invalid(valuePath, goStringSlice(values), "for 'in', 'notin' operators, values set can't be empty");
+        errs.invalid(valuePath, goStringSlice(values),
+                     "for 'in', 'notin' operators, values set can't be empty");
       }
       break;
     case SelectionOp::Equals:
@@ -276,18 +301,21 @@ std::optional<Requirement> newRequirement(std::string key, SelectionOp op, std::
     case SelectionOp::Exists:
     case SelectionOp::DoesNotExist:
       if (!values.empty()) {
-        errs.invalid(valuePath, goStringSlice(values), "values set must be empty for exists and does not exist");
+        errs.invalid(valuePath, goStringSlice(values),
+                     "values set must be empty for exists and does not exist");
       }
       break;
     case SelectionOp::GreaterThan:
     case SelectionOp::LessThan: {
       if (values.size() != 1) {
-        errs.invalid(valuePath, goStringSlice(values), "for 'Gt', 'Lt' operators, exactly one value is required");
+        errs.invalid(valuePath, goStringSlice(values),
+                     "for 'Gt', 'Lt' operators, exactly one value is required");
       }
       for (size_t i = 0; i < values.size(); ++i) {
         int64_t ignored = 0;
         if (!internal::parseGoInt64(values[i], &ignored)) {
-          errs.invalid(indexPath(valuePath, i), quote(values[i]), "for 'Gt', 'Lt' operators, the value must be an integer");
+          errs.invalid(indexPath(valuePath, i), quote(values[i]),
+                       "for 'Gt', 'Lt' operators, the value must be an integer");
         }
       }
       break;
@@ -329,8 +357,10 @@ bool Requirement::matches(const Labels& labels) const {
       auto it = labels.find(key_);
       return it == labels.end() || !hasValue(it->second);
     }
-    case SelectionOp::Exists: return labels.find(key_) != labels.end();
-    case SelectionOp::DoesNotExist: return labels.find(key_) == labels.end();
+    case SelectionOp::Exists:
+      return labels.find(key_) != labels.end();
+    case SelectionOp::DoesNotExist:
+      return labels.find(key_) == labels.end();
     case SelectionOp::GreaterThan:
     case SelectionOp::LessThan: {
       auto it = labels.find(key_);
@@ -349,15 +379,30 @@ std::string Requirement::toString() const {
   if (op_ == SelectionOp::DoesNotExist) out += '!';
   out += key_;
   switch (op_) {
-    case SelectionOp::Equals: out += '='; break;
-    case SelectionOp::DoubleEquals: out += "=="; break;
-    case SelectionOp::NotEquals: out += "!="; break;
-    case SelectionOp::In: out += " in "; break;
-    case SelectionOp::NotIn: out += " notin "; break;
-    case SelectionOp::GreaterThan: out += '>'; break;
-    case SelectionOp::LessThan: out += '<'; break;
+    case SelectionOp::Equals:
+      out += '=';
+      break;
+    case SelectionOp::DoubleEquals:
+      out += "==";
+      break;
+    case SelectionOp::NotEquals:
+      out += "!=";
+      break;
+    case SelectionOp::In:
+      out += " in ";
+      break;
+    case SelectionOp::NotIn:
+      out += " notin ";
+      break;
+    case SelectionOp::GreaterThan:
+      out += '>';
+      break;
+    case SelectionOp::LessThan:
+      out += '<';
+      break;
     case SelectionOp::Exists:
-    case SelectionOp::DoesNotExist: return out;
+    case SelectionOp::DoesNotExist:
+      return out;
   }
   bool set = op_ == SelectionOp::In || op_ == SelectionOp::NotIn;
   if (set) out += '(';
@@ -394,7 +439,9 @@ enum class Token : uint8_t {
   OpenPar,
 };
 
-bool isWhitespace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool isWhitespace(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 bool isSpecialSymbol(char c) {
   switch (c) {
@@ -404,16 +451,19 @@ bool isSpecialSymbol(char c) {
     case ')':
     case ',':
     case '>':
-    case '<': return true;
-    default: return false;
+    case '<':
+      return true;
+    default:
+      return false;
   }
 }
 
 bool literalToken(std::string_view s, Token* out) {
   static constexpr std::pair<std::string_view, Token> kTable[] = {
-      {")", Token::ClosedPar}, {",", Token::Comma},       {"!", Token::DoesNotExist}, {"==", Token::DoubleEquals},
-      {"=", Token::Equals},    {">", Token::GreaterThan}, {"in", Token::In},          {"<", Token::LessThan},
-      {"!=", Token::NotEquals}, {"notin", Token::NotIn},  {"(", Token::OpenPar},
+      {")", Token::ClosedPar},     {",", Token::Comma},    {"!", Token::DoesNotExist},
+      {"==", Token::DoubleEquals}, {"=", Token::Equals},   {">", Token::GreaterThan},
+      {"in", Token::In},           {"<", Token::LessThan}, {"!=", Token::NotEquals},
+      {"notin", Token::NotIn},     {"(", Token::OpenPar},
   };
   for (const auto& [lit, tok] : kTable) {
     if (lit == s) {
@@ -512,15 +562,18 @@ class Parser {
           }
           return Error("found '" + next.literal + "', expected: ',' or 'end of string'");
         }
-        case Token::EndOfString: return requirements;
-        default: return Error("found '" + la.literal + "', expected: !, identifier, or 'end of string'");
+        case Token::EndOfString:
+          return requirements;
+        default:
+          return Error("found '" + la.literal + "', expected: !, identifier, or 'end of string'");
       }
     }
   }
 
  private:
   static Token tokenIn(const ScannedItem& item, Context ctx) {
-    if (ctx == Context::Values && (item.tok == Token::In || item.tok == Token::NotIn)) return Token::Identifier;
+    if (ctx == Context::Values && (item.tok == Token::In || item.tok == Token::NotIn))
+      return Token::Identifier;
     return item.tok;
   }
 
@@ -554,20 +607,36 @@ class Parser {
     if ((next == Token::EndOfString || next == Token::Comma) && op != SelectionOp::DoesNotExist) {
       op = SelectionOp::Exists;
     }
-    if (op == SelectionOp::Exists || op == SelectionOp::DoesNotExist) return Requirement::create(std::move(key), *op, {});
+    if (op == SelectionOp::Exists || op == SelectionOp::DoesNotExist)
+      return Requirement::create(std::move(key), *op, {});
 
     // parseOperator.
     const ScannedItem& opItem = consume();
     SelectionOp parsed = SelectionOp::Exists;
     switch (tokenIn(opItem, Context::KeyAndOperator)) {
-      case Token::In: parsed = SelectionOp::In; break;
-      case Token::Equals: parsed = SelectionOp::Equals; break;
-      case Token::DoubleEquals: parsed = SelectionOp::DoubleEquals; break;
-      case Token::GreaterThan: parsed = SelectionOp::GreaterThan; break;
-      case Token::LessThan: parsed = SelectionOp::LessThan; break;
-      case Token::NotIn: parsed = SelectionOp::NotIn; break;
-      case Token::NotEquals: parsed = SelectionOp::NotEquals; break;
-      default: return Error("found '" + opItem.literal + "', expected: in, notin, =, ==, !=, gt, lt");
+      case Token::In:
+        parsed = SelectionOp::In;
+        break;
+      case Token::Equals:
+        parsed = SelectionOp::Equals;
+        break;
+      case Token::DoubleEquals:
+        parsed = SelectionOp::DoubleEquals;
+        break;
+      case Token::GreaterThan:
+        parsed = SelectionOp::GreaterThan;
+        break;
+      case Token::LessThan:
+        parsed = SelectionOp::LessThan;
+        break;
+      case Token::NotIn:
+        parsed = SelectionOp::NotIn;
+        break;
+      case Token::NotEquals:
+        parsed = SelectionOp::NotEquals;
+        break;
+      default:
+        return Error("found '" + opItem.literal + "', expected: in, notin, =, ==, !=, gt, lt");
     }
     std::set<std::string> values;
     if (parsed == SelectionOp::In || parsed == SelectionOp::NotIn) {
@@ -575,26 +644,30 @@ class Parser {
     } else {
       if (auto r = parseExactValue(&values); !r.ok()) return r.error();
     }
-    return Requirement::create(std::move(key), parsed, std::vector<std::string>(values.begin(), values.end()));
+    return Requirement::create(std::move(key), parsed,
+                               std::vector<std::string>(values.begin(), values.end()));
   }
 
   VoidResult parseValues(std::set<std::string>* values) {
     const ScannedItem& open = consume();
-    if (tokenIn(open, Context::Values) != Token::OpenPar) return Error("found '" + open.literal + "' expected: '('");
+    if (tokenIn(open, Context::Values) != Token::OpenPar)
+      return Error("found '" + open.literal + "' expected: '('");
     const ScannedItem& la = lookahead(Context::Values);
     switch (tokenIn(la, Context::Values)) {
       case Token::Identifier:
       case Token::Comma: {
         std::string lit = la.literal;
         if (auto r = parseIdentifiersList(values); !r.ok()) return r;
-        if (tokenIn(consume(), Context::Values) != Token::ClosedPar) return Error("found '" + lit + "', expected: ')'");
+        if (tokenIn(consume(), Context::Values) != Token::ClosedPar)
+          return Error("found '" + lit + "', expected: ')'");
         return {};
       }
       case Token::ClosedPar:
         consume();
         values->insert("");
         return {};
-      default: return Error("found '" + la.literal + "', expected: ',', ')' or identifier");
+      default:
+        return Error("found '" + la.literal + "', expected: ',', ')' or identifier");
     }
   }
 
@@ -606,9 +679,12 @@ class Parser {
           values->insert(item.literal);
           const ScannedItem& la = lookahead(Context::Values);
           switch (tokenIn(la, Context::Values)) {
-            case Token::Comma: continue;
-            case Token::ClosedPar: return {};
-            default: return Error("found '" + la.literal + "', expected: ',' or ')'");
+            case Token::Comma:
+              continue;
+            case Token::ClosedPar:
+              return {};
+            default:
+              return Error("found '" + la.literal + "', expected: ',' or ')'");
           }
         }
         case Token::Comma: {
@@ -621,7 +697,8 @@ class Parser {
           if (t2 == Token::Comma) values->insert("");  // ",,"
           break;
         }
-        default: return Error("found '" + item.literal + "', expected: ',', or identifier");
+        default:
+          return Error("found '" + item.literal + "', expected: ',', or identifier");
       }
     }
   }
@@ -645,7 +722,8 @@ class Parser {
 };
 
 void sortByKey(std::vector<Requirement>& reqs) {
-  std::stable_sort(reqs.begin(), reqs.end(), [](const Requirement& a, const Requirement& b) { return a.key() < b.key(); });
+  std::stable_sort(reqs.begin(), reqs.end(),
+                   [](const Requirement& a, const Requirement& b) { return a.key() < b.key(); });
 }
 
 }  // namespace
@@ -744,7 +822,8 @@ std::optional<std::string_view> Selector::requiresExactMatch(std::string_view la
       case SelectionOp::In:
         if (r.values().size() == 1) return std::string_view(r.values()[0]);
         return std::nullopt;
-      default: return std::nullopt;
+      default:
+        return std::nullopt;
     }
   }
   return std::nullopt;

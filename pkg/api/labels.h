@@ -15,7 +15,17 @@
 namespace ks::api {
 
 // selection.Operator.
-enum class SelectionOp : uint8_t { In, NotIn, Equals, DoubleEquals, NotEquals, Exists, DoesNotExist, GreaterThan, LessThan };
+enum class SelectionOp : uint8_t {
+  In,
+  NotIn,
+  Equals,
+  DoubleEquals,
+  NotEquals,
+  Exists,
+  DoesNotExist,
+  GreaterThan,
+  LessThan
+};
 
 // The operator's string form as upstream ("in", "notin", "=", "==", "!=", "exists", "!", "gt", "lt").
 std::string_view selectionOpName(SelectionOp op);
@@ -47,12 +57,15 @@ class Requirement {
   SelectionOp op() const { return op_; }
   const std::vector<std::string>& values() const { return values_; }
 
-  bool operator==(const Requirement& o) const { return key_ == o.key_ && op_ == o.op_ && values_ == o.values_; }
+  bool operator==(const Requirement& o) const {
+    return key_ == o.key_ && op_ == o.op_ && values_ == o.values_;
+  }
 
  private:
   friend class Selector;
-  friend std::optional<Requirement> newRequirement(std::string key, SelectionOp op, std::vector<std::string> values,
-                                                   std::string_view path, internal::FieldErrors& errs);
+  friend std::optional<Requirement> newRequirement(std::string key, SelectionOp op,
+                                                   std::vector<std::string> values, std::string_view path,
+                                                   internal::FieldErrors& errs);
   Requirement(std::string key, SelectionOp op, std::vector<std::string> values);
 
   bool hasValue(std::string_view v) const;
@@ -104,7 +117,9 @@ class Selector {
   // RequiresExactMatch: the single value required for `label` by =, == or a one-value in.
   std::optional<std::string_view> requiresExactMatch(std::string_view label) const;
 
-  bool operator==(const Selector& o) const { return nothing_ == o.nothing_ && requirements_ == o.requirements_; }
+  bool operator==(const Selector& o) const {
+    return nothing_ == o.nothing_ && requirements_ == o.requirements_;
+  }
 
  private:
   std::vector<Requirement> requirements_;
@@ -126,7 +141,8 @@ bool parseGoInt64(std::string_view s, int64_t* out);
 // copies empty value lists into nil slices before validating them).
 std::string goStringSlice(const std::vector<std::string>& values);
 
-// field.Path helpers on rendered paths: child("", "a") == "a", child("a", "b") == "a.b", index("a", 1) == "a[1]".
+// field.Path helpers on rendered paths: child("", "a") == "a", child("a", "b") == "a.b", index("a", 1) ==
+// "a[1]".
 std::string childPath(std::string_view path, std::string_view name);
 std::string indexPath(std::string_view path, size_t i);
 
@@ -137,9 +153,12 @@ class FieldErrors {
   // `value` is already rendered (quote(s) for strings, goStringSlice for lists).
   void invalid(std::string_view field, std::string_view value, std::string_view detail);
   void required(std::string_view field, std::string_view detail);
-  void notSupported(std::string_view field, std::string_view value, const std::vector<std::string_view>& supported);
+  void notSupported(std::string_view field, std::string_view value,
+                    const std::vector<std::string_view>& supported);
   void add(std::string message) { messages_.push_back(std::move(message)); }
-  void append(const FieldErrors& other) { messages_.insert(messages_.end(), other.messages_.begin(), other.messages_.end()); }
+  void append(const FieldErrors& other) {
+    messages_.insert(messages_.end(), other.messages_.begin(), other.messages_.end());
+  }
   bool empty() const { return messages_.empty(); }
   const std::vector<std::string>& messages() const { return messages_; }
   std::string aggregate() const;

@@ -16,7 +16,9 @@ using internal::FieldErrors;
 using internal::goStringSlice;
 using internal::indexPath;
 
-bool isEmptyTerm(const NodeSelectorTerm& term) { return term.matchExpressions.empty() && term.matchFields.empty(); }
+bool isEmptyTerm(const NodeSelectorTerm& term) {
+  return term.matchExpressions.empty() && term.matchFields.empty();
+}
 
 std::string aggregateOf(const std::vector<std::string>& messages) {
   FieldErrors errs;
@@ -51,7 +53,8 @@ NodeSelectorTermMatcher NodeSelectorTermMatcher::create(const NodeSelectorTerm& 
       } else if (expr.op == "Lt") {
         op = SelectionOp::LessThan;
       } else {
-        errs.notSupported(childPath(ip, "operator"), quote(expr.op), {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
+        errs.notSupported(childPath(ip, "operator"), quote(expr.op),
+                          {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
         ok = false;
         continue;
       }
@@ -97,7 +100,8 @@ bool NodeSelectorTermMatcher::matches(const Node& node) const {
   // the field requirements entirely.
   if (matchFields_ && !node.metadata.name.empty()) {
     for (const auto& f : *matchFields_) {
-      std::string_view value = f.key == "metadata.name" ? std::string_view(node.metadata.name) : std::string_view();
+      std::string_view value =
+          f.key == "metadata.name" ? std::string_view(node.metadata.name) : std::string_view();
       if ((value == f.value) != f.equal) return false;
     }
   }
@@ -128,13 +132,15 @@ bool LazyErrorNodeSelector::match(const Node& node, std::string* error) const {
   }
   if (anyErrors && error != nullptr) {
     std::vector<std::string> all;
-    for (const auto& term : terms_) all.insert(all.end(), term.parseErrors().begin(), term.parseErrors().end());
+    for (const auto& term : terms_)
+      all.insert(all.end(), term.parseErrors().begin(), term.parseErrors().end());
     *error = aggregateOf(all);
   }
   return false;
 }
 
-Result<CompiledNodeSelector> CompiledNodeSelector::create(const NodeSelector& selector, std::string_view path) {
+Result<CompiledNodeSelector> CompiledNodeSelector::create(const NodeSelector& selector,
+                                                          std::string_view path) {
   CompiledNodeSelector out;
   out.lazy_ = LazyErrorNodeSelector::create(selector, path);
   std::vector<std::string> all;
@@ -145,8 +151,8 @@ Result<CompiledNodeSelector> CompiledNodeSelector::create(const NodeSelector& se
   return out;
 }
 
-Result<PreferredSchedulingTerms> PreferredSchedulingTerms::create(const std::vector<PreferredSchedulingTerm>& terms,
-                                                                  std::string_view path) {
+Result<PreferredSchedulingTerms> PreferredSchedulingTerms::create(
+    const std::vector<PreferredSchedulingTerm>& terms, std::string_view path) {
   PreferredSchedulingTerms out;
   std::vector<std::string> all;
   for (size_t i = 0; i < terms.size(); ++i) {
@@ -175,8 +181,10 @@ RequiredNodeAffinity RequiredNodeAffinity::fromPod(const Pod& pod) {
   RequiredNodeAffinity out;
   if (!pod.spec.nodeSelector.empty()) out.labelSelector_ = Selector::fromSet(pod.spec.nodeSelector);
   const auto& affinity = pod.spec.affinity;
-  if (affinity && affinity->nodeAffinity && affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
-    out.nodeSelector_ = LazyErrorNodeSelector::create(*affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution);
+  if (affinity && affinity->nodeAffinity &&
+      affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+    out.nodeSelector_ = LazyErrorNodeSelector::create(
+        *affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution);
   }
   return out;
 }

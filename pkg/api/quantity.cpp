@@ -44,7 +44,7 @@ constexpr int64_t kMaxAlignDigits = 4096;
 
 constexpr uint32_t kLimbBase = 1000000000U;
 constexpr std::array<uint32_t, 10> kPow10 = {1U,      10U,      100U,      1000U,      10000U,
-                                            100000U, 1000000U, 10000000U, 100000000U, 1000000000U};
+                                             100000U, 1000000U, 10000000U, 100000000U, 1000000000U};
 
 struct BigU {
   std::vector<uint32_t> limbs;
@@ -335,17 +335,29 @@ void canonicalDecimal(const Dec& d, std::string& out, int64_t* exponent) {
 std::string_view decimalSuffix(int64_t exponent, bool* ok) {
   *ok = true;
   switch (exponent) {
-    case -9: return "n";
-    case -6: return "u";
-    case -3: return "m";
-    case 0: return "";
-    case 3: return "k";
-    case 6: return "M";
-    case 9: return "G";
-    case 12: return "T";
-    case 15: return "P";
-    case 18: return "E";
-    default: *ok = false; return "";
+    case -9:
+      return "n";
+    case -6:
+      return "u";
+    case -3:
+      return "m";
+    case 0:
+      return "";
+    case 3:
+      return "k";
+    case 6:
+      return "M";
+    case 9:
+      return "G";
+    case 12:
+      return "T";
+    case 15:
+      return "P";
+    case 18:
+      return "E";
+    default:
+      *ok = false;
+      return "";
   }
 }
 
@@ -358,7 +370,9 @@ void appendExponentSuffix(std::string& out, int64_t exponent) {
 // ---------------------------------------------------------------------------------------------
 // int64 helpers (math.go).
 
-bool mulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
+bool mulOverflows(int64_t a, int64_t b, int64_t* out) {
+  return __builtin_mul_overflow(a, b, out);
+}
 
 // base * 10^scale (scale >= 0) or false on overflow.
 bool positiveScale(int64_t base, int64_t scale, int64_t* out) {
@@ -454,11 +468,21 @@ bool interpretSuffix(std::string_view s, Suffix* out) {
     F format;
   };
   static constexpr std::array<Entry, 16> kTable = {{
-      {"", 10, 0, F::DecimalSI},   {"n", 10, -9, F::DecimalSI}, {"u", 10, -6, F::DecimalSI},
-      {"m", 10, -3, F::DecimalSI}, {"k", 10, 3, F::DecimalSI},  {"M", 10, 6, F::DecimalSI},
-      {"G", 10, 9, F::DecimalSI},  {"T", 10, 12, F::DecimalSI}, {"P", 10, 15, F::DecimalSI},
-      {"E", 10, 18, F::DecimalSI}, {"Ki", 2, 10, F::BinarySI},  {"Mi", 2, 20, F::BinarySI},
-      {"Gi", 2, 30, F::BinarySI},  {"Ti", 2, 40, F::BinarySI},  {"Pi", 2, 50, F::BinarySI},
+      {"", 10, 0, F::DecimalSI},
+      {"n", 10, -9, F::DecimalSI},
+      {"u", 10, -6, F::DecimalSI},
+      {"m", 10, -3, F::DecimalSI},
+      {"k", 10, 3, F::DecimalSI},
+      {"M", 10, 6, F::DecimalSI},
+      {"G", 10, 9, F::DecimalSI},
+      {"T", 10, 12, F::DecimalSI},
+      {"P", 10, 15, F::DecimalSI},
+      {"E", 10, 18, F::DecimalSI},
+      {"Ki", 2, 10, F::BinarySI},
+      {"Mi", 2, 20, F::BinarySI},
+      {"Gi", 2, 30, F::BinarySI},
+      {"Ti", 2, 40, F::BinarySI},
+      {"Pi", 2, 50, F::BinarySI},
       {"Ei", 2, 60, F::BinarySI},
   }};
   for (const auto& e : kTable) {
@@ -488,7 +512,9 @@ bool interpretSuffix(std::string_view s, Suffix* out) {
   return false;
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 bool isSuffixChar(char c) {
   return std::string_view("eEinumkKMGTP").find(c) != std::string_view::npos;
@@ -576,9 +602,13 @@ Result<Quantity> Quantity::parse(std::string_view str) {
   return q;
 }
 
-Quantity Quantity::fromInt(int64_t value, Format format) { return fromScaled(value, 0, format); }
+Quantity Quantity::fromInt(int64_t value, Format format) {
+  return fromScaled(value, 0, format);
+}
 
-Quantity Quantity::fromMilli(int64_t milliValue, Format format) { return fromScaled(milliValue, -3, format); }
+Quantity Quantity::fromMilli(int64_t milliValue, Format format) {
+  return fromScaled(milliValue, -3, format);
+}
 
 Quantity Quantity::fromScaled(int64_t value, int32_t scale, Format format) {
   Quantity q;
@@ -588,9 +618,13 @@ Quantity Quantity::fromScaled(int64_t value, int32_t scale, Format format) {
   return q;
 }
 
-int64_t Quantity::value() const { return scaledValue(0); }
+int64_t Quantity::value() const {
+  return scaledValue(0);
+}
 
-int64_t Quantity::milliValue() const { return scaledValue(-3); }
+int64_t Quantity::milliValue() const {
+  return scaledValue(-3);
+}
 
 int64_t Quantity::scaledValue(int32_t scale) const {
   if (!big_.empty()) return scaledValueDec(toDec(mantissa_, scale_, big_), scale);
@@ -602,11 +636,14 @@ int64_t Quantity::scaledValue(int32_t scale) const {
     return negativeScale(mantissa_, -delta);
   }
   int64_t out = 0;
-  if (delta >= 19 || !positiveScale(mantissa_, delta, &out)) return mantissa_ < 0 ? kMostNegative : kMostPositive;
+  if (delta >= 19 || !positiveScale(mantissa_, delta, &out))
+    return mantissa_ < 0 ? kMostNegative : kMostPositive;
   return out;
 }
 
-bool Quantity::isZero() const { return big_.empty() && mantissa_ == 0; }
+bool Quantity::isZero() const {
+  return big_.empty() && mantissa_ == 0;
+}
 
 int Quantity::sign() const {
   if (!big_.empty()) return big_[0] == '-' ? -1 : 1;
@@ -712,14 +749,15 @@ void Quantity::add(const Quantity& other) {
     int64_t sb = 0;
     int64_t sum = 0;
     if (positiveScale(a, static_cast<int64_t>(scale_) - scale, &sa) &&
-        positiveScale(b, static_cast<int64_t>(other.scale_) - scale, &sb) && !__builtin_add_overflow(sa, sb, &sum)) {
+        positiveScale(b, static_cast<int64_t>(other.scale_) - scale, &sb) &&
+        !__builtin_add_overflow(sa, sb, &sum)) {
       mantissa_ = sum;
       scale_ = sum == 0 ? 0 : scale;
       return;
     }
   }
-  fromDec(addDec(toDec(mantissa_, scale_, big_), toDec(other.mantissa_, other.scale_, other.big_)), &mantissa_,
-          &scale_, &big_);
+  fromDec(addDec(toDec(mantissa_, scale_, big_), toDec(other.mantissa_, other.scale_, other.big_)),
+          &mantissa_, &scale_, &big_);
 }
 
 void Quantity::sub(const Quantity& other) {

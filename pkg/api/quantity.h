@@ -25,7 +25,8 @@ class Quantity {
   // Exact constructors, as upstream's NewQuantity / NewMilliQuantity / NewScaledQuantity.
   static Quantity fromInt(int64_t value, Format format = Format::DecimalSI);
   static Quantity fromMilli(int64_t milliValue, Format format = Format::DecimalSI);
-  static Quantity fromScaled(int64_t value, int32_t scale, Format format = Format::DecimalSI);  // value * 10^scale
+  static Quantity fromScaled(int64_t value, int32_t scale,
+                             Format format = Format::DecimalSI);  // value * 10^scale
 
   // Value rounded up to an integer (saturating at int64 limits), as upstream's Value().
   int64_t value() const;

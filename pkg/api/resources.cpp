@@ -44,7 +44,9 @@ ResourceList maxOf(const ResourceList& a, std::initializer_list<const ResourceLi
   return result;
 }
 
-bool isRestartableInitContainer(const Container& c) { return c.restartPolicy && *c.restartPolicy == kRestartPolicyAlways; }
+bool isRestartableInitContainer(const Container& c) {
+  return c.restartPolicy && *c.restartPolicy == kRestartPolicyAlways;
+}
 
 const ContainerStatus* findContainerStatus(const Pod& pod, const std::string& name) {
   // Later (init) statuses win on duplicate names, as upstream's map fill order does.
@@ -70,7 +72,8 @@ ResourceList applyNonMissing(const ResourceList& reqs, const ResourceList& nonMi
 enum class Kind : uint8_t { Requests, Limits };
 
 // determineContainerReqs / determineContainerLimits (cs->resources is set).
-ResourceList determineContainerResources(const Pod& pod, const Container& c, const ContainerStatus& cs, Kind kind) {
+ResourceList determineContainerResources(const Pod& pod, const Container& c, const ContainerStatus& cs,
+                                         Kind kind) {
   const ResourceRequirements& status = *cs.resources;
   if (kind == Kind::Requests) {
     if (isPodResizeInfeasible(pod)) return maxOf(status.requests, {&cs.allocatedResources});
@@ -185,9 +188,11 @@ Quantity getRequestForResource(std::string_view name, const ResourceList& reques
   auto it = requests.find(std::string(name));
   if (name == kResourceCPU) {
     // Override if unset, but not if explicitly set to zero.
-    if (it == requests.end() && nonZero) return Quantity::fromMilli(kDefaultMilliCPURequest, Quantity::Format::DecimalSI);
+    if (it == requests.end() && nonZero)
+      return Quantity::fromMilli(kDefaultMilliCPURequest, Quantity::Format::DecimalSI);
   } else if (name == kResourceMemory) {
-    if (it == requests.end() && nonZero) return Quantity::fromInt(kDefaultMemoryRequest, Quantity::Format::DecimalSI);
+    if (it == requests.end() && nonZero)
+      return Quantity::fromInt(kDefaultMemoryRequest, Quantity::Format::DecimalSI);
   }
   if (it == requests.end()) return Quantity();
   return it->second;

@@ -17,7 +17,9 @@ bool matchToleration(const Toleration& a, const Toleration& b) {
   return a.key == b.key && a.op == b.op && a.value == b.value && a.effect == b.effect;
 }
 
-bool matchTaint(const Taint& a, const Taint& b) { return a.key == b.key && a.effect == b.effect; }
+bool matchTaint(const Taint& a, const Taint& b) {
+  return a.key == b.key && a.effect == b.effect;
+}
 
 std::string taintToString(const Taint& taint) {
   std::string out = taint.key;
@@ -37,7 +39,8 @@ bool tolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const 
   return false;
 }
 
-const Taint* findMatchingUntoleratedTaint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations,
+const Taint* findMatchingUntoleratedTaint(const std::vector<Taint>& taints,
+                                          const std::vector<Toleration>& tolerations,
                                           const TaintFilter& inclusionFilter) {
   for (const auto& taint : taints) {
     if (inclusionFilter && !inclusionFilter(taint)) continue;
@@ -67,7 +70,8 @@ std::vector<Toleration> tolerationsForPreferNoSchedule(const std::vector<Tolerat
   return out;
 }
 
-int countIntolerableTaintsPreferNoSchedule(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations) {
+int countIntolerableTaintsPreferNoSchedule(const std::vector<Taint>& taints,
+                                           const std::vector<Toleration>& tolerations) {
   int n = 0;
   for (const auto& taint : taints) {
     if (taint.effect != kTaintEffectPreferNoSchedule) continue;

@@ -42,7 +42,8 @@ using TaintFilter = std::function<bool(const Taint&)>;
 // FindMatchingUntoleratedTaint: the first taint that passes `inclusionFilter` (all taints when the
 // filter is empty) and is not tolerated, or nullptr when every such taint is tolerated. The pointer
 // points into `taints`.
-const Taint* findMatchingUntoleratedTaint(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations,
+const Taint* findMatchingUntoleratedTaint(const std::vector<Taint>& taints,
+                                          const std::vector<Toleration>& tolerations,
                                           const TaintFilter& inclusionFilter = {});
 
 // Filter used by the TaintToleration Filter and by DaemonSet-style checks: NoSchedule or NoExecute.
@@ -54,6 +55,7 @@ std::vector<Taint> taintsWithEffect(const std::vector<Taint>& taints, std::strin
 // TaintToleration plugin helpers: tolerations whose effect is empty or PreferNoSchedule, and the
 // number of PreferNoSchedule taints none of `tolerations` tolerates.
 std::vector<Toleration> tolerationsForPreferNoSchedule(const std::vector<Toleration>& tolerations);
-int countIntolerableTaintsPreferNoSchedule(const std::vector<Taint>& taints, const std::vector<Toleration>& tolerations);
+int countIntolerableTaintsPreferNoSchedule(const std::vector<Taint>& taints,
+                                           const std::vector<Toleration>& tolerations);
 
 }  // namespace ks::api

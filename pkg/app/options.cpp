@@ -20,10 +20,11 @@ namespace {
 Result<bool> parseBool(std::string_view v) {
   // strconv.ParseBool
   static const std::map<std::string_view, bool> kValues = {
-      {"1", true},     {"t", true},      {"T", true},     {"true", true},   {"TRUE", true},   {"True", true},
-      {"0", false},    {"f", false},     {"F", false},    {"false", false}, {"FALSE", false}, {"False", false}};
+      {"1", true},  {"t", true},  {"T", true},  {"true", true},   {"TRUE", true},   {"True", true},
+      {"0", false}, {"f", false}, {"F", false}, {"false", false}, {"FALSE", false}, {"False", false}};
   auto it = kValues.find(v);
-  if (it == kValues.end()) return Error("strconv.ParseBool: parsing \"" + std::string(v) + "\": invalid syntax");
+  if (it == kValues.end())
+    return Error("strconv.ParseBool: parsing \"" + std::string(v) + "\": invalid syntax");
   return it->second;
 }
 
@@ -112,33 +113,37 @@ const std::vector<Flag>& flags() {
                  str(&Options::writeConfigTo)});
 
     // secure serving
-    f.push_back({"bind-address", "", false, "ip", "0.0.0.0", "Secure serving",
-                 "The IP address on which to listen for the --secure-port port. If blank or an unspecified address "
-                 "(0.0.0.0 or ::), all interfaces and IP address families will be used.",
-                 false, [](Options& o, std::string_view v) -> VoidResult {
-                   std::string s(v);
-                   if (!s.empty() && !isIp(s)) return Error("failed to parse IP: \"" + s + "\"");
-                   o.bindAddress = s;
-                   return {};
-                 }});
-    f.push_back({"secure-port", "", false, "int", "10259", "Secure serving",
-                 "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS "
-                 "at all.",
-                 false, [](Options& o, std::string_view v) -> VoidResult {
-                   auto n = parseInt(v, INT32_MIN, INT32_MAX, "strconv.ParseInt");
-                   if (!n.ok()) return n.error();
-                   if (*n < 0 || *n > 65535) {
-                     return Error("--secure-port " + std::to_string(*n) + " must be between 0 and 65535, inclusive. "
-                                  "0 for turning off secure port");
-                   }
-                   o.securePort = static_cast<uint16_t>(*n);
-                   return {};
-                 }});
-    f.push_back({"tls-cert-file", "", false, "string", "", "Secure serving",
-                 "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and "
-                 "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key "
-                 "are generated in memory.",
-                 false, str(&Options::tlsCertFile)});
+    f.push_back(
+        {"bind-address", "", false, "ip", "0.0.0.0", "Secure serving",
+         "The IP address on which to listen for the --secure-port port. If blank or an unspecified address "
+         "(0.0.0.0 or ::), all interfaces and IP address families will be used.",
+         false, [](Options& o, std::string_view v) -> VoidResult {
+           std::string s(v);
+           if (!s.empty() && !isIp(s)) return Error("failed to parse IP: \"" + s + "\"");
+           o.bindAddress = s;
+           return {};
+         }});
+    f.push_back(
+        {"secure-port", "", false, "int", "10259", "Secure serving",
+         "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS "
+         "at all.",
+         false, [](Options& o, std::string_view v) -> VoidResult {
+           auto n = parseInt(v, INT32_MIN, INT32_MAX, "strconv.ParseInt");
+           if (!n.ok()) return n.error();
+           if (*n < 0 || *n > 65535) {
+             return Error("--secure-port " + std::to_string(*n) +
+                          " must be between 0 and 65535, inclusive. "
+                          "0 for turning off secure port");
+           }
+           o.securePort = static_cast<uint16_t>(*n);
+           return {};
+         }});
+    f.push_back(
+        {"tls-cert-file", "", false, "string", "", "Secure serving",
+         "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and "
+         "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key "
+         "are generated in memory.",
+         false, str(&Options::tlsCertFile)});
     f.push_back({"tls-private-key-file", "", false, "string", "", "Secure serving",
                  "File containing the default x509 private key matching --tls-cert-file.", false,
                  str(&Options::tlsPrivateKeyFile)});
@@ -147,28 +152,30 @@ const std::vector<Flag>& flags() {
     constexpr const char* kIgnored = " This parameter is ignored if a config file is specified in --config.";
     f.push_back({"kubeconfig", "", false, "string", "", "Deprecated",
                  std::string("DEPRECATED: path to kubeconfig file with authorization and master location "
-                             "information.") + kIgnored,
+                             "information.") +
+                     kIgnored,
                  true, [](Options& o, std::string_view v) -> VoidResult {
                    o.deprecated.kubeconfig = std::string(v);
                    return {};
                  }});
     f.push_back({"kube-api-burst", "", false, "int32", "100", "Deprecated",
-                 std::string("DEPRECATED: burst to use while talking with kubernetes apiserver.") + kIgnored, true,
-                 [](Options& o, std::string_view v) -> VoidResult {
+                 std::string("DEPRECATED: burst to use while talking with kubernetes apiserver.") + kIgnored,
+                 true, [](Options& o, std::string_view v) -> VoidResult {
                    auto n = parseInt(v, INT32_MIN, INT32_MAX, "strconv.ParseInt");
                    if (!n.ok()) return n.error();
                    o.deprecated.kubeApiBurst = static_cast<int32_t>(*n);
                    return {};
                  }});
-    f.push_back({"kube-api-content-type", "", false, "string", "application/vnd.kubernetes.protobuf", "Deprecated",
+    f.push_back({"kube-api-content-type", "", false, "string", "application/vnd.kubernetes.protobuf",
+                 "Deprecated",
                  std::string("DEPRECATED: content type of requests sent to apiserver.") + kIgnored, true,
                  [](Options& o, std::string_view v) -> VoidResult {
                    o.deprecated.kubeApiContentType = std::string(v);
                    return {};
                  }});
     f.push_back({"kube-api-qps", "", false, "float32", "50", "Deprecated",
-                 std::string("DEPRECATED: QPS to use while talking with kubernetes apiserver.") + kIgnored, true,
-                 [](Options& o, std::string_view v) -> VoidResult {
+                 std::string("DEPRECATED: QPS to use while talking with kubernetes apiserver.") + kIgnored,
+                 true, [](Options& o, std::string_view v) -> VoidResult {
                    auto q = parseFloat(v);
                    if (!q.ok()) return q.error();
                    o.deprecated.kubeApiQps = *q;
@@ -176,27 +183,31 @@ const std::vector<Flag>& flags() {
                  }});
 
     // leader election
-    f.push_back({"leader-elect", "", true, "", "true", "Leader election",
-                 "Start a leader election client and gain leadership before executing the main loop. Enable this "
-                 "when running replicated components for high availability.",
-                 false, [](Options& o, std::string_view v) -> VoidResult {
-                   auto b = parseBool(v);
-                   if (!b.ok()) return b.error();
-                   o.leaderElection.leaderElect = *b;
-                   return {};
-                 }});
-    f.push_back({"leader-elect-lease-duration", "", false, "duration", "15s", "Leader election",
-                 "The duration that non-leader candidates will wait after observing a leadership renewal until "
-                 "attempting to acquire leadership of a led but unrenewed leader slot.",
-                 false, dur(&LeaderElectionFlags::leaseDuration)});
-    f.push_back({"leader-elect-renew-deadline", "", false, "duration", "10s", "Leader election",
-                 "The interval between attempts by the acting master to renew a leadership slot before it stops "
-                 "leading. This must be less than the lease duration.",
-                 false, dur(&LeaderElectionFlags::renewDeadline)});
-    f.push_back({"leader-elect-resource-lock", "", false, "string", "leases", "Leader election",
-                 "The type of resource object that is used for locking during leader election. Supported option "
-                 "is 'leases'.",
-                 false, leStr(&LeaderElectionFlags::resourceLock)});
+    f.push_back(
+        {"leader-elect", "", true, "", "true", "Leader election",
+         "Start a leader election client and gain leadership before executing the main loop. Enable this "
+         "when running replicated components for high availability.",
+         false, [](Options& o, std::string_view v) -> VoidResult {
+           auto b = parseBool(v);
+           if (!b.ok()) return b.error();
+           o.leaderElection.leaderElect = *b;
+           return {};
+         }});
+    f.push_back(
+        {"leader-elect-lease-duration", "", false, "duration", "15s", "Leader election",
+         "The duration that non-leader candidates will wait after observing a leadership renewal until "
+         "attempting to acquire leadership of a led but unrenewed leader slot.",
+         false, dur(&LeaderElectionFlags::leaseDuration)});
+    f.push_back(
+        {"leader-elect-renew-deadline", "", false, "duration", "10s", "Leader election",
+         "The interval between attempts by the acting master to renew a leadership slot before it stops "
+         "leading. This must be less than the lease duration.",
+         false, dur(&LeaderElectionFlags::renewDeadline)});
+    f.push_back(
+        {"leader-elect-resource-lock", "", false, "string", "leases", "Leader election",
+         "The type of resource object that is used for locking during leader election. Supported option "
+         "is 'leases'.",
+         false, leStr(&LeaderElectionFlags::resourceLock)});
     f.push_back({"leader-elect-resource-name", "", false, "string", "kube-scheduler", "Leader election",
                  "The name of resource object that is used for locking during leader election.", false,
                  leStr(&LeaderElectionFlags::resourceName)});
@@ -209,12 +220,13 @@ const std::vector<Flag>& flags() {
                  false, dur(&LeaderElectionFlags::retryPeriod)});
 
     // feature gate
-    f.push_back({"feature-gates", "", false, "mapStringBool", "", "Feature gate",
-                 "A set of key=value pairs that describe feature gates for alpha/experimental features. Options "
-                 "are:\n      DRASchedulerFilterTimeout=true|false (BETA - default=true)\n"
-                 "      DynamicResourceAllocation=true|false (default=true)\n"
-                 "      StorageCapacityScoring=true|false (ALPHA - default=false)",
-                 false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
+    f.push_back(
+        {"feature-gates", "", false, "mapStringBool", "", "Feature gate",
+         "A set of key=value pairs that describe feature gates for alpha/experimental features. Options "
+         "are:\n      DRASchedulerFilterTimeout=true|false (BETA - default=true)\n"
+         "      DynamicResourceAllocation=true|false (default=true)\n"
+         "      StorageCapacityScoring=true|false (ALPHA - default=false)",
+         false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
 
     // logs
     f.push_back({"v", "v", false, "Level", "0", "Logs",
@@ -346,7 +358,8 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   return o;
 }
 
-Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options, std::vector<std::string>* warnings) {
+Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options,
+                                                       std::vector<std::string>* warnings) {
   config::DecodeOptions decode;
   decode.features = options.featureGates;
   decode.validate = false;  // validated below, after the flags are applied (as upstream)
@@ -367,7 +380,8 @@ Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options, s
     cfg = std::move(loaded).value();
     if (warnings != nullptr) {
       for (const auto& name : options.deprecatedFlagsSet) {
-        warnings->push_back("flag " + name + " is deprecated and ignored when --config is set; set it in the "
+        warnings->push_back("flag " + name +
+                            " is deprecated and ignored when --config is set; set it in the "
                             "configuration file instead");
       }
     }
@@ -388,11 +402,13 @@ Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options, s
 
 std::string usage() {
   std::string out =
-      "kube-scheduler-cpp: a Kubernetes scheduler, compatible with kube-scheduler's KubeSchedulerConfiguration\n"
+      "kube-scheduler-cpp: a Kubernetes scheduler, compatible with kube-scheduler's "
+      "KubeSchedulerConfiguration\n"
       "profiles, flags, metrics and endpoints. Runs as a (secondary) scheduler against a cluster.\n\n"
       "Usage:\n"
       "  kube-scheduler-cpp [flags]\n"
-      "  kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o json|table]\n"
+      "  kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o "
+      "json|table]\n"
       "      Schedule the pending pods of a cluster file (as `kubectl get nodes,pods -A -o yaml` prints it)\n"
       "      with the real scheduler over an in-memory API server, and print where each pod goes and why.\n";
   std::string section;

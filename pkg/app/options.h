@@ -55,10 +55,10 @@ struct Options {
   std::string master;         // --master: overrides the kubeconfig's server
 
   // secure serving
-  std::string bindAddress = "0.0.0.0";  // --bind-address
+  std::string bindAddress = "0.0.0.0";       // --bind-address
   uint16_t securePort = kDefaultSecurePort;  // --secure-port; 0 disables serving
-  std::string tlsCertFile;              // --tls-cert-file
-  std::string tlsPrivateKeyFile;        // --tls-private-key-file
+  std::string tlsCertFile;                   // --tls-cert-file
+  std::string tlsPrivateKeyFile;             // --tls-private-key-file
 
   // logs
   int verbosity = 0;  // -v / --v

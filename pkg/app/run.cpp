@@ -91,13 +91,14 @@ class ProfileEventRecorder final : public framework::EventRecorder {
                        std::string first, const informer::Store<api::Pod>& pods)
       : recorders_(std::move(recorders)), first_(std::move(first)), pods_(pods) {}
 
-  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
-              std::string_view reason, std::string_view action, std::string note) override {
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related,
+              std::string_view type, std::string_view reason, std::string_view action,
+              std::string note) override {
     framework::EventRecorder* target = recorders_.at(first_).get();
     if (recorders_.size() > 1 && regarding.kind == "Pod") {
       if (auto pod = pods_.get(regarding.namespace_ + "/" + regarding.name)) {
-        const std::string& name =
-            pod->spec.schedulerName.empty() ? std::string(config::kDefaultSchedulerName) : pod->spec.schedulerName;
+        const std::string& name = pod->spec.schedulerName.empty() ? std::string(config::kDefaultSchedulerName)
+                                                                  : pod->spec.schedulerName;
         if (auto it = recorders_.find(name); it != recorders_.end()) target = it->second.get();
       }
     }
@@ -136,12 +137,14 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
     if (!loaded.ok()) return loaded.error().wrap("loading kubeconfig");
     rc = std::move(loaded).value();
   } else if (master.empty()) {
-    spdlog::warn("Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
+    spdlog::warn(
+        "Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
     auto inCluster = client::rest::inClusterConfig();
     if (!inCluster.ok()) {
-      return Error("invalid configuration: no configuration has been provided (set clientConnection.kubeconfig "
-                   "in --config, --kubeconfig, or --master; in-cluster config: " +
-                   inCluster.error().message() + ")");
+      return Error(
+          "invalid configuration: no configuration has been provided (set clientConnection.kubeconfig "
+          "in --config, --kubeconfig, or --master; in-cluster config: " +
+          inCluster.error().message() + ")");
     }
     rc = std::move(inCluster).value();
   }
@@ -149,8 +152,9 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
   rc.qps = cc.qps;
   rc.burst = cc.burst;
   if (!cc.contentType.empty() && cc.contentType != "application/json") {
-    spdlog::debug("clientConnection.contentType {} requested; kube-scheduler-cpp always sends application/json",
-                  cc.contentType);
+    spdlog::debug(
+        "clientConnection.contentType {} requested; kube-scheduler-cpp always sends application/json",
+        cc.contentType);
   }
   rc.userAgent = std::string("kube-scheduler-cpp/v") + KS_VERSION;
   return rc;

@@ -42,8 +42,8 @@ class ApiError {
   std::chrono::seconds retryAfter() const { return retryAfter_; }
 
   bool isNotFound() const { return code_ == 404; }
-  bool isConflict() const { return code_ == 409; }           // AlreadyExists or Conflict
-  bool isGone() const { return code_ == 410; }               // Expired / Gone: relist
+  bool isConflict() const { return code_ == 409; }  // AlreadyExists or Conflict
+  bool isGone() const { return code_ == 410; }      // Expired / Gone: relist
   bool isTooManyRequests() const { return code_ == 429; }
   bool isServerError() const { return code_ >= 500; }
   bool isTransport() const { return code_ == 0; }
@@ -110,8 +110,8 @@ class ListWatchers {
 // What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a
 // strategic-merge patch of pods/{name}/status.
 struct PodStatusPatch {
-  std::optional<api::PodCondition> condition;      // merged by type
-  std::optional<std::string> nominatedNodeName;    // "" clears it
+  std::optional<api::PodCondition> condition;    // merged by type
+  std::optional<std::string> nominatedNodeName;  // "" clears it
 };
 
 struct DeleteOptions {

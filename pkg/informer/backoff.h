@@ -30,7 +30,8 @@ class Backoff {
                                        static_cast<double>(next_.count()) * options_.factor)));
     if (options_.jitter > 0) {
       double r = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
-      d = std::chrono::milliseconds(static_cast<int64_t>(static_cast<double>(d.count()) * (1.0 + options_.jitter * r)));
+      d = std::chrono::milliseconds(
+          static_cast<int64_t>(static_cast<double>(d.count()) * (1.0 + options_.jitter * r)));
     }
     d = std::min(d, options_.max);
     return std::max(d, retryAfter);

@@ -2,10 +2,13 @@
 
 namespace ks::informer {
 
-SharedInformerFactory::SharedInformerFactory(client::ListWatchers& listWatchers, SharedInformerFactoryOptions options)
+SharedInformerFactory::SharedInformerFactory(client::ListWatchers& listWatchers,
+                                             SharedInformerFactoryOptions options)
     : listWatchers_(listWatchers), options_(std::move(options)) {}
 
-SharedInformerFactory::~SharedInformerFactory() { stop(); }
+SharedInformerFactory::~SharedInformerFactory() {
+  stop();
+}
 
 template <typename T>
 SharedInformer<T>& SharedInformerFactory::informerFor(std::unique_ptr<SharedInformer<T>>& slot,
@@ -72,7 +75,8 @@ bool SharedInformerFactory::waitForCacheSync(std::chrono::milliseconds timeout) 
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (InformerBase* informer : started) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (!informer->waitForSync(std::max(left, std::chrono::milliseconds(0)))) return false;
   }
   return true;

@@ -33,7 +33,8 @@ inline constexpr std::string_view kSchedulerPodFieldSelector = "status.phase!=Su
 
 class SharedInformerFactory {
  public:
-  explicit SharedInformerFactory(client::ListWatchers& listWatchers, SharedInformerFactoryOptions options = {});
+  explicit SharedInformerFactory(client::ListWatchers& listWatchers,
+                                 SharedInformerFactoryOptions options = {});
   ~SharedInformerFactory();
   SharedInformerFactory(const SharedInformerFactory&) = delete;
   SharedInformerFactory& operator=(const SharedInformerFactory&) = delete;

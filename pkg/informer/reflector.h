@@ -61,7 +61,11 @@ template <typename T>
 class Reflector {
  public:
   Reflector(client::ListWatcher<T>& lw, ReflectorSink<T>& sink, ReflectorOptions options)
-      : lw_(lw), sink_(sink), options_(std::move(options)), backoff_(options_.backoff), rng_(options_.backoff.seed) {
+      : lw_(lw),
+        sink_(sink),
+        options_(std::move(options)),
+        backoff_(options_.backoff),
+        rng_(options_.backoff.seed) {
     if (!options_.sleep) options_.sleep = sleepFor;
   }
   ~Reflector() { stop(); }
@@ -245,15 +249,15 @@ class Reflector {
   client::ListWatcher<T>& lw_;
   ReflectorSink<T>& sink_;
   ReflectorOptions options_;
-  Backoff backoff_;       // reflector thread only
-  std::mt19937_64 rng_;   // reflector thread only
+  Backoff backoff_;      // reflector thread only
+  std::mt19937_64 rng_;  // reflector thread only
   std::atomic<int64_t> lists_{0};
   std::atomic<int64_t> watches_{0};
 
   mutable std::mutex mu_;
-  std::string lastSyncRV_;                    // guarded by mu_
+  std::string lastSyncRV_;                     // guarded by mu_
   std::optional<client::ApiError> lastError_;  // guarded by mu_
-  std::jthread thread_;                       // guarded by mu_
+  std::jthread thread_;                        // guarded by mu_
 };
 
 }  // namespace ks::informer

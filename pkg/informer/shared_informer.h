@@ -71,7 +71,8 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
 
-  SharedInformer(client::ListWatcher<T>& lw, ReflectorOptions options) : reflector_(lw, *this, std::move(options)) {}
+  SharedInformer(client::ListWatcher<T>& lw, ReflectorOptions options)
+      : reflector_(lw, *this, std::move(options)) {}
   ~SharedInformer() override { stop(); }
   SharedInformer(const SharedInformer&) = delete;
   SharedInformer& operator=(const SharedInformer&) = delete;
@@ -287,13 +288,13 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
   Reflector<T> reflector_;
 
   mutable std::mutex mu_;
-  std::condition_variable_any cv_;                                   // queue_ became non-empty
-  mutable std::condition_variable syncedCv_;                         // synced_ became true
+  std::condition_variable_any cv_;                                     // queue_ became non-empty
+  mutable std::condition_variable syncedCv_;                           // synced_ became true
   std::vector<std::shared_ptr<const EventHandlerFuncs<T>>> handlers_;  // guarded by mu_
-  std::deque<Notification> queue_;                                   // guarded by mu_
-  bool replaced_ = false;  // the first list reached the store; guarded by mu_
-  bool synced_ = false;    // the first list reached the handlers; guarded by mu_
-  bool started_ = false;   // guarded by mu_
+  std::deque<Notification> queue_;                                     // guarded by mu_
+  bool replaced_ = false;    // the first list reached the store; guarded by mu_
+  bool synced_ = false;      // the first list reached the handlers; guarded by mu_
+  bool started_ = false;     // guarded by mu_
   std::jthread dispatcher_;  // guarded by mu_
 };
 

@@ -167,7 +167,7 @@ class Store {
   }
 
   mutable std::mutex mu_;
-  std::map<std::string, ObjectPtr> items_;          // guarded by mu_
+  std::map<std::string, ObjectPtr> items_;             // guarded by mu_
   std::map<std::string, Index, std::less<>> indices_;  // guarded by mu_
 };
 

@@ -65,8 +65,10 @@ client::ApiResult<void> LeaseLock::update(const LeaderElectionRecord& record) {
 VoidResult validate(const LeaderElectionConfig& c) {
   // The order and texts are upstream's NewLeaderElector (Go truncates JitterFactor*RetryPeriod).
   if (c.leaseDuration <= c.renewDeadline) return Error("leaseDuration must be greater than renewDeadline");
-  const auto jittered = Duration(static_cast<Duration::rep>(kJitterFactor * static_cast<double>(c.retryPeriod.count())));
-  if (c.renewDeadline <= jittered) return Error("renewDeadline must be greater than retryPeriod*JitterFactor");
+  const auto jittered =
+      Duration(static_cast<Duration::rep>(kJitterFactor * static_cast<double>(c.retryPeriod.count())));
+  if (c.renewDeadline <= jittered)
+    return Error("renewDeadline must be greater than retryPeriod*JitterFactor");
   if (c.leaseDuration < Duration(1)) return Error("leaseDuration must be greater than zero");
   if (c.renewDeadline < Duration(1)) return Error("renewDeadline must be greater than zero");
   if (c.retryPeriod < Duration(1)) return Error("retryPeriod must be greater than zero");
@@ -85,8 +87,10 @@ struct LeaderElector::Sleep {
   bool fired = false;  // guarded by mu
 };
 
-Result<std::unique_ptr<LeaderElector>> LeaderElector::create(LeaderElectionConfig config, client::LeaseClient& client,
-                                                              framework::Clock& clock, std::function<double()> random) {
+Result<std::unique_ptr<LeaderElector>> LeaderElector::create(LeaderElectionConfig config,
+                                                             client::LeaseClient& client,
+                                                             framework::Clock& clock,
+                                                             std::function<double()> random) {
   if (VoidResult v = validate(config); !v.ok()) return v.error();
   if (!random) {
     auto rng = std::make_shared<std::mt19937_64>(std::random_device{}());
@@ -97,8 +101,8 @@ Result<std::unique_ptr<LeaderElector>> LeaderElector::create(LeaderElectionConfi
   return le;
 }
 
-LeaderElector::LeaderElector(LeaderElectionConfig config, client::LeaseClient& client, framework::Clock& clock,
-                             std::function<double()> random)
+LeaderElector::LeaderElector(LeaderElectionConfig config, client::LeaseClient& client,
+                             framework::Clock& clock, std::function<double()> random)
     : config_(std::move(config)),
       clock_(clock),
       random_(std::move(random)),
@@ -160,7 +164,8 @@ void LeaderElector::renew(std::stop_token stop) {
     maybeReportTransition();
     if (!renewed) {
       if (config_.metrics != nullptr) config_.metrics->leaderOff(config_.name);
-      if (!stop.stop_requested()) logInfo("failed to renew lease " + desc + ": timed out waiting for the condition");
+      if (!stop.stop_requested())
+        logInfo("failed to renew lease " + desc + ": timed out waiting for the condition");
       break;
     }
     if (!sleepFor(config_.retryPeriod, stop)) break;
@@ -256,9 +261,13 @@ void LeaderElector::maybeReportTransition() {
   if (config_.callbacks.onNewLeader) config_.callbacks.onNewLeader(reportedLeader_);
 }
 
-std::string LeaderElector::getLeader() const { return getObservedRecord().holderIdentity; }
+std::string LeaderElector::getLeader() const {
+  return getObservedRecord().holderIdentity;
+}
 
-bool LeaderElector::isLeader() const { return getObservedRecord().holderIdentity == config_.identity; }
+bool LeaderElector::isLeader() const {
+  return getObservedRecord().holderIdentity == config_.identity;
+}
 
 VoidResult LeaderElector::check(Duration maxTolerableExpiredLease) const {
   if (!isLeader()) return {};  // a hot standby is healthy

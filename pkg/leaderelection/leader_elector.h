@@ -143,7 +143,8 @@ class LeaderElector {
  public:
   // Validates `config` (validate()). `client` and `clock` must outlive the elector. `random` yields
   // uniform doubles in [0, 1) for the acquire jitter; empty: a randomly seeded generator.
-  static Result<std::unique_ptr<LeaderElector>> create(LeaderElectionConfig config, client::LeaseClient& client,
+  static Result<std::unique_ptr<LeaderElector>> create(LeaderElectionConfig config,
+                                                       client::LeaseClient& client,
                                                        framework::Clock& clock = framework::realClock(),
                                                        std::function<double()> random = {});
 

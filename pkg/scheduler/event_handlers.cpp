@@ -58,7 +58,8 @@ class EventHandlingSeries {
 class EventHandlingTimer {
  public:
   explicit EventHandlingTimer(EventHandlingSeries* series)
-      : series_(series), start_(series ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
+      : series_(series),
+        start_(series ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{}) {}
   ~EventHandlingTimer() {
     if (series_ != nullptr) series_->get().observe(secondsSince(start_));
   }
@@ -114,13 +115,16 @@ std::vector<ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNod
 
 bool Scheduler::isUnassignedForUs(const api::Pod& pod) const {
   if (!pod.spec.nodeName.empty()) return false;
-  const std::string& name = pod.spec.schedulerName.empty() ? std::string("default-scheduler") : pod.spec.schedulerName;
+  const std::string& name =
+      pod.spec.schedulerName.empty() ? std::string("default-scheduler") : pod.spec.schedulerName;
   return servesSchedulerName(name);
 }
 
 // ---- Pending pods -> queue ----
 
-void Scheduler::onPodAdd(const api::PodPtr& pod) { queue_->add(pod); }
+void Scheduler::onPodAdd(const api::PodPtr& pod) {
+  queue_->add(pod);
+}
 
 void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod) {
   // Resync (same version) carries nothing new.
@@ -165,24 +169,26 @@ void Scheduler::onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr
   for (const auto& e : events) {
     const auto moveStart = std::chrono::steady_clock::now();
     queue_->assignedPodUpdated(oldPod, newPod, e.actionType);
-    if (options_.metrics) options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
+    if (options_.metrics)
+      options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
   }
 }
 
 void Scheduler::onAssignedPodDelete(const api::PodPtr& pod) {
   if (auto r = cache_->removePod(*pod); !r.ok()) {
-    spdlog::error("Scheduler cache RemovePod failed pod={}/{}: {}", pod->metadata.namespace_, pod->metadata.name,
-                  r.error().message());
+    spdlog::error("Scheduler cache RemovePod failed pod={}/{}: {}", pod->metadata.namespace_,
+                  pod->metadata.name, r.error().message());
   }
-  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete}, EventObject(pod),
-                                        {});
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete},
+                                        EventObject(pod), {});
 }
 
 // ---- Nodes -> cache ----
 
 void Scheduler::onNodeAdd(const api::NodePtr& node) {
   cache_->addNode(node);
-  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::Node, action::Add}, {}, EventObject(node));
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::Node, action::Add}, {},
+                                        EventObject(node));
 }
 
 void Scheduler::onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& newNode) {
@@ -194,7 +200,8 @@ void Scheduler::onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& ne
   for (const auto& e : events) {
     const auto moveStart = std::chrono::steady_clock::now();
     queue_->moveAllToActiveOrBackoffQueue(e, EventObject(oldNode), EventObject(newNode));
-    if (options_.metrics) options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
+    if (options_.metrics)
+      options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
   }
 }
 
@@ -208,8 +215,8 @@ namespace {
 
 // Add/update/delete of another resource become the cluster events plugins registered for.
 template <typename T>
-void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResource resource, queue::PriorityQueue& q,
-                             metrics::Metrics* m) {
+void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResource resource,
+                             queue::PriorityQueue& q, metrics::Metrics* m) {
   struct Series {
     Series(metrics::Metrics& mm, EventResource r)
         : add(mm, queue::eventLabel(ClusterEvent{r, action::Add})),
@@ -223,10 +230,12 @@ void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResourc
     EventHandlingTimer timer(series ? &series->add : nullptr);
     q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Add}, {}, EventObject(obj));
   };
-  h.onUpdate = [&q, resource, series](const std::shared_ptr<const T>& oldObj, const std::shared_ptr<const T>& newObj) {
+  h.onUpdate = [&q, resource, series](const std::shared_ptr<const T>& oldObj,
+                                      const std::shared_ptr<const T>& newObj) {
     if (oldObj->metadata.resourceVersion == newObj->metadata.resourceVersion) return;
     EventHandlingTimer timer(series ? &series->update : nullptr);
-    q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Update}, EventObject(oldObj), EventObject(newObj));
+    q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Update}, EventObject(oldObj),
+                                    EventObject(newObj));
   };
   h.onDelete = [&q, resource, series](const informer::DeletedObject<T>& d) {
     EventHandlingTimer timer(series ? &series->del : nullptr);
@@ -252,7 +261,7 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     onAssignedPodAdd(p);
   };
   assigned.onUpdate = [this, s = series(&HandlerSeries::assignedPodUpdate), hs](const api::PodPtr& o,
-                                                                                 const api::PodPtr& n) {
+                                                                                const api::PodPtr& n) {
     EventHandlingTimer timer(s);
     onAssignedPodUpdate(o, n);
   };
@@ -272,7 +281,7 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     onPodAdd(p);
   };
   pending.onUpdate = [this, s = series(&HandlerSeries::unscheduledPodUpdate), hs](const api::PodPtr& o,
-                                                                                   const api::PodPtr& n) {
+                                                                                  const api::PodPtr& n) {
     // A resync (same version) is dropped before anything is recorded, as upstream.
     if (o->metadata.resourceVersion == n->metadata.resourceVersion) return;
     EventHandlingTimer timer(s);
@@ -299,7 +308,8 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     onNodeAdd(n);
   };
   nodes.onUpdate = [this](const api::NodePtr& o, const api::NodePtr& n) { onNodeUpdate(o, n); };
-  nodes.onDelete = [this, s = series(&HandlerSeries::nodeDelete), hs](const informer::DeletedObject<api::Node>& d) {
+  nodes.onDelete = [this, s = series(&HandlerSeries::nodeDelete),
+                    hs](const informer::DeletedObject<api::Node>& d) {
     EventHandlingTimer timer(s);
     onNodeDelete(objectOf(d));
   };
@@ -312,13 +322,16 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     addClusterEventHandlers(factory.persistentVolumes(), EventResource::PersistentVolume, *queue_, m);
   }
   if (wants(EventResource::PersistentVolumeClaim)) {
-    addClusterEventHandlers(factory.persistentVolumeClaims(), EventResource::PersistentVolumeClaim, *queue_, m);
+    addClusterEventHandlers(factory.persistentVolumeClaims(), EventResource::PersistentVolumeClaim, *queue_,
+                            m);
   }
   if (wants(EventResource::StorageClass)) {
     addClusterEventHandlers(factory.storageClasses(), EventResource::StorageClass, *queue_, m);
   }
-  if (wants(EventResource::CSINode)) addClusterEventHandlers(factory.csiNodes(), EventResource::CSINode, *queue_, m);
-  if (wants(EventResource::CSIDriver)) addClusterEventHandlers(factory.csiDrivers(), EventResource::CSIDriver, *queue_, m);
+  if (wants(EventResource::CSINode))
+    addClusterEventHandlers(factory.csiNodes(), EventResource::CSINode, *queue_, m);
+  if (wants(EventResource::CSIDriver))
+    addClusterEventHandlers(factory.csiDrivers(), EventResource::CSIDriver, *queue_, m);
   if (wants(EventResource::CSIStorageCapacity)) {
     addClusterEventHandlers(factory.csiStorageCapacities(), EventResource::CSIStorageCapacity, *queue_, m);
   }

@@ -39,8 +39,9 @@ class ApiEventRecorder final : public framework::EventRecorder {
   ApiEventRecorder(const ApiEventRecorder&) = delete;
   ApiEventRecorder& operator=(const ApiEventRecorder&) = delete;
 
-  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
-              std::string_view reason, std::string_view action, std::string note) override;
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related,
+              std::string_view type, std::string_view reason, std::string_view action,
+              std::string note) override;
 
   // Blocks until the queue is drained (tests, shutdown).
   void flush();

@@ -30,8 +30,9 @@ const std::string& schedulerNameOf(const api::Pod& pod) {
   return pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
 }
 
-
-std::string podName(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
+std::string podName(const api::Pod& pod) {
+  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+}
 
 const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMode::Override};
 
@@ -39,9 +40,12 @@ const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMod
 
 std::string_view attemptResultName(AttemptResult r) {
   switch (r) {
-    case AttemptResult::Scheduled: return "Scheduled";
-    case AttemptResult::Unschedulable: return "Unschedulable";
-    case AttemptResult::Error: return "Error";
+    case AttemptResult::Scheduled:
+      return "Scheduled";
+    case AttemptResult::Unschedulable:
+      return "Unschedulable";
+    case AttemptResult::Error:
+      return "Error";
   }
   return "Error";
 }
@@ -52,7 +56,9 @@ Scheduler::Scheduler(client::Client& client, SchedulerOptions options)
   rng_.seed(options_.seed != 0 ? options_.seed : std::random_device{}());
 }
 
-Scheduler::~Scheduler() { close(); }
+Scheduler::~Scheduler() {
+  close();
+}
 
 Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
                                                      const config::KubeSchedulerConfiguration& cfg,
@@ -90,7 +96,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
       return Error("duplicate profile with scheduler name \"" + profile.schedulerName + "\"");
     }
     s->profiles_.emplace(profile.schedulerName, std::move(fw).value());
-    if (s->options_.metrics) s->metricProfiles_[profile.schedulerName] = s->options_.metrics->profile(profile.schedulerName);
+    if (s->options_.metrics)
+      s->metricProfiles_[profile.schedulerName] = s->options_.metrics->profile(profile.schedulerName);
   }
 
   std::map<std::string, queue::ProfileHooks> hooks;
@@ -111,14 +118,18 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     if (!qo.clock) qo.clock = s->clock_;
   }
   if (qo.metrics == nullptr) qo.metrics = s->options_.metrics;
-  s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(), std::move(hooks), qo);
+  s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(),
+                                                     std::move(hooks), qo);
   for (auto& [name, fw] : s->profiles_) fw->setPodNominator(&s->queue_->nominator());
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
-  if (s->options_.metrics) s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
+  if (s->options_.metrics)
+    s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
   return s;
 }
 
-bool Scheduler::servesSchedulerName(const std::string& name) const { return profiles_.count(name) != 0; }
+bool Scheduler::servesSchedulerName(const std::string& name) const {
+  return profiles_.count(name) != 0;
+}
 
 Framework* Scheduler::frameworkForPod(const api::Pod& pod) const {
   auto it = profiles_.find(schedulerNameOf(pod));
@@ -169,7 +180,9 @@ void Scheduler::close() {
   if (bindingPool_) bindingPool_->close();
 }
 
-void Scheduler::waitForBindings() { bindingPool_->waitIdle(); }
+void Scheduler::waitForBindings() {
+  bindingPool_->waitIdle();
+}
 
 void Scheduler::recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                             std::string_view action, std::string note) {
@@ -194,7 +207,8 @@ bool Scheduler::scheduleOne() {
   }
   // Skip pods being deleted, and pods already assumed (an update raced with their binding).
   if (pod.metadata.deletionTimestamp.has_value()) {
-    recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", "skip schedule deleting pod: " + podName(pod));
+    recordEvent(pod, "Warning", "FailedScheduling", "Scheduling",
+                "skip schedule deleting pod: " + podName(pod));
     queue_->done(key);
     return true;
   }
@@ -243,7 +257,8 @@ bool Scheduler::scheduleOne() {
       }
       status = Status(Code::Unschedulable, std::vector<std::string>{fitError->message()});
     } else if (result.error().message() == kNoNodesAvailableMsg) {
-      status = Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{std::string(kNoNodesAvailableMsg)});
+      status = Status(Code::UnschedulableAndUnresolvable,
+                      std::vector<std::string>{std::string(kNoNodesAvailableMsg)});
     } else {
       status = Status::error(result.error().message());
     }
@@ -306,7 +321,8 @@ bool Scheduler::scheduleOne() {
 }
 
 Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleState& state, const PodInfo& pod,
-                                                         std::optional<FitError>& fitError, AttemptRecord* record) {
+                                                         std::optional<FitError>& fitError,
+                                                         AttemptRecord* record) {
   if (auto r = cache_->updateSnapshot(snapshot_); !r.ok()) return r.error();
   const int numNodes = snapshot_.numNodes();
   if (record) {
@@ -338,7 +354,8 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
     for (const auto& ni : *feasible) scores.push_back(framework::NodePluginScores{ni->nodeName(), {}, 1});
   } else {
     if (Status s = fw.runPreScorePlugins(state, pod, *feasible); !s.isSuccess()) return Error(s.message());
-    if (Status s = fw.runScorePlugins(state, pod, *feasible, scores); !s.isSuccess()) return Error(s.message());
+    if (Status s = fw.runScorePlugins(state, pod, *feasible, scores); !s.isSuccess())
+      return Error(s.message());
   }
   if (record) {
     for (const auto& ns : scores) {
@@ -353,8 +370,8 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
   return ScheduleResult{selectHost(scores), evaluated, static_cast<int>(feasible->size())};
 }
 
-Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, CycleState& state, const PodInfo& pod,
-                                                                Diagnosis& diagnosis) {
+Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, CycleState& state,
+                                                                const PodInfo& pod, Diagnosis& diagnosis) {
   const std::vector<NodeInfoPtr>& allNodes = snapshot_.list();
   framework::PreFilterResult preRes;
   std::set<std::string> pluginsWithNodes;
@@ -386,9 +403,8 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
       if (auto ni = snapshot_.get(name); ni.ok()) nodes.push_back(*ni);
     }
     // Keep the snapshot's order among the allowed nodes, so rotation stays fair.
-    std::sort(nodes.begin(), nodes.end(), [&](const NodeInfoPtr& a, const NodeInfoPtr& b) {
-      return a->nodeName() < b->nodeName();
-    });
+    std::sort(nodes.begin(), nodes.end(),
+              [&](const NodeInfoPtr& a, const NodeInfoPtr& b) { return a->nodeName() < b->nodeName(); });
     std::string plugins;
     for (const auto& p : pluginsWithNodes) plugins += (plugins.empty() ? "" : " ") + p;
     std::string pluginList;
@@ -400,8 +416,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
     candidates = &nodes;
   }
   auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, *candidates);
-  const int processed = static_cast<int>((feasible.ok() ? feasible->size() : 0) + diagnosis.nodeToStatus.size());
-  if (!allNodes.empty()) nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % static_cast<int>(allNodes.size());
+  const int processed =
+      static_cast<int>((feasible.ok() ? feasible->size() : 0) + diagnosis.nodeToStatus.size());
+  if (!allNodes.empty())
+    nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % static_cast<int>(allNodes.size());
   return feasible;
 }
 
@@ -524,7 +542,8 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     return;
   }
   Status bound = fw.runBindPlugins(*state, *assumed.podInfo, host);
-  if (auto r = cache_->finishBinding(pod); !r.ok()) spdlog::error("scheduler cache FinishBinding failed: {}", r.error().message());
+  if (auto r = cache_->finishBinding(pod); !r.ok())
+    spdlog::error("scheduler cache FinishBinding failed: {}", r.error().message());
   if (!bound.isSuccess()) {
     fail(bound);
     return;
@@ -596,7 +615,8 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
     pInfo.pendingPlugins = fitError->diagnosis.pendingPlugins;
     spdlog::info("Unable to schedule pod; no fit; waiting pod={} err=\"{}\"", podName(pod), errMsg);
   } else if (errMsg == kNoNodesAvailableMsg) {
-    spdlog::info("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={}", podName(pod));
+    spdlog::info("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={}",
+                 podName(pod));
   } else {
     spdlog::error("Error scheduling pod; retrying pod={} err=\"{}\"", podName(pod), errMsg);
   }
@@ -610,8 +630,8 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
       spdlog::info("Pod doesn't exist in informer cache pod={}", podName(pod));
       requeue = false;
     } else if (!current->spec.nodeName.empty()) {
-      spdlog::info("Pod has been assigned to node. Abort adding it back to queue. pod={} node={}", podName(pod),
-                   current->spec.nodeName);
+      spdlog::info("Pod has been assigned to node. Abort adding it back to queue. pod={} node={}",
+                   podName(pod), current->spec.nodeName);
       requeue = false;
     }
   } else if (!current->spec.nodeName.empty()) {
@@ -649,7 +669,8 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
   cond.status = "False";
   cond.reason = reason;
   cond.message = errMsg;
-  cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
+  cond.lastTransitionTime =
+      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
   patch.condition = std::move(cond);
   if (nominationChanged) patch.nominatedNodeName = nominatingInfo.nominatedNodeName;
   const std::string ns = pod.metadata.namespace_;

@@ -70,7 +70,8 @@ class AttemptObserver {
   // Scheduling thread, after each attempt's scheduling cycle.
   virtual void onAttempt(const AttemptRecord& record) = 0;
   // Binding thread, after a binding cycle: ok, or the failure message (the pod is requeued).
-  virtual void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) = 0;
+  virtual void onBindingDone(const api::Pod& pod, const std::string& node,
+                             const framework::Status& status) = 0;
 };
 
 struct SchedulerOptions {
@@ -80,8 +81,8 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   AttemptObserver* observer = nullptr;
   framework::EventRecorder* eventRecorder = nullptr;  // none: events are not recorded
-  metrics::Metrics* metrics = nullptr;                 // none: nothing is recorded
-  framework::Clock* clock = nullptr;                   // realClock() when null
+  metrics::Metrics* metrics = nullptr;                // none: nothing is recorded
+  framework::Clock* clock = nullptr;                  // realClock() when null
   // Overrides of the queue options derived from the config (tests).
   std::optional<queue::QueueOptions> queueOptions;
 };
@@ -135,7 +136,8 @@ class Scheduler {
                                      AttemptRecord* record);
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatFitPod(framework::runtime::Framework& fw,
                                                                   framework::CycleState& state,
-                                                                  const framework::PodInfo& pod, Diagnosis& diagnosis);
+                                                                  const framework::PodInfo& pod,
+                                                                  Diagnosis& diagnosis);
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
@@ -157,8 +159,8 @@ class Scheduler {
   // Sets the pending-pods and cache-size gauges (after each attempt and once a second).
   void updateGauges();
   metrics::ProfileId metricsProfile(const framework::runtime::Framework& fw) const;
-  void recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason, std::string_view action,
-                   std::string note);
+  void recordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
+                   std::string_view action, std::string note);
 
   // Event handlers.
   void onPodAdd(const api::PodPtr& pod);
@@ -199,7 +201,8 @@ class Scheduler {
 };
 
 // The events an update of a node represents (upstream NodeSchedulingPropertiesChange).
-std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode, const api::Node& oldNode);
+std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode,
+                                                                    const api::Node& oldNode);
 
 // Upstream's "minFeasibleNodesToFind" and "minFeasibleNodesPercentageToFind".
 inline constexpr int kMinFeasibleNodesToFind = 100;

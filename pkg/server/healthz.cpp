@@ -83,7 +83,8 @@ Response serveHealth(std::string_view name, const std::vector<HealthCheck>& chec
   }
   if (!excluded.empty()) {
     individual += "warn: some health checks cannot be excluded: no matches for " + quoted(excluded) + "\n";
-    spdlog::warn("cannot exclude some health checks, no health checks are installed matching {}", quoted(excluded));
+    spdlog::warn("cannot exclude some health checks, no health checks are installed matching {}",
+                 quoted(excluded));
   }
   if (!failed.empty()) {
     std::string names;
@@ -114,7 +115,9 @@ void installHealthChecks(Server& server, const std::string& path, std::vector<He
       return resp;
     });
   }
-  server.handle(path, [name, checks = std::move(checks)](const Request& req) { return serveHealth(name, checks, req); });
+  server.handle(path, [name, checks = std::move(checks)](const Request& req) {
+    return serveHealth(name, checks, req);
+  });
 }
 
 void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options) {

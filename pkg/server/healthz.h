@@ -3,7 +3,8 @@
 //   /healthz  checks: leaderElection (when leader election is on), else ping
 //   /livez    checks: ping
 //   /readyz   checks: leaderElection (when on), shutdown, sched-handler-sync
-//   /<endpoint>/<check> for each check, /metrics (Prometheus text 0.0.4), /configz ({"componentconfig": ...}).
+//   /<endpoint>/<check> for each check, /metrics (Prometheus text 0.0.4), /configz ({"componentconfig":
+//   ...}).
 // Output follows k8s.io/apiserver/pkg/server/healthz: "ok" on success; with ?verbose one "[+]<check> ok" line
 // per check then "<endpoint> check passed"; on any failure a 500 listing "[-]<check> failed: reason
 // withheld" (the reason is only logged) and "<endpoint> check failed"; ?exclude=<check> skips a check.

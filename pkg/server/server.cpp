@@ -113,17 +113,28 @@ Result<std::string> readFile(const std::string& path) {
 
 std::string_view reasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 408: return "Request Timeout";
-    case 413: return "Request Entity Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 501: return "Not Implemented";
-    case 503: return "Service Unavailable";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Request Entity Too Large";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 501:
+      return "Not Implemented";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Unknown";
   }
 }
 
@@ -205,7 +216,8 @@ Result<Request> parseHead(std::string_view head) {
       if (part.empty()) continue;
       size_t eq = part.find('=');
       auto key = percentDecode(part.substr(0, eq), true);
-      auto value = percentDecode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
+      auto value =
+          percentDecode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
       if (!key || !value) return Error("malformed query escape");
       req.query.emplace_back(std::move(*key), std::move(*value));
     }
@@ -301,7 +313,8 @@ class Connection {
 };
 
 std::string serialize(const Response& resp, bool includeBody) {
-  std::string out = "HTTP/1.1 " + std::to_string(resp.status) + " " + std::string(reasonPhrase(resp.status)) + "\r\n";
+  std::string out =
+      "HTTP/1.1 " + std::to_string(resp.status) + " " + std::string(reasonPhrase(resp.status)) + "\r\n";
   if (!resp.contentType.empty()) out += "Content-Type: " + resp.contentType + "\r\n";
   for (const auto& [k, v] : resp.headers) out += k + ": " + v + "\r\n";
   out += "Content-Length: " + std::to_string(resp.body.size()) + "\r\n";
@@ -333,7 +346,8 @@ Response Response::error(int status, std::string message) {
   return r;
 }
 
-Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host, const std::vector<std::string>& alternateNames) {
+Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host,
+                                             const std::vector<std::string>& alternateNames) {
   PkeyPtr key(EVP_RSA_gen(2048));
   if (!key) return Error(sslError("generating RSA key"));
   X509Ptr cert(X509_new());
@@ -351,8 +365,8 @@ Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host, const std::v
 
   std::string cn = std::string(host) + "@" + std::to_string(std::time(nullptr));
   X509_NAME* name = X509_get_subject_name(cert.get());
-  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
-                                 -1, 0) != 1 ||
+  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
+                                 reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0) != 1 ||
       X509_set_issuer_name(cert.get(), name) != 1) {
     return Error(sslError("setting subject"));
   }
@@ -440,7 +454,8 @@ struct Server::Impl {
         return Error(sslError("loading --tls-private-key-file " + options.keyFile));
       }
     } else {
-      std::string host = options.bindAddress == "0.0.0.0" || options.bindAddress == "::" ? "" : options.bindAddress;
+      std::string host =
+          options.bindAddress == "0.0.0.0" || options.bindAddress == "::" ? "" : options.bindAddress;
       auto generated = generateSelfSignedCertKey(host.empty() ? "localhost" : host, options.alternateNames);
       if (!generated) return generated.error().wrap("generating self-signed certificate");
       certPem = generated->certPem;
@@ -484,7 +499,8 @@ struct Server::Impl {
     port = bound.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port)
                                        : ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
     int pipeFds[2];
-    if (::pipe2(pipeFds, O_CLOEXEC | O_NONBLOCK) != 0) return Error("creating wake pipe: " + errnoText(errno));
+    if (::pipe2(pipeFds, O_CLOEXEC | O_NONBLOCK) != 0)
+      return Error("creating wake pipe: " + errnoText(errno));
     wakeRead = pipeFds[0];
     wakeWrite = pipeFds[1];
     return {};
@@ -633,7 +649,9 @@ struct Server::Impl {
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-Server::~Server() { stop(); }
+Server::~Server() {
+  stop();
+}
 
 Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   auto impl = std::make_unique<Impl>();
@@ -646,7 +664,9 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
-void Server::handle(std::string path, Handler handler) { impl_->routes[std::move(path)] = std::move(handler); }
+void Server::handle(std::string path, Handler handler) {
+  impl_->routes[std::move(path)] = std::move(handler);
+}
 
 void Server::start() {
   if (impl_->started) return;
@@ -655,11 +675,17 @@ void Server::start() {
   impl_->acceptor = std::thread([self] { Impl::acceptLoop(self); });
 }
 
-void Server::stop() { impl_->stop(); }
+void Server::stop() {
+  impl_->stop();
+}
 
-uint16_t Server::port() const { return impl_->port; }
+uint16_t Server::port() const {
+  return impl_->port;
+}
 
-const std::string& Server::certificatePem() const { return impl_->certPem; }
+const std::string& Server::certificatePem() const {
+  return impl_->certPem;
+}
 
 Result<Request> Server::parseRequestForTest(std::string_view raw) {
   size_t end = raw.find("\r\n\r\n");

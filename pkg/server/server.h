@@ -108,6 +108,7 @@ struct CertKeyPem {
   std::string certPem;
   std::string keyPem;
 };
-Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host, const std::vector<std::string>& alternateNames);
+Result<CertKeyPem> generateSelfSignedCertKey(std::string_view host,
+                                             const std::vector<std::string>& alternateNames);
 
 }  // namespace ks::server

@@ -27,7 +27,8 @@ using nlohmann::json;
 const std::string kDefaultSchedulerName = "default-scheduler";
 
 bool isPending(const api::Pod& pod, const config::KubeSchedulerConfiguration& cfg) {
-  if (!pod.spec.nodeName.empty() || pod.status.phase == "Succeeded" || pod.status.phase == "Failed") return false;
+  if (!pod.spec.nodeName.empty() || pod.status.phase == "Succeeded" || pod.status.phase == "Failed")
+    return false;
   const std::string& name = pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
   return std::any_of(cfg.profiles.begin(), cfg.profiles.end(),
                      [&](const config::KubeSchedulerProfile& p) { return p.schedulerName == name; });
@@ -44,7 +45,8 @@ Result<void> createObject(client::MemoryClient& cluster, const json& item, LoadS
 }
 
 std::string describe(const json& item) {
-  std::string kind = item.contains("kind") && item["kind"].is_string() ? item["kind"].get<std::string>() : "object";
+  std::string kind =
+      item.contains("kind") && item["kind"].is_string() ? item["kind"].get<std::string>() : "object";
   std::string ns;
   std::string name;
   if (item.contains("metadata") && item["metadata"].is_object()) {
@@ -55,8 +57,8 @@ std::string describe(const json& item) {
   return kind + " " + (ns.empty() ? name : ns + "/" + name);
 }
 
-Result<void> loadItem(client::MemoryClient& cluster, const json& item, const config::KubeSchedulerConfiguration& cfg,
-                      LoadSummary& summary) {
+Result<void> loadItem(client::MemoryClient& cluster, const json& item,
+                      const config::KubeSchedulerConfiguration& cfg, LoadSummary& summary) {
   if (!item.is_object()) return Error("expected an object");
   if (!item.contains("kind") || !item["kind"].is_string()) return Error("object has no kind");
   const std::string kind = item["kind"].get<std::string>();
@@ -69,15 +71,17 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item, const con
   if (kind == "Node") return createObject<api::Node>(cluster, item, summary);
   if (kind == "Namespace") return createObject<api::Namespace>(cluster, item, summary);
   if (kind == "PersistentVolume") return createObject<api::PersistentVolume>(cluster, item, summary);
-  if (kind == "PersistentVolumeClaim") return createObject<api::PersistentVolumeClaim>(cluster, item, summary);
+  if (kind == "PersistentVolumeClaim")
+    return createObject<api::PersistentVolumeClaim>(cluster, item, summary);
   if (kind == "StorageClass") return createObject<api::StorageClass>(cluster, item, summary);
   if (kind == "CSINode") return createObject<api::CSINode>(cluster, item, summary);
   if (kind == "CSIDriver") return createObject<api::CSIDriver>(cluster, item, summary);
   if (kind == "CSIStorageCapacity") return createObject<api::CSIStorageCapacity>(cluster, item, summary);
   if (kind == "PodDisruptionBudget") return createObject<api::PodDisruptionBudget>(cluster, item, summary);
-  return Error("unknown kind \"" + kind +
-               "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
-               "CSIDriver, CSIStorageCapacity, PodDisruptionBudget)");
+  return Error(
+      "unknown kind \"" + kind +
+      "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
+      "CSIDriver, CSIStorageCapacity, PodDisruptionBudget)");
 }
 
 // Records the last attempt of every pod (scheduling thread) and binding failures (binding threads).
@@ -136,7 +140,8 @@ int64_t maxPodResourceVersion(client::MemoryClient& cluster) {
 }  // namespace
 
 Result<LoadSummary> loadClusterText(std::string_view text, const std::string& sourceName,
-                                    client::MemoryClient& cluster, const config::KubeSchedulerConfiguration& cfg) {
+                                    client::MemoryClient& cluster,
+                                    const config::KubeSchedulerConfiguration& cfg) {
   auto docs = api::parseJsonOrYaml(text);
   if (!docs.ok()) return docs.error().wrap(sourceName);
   LoadSummary summary;
@@ -148,7 +153,8 @@ Result<LoadSummary> loadClusterText(std::string_view text, const std::string& so
     const bool isList = doc.is_object() && doc.contains("kind") && doc["kind"].is_string() &&
                         doc["kind"].get<std::string>().ends_with("List");
     if (isList) {
-      if (!doc.contains("items") || !doc["items"].is_array()) return Error(where + ": " + "List without items");
+      if (!doc.contains("items") || !doc["items"].is_array())
+        return Error(where + ": " + "List without items");
       int i = 0;
       for (const json& item : doc["items"]) {
         if (auto r = loadItem(cluster, item, cfg, summary); !r.ok()) {
@@ -172,8 +178,8 @@ Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClien
   return loadClusterText(ss.str(), path, cluster, cfg);
 }
 
-Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg, client::MemoryClient& cluster,
-                                  const SimulateOptions& options) {
+Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
+                                  client::MemoryClient& cluster, const SimulateOptions& options) {
   Recorder recorder;
   scheduler::SchedulerOptions so;
   so.seed = options.seed;
@@ -207,8 +213,8 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
     auto counts = sched->schedulingQueue().pendingCounts();
-    const bool idle = counts.active == 0 && counts.backoff == 0 && sched->schedulingQueue().inFlightCount() == 0 &&
-                      sched->bindingsInFlight() == 0;
+    const bool idle = counts.active == 0 && counts.backoff == 0 &&
+                      sched->schedulingQueue().inFlightCount() == 0 && sched->bindingsInFlight() == 0;
     const bool caughtUp = std::strtoll(factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
                           maxPodResourceVersion(cluster);
     quietChecks = (idle && caughtUp) ? quietChecks + 1 : 0;
@@ -217,7 +223,9 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   runner.join();
   sched->close();
   factory.stop();
-  if (timedOut) spdlog::warn("simulation did not settle within {} ms; reporting the state so far", options.timeout.count());
+  if (timedOut)
+    spdlog::warn("simulation did not settle within {} ms; reporting the state so far",
+                 options.timeout.count());
 
   const auto attempts = recorder.attempts();
   const auto bindErrors = recorder.bindErrors();
@@ -233,8 +241,9 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
     if (now.ok() && !now->spec.nodeName.empty()) {
       r.result = "Scheduled";
       r.node = now->spec.nodeName;
-    } else if (auto be = bindErrors.find(key); be != bindErrors.end() && attempt != attempts.end() &&
-                                               attempt->second.result == scheduler::AttemptResult::Scheduled) {
+    } else if (auto be = bindErrors.find(key);
+               be != bindErrors.end() && attempt != attempts.end() &&
+               attempt->second.result == scheduler::AttemptResult::Scheduled) {
       r.result = "Error";
       r.message = be->second;
     } else if (attempt != attempts.end()) {
@@ -267,7 +276,8 @@ std::string toJson(const SimulationResult& result, bool explain) {
     j["message"] = p.message;
     if (explain) {
       nlohmann::ordered_json filtered = nlohmann::ordered_json::object();
-      for (const auto& [node, rej] : p.filtered) filtered[node] = {{"plugin", rej.plugin}, {"reasons", rej.reasons}};
+      for (const auto& [node, rej] : p.filtered)
+        filtered[node] = {{"plugin", rej.plugin}, {"reasons", rej.reasons}};
       nlohmann::ordered_json scores = nlohmann::ordered_json::object();
       for (const auto& [node, perPlugin] : p.scores) {
         nlohmann::ordered_json n = nlohmann::ordered_json::object();
@@ -295,7 +305,8 @@ std::string joinReasons(const NodeRejection& r) {
   return s;
 }
 
-void printRows(std::ostringstream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
+void printRows(std::ostringstream& out, const std::vector<std::vector<std::string>>& rows,
+               const std::string& indent) {
   std::vector<size_t> widths;
   for (const auto& row : rows) {
     widths.resize(std::max(widths.size(), row.size()));
@@ -326,7 +337,8 @@ std::string toTable(const SimulationResult& result, bool explain) {
   out << "\n" << scheduled << "/" << result.pods.size() << " pending pods scheduled\n";
   if (!explain) return out.str();
   for (const auto& p : result.pods) {
-    out << "\n" << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
+    out << "\n"
+        << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
         << ")\n";
     std::vector<std::vector<std::string>> nodes{{"NODE", "TOTAL", "SCORES / FILTERED BY"}};
     std::vector<std::pair<int64_t, std::string>> ranked;
@@ -343,7 +355,8 @@ std::string toTable(const SimulationResult& result, bool explain) {
     }
     for (const auto& [node, rej] : p.filtered) nodes.push_back({node, "-", "filtered: " + joinReasons(rej)});
     if (nodes.size() == 1) {
-      out << "  (no per-node detail: " << (p.node.empty() ? "not evaluated" : "only one feasible node") << ")\n";
+      out << "  (no per-node detail: " << (p.node.empty() ? "not evaluated" : "only one feasible node")
+          << ")\n";
       continue;
     }
     printRows(out, nodes, "  ");
@@ -353,7 +366,8 @@ std::string toTable(const SimulationResult& result, bool explain) {
 
 int runSimulateCommand(const std::vector<std::string>& args) {
   static constexpr std::string_view kUsage =
-      "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o json|table]\n"
+      "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o "
+      "json|table]\n"
       "                                   [--seed N]\n";
   std::string configPath;
   std::string clusterPath;
@@ -385,10 +399,14 @@ int runSimulateCommand(const std::vector<std::string>& args) {
         std::cerr << "simulate: flag " << a << " needs a value\n" << kUsage;
         return 2;
       }
-      if (a == "--config") configPath = *v;
-      else if (a == "--cluster") clusterPath = *v;
-      else if (a == "--seed") options.seed = std::strtoull(v->c_str(), nullptr, 10);
-      else output = *v;
+      if (a == "--config")
+        configPath = *v;
+      else if (a == "--cluster")
+        clusterPath = *v;
+      else if (a == "--seed")
+        options.seed = std::strtoull(v->c_str(), nullptr, 10);
+      else
+        output = *v;
     } else {
       std::cerr << "simulate: unknown flag " << args[i] << "\n" << kUsage;
       return 2;

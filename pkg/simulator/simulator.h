@@ -49,7 +49,8 @@ struct LoadSummary {
 Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClient& cluster,
                                     const config::KubeSchedulerConfiguration& cfg);
 Result<LoadSummary> loadClusterText(std::string_view text, const std::string& sourceName,
-                                    client::MemoryClient& cluster, const config::KubeSchedulerConfiguration& cfg);
+                                    client::MemoryClient& cluster,
+                                    const config::KubeSchedulerConfiguration& cfg);
 
 struct SimulateOptions {
   uint64_t seed = 1;  // tie-breaks among equal scores are reproducible
@@ -57,8 +58,8 @@ struct SimulateOptions {
 };
 
 // Schedules every pending pod of `cluster` until nothing more can happen.
-Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg, client::MemoryClient& cluster,
-                                  const SimulateOptions& options = {});
+Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
+                                  client::MemoryClient& cluster, const SimulateOptions& options = {});
 
 // {"pods": [{"namespace", "name", "profile", "result", "node", "message", "filtered", "scores",
 // "totalScores"}]}; filtered/scores/totalScores only with explain.

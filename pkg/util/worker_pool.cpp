@@ -7,7 +7,9 @@ WorkerPool::WorkerPool(int threads) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { loop(); });
 }
 
-WorkerPool::~WorkerPool() { close(); }
+WorkerPool::~WorkerPool() {
+  close();
+}
 
 bool WorkerPool::submit(std::function<void()> task) {
   {

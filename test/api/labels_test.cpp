@@ -24,10 +24,13 @@ Requirement req(const std::string& key, Op op, std::vector<std::string> values) 
   return r.ok() ? *r : *Requirement::create("invalid", Op::Exists, {});
 }
 
-Selector sel(std::vector<Requirement> reqs) { return Selector().add(std::move(reqs)); }
+Selector sel(std::vector<Requirement> reqs) {
+  return Selector().add(std::move(reqs));
+}
 
 TEST(LabelsTest, SelectorParseGoodAndBad) {
-  for (std::string s : {"x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"}) {
+  for (std::string s :
+       {"x=a,y=b,z=c", "", "x!=a,y=b", "x=", "x= ", "x=,z= ", "x= ,z= ", "!x", "x>1", "x>1,z<5"}) {
     auto r = Selector::parse(s);
     ASSERT_TRUE(r.ok()) << s << ": " << r.error().message();
     EXPECT_EQ(r->toString(), removeSpaces(s)) << s;
@@ -149,27 +152,49 @@ TEST(LabelsTest, RequirementErrors) {
     std::string err;
   };
   const std::vector<Case> cases = {
-      {"x", Op::In, {}, "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"},
-      {"x", Op::Equals, {"a", "b"},
+      {"x",
+       Op::In,
+       {},
+       "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty"},
+      {"x",
+       Op::Equals,
+       {"a", "b"},
        "values: Invalid value: []string{\"a\", \"b\"}: exact-match compatibility requires one single value"},
-      {"x", Op::Exists, {"a"},
+      {"x",
+       Op::Exists,
+       {"a"},
        "values: Invalid value: []string{\"a\"}: values set must be empty for exists and does not exist"},
-      {"x", Op::GreaterThan, {"a"},
+      {"x",
+       Op::GreaterThan,
+       {"a"},
        "values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer"},
-      {"x", Op::GreaterThan, {"1", "2"},
-       "values: Invalid value: []string{\"1\", \"2\"}: for 'Gt', 'Lt' operators, exactly one value is required"},
+      {"x",
+       Op::GreaterThan,
+       {"1", "2"},
+       "values: Invalid value: []string{\"1\", \"2\"}: for 'Gt', 'Lt' operators, exactly one value is "
+       "required"},
       {"a b", Op::Exists, {}, "key: Invalid value: \"a b\": name part " + nameRegex},
       {"", Op::Exists, {}, "key: Invalid value: \"\": name part must be non-empty; name part " + nameRegex},
-      {"x", Op::In, {"a b"},
-       "values[0][x]: Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric "
-       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-       "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
-      {"Example.com/x", Op::Exists, {},
-       "key: Invalid value: \"Example.com/x\": prefix part a lowercase RFC 1123 subdomain must consist of lower case "
+      {"x",
+       Op::In,
+       {"a b"},
+       "values[0][x]: Invalid value: \"a b\": a valid label must be an empty string or consist of "
+       "alphanumeric "
+       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  "
+       "or "
+       "'my_value',  or '12345', regex used for validation is "
+       "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+      {"Example.com/x",
+       Op::Exists,
+       {},
+       "key: Invalid value: \"Example.com/x\": prefix part a lowercase RFC 1123 subdomain must consist of "
+       "lower case "
        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
        "'example.com', regex used for validation is "
        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
-      {"a b", Op::In, {},
+      {"a b",
+       Op::In,
+       {},
        "[key: Invalid value: \"a b\": name part " + nameRegex +
            ", values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty]"},
   };
@@ -193,14 +218,16 @@ TEST(LabelsTest, ToString) {
   const std::vector<Case> cases = {
       {{req("x", Op::In, {"abc", "def"}), req("y", Op::NotIn, {"jkl"}), req("z", Op::Exists, {})},
        "x in (abc,def),y notin (jkl),z"},
-      {{req("x", Op::NotIn, {"abc", "def"}), req("y", Op::NotEquals, {"jkl"}), req("z", Op::DoesNotExist, {})},
+      {{req("x", Op::NotIn, {"abc", "def"}), req("y", Op::NotEquals, {"jkl"}),
+        req("z", Op::DoesNotExist, {})},
        "x notin (abc,def),y!=jkl,!z"},
       {{req("x", Op::NotIn, {"abc"}), req("y", Op::In, {"jkl", "mno"}), req("z", Op::NotIn, {""})},
        "x notin (abc),y in (jkl,mno),z notin ()"},
       {{req("x", Op::Equals, {"abc"}), req("y", Op::DoubleEquals, {"jkl"}), req("z", Op::NotEquals, {"a"}),
         req("z", Op::Exists, {})},
        "x=abc,y==jkl,z!=a,z"},
-      {{req("x", Op::GreaterThan, {"2"}), req("y", Op::LessThan, {"8"}), req("z", Op::Exists, {})}, "x>2,y<8,z"},
+      {{req("x", Op::GreaterThan, {"2"}), req("y", Op::LessThan, {"8"}), req("z", Op::Exists, {})},
+       "x>2,y<8,z"},
       {{req("x", Op::In, {"def", "abc"})}, "x in (abc,def)"},
   };
   for (const auto& c : cases) {
@@ -239,12 +266,18 @@ TEST(LabelsTest, SetSelectorParser) {
   const std::vector<Case> cases = {
       {"", {}, true, true},
       {"\rx", {req("x", Op::Exists, {})}, true, true},
-      {"this-is-a-dns.domain.com/key-with-dash", {req("this-is-a-dns.domain.com/key-with-dash", Op::Exists, {})}, true,
+      {"this-is-a-dns.domain.com/key-with-dash",
+       {req("this-is-a-dns.domain.com/key-with-dash", Op::Exists, {})},
+       true,
        true},
       {"this-is-another-dns.domain.com/key-with-dash in (so,what)",
-       {req("this-is-another-dns.domain.com/key-with-dash", Op::In, {"so", "what"})}, true, true},
+       {req("this-is-another-dns.domain.com/key-with-dash", Op::In, {"so", "what"})},
+       true,
+       true},
       {"0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)",
-       {req("0.1.2.domain/99", Op::NotIn, {"10.10.100.1", "tick.tack.clock"})}, true, true},
+       {req("0.1.2.domain/99", Op::NotIn, {"10.10.100.1", "tick.tack.clock"})},
+       true,
+       true},
       {"foo  in\t (abc)", {req("foo", Op::In, {"abc"})}, true, true},
       {"x notin\n (abc)", {req("x", Op::NotIn, {"abc"})}, true, true},
       {"x  notin\t\t\t(abc,def)", {req("x", Op::NotIn, {"abc", "def"})}, true, true},
@@ -254,14 +287,17 @@ TEST(LabelsTest, SetSelectorParser) {
       {"x notin (abc,,def),bar,z in (),w",
        {req("bar", Op::Exists, {}), req("w", Op::Exists, {}), req("x", Op::NotIn, {"", "abc", "def"}),
         req("z", Op::In, {""})},
-       true, true},
+       true,
+       true},
       {"x,y in (a)", {req("y", Op::In, {"a"}), req("x", Op::Exists, {})}, false, true},
       {"x=a", {req("x", Op::Equals, {"a"})}, true, true},
       {"x>1", {req("x", Op::GreaterThan, {"1"})}, true, true},
       {"x<7", {req("x", Op::LessThan, {"7"})}, true, true},
       {"x=a,y!=b", {req("x", Op::Equals, {"a"}), req("y", Op::NotEquals, {"b"})}, true, true},
       {"x=a,y!=b,z in (h,i,j)",
-       {req("x", Op::Equals, {"a"}), req("y", Op::NotEquals, {"b"}), req("z", Op::In, {"h", "i", "j"})}, true, true},
+       {req("x", Op::Equals, {"a"}), req("y", Op::NotEquals, {"b"}), req("z", Op::In, {"h", "i", "j"})},
+       true,
+       true},
       {"x=a||y=b", {}, false, false},
       {"x,y", {}, true, true},
       {",x,y", {}, true, false},
@@ -300,7 +336,9 @@ TEST(LabelsTest, ParseErrorMessages) {
       {"x=a,y=b=c", "found '=', expected: ',' or 'end of string'"},
       {"x==a==b", "found '==', expected: ',' or 'end of string'"},
       {"!x=a", "found '=', expected: ',' or 'end of string'"},
-      {"x<a", "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer"},
+      {"x<a",
+       "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value "
+       "must be an integer"},
       {",x,y", "found ',', expected: !, identifier, or 'end of string'"},
       {"x nott in (y)", "unable to parse requirement: found 'nott', expected: in, notin, =, ==, !=, gt, lt"},
       {"a in (xyz),", "found '', expected: identifier after ','"},
@@ -314,13 +352,18 @@ TEST(LabelsTest, ParseErrorMessages) {
       {"x=(", "unable to parse requirement: found '(', expected: identifier"},
       {"!", "unable to parse requirement: found '', expected: identifier"},
       {"app:monolith",
-       "unable to parse requirement: <nil>: Invalid value: \"app:monolith\": name part must consist of alphanumeric "
-       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
+       "unable to parse requirement: <nil>: Invalid value: \"app:monolith\": name part must consist of "
+       "alphanumeric "
+       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  "
+       "or "
        "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
       {"a/b/c=d",
-       "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric "
-       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or "
-       "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an "
+       "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of "
+       "alphanumeric "
+       "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  "
+       "or "
+       "'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') "
+       "with an "
        "optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"},
   };
   for (const auto& c : cases) {
@@ -374,7 +417,8 @@ TEST(LabelsTest, LabelSelectorAsSelector) {
   EXPECT_EQ(missing.error().message(),
             "values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty");
 
-  auto s = Selector::fromLabelSelector(LabelSelector{matchLabels, {{"baz", "NotIn", {"x"}}, {"q", "DoesNotExist", {}}}});
+  auto s = Selector::fromLabelSelector(
+      LabelSelector{matchLabels, {{"baz", "NotIn", {"x"}}, {"q", "DoesNotExist", {}}}});
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(s->matches({{"foo", "bar"}}));
   EXPECT_TRUE(s->matches({{"foo", "bar"}, {"baz", "y"}}));

@@ -13,7 +13,8 @@ namespace {
 using Req = NodeSelectorRequirement;
 
 const std::string kNameRegexDetail =
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric "
     "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
@@ -40,7 +41,8 @@ TEST(NodeSelectorTest, InvalidFieldSelectorAndLabelSelector) {
   auto s = CompiledNodeSelector::create(ns);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(),
-            "[nodeSelectorTerms[0].matchFields[0].values: Invalid value: []string{\"host_1\", \"host_2\"}: must have one "
+            "[nodeSelectorTerms[0].matchFields[0].values: Invalid value: []string{\"host_1\", \"host_2\"}: "
+            "must have one "
             "element, nodeSelectorTerms[2].matchExpressions[0].key: Invalid value: \"invalid key\": " +
                 kNameRegexDetail + "]");
 
@@ -95,14 +97,16 @@ TEST(NodeSelectorTest, PreferredSchedulingTermsScore) {
     };
     auto p = PreferredSchedulingTerms::create(terms);
     ASSERT_FALSE(p.ok());
-    EXPECT_EQ(p.error().message(),
-              "[[0].matchFields[0].values: Invalid value: []string{\"host_1\", \"host_2\"}: must have one element, "
-              "[2].matchExpressions[0].key: Invalid value: \"invalid key\": " +
-                  kNameRegexDetail + "]");
+    EXPECT_EQ(
+        p.error().message(),
+        "[[0].matchFields[0].values: Invalid value: []string{\"host_1\", \"host_2\"}: must have one element, "
+        "[2].matchExpressions[0].key: Invalid value: \"invalid key\": " +
+            kNameRegexDetail + "]");
   }
   {
     // invalid field selector but no weight, error not reported
-    auto p = PreferredSchedulingTerms::create({{0, term({}, {{"metadata.name", "In", {"host_1", "host_2"}}})}});
+    auto p =
+        PreferredSchedulingTerms::create({{0, term({}, {{"metadata.name", "In", {"host_1", "host_2"}}})}});
     ASSERT_TRUE(p.ok());
     EXPECT_EQ(p->score(node("host_1")), 0);
   }
@@ -126,12 +130,14 @@ TEST(NodeSelectorTest, RequirementsAsSelector) {
   const std::vector<Case> cases = {
       {{{"foo", "In", {"bar", "baz"}}}, "foo in (bar,baz)", false},
       {{{"foo", "Exists", {"bar", "baz"}}},
-       "root[0].values: Invalid value: []string{\"bar\", \"baz\"}: values set must be empty for exists and does not exist",
+       "root[0].values: Invalid value: []string{\"bar\", \"baz\"}: values set must be empty for exists and "
+       "does not exist",
        true},
       {{{"foo", "Gt", {"1"}}}, "foo>1", false},
       {{{"bar", "Lt", {"7"}}}, "bar<7", false},
       {{{"foo", "Gt", {"1.5"}}},
-       "root[0].values[0]: Invalid value: \"1.5\": for 'Gt', 'Lt' operators, the value must be an integer", true},
+       "root[0].values[0]: Invalid value: \"1.5\": for 'Gt', 'Lt' operators, the value must be an integer",
+       true},
       {{{"foo", "Foo", {"1"}}},
        "root[0].operator: Unsupported value: \"Foo\": supported values: \"In\", \"NotIn\", \"Exists\", "
        "\"DoesNotExist\", \"Gt\", \"Lt\"",
@@ -162,12 +168,14 @@ TEST(NodeSelectorTest, FieldOperatorErrors) {
   auto s = CompiledNodeSelector::create({{term({}, {{"metadata.name", "Exists", {}}})}});
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(),
-            "nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: \"Exists\": supported values: \"In\", "
+            "nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: \"Exists\": supported values: "
+            "\"In\", "
             "\"NotIn\"");
   auto empty = CompiledNodeSelector::create({{term({}, {{"metadata.name", "In", {}}})}});
   ASSERT_FALSE(empty.ok());
-  EXPECT_EQ(empty.error().message(),
-            "nodeSelectorTerms[0].matchFields[0].values: Invalid value: []string(nil): must have one element");
+  EXPECT_EQ(
+      empty.error().message(),
+      "nodeSelectorTerms[0].matchFields[0].values: Invalid value: []string(nil): must have one element");
 }
 
 Pod podWith(Labels nodeSelector, std::optional<NodeSelector> required) {
@@ -196,65 +204,121 @@ TEST(NodeSelectorTest, PodMatchesNodeSelectorAndAffinityTerms) {
       {"no selector", Pod{}, {}, "", true},
       {"missing labels", podWith({{"foo", "bar"}}, std::nullopt), {}, "", false},
       {"same labels", podWith({{"foo", "bar"}}, std::nullopt), {{"foo", "bar"}}, "", true},
-      {"node labels are superset", podWith({{"foo", "bar"}}, std::nullopt), {{"foo", "bar"}, {"baz", "blah"}}, "", true},
-      {"node labels are subset", podWith({{"foo", "bar"}, {"baz", "blah"}}, std::nullopt), {{"foo", "bar"}}, "", false},
-      {"In operator matches", podWith({}, NodeSelector{{term({{"foo", "In", {"bar", "value2"}}})}}), {{"foo", "bar"}}, "",
+      {"node labels are superset",
+       podWith({{"foo", "bar"}}, std::nullopt),
+       {{"foo", "bar"}, {"baz", "blah"}},
+       "",
        true},
-      {"Gt operator matches", podWith({}, NodeSelector{{term({{"kernel-version", "Gt", {"0204"}}})}}),
-       {{"kernel-version", "0206"}}, "", true},
-      {"NotIn operator matches", podWith({}, NodeSelector{{term({{"mem-type", "NotIn", {"DDR", "DDR2"}}})}}),
-       {{"mem-type", "DDR3"}}, "", true},
-      {"Exists operator matches", podWith({}, NodeSelector{{term({{"GPU", "Exists", {}}})}}),
-       {{"GPU", "NVIDIA-GRID-K1"}}, "", true},
-      {"affinity doesn't match", podWith({}, NodeSelector{{term({{"foo", "In", {"value1", "value2"}}})}}),
-       {{"foo", "bar"}}, "", false},
+      {"node labels are subset",
+       podWith({{"foo", "bar"}, {"baz", "blah"}}, std::nullopt),
+       {{"foo", "bar"}},
+       "",
+       false},
+      {"In operator matches",
+       podWith({}, NodeSelector{{term({{"foo", "In", {"bar", "value2"}}})}}),
+       {{"foo", "bar"}},
+       "",
+       true},
+      {"Gt operator matches",
+       podWith({}, NodeSelector{{term({{"kernel-version", "Gt", {"0204"}}})}}),
+       {{"kernel-version", "0206"}},
+       "",
+       true},
+      {"NotIn operator matches",
+       podWith({}, NodeSelector{{term({{"mem-type", "NotIn", {"DDR", "DDR2"}}})}}),
+       {{"mem-type", "DDR3"}},
+       "",
+       true},
+      {"Exists operator matches",
+       podWith({}, NodeSelector{{term({{"GPU", "Exists", {}}})}}),
+       {{"GPU", "NVIDIA-GRID-K1"}},
+       "",
+       true},
+      {"affinity doesn't match",
+       podWith({}, NodeSelector{{term({{"foo", "In", {"value1", "value2"}}})}}),
+       {{"foo", "bar"}},
+       "",
+       false},
       {"nil terms", podWith({}, NodeSelector{}), {{"foo", "bar"}}, "", false},
       {"empty matchExpressions", podWith({}, NodeSelector{{term({})}}), {{"foo", "bar"}}, "", false},
       {"no affinity", Pod{}, {{"foo", "bar"}}, "", true},
       {"affinity but nil node selector", affinityNoRequired, {{"foo", "bar"}}, "", true},
       {"multiple matchExpressions ANDed match",
        podWith({}, NodeSelector{{term({{"GPU", "Exists", {}}, {"GPU", "NotIn", {"AMD", "INTER"}}})}}),
-       {{"GPU", "NVIDIA-GRID-K1"}}, "", true},
+       {{"GPU", "NVIDIA-GRID-K1"}},
+       "",
+       true},
       {"multiple matchExpressions ANDed don't match",
        podWith({}, NodeSelector{{term({{"GPU", "Exists", {}}, {"GPU", "In", {"AMD", "INTER"}}})}}),
-       {{"GPU", "NVIDIA-GRID-K1"}}, "", false},
+       {{"GPU", "NVIDIA-GRID-K1"}},
+       "",
+       false},
       {"terms ORed",
-       podWith({}, NodeSelector{{term({{"foo", "In", {"bar", "value2"}}}), term({{"diffkey", "In", {"wrong", "value2"}}})}}),
-       {{"foo", "bar"}}, "", true},
+       podWith({}, NodeSelector{{term({{"foo", "In", {"bar", "value2"}}}),
+                                 term({{"diffkey", "In", {"wrong", "value2"}}})}}),
+       {{"foo", "bar"}},
+       "",
+       true},
       {"affinity and nodeSelector both satisfied",
-       podWith({{"foo", "bar"}}, NodeSelector{{term({{"foo", "Exists", {}}})}}), {{"foo", "bar"}}, "", true},
+       podWith({{"foo", "bar"}}, NodeSelector{{term({{"foo", "Exists", {}}})}}),
+       {{"foo", "bar"}},
+       "",
+       true},
       {"affinity matches but nodeSelector not",
-       podWith({{"foo", "bar"}}, NodeSelector{{term({{"foo", "Exists", {}}})}}), {{"foo", "barrrrrr"}}, "", false},
+       podWith({{"foo", "bar"}}, NodeSelector{{term({{"foo", "Exists", {}}})}}),
+       {{"foo", "barrrrrr"}},
+       "",
+       false},
       {"invalid value in affinity term",
-       podWith({}, NodeSelector{{term({{"foo", "NotIn", {"invalid value: ___@#$%^"}}})}}), {{"foo", "bar"}}, "", false},
-      {"matchFields In matches", podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}})}}), {},
-       "node_1", true},
-      {"matchFields In does not match", podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}})}}),
-       {}, "node_2", false},
+       podWith({}, NodeSelector{{term({{"foo", "NotIn", {"invalid value: ___@#$%^"}}})}}),
+       {{"foo", "bar"}},
+       "",
+       false},
+      {"matchFields In matches",
+       podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}})}}),
+       {},
+       "node_1",
+       true},
+      {"matchFields In does not match",
+       podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}})}}),
+       {},
+       "node_2",
+       false},
       {"two terms: matchFields no, matchExpressions yes",
-       podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}}), term({{"foo", "In", {"bar"}}})}}),
-       {{"foo", "bar"}}, "node_2", true},
+       podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}}),
+                                 term({{"foo", "In", {"bar"}}})}}),
+       {{"foo", "bar"}},
+       "node_2",
+       true},
       {"one term: matchFields no, matchExpressions yes",
        podWith({}, NodeSelector{{term({{"foo", "In", {"bar"}}}, {{"metadata.name", "In", {"node_1"}}})}}),
-       {{"foo", "bar"}}, "node_2", false},
+       {{"foo", "bar"}},
+       "node_2",
+       false},
       {"one term: both match",
        podWith({}, NodeSelector{{term({{"foo", "In", {"bar"}}}, {{"metadata.name", "In", {"node_1"}}})}}),
-       {{"foo", "bar"}}, "node_1", true},
+       {{"foo", "bar"}},
+       "node_1",
+       true},
       {"two terms: neither matches",
        podWith({}, NodeSelector{{term({}, {{"metadata.name", "In", {"node_1"}}}),
                                  term({{"foo", "In", {"not-match-to-bar"}}})}}),
-       {{"foo", "bar"}}, "node_2", false},
+       {{"foo", "bar"}},
+       "node_2",
+       false},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(RequiredNodeAffinity::fromPod(c.pod).match(node(c.nodeName, c.labels)), c.want) << c.name;
   }
   std::string err;
-  auto invalid = RequiredNodeAffinity::fromPod(podWith({}, NodeSelector{{term({{"foo", "NotIn", {"a b"}}})}}));
+  auto invalid =
+      RequiredNodeAffinity::fromPod(podWith({}, NodeSelector{{term({{"foo", "NotIn", {"a b"}}})}}));
   EXPECT_FALSE(invalid.match(node("n", {{"foo", "bar"}}), &err));
   EXPECT_NE(err.find("nodeSelectorTerms[0].matchExpressions[0].values[0][foo]: Invalid value: \"a b\""),
             std::string::npos)
       << err;
-  EXPECT_TRUE(matchNodeSelectorTerms(node("n", {{"foo", "bar"}}), NodeSelector{{term({{"foo", "Exists", {}}})}}));
+  EXPECT_TRUE(
+      matchNodeSelectorTerms(node("n", {{"foo", "bar"}}), NodeSelector{{term({{"foo", "Exists", {}}})}}));
 }
 
 }  // namespace

@@ -165,7 +165,8 @@ TEST(QuantityTest, Parse) {
     SCOPED_TRACE(item.input);
     auto got = Quantity::parse(item.input);
     ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(got->compare(item.expect), 0) << "expected " << item.expect.toString() << " got " << got->toString();
+    EXPECT_EQ(got->compare(item.expect), 0)
+        << "expected " << item.expect.toString() << " got " << got->toString();
     EXPECT_EQ(got->format(), item.expect.format());
   }
 }
@@ -197,15 +198,27 @@ TEST(QuantityTest, ParseInvalid) {
     std::string_view err;
   };
   const std::vector<Case> invalid = {
-      {"1.1.M", kErrFormatWrong}, {"1+1.0M", kErrFormatWrong}, {"0.1mi", kErrSuffix},
-      {"0.1am", kErrFormatWrong}, {"aoeu", kErrFormatWrong},   {".5i", kErrSuffix},
-      {"1i", kErrSuffix},         {"-3.01i", kErrSuffix},      {"-3.01e-", kErrSuffix},
+      {"1.1.M", kErrFormatWrong},
+      {"1+1.0M", kErrFormatWrong},
+      {"0.1mi", kErrSuffix},
+      {"0.1am", kErrFormatWrong},
+      {"aoeu", kErrFormatWrong},
+      {".5i", kErrSuffix},
+      {"1i", kErrSuffix},
+      {"-3.01i", kErrSuffix},
+      {"-3.01e-", kErrSuffix},
       // an exponent outside the int32 scale is rejected rather than truncated
-      {"1e4294967297", kErrSuffix}, {"1E2147483648", kErrSuffix}, {"1E-2147483648", kErrSuffix},
+      {"1e4294967297", kErrSuffix},
+      {"1E2147483648", kErrSuffix},
+      {"1E-2147483648", kErrSuffix},
       // whitespace is forbidden
-      {" 1", kErrFormatWrong}, {"1 ", kErrFormatWrong},
-      {"1e", kErrSuffix},       {"1K", kErrSuffix},        {"1Mi3", kErrSuffix},
-      {"1e3.5", kErrFormatWrong}, {"", kErrFormatWrong},
+      {" 1", kErrFormatWrong},
+      {"1 ", kErrFormatWrong},
+      {"1e", kErrSuffix},
+      {"1K", kErrSuffix},
+      {"1Mi3", kErrSuffix},
+      {"1e3.5", kErrFormatWrong},
+      {"", kErrFormatWrong},
   };
   for (const auto& c : invalid) {
     auto r = Quantity::parse(c.input);
@@ -232,7 +245,8 @@ TEST(QuantityTest, Cmp) {
     std::string x, y;
     int expect;
   };
-  for (const auto& c : std::vector<Case>{{"0", "0", 0}, {"100m", "50m", 1}, {"50m", "100m", -1}, {"10000T", "100Gi", 1}}) {
+  for (const auto& c :
+       std::vector<Case>{{"0", "0", 0}, {"100m", "50m", 1}, {"50m", "100m", -1}, {"10000T", "100Gi", 1}}) {
     EXPECT_EQ(mustParse(c.x).compare(mustParse(c.y)), c.expect) << c.x << " vs " << c.y;
   }
   EXPECT_EQ(Quantity().compare(q(10, 0)), -1);
@@ -381,9 +395,15 @@ TEST(QuantityTest, ParseEmit) {
     std::string in, expect;
   };
   const std::vector<Case> table = {
-      {"1Ki", "1Ki"},         {"1Mi", "1Mi"},          {"1Gi", "1Gi"},
-      {"1024Mi", "1Gi"},      {"1000M", "1G"},         {".001Ki", "1024m"},
-      {".000001Ki", "1024u"}, {".000000001Ki", "1024n"}, {".000000000001Ki", "2n"},
+      {"1Ki", "1Ki"},
+      {"1Mi", "1Mi"},
+      {"1Gi", "1Gi"},
+      {"1024Mi", "1Gi"},
+      {"1000M", "1G"},
+      {".001Ki", "1024m"},
+      {".000001Ki", "1024u"},
+      {".000000001Ki", "1024n"},
+      {".000000000001Ki", "2n"},
   };
   for (const auto& item : table) {
     EXPECT_EQ(mustParse(item.in).toString(), item.expect) << item.in;
@@ -446,8 +466,8 @@ TEST(QuantityTest, NewSet) {
     std::string expect;
   };
   const std::vector<Case> table = {
-      {1, F::DecimalSI, "1"},        {1000, F::DecimalSI, "1k"},          {1234000, F::DecimalSI, "1234k"},
-      {1024, F::BinarySI, "1Ki"},    {1000000, F::DecimalExponent, "1e6"}, {1024 * 1024, F::BinarySI, "1Mi"},
+      {1, F::DecimalSI, "1"},     {1000, F::DecimalSI, "1k"},           {1234000, F::DecimalSI, "1234k"},
+      {1024, F::BinarySI, "1Ki"}, {1000000, F::DecimalExponent, "1e6"}, {1024 * 1024, F::BinarySI, "1Mi"},
   };
   for (const auto& item : table) {
     Quantity x = Quantity::fromInt(item.value, item.format);
@@ -479,14 +499,14 @@ TEST(QuantityTest, ScaledValue) {
     int64_t expected;
   };
   const std::vector<Case> table = {
-      {-9, -9, 1},         {-9, -6, 1},       {-9, -3, 1},    {-9, 0, 1},
-      {-6, -9, 1000},      {-6, -6, 1},       {-6, -3, 1},    {-6, 0, 1},
-      {-3, -9, 1000000},   {-3, -6, 1000},    {-3, -3, 1},    {-3, 0, 1},
-      {0, -9, 1000000000}, {0, -6, 1000000},  {0, -3, 1000},  {0, 0, 1},
-      {2, -2, 100 * 100},
+      {-9, -9, 1}, {-9, -6, 1},        {-9, -3, 1},         {-9, 0, 1},        {-6, -9, 1000},
+      {-6, -6, 1}, {-6, -3, 1},        {-6, 0, 1},          {-3, -9, 1000000}, {-3, -6, 1000},
+      {-3, -3, 1}, {-3, 0, 1},         {0, -9, 1000000000}, {0, -6, 1000000},  {0, -3, 1000},
+      {0, 0, 1},   {2, -2, 100 * 100},
   };
   for (const auto& item : table) {
-    EXPECT_EQ(Quantity::fromScaled(1, item.from).scaledValue(item.to), item.expected) << item.from << "->" << item.to;
+    EXPECT_EQ(Quantity::fromScaled(1, item.from).scaledValue(item.to), item.expected)
+        << item.from << "->" << item.to;
   }
 }
 

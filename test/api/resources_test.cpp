@@ -29,12 +29,13 @@ void expectList(const ResourceList& got, const ks::testing::ResourceMap& want, c
   for (const auto& [k, v] : w) {
     auto it = got.find(k);
     ASSERT_NE(it, got.end()) << ctx << ": missing " << k << " in " << show(got);
-    EXPECT_EQ(it->second.compare(v), 0) << ctx << ": " << k << " got " << it->second.toString() << " want " << v.toString();
+    EXPECT_EQ(it->second.compare(v), 0)
+        << ctx << ": " << k << " got " << it->second.toString() << " want " << v.toString();
   }
 }
 
-ContainerStatus status(std::string name, ks::testing::ResourceMap statusRequests, ks::testing::ResourceMap allocated,
-                       ks::testing::ResourceMap statusLimits = {}) {
+ContainerStatus status(std::string name, ks::testing::ResourceMap statusRequests,
+                       ks::testing::ResourceMap allocated, ks::testing::ResourceMap statusLimits = {}) {
   ContainerStatus cs;
   cs.name = std::move(name);
   cs.resources = ResourceRequirements{resourceList(statusLimits), resourceList(statusRequests)};
@@ -50,20 +51,33 @@ TEST(ResourcesTest, PodRequests) {
     ks::testing::ResourceMap want;
   };
   const std::vector<Case> cases = {
-      {"containers are summed", MakePod().req({{"cpu", "1"}, {"memory", "1Gi"}}).req({{"cpu", "2"}}).obj(), {},
+      {"containers are summed",
+       MakePod().req({{"cpu", "1"}, {"memory", "1Gi"}}).req({{"cpu", "2"}}).obj(),
+       {},
        {{"cpu", "3"}, {"memory", "1Gi"}}},
       {"init container larger than containers",
-       MakePod().initReq({{"cpu", "2"}, {"memory", "1Gi"}}).req({{"cpu", "1"}, {"memory", "2Gi"}}).obj(), {},
+       MakePod().initReq({{"cpu", "2"}, {"memory", "1Gi"}}).req({{"cpu", "1"}, {"memory", "2Gi"}}).obj(),
+       {},
        {{"cpu", "2"}, {"memory", "2Gi"}}},
       {"init containers take the max, not the sum",
-       MakePod().initReq({{"cpu", "2"}}).initReq({{"cpu", "3"}}).req({{"cpu", "1"}}).obj(), {}, {{"cpu", "3"}}},
+       MakePod().initReq({{"cpu", "2"}}).initReq({{"cpu", "3"}}).req({{"cpu", "1"}}).obj(),
+       {},
+       {{"cpu", "3"}}},
       {"restartable init container adds to containers and to later init containers",
        // init phase: sidecar 1 + init 2 = 3; steady state: container 1 + sidecar 1 = 2
-       MakePod().sidecarReq({{"cpu", "1"}}).initReq({{"cpu", "2"}}).req({{"cpu", "1"}}).obj(), {}, {{"cpu", "3"}}},
+       MakePod().sidecarReq({{"cpu", "1"}}).initReq({{"cpu", "2"}}).req({{"cpu", "1"}}).obj(),
+       {},
+       {{"cpu", "3"}}},
       {"restartable init container after regular init container",
        // init phase max(init 2, sidecar 1) = 2; steady state 1 + 1 + 1 = 3
-       MakePod().initReq({{"cpu", "2"}}).sidecarReq({{"cpu", "1"}}).req({{"cpu", "1"}}).req({{"cpu", "1"}}).obj(),
-       {}, {{"cpu", "3"}}},
+       MakePod()
+           .initReq({{"cpu", "2"}})
+           .sidecarReq({{"cpu", "1"}})
+           .req({{"cpu", "1"}})
+           .req({{"cpu", "1"}})
+           .obj(),
+       {},
+       {{"cpu", "3"}}},
       {"multiple sidecars accumulate",
        MakePod()
            .sidecarReq({{"cpu", "1"}})
@@ -71,23 +85,35 @@ TEST(ResourcesTest, PodRequests) {
            .initReq({{"cpu", "5"}})
            .req({{"cpu", "1"}})
            .obj(),
-       {}, {{"cpu", "8"}}},
-      {"overhead is added", MakePod().req({{"cpu", "1"}}).overhead({{"cpu", "500m"}, {"memory", "10Mi"}}).obj(), {},
+       {},
+       {{"cpu", "8"}}},
+      {"overhead is added",
+       MakePod().req({{"cpu", "1"}}).overhead({{"cpu", "500m"}, {"memory", "10Mi"}}).obj(),
+       {},
        {{"cpu", "1500m"}, {"memory", "10Mi"}}},
-      {"overhead excluded", MakePod().req({{"cpu", "1"}}).overhead({{"cpu", "500m"}}).obj(),
-       PodRequestsOptions{.excludeOverhead = true}, {{"cpu", "1"}}},
+      {"overhead excluded",
+       MakePod().req({{"cpu", "1"}}).overhead({{"cpu", "500m"}}).obj(),
+       PodRequestsOptions{.excludeOverhead = true},
+       {{"cpu", "1"}}},
       {"pod-level resources override supported resources only",
        MakePod()
            .req({{"cpu", "1"}, {"memory", "1Gi"}, {"ephemeral-storage", "1Gi"}})
            .res({{"cpu", "3"}, {"memory", "4Gi"}})
            .obj(),
-       {}, {{"cpu", "3"}, {"memory", "4Gi"}, {"ephemeral-storage", "1Gi"}}},
-      {"pod-level resources skipped", MakePod().req({{"cpu", "1"}}).res({{"cpu", "3"}}).obj(),
-       PodRequestsOptions{.skipPodLevelResources = true}, {{"cpu", "1"}}},
+       {},
+       {{"cpu", "3"}, {"memory", "4Gi"}, {"ephemeral-storage", "1Gi"}}},
+      {"pod-level resources skipped",
+       MakePod().req({{"cpu", "1"}}).res({{"cpu", "3"}}).obj(),
+       PodRequestsOptions{.skipPodLevelResources = true},
+       {{"cpu", "1"}}},
       {"pod-level resources without a supported resource are ignored",
-       MakePod().req({{"cpu", "1"}}).res({{"ephemeral-storage", "3Gi"}}).obj(), {}, {{"cpu", "1"}}},
+       MakePod().req({{"cpu", "1"}}).res({{"ephemeral-storage", "3Gi"}}).obj(),
+       {},
+       {{"cpu", "1"}}},
       {"pod-level resources plus overhead",
-       MakePod().req({{"cpu", "1"}}).res({{"cpu", "2"}}).overhead({{"cpu", "1"}}).obj(), {}, {{"cpu", "3"}}},
+       MakePod().req({{"cpu", "1"}}).res({{"cpu", "2"}}).overhead({{"cpu", "1"}}).obj(),
+       {},
+       {{"cpu", "3"}}},
   };
   for (const auto& c : cases) expectList(podRequests(c.pod, c.opts), c.want, c.name);
 }
@@ -97,7 +123,8 @@ TEST(ResourcesTest, InPlaceResize) {
   Pod p = MakePod().req({{"cpu", "1"}}).obj();
   p.status.containerStatuses.push_back(status("con0", {{"cpu", "2"}}, {{"cpu", "1500m"}}));
   expectList(podRequests(p), {{"cpu", "2"}}, "resize up in progress");
-  expectList(podRequests(p, PodRequestsOptions{.useStatusResources = false}), {{"cpu", "1"}}, "status ignored");
+  expectList(podRequests(p, PodRequestsOptions{.useStatusResources = false}), {{"cpu", "1"}},
+             "status ignored");
 
   // Spec larger than status: spec wins while the resize is feasible.
   Pod big = MakePod().req({{"cpu", "3"}}).obj();
@@ -132,8 +159,8 @@ TEST(ResourcesTest, NonMissingContainerRequests) {
   PodRequestsOptions opts{.nonMissingContainerRequests = &defaults};
   expectList(podRequests(MakePod().req({{"cpu", "1"}}).req({{"memory", "1Gi"}}).obj(), opts),
              {{"cpu", "1100m"}, {"memory", "1224Mi"}}, "missing filled per container");
-  expectList(podRequests(MakePod().req({{"cpu", "0"}, {"memory", "0"}}).obj(), opts), {{"cpu", "0"}, {"memory", "0"}},
-             "explicit zeros stay");
+  expectList(podRequests(MakePod().req({{"cpu", "0"}, {"memory", "0"}}).obj(), opts),
+             {{"cpu", "0"}, {"memory", "0"}}, "explicit zeros stay");
   expectList(podRequests(MakePod().container("img").obj(), opts), {{"cpu", "100m"}, {"memory", "200Mi"}},
              "no requests at all");
 }
@@ -145,11 +172,15 @@ TEST(ResourcesTest, PodLimits) {
     ks::testing::ResourceMap want;
   };
   const std::vector<Case> cases = {
-      {"containers summed", MakePod().lim({{"cpu", "1"}}).lim({{"cpu", "2"}, {"memory", "1Gi"}}).obj(),
+      {"containers summed",
+       MakePod().lim({{"cpu", "1"}}).lim({{"cpu", "2"}, {"memory", "1Gi"}}).obj(),
        {{"cpu", "3"}, {"memory", "1Gi"}}},
-      {"overhead only on set limits", MakePod().lim({{"cpu", "1"}}).overhead({{"cpu", "1"}, {"memory", "1Gi"}}).obj(),
+      {"overhead only on set limits",
+       MakePod().lim({{"cpu", "1"}}).overhead({{"cpu", "1"}, {"memory", "1Gi"}}).obj(),
        {{"cpu", "2"}}},
-      {"pod-level limits override", MakePod().lim({{"cpu", "1"}}).podLevelLimits({{"cpu", "4"}}).obj(), {{"cpu", "4"}}},
+      {"pod-level limits override",
+       MakePod().lim({{"cpu", "1"}}).podLevelLimits({{"cpu", "4"}}).obj(),
+       {{"cpu", "4"}}},
   };
   for (const auto& c : cases) expectList(podLimits(c.pod), c.want, c.name);
   // Sidecar limits accumulate like requests.
@@ -181,7 +212,8 @@ TEST(ResourcesTest, NonzeroRequests) {
     EXPECT_EQ(mem, c.mem) << c.name;
   }
   EXPECT_TRUE(getRequestForResource("ephemeral-storage", {}, true).isZero());
-  EXPECT_EQ(getRequestForResource("example.com/gpu", resourceList({{"example.com/gpu", "2"}}), true).value(), 2);
+  EXPECT_EQ(getRequestForResource("example.com/gpu", resourceList({{"example.com/gpu", "2"}}), true).value(),
+            2);
   EXPECT_TRUE(getRequestForResource("cpu", {}, false).isZero());
 }
 

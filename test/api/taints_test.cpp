@@ -46,15 +46,18 @@ TEST(TaintsTest, TolerationToleratesTaint) {
        taint("foo", "bar", kNoSchedule), true},
       {"same effect, empty key with Exists matches all keys", tol("", "Exists", "", kNoSchedule),
        taint("foo", "bar", kNoSchedule), true},
-      {"same key, effect and value, Equal", tol("foo", "Equal", "bar", kNoSchedule), taint("foo", "bar", kNoSchedule),
-       true},
+      {"same key, effect and value, Equal", tol("foo", "Equal", "bar", kNoSchedule),
+       taint("foo", "bar", kNoSchedule), true},
       {"same key and effect, different values, Equal", tol("foo", "Equal", "value1", kNoSchedule),
        taint("foo", "value2", kNoSchedule), false},
       {"same key and value, different effects, Equal", tol("foo", "Equal", "bar", kNoSchedule),
        taint("foo", "bar", kNoExecute), false},
-      {"empty operator means Equal", tol("foo", "", "bar", kNoSchedule), taint("foo", "bar", kNoSchedule), true},
-      {"empty operator, different value", tol("foo", "", "baz", kNoSchedule), taint("foo", "bar", kNoSchedule), false},
-      {"empty effect matches all effects", tol("foo", "Equal", "bar", ""), taint("foo", "bar", kNoExecute), true},
+      {"empty operator means Equal", tol("foo", "", "bar", kNoSchedule), taint("foo", "bar", kNoSchedule),
+       true},
+      {"empty operator, different value", tol("foo", "", "baz", kNoSchedule),
+       taint("foo", "bar", kNoSchedule), false},
+      {"empty effect matches all effects", tol("foo", "Equal", "bar", ""), taint("foo", "bar", kNoExecute),
+       true},
       {"empty key and Exists and empty effect tolerates everything", tol("", "Exists", "", ""),
        taint("any", "thing", kPrefer), true},
       {"different key", tol("foo", "Exists", "", ""), taint("bar", "", kNoSchedule), false},
@@ -90,19 +93,27 @@ TEST(TaintsTest, FindMatchingUntoleratedTaint) {
   const std::vector<Case> cases = {
       {"empty taints and tolerations", {}, {}, false, std::nullopt},
       {"non-empty taints, empty tolerations", {taint("foo", "bar", kNoSchedule)}, {}, false, "foo"},
-      {"tolerated", {taint("foo", "bar", kNoSchedule)}, {tol("foo", "Equal", "bar", kNoSchedule)}, false, std::nullopt},
+      {"tolerated",
+       {taint("foo", "bar", kNoSchedule)},
+       {tol("foo", "Equal", "bar", kNoSchedule)},
+       false,
+       std::nullopt},
       {"first untolerated returned",
        {taint("a", "1", kNoSchedule), taint("b", "2", kNoSchedule), taint("c", "3", kNoSchedule)},
        {tol("a", "Exists", "", "")},
        false,
        "b"},
       {"filter skips PreferNoSchedule", {taint("p", "", kPrefer), taint("n", "", kNoExecute)}, {}, true, "n"},
-      {"filter leaves only tolerated", {taint("p", "", kPrefer), taint("n", "", kNoExecute)},
-       {tol("n", "Exists", "", kNoExecute)}, true, std::nullopt},
+      {"filter leaves only tolerated",
+       {taint("p", "", kPrefer), taint("n", "", kNoExecute)},
+       {tol("n", "Exists", "", kNoExecute)},
+       true,
+       std::nullopt},
   };
   for (const auto& c : cases) {
     const Taint* got = findMatchingUntoleratedTaint(
-        c.taints, c.tolerations, c.useFilter ? TaintFilter(taintEffectIsNoScheduleOrNoExecute) : TaintFilter());
+        c.taints, c.tolerations,
+        c.useFilter ? TaintFilter(taintEffectIsNoScheduleOrNoExecute) : TaintFilter());
     if (!c.expectKey) {
       EXPECT_EQ(got, nullptr) << c.description;
     } else {

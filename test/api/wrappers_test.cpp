@@ -48,11 +48,14 @@ TEST(WrappersTest, PodBuilder) {
   EXPECT_EQ(p.spec.tolerations.at(0).op, "Exists");
   EXPECT_EQ(p.spec.tolerations.at(0).effect, "NoSchedule");
   EXPECT_EQ(p.spec.nodeSelector.at("zone"), "a");
-  const auto& terms = p.spec.affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms;
+  const auto& terms =
+      p.spec.affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution->nodeSelectorTerms;
   ASSERT_EQ(terms.size(), 1u);
   EXPECT_EQ(terms[0].matchExpressions.at(0).op, "In");
-  EXPECT_EQ(p.spec.affinity->podAffinity->requiredDuringSchedulingIgnoredDuringExecution.at(0).topologyKey, "zone");
-  EXPECT_EQ(p.spec.affinity->podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution.at(0).weight, 1);
+  EXPECT_EQ(p.spec.affinity->podAffinity->requiredDuringSchedulingIgnoredDuringExecution.at(0).topologyKey,
+            "zone");
+  EXPECT_EQ(p.spec.affinity->podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution.at(0).weight,
+            1);
   EXPECT_EQ(p.spec.topologySpreadConstraints.at(0).maxSkew, 1);
   EXPECT_EQ(p.spec.schedulingGates.size(), 2u);
   EXPECT_EQ(p.spec.volumes.at(0).persistentVolumeClaim->claimName, "claim");

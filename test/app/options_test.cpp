@@ -116,8 +116,10 @@ TEST(ParseFlags, LeaderElectionFlags) {
   EXPECT_EQ(o.leaderElection.resourceLock, "leases");
   EXPECT_EQ(o.leaderElection.resourceName, "ks");
   EXPECT_EQ(o.leaderElection.resourceNamespace, "ns1");
-  EXPECT_THAT(parseError({"--leader-elect-lease-duration=abc"}),
-              HasSubstr("invalid argument \"abc\" for \"--leader-elect-lease-duration\" flag: time: invalid duration"));
+  EXPECT_THAT(
+      parseError({"--leader-elect-lease-duration=abc"}),
+      HasSubstr(
+          "invalid argument \"abc\" for \"--leader-elect-lease-duration\" flag: time: invalid duration"));
 }
 
 TEST(ParseFlags, DeprecatedFlags) {
@@ -127,8 +129,8 @@ TEST(ParseFlags, DeprecatedFlags) {
   EXPECT_EQ(o.deprecated.kubeApiQps, 12.5f);
   EXPECT_EQ(o.deprecated.kubeApiBurst, 30);
   EXPECT_EQ(o.deprecated.kubeApiContentType, "application/json");
-  EXPECT_EQ(o.deprecatedFlagsSet,
-            (std::vector<std::string>{"--kubeconfig", "--kube-api-qps", "--kube-api-burst", "--kube-api-content-type"}));
+  EXPECT_EQ(o.deprecatedFlagsSet, (std::vector<std::string>{"--kubeconfig", "--kube-api-qps",
+                                                            "--kube-api-burst", "--kube-api-content-type"}));
   EXPECT_THAT(parseError({"--kube-api-burst=many"}), HasSubstr("for \"--kube-api-burst\" flag"));
   EXPECT_THAT(parseError({"--kube-api-qps=fast"}), HasSubstr("strconv.ParseFloat"));
 }
@@ -138,7 +140,8 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_TRUE(o.featureGates.storageCapacityScoring);
   EXPECT_FALSE(o.featureGates.draSchedulerFilterTimeout);
   EXPECT_TRUE(o.featureGates.dynamicResourceAllocation);
-  EXPECT_THAT(parseError({"--feature-gates=NoSuchGate=true"}), HasSubstr("unrecognized feature gate: NoSuchGate"));
+  EXPECT_THAT(parseError({"--feature-gates=NoSuchGate=true"}),
+              HasSubstr("unrecognized feature gate: NoSuchGate"));
   EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring"}), HasSubstr("missing bool value"));
   EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring=yes"}), HasSubstr("invalid value of"));
 }
@@ -151,7 +154,8 @@ TEST(ParseFlags, Errors) {
   EXPECT_EQ(parseError({"--config"}), "flag needs an argument: --config");
   EXPECT_THAT(parseError({"--secure-port=70000"}), HasSubstr("must be between 0 and 65535"));
   EXPECT_THAT(parseError({"--secure-port=-1"}), HasSubstr("must be between 0 and 65535"));
-  EXPECT_THAT(parseError({"--secure-port=abc"}), HasSubstr("invalid argument \"abc\" for \"--secure-port\" flag"));
+  EXPECT_THAT(parseError({"--secure-port=abc"}),
+              HasSubstr("invalid argument \"abc\" for \"--secure-port\" flag"));
   EXPECT_THAT(parseError({"--bind-address=not-an-ip"}), HasSubstr("failed to parse IP"));
   EXPECT_THAT(parseError({"--tls-cert-file=/c.pem"}), HasSubstr("must be given together"));
   // Flags of upstream we do not implement are rejected, not silently accepted.
@@ -217,8 +221,9 @@ TEST(BuildConfig, BadConfigFiles) {
   };
   EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nfoo: 1\n"),
               HasSubstr("unknown field \"foo\""));
-  EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: 0\n"),
-              HasSubstr("parallelism"));
+  EXPECT_THAT(
+      err("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nparallelism: 0\n"),
+      HasSubstr("parallelism"));
   EXPECT_THAT(err("apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n"),
               HasSubstr("no kind \"KubeSchedulerConfiguration\" is registered"));
   Options missing;
@@ -242,12 +247,27 @@ TEST(BuildConfig, WrittenConfigDecodesBack) {
 
 TEST(Usage, ListsTheFlags) {
   const std::string u = usage();
-  for (const char* flag :
-       {"--config", "--kubeconfig", "--master", "--leader-elect", "--leader-elect-lease-duration",
-        "--leader-elect-renew-deadline", "--leader-elect-retry-period", "--leader-elect-resource-lock",
-        "--leader-elect-resource-name", "--leader-elect-resource-namespace", "--secure-port", "--bind-address",
-        "--tls-cert-file", "--tls-private-key-file", "--write-config-to", "-v, --v", "--feature-gates",
-        "--kube-api-qps", "--kube-api-burst", "--kube-api-content-type", "simulate"}) {
+  for (const char* flag : {"--config",
+                           "--kubeconfig",
+                           "--master",
+                           "--leader-elect",
+                           "--leader-elect-lease-duration",
+                           "--leader-elect-renew-deadline",
+                           "--leader-elect-retry-period",
+                           "--leader-elect-resource-lock",
+                           "--leader-elect-resource-name",
+                           "--leader-elect-resource-namespace",
+                           "--secure-port",
+                           "--bind-address",
+                           "--tls-cert-file",
+                           "--tls-private-key-file",
+                           "--write-config-to",
+                           "-v, --v",
+                           "--feature-gates",
+                           "--kube-api-qps",
+                           "--kube-api-burst",
+                           "--kube-api-content-type",
+                           "simulate"}) {
     EXPECT_THAT(u, HasSubstr(flag));
   }
 }

@@ -26,7 +26,9 @@ api::Node makeNode(const std::string& name) {
   return n;
 }
 
-int64_t rvOf(const std::string& rv) { return std::stoll(rv); }
+int64_t rvOf(const std::string& rv) {
+  return std::stoll(rv);
+}
 
 // Runs a watch on a thread and collects events until `n` arrived or the watch ended.
 template <typename T>
@@ -113,9 +115,10 @@ TEST(MemoryClientTest, UpdateUsesOptimisticConcurrency) {
   ASSERT_FALSE(stale.ok());
   EXPECT_EQ(stale.error().code(), 409);
   EXPECT_EQ(stale.error().reason(), "Conflict");
-  EXPECT_EQ(stale.error().message(),
-            "Operation cannot be fulfilled on pods \"a\": the object has been modified; please apply your changes "
-            "to the latest version and try again");
+  EXPECT_EQ(
+      stale.error().message(),
+      "Operation cannot be fulfilled on pods \"a\": the object has been modified; please apply your changes "
+      "to the latest version and try again");
 
   next.metadata.resourceVersion.clear();  // unconditional
   auto forced = c.update(next);
@@ -142,8 +145,10 @@ TEST(MemoryClientTest, DeleteHonoursPreconditions) {
   auto r = c.deletePod("default", "a", wrongUid);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), 409);
-  EXPECT_EQ(r.error().message(), "Operation cannot be fulfilled on pods \"a\": Precondition failed: UID in "
-                                 "precondition: other, UID in object meta: " + a.metadata.uid);
+  EXPECT_EQ(r.error().message(),
+            "Operation cannot be fulfilled on pods \"a\": Precondition failed: UID in "
+            "precondition: other, UID in object meta: " +
+                a.metadata.uid);
 
   DeleteOptions wrongRV;
   wrongRV.preconditionResourceVersion = "1";
@@ -275,7 +280,8 @@ TEST(MemoryClientTest, CloseAllWatchesEndsThem) {
   WatchCollector<api::Pod> w1(c, WatchOptions{});
   WatchCollector<api::Node> w2(c, WatchOptions{});
   auto deadline = std::chrono::steady_clock::now() + 2s;
-  while (c.activeWatchCountForTest() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  while (c.activeWatchCountForTest() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
   c.closeAllWatchesForTest(ApiError(0, "", "connection reset"));
   ASSERT_TRUE(w1.waitDone());
   ASSERT_TRUE(w2.waitDone());
@@ -394,7 +400,7 @@ TEST(MemoryClientTest, WatchSelectorTransitionsBecomeAddsAndDeletes) {
   auto u = unassigned.waitFor(1);
   ASSERT_EQ(u.size(), 1u);
   EXPECT_EQ(u[0].type, WatchEventType::Deleted);
-  EXPECT_EQ(u[0].object.spec.nodeName, "");  // the previous content ...
+  EXPECT_EQ(u[0].object.spec.nodeName, "");                 // the previous content ...
   EXPECT_EQ(u[0].object.metadata.resourceVersion, bindRV);  // ... at the event's version
   auto a = assigned.waitFor(1);
   ASSERT_EQ(a.size(), 1u);
@@ -547,7 +553,8 @@ TEST(MemoryClientTest, FailureInjection) {
   EXPECT_TRUE(c.list<api::Node>(ListOptions{}).ok());
 
   c.injectFailures(Operation::Watch, 1, ApiError(0, "", "connection refused"));
-  auto w = c.nodes().watch(WatchOptions{}, [](api::WatchEvent<api::Node>&&) {}, std::stop_token());
+  auto w = c.nodes().watch(
+      WatchOptions{}, [](api::WatchEvent<api::Node>&&) {}, std::stop_token());
   ASSERT_FALSE(w.ok());
   EXPECT_TRUE(w.error().isTransport());
 }

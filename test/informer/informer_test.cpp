@@ -164,7 +164,8 @@ struct HandlerMirror {
 };
 
 template <typename T>
-std::map<std::string, std::string> serverState(MemoryClient& c, const std::function<bool(const T&)>& pred = nullptr) {
+std::map<std::string, std::string> serverState(MemoryClient& c,
+                                               const std::function<bool(const T&)>& pred = nullptr) {
   std::map<std::string, std::string> out;
   for (const auto& obj : c.objects<T>()) {
     if (!pred || pred(*obj)) out[objectKey(*obj)] = obj->metadata.resourceVersion;
@@ -403,9 +404,10 @@ TEST(SharedInformerTest, RandomizedNoEventLost) {
   HandlerMirror<api::Pod> filteredMirror;
   all.addEventHandler(allMirror.funcs());
   filtered.addEventHandler(filteredMirror.funcs());
-  ASSERT_TRUE(all.store()
-                  .addIndexer("nodeName", [](const api::Pod& p) { return std::vector<std::string>{p.spec.nodeName}; })
-                  .ok());
+  ASSERT_TRUE(
+      all.store()
+          .addIndexer("nodeName", [](const api::Pod& p) { return std::vector<std::string>{p.spec.nodeName}; })
+          .ok());
   all.start();
   filtered.start();
 
@@ -440,7 +442,8 @@ TEST(SharedInformerTest, RandomizedNoEventLost) {
       const auto& p = objs[static_cast<size_t>(pick(static_cast<int>(objs.size())))];
       (void)c.deletePod(p->metadata.namespace_, p->metadata.name, {});
     } else if (op < 92) {
-      c.closeAllWatchesForTest(pick(2) == 0 ? std::nullopt : std::optional<ApiError>(ApiError(0, "", "reset")));
+      c.closeAllWatchesForTest(pick(2) == 0 ? std::nullopt
+                                            : std::optional<ApiError>(ApiError(0, "", "reset")));
     } else if (op < 95) {
       c.compactHistoryForTest();
     } else if (op < 97) {
@@ -455,11 +458,14 @@ TEST(SharedInformerTest, RandomizedNoEventLost) {
     auto it = p.metadata.labels.find("keep");
     return it != p.metadata.labels.end() && it->second == "true" && p.spec.nodeName.empty();
   };
-  ASSERT_TRUE(eventually([&] {
-    return storeState(all.store()) == serverState<api::Pod>(c) && allMirror.snapshot() == serverState<api::Pod>(c) &&
-           storeState(filtered.store()) == serverState<api::Pod>(c, selectedOnServer) &&
-           filteredMirror.snapshot() == serverState<api::Pod>(c, selectedOnServer);
-  }, 10s));
+  ASSERT_TRUE(eventually(
+      [&] {
+        return storeState(all.store()) == serverState<api::Pod>(c) &&
+               allMirror.snapshot() == serverState<api::Pod>(c) &&
+               storeState(filtered.store()) == serverState<api::Pod>(c, selectedOnServer) &&
+               filteredMirror.snapshot() == serverState<api::Pod>(c, selectedOnServer);
+      },
+      10s));
   {
     std::lock_guard l(allMirror.mu);
     EXPECT_TRUE(allMirror.problems.empty()) << allMirror.problems.front();
@@ -470,7 +476,8 @@ TEST(SharedInformerTest, RandomizedNoEventLost) {
   }
   // The index agrees with the store.
   size_t indexed = 0;
-  for (const std::string node : {"", "n0", "n1", "n2"}) indexed += all.store().byIndex("nodeName", node).value().size();
+  for (const std::string node : {"", "n0", "n1", "n2"})
+    indexed += all.store().byIndex("nodeName", node).value().size();
   EXPECT_EQ(indexed, all.store().size());
   EXPECT_GT(all.reflector().listCount(), 1);
   all.stop();

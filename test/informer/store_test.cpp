@@ -7,7 +7,8 @@
 namespace ks::informer {
 namespace {
 
-std::shared_ptr<const api::Pod> pod(const std::string& ns, const std::string& name, const std::string& node = "") {
+std::shared_ptr<const api::Pod> pod(const std::string& ns, const std::string& name,
+                                    const std::string& node = "") {
   auto p = std::make_shared<api::Pod>();
   p->metadata.namespace_ = ns;
   p->metadata.name = name;

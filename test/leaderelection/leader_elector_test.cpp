@@ -202,7 +202,9 @@ LeaderElectionConfig validConfig() {
   return c;
 }
 
-TEST(LeaderElectionConfigTest, DefaultsAreValid) { EXPECT_TRUE(validate(validConfig()).ok()); }
+TEST(LeaderElectionConfigTest, DefaultsAreValid) {
+  EXPECT_TRUE(validate(validConfig()).ok());
+}
 
 TEST(LeaderElectionConfigTest, ErrorsAsUpstream) {
   struct Case {

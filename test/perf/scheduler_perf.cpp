@@ -146,7 +146,8 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
         f.workloads.emplace_back(rest.substr(0, comma));
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
       }
-      if (f.workloads.size() == 1 && f.workloads[0] == "all") f.workloads = {"SchedulingBasic", "NodeAffinityTaints"};
+      if (f.workloads.size() == 1 && f.workloads[0] == "all")
+        f.workloads = {"SchedulingBasic", "NodeAffinityTaints"};
     } else if (num("--nodes", n)) {
       nodes = n;
     } else if (num("--init-pods", n)) {
@@ -193,7 +194,9 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
 // ---------------------------------------------------------------------------------------------------
 // Pod bookkeeping: pods are named "<prefix>-<index>" with one index space over init + measured pods.
 
-int64_t nowNs() { return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count(); }
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
 
 struct PodTimes {
   explicit PodTimes(size_t n) : created(n), bound(n) {}
@@ -220,7 +223,9 @@ class BindTimingClient final : public client::Client {
   client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
   client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
   client::ListWatcher<api::Namespace>& namespaces() override { return inner_.namespaces(); }
-  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override { return inner_.persistentVolumes(); }
+  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override {
+    return inner_.persistentVolumes();
+  }
   client::ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override {
     return inner_.persistentVolumeClaims();
   }
@@ -255,7 +260,9 @@ class BindTimingClient final : public client::Client {
                                     const client::DeleteOptions& options) override {
     return inner_.deletePod(ns, name, options);
   }
-  client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
+  client::ApiResult<api::Event> createEvent(const api::Event& event) override {
+    return inner_.createEvent(event);
+  }
   client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
                                                   const api::EventSeries& series) override {
     return inner_.updateEventSeries(ns, name, series);
@@ -263,8 +270,12 @@ class BindTimingClient final : public client::Client {
   client::ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override {
     return inner_.getLease(ns, name);
   }
-  client::ApiResult<api::Lease> createLease(const api::Lease& lease) override { return inner_.createLease(lease); }
-  client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override { return inner_.updateLease(lease); }
+  client::ApiResult<api::Lease> createLease(const api::Lease& lease) override {
+    return inner_.createLease(lease);
+  }
+  client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override {
+    return inner_.updateLease(lease);
+  }
 
  private:
   client::MemoryClient& inner_;
@@ -289,8 +300,8 @@ class PerfProbe final : public framework::PreFilterPlugin,
   explicit PerfProbe(ProbeData& data) : data_(data) {}
   std::string_view name() const override { return kName; }
 
-  framework::Status preFilter(framework::CycleState&, const framework::PodInfo&, std::span<const framework::NodeInfoPtr>,
-                              framework::PreFilterResult&) override {
+  framework::Status preFilter(framework::CycleState&, const framework::PodInfo&,
+                              std::span<const framework::NodeInfoPtr>, framework::PreFilterResult&) override {
     start_ = Clock::now();
     if (data_.measuring.load(std::memory_order_relaxed)) {
       std::lock_guard lock(data_.mu);
@@ -323,7 +334,9 @@ class PerfProbe final : public framework::PreFilterPlugin,
 // Counts attempts; its presence makes the scheduler fill AttemptRecords (all node names, statuses, scores).
 class CountingObserver final : public scheduler::AttemptObserver {
  public:
-  void onAttempt(const scheduler::AttemptRecord&) override { attempts.fetch_add(1, std::memory_order_relaxed); }
+  void onAttempt(const scheduler::AttemptRecord&) override {
+    attempts.fetch_add(1, std::memory_order_relaxed);
+  }
   void onBindingDone(const api::Pod&, const std::string&, const framework::Status&) override {}
   std::atomic<int64_t> attempts{0};
 };
@@ -336,7 +349,11 @@ constexpr std::string_view kNamespace = "default";
 
 // Upstream makeBaseNode / node-default.yaml: pods 110, cpu 4, memory 32Gi, Ready.
 api::Node baseNode(const std::string& name) {
-  return MakeNode().name(name).capacity({{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}}).condition("Ready", "True").obj();
+  return MakeNode()
+      .name(name)
+      .capacity({{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}})
+      .condition("Ready", "True")
+      .obj();
 }
 
 // Upstream pod-default.yaml: one pause container, port 80, requests = limits = cpu 100m, memory 500Mi.
@@ -378,7 +395,8 @@ api::Pod affinityTaintPod(int i) {
   api::Pod pod = basePod("pod-" + std::to_string(i));
   ks::testing::PodWrapper w = MakePod();
   api::NodeSelectorTerm preferZone1;
-  preferZone1.matchExpressions.push_back(api::NodeSelectorRequirement{std::string(kZoneLabel), "In", {"zone1"}});
+  preferZone1.matchExpressions.push_back(
+      api::NodeSelectorRequirement{std::string(kZoneLabel), "In", {"zone1"}});
   w.nodeAffinityIn(std::string(kZoneLabel), {"zone1", "zone2"}).preferredNodeAffinity(10, preferZone1);
   if (i % 2 == 0) w.toleration(api::Toleration{"dedicated", "Equal", "perf", "NoSchedule", std::nullopt});
   api::Pod shaped = w.obj();
@@ -461,17 +479,17 @@ struct Result_ {
   bool complete = false;
   int64_t bound = 0;
   double createNodesSec = 0, syncSec = 0, initSec = 0;
-  double createSec = 0;      // creating the measured pods
-  double measureSec = 0;     // first measured create -> last measured bound
-  double throughput = 0;     // measurePods / measureSec
-  Summary samples;           // pods/s per sample interval
-  Summary e2eMs;             // create -> bound
-  Summary attemptUs;         // PreFilter -> Reserve
+  double createSec = 0;   // creating the measured pods
+  double measureSec = 0;  // first measured create -> last measured bound
+  double throughput = 0;  // measurePods / measureSec
+  Summary samples;        // pods/s per sample interval
+  Summary e2eMs;          // create -> bound
+  Summary attemptUs;      // PreFilter -> Reserve
   int64_t attempts = 0;
   int64_t bindFailures = 0;
   int64_t observerAttempts = -1;
-  int64_t violations = -1;   // measured pods bound against the workload's node constraints (-1: not checked)
-  int maxPodsPerNode = 0;    // over all bound pods
+  int64_t violations = -1;  // measured pods bound against the workload's node constraints (-1: not checked)
+  int maxPodsPerNode = 0;   // over all bound pods
   long peakRssKb = 0, rssAfterKb = 0;
   std::array<double, 3> loadBefore{}, loadAfter{};
 };
@@ -481,10 +499,13 @@ std::string configYaml(int parallelism) {
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
       "leaderElection:\n  leaderElect: false\n"
-      "parallelism: " + std::to_string(parallelism) + "\n"
+      "parallelism: " +
+      std::to_string(parallelism) +
+      "\n"
       "profiles:\n"
       "- schedulerName: default-scheduler\n"
-      "  plugins:\n    multiPoint:\n      enabled:\n      - name: " + std::string(PerfProbe::kName) + "\n";
+      "  plugins:\n    multiPoint:\n      enabled:\n      - name: " +
+      std::string(PerfProbe::kName) + "\n";
   const auto& missing = plugins::notYetImplementedPlugins();
   if (!missing.empty()) {
     yaml += "      disabled:\n";
@@ -511,12 +532,14 @@ void checkPlacements(client::MemoryClient& memory, const Workload& w, const Flag
     }
     const api::Node& node = *it->second;
     auto zone = node.metadata.labels.find(std::string(kZoneLabel));
-    const bool zoneOk = zone != node.metadata.labels.end() && (zone->second == "zone1" || zone->second == "zone2");
+    const bool zoneOk =
+        zone != node.metadata.labels.end() && (zone->second == "zone1" || zone->second == "zone2");
     bool taintOk = true;
     for (const auto& t : node.spec.taints) {
       if (t.effect != "NoSchedule") continue;
       bool tolerated = false;
-      for (const auto& tol : p->spec.tolerations) tolerated = tolerated || (tol.key == t.key && tol.value == t.value);
+      for (const auto& tol : p->spec.tolerations)
+        tolerated = tolerated || (tol.key == t.key && tol.value == t.value);
       taintOk = taintOk && tolerated;
     }
     if (!zoneOk || !taintOk) ++violations;
@@ -525,12 +548,14 @@ void checkPlacements(client::MemoryClient& memory, const Workload& w, const Flag
   if (w.name == "NodeAffinityTaints") res.violations = violations;
 }
 
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 // Waits until `target` pods with index in [from, to) are bound; samples throughput meanwhile as upstream's
 // throughputCollector. Returns false on timeout.
-bool waitBound(PodTimes& times, int64_t target, std::chrono::milliseconds interval, std::chrono::seconds timeout,
-               std::vector<double>* samples) {
+bool waitBound(PodTimes& times, int64_t target, std::chrono::milliseconds interval,
+               std::chrono::seconds timeout, std::vector<double>* samples) {
   const auto deadline = Clock::now() + timeout;
   auto nextTick = Clock::now() + interval;
   bool started = false;
@@ -596,11 +621,11 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
     std::exit(1);
   }
   auto registry = plugins::newInTreeRegistry();
-  auto reg = registry.registerPlugin(std::string(PerfProbe::kName),
-                                     [&probe](const config::PluginArgs*, framework::Handle&)
-                                         -> Result<std::unique_ptr<framework::Plugin>> {
-                                       return std::unique_ptr<framework::Plugin>(std::make_unique<PerfProbe>(probe));
-                                     });
+  auto reg = registry.registerPlugin(
+      std::string(PerfProbe::kName),
+      [&probe](const config::PluginArgs*, framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
+        return std::unique_ptr<framework::Plugin>(std::make_unique<PerfProbe>(probe));
+      });
   if (!reg.ok()) std::abort();
   std::unique_ptr<scheduler::ApiEventRecorder> recorder;
   if (flags.events) recorder = std::make_unique<scheduler::ApiEventRecorder>(client);
@@ -714,25 +739,30 @@ std::string fmt(double v, int precision = 1) {
 
 void printTable(const Result_& r) {
   std::ostringstream o;
-  o << "\n=== " << r.workload << ": " << r.nodes << " nodes, " << r.initPods << " init pods, " << r.measurePods
-    << " measured pods (parallelism " << r.parallelism << ", binding workers " << r.bindingWorkers << ") ===\n";
+  o << "\n=== " << r.workload << ": " << r.nodes << " nodes, " << r.initPods << " init pods, "
+    << r.measurePods << " measured pods (parallelism " << r.parallelism << ", binding workers "
+    << r.bindingWorkers << ") ===\n";
   o << "  load average before  " << fmt(r.loadBefore[0], 2) << " " << fmt(r.loadBefore[1], 2) << " "
-    << fmt(r.loadBefore[2], 2) << "   after " << fmt(r.loadAfter[0], 2) << " " << fmt(r.loadAfter[1], 2) << " "
-    << fmt(r.loadAfter[2], 2) << "   (" << std::thread::hardware_concurrency() << " cpus)\n";
+    << fmt(r.loadBefore[2], 2) << "   after " << fmt(r.loadAfter[0], 2) << " " << fmt(r.loadAfter[1], 2)
+    << " " << fmt(r.loadAfter[2], 2) << "   (" << std::thread::hardware_concurrency() << " cpus)\n";
   std::string missing;
-  for (const auto& name : plugins::notYetImplementedPlugins()) missing += (missing.empty() ? "" : ", ") + name;
+  for (const auto& name : plugins::notYetImplementedPlugins())
+    missing += (missing.empty() ? "" : ", ") + name;
   o << "  default plugins off  " << (missing.empty() ? "none" : missing) << " (not implemented yet)\n";
-  if (!r.complete) o << "  INCOMPLETE: " << r.bound << " of " << (r.initPods + r.measurePods) << " pods bound before the timeout\n";
-  o << "  setup                create nodes " << fmt(r.createNodesSec, 3) << " s, informer sync " << fmt(r.syncSec, 3)
-    << " s, init pods scheduled in " << fmt(r.initSec, 3) << " s\n";
+  if (!r.complete)
+    o << "  INCOMPLETE: " << r.bound << " of " << (r.initPods + r.measurePods)
+      << " pods bound before the timeout\n";
+  o << "  setup                create nodes " << fmt(r.createNodesSec, 3) << " s, informer sync "
+    << fmt(r.syncSec, 3) << " s, init pods scheduled in " << fmt(r.initSec, 3) << " s\n";
   o << "  measured pods        created in " << fmt(r.createSec, 3) << " s, first create -> last bound "
     << fmt(r.measureSec, 3) << " s\n";
   o << "  THROUGHPUT           " << fmt(r.throughput) << " pods/s\n";
-  o << "                       " << std::string(10, ' ') << "   samples     avg     p50     p90     p95     p99     max\n";
+  o << "                       " << std::string(10, ' ')
+    << "   samples     avg     p50     p90     p95     p99     max\n";
   auto row = [&](std::string_view label, const Summary& s, int prec) {
     char line[256];
-    std::snprintf(line, sizeof line, "  %-29s %9zu %7s %7s %7s %7s %7s %7s\n", std::string(label).c_str(), s.count,
-                  fmt(s.average, prec).c_str(), fmt(s.p50, prec).c_str(), fmt(s.p90, prec).c_str(),
+    std::snprintf(line, sizeof line, "  %-29s %9zu %7s %7s %7s %7s %7s %7s\n", std::string(label).c_str(),
+                  s.count, fmt(s.average, prec).c_str(), fmt(s.p50, prec).c_str(), fmt(s.p90, prec).c_str(),
                   fmt(s.p95, prec).c_str(), fmt(s.p99, prec).c_str(), fmt(s.max, prec).c_str());
     o << line;
   };
@@ -743,21 +773,22 @@ void printTable(const Result_& r) {
   }
   row("e2e create->bound (ms)", r.e2eMs, 1);
   row("attempt PreFilter->Reserve (us)", r.attemptUs, 1);
-  o << "  attempts             " << r.attempts << " (unschedulable/failed before Reserve: "
-    << (r.attempts - static_cast<int64_t>(r.attemptUs.count)) << "), bind failures " << r.bindFailures;
+  o << "  attempts             " << r.attempts
+    << " (unschedulable/failed before Reserve: " << (r.attempts - static_cast<int64_t>(r.attemptUs.count))
+    << "), bind failures " << r.bindFailures;
   if (r.observerAttempts >= 0) o << ", observer saw " << r.observerAttempts << " attempts";
   o << "\n  placement            max pods on one node " << r.maxPodsPerNode;
   if (r.violations >= 0) o << ", measured pods violating affinity/taints: " << r.violations;
   o << "\n";
-  o << "  memory               peak RSS " << fmt(static_cast<double>(r.peakRssKb) / 1024.0) << " MiB, RSS at end "
-    << fmt(static_cast<double>(r.rssAfterKb) / 1024.0) << " MiB\n";
+  o << "  memory               peak RSS " << fmt(static_cast<double>(r.peakRssKb) / 1024.0)
+    << " MiB, RSS at end " << fmt(static_cast<double>(r.rssAfterKb) / 1024.0) << " MiB\n";
   std::cout << o.str() << std::flush;
 }
 
 std::string jsonSummary(const Summary& s) {
   std::ostringstream o;
-  o << "{\"count\":" << s.count << ",\"average\":" << s.average << ",\"p50\":" << s.p50 << ",\"p90\":" << s.p90
-    << ",\"p95\":" << s.p95 << ",\"p99\":" << s.p99 << ",\"max\":" << s.max << "}";
+  o << "{\"count\":" << s.count << ",\"average\":" << s.average << ",\"p50\":" << s.p50
+    << ",\"p90\":" << s.p90 << ",\"p95\":" << s.p95 << ",\"p99\":" << s.p99 << ",\"max\":" << s.max << "}";
   return o.str();
 }
 
@@ -767,17 +798,19 @@ std::string toJson(const std::vector<Result_>& results) {
   for (size_t i = 0; i < results.size(); ++i) {
     const Result_& r = results[i];
     o << (i ? ",\n " : "\n ") << "{\"workload\":\"" << r.workload << "\",\"nodes\":" << r.nodes
-      << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods << ",\"parallelism\":" << r.parallelism
-      << ",\"bindingWorkers\":" << r.bindingWorkers << ",\"sampleIntervalMs\":" << r.sampleIntervalMs << ",\"complete\":" << (r.complete ? "true" : "false")
-      << ",\"bound\":" << r.bound << ",\"createNodesSec\":" << r.createNodesSec << ",\"syncSec\":" << r.syncSec
-      << ",\"initSec\":" << r.initSec << ",\"createSec\":" << r.createSec << ",\"measureSec\":" << r.measureSec
-      << ",\"throughputPodsPerSec\":" << r.throughput << ",\"throughputSamples\":" << jsonSummary(r.samples)
-      << ",\"e2eLatencyMs\":" << jsonSummary(r.e2eMs) << ",\"attemptLatencyUs\":" << jsonSummary(r.attemptUs)
-      << ",\"attempts\":" << r.attempts << ",\"bindFailures\":" << r.bindFailures
-      << ",\"maxPodsPerNode\":" << r.maxPodsPerNode << ",\"placementViolations\":" << r.violations
-      << ",\"peakRssKb\":" << r.peakRssKb << ",\"rssAfterKb\":" << r.rssAfterKb << ",\"loadBefore\":["
-      << r.loadBefore[0] << "," << r.loadBefore[1] << "," << r.loadBefore[2] << "],\"loadAfter\":[" << r.loadAfter[0]
-      << "," << r.loadAfter[1] << "," << r.loadAfter[2] << "]}";
+      << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods
+      << ",\"parallelism\":" << r.parallelism << ",\"bindingWorkers\":" << r.bindingWorkers
+      << ",\"sampleIntervalMs\":" << r.sampleIntervalMs << ",\"complete\":" << (r.complete ? "true" : "false")
+      << ",\"bound\":" << r.bound << ",\"createNodesSec\":" << r.createNodesSec
+      << ",\"syncSec\":" << r.syncSec << ",\"initSec\":" << r.initSec << ",\"createSec\":" << r.createSec
+      << ",\"measureSec\":" << r.measureSec << ",\"throughputPodsPerSec\":" << r.throughput
+      << ",\"throughputSamples\":" << jsonSummary(r.samples) << ",\"e2eLatencyMs\":" << jsonSummary(r.e2eMs)
+      << ",\"attemptLatencyUs\":" << jsonSummary(r.attemptUs) << ",\"attempts\":" << r.attempts
+      << ",\"bindFailures\":" << r.bindFailures << ",\"maxPodsPerNode\":" << r.maxPodsPerNode
+      << ",\"placementViolations\":" << r.violations << ",\"peakRssKb\":" << r.peakRssKb
+      << ",\"rssAfterKb\":" << r.rssAfterKb << ",\"loadBefore\":[" << r.loadBefore[0] << ","
+      << r.loadBefore[1] << "," << r.loadBefore[2] << "],\"loadAfter\":[" << r.loadAfter[0] << ","
+      << r.loadAfter[1] << "," << r.loadAfter[2] << "]}";
   }
   o << "\n]\n";
   return o.str();

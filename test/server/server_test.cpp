@@ -35,7 +35,7 @@ struct HttpReply {
   int status = 0;
   std::string head;  // status line + headers
   std::string body;
-  bool ok = false;   // a complete response was read
+  bool ok = false;  // a complete response was read
 };
 
 int connectTo(uint16_t port) {
@@ -78,7 +78,8 @@ struct TlsClientOptions {
 };
 
 // Sends `request` bytes and reads until EOF. Returns the raw bytes, or nullopt on handshake failure.
-std::optional<std::string> tlsExchange(uint16_t port, const std::string& request, const TlsClientOptions& opts = {}) {
+std::optional<std::string> tlsExchange(uint16_t port, const std::string& request,
+                                       const TlsClientOptions& opts = {}) {
   SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
   if (!opts.trustedPem.empty()) {
     BIO* bio = BIO_new_mem_buf(opts.trustedPem.data(), static_cast<int>(opts.trustedPem.size()));
@@ -154,9 +155,9 @@ class SchedulerEndpointsTest : public ::testing::Test {
     SchedulerEndpointsOptions opts;
     opts.handlersSynced = [this] { return synced_.load(); };
     opts.shuttingDown = [this] { return shuttingDown_.load(); };
-    opts.leaderElection = leaderElectionCheck([this] { return leading_.load(); },
-                                              [this] { return lastRenewed_; }, std::chrono::seconds(15),
-                                              std::chrono::seconds(20), [this] { return now_; });
+    opts.leaderElection =
+        leaderElectionCheck([this] { return leading_.load(); }, [this] { return lastRenewed_; },
+                            std::chrono::seconds(15), std::chrono::seconds(20), [this] { return now_; });
     opts.metrics = [this] { return metrics_.scrape(); };
     opts.configzJson = [] { return std::string(R"({"apiVersion":"kubescheduler.config.k8s.io/v1"})"); };
     installSchedulerEndpoints(*server_, std::move(opts));
@@ -361,12 +362,14 @@ TEST(ServerTest, PlainHttpModeAndHandlerErrors) {
   EXPECT_TRUE(server->certificatePem().empty());
   server->handle("/echo", [](const Request& req) {
     Response r;
-    r.body = req.method + " " + req.path + " " + req.body + " " + (req.queryValues("x").empty() ? "" : req.queryValues("x")[0]);
+    r.body = req.method + " " + req.path + " " + req.body + " " +
+             (req.queryValues("x").empty() ? "" : req.queryValues("x")[0]);
     return r;
   });
   server->handle("/throw", [](const Request&) -> Response { throw std::runtime_error("boom"); });
   server->start();
-  HttpReply r = parseReply(plainExchange(server->port(), "POST /echo?x=a%20b+c HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"));
+  HttpReply r = parseReply(
+      plainExchange(server->port(), "POST /echo?x=a%20b+c HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"));
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "POST /echo hello a b c");
   r = parseReply(plainExchange(server->port(), "GET /throw HTTP/1.0\r\n\r\n"));
@@ -414,7 +417,8 @@ TEST(ServerTest, CertificateFilesAreUsed) {
   EXPECT_EQ(server->certificatePem(), generated->certPem);
   installHealthChecks(*server, "/healthz", {});
   server->start();
-  auto reply = tlsExchange(server->port(), "GET /healthz HTTP/1.1\r\n\r\n", {generated->certPem, "scheduler.example"});
+  auto reply =
+      tlsExchange(server->port(), "GET /healthz HTTP/1.1\r\n\r\n", {generated->certPem, "scheduler.example"});
   ASSERT_TRUE(reply.has_value());
   EXPECT_EQ(parseReply(*reply).body, "ok");
 
@@ -435,7 +439,8 @@ TEST(ServerTest, CertificateFilesAreUsed) {
 
 TEST(ServerTest, ParseRequest) {
   auto req = Server::parseRequestForTest(
-      "GET /readyz%2Fx?verbose&exclude=a&exclude=b+c&&k=%41 HTTP/1.1\r\nHost: h\r\nX-Thing:  v  \r\n\r\nbody");
+      "GET /readyz%2Fx?verbose&exclude=a&exclude=b+c&&k=%41 HTTP/1.1\r\nHost: h\r\nX-Thing:  v  "
+      "\r\n\r\nbody");
   ASSERT_TRUE(req.ok()) << req.error().message();
   EXPECT_EQ(req->method, "GET");
   EXPECT_EQ(req->path, "/readyz/x");
@@ -454,7 +459,8 @@ TEST(ServerTest, ParseRequest) {
 
 TEST(HealthzTest, DefaultsToPingAndPerCheckPaths) {
   Request req;
-  std::vector<HealthCheck> checks = {pingCheck(), {"broken", [] { return VoidResult(Error("disk on fire")); }}};
+  std::vector<HealthCheck> checks = {pingCheck(),
+                                     {"broken", [] { return VoidResult(Error("disk on fire")); }}};
   Response r = serveHealth("healthz", checks, req);
   EXPECT_EQ(r.status, 500);
   // The reason is withheld from the public endpoint.

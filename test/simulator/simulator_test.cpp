@@ -47,9 +47,11 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   ASSERT_TRUE(result.ok()) << result.error().message();
   ASSERT_EQ(result->pods.size(), 8u);
 
-  EXPECT_EQ(find(*result, "trainer-0").node, "node-b1") << "tolerates the gpu taint, selects accelerator=nvidia";
+  EXPECT_EQ(find(*result, "trainer-0").node, "node-b1")
+      << "tolerates the gpu taint, selects accelerator=nvidia";
   EXPECT_EQ(find(*result, "api-6c9d8-fghij").node, "node-a1") << "only node-a1 has disktype=ssd";
-  EXPECT_EQ(find(*result, "ingress-8a1b2").node, "node-c1") << "zone-c, and node-c2's host port 8080 is taken";
+  EXPECT_EQ(find(*result, "ingress-8a1b2").node, "node-c1")
+      << "zone-c, and node-c2's host port 8080 is taken";
   const auto& ingress = find(*result, "ingress-8a1b2");
   ASSERT_TRUE(ingress.filtered.count("node-c2"));
   EXPECT_EQ(ingress.filtered.at("node-c2").plugin, "NodePorts");
@@ -59,7 +61,8 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   const auto& analytics = find(*result, "analytics-0");
   EXPECT_EQ(analytics.result, "Unschedulable");
   EXPECT_EQ(analytics.message,
-            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 4 "
+            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
+            "unschedulable, 4 "
             "node(s) didn't match Pod's node affinity/selector.");
   EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
   EXPECT_EQ(analytics.filtered.at("node-b2").plugin, "NodeUnschedulable");
@@ -72,7 +75,8 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   const auto& etl = find(*result, "etl-full-refresh");
   EXPECT_EQ(etl.result, "Unschedulable");
   EXPECT_EQ(etl.message,
-            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were unschedulable, 4 "
+            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
+            "unschedulable, 4 "
             "Insufficient cpu.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
 
@@ -85,8 +89,11 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(web.scores.at("node-c1").at("TaintToleration"), 0);
   EXPECT_EQ(web.scores.at("node-c2").at("TaintToleration"), 100);
   // Weighted sum: TaintToleration 3, NodeAffinity 2, the resource and image plugins 1.
-  const std::map<std::string, int> weights{{"TaintToleration", 3}, {"NodeAffinity", 2}, {"NodeResourcesFit", 1},
-                                           {"NodeResourcesBalancedAllocation", 1}, {"ImageLocality", 1}};
+  const std::map<std::string, int> weights{{"TaintToleration", 3},
+                                           {"NodeAffinity", 2},
+                                           {"NodeResourcesFit", 1},
+                                           {"NodeResourcesBalancedAllocation", 1},
+                                           {"ImageLocality", 1}};
   for (const auto& [node, perPlugin] : web.scores) {
     int64_t total = 0;
     for (const auto& [plugin, score] : perPlugin) total += score * weights.at(plugin);
@@ -118,19 +125,22 @@ items:
   const auto& p = find(r, "pinned");
   EXPECT_EQ(p.node, "n2");
   ASSERT_EQ(p.filtered.size(), 2u);
-  EXPECT_EQ(p.filtered.at("n1").reasons, std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"});
+  EXPECT_EQ(p.filtered.at("n1").reasons,
+            std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"});
   EXPECT_EQ(p.filtered.at("n3").plugin, "NodeAffinity");
 }
 
 TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
   // Two pods want the same host port: the second must see the first's placement.
   std::string yaml = "apiVersion: v1\nkind: List\nitems:\n";
-  for (const char* n : {"n1", "n2"}) yaml += std::string("- {apiVersion: v1, kind: Node, metadata: {name: ") + n +
+  for (const char* n : {"n1", "n2"})
+    yaml += std::string("- {apiVersion: v1, kind: Node, metadata: {name: ") + n +
             "}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
   for (const char* p : {"a", "b", "c"}) {
-    yaml += std::string("- apiVersion: v1\n  kind: Pod\n  metadata: {name: ") + p +
-            ", namespace: default}\n  spec:\n    containers: [{name: c, image: i, ports: [{containerPort: 80, "
-            "hostPort: 80}]}]\n";
+    yaml +=
+        std::string("- apiVersion: v1\n  kind: Pod\n  metadata: {name: ") + p +
+        ", namespace: default}\n  spec:\n    containers: [{name: c, image: i, ports: [{containerPort: 80, "
+        "hostPort: 80}]}]\n";
   }
   auto r = run(yaml);
   std::set<std::string> nodes;
@@ -139,7 +149,8 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
     if (p.result == "Scheduled") nodes.insert(p.node);
     if (p.result == "Unschedulable") {
       ++unschedulable;
-      EXPECT_EQ(p.message, "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.");
+      EXPECT_EQ(p.message,
+                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.");
     }
   }
   EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
@@ -167,7 +178,8 @@ TEST(SimulatorTest, JsonShapeIsStable) {
   EXPECT_EQ(j["pods"][0]["totalScores"]["n1"], 200);
   auto plain = nlohmann::json::parse(toJson(r, false));
   EXPECT_FALSE(plain["pods"][0].contains("filtered"));
-  EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint {a: b}"), std::string::npos);
+  EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint {a: b}"),
+            std::string::npos);
 }
 
 struct BadInput {
@@ -179,15 +191,19 @@ struct BadInput {
 TEST(SimulatorTest, BadInputGetsClearErrors) {
   const std::vector<BadInput> cases = {
       {"unknown kind", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n",
-       "cluster.yaml: document 1 (Deployment web): unknown kind \"Deployment\" (supported: Node, Pod, Namespace, "
+       "cluster.yaml: document 1 (Deployment web): unknown kind \"Deployment\" (supported: Node, Pod, "
+       "Namespace, "
        "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
        "PodDisruptionBudget)"},
       {"bad quantity in a list item",
-       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {capacity: "
+       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: "
+       "{capacity: "
        "{cpu: lots}}}\n",
        "cluster.yaml: document 1: items[0] (Node n1): status.capacity.cpu: quantities must match the regular "
        "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
-      {"second document", "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: {priority: high}\n",
+      {"second document",
+       "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: p, namespace: d}\nspec: "
+       "{priority: high}\n",
        "cluster.yaml: document 2 (Pod d/p): spec.priority: expected an integer, got string"},
       {"no kind", "metadata: {name: x}\n", "cluster.yaml: document 1 (object x): object has no kind"},
       {"malformed yaml", "kind: Node\nmetadata: {name: [\n", "cluster.yaml: yaml: line"},
@@ -197,7 +213,8 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
     client::MemoryClient cluster;
     auto r = loadClusterText(c.yaml, "cluster.yaml", cluster, cfg);
     ASSERT_FALSE(r.ok()) << c.name;
-    EXPECT_EQ(r.error().message().substr(0, c.error.size()), c.error) << c.name << ": " << r.error().message();
+    EXPECT_EQ(r.error().message().substr(0, c.error.size()), c.error)
+        << c.name << ": " << r.error().message();
   }
 }
 

@@ -9,8 +9,8 @@ namespace ks::testing {
 api::Quantity mustParse(std::string_view s) {
   auto q = api::Quantity::parse(s);
   if (!q.ok()) {
-    std::fprintf(stderr, "testsupport: cannot parse quantity '%.*s': %s\n", static_cast<int>(s.size()), s.data(),
-                 q.error().message().c_str());
+    std::fprintf(stderr, "testsupport: cannot parse quantity '%.*s': %s\n", static_cast<int>(s.size()),
+                 s.data(), q.error().message().c_str());
     std::abort();
   }
   return *q;
@@ -40,8 +40,12 @@ api::Container makeContainer(std::string name, api::ResourceRequirements resourc
 
 }  // namespace
 
-PodWrapper MakePod() { return PodWrapper(); }
-NodeWrapper MakeNode() { return NodeWrapper(); }
+PodWrapper MakePod() {
+  return PodWrapper();
+}
+NodeWrapper MakeNode() {
+  return NodeWrapper();
+}
 
 // ---------------------------------------------------------------------------------------------
 // PodWrapper
@@ -177,7 +181,8 @@ PodWrapper& PodWrapper::podAffinityTerm(api::PodAffinityTerm term, AffinityKind 
   if (kind == AffinityKind::Required) {
     block.requiredDuringSchedulingIgnoredDuringExecution.push_back(std::move(term));
   } else {
-    block.preferredDuringSchedulingIgnoredDuringExecution.push_back(api::WeightedPodAffinityTerm{weight, std::move(term)});
+    block.preferredDuringSchedulingIgnoredDuringExecution.push_back(
+        api::WeightedPodAffinityTerm{weight, std::move(term)});
   }
   return *this;
 }
@@ -186,7 +191,8 @@ PodWrapper& PodWrapper::podAntiAffinityTerm(api::PodAffinityTerm term, AffinityK
   if (kind == AffinityKind::Required) {
     block.requiredDuringSchedulingIgnoredDuringExecution.push_back(std::move(term));
   } else {
-    block.preferredDuringSchedulingIgnoredDuringExecution.push_back(api::WeightedPodAffinityTerm{weight, std::move(term)});
+    block.preferredDuringSchedulingIgnoredDuringExecution.push_back(
+        api::WeightedPodAffinityTerm{weight, std::move(term)});
   }
   return *this;
 }
@@ -207,20 +213,24 @@ PodWrapper& PodWrapper::podAntiAffinity(std::string topologyKey, std::optional<a
 PodWrapper& PodWrapper::podAffinityExists(std::string labelKey, std::string topologyKey, AffinityKind kind) {
   return podAffinity(std::move(topologyKey), selectorFor(std::move(labelKey), "Exists", {}), kind);
 }
-PodWrapper& PodWrapper::podAntiAffinityExists(std::string labelKey, std::string topologyKey, AffinityKind kind) {
+PodWrapper& PodWrapper::podAntiAffinityExists(std::string labelKey, std::string topologyKey,
+                                              AffinityKind kind) {
   return podAntiAffinity(std::move(topologyKey), selectorFor(std::move(labelKey), "Exists", {}), kind);
 }
-PodWrapper& PodWrapper::podAffinityIn(std::string labelKey, std::string topologyKey, std::vector<std::string> vals,
-                                      AffinityKind kind) {
+PodWrapper& PodWrapper::podAffinityIn(std::string labelKey, std::string topologyKey,
+                                      std::vector<std::string> vals, AffinityKind kind) {
   return podAffinity(std::move(topologyKey), selectorFor(std::move(labelKey), "In", std::move(vals)), kind);
 }
-PodWrapper& PodWrapper::podAntiAffinityIn(std::string labelKey, std::string topologyKey, std::vector<std::string> vals,
-                                          AffinityKind kind) {
-  return podAntiAffinity(std::move(topologyKey), selectorFor(std::move(labelKey), "In", std::move(vals)), kind);
+PodWrapper& PodWrapper::podAntiAffinityIn(std::string labelKey, std::string topologyKey,
+                                          std::vector<std::string> vals, AffinityKind kind) {
+  return podAntiAffinity(std::move(topologyKey), selectorFor(std::move(labelKey), "In", std::move(vals)),
+                         kind);
 }
 
-PodWrapper& PodWrapper::spreadConstraint(int32_t maxSkew, std::string topologyKey, std::string whenUnsatisfiable,
-                                         std::optional<api::LabelSelector> selector, std::optional<int32_t> minDomains,
+PodWrapper& PodWrapper::spreadConstraint(int32_t maxSkew, std::string topologyKey,
+                                         std::string whenUnsatisfiable,
+                                         std::optional<api::LabelSelector> selector,
+                                         std::optional<int32_t> minDomains,
                                          std::optional<std::string> nodeAffinityPolicy,
                                          std::optional<std::string> nodeTaintsPolicy,
                                          std::vector<std::string> matchLabelKeys) {
@@ -262,13 +272,15 @@ PodWrapper& PodWrapper::container(std::string image) {
 PodWrapper& PodWrapper::req(const ResourceMap& requests) {
   api::ResourceRequirements r;
   r.requests = resourceList(requests);
-  pod_.spec.containers.push_back(makeContainer("con" + std::to_string(pod_.spec.containers.size()), std::move(r)));
+  pod_.spec.containers.push_back(
+      makeContainer("con" + std::to_string(pod_.spec.containers.size()), std::move(r)));
   return *this;
 }
 PodWrapper& PodWrapper::lim(const ResourceMap& limits) {
   api::ResourceRequirements r;
   r.limits = resourceList(limits);
-  pod_.spec.containers.push_back(makeContainer("con" + std::to_string(pod_.spec.containers.size()), std::move(r)));
+  pod_.spec.containers.push_back(
+      makeContainer("con" + std::to_string(pod_.spec.containers.size()), std::move(r)));
   return *this;
 }
 PodWrapper& PodWrapper::initReq(const ResourceMap& requests) {
@@ -281,7 +293,8 @@ PodWrapper& PodWrapper::initReq(const ResourceMap& requests) {
 PodWrapper& PodWrapper::sidecarReq(const ResourceMap& requests) {
   api::ResourceRequirements r;
   r.requests = resourceList(requests);
-  api::Container c = makeContainer("sidecar-con" + std::to_string(pod_.spec.initContainers.size()), std::move(r));
+  api::Container c =
+      makeContainer("sidecar-con" + std::to_string(pod_.spec.initContainers.size()), std::move(r));
   c.restartPolicy = "Always";
   pod_.spec.initContainers.push_back(std::move(c));
   return *this;
@@ -341,7 +354,9 @@ PodWrapper& PodWrapper::startTime(api::Time t) {
 // ---------------------------------------------------------------------------------------------
 // NodeWrapper
 
-NodeWrapper::NodeWrapper() { capacity({}); }
+NodeWrapper::NodeWrapper() {
+  capacity({});
+}
 
 NodeWrapper& NodeWrapper::name(std::string s) {
   node_.metadata.name = std::move(s);

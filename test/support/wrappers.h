@@ -68,10 +68,12 @@ class PodWrapper {
                           AffinityKind kind = AffinityKind::Required, int32_t weight = 1);
   PodWrapper& podAntiAffinity(std::string topologyKey, std::optional<api::LabelSelector> selector,
                               AffinityKind kind = AffinityKind::Required, int32_t weight = 1);
-  PodWrapper& podAffinityTerm(api::PodAffinityTerm term, AffinityKind kind = AffinityKind::Required, int32_t weight = 1);
+  PodWrapper& podAffinityTerm(api::PodAffinityTerm term, AffinityKind kind = AffinityKind::Required,
+                              int32_t weight = 1);
   PodWrapper& podAntiAffinityTerm(api::PodAffinityTerm term, AffinityKind kind = AffinityKind::Required,
                                   int32_t weight = 1);
-  PodWrapper& podAffinityExists(std::string labelKey, std::string topologyKey, AffinityKind kind = AffinityKind::Required);
+  PodWrapper& podAffinityExists(std::string labelKey, std::string topologyKey,
+                                AffinityKind kind = AffinityKind::Required);
   PodWrapper& podAntiAffinityExists(std::string labelKey, std::string topologyKey,
                                     AffinityKind kind = AffinityKind::Required);
   PodWrapper& podAffinityIn(std::string labelKey, std::string topologyKey, std::vector<std::string> vals,
@@ -80,7 +82,8 @@ class PodWrapper {
                                 AffinityKind kind = AffinityKind::Required);
 
   PodWrapper& spreadConstraint(int32_t maxSkew, std::string topologyKey, std::string whenUnsatisfiable,
-                               std::optional<api::LabelSelector> selector, std::optional<int32_t> minDomains = std::nullopt,
+                               std::optional<api::LabelSelector> selector,
+                               std::optional<int32_t> minDomains = std::nullopt,
                                std::optional<std::string> nodeAffinityPolicy = std::nullopt,
                                std::optional<std::string> nodeTaintsPolicy = std::nullopt,
                                std::vector<std::string> matchLabelKeys = {});

@@ -19,27 +19,40 @@ namespace {
 
 std::string_view watchTypeName(WatchEventType t) {
   switch (t) {
-    case WatchEventType::Added: return "ADDED";
-    case WatchEventType::Modified: return "MODIFIED";
-    case WatchEventType::Deleted: return "DELETED";
-    case WatchEventType::Bookmark: return "BOOKMARK";
-    case WatchEventType::Error: return "ERROR";
+    case WatchEventType::Added:
+      return "ADDED";
+    case WatchEventType::Modified:
+      return "MODIFIED";
+    case WatchEventType::Deleted:
+      return "DELETED";
+    case WatchEventType::Bookmark:
+      return "BOOKMARK";
+    case WatchEventType::Error:
+      return "ERROR";
   }
   return "ERROR";
 }
 
 bool parseWatchType(std::string_view s, WatchEventType& out) {
-  if (s == "ADDED") out = WatchEventType::Added;
-  else if (s == "MODIFIED") out = WatchEventType::Modified;
-  else if (s == "DELETED") out = WatchEventType::Deleted;
-  else if (s == "BOOKMARK") out = WatchEventType::Bookmark;
-  else if (s == "ERROR") out = WatchEventType::Error;
-  else return false;
+  if (s == "ADDED")
+    out = WatchEventType::Added;
+  else if (s == "MODIFIED")
+    out = WatchEventType::Modified;
+  else if (s == "DELETED")
+    out = WatchEventType::Deleted;
+  else if (s == "BOOKMARK")
+    out = WatchEventType::Bookmark;
+  else if (s == "ERROR")
+    out = WatchEventType::Error;
+  else
+    return false;
   return true;
 }
 
 // Compact JSON; invalid UTF-8 (possible in objects built in C++) is replaced rather than thrown on.
-std::string dumpCompact(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string dumpCompact(const Json& j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 template <typename T>
 std::string listKind() {
@@ -154,21 +167,21 @@ std::string encodeWatchEventJson(const WatchEvent<T>& event) {
   return dumpCompact(watchEventToJson(event));
 }
 
-#define KS_JSON_INSTANTIATE_OBJECT(T)                            \
-  template Result<T> decodeJson<T>(std::string_view);           \
-  template std::string encodeJson<T>(const T&);                 \
-  template Result<T> fromJson<T>(const nlohmann::json&);        \
+#define KS_JSON_INSTANTIATE_OBJECT(T)                    \
+  template Result<T> decodeJson<T>(std::string_view);    \
+  template std::string encodeJson<T>(const T&);          \
+  template Result<T> fromJson<T>(const nlohmann::json&); \
   template nlohmann::json toJson<T>(const T&);
 
-#define KS_JSON_INSTANTIATE_KIND(T)                                              \
-  KS_JSON_INSTANTIATE_OBJECT(T)                                                  \
-  template Result<List<T>> decodeListJson<T>(std::string_view);                 \
-  template Result<WatchEvent<T>> decodeWatchEventJson<T>(std::string_view);     \
-  template std::string encodeListJson<T>(const List<T>&);                       \
-  template std::string encodeWatchEventJson<T>(const WatchEvent<T>&);           \
-  template Result<List<T>> listFromJson<T>(const nlohmann::json&);              \
-  template nlohmann::json listToJson<T>(const List<T>&);                        \
-  template Result<WatchEvent<T>> watchEventFromJson<T>(const nlohmann::json&);  \
+#define KS_JSON_INSTANTIATE_KIND(T)                                            \
+  KS_JSON_INSTANTIATE_OBJECT(T)                                                \
+  template Result<List<T>> decodeListJson<T>(std::string_view);                \
+  template Result<WatchEvent<T>> decodeWatchEventJson<T>(std::string_view);    \
+  template std::string encodeListJson<T>(const List<T>&);                      \
+  template std::string encodeWatchEventJson<T>(const WatchEvent<T>&);          \
+  template Result<List<T>> listFromJson<T>(const nlohmann::json&);             \
+  template nlohmann::json listToJson<T>(const List<T>&);                       \
+  template Result<WatchEvent<T>> watchEventFromJson<T>(const nlohmann::json&); \
   template nlohmann::json watchEventToJson<T>(const WatchEvent<T>&);
 
 KS_JSON_INSTANTIATE_KIND(Pod)

@@ -99,7 +99,11 @@ Json write(const Taint& in) {
 }
 
 bool read(DecodeContext& ctx, const Json& j, NodeSelectorRequirement& out) {
-  return ObjectReader(ctx, j).field("key", out.key).field("operator", out.op).field("values", out.values).ok();
+  return ObjectReader(ctx, j)
+      .field("key", out.key)
+      .field("operator", out.op)
+      .field("values", out.values)
+      .ok();
 }
 
 Json write(const NodeSelectorRequirement& in) {
@@ -147,15 +151,18 @@ Json write(const PreferredSchedulingTerm& in) {
 
 bool read(DecodeContext& ctx, const Json& j, NodeAffinity& out) {
   return ObjectReader(ctx, j)
-      .field("requiredDuringSchedulingIgnoredDuringExecution", out.requiredDuringSchedulingIgnoredDuringExecution)
-      .field("preferredDuringSchedulingIgnoredDuringExecution", out.preferredDuringSchedulingIgnoredDuringExecution)
+      .field("requiredDuringSchedulingIgnoredDuringExecution",
+             out.requiredDuringSchedulingIgnoredDuringExecution)
+      .field("preferredDuringSchedulingIgnoredDuringExecution",
+             out.preferredDuringSchedulingIgnoredDuringExecution)
       .ok();
 }
 
 Json write(const NodeAffinity& in) {
   Json o = Json::object();
   put(o, "requiredDuringSchedulingIgnoredDuringExecution", in.requiredDuringSchedulingIgnoredDuringExecution);
-  put(o, "preferredDuringSchedulingIgnoredDuringExecution", in.preferredDuringSchedulingIgnoredDuringExecution);
+  put(o, "preferredDuringSchedulingIgnoredDuringExecution",
+      in.preferredDuringSchedulingIgnoredDuringExecution);
   return o;
 }
 
@@ -194,15 +201,18 @@ Json write(const WeightedPodAffinityTerm& in) {
 
 bool read(DecodeContext& ctx, const Json& j, PodAffinity& out) {
   return ObjectReader(ctx, j)
-      .field("requiredDuringSchedulingIgnoredDuringExecution", out.requiredDuringSchedulingIgnoredDuringExecution)
-      .field("preferredDuringSchedulingIgnoredDuringExecution", out.preferredDuringSchedulingIgnoredDuringExecution)
+      .field("requiredDuringSchedulingIgnoredDuringExecution",
+             out.requiredDuringSchedulingIgnoredDuringExecution)
+      .field("preferredDuringSchedulingIgnoredDuringExecution",
+             out.preferredDuringSchedulingIgnoredDuringExecution)
       .ok();
 }
 
 Json write(const PodAffinity& in) {
   Json o = Json::object();
   put(o, "requiredDuringSchedulingIgnoredDuringExecution", in.requiredDuringSchedulingIgnoredDuringExecution);
-  put(o, "preferredDuringSchedulingIgnoredDuringExecution", in.preferredDuringSchedulingIgnoredDuringExecution);
+  put(o, "preferredDuringSchedulingIgnoredDuringExecution",
+      in.preferredDuringSchedulingIgnoredDuringExecution);
   return o;
 }
 
@@ -359,9 +369,8 @@ bool read(DecodeContext& ctx, const Json& j, EphemeralVolumeSource& out) {
       .nested("volumeClaimTemplate",
               [&](ObjectReader& tmpl) {
                 tmpl.nested("spec", [&](ObjectReader& spec) {
-                  spec.field("storageClassName", out.storageClassName).nested("resources", [&](ObjectReader& res) {
-                    res.field("requests", out.requests);
-                  });
+                  spec.field("storageClassName", out.storageClassName)
+                      .nested("resources", [&](ObjectReader& res) { res.field("requests", out.requests); });
                 });
               })
       .ok();
@@ -384,10 +393,10 @@ namespace {
 
 // The members of core/v1 VolumeSource we do not model; decoded into Volume::otherSource.
 constexpr std::string_view kOtherVolumeSources[] = {
-    "hostPath",  "emptyDir",   "gitRepo",        "secret",         "nfs",          "glusterfs",
-    "flexVolume", "cinder",    "cephfs",         "flocker",        "downwardAPI",  "fc",
-    "azureFile", "configMap",  "vsphereVolume",  "quobyte",        "azureDisk",    "photonPersistentDisk",
-    "projected", "portworxVolume", "scaleIO",    "storageos",      "image"};
+    "hostPath",   "emptyDir",       "gitRepo",       "secret",    "nfs",         "glusterfs",
+    "flexVolume", "cinder",         "cephfs",        "flocker",   "downwardAPI", "fc",
+    "azureFile",  "configMap",      "vsphereVolume", "quobyte",   "azureDisk",   "photonPersistentDisk",
+    "projected",  "portworxVolume", "scaleIO",       "storageos", "image"};
 
 }  // namespace
 

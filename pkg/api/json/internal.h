@@ -78,11 +78,11 @@ bool read(DecodeContext& ctx, const Json& j, int32_t& out);
 bool read(DecodeContext& ctx, const Json& j, int64_t& out);
 bool read(DecodeContext& ctx, const Json& j, Quantity& out);
 bool read(DecodeContext& ctx, const Json& j, IntOrString& out);
-bool read(DecodeContext& ctx, const Json& j, Time& out);  // metav1.Time: truncated to seconds
+bool read(DecodeContext& ctx, const Json& j, Time& out);           // metav1.Time: truncated to seconds
 bool readMicroTime(DecodeContext& ctx, const Json& j, Time& out);  // metav1.MicroTime: microseconds
 
 // ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp) -------------
-#define KS_JSON_DECLARE(Type)                                   \
+#define KS_JSON_DECLARE(Type)                              \
   bool read(DecodeContext& ctx, const Json& j, Type& out); \
   Json write(const Type& in);
 KS_JSON_DECLARE(OwnerReference)
@@ -258,10 +258,18 @@ class ObjectReader {
 };
 
 // ---- writers -------------------------------------------------------------------------------------
-inline Json write(const std::string& s) { return s; }
-inline Json write(bool b) { return b; }
-inline Json write(int32_t v) { return v; }
-inline Json write(int64_t v) { return v; }
+inline Json write(const std::string& s) {
+  return s;
+}
+inline Json write(bool b) {
+  return b;
+}
+inline Json write(int32_t v) {
+  return v;
+}
+inline Json write(int64_t v) {
+  return v;
+}
 Json write(const Quantity& q);
 Json write(const IntOrString& v);
 Json write(const Time& t);  // metav1.Time (seconds)

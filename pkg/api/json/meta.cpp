@@ -63,7 +63,11 @@ Json write(const ObjectMeta& in) {
 }
 
 bool read(DecodeContext& ctx, const Json& j, LabelSelectorRequirement& out) {
-  return ObjectReader(ctx, j).field("key", out.key).field("operator", out.op).field("values", out.values).ok();
+  return ObjectReader(ctx, j)
+      .field("key", out.key)
+      .field("operator", out.op)
+      .field("values", out.values)
+      .ok();
 }
 
 Json write(const LabelSelectorRequirement& in) {

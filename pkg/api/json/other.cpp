@@ -233,7 +233,10 @@ Json write(const Lease& in) {
 }
 
 bool read(DecodeContext& ctx, const Json& j, EventSeries& out) {
-  return ObjectReader(ctx, j).field("count", out.count).microTime("lastObservedTime", out.lastObservedTime).ok();
+  return ObjectReader(ctx, j)
+      .field("count", out.count)
+      .microTime("lastObservedTime", out.lastObservedTime)
+      .ok();
 }
 
 // A zero MicroTime marshals as null in Go; we treat the zero time_point the same way.

@@ -22,7 +22,9 @@ using namespace std::chrono;
 // Go's time.Parse layout RFC3339, split into its elements for Go-like error messages.
 constexpr std::string_view kRFC3339 = "2006-01-02T15:04:05Z07:00";
 
-std::string goQuote(std::string_view s) { return ks::quote(s); }
+std::string goQuote(std::string_view s) {
+  return ks::quote(s);
+}
 
 Error timeLayoutError(std::string_view value, std::string_view rest, std::string_view elem) {
   return Error("parsing time " + goQuote(value) + " as " + goQuote(kRFC3339) + ": cannot parse " +
@@ -33,7 +35,9 @@ Error timeRangeError(std::string_view value, std::string_view what) {
   return Error("parsing time " + goQuote(value) + ": " + std::string(what) + " out of range");
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Reads exactly n digits from s at pos.
 bool digits(std::string_view s, size_t& pos, size_t n, int& out) {
@@ -56,10 +60,10 @@ std::string formatWithFraction(Time t, bool micro) {
   hh_mm_ss<seconds> hms{secs - day};
   char buf[64];
   int y = static_cast<int>(ymd.year());
-  int n = std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02d:%02d:%02d", y,
-                        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                        static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-                        static_cast<int>(hms.seconds().count()));
+  int n =
+      std::snprintf(buf, sizeof(buf), "%04d-%02u-%02uT%02d:%02d:%02d", y, static_cast<unsigned>(ymd.month()),
+                    static_cast<unsigned>(ymd.day()), static_cast<int>(hms.hours().count()),
+                    static_cast<int>(hms.minutes().count()), static_cast<int>(hms.seconds().count()));
   std::string out(buf, static_cast<size_t>(n));
   if (micro) {
     auto us = duration_cast<microseconds>(t - secs).count();
@@ -72,9 +76,13 @@ std::string formatWithFraction(Time t, bool micro) {
 
 }  // namespace
 
-std::string formatTime(Time t) { return formatWithFraction(t, false); }
+std::string formatTime(Time t) {
+  return formatWithFraction(t, false);
+}
 
-std::string formatMicroTime(Time t) { return formatWithFraction(t, true); }
+std::string formatMicroTime(Time t) {
+  return formatWithFraction(t, true);
+}
 
 Result<Time> parseTime(std::string_view value) {
   std::string_view s = value;
@@ -174,15 +182,22 @@ std::string DecodeContext::path() const {
 
 std::string_view typeName(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::object: return "object";
-    case Json::value_t::array: return "array";
-    case Json::value_t::string: return "string";
-    case Json::value_t::boolean: return "boolean";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "object";
+    case Json::value_t::array:
+      return "array";
+    case Json::value_t::string:
+      return "string";
+    case Json::value_t::boolean:
+      return "boolean";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "number";
-    default: return "unknown";
+    case Json::value_t::number_float:
+      return "number";
+    default:
+      return "unknown";
   }
 }
 
@@ -262,8 +277,8 @@ bool read(DecodeContext& ctx, const Json& j, int32_t& out) {
 }
 
 bool read(DecodeContext& ctx, const Json& j, int64_t& out) {
-  return readInteger(ctx, j, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), "int64",
-                     out);
+  return readInteger(ctx, j, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(),
+                     "int64", out);
 }
 
 // As resource.Quantity's UnmarshalJSON: a string (trimmed) or a bare JSON number.
@@ -310,16 +325,22 @@ bool readMicroTime(DecodeContext& ctx, const Json& j, Time& out) {
   return true;
 }
 
-Json write(const Quantity& q) { return q.toString(); }
+Json write(const Quantity& q) {
+  return q.toString();
+}
 
 Json write(const IntOrString& v) {
   if (v.isString) return v.strVal;
   return v.intVal;
 }
 
-Json write(const Time& t) { return formatTime(t); }
+Json write(const Time& t) {
+  return formatTime(t);
+}
 
-Json writeMicroTime(const Time& t) { return formatMicroTime(t); }
+Json writeMicroTime(const Time& t) {
+  return formatMicroTime(t);
+}
 
 Result<Json> parseText(std::string_view text) {
   try {

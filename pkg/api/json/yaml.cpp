@@ -27,7 +27,9 @@ std::string markPrefix(const YAML::Mark& m) {
   return "yaml: line " + std::to_string(m.line + 1) + ", column " + std::to_string(m.column + 1) + ": ";
 }
 
-bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Go's strconv.ParseInt/ParseUint with base 0 (after '_' removal): sign, 0x/0o/0b prefixes, leading-0 octal.
 // Returns the magnitude and sign; nullopt when not an integer or beyond 64 bits.
@@ -63,10 +65,14 @@ std::optional<ParsedInt> parseGoInt(std::string_view s) {
   }
   for (char c : s) {
     unsigned d;
-    if (isDigit(c)) d = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    else return std::nullopt;
+    if (isDigit(c))
+      d = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      d = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      d = static_cast<unsigned>(c - 'A' + 10);
+    else
+      return std::nullopt;
     if (d >= base) return std::nullopt;
     if (r.magnitude > (UINT64_MAX - d) / base) return std::nullopt;
     r.magnitude = r.magnitude * base + d;
@@ -113,10 +119,10 @@ std::optional<double> parseFloat(std::string_view s) {
 // go-yaml v2 resolve() for an untagged plain scalar. Non-finite floats come back as doubles; the caller
 // rejects them (JSON cannot carry them).
 Json resolvePlain(std::string_view s) {
-  static const std::set<std::string_view> kTrue = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
-                                                   "on", "On", "ON"};
-  static const std::set<std::string_view> kFalse = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
-                                                    "off", "Off", "OFF"};
+  static const std::set<std::string_view> kTrue = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                                   "True", "TRUE", "on",  "On",  "ON"};
+  static const std::set<std::string_view> kFalse = {"n",     "N",     "no",  "No",  "NO", "false",
+                                                    "False", "FALSE", "off", "Off", "OFF"};
   static const std::set<std::string_view> kNull = {"", "~", "null", "Null", "NULL"};
   if (kNull.count(s)) return nullptr;
   char c = s[0];
@@ -126,7 +132,8 @@ Json resolvePlain(std::string_view s) {
   if (kTrue.count(s)) return true;
   if (kFalse.count(s)) return false;
   if (s == ".nan" || s == ".NaN" || s == ".NAN") return std::nan("");
-  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF") return HUGE_VAL;
+  if (s == ".inf" || s == ".Inf" || s == ".INF" || s == "+.inf" || s == "+.Inf" || s == "+.INF")
+    return HUGE_VAL;
   if (s == "-.inf" || s == "-.Inf" || s == "-.INF") return -HUGE_VAL;
   if (c == '.') {
     if (isYamlStyleFloat(s)) {
@@ -271,7 +278,8 @@ class Converter {
           merged.push_back(std::move(m));
         } else if (m.is_array()) {
           for (auto& e : m) {
-            if (!e.is_object()) return fail(v.Mark(), "map merge requires map or sequence of maps as the value");
+            if (!e.is_object())
+              return fail(v.Mark(), "map merge requires map or sequence of maps as the value");
             merged.push_back(std::move(e));
           }
         } else {
@@ -330,7 +338,9 @@ std::string scalarText(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-bool isBlock(const Json& j) { return (j.is_object() || j.is_array()) && !j.empty(); }
+bool isBlock(const Json& j) {
+  return (j.is_object() || j.is_array()) && !j.empty();
+}
 
 void writeYaml(std::string& out, const Json& j, size_t indent, bool inlineFirst, int depth);
 
@@ -393,12 +403,16 @@ int jsonTextDepth(std::string_view text, int limit) {
   bool inString = false, escaped = false;
   for (char c : text) {
     if (inString) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') inString = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
       continue;
     }
-    if (c == '"') inString = true;
+    if (c == '"')
+      inString = true;
     else if (c == '[' || c == '{') {
       if (++depth > maxDepth) maxDepth = depth;
       if (maxDepth > limit) return maxDepth;
@@ -450,7 +464,8 @@ Result<std::vector<nlohmann::json>> parseJsonOrYaml(std::string_view text) {
     return out;
   } catch (const std::exception& e) {
     std::string_view what = e.what();
-    if (auto p = what.find("] "); p != std::string_view::npos && what.substr(0, 1) == "[") what.remove_prefix(p + 2);
+    if (auto p = what.find("] "); p != std::string_view::npos && what.substr(0, 1) == "[")
+      what.remove_prefix(p + 2);
     jsonError = "invalid JSON: " + std::string(what);
   }
   auto yaml = yamlToJson(text);

@@ -21,11 +21,11 @@ template <typename T>
 struct KindInfo;
 
 #define KS_MEMORY_KIND(Type, resourceName, groupName, isNamespaced) \
-  template <>                                                      \
-  struct KindInfo<api::Type> {                                     \
-    static constexpr std::string_view kResource = resourceName;    \
-    static constexpr std::string_view kGroup = groupName;          \
-    static constexpr bool kNamespaced = isNamespaced;              \
+  template <>                                                       \
+  struct KindInfo<api::Type> {                                      \
+    static constexpr std::string_view kResource = resourceName;     \
+    static constexpr std::string_view kGroup = groupName;           \
+    static constexpr bool kNamespaced = isNamespaced;               \
   };
 
 KS_MEMORY_KIND(Pod, "pods", "", true)

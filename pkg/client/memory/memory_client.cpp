@@ -18,21 +18,27 @@ ApiError alreadyExists(const std::string& qualifiedResource, const std::string& 
 }
 
 ApiError conflict(const std::string& qualifiedResource, const std::string& name, const std::string& detail) {
-  return ApiError(409, "Conflict",
-                  "Operation cannot be fulfilled on " + qualifiedResource + " " + quote(name) + ": " + detail);
+  return ApiError(
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + qualifiedResource + " " + quote(name) + ": " + detail);
 }
 
-ApiError badRequest(const std::string& message) { return ApiError(400, "BadRequest", message); }
+ApiError badRequest(const std::string& message) {
+  return ApiError(400, "BadRequest", message);
+}
 
 ApiError invalid(const std::string& qualifiedResource, const std::string& name, const std::string& detail) {
   return ApiError(422, "Invalid", qualifiedResource + " " + quote(name) + " is invalid: " + detail);
 }
 
-ApiError expired(const std::string& message) { return ApiError(410, "Expired", message); }
+ApiError expired(const std::string& message) {
+  return ApiError(410, "Expired", message);
+}
 
 ApiError tooLargeResourceVersion(int64_t requested, int64_t current) {
-  return ApiError(504, "Timeout",
-                  "Too large resource version: " + std::to_string(requested) + ", current: " + std::to_string(current));
+  return ApiError(
+      504, "Timeout",
+      "Too large resource version: " + std::to_string(requested) + ", current: " + std::to_string(current));
 }
 
 std::optional<int64_t> parseResourceVersion(std::string_view rv) {
@@ -60,18 +66,40 @@ MemoryClient::MemoryClient(MemoryClientOptions options)
 
 MemoryClient::~MemoryClient() = default;
 
-ListWatcher<api::Pod>& MemoryClient::pods() { return *podsLW_; }
-ListWatcher<api::Node>& MemoryClient::nodes() { return *nodesLW_; }
-ListWatcher<api::Namespace>& MemoryClient::namespaces() { return *namespacesLW_; }
-ListWatcher<api::PersistentVolume>& MemoryClient::persistentVolumes() { return *pvsLW_; }
-ListWatcher<api::PersistentVolumeClaim>& MemoryClient::persistentVolumeClaims() { return *pvcsLW_; }
-ListWatcher<api::StorageClass>& MemoryClient::storageClasses() { return *storageClassesLW_; }
-ListWatcher<api::CSINode>& MemoryClient::csiNodes() { return *csiNodesLW_; }
-ListWatcher<api::CSIDriver>& MemoryClient::csiDrivers() { return *csiDriversLW_; }
-ListWatcher<api::CSIStorageCapacity>& MemoryClient::csiStorageCapacities() { return *csiCapacitiesLW_; }
-ListWatcher<api::PodDisruptionBudget>& MemoryClient::podDisruptionBudgets() { return *pdbsLW_; }
+ListWatcher<api::Pod>& MemoryClient::pods() {
+  return *podsLW_;
+}
+ListWatcher<api::Node>& MemoryClient::nodes() {
+  return *nodesLW_;
+}
+ListWatcher<api::Namespace>& MemoryClient::namespaces() {
+  return *namespacesLW_;
+}
+ListWatcher<api::PersistentVolume>& MemoryClient::persistentVolumes() {
+  return *pvsLW_;
+}
+ListWatcher<api::PersistentVolumeClaim>& MemoryClient::persistentVolumeClaims() {
+  return *pvcsLW_;
+}
+ListWatcher<api::StorageClass>& MemoryClient::storageClasses() {
+  return *storageClassesLW_;
+}
+ListWatcher<api::CSINode>& MemoryClient::csiNodes() {
+  return *csiNodesLW_;
+}
+ListWatcher<api::CSIDriver>& MemoryClient::csiDrivers() {
+  return *csiDriversLW_;
+}
+ListWatcher<api::CSIStorageCapacity>& MemoryClient::csiStorageCapacities() {
+  return *csiCapacitiesLW_;
+}
+ListWatcher<api::PodDisruptionBudget>& MemoryClient::podDisruptionBudgets() {
+  return *pdbsLW_;
+}
 
-api::Time MemoryClient::now() const { return options_.now ? options_.now() : std::chrono::system_clock::now(); }
+api::Time MemoryClient::now() const {
+  return options_.now ? options_.now() : std::chrono::system_clock::now();
+}
 
 std::string MemoryClient::newUidLocked() {
   uint64_t a = rng_();
@@ -135,8 +163,9 @@ ApiResult<void> MemoryClient::bind(const api::Binding& binding) {
     return memory::invalid("bindings", name, "target.name: Required value");
   }
   if (!binding.target.kind.empty() && binding.target.kind != "Node") {
-    return memory::invalid("bindings", name, "target.kind: Invalid value: " + quote(binding.target.kind) +
-                                                 ": must be empty or 'Node'");
+    return memory::invalid(
+        "bindings", name,
+        "target.kind: Invalid value: " + quote(binding.target.kind) + ": must be empty or 'Node'");
   }
   const std::string& expectedRV = binding.metadata.resourceVersion;
   auto& s = state<api::Pod>();
@@ -195,7 +224,8 @@ ApiResult<api::Pod> MemoryClient::patchPodStatus(const std::string& ns, const st
   });
 }
 
-ApiResult<void> MemoryClient::deletePod(const std::string& ns, const std::string& name, const DeleteOptions& options) {
+ApiResult<void> MemoryClient::deletePod(const std::string& ns, const std::string& name,
+                                        const DeleteOptions& options) {
   std::lock_guard lock(mu_);
   if (auto e = takeInjectedLocked(Operation::DeletePod, api::Pod::kKind)) return *e;
   return removeLocked<api::Pod>(ns, name, options);
@@ -246,8 +276,8 @@ ApiResult<api::Lease> MemoryClient::createLease(const api::Lease& lease) {
 ApiResult<api::Lease> MemoryClient::updateLease(const api::Lease& lease) {
   std::lock_guard lock(mu_);
   if (auto e = takeInjectedLocked(Operation::UpdateLease, api::Lease::kKind)) return *e;
-  return updateLocked<api::Lease>(lease.metadata.namespace_, lease.metadata.name, lease.metadata.resourceVersion,
-                                  [&](api::Lease& stored) -> ApiResult<void> {
+  return updateLocked<api::Lease>(lease.metadata.namespace_, lease.metadata.name,
+                                  lease.metadata.resourceVersion, [&](api::Lease& stored) -> ApiResult<void> {
                                     stored.spec = lease.spec;
                                     stored.metadata.labels = lease.metadata.labels;
                                     stored.metadata.annotations = lease.metadata.annotations;
@@ -270,17 +300,14 @@ int64_t MemoryClient::callCount(Operation op) const {
 
 void MemoryClient::closeAllWatchesForTest(std::optional<ApiError> error) {
   std::lock_guard lock(mu_);
-  std::apply([&](auto&... kind) { (closeWatchesLocked<typename std::decay_t<decltype(kind)>::Object>(error), ...); },
-             kinds_);
+  std::apply(
+      [&](auto&... kind) { (closeWatchesLocked<typename std::decay_t<decltype(kind)>::Object>(error), ...); },
+      kinds_);
 }
 
 void MemoryClient::compactHistoryForTest() {
   std::lock_guard lock(mu_);
-  std::apply(
-      [&](auto&... kind) {
-        ((kind.history.clear(), kind.minWatchRV = currentRV_), ...);
-      },
-      kinds_);
+  std::apply([&](auto&... kind) { ((kind.history.clear(), kind.minWatchRV = currentRV_), ...); }, kinds_);
 }
 
 size_t MemoryClient::activeWatchCountForTest() const {

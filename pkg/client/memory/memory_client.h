@@ -212,13 +212,13 @@ class MemoryClient final : public Client {
   template <typename T>
   friend class memory::KindListWatcher;
 
-  using Kinds = std::tuple<memory::KindState<api::Pod>, memory::KindState<api::Node>,
-                           memory::KindState<api::Namespace>, memory::KindState<api::PersistentVolume>,
-                           memory::KindState<api::PersistentVolumeClaim>, memory::KindState<api::StorageClass>,
-                           memory::KindState<api::CSINode>, memory::KindState<api::CSIDriver>,
-                           memory::KindState<api::CSIStorageCapacity>,
-                           memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Event>,
-                           memory::KindState<api::Lease>>;
+  using Kinds =
+      std::tuple<memory::KindState<api::Pod>, memory::KindState<api::Node>, memory::KindState<api::Namespace>,
+                 memory::KindState<api::PersistentVolume>, memory::KindState<api::PersistentVolumeClaim>,
+                 memory::KindState<api::StorageClass>, memory::KindState<api::CSINode>,
+                 memory::KindState<api::CSIDriver>, memory::KindState<api::CSIStorageCapacity>,
+                 memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Event>,
+                 memory::KindState<api::Lease>>;
 
   struct Injection {
     Operation op;
@@ -260,11 +260,11 @@ class MemoryClient final : public Client {
   const MemoryClientOptions options_;
 
   mutable std::mutex mu_;
-  int64_t currentRV_ = 1;               // guarded by mu_
-  Kinds kinds_;                         // guarded by mu_
-  std::vector<Injection> injections_;   // guarded by mu_
+  int64_t currentRV_ = 1;                         // guarded by mu_
+  Kinds kinds_;                                   // guarded by mu_
+  std::vector<Injection> injections_;             // guarded by mu_
   std::array<int64_t, kOperationCount> calls_{};  // guarded by mu_
-  std::mt19937_64 rng_;                 // guarded by mu_
+  std::mt19937_64 rng_;                           // guarded by mu_
 
   std::unique_ptr<memory::KindListWatcher<api::Pod>> podsLW_;
   std::unique_ptr<memory::KindListWatcher<api::Node>> nodesLW_;
@@ -341,7 +341,8 @@ ApiResult<T> MemoryClient::update(const T& obj) {
 }
 
 template <typename T>
-ApiResult<void> MemoryClient::remove(const std::string& ns, const std::string& name, const DeleteOptions& options) {
+ApiResult<void> MemoryClient::remove(const std::string& ns, const std::string& name,
+                                     const DeleteOptions& options) {
   std::lock_guard lock(mu_);
   if (auto e = takeInjectedLocked(Operation::Delete, T::kKind)) return *e;
   return removeLocked<T>(ns, name, options);
@@ -400,8 +401,8 @@ ApiResult<T> MemoryClient::createLocked(T obj) {
 }
 
 template <typename T, typename Mutate>
-ApiResult<T> MemoryClient::updateLocked(const std::string& ns, const std::string& name, const std::string& expectedRV,
-                                        Mutate&& mutate) {
+ApiResult<T> MemoryClient::updateLocked(const std::string& ns, const std::string& name,
+                                        const std::string& expectedRV, Mutate&& mutate) {
   const std::string qr = memory::qualifiedResource<T>();
   auto& s = state<T>();
   std::string key = memory::storageKey<T>(ns, name);
@@ -439,10 +440,10 @@ ApiResult<void> MemoryClient::removeLocked(const std::string& ns, const std::str
   }
   if (options.preconditionResourceVersion &&
       *options.preconditionResourceVersion != prev->metadata.resourceVersion) {
-    return memory::conflict(qr, name,
-                            "Precondition failed: ResourceVersion in precondition: " +
-                                *options.preconditionResourceVersion +
-                                ", ResourceVersion in object meta: " + prev->metadata.resourceVersion);
+    return memory::conflict(
+        qr, name,
+        "Precondition failed: ResourceVersion in precondition: " + *options.preconditionResourceVersion +
+            ", ResourceVersion in object meta: " + prev->metadata.resourceVersion);
   }
   s.objects.erase(it);
   T final = *prev;
@@ -452,8 +453,8 @@ ApiResult<void> MemoryClient::removeLocked(const std::string& ns, const std::str
 }
 
 template <typename T>
-void MemoryClient::commitLocked(api::WatchEventType type, const std::string& key, std::shared_ptr<const T> object,
-                                std::shared_ptr<const T> prev) {
+void MemoryClient::commitLocked(api::WatchEventType type, const std::string& key,
+                                std::shared_ptr<const T> object, std::shared_ptr<const T> prev) {
   auto& s = state<T>();
   s.history.push_back(memory::HistoryEntry<T>{currentRV_, type, key, std::move(object), std::move(prev)});
   const memory::HistoryEntry<T>& entry = s.history.back();
@@ -524,8 +525,9 @@ ApiResult<api::List<T>> MemoryClient::list(const ListOptions& options) {
   std::string after;
   if (!options.continue_.empty()) {
     size_t colon = options.continue_.find(':');
-    std::optional<int64_t> rv =
-        colon == std::string::npos ? std::nullopt : memory::parseResourceVersion(options.continue_.substr(0, colon));
+    std::optional<int64_t> rv = colon == std::string::npos
+                                    ? std::nullopt
+                                    : memory::parseResourceVersion(options.continue_.substr(0, colon));
     if (!rv || *rv > currentRV_) return memory::badRequest("continue key is not valid: " + options.continue_);
     if (*rv < s.minWatchRV) return memory::expired(std::string(memory::kExpiredContinueMessage));
     snapshotRV = *rv;
@@ -582,7 +584,8 @@ ApiResult<api::List<T>> MemoryClient::list(const ListOptions& options) {
 
 template <typename T>
 ApiResult<void> MemoryClient::watch(const WatchOptions& options,
-                                    const std::function<void(api::WatchEvent<T>&&)>& onEvent, std::stop_token stop) {
+                                    const std::function<void(api::WatchEvent<T>&&)>& onEvent,
+                                    std::stop_token stop) {
   using Clock = std::chrono::steady_clock;
   std::shared_ptr<memory::Watcher<T>> w;
   std::optional<ApiError> expiredError;

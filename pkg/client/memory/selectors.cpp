@@ -70,7 +70,8 @@ ApiResult<std::vector<FieldRequirement>> parseFieldSelector(std::string_view sel
         pos = i, opLen = 1;
       }
     }
-    auto value = pos == std::string::npos ? std::nullopt : unescape(std::string_view(term).substr(pos + opLen));
+    auto value =
+        pos == std::string::npos ? std::nullopt : unescape(std::string_view(term).substr(pos + opLen));
     if (pos == std::string::npos || pos == 0 || !value) {
       return ApiError(400, "BadRequest",
                       "invalid selector: '" + std::string(selector) + "'; can't understand '" + term + "'");

@@ -72,8 +72,8 @@ std::string base64Encode(std::string_view in) {
   out.reserve((in.size() + 2) / 3 * 4);
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
-    const uint32_t v = (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) |
-                       uint32_t(uint8_t(in[i + 2]));
+    const uint32_t v =
+        (uint32_t(uint8_t(in[i])) << 16) | (uint32_t(uint8_t(in[i + 1])) << 8) | uint32_t(uint8_t(in[i + 2]));
     out += kB64[(v >> 18) & 63];
     out += kB64[(v >> 12) & 63];
     out += kB64[(v >> 6) & 63];
@@ -174,7 +174,8 @@ class KubeconfigReader {
       if (body == entry.end() || body->is_null()) {
         return fail(std::string(listKey) + "[\"" + name + "\"]." + inner, "missing");
       }
-      if (!body->is_object()) return fail(std::string(listKey) + "[\"" + name + "\"]." + inner, "expected a mapping");
+      if (!body->is_object())
+        return fail(std::string(listKey) + "[\"" + name + "\"]." + inner, "expected a mapping");
       return &*body;
     }
     return fail(listKey, std::string(inner) + " \"" + name + "\" not found");
@@ -304,8 +305,9 @@ Result<RestConfig> inClusterConfig(const InClusterOptions& options) {
   const std::string host = env("KUBERNETES_SERVICE_HOST");
   const std::string port = env("KUBERNETES_SERVICE_PORT");
   if (host.empty() || port.empty()) {
-    return Error("unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
-                 "KUBERNETES_SERVICE_PORT must be defined");
+    return Error(
+        "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and "
+        "KUBERNETES_SERVICE_PORT must be defined");
   }
   RestConfig config;
   const bool ipv6 = host.find(':') != std::string::npos;

@@ -15,10 +15,10 @@ namespace ks::client::rest {
 
 // Retries of failed requests: exponential backoff with jitter, bounded attempts (see retry.h).
 struct RetryParams {
-  int maxRetries = 5;                                  // retries after the first attempt; 0 disables
+  int maxRetries = 5;  // retries after the first attempt; 0 disables
   std::chrono::milliseconds initialBackoff{200};
   std::chrono::milliseconds maxBackoff{10000};
-  double jitter = 0.2;                                 // delay += rand[0,1) * jitter * delay
+  double jitter = 0.2;  // delay += rand[0,1) * jitter * delay
 };
 
 struct RestConfig {
@@ -38,8 +38,8 @@ struct RestConfig {
   double qps = 50;  // <= 0 disables client-side rate limiting
   int burst = 100;
   std::string userAgent = "kube-scheduler-cpp";
-  std::chrono::seconds requestTimeout{60};      // idle timeout of ordinary requests (per chunk)
-  std::chrono::seconds watchIdleMargin{30};     // watch idle timeout = timeoutSeconds + this
+  std::chrono::seconds requestTimeout{60};   // idle timeout of ordinary requests (per chunk)
+  std::chrono::seconds watchIdleMargin{30};  // watch idle timeout = timeoutSeconds + this
   std::chrono::seconds tokenFileRefresh{60};
   RetryParams retry;
 };

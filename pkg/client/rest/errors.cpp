@@ -8,22 +8,38 @@ namespace ks::client::rest {
 
 std::string_view reasonForCode(int32_t httpStatus) {
   switch (httpStatus) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 405: return "MethodNotAllowed";
-    case 406: return "NotAcceptable";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 413: return "RequestEntityTooLarge";
-    case 415: return "UnsupportedMediaType";
-    case 422: return "Invalid";
-    case 429: return "TooManyRequests";
-    case 500: return "InternalError";
-    case 503: return "ServiceUnavailable";
-    case 504: return "Timeout";
-    default: return "";
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 406:
+      return "NotAcceptable";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 413:
+      return "RequestEntityTooLarge";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "";
   }
 }
 
@@ -32,18 +48,29 @@ namespace {
 // client-go's newUnstructuredResponseError messages.
 std::string messageForCode(int32_t code, std::string_view body) {
   switch (code) {
-    case 400: return "the server rejected our request for an unknown reason";
-    case 401: return "the server has asked for the client to provide credentials";
-    case 403: return "the server does not allow access to the requested resource";
-    case 404: return "the server could not find the requested resource";
-    case 409: return "the server reported a conflict";
-    case 410: return "the server has received a request for an object that is no longer available";
-    case 422: return "the server rejected our request due to an error in our request";
-    case 429: return "the server has received too many requests and has asked us to try again later";
-    case 503: return "the server is currently unable to handle the request";
-    case 504: return "the server was unable to return a response in the time allotted, but may still "
-                     "be processing the request";
-    default: break;
+    case 400:
+      return "the server rejected our request for an unknown reason";
+    case 401:
+      return "the server has asked for the client to provide credentials";
+    case 403:
+      return "the server does not allow access to the requested resource";
+    case 404:
+      return "the server could not find the requested resource";
+    case 409:
+      return "the server reported a conflict";
+    case 410:
+      return "the server has received a request for an object that is no longer available";
+    case 422:
+      return "the server rejected our request due to an error in our request";
+    case 429:
+      return "the server has received too many requests and has asked us to try again later";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still "
+             "be processing the request";
+    default:
+      break;
   }
   std::string m = "an error on the server (\"";
   m.append(body.substr(0, 1024));
@@ -62,8 +89,7 @@ int32_t parseRetryAfter(std::string_view header) {
 
 }  // namespace
 
-ApiError apiErrorFromResponse(int32_t httpStatus, std::string_view body,
-                              std::string_view retryAfterHeader) {
+ApiError apiErrorFromResponse(int32_t httpStatus, std::string_view body, std::string_view retryAfterHeader) {
   const int32_t headerRetry = parseRetryAfter(retryAfterHeader);
   if (!body.empty() && body.find("\"Status\"") != std::string_view::npos) {
     auto status = api::decodeJson<api::ApiStatus>(body);

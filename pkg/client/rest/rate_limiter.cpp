@@ -29,8 +29,7 @@ Clock& Clock::real() {
 }
 
 TokenBucketRateLimiter::TokenBucketRateLimiter(double qps, int burst, Clock& clock)
-    : qps_(qps), burst_(std::max(burst, 1)), clock_(clock), tokens_(std::max(burst, 1)),
-      last_(clock.now()) {}
+    : qps_(qps), burst_(std::max(burst, 1)), clock_(clock), tokens_(std::max(burst, 1)), last_(clock.now()) {}
 
 void TokenBucketRateLimiter::advance(Clock::TimePoint now) {
   if (now > last_) {

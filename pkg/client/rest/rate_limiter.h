@@ -44,7 +44,7 @@ class TokenBucketRateLimiter {
   const int burst_;
   Clock& clock_;
   std::mutex mu_;
-  double tokens_;              // may go negative: outstanding reservations
+  double tokens_;  // may go negative: outstanding reservations
   Clock::TimePoint last_;
 };
 

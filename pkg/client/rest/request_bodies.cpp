@@ -30,8 +30,9 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
 }
 
 std::string eventSeriesPatchBody(const api::EventSeries& series) {
-  return json{{"series", {{"count", series.count},
-                          {"lastObservedTime", api::formatMicroTime(series.lastObservedTime)}}}}
+  return json{
+      {"series",
+       {{"count", series.count}, {"lastObservedTime", api::formatMicroTime(series.lastObservedTime)}}}}
       .dump();
 }
 
@@ -56,8 +57,8 @@ std::string urlEncode(std::string_view s) {
   out.reserve(s.size());
   for (char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-        c == '.' || c == '_' || c == '~') {
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~') {
       out += ch;
     } else {
       out += '%';

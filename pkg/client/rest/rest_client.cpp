@@ -179,7 +179,9 @@ class LineSinkBuf : public streams::details::streambuf_state_manager<uint8_t> {
   void set_buffer_size(size_t, std::ios_base::openmode) override {}
   size_t in_avail() const override { return 0; }
   pos_type getpos(std::ios_base::openmode) const override { return static_cast<pos_type>(traits::eof()); }
-  pos_type seekpos(pos_type, std::ios_base::openmode) override { return static_cast<pos_type>(traits::eof()); }
+  pos_type seekpos(pos_type, std::ios_base::openmode) override {
+    return static_cast<pos_type>(traits::eof());
+  }
   pos_type seekoff(off_type, std::ios_base::seekdir, std::ios_base::openmode) override {
     return static_cast<pos_type>(traits::eof());
   }
@@ -340,7 +342,8 @@ class RestClient::Impl {
       req.set_request_uri(target);
       addHeaders(req);
       auto sink = std::make_shared<LineSinkBuf>(queue);
-      streams::streambuf<uint8_t> buf(std::static_pointer_cast<streams::details::basic_streambuf<uint8_t>>(sink));
+      streams::streambuf<uint8_t> buf(
+          std::static_pointer_cast<streams::details::basic_streambuf<uint8_t>>(sink));
       req.set_response_stream(buf.create_ostream());
       client->request(req, cts.get_token()).then([queue](pplx::task<http::http_response> t) {
         try {
@@ -518,7 +521,8 @@ Result<std::unique_ptr<RestClient>> RestClient::create(RestConfig config) {
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
     return Error("server: \"" + config.server + "\" is not an http(s) URL");
   }
-  if (!web::uri::validate(config.server)) return Error("server: \"" + config.server + "\" is not a valid URL");
+  if (!web::uri::validate(config.server))
+    return Error("server: \"" + config.server + "\" is not a valid URL");
   std::shared_ptr<const TlsMaterial> tls;
   if (config.server.rfind("https://", 0) == 0) {
     if (config.insecureSkipTlsVerify && !config.caPem.empty()) {
@@ -540,22 +544,40 @@ Result<std::unique_ptr<RestClient>> RestClient::create(RestConfig config) {
 RestClient::RestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RestClient::~RestClient() = default;
 
-const RestConfig& RestClient::config() const { return impl_->config(); }
+const RestConfig& RestClient::config() const {
+  return impl_->config();
+}
 
 namespace {
-RestListWatchers& lws(RestClient::Impl& impl) { return static_cast<RestClientState&>(impl).lw; }
+RestListWatchers& lws(RestClient::Impl& impl) {
+  return static_cast<RestClientState&>(impl).lw;
+}
 }  // namespace
 
-ListWatcher<api::Pod>& RestClient::pods() { return lws(*impl_).pods; }
-ListWatcher<api::Node>& RestClient::nodes() { return lws(*impl_).nodes; }
-ListWatcher<api::Namespace>& RestClient::namespaces() { return lws(*impl_).namespaces; }
-ListWatcher<api::PersistentVolume>& RestClient::persistentVolumes() { return lws(*impl_).persistentVolumes; }
+ListWatcher<api::Pod>& RestClient::pods() {
+  return lws(*impl_).pods;
+}
+ListWatcher<api::Node>& RestClient::nodes() {
+  return lws(*impl_).nodes;
+}
+ListWatcher<api::Namespace>& RestClient::namespaces() {
+  return lws(*impl_).namespaces;
+}
+ListWatcher<api::PersistentVolume>& RestClient::persistentVolumes() {
+  return lws(*impl_).persistentVolumes;
+}
 ListWatcher<api::PersistentVolumeClaim>& RestClient::persistentVolumeClaims() {
   return lws(*impl_).persistentVolumeClaims;
 }
-ListWatcher<api::StorageClass>& RestClient::storageClasses() { return lws(*impl_).storageClasses; }
-ListWatcher<api::CSINode>& RestClient::csiNodes() { return lws(*impl_).csiNodes; }
-ListWatcher<api::CSIDriver>& RestClient::csiDrivers() { return lws(*impl_).csiDrivers; }
+ListWatcher<api::StorageClass>& RestClient::storageClasses() {
+  return lws(*impl_).storageClasses;
+}
+ListWatcher<api::CSINode>& RestClient::csiNodes() {
+  return lws(*impl_).csiNodes;
+}
+ListWatcher<api::CSIDriver>& RestClient::csiDrivers() {
+  return lws(*impl_).csiDrivers;
+}
 ListWatcher<api::CSIStorageCapacity>& RestClient::csiStorageCapacities() {
   return lws(*impl_).csiStorageCapacities;
 }

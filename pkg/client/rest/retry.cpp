@@ -6,16 +6,15 @@
 namespace ks::client::rest {
 
 std::chrono::milliseconds backoffDelay(int retry, const RetryParams& params, double rand01) {
-  const double base = static_cast<double>(params.initialBackoff.count()) *
-                      std::pow(2.0, std::max(retry - 1, 0));
+  const double base =
+      static_cast<double>(params.initialBackoff.count()) * std::pow(2.0, std::max(retry - 1, 0));
   const double capped = std::min(base, static_cast<double>(params.maxBackoff.count()));
   const double jittered = capped + std::clamp(rand01, 0.0, 1.0) * params.jitter * capped;
   return std::chrono::milliseconds(static_cast<int64_t>(jittered));
 }
 
 std::optional<std::chrono::milliseconds> retryDelay(RequestKind kind, const AttemptOutcome& outcome,
-                                                    int retry, const RetryParams& params,
-                                                    double rand01) {
+                                                    int retry, const RetryParams& params, double rand01) {
   if (retry > params.maxRetries) return std::nullopt;
   const int32_t s = outcome.status;
   bool retryable = false;

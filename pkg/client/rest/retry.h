@@ -19,14 +19,14 @@
 namespace ks::client::rest {
 
 enum class RequestKind : uint8_t {
-  Read,            // GET (list, get)
-  Idempotent,      // PUT with resourceVersion, PATCH that sets fields, DELETE
-  NonIdempotent,   // POST (create, binding)
+  Read,           // GET (list, get)
+  Idempotent,     // PUT with resourceVersion, PATCH that sets fields, DELETE
+  NonIdempotent,  // POST (create, binding)
 };
 
 struct AttemptOutcome {
-  int32_t status = 0;               // HTTP status; 0 = transport error
-  bool mayHaveBeenSent = true;      // transport errors only: false when the connection was refused
+  int32_t status = 0;           // HTTP status; 0 = transport error
+  bool mayHaveBeenSent = true;  // transport errors only: false when the connection was refused
   std::chrono::seconds retryAfter{0};
 };
 
@@ -37,7 +37,6 @@ std::chrono::milliseconds backoffDelay(int retry, const RetryParams& params, dou
 // Whether retry number `retry` (1 for the first retry) should happen after `outcome`, and after
 // how long; nullopt = give up and return the error.
 std::optional<std::chrono::milliseconds> retryDelay(RequestKind kind, const AttemptOutcome& outcome,
-                                                    int retry, const RetryParams& params,
-                                                    double rand01);
+                                                    int retry, const RetryParams& params, double rand01);
 
 }  // namespace ks::client::rest

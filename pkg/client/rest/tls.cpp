@@ -77,8 +77,12 @@ Result<std::shared_ptr<const TlsMaterial>> TlsMaterial::fromPem(const std::strin
   return std::shared_ptr<const TlsMaterial>(std::move(m));
 }
 
-bool TlsMaterial::hasCa() const { return !state_->cas.empty(); }
-bool TlsMaterial::hasClientCert() const { return state_->key != nullptr; }
+bool TlsMaterial::hasCa() const {
+  return !state_->cas.empty();
+}
+bool TlsMaterial::hasClientCert() const {
+  return state_->key != nullptr;
+}
 
 bool TlsMaterial::applyTo(ssl_ctx_st* ctx) const {
   const State& s = *state_;

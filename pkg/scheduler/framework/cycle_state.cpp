@@ -9,8 +9,12 @@ namespace detail {
 namespace {
 std::atomic<StateKey> gStateKeys{0};
 }
-StateKey nextStateKey() { return gStateKeys.fetch_add(1, std::memory_order_relaxed); }
-StateKey stateKeyCount() { return gStateKeys.load(std::memory_order_relaxed); }
+StateKey nextStateKey() {
+  return gStateKeys.fetch_add(1, std::memory_order_relaxed);
+}
+StateKey stateKeyCount() {
+  return gStateKeys.load(std::memory_order_relaxed);
+}
 }  // namespace detail
 
 bool PluginNameSet::contains(std::string_view name) const {
@@ -27,7 +31,9 @@ void PluginNameSet::insert(std::string_view name) {
   names_.insert(it, std::string(name));
 }
 
-CycleState::CycleState() { slots_.resize(detail::stateKeyCount()); }
+CycleState::CycleState() {
+  slots_.resize(detail::stateKeyCount());
+}
 
 std::unique_ptr<StateData>& CycleState::slotFor(StateKey k) {
   if (k >= slots_.size()) slots_.resize(std::max<std::size_t>(k + 1, detail::stateKeyCount()));

@@ -7,21 +7,36 @@ namespace ks::framework {
 
 std::string_view eventResourceName(EventResource r) {
   switch (r) {
-    case EventResource::Pod: return "Pod";
-    case EventResource::AssignedPod: return "AssignedPod";
-    case EventResource::UnscheduledPod: return "UnscheduledPod";
-    case EventResource::Node: return "Node";
-    case EventResource::PersistentVolume: return "PersistentVolume";
-    case EventResource::PersistentVolumeClaim: return "PersistentVolumeClaim";
-    case EventResource::CSINode: return "storage.k8s.io/CSINode";
-    case EventResource::CSIDriver: return "storage.k8s.io/CSIDriver";
-    case EventResource::VolumeAttachment: return "storage.k8s.io/VolumeAttachment";
-    case EventResource::CSIStorageCapacity: return "storage.k8s.io/CSIStorageCapacity";
-    case EventResource::StorageClass: return "storage.k8s.io/StorageClass";
-    case EventResource::ResourceClaim: return "resource.k8s.io/ResourceClaim";
-    case EventResource::ResourceSlice: return "resource.k8s.io/ResourceSlice";
-    case EventResource::DeviceClass: return "resource.k8s.io/DeviceClass";
-    case EventResource::WildCard: return "*";
+    case EventResource::Pod:
+      return "Pod";
+    case EventResource::AssignedPod:
+      return "AssignedPod";
+    case EventResource::UnscheduledPod:
+      return "UnscheduledPod";
+    case EventResource::Node:
+      return "Node";
+    case EventResource::PersistentVolume:
+      return "PersistentVolume";
+    case EventResource::PersistentVolumeClaim:
+      return "PersistentVolumeClaim";
+    case EventResource::CSINode:
+      return "storage.k8s.io/CSINode";
+    case EventResource::CSIDriver:
+      return "storage.k8s.io/CSIDriver";
+    case EventResource::VolumeAttachment:
+      return "storage.k8s.io/VolumeAttachment";
+    case EventResource::CSIStorageCapacity:
+      return "storage.k8s.io/CSIStorageCapacity";
+    case EventResource::StorageClass:
+      return "storage.k8s.io/StorageClass";
+    case EventResource::ResourceClaim:
+      return "resource.k8s.io/ResourceClaim";
+    case EventResource::ResourceSlice:
+      return "resource.k8s.io/ResourceSlice";
+    case EventResource::DeviceClass:
+      return "resource.k8s.io/DeviceClass";
+    case EventResource::WildCard:
+      return "*";
   }
   return "";
 }
@@ -86,10 +101,11 @@ bool matchAnyClusterEvent(const ClusterEvent& incoming, const std::vector<Cluste
 
 std::vector<ClusterEventWithHint> unrollWildCardResource() {
   std::vector<ClusterEventWithHint> out;
-  for (EventResource r : {EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::Node,
-                          EventResource::PersistentVolume, EventResource::PersistentVolumeClaim,
-                          EventResource::CSINode, EventResource::CSIDriver, EventResource::CSIStorageCapacity,
-                          EventResource::StorageClass, EventResource::ResourceClaim, EventResource::DeviceClass}) {
+  for (EventResource r :
+       {EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::Node,
+        EventResource::PersistentVolume, EventResource::PersistentVolumeClaim, EventResource::CSINode,
+        EventResource::CSIDriver, EventResource::CSIStorageCapacity, EventResource::StorageClass,
+        EventResource::ResourceClaim, EventResource::DeviceClass}) {
     out.push_back(ClusterEventWithHint{ClusterEvent{r, action::All, {}}, {}});
   }
   return out;

@@ -64,11 +64,10 @@ inline constexpr ActionType UpdatePodGeneratedResourceClaim = 1u << 11;
 // Any other update of a pod that none of the specific types covers.
 inline constexpr ActionType UpdatePodOther = 1u << 12;
 inline constexpr ActionType All = (1u << 13) - 1;
-inline constexpr ActionType Update = UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint |
-                                     UpdateNodeCondition | UpdateNodeAnnotation | UpdatePodLabel |
-                                     UpdatePodScaleDown | UpdatePodToleration |
-                                     UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim |
-                                     UpdatePodOther;
+inline constexpr ActionType Update =
+    UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition | UpdateNodeAnnotation |
+    UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration | UpdatePodSchedulingGatesEliminated |
+    UpdatePodGeneratedResourceClaim | UpdatePodOther;
 }  // namespace action
 
 // Upstream's ActionType.String(): the name of a single flag, "Update" for Update or UpdatePodOther,
@@ -90,7 +89,8 @@ struct ClusterEvent {
 };
 
 // Special events that are not API events.
-inline const ClusterEvent kEventUnschedulableTimeout{EventResource::WildCard, action::All, "UnschedulableTimeout"};
+inline const ClusterEvent kEventUnschedulableTimeout{EventResource::WildCard, action::All,
+                                                     "UnschedulableTimeout"};
 inline const ClusterEvent kEventForceActivate{EventResource::WildCard, action::All, "ForceActivate"};
 
 // True if `incoming` is the same as, or more specific than, the registered event `registered`
@@ -117,8 +117,8 @@ enum class QueueingHint : uint8_t {
 
 // Called by the queue (on the informer event thread) for each pod rejected by the plugin that
 // registered it; must be cheap and must not block. An error is treated as Queue.
-using QueueingHintFn =
-    std::function<Result<QueueingHint>(const api::Pod& pod, const EventObject& oldObj, const EventObject& newObj)>;
+using QueueingHintFn = std::function<Result<QueueingHint>(const api::Pod& pod, const EventObject& oldObj,
+                                                          const EventObject& newObj)>;
 
 struct ClusterEventWithHint {
   ClusterEvent event;

@@ -19,7 +19,8 @@ const Status& NodeToStatus::get(const std::string& nodeName) const {
   return it == nodeToStatus_.end() ? absentNodesStatus_ : it->second;
 }
 
-void NodeToStatus::forEachExplicitNode(const std::function<void(const std::string&, const Status&)>& fn) const {
+void NodeToStatus::forEachExplicitNode(
+    const std::function<void(const std::string&, const Status&)>& fn) const {
   for (const auto& [name, s] : nodeToStatus_) fn(name, s);
 }
 

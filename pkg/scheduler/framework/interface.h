@@ -278,14 +278,16 @@ class EventRecorder {
 class PluginsRunner {
  public:
   virtual ~PluginsRunner() = default;
-  virtual Status runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) = 0;
+  virtual Status runPreScorePlugins(CycleState& state, const PodInfo& pod,
+                                    std::span<const NodeInfoPtr> nodes) = 0;
   virtual Status runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                                  std::vector<NodePluginScores>& out) = 0;
   virtual Status runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) = 0;
   virtual Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
                                              const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) = 0;
   virtual Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
-                                                const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) = 0;
+                                                const PodInfoPtr& podInfoToRemove,
+                                                const NodeInfo& nodeInfo) = 0;
 };
 
 // Given to plugin factories; outlives the plugins.
@@ -306,7 +308,8 @@ class Handle : public PluginsRunner {
 
   // Runs Filter with nominated pods of >= priority added to the node (twice when some were added),
   // as upstream RunFilterPluginsWithNominatedPods; used by scheduling and preemption.
-  virtual Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) = 0;
+  virtual Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod,
+                                                   const NodeInfo& info) = 0;
 };
 
 }  // namespace ks::framework

@@ -9,13 +9,20 @@ const std::string kNoPlugin;
 
 std::string_view codeName(Code code) {
   switch (code) {
-    case Code::Success: return "Success";
-    case Code::Error: return "Error";
-    case Code::Unschedulable: return "Unschedulable";
-    case Code::UnschedulableAndUnresolvable: return "UnschedulableAndUnresolvable";
-    case Code::Wait: return "Wait";
-    case Code::Skip: return "Skip";
-    case Code::Pending: return "Pending";
+    case Code::Success:
+      return "Success";
+    case Code::Error:
+      return "Error";
+    case Code::Unschedulable:
+      return "Unschedulable";
+    case Code::UnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    case Code::Wait:
+      return "Wait";
+    case Code::Skip:
+      return "Skip";
+    case Code::Pending:
+      return "Pending";
   }
   return "Unknown";
 }
@@ -50,7 +57,9 @@ Status Status::fromError(Error err) {
   return s;
 }
 
-const std::vector<std::string>& Status::reasons() const { return rep_ ? rep_->reasons : kNoReasons; }
+const std::vector<std::string>& Status::reasons() const {
+  return rep_ ? rep_->reasons : kNoReasons;
+}
 
 std::string Status::message() const {
   std::string out;
@@ -61,21 +70,27 @@ std::string Status::message() const {
   return out;
 }
 
-const std::string& Status::plugin() const { return rep_ ? rep_->plugin : kNoPlugin; }
+const std::string& Status::plugin() const {
+  return rep_ ? rep_->plugin : kNoPlugin;
+}
 
 Status::Rep& Status::mutableRep() {
   if (!rep_) rep_ = std::make_unique<Rep>();
   return *rep_;
 }
 
-void Status::setPlugin(std::string plugin) { mutableRep().plugin = std::move(plugin); }
+void Status::setPlugin(std::string plugin) {
+  mutableRep().plugin = std::move(plugin);
+}
 
 Status Status::withPlugin(std::string plugin) && {
   setPlugin(std::move(plugin));
   return std::move(*this);
 }
 
-void Status::appendReason(std::string reason) { mutableRep().reasons.push_back(std::move(reason)); }
+void Status::appendReason(std::string reason) {
+  mutableRep().reasons.push_back(std::move(reason));
+}
 
 std::optional<Error> Status::asError() const {
   if (isSuccess() || isWait() || isSkip()) return std::nullopt;

@@ -60,7 +60,8 @@ PodResource calculatePodResource(const api::Pod& pod) {
   api::ResourceList nonMissing;
   const bool podLevel = api::isPodLevelRequestsSet(pod);
   if (!podLevel || !requests.contains(std::string(api::kResourceCPU))) {
-    nonMissing.emplace(std::string(api::kResourceCPU), api::Quantity::fromMilli(api::kDefaultMilliCPURequest));
+    nonMissing.emplace(std::string(api::kResourceCPU),
+                       api::Quantity::fromMilli(api::kDefaultMilliCPURequest));
   }
   if (!podLevel || !requests.contains(std::string(api::kResourceMemory))) {
     nonMissing.emplace(std::string(api::kResourceMemory), api::Quantity::fromInt(api::kDefaultMemoryRequest));
@@ -74,8 +75,10 @@ PodResource calculatePodResource(const api::Pod& pod) {
     api::PodRequestsOptions opts;
     opts.nonMissingContainerRequests = &nonMissing;
     const api::ResourceList non0 = api::podRequests(pod, opts);
-    if (auto it = non0.find(std::string(api::kResourceCPU)); it != non0.end()) out.non0CPU = it->second.milliValue();
-    if (auto it = non0.find(std::string(api::kResourceMemory)); it != non0.end()) out.non0Mem = it->second.value();
+    if (auto it = non0.find(std::string(api::kResourceCPU)); it != non0.end())
+      out.non0CPU = it->second.milliValue();
+    if (auto it = non0.find(std::string(api::kResourceMemory)); it != non0.end())
+      out.non0Mem = it->second.value();
   }
   return out;
 }
@@ -163,8 +166,8 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
     if (a.podAffinity) {
       pi->requiredAffinityTerms_ =
           parseTerms(p, a.podAffinity->requiredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
-      pi->preferredAffinityTerms_ =
-          parseWeightedTerms(p, a.podAffinity->preferredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
+      pi->preferredAffinityTerms_ = parseWeightedTerms(
+          p, a.podAffinity->preferredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
     }
     if (a.podAntiAffinity) {
       pi->requiredAntiAffinityTerms_ =
@@ -180,7 +183,9 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
 // ---- Ports and PVCs ----
 
 namespace {
-std::string_view sanitizeIP(std::string_view ip) { return ip.empty() ? kDefaultBindAllHostIP : ip; }
+std::string_view sanitizeIP(std::string_view ip) {
+  return ip.empty() ? kDefaultBindAllHostIP : ip;
+}
 std::string sanitizeProtocol(std::string_view protocol) {
   return protocol.empty() ? std::string("TCP") : std::string(protocol);
 }
@@ -257,7 +262,9 @@ std::atomic<int64_t> gGeneration{0};
 const std::string kEmpty;
 }  // namespace
 
-int64_t nextGeneration() { return gGeneration.fetch_add(1, std::memory_order_relaxed) + 1; }
+int64_t nextGeneration() {
+  return gGeneration.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 bool podWithAffinity(const api::Pod& pod) {
   const auto& a = pod.spec.affinity;
@@ -266,7 +273,8 @@ bool podWithAffinity(const api::Pod& pod) {
 
 bool podWithRequiredAntiAffinity(const api::Pod& pod) {
   const auto& a = pod.spec.affinity;
-  return a && a->podAntiAffinity && !a->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution.empty();
+  return a && a->podAntiAffinity &&
+         !a->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution.empty();
 }
 
 NodeInfo::NodeInfo() : generation_(nextGeneration()) {}
@@ -275,7 +283,9 @@ NodeInfo::NodeInfo(const std::vector<api::PodPtr>& pods) : generation_(nextGener
   for (const auto& p : pods) addPod(p);
 }
 
-const std::string& NodeInfo::nodeName() const { return node_ ? node_->metadata.name : kEmpty; }
+const std::string& NodeInfo::nodeName() const {
+  return node_ ? node_->metadata.name : kEmpty;
+}
 
 void NodeInfo::addPodInfo(PodInfoPtr podInfo) {
   const api::Pod& pod = podInfo->pod();
@@ -285,7 +295,9 @@ void NodeInfo::addPodInfo(PodInfoPtr podInfo) {
   pods_.push_back(std::move(podInfo));
 }
 
-void NodeInfo::addPod(api::PodPtr pod) { addPodInfo(PodInfo::create(std::move(pod))); }
+void NodeInfo::addPod(api::PodPtr pod) {
+  addPodInfo(PodInfo::create(std::move(pod)));
+}
 
 namespace {
 // Removes the entry with `uid` by swapping in the last element (upstream removeFromSlice); returns it.
@@ -364,11 +376,14 @@ std::string NodeInfo::toString() const {
     if (i) out += " ";
     out += pods_[i]->pod().metadata.name;
   }
-  out += "], Requested:{cpu:" + std::to_string(requested_.milliCPU) + "m mem:" + std::to_string(requested_.memory) +
+  out += "], Requested:{cpu:" + std::to_string(requested_.milliCPU) +
+         "m mem:" + std::to_string(requested_.memory) +
          "}, NonZeroRequested:{cpu:" + std::to_string(nonZeroRequested_.milliCPU) +
-         "m mem:" + std::to_string(nonZeroRequested_.memory) + "}, Allocatable:{cpu:" +
-         std::to_string(allocatable_.milliCPU) + "m mem:" + std::to_string(allocatable_.memory) +
-         "}, UsedPorts:" + std::to_string(usedPorts_.size()) + ", Generation:" + std::to_string(generation_) + "}";
+         "m mem:" + std::to_string(nonZeroRequested_.memory) +
+         "}, Allocatable:{cpu:" + std::to_string(allocatable_.milliCPU) +
+         "m mem:" + std::to_string(allocatable_.memory) +
+         "}, UsedPorts:" + std::to_string(usedPorts_.size()) + ", Generation:" + std::to_string(generation_) +
+         "}";
   return out;
 }
 

@@ -115,7 +115,9 @@ class PodInfo {
 };
 
 // The pod priority (spec.priority, 0 when unset), as upstream corev1helpers.PodPriority.
-inline int32_t podPriority(const api::Pod& pod) { return pod.spec.priority.value_or(0); }
+inline int32_t podPriority(const api::Pod& pod) {
+  return pod.spec.priority.value_or(0);
+}
 
 // A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
 // the scheduling cycle gets a copy.
@@ -220,7 +222,9 @@ class NodeInfo {
 
   const std::vector<PodInfoPtr>& pods() const { return pods_; }
   const std::vector<PodInfoPtr>& podsWithAffinity() const { return podsWithAffinity_; }
-  const std::vector<PodInfoPtr>& podsWithRequiredAntiAffinity() const { return podsWithRequiredAntiAffinity_; }
+  const std::vector<PodInfoPtr>& podsWithRequiredAntiAffinity() const {
+    return podsWithRequiredAntiAffinity_;
+  }
   const HostPortInfo& usedPorts() const { return usedPorts_; }
   const Resource& requested() const { return requested_; }
   const Resource& nonZeroRequested() const { return nonZeroRequested_; }

@@ -47,9 +47,15 @@ enum class Stability { Alpha, Beta, Stable };
 std::string help(Stability stability, std::string_view text) {
   std::string out;
   switch (stability) {
-    case Stability::Alpha: out = "[ALPHA] "; break;
-    case Stability::Beta: out = "[BETA] "; break;
-    case Stability::Stable: out = "[STABLE] "; break;
+    case Stability::Alpha:
+      out = "[ALPHA] ";
+      break;
+    case Stability::Beta:
+      out = "[BETA] ";
+      break;
+    case Stability::Stable:
+      out = "[STABLE] ";
+      break;
   }
   out += text;
   return out;
@@ -100,52 +106,80 @@ const std::string& PluginId::name() const {
 
 std::string_view extensionPointName(ExtensionPoint point) {
   switch (point) {
-    case ExtensionPoint::PreEnqueue: return "PreEnqueue";
-    case ExtensionPoint::PreFilter: return "PreFilter";
-    case ExtensionPoint::Filter: return "Filter";
-    case ExtensionPoint::PreFilterExtensionAddPod: return "PreFilterExtensionAddPod";
-    case ExtensionPoint::PreFilterExtensionRemovePod: return "PreFilterExtensionRemovePod";
-    case ExtensionPoint::PostFilter: return "PostFilter";
-    case ExtensionPoint::PreScore: return "PreScore";
-    case ExtensionPoint::Score: return "Score";
-    case ExtensionPoint::ScoreExtensionNormalize: return "ScoreExtensionNormalize";
-    case ExtensionPoint::PreBind: return "PreBind";
-    case ExtensionPoint::PreBindPreFlight: return "PreBindPreFlight";
-    case ExtensionPoint::Bind: return "Bind";
-    case ExtensionPoint::PostBind: return "PostBind";
-    case ExtensionPoint::Reserve: return "Reserve";
-    case ExtensionPoint::Unreserve: return "Unreserve";
-    case ExtensionPoint::Permit: return "Permit";
+    case ExtensionPoint::PreEnqueue:
+      return "PreEnqueue";
+    case ExtensionPoint::PreFilter:
+      return "PreFilter";
+    case ExtensionPoint::Filter:
+      return "Filter";
+    case ExtensionPoint::PreFilterExtensionAddPod:
+      return "PreFilterExtensionAddPod";
+    case ExtensionPoint::PreFilterExtensionRemovePod:
+      return "PreFilterExtensionRemovePod";
+    case ExtensionPoint::PostFilter:
+      return "PostFilter";
+    case ExtensionPoint::PreScore:
+      return "PreScore";
+    case ExtensionPoint::Score:
+      return "Score";
+    case ExtensionPoint::ScoreExtensionNormalize:
+      return "ScoreExtensionNormalize";
+    case ExtensionPoint::PreBind:
+      return "PreBind";
+    case ExtensionPoint::PreBindPreFlight:
+      return "PreBindPreFlight";
+    case ExtensionPoint::Bind:
+      return "Bind";
+    case ExtensionPoint::PostBind:
+      return "PostBind";
+    case ExtensionPoint::Reserve:
+      return "Reserve";
+    case ExtensionPoint::Unreserve:
+      return "Unreserve";
+    case ExtensionPoint::Permit:
+      return "Permit";
   }
   return "Unknown";
 }
 
-std::string_view codeLabel(framework::Code code) { return framework::codeName(code); }
+std::string_view codeLabel(framework::Code code) {
+  return framework::codeName(code);
+}
 
 std::string_view queueName(Queue queue) {
   switch (queue) {
-    case Queue::Active: return "active";
-    case Queue::Backoff: return "backoff";
-    case Queue::Unschedulable: return "unschedulable";
-    case Queue::Gated: return "gated";
+    case Queue::Active:
+      return "active";
+    case Queue::Backoff:
+      return "backoff";
+    case Queue::Unschedulable:
+      return "unschedulable";
+    case Queue::Gated:
+      return "gated";
   }
   return "unknown";
 }
 
 std::string_view cacheItemName(CacheItem item) {
   switch (item) {
-    case CacheItem::Nodes: return "nodes";
-    case CacheItem::Pods: return "pods";
-    case CacheItem::AssumedPods: return "assumed_pods";
+    case CacheItem::Nodes:
+      return "nodes";
+    case CacheItem::Pods:
+      return "pods";
+    case CacheItem::AssumedPods:
+      return "assumed_pods";
   }
   return "unknown";
 }
 
 std::string_view queueingHintResultName(QueueingHintResult hint) {
   switch (hint) {
-    case QueueingHintResult::Queue: return "Queue";
-    case QueueingHintResult::QueueSkip: return "QueueSkip";
-    case QueueingHintResult::Error: return "Error";
+    case QueueingHintResult::Queue:
+      return "Queue";
+    case QueueingHintResult::QueueSkip:
+      return "QueueSkip";
+    case QueueingHintResult::Error:
+      return "Error";
   }
   return "Unknown";
 }
@@ -153,7 +187,9 @@ std::string_view queueingHintResultName(QueueingHintResult hint) {
 void CounterRef::inc(double v) const {
   if (c_ != nullptr) c_->Increment(v);
 }
-double CounterRef::value() const { return c_ != nullptr ? c_->Value() : 0; }
+double CounterRef::value() const {
+  return c_ != nullptr ? c_->Value() : 0;
+}
 
 void GaugeRef::set(double v) const {
   if (g_ != nullptr) g_->Set(v);
@@ -164,7 +200,9 @@ void GaugeRef::inc(double v) const {
 void GaugeRef::dec(double v) const {
   if (g_ != nullptr) g_->Decrement(v);
 }
-double GaugeRef::value() const { return g_ != nullptr ? g_->Value() : 0; }
+double GaugeRef::value() const {
+  return g_ != nullptr ? g_->Value() : 0;
+}
 
 void HistogramRef::observe(double v) const {
   if (h_ != nullptr) h_->Observe(v);
@@ -182,20 +220,23 @@ struct Metrics::Impl {
   const std::vector<double> pluginBuckets = exponentialBuckets(0.00001, 1.5, 20);
   const std::vector<double> sliBuckets = exponentialBuckets(0.01, 2, 20);
 
-  CounterFamily& scheduleAttempts = counter("scheduler_schedule_attempts_total", Stability::Stable,
-      "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
-      "scheduled, while 'error' means an internal scheduler problem.");
+  CounterFamily& scheduleAttempts =
+      counter("scheduler_schedule_attempts_total", Stability::Stable,
+              "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
+              "scheduled, while 'error' means an internal scheduler problem.");
   HistogramFamily& eventHandling = histogram("scheduler_event_handling_duration_seconds", Stability::Alpha,
                                              "Event handling latency in seconds.");
-  HistogramFamily& schedulingLatency = histogram("scheduler_scheduling_attempt_duration_seconds",
-      Stability::Stable, "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
+  HistogramFamily& schedulingLatency =
+      histogram("scheduler_scheduling_attempt_duration_seconds", Stability::Stable,
+                "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
   HistogramFamily& algorithmLatency = histogram("scheduler_scheduling_algorithm_duration_seconds",
                                                 Stability::Alpha, "Scheduling algorithm latency in seconds");
-  HistogramFamily& preemptionVictims = histogram("scheduler_preemption_victims", Stability::Stable,
-                                                 "Number of selected preemption victims");
+  HistogramFamily& preemptionVictims =
+      histogram("scheduler_preemption_victims", Stability::Stable, "Number of selected preemption victims");
   CounterFamily& preemptionAttempts = counter("scheduler_preemption_attempts_total", Stability::Stable,
                                               "Total preemption attempts in the cluster till now");
-  GaugeFamily& pendingPods = gauge("scheduler_pending_pods", Stability::Stable,
+  GaugeFamily& pendingPods = gauge(
+      "scheduler_pending_pods", Stability::Stable,
       "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means "
       "number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the "
       "scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the "
@@ -204,34 +245,43 @@ struct Metrics::Impl {
                                       "Number of events currently tracked in the scheduling queue.");
   GaugeFamily& goroutines = gauge("scheduler_goroutines", Stability::Alpha,
                                   "Number of running goroutines split by the work they do such as binding.");
-  HistogramFamily& podSchedulingSli = histogram("scheduler_pod_scheduling_sli_duration_seconds", Stability::Beta,
+  HistogramFamily& podSchedulingSli = histogram(
+      "scheduler_pod_scheduling_sli_duration_seconds", Stability::Beta,
       "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might "
       "involve multiple scheduling attempts.");
   HistogramFamily& podSchedulingAttempts = histogram("scheduler_pod_scheduling_attempts", Stability::Stable,
                                                      "Number of attempts to successfully schedule a pod.");
-  HistogramFamily& extensionPoint = histogram("scheduler_framework_extension_point_duration_seconds",
-      Stability::Stable, "Latency for running all plugins of a specific extension point.");
-  HistogramFamily& pluginExecution = histogram("scheduler_plugin_execution_duration_seconds", Stability::Alpha,
-                                               "Duration for running a plugin at a specific extension point.");
-  HistogramFamily& queueingHint = histogram("scheduler_queueing_hint_execution_duration_seconds",
-      Stability::Alpha, "Duration for running a queueing hint function of a plugin.");
-  CounterFamily& queueIncoming = counter("scheduler_queue_incoming_pods_total", Stability::Stable,
-                                         "Number of pods added to scheduling queues by event and queue type.");
-  HistogramFamily& permitWait = histogram("scheduler_permit_wait_duration_seconds", Stability::Alpha,
-                                          "Duration of waiting on permit.");
+  HistogramFamily& extensionPoint =
+      histogram("scheduler_framework_extension_point_duration_seconds", Stability::Stable,
+                "Latency for running all plugins of a specific extension point.");
+  HistogramFamily& pluginExecution =
+      histogram("scheduler_plugin_execution_duration_seconds", Stability::Alpha,
+                "Duration for running a plugin at a specific extension point.");
+  HistogramFamily& queueingHint =
+      histogram("scheduler_queueing_hint_execution_duration_seconds", Stability::Alpha,
+                "Duration for running a queueing hint function of a plugin.");
+  CounterFamily& queueIncoming =
+      counter("scheduler_queue_incoming_pods_total", Stability::Stable,
+              "Number of pods added to scheduling queues by event and queue type.");
+  HistogramFamily& permitWait =
+      histogram("scheduler_permit_wait_duration_seconds", Stability::Alpha, "Duration of waiting on permit.");
   GaugeFamily& cacheSize = gauge("scheduler_cache_size", Stability::Alpha,
                                  "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.");
-  GaugeFamily& unschedulableReasons = gauge("scheduler_unschedulable_pods", Stability::Alpha,
+  GaugeFamily& unschedulableReasons = gauge(
+      "scheduler_unschedulable_pods", Stability::Alpha,
       "The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
       "plugins that caused it to not schedule and so this metric have meaning only when broken down by "
       "plugin.");
-  CounterFamily& pluginEvaluation = counter("scheduler_plugin_evaluation_total", Stability::Alpha,
-      "Number of attempts to schedule pods by each plugin and the extension point (available only in "
-      "PreFilter, Filter, PreScore, and Score).");
-  GaugeFamily& leaderStatus = gauge("leader_election_master_status", Stability::Alpha,
+  CounterFamily& pluginEvaluation =
+      counter("scheduler_plugin_evaluation_total", Stability::Alpha,
+              "Number of attempts to schedule pods by each plugin and the extension point (available only in "
+              "PreFilter, Filter, PreScore, and Score).");
+  GaugeFamily& leaderStatus = gauge(
+      "leader_election_master_status", Stability::Alpha,
       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
       "master. 'name' is the string used to identify the lease. Please make sure to group by name.");
-  CounterFamily& leaderSlowpath = counter("leader_election_slowpath_total", Stability::Alpha,
+  CounterFamily& leaderSlowpath = counter(
+      "leader_election_slowpath_total", Stability::Alpha,
       "Total number of slow path exercised in renewing leader leases. 'name' is the string used to identify "
       "the lease. Please make sure to group by name.");
 
@@ -239,7 +289,8 @@ struct Metrics::Impl {
   prometheus::Histogram& algorithmLatencySeries = algorithmLatency.Add({}, attemptBuckets);
   prometheus::Histogram& preemptionVictimsSeries = preemptionVictims.Add({}, exponentialBuckets(1, 2, 7));
   prometheus::Counter& preemptionAttemptsSeries = preemptionAttempts.Add({});
-  prometheus::Histogram& podSchedulingAttemptsSeries = podSchedulingAttempts.Add({}, exponentialBuckets(1, 2, 5));
+  prometheus::Histogram& podSchedulingAttemptsSeries =
+      podSchedulingAttempts.Add({}, exponentialBuckets(1, 2, 5));
   std::array<prometheus::Gauge*, kQueueCount> pendingPodsSeries{};
   std::array<prometheus::Gauge*, kCacheItemCount> cacheSizeSeries{};
 
@@ -292,7 +343,8 @@ Metrics::~Metrics() = default;
 
 ProfileId Metrics::profile(std::string_view name) {
   std::lock_guard lock(impl_->mu);
-  if (auto it = impl_->profilesByName.find(name); it != impl_->profilesByName.end()) return ProfileId(it->second);
+  if (auto it = impl_->profilesByName.find(name); it != impl_->profilesByName.end())
+    return ProfileId(it->second);
   auto& p = impl_->profiles.emplace_back();
   p.name = std::string(name);
   p.index = impl_->profiles.size() - 1;
@@ -302,22 +354,32 @@ ProfileId Metrics::profile(std::string_view name) {
 
 PluginId Metrics::plugin(std::string_view name) {
   std::lock_guard lock(impl_->mu);
-  if (auto it = impl_->pluginsByName.find(name); it != impl_->pluginsByName.end()) return PluginId(it->second);
+  if (auto it = impl_->pluginsByName.find(name); it != impl_->pluginsByName.end())
+    return PluginId(it->second);
   auto& p = impl_->plugins.emplace_back();
   p.name = std::string(name);
   impl_->pluginsByName.emplace(p.name, &p);
   return PluginId(&p);
 }
 
-void Metrics::podScheduled(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 0, seconds); }
-void Metrics::podUnschedulable(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 1, seconds); }
-void Metrics::podScheduleError(ProfileId profile, double seconds) { impl_->recordAttempt(profile.p_, 2, seconds); }
+void Metrics::podScheduled(ProfileId profile, double seconds) {
+  impl_->recordAttempt(profile.p_, 0, seconds);
+}
+void Metrics::podUnschedulable(ProfileId profile, double seconds) {
+  impl_->recordAttempt(profile.p_, 1, seconds);
+}
+void Metrics::podScheduleError(ProfileId profile, double seconds) {
+  impl_->recordAttempt(profile.p_, 2, seconds);
+}
 
-void Metrics::observeSchedulingAlgorithm(double seconds) { impl_->algorithmLatencySeries.Observe(seconds); }
+void Metrics::observeSchedulingAlgorithm(double seconds) {
+  impl_->algorithmLatencySeries.Observe(seconds);
+}
 
 void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {
   // As upstream getAttemptsLabel: attempts are capped at "15+" to bound the label's cardinality.
-  size_t index = attempts >= static_cast<int>(kAttemptsCap) ? kAttemptsCap : static_cast<size_t>(std::max(attempts, 0));
+  size_t index =
+      attempts >= static_cast<int>(kAttemptsCap) ? kAttemptsCap : static_cast<size_t>(std::max(attempts, 0));
   resolve(impl_->sliSeries[index], [&]() -> prometheus::Histogram& {
     std::string label = index == kAttemptsCap ? std::to_string(kAttemptsCap) + "+" : std::to_string(index);
     return impl_->podSchedulingSli.Add({{"attempts", std::move(label)}}, impl_->sliBuckets);
@@ -325,7 +387,8 @@ void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {
   impl_->podSchedulingAttemptsSeries.Observe(attempts);
 }
 
-void Metrics::observeExtensionPoint(ExtensionPoint point, framework::Code code, ProfileId profile, double seconds) {
+void Metrics::observeExtensionPoint(ExtensionPoint point, framework::Code code, ProfileId profile,
+                                    double seconds) {
   assert(profile.p_ != nullptr);
   resolve(profile.p_->extensionPoint[slot(point, code)], [&]() -> prometheus::Histogram& {
     return impl_->extensionPoint.Add({{"extension_point", std::string(extensionPointName(point))},
@@ -335,7 +398,8 @@ void Metrics::observeExtensionPoint(ExtensionPoint point, framework::Code code, 
   })->Observe(seconds);
 }
 
-void Metrics::observePluginExecution(PluginId plugin, ExtensionPoint point, framework::Code code, double seconds) {
+void Metrics::observePluginExecution(PluginId plugin, ExtensionPoint point, framework::Code code,
+                                     double seconds) {
   assert(plugin.p_ != nullptr);
   resolve(plugin.p_->execution[slot(point, code)], [&]() -> prometheus::Histogram& {
     return impl_->pluginExecution.Add({{"plugin", plugin.p_->name},
@@ -366,13 +430,20 @@ void Metrics::observePermitWait(framework::Code code, double seconds) {
   })->Observe(seconds);
 }
 
-void Metrics::incPreemptionAttempts() { impl_->preemptionAttemptsSeries.Increment(); }
-void Metrics::observePreemptionVictims(int victims) { impl_->preemptionVictimsSeries.Observe(victims); }
+void Metrics::incPreemptionAttempts() {
+  impl_->preemptionAttemptsSeries.Increment();
+}
+void Metrics::observePreemptionVictims(int victims) {
+  impl_->preemptionVictimsSeries.Observe(victims);
+}
 
-GaugeRef Metrics::pendingPods(Queue queue) const { return GaugeRef(impl_->pendingPodsSeries[static_cast<size_t>(queue)]); }
+GaugeRef Metrics::pendingPods(Queue queue) const {
+  return GaugeRef(impl_->pendingPodsSeries[static_cast<size_t>(queue)]);
+}
 
 CounterRef Metrics::queueIncomingPodsRef(Queue queue, std::string_view event) {
-  return CounterRef(&impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));
+  return CounterRef(
+      &impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));
 }
 
 GaugeRef Metrics::unschedulablePods(PluginId plugin, ProfileId profile) {
@@ -380,7 +451,8 @@ GaugeRef Metrics::unschedulablePods(PluginId plugin, ProfileId profile) {
   auto make = [&]() -> prometheus::Gauge& {
     return impl_->unschedulableReasons.Add({{"plugin", plugin.p_->name}, {"profile", profile.p_->name}});
   };
-  if (profile.p_->index < kMaxCachedProfiles) return GaugeRef(resolve(plugin.p_->unschedulable[profile.p_->index], make));
+  if (profile.p_->index < kMaxCachedProfiles)
+    return GaugeRef(resolve(plugin.p_->unschedulable[profile.p_->index], make));
   return GaugeRef(&make());
 }
 
@@ -388,19 +460,25 @@ GaugeRef Metrics::inflightEvents(std::string_view event) {
   return GaugeRef(&impl_->inflightEvents.Add({{"event", std::string(event)}}));
 }
 
-void Metrics::observeQueueingHint(PluginId plugin, std::string_view event, QueueingHintResult hint, double seconds) {
+void Metrics::observeQueueingHint(PluginId plugin, std::string_view event, QueueingHintResult hint,
+                                  double seconds) {
   assert(plugin.p_ != nullptr);
   impl_->queueingHint
-      .Add({{"plugin", plugin.p_->name}, {"event", std::string(event)}, {"hint", std::string(queueingHintResultName(hint))}},
+      .Add({{"plugin", plugin.p_->name},
+            {"event", std::string(event)},
+            {"hint", std::string(queueingHintResultName(hint))}},
            impl_->pluginBuckets)
       .Observe(seconds);
 }
 
 HistogramRef Metrics::eventHandlingRef(std::string_view event) {
-  return HistogramRef(&impl_->eventHandling.Add({{"event", std::string(event)}}, impl_->extensionPointBuckets));
+  return HistogramRef(
+      &impl_->eventHandling.Add({{"event", std::string(event)}}, impl_->extensionPointBuckets));
 }
 
-GaugeRef Metrics::cacheSize(CacheItem item) const { return GaugeRef(impl_->cacheSizeSeries[static_cast<size_t>(item)]); }
+GaugeRef Metrics::cacheSize(CacheItem item) const {
+  return GaugeRef(impl_->cacheSizeSeries[static_cast<size_t>(item)]);
+}
 
 GaugeRef Metrics::goroutines(std::string_view operation) {
   return GaugeRef(&impl_->goroutines.Add({{"operation", std::string(operation)}}));

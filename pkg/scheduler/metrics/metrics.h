@@ -194,8 +194,8 @@ class Metrics {
   void observePermitWait(framework::Code code, double seconds);
 
   // ---- Preemption ----
-  void incPreemptionAttempts();                  // scheduler_preemption_attempts_total
-  void observePreemptionVictims(int victims);    // scheduler_preemption_victims
+  void incPreemptionAttempts();                // scheduler_preemption_attempts_total
+  void observePreemptionVictims(int victims);  // scheduler_preemption_victims
 
   // ---- Queue ----
   // scheduler_pending_pods{queue}.
@@ -212,7 +212,9 @@ class Metrics {
   void observeQueueingHint(PluginId plugin, std::string_view event, QueueingHintResult hint, double seconds);
   // scheduler_event_handling_duration_seconds{event}: keep the handle for a fixed event label.
   HistogramRef eventHandlingRef(std::string_view event);
-  void observeEventHandling(std::string_view event, double seconds) { eventHandlingRef(event).observe(seconds); }
+  void observeEventHandling(std::string_view event, double seconds) {
+    eventHandlingRef(event).observe(seconds);
+  }
 
   // ---- Cache, workers, leader election ----
   // scheduler_cache_size{type}.

@@ -49,9 +49,10 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"BadCpuQuantity",
                   R"({"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"one"}}}]}})",
                   "spec.containers[0].resources.requests.cpu: " + kQuantityRegexError},
-        ErrorCase{"EmptyQuantity",
-                  R"({"spec":{"containers":[{"name":"a"},{"name":"c","resources":{"limits":{"memory":""}}}]}})",
-                  "spec.containers[1].resources.limits.memory: " + kQuantityRegexError},
+        ErrorCase{
+            "EmptyQuantity",
+            R"({"spec":{"containers":[{"name":"a"},{"name":"c","resources":{"limits":{"memory":""}}}]}})",
+            "spec.containers[1].resources.limits.memory: " + kQuantityRegexError},
         ErrorCase{"QuantityBadSuffix", R"({"spec":{"overhead":{"cpu":"5Xi"}}})",
                   "spec.overhead.cpu: " + kQuantityRegexError},
         ErrorCase{"QuantityObject", R"({"spec":{"overhead":{"cpu":{"v":1}}}})",
@@ -60,19 +61,22 @@ INSTANTIATE_TEST_SUITE_P(
                   "spec.containers: expected an array, got object"},
         ErrorCase{"ContainerNotObject", R"({"spec":{"containers":["c"]}})",
                   "spec.containers[0]: expected an object, got string"},
-        ErrorCase{"HostPortString",
-                  R"({"spec":{"containers":[{"name":"c","ports":[{"containerPort":80},{"containerPort":"81"}]}]}})",
-                  "spec.containers[0].ports[1].containerPort: expected an integer, got string"},
-        ErrorCase{"DeepAffinity",
-                  R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
-                  R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In","values":"a"}]}]}}}}})",
-                  "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
-                  ".matchExpressions[0].values: expected an array, got string"},
-        ErrorCase{"PodAntiAffinityWeight",
-                  R"({"spec":{"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
-                  R"([{"weight":true,"podAffinityTerm":{"topologyKey":"z"}}]}}}})",
-                  "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
-                  "expected an integer, got boolean"},
+        ErrorCase{
+            "HostPortString",
+            R"({"spec":{"containers":[{"name":"c","ports":[{"containerPort":80},{"containerPort":"81"}]}]}})",
+            "spec.containers[0].ports[1].containerPort: expected an integer, got string"},
+        ErrorCase{
+            "DeepAffinity",
+            R"({"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":)"
+            R"({"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In","values":"a"}]}]}}}}})",
+            "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+            ".matchExpressions[0].values: expected an array, got string"},
+        ErrorCase{
+            "PodAntiAffinityWeight",
+            R"({"spec":{"affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":)"
+            R"([{"weight":true,"podAffinityTerm":{"topologyKey":"z"}}]}}}})",
+            "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+            "expected an integer, got boolean"},
         ErrorCase{"TolerationSeconds", R"({"spec":{"tolerations":[{"key":"k","tolerationSeconds":"300"}]}})",
                   "spec.tolerations[0].tolerationSeconds: expected an integer, got string"},
         ErrorCase{"HostNetworkString", R"({"spec":{"hostNetwork":"true"}})",
@@ -85,7 +89,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"TimestampNumber",
                   R"({"status":{"conditions":[{"type":"Ready","lastTransitionTime":1714637730}]}})",
                   "status.conditions[0].lastTransitionTime: expected a time string, got number"},
-        ErrorCase{"VolumeSourceWrongType", R"({"spec":{"volumes":[{"name":"v","persistentVolumeClaim":"x"}]}})",
+        ErrorCase{"VolumeSourceWrongType",
+                  R"({"spec":{"volumes":[{"name":"v","persistentVolumeClaim":"x"}]}})",
                   "spec.volumes[0].persistentVolumeClaim: expected an object, got string"},
         ErrorCase{"EphemeralRequests",
                   R"({"spec":{"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":)"
@@ -111,7 +116,8 @@ TEST(CodecErrors, OtherKinds) {
   ASSERT_FALSE(node.ok());
   EXPECT_EQ(node.error().message(), "status.allocatable.memory: " + kQuantityRegexError);
 
-  auto taint = decodeJson<Node>(R"({"spec":{"taints":[{"key":"k","effect":"NoSchedule","timeAdded":"yesterday"}]}})");
+  auto taint =
+      decodeJson<Node>(R"({"spec":{"taints":[{"key":"k","effect":"NoSchedule","timeAdded":"yesterday"}]}})");
   ASSERT_FALSE(taint.ok());
   EXPECT_EQ(taint.error().message(),
             "spec.taints[0].timeAdded: parsing time \"yesterday\" as \"2006-01-02T15:04:05Z07:00\": "
@@ -121,9 +127,11 @@ TEST(CodecErrors, OtherKinds) {
   ASSERT_FALSE(ns.ok());
   EXPECT_EQ(ns.error().message(), "status.phase: expected a string, got number");
 
-  auto csinode = decodeJson<CSINode>(R"({"spec":{"drivers":[{"name":"d","allocatable":{"count":-3000000000}}]}})");
+  auto csinode =
+      decodeJson<CSINode>(R"({"spec":{"drivers":[{"name":"d","allocatable":{"count":-3000000000}}]}})");
   ASSERT_FALSE(csinode.ok());
-  EXPECT_EQ(csinode.error().message(), "spec.drivers[0].allocatable.count: value -3000000000 overflows int32");
+  EXPECT_EQ(csinode.error().message(),
+            "spec.drivers[0].allocatable.count: value -3000000000 overflows int32");
 
   auto pdb = decodeJson<PodDisruptionBudget>(R"({"spec":{"minAvailable":true}})");
   ASSERT_FALSE(pdb.ok());
@@ -136,7 +144,8 @@ TEST(CodecErrors, OtherKinds) {
   auto lease = decodeJson<Lease>(R"({"spec":{"renewTime":"2024-05-02T08:15:29.987654+25:00"}})");
   ASSERT_FALSE(lease.ok());
   EXPECT_EQ(lease.error().message(),
-            "spec.renewTime: parsing time \"2024-05-02T08:15:29.987654+25:00\": time zone offset hour out of range");
+            "spec.renewTime: parsing time \"2024-05-02T08:15:29.987654+25:00\": time zone offset hour out of "
+            "range");
 
   auto ev = decodeJson<Event>(R"({"series":{"count":"3"}})");
   ASSERT_FALSE(ev.ok());
@@ -146,9 +155,11 @@ TEST(CodecErrors, OtherKinds) {
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message(), "code: expected an integer, got string");
 
-  auto sc = decodeJson<StorageClass>(R"({"allowedTopologies":[{"matchLabelExpressions":[{"key":"k","values":[1]}]}]})");
+  auto sc = decodeJson<StorageClass>(
+      R"({"allowedTopologies":[{"matchLabelExpressions":[{"key":"k","values":[1]}]}]})");
   ASSERT_FALSE(sc.ok());
-  EXPECT_EQ(sc.error().message(), "allowedTopologies[0].matchLabelExpressions[0].values[0]: expected a string, got number");
+  EXPECT_EQ(sc.error().message(),
+            "allowedTopologies[0].matchLabelExpressions[0].values[0]: expected a string, got number");
 
   auto cap = decodeJson<CSIStorageCapacity>(R"({"capacity":"10Gi","maximumVolumeSize":"ten"})");
   ASSERT_FALSE(cap.ok());

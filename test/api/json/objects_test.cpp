@@ -183,7 +183,8 @@ TEST(PodCodec, RoundTrips) {
 }
 
 TEST(PodCodec, AppliesDefaultsWhenAbsent) {
-  auto pod = decodeJson<Pod>(R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80,"protocol":""}]}]}})");
+  auto pod = decodeJson<Pod>(
+      R"({"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80,"protocol":""}]}]}})");
   ASSERT_TRUE(pod.ok()) << pod.error().message();
   EXPECT_EQ(pod->spec.schedulerName, "default-scheduler");
   EXPECT_EQ(pod->spec.containers[0].ports[0].protocol, "TCP");
@@ -421,7 +422,8 @@ TEST(PodDisruptionBudgetCodec, DecodesIntOrString) {
 TEST(LeaseCodec, MicroTimes) {
   auto lease = decodeJson<Lease>(readTestdata("lease.json"));
   ASSERT_TRUE(lease.ok()) << lease.error().message();
-  EXPECT_EQ(lease->spec.holderIdentity, std::optional<std::string>("control-plane-1_2f6c1a9e-1b2c-4d3e-9f40-5a6b7c8d9e0f"));
+  EXPECT_EQ(lease->spec.holderIdentity,
+            std::optional<std::string>("control-plane-1_2f6c1a9e-1b2c-4d3e-9f40-5a6b7c8d9e0f"));
   EXPECT_EQ(lease->spec.leaseDurationSeconds, std::optional<int32_t>(15));
   EXPECT_EQ(lease->spec.leaseTransitions, std::optional<int32_t>(4));
   ASSERT_TRUE(lease->spec.acquireTime.has_value());
@@ -507,10 +509,12 @@ TEST(ListCodec, DecodesPodListWithContinue) {
 }
 
 TEST(ListCodec, ItemErrorsNameTheIndex) {
-  auto list = decodeListJson<Node>(R"({"kind":"NodeList","metadata":{},"items":[{},{"spec":{"unschedulable":"yes"}}]})");
+  auto list = decodeListJson<Node>(
+      R"({"kind":"NodeList","metadata":{},"items":[{},{"spec":{"unschedulable":"yes"}}]})");
   ASSERT_FALSE(list.ok());
   EXPECT_EQ(list.error().message(), "items[1].spec.unschedulable: expected a boolean, got string");
-  auto empty = decodeListJson<Node>(R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":null})");
+  auto empty = decodeListJson<Node>(
+      R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":null})");
   ASSERT_TRUE(empty.ok());
   EXPECT_TRUE(empty->items.empty());
   EXPECT_EQ(empty->metadata.resourceVersion, "5");
@@ -572,10 +576,12 @@ TEST(WatchCodec, DecodesEveryEventType) {
 }
 
 TEST(WatchCodec, OtherKinds) {
-  auto node = decodeWatchEventJson<Node>(R"({"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2"}}}})");
+  auto node = decodeWatchEventJson<Node>(
+      R"({"type":"ADDED","object":{"kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"2"}}}})");
   ASSERT_TRUE(node.ok());
   EXPECT_EQ(node->object.status.allocatable.at("cpu").value(), 2);
-  auto lease = decodeWatchEventJson<Lease>(R"({"type":"DELETED","object":{"metadata":{"name":"l"},"spec":{}}})");
+  auto lease =
+      decodeWatchEventJson<Lease>(R"({"type":"DELETED","object":{"metadata":{"name":"l"},"spec":{}}})");
   ASSERT_TRUE(lease.ok());
   EXPECT_EQ(lease->type, WatchEventType::Deleted);
 }

@@ -38,14 +38,16 @@ TEST(Time, RejectsMalformed) {
   } cases[] = {
       {"", R"(parsing time "" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "2006")"},
       {"2024-05-02", R"(parsing time "2024-05-02" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T")"},
-      {"2024-05-02T08:15:31", R"(parsing time "2024-05-02T08:15:31" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00")"},
+      {"2024-05-02T08:15:31",
+       R"(parsing time "2024-05-02T08:15:31" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "Z07:00")"},
       {"2024-05-02T08:15:31Zjunk", R"(parsing time "2024-05-02T08:15:31Zjunk": extra text: "junk")"},
       {"2023-02-29T00:00:00Z", R"(parsing time "2023-02-29T00:00:00Z": day out of range)"},
       {"2024-05-02T24:00:00Z", R"(parsing time "2024-05-02T24:00:00Z": hour out of range)"},
       {"2024-05-02T08:60:00Z", R"(parsing time "2024-05-02T08:60:00Z": minute out of range)"},
       {"2024-05-02T08:15:60Z", R"(parsing time "2024-05-02T08:15:60Z": second out of range)"},
       {"9999-12-31T23:59:59Z", R"(parsing time "9999-12-31T23:59:59Z": year out of range)"},
-      {"2024-05-02T08:15:31+0200", R"(parsing time "2024-05-02T08:15:31+0200" as "2006-01-02T15:04:05Z07:00": cannot parse "+0200" as "Z07:00")"},
+      {"2024-05-02T08:15:31+0200",
+       R"(parsing time "2024-05-02T08:15:31+0200" as "2006-01-02T15:04:05Z07:00": cannot parse "+0200" as "Z07:00")"},
   };
   for (const auto& c : cases) {
     auto r = parseTime(c.in);
@@ -241,7 +243,8 @@ TEST(Yaml, PrintsBlockStyleThatReparses) {
 }
 
 TEST(Yaml, ParseJsonOrYaml) {
-  auto list = parseJsonOrYaml(R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Pod"},{"kind":"Node"}]})");
+  auto list =
+      parseJsonOrYaml(R"({"apiVersion":"v1","kind":"List","items":[{"kind":"Pod"},{"kind":"Node"}]})");
   ASSERT_TRUE(list.ok());
   ASSERT_EQ(list->size(), 1u);
   EXPECT_EQ((*list)[0]["kind"], "List");
@@ -257,7 +260,8 @@ TEST(Yaml, ParseJsonOrYaml) {
 
   auto badJson = parseJsonOrYaml(R"({"kind": "Pod",)");
   ASSERT_FALSE(badJson.ok());
-  EXPECT_EQ(badJson.error().message().rfind("invalid JSON: parse error at line 1", 0), 0u) << badJson.error().message();
+  EXPECT_EQ(badJson.error().message().rfind("invalid JSON: parse error at line 1", 0), 0u)
+      << badJson.error().message();
 
   auto badYaml = parseJsonOrYaml("kind: Pod\n  x: y: z\n");
   ASSERT_FALSE(badYaml.ok());
@@ -283,8 +287,9 @@ TEST(Yaml, YamlFixturesDecodeLikeJson) {
   EXPECT_EQ(*viaJson, *viaNlohmann);
 
   // YAML numbers feed integer and quantity fields as they would through sigs.k8s.io/yaml.
-  auto pod = parseJsonOrYaml("spec:\n  priority: 1e3\n  containers:\n  - name: c\n    resources:\n"
-                             "      requests: {cpu: 0.5, memory: 1e9}\n");
+  auto pod = parseJsonOrYaml(
+      "spec:\n  priority: 1e3\n  containers:\n  - name: c\n    resources:\n"
+      "      requests: {cpu: 0.5, memory: 1e9}\n");
   ASSERT_TRUE(pod.ok()) << pod.error().message();
   auto decoded = fromJson<Pod>((*pod)[0]);
   ASSERT_TRUE(decoded.ok()) << decoded.error().message();

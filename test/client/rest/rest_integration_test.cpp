@@ -89,8 +89,8 @@ TEST_F(RestIntegrationTest, WrongCaAndWrongHostAreRefused) {
   const std::string dir = cp_->workDir() + "/wrong-ca";
   std::filesystem::create_directories(dir);
   auto gen = integration::runProcess({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
-                                      dir + "/k.pem", "-out", dir + "/c.pem", "-subj", "/CN=wrong-ca", "-days",
-                                      "1"});
+                                      dir + "/k.pem", "-out", dir + "/c.pem", "-subj", "/CN=wrong-ca",
+                                      "-days", "1"});
   ASSERT_TRUE(gen.ok() && gen->exitCode == 0);
   RestConfig c = config();
   c.caPem = *readFile(dir + "/c.pem");
@@ -171,7 +171,8 @@ TEST_F(RestIntegrationTest, ListWatchBindPatch) {
   r = cl->bind(b);
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().isConflict());
-  std::printf("second bind: %d %s: %s\n", r.error().code(), r.error().reason().c_str(), r.error().message().c_str());
+  std::printf("second bind: %d %s: %s\n", r.error().code(), r.error().reason().c_str(),
+              r.error().message().c_str());
   EXPECT_NE(r.error().message().find("is already assigned to node \"node-a\""), std::string::npos);
   b.target.name = "node-a";
   EXPECT_TRUE(cl->bind(b).ok());
@@ -197,7 +198,8 @@ TEST_F(RestIntegrationTest, ListWatchBindPatch) {
   p = cl->patchPodStatus("rest-it", "p1", clear);
   ASSERT_TRUE(p.ok()) << p.error().message();
   EXPECT_EQ(p->status.nominatedNodeName, "");
-  EXPECT_EQ(kubectlOut({"get", "pod", "-n", "rest-it", "p1", "-o", "jsonpath={.status.nominatedNodeName}"}), "");
+  EXPECT_EQ(kubectlOut({"get", "pod", "-n", "rest-it", "p1", "-o", "jsonpath={.status.nominatedNodeName}"}),
+            "");
   EXPECT_EQ(p->status.conditions.size(), 1u);  // merged by type, not appended
 
   // Delete with a stale UID precondition fails with 409; with the right one it succeeds.

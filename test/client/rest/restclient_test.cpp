@@ -80,8 +80,9 @@ std::string podJson(const std::string& name, const std::string& rv, const std::s
 
 std::string statusJson(int code, const std::string& reason, const std::string& message,
                        const std::string& details = "") {
-  json s = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()}, {"status", "Failure"},
-            {"message", message}, {"reason", reason}, {"code", code}};
+  json s = {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
+            {"status", "Failure"}, {"message", message}, {"reason", reason},
+            {"code", code}};
   if (!details.empty()) s["details"] = json::parse(details);
   return s.dump();
 }
@@ -248,13 +249,15 @@ contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters[\"c\"].cluster.server: missing"},
+)",
+       "", "kc: clusters[\"c\"].cluster.server: missing"},
       {"unknown cluster", R"(clusters: []
 contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters: cluster \"c\" not found"},
+)",
+       "", "kc: clusters: cluster \"c\" not found"},
       {"bad base64", R"(clusters:
 - name: c
   cluster: {server: "https://h:1", certificate-authority-data: "!!"}
@@ -262,7 +265,10 @@ contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters[\"c\"].cluster.certificate-authority-data: illegal base64 data: unexpected character '!'"},
+)",
+       "",
+       "kc: clusters[\"c\"].cluster.certificate-authority-data: illegal base64 data: unexpected character "
+       "'!'"},
       {"missing CA file", R"(clusters:
 - name: c
   cluster: {server: "https://h:1", certificate-authority: missing/ca.crt}
@@ -270,7 +276,10 @@ contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters[\"c\"].cluster.certificate-authority: cannot read \"/base/missing/ca.crt\": No such file or directory"},
+)",
+       "",
+       "kc: clusters[\"c\"].cluster.certificate-authority: cannot read \"/base/missing/ca.crt\": No such "
+       "file or directory"},
       {"exec plugin", R"(clusters:
 - name: c
   cluster: {server: "https://h:1"}
@@ -281,7 +290,8 @@ current-context: x
 users:
 - name: u
   user: {exec: {command: aws}}
-)", "", "kc: users[\"u\"].user.exec: exec credential plugins are not supported"},
+)",
+       "", "kc: users[\"u\"].user.exec: exec credential plugins are not supported"},
       {"cert without key", R"(clusters:
 - name: c
   cluster: {server: "https://h:1"}
@@ -292,7 +302,8 @@ current-context: x
 users:
 - name: u
   user: {client-certificate-data: Q0E=}
-)", "", "kc: users[\"u\"].user: client-certificate given without client-key"},
+)",
+       "", "kc: users[\"u\"].user: client-certificate given without client-key"},
       {"insecure with CA", R"(clusters:
 - name: c
   cluster: {server: "https://h:1", certificate-authority-data: Q0E=, insecure-skip-tls-verify: true}
@@ -300,7 +311,10 @@ contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters[\"c\"].cluster: specifying a root certificates file with the insecure flag is not allowed"},
+)",
+       "",
+       "kc: clusters[\"c\"].cluster: specifying a root certificates file with the insecure flag is not "
+       "allowed"},
       {"not a URL", R"(clusters:
 - name: c
   cluster: {server: "h:1"}
@@ -308,7 +322,8 @@ contexts:
 - name: x
   context: {cluster: c}
 current-context: x
-)", "", "kc: clusters[\"c\"].cluster.server: \"h:1\" is not an http(s) URL"},
+)",
+       "", "kc: clusters[\"c\"].cluster.server: \"h:1\" is not an http(s) URL"},
       {"empty", "", "", "kc: no configuration has been provided"},
   };
   for (const auto& tc : cases) {
@@ -321,7 +336,8 @@ current-context: x
 TEST(KubeconfigTest, MissingFileAndMissingTokenFile) {
   auto c = loadKubeconfig("/nonexistent/kubeconfig");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message(), "kubeconfig: cannot read \"/nonexistent/kubeconfig\": No such file or directory");
+  EXPECT_EQ(c.error().message(),
+            "kubeconfig: cannot read \"/nonexistent/kubeconfig\": No such file or directory");
   TempDir dir;
   const std::string path = dir.write("kc", R"(clusters:
 - name: c
@@ -336,8 +352,9 @@ users:
 )");
   c = loadKubeconfig(path);
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message(),
-            path + ": users[\"u\"].user.tokenFile: cannot read \"/nonexistent/token\": No such file or directory");
+  EXPECT_EQ(
+      c.error().message(),
+      path + ": users[\"u\"].user.tokenFile: cannot read \"/nonexistent/token\": No such file or directory");
 }
 
 // ---- in-cluster --------------------------------------------------------------------------------
@@ -347,9 +364,10 @@ TEST(InClusterConfigTest, NeedsEnvironment) {
   o.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
   auto c = inClusterConfig(o);
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message(),
-            "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must "
-            "be defined");
+  EXPECT_EQ(
+      c.error().message(),
+      "unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must "
+      "be defined");
 }
 
 TEST(InClusterConfigTest, ReadsServiceAccount) {
@@ -469,11 +487,11 @@ TEST(RetryTest, Decisions) {
   EXPECT_EQ(d(K::Read, 500, true, 0, 3), std::nullopt);  // bounded
   EXPECT_EQ(d(K::Read, 0), 10ms);                        // transport error on GET
   EXPECT_EQ(d(K::Idempotent, 0), 10ms);
-  EXPECT_EQ(d(K::NonIdempotent, 0), std::nullopt);        // POST may have been applied
-  EXPECT_EQ(d(K::NonIdempotent, 0, false), 10ms);         // connection refused: never sent
-  EXPECT_EQ(d(K::NonIdempotent, 429, true, 3), 3000ms);   // Retry-After honoured for any verb
+  EXPECT_EQ(d(K::NonIdempotent, 0), std::nullopt);       // POST may have been applied
+  EXPECT_EQ(d(K::NonIdempotent, 0, false), 10ms);        // connection refused: never sent
+  EXPECT_EQ(d(K::NonIdempotent, 429, true, 3), 3000ms);  // Retry-After honoured for any verb
   EXPECT_EQ(d(K::NonIdempotent, 429), 10ms);
-  EXPECT_EQ(d(K::NonIdempotent, 503), 10ms);              // the server answered: binding safe
+  EXPECT_EQ(d(K::NonIdempotent, 503), 10ms);  // the server answered: binding safe
   EXPECT_EQ(d(K::Read, 503, true, 2), 2000ms);
   for (int32_t s : {400, 401, 403, 404, 409, 410, 422, 501}) {
     EXPECT_EQ(d(K::Read, s), std::nullopt) << s;
@@ -496,15 +514,20 @@ TEST(ApiErrorTest, FromStatusBodies) {
   EXPECT_TRUE(e.isGone());
   EXPECT_EQ(e.reason(), "Expired");
 
-  e = apiErrorFromResponse(422, statusJson(422, "Invalid", "Pod \"p\" is invalid",
-                                           R"({"name":"p","kind":"Pod","causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers"}]})"));
+  e = apiErrorFromResponse(
+      422,
+      statusJson(
+          422, "Invalid", "Pod \"p\" is invalid",
+          R"({"name":"p","kind":"Pod","causes":[{"reason":"FieldValueRequired","message":"Required value","field":"spec.containers"}]})"));
   EXPECT_EQ(e.code(), 422);
   EXPECT_EQ(e.reason(), "Invalid");
 
-  e = apiErrorFromResponse(429, statusJson(429, "TooManyRequests", "slow down", R"({"retryAfterSeconds":7})"));
+  e = apiErrorFromResponse(429,
+                           statusJson(429, "TooManyRequests", "slow down", R"({"retryAfterSeconds":7})"));
   EXPECT_TRUE(e.isTooManyRequests());
   EXPECT_EQ(e.retryAfter(), 7s);
-  e = apiErrorFromResponse(429, statusJson(429, "TooManyRequests", "slow down", R"({"retryAfterSeconds":7})"), "2");
+  e = apiErrorFromResponse(429, statusJson(429, "TooManyRequests", "slow down", R"({"retryAfterSeconds":7})"),
+                           "2");
   EXPECT_EQ(e.retryAfter(), 2s);  // the header wins
 
   e = apiErrorFromResponse(500, statusJson(0, "", "etcdserver: request timed out"));
@@ -520,14 +543,16 @@ TEST(ApiErrorTest, WithoutStatusBody) {
   EXPECT_EQ(e.message(), "the server is currently unable to handle the request");
   EXPECT_EQ(e.retryAfter(), 1s);
   e = apiErrorFromResponse(502, "bad gateway");
-  EXPECT_EQ(e.message(), "an error on the server (\"bad gateway\") has prevented the request from succeeding");
+  EXPECT_EQ(e.message(),
+            "an error on the server (\"bad gateway\") has prevented the request from succeeding");
   e = apiErrorFromResponse(404, "");
   EXPECT_EQ(e.message(), "the server could not find the requested resource");
 }
 
 TEST(ApiErrorTest, AlreadyAssignedToOurNode) {
-  const ApiError e(409, "Conflict",
-                   "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"n1\"");
+  const ApiError e(
+      409, "Conflict",
+      "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"n1\"");
   EXPECT_TRUE(isAlreadyAssignedTo(e, "n1"));
   EXPECT_FALSE(isAlreadyAssignedTo(e, "n"));
   EXPECT_FALSE(isAlreadyAssignedTo(ApiError(500, "", e.message()), "n1"));
@@ -552,7 +577,8 @@ TEST(RequestBodiesTest, PodStatusPatch) {
 
   PodStatusPatch nominate;
   nominate.nominatedNodeName = "node-7";
-  EXPECT_EQ(json::parse(podStatusPatchBody(nominate)), json::parse(R"({"status":{"nominatedNodeName":"node-7"}})"));
+  EXPECT_EQ(json::parse(podStatusPatchBody(nominate)),
+            json::parse(R"({"status":{"nominatedNodeName":"node-7"}})"));
 }
 
 TEST(RequestBodiesTest, DeleteOptionsAndSeries) {
@@ -607,11 +633,15 @@ TEST(RestClientTest, ListPaginationQueryAndHeaders) {
     if (r.path != "/api/v1/pods") return;
     const std::string cont = r.query.count("continue") ? r.query.at("continue") : "";
     if (cont.empty()) {
-      w.send(200, R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100","continue":"page2"},"items":[)" +
-                      podJson("a", "1") + "," + podJson("b", "2") + "]}");
+      w.send(
+          200,
+          R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100","continue":"page2"},"items":[)" +
+              podJson("a", "1") + "," + podJson("b", "2") + "]}");
     } else if (cont == "page2") {
-      w.send(200, R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100","continue":"page3"},"items":[)" +
-                      podJson("c", "3") + "," + podJson("d", "4") + "]}");
+      w.send(
+          200,
+          R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100","continue":"page3"},"items":[)" +
+              podJson("c", "3") + "," + podJson("d", "4") + "]}");
     } else {
       w.send(200, R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100"},"items":[)" +
                       podJson("e", "5") + "]}");
@@ -664,11 +694,12 @@ TEST(RestClientTest, ListPathsOfEveryKind) {
   EXPECT_EQ(pdbs->metadata.resourceVersion, "7");
   std::vector<std::string> paths;
   for (const auto& r : server.requests()) paths.push_back(r.target);
-  EXPECT_EQ(paths, (std::vector<std::string>{
-                       "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
-                       "/api/v1/persistentvolumeclaims", "/apis/storage.k8s.io/v1/storageclasses",
-                       "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
-                       "/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/policy/v1/poddisruptionbudgets"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{
+                "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
+                "/api/v1/persistentvolumeclaims", "/apis/storage.k8s.io/v1/storageclasses",
+                "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
+                "/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/policy/v1/poddisruptionbudgets"}));
 }
 
 TEST(RestClientTest, WatchStreamsManyEventsWithBookmarksAndError) {
@@ -679,10 +710,12 @@ TEST(RestClientTest, WatchStreamsManyEventsWithBookmarksAndError) {
     std::string pending;
     for (int i = 1; i <= kEvents; ++i) {
       if (i % 1000 == 0) {
-        pending += watchLine("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
-                                             std::to_string(i) + R"("}})");
+        pending +=
+            watchLine("BOOKMARK", R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+                                      std::to_string(i) + R"("}})");
       } else {
-        pending += watchLine(i % 3 == 0 ? "MODIFIED" : "ADDED", podJson("p" + std::to_string(i), std::to_string(i)));
+        pending +=
+            watchLine(i % 3 == 0 ? "MODIFIED" : "ADDED", podJson("p" + std::to_string(i), std::to_string(i)));
       }
       // Odd chunk sizes so that lines straddle chunks.
       while (pending.size() > 1777) {
@@ -703,24 +736,31 @@ TEST(RestClientTest, WatchStreamsManyEventsWithBookmarksAndError) {
   bool ordered = true;
   int expect = 1;
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = client->pods().watch(
-      o,
-      [&](api::WatchEvent<api::Pod>&& ev) {
-        switch (ev.type) {
-          case api::WatchEventType::Added: ++added; break;
-          case api::WatchEventType::Modified: ++modified; break;
-          case api::WatchEventType::Bookmark: ++bookmarks; break;
-          case api::WatchEventType::Error:
-            ++errors;
-            EXPECT_EQ(ev.status.code, 410);
-            EXPECT_EQ(ev.status.reason, "Expired");
-            return;
-          default: break;
-        }
-        ordered = ordered && ev.object.metadata.resourceVersion == std::to_string(expect);
-        ++expect;
-      },
-      {});
+  auto r = client->pods().watch(o,
+                                [&](api::WatchEvent<api::Pod>&& ev) {
+                                  switch (ev.type) {
+                                    case api::WatchEventType::Added:
+                                      ++added;
+                                      break;
+                                    case api::WatchEventType::Modified:
+                                      ++modified;
+                                      break;
+                                    case api::WatchEventType::Bookmark:
+                                      ++bookmarks;
+                                      break;
+                                    case api::WatchEventType::Error:
+                                      ++errors;
+                                      EXPECT_EQ(ev.status.code, 410);
+                                      EXPECT_EQ(ev.status.reason, "Expired");
+                                      return;
+                                    default:
+                                      break;
+                                  }
+                                  ordered =
+                                      ordered && ev.object.metadata.resourceVersion == std::to_string(expect);
+                                  ++expect;
+                                },
+                                {});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_TRUE(r.ok()) << r.error().message();
   EXPECT_TRUE(ordered);
@@ -851,7 +891,9 @@ TEST(RestClientTest, RetriesServerErrorsBounded) {
     if (r.path.find("flaky") != std::string::npos && calls < 3) {
       w.send(503, "unavailable");
     } else if (r.path.find("flaky") != std::string::npos) {
-      w.send(200, R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"flaky","namespace":"ns","resourceVersion":"9"}})");
+      w.send(
+          200,
+          R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"flaky","namespace":"ns","resourceVersion":"9"}})");
     } else {
       w.send(500, statusJson(500, "InternalError", "boom"));
     }
@@ -878,7 +920,9 @@ TEST(RestClientTest, TransportErrorsRetryReadsButNotPosts) {
       w.abort();
       return;
     }
-    w.send(200, R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l","namespace":"ns"}})");
+    w.send(
+        200,
+        R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"l","namespace":"ns"}})");
   });
   auto client = makeClient(testConfig(server));
   auto g = client->getLease("ns", "l");
@@ -909,7 +953,8 @@ TEST(RestClientTest, ResentPostOnStaleConnectionEndsInSuccessfulBind) {
       w.abort();
     } else {
       w.send(409, statusJson(409, "Conflict",
-                             "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"n1\""));
+                             "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned "
+                             "to node \"n1\""));
     }
   });
   auto client = makeClient(testConfig(server));
@@ -951,9 +996,10 @@ TEST(RestClientTest, ConnectionRefusedIsTransportError) {
 TEST(RestClientTest, BindConflictsForOurNodeAreSuccess) {
   std::atomic<int> calls{0};
   auto assigned = [](const std::string& node) {
-    return statusJson(409, "Conflict",
-                      "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"" +
-                          node + "\"");
+    return statusJson(
+        409, "Conflict",
+        "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"" + node +
+            "\"");
   };
   TestHttpServer server([&](const TestRequest& r, ResponseWriter& w) {
     const int n = ++calls;
@@ -994,11 +1040,13 @@ TEST(RestClientTest, RequestShapes) {
     } else if (r.path.find("/pods/") != std::string::npos) {
       w.send(200, podJson("p", "11", "ns1"));
     } else if (r.path.find("/events") != std::string::npos) {
-      w.send(r.method == "POST" ? 201 : 200,
-             R"({"kind":"Event","apiVersion":"events.k8s.io/v1","metadata":{"name":"p.abc","namespace":"ns1","resourceVersion":"3"},"eventTime":"2024-01-02T03:04:05.000000Z","reason":"Scheduled","type":"Normal","action":"Binding","reportingController":"ks","reportingInstance":"ks-1","regarding":{"kind":"Pod","name":"p","namespace":"ns1"},"note":"ok"})");
+      w.send(
+          r.method == "POST" ? 201 : 200,
+          R"({"kind":"Event","apiVersion":"events.k8s.io/v1","metadata":{"name":"p.abc","namespace":"ns1","resourceVersion":"3"},"eventTime":"2024-01-02T03:04:05.000000Z","reason":"Scheduled","type":"Normal","action":"Binding","reportingController":"ks","reportingInstance":"ks-1","regarding":{"kind":"Pod","name":"p","namespace":"ns1"},"note":"ok"})");
     } else if (r.path.find("/leases") != std::string::npos) {
-      w.send(r.method == "POST" ? 201 : 200,
-             R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"ks","namespace":"kube-system","resourceVersion":"8"},"spec":{"holderIdentity":"me","leaseDurationSeconds":15}})");
+      w.send(
+          r.method == "POST" ? 201 : 200,
+          R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"ks","namespace":"kube-system","resourceVersion":"8"},"spec":{"holderIdentity":"me","leaseDurationSeconds":15}})");
     }
   });
   auto client = makeClient(testConfig(server));

@@ -37,16 +37,26 @@ std::string urlDecode(std::string_view s) {
 
 const char* reasonPhrase(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 201: return "Created";
-    case 404: return "Not Found";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 422: return "Unprocessable Entity";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return "Status";
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 404:
+      return "Not Found";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 422:
+      return "Unprocessable Entity";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
   }
 }
 
@@ -92,7 +102,9 @@ bool ResponseWriter::chunk(const std::string& data) {
   return writeAll(len + data + "\r\n");
 }
 
-void ResponseWriter::end() { writeAll("0\r\n\r\n"); }
+void ResponseWriter::end() {
+  writeAll("0\r\n\r\n");
+}
 
 bool ResponseWriter::waitForPeerClose(int timeoutMs) {
   int waited = 0;
@@ -125,7 +137,8 @@ TestHttpServer::TestHttpServer(Handler handler) : handler_(std::move(handler)) {
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   addr.sin_port = 0;
-  if (::bind(listenFd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listenFd_, 64) != 0) {
+  if (::bind(listenFd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(listenFd_, 64) != 0) {
     throw std::runtime_error(std::string("test server: ") + std::strerror(errno));
   }
   socklen_t len = sizeof addr;
@@ -206,7 +219,8 @@ void TestHttpServer::serve(int fd) {
         const size_t amp = qs.find('&');
         std::string_view kv = qs.substr(0, amp);
         const size_t eq = kv.find('=');
-        req.query[urlDecode(kv.substr(0, eq))] = eq == std::string_view::npos ? "" : urlDecode(kv.substr(eq + 1));
+        req.query[urlDecode(kv.substr(0, eq))] =
+            eq == std::string_view::npos ? "" : urlDecode(kv.substr(eq + 1));
         if (amp == std::string_view::npos) break;
         qs.remove_prefix(amp + 1);
       }
@@ -224,7 +238,8 @@ void TestHttpServer::serve(int fd) {
       }
       pos = e + 2;
     }
-    const size_t contentLength = req.headers.count("content-length") ? std::stoul(req.headers["content-length"]) : 0;
+    const size_t contentLength =
+        req.headers.count("content-length") ? std::stoul(req.headers["content-length"]) : 0;
     while (buf.size() < contentLength) {
       const ssize_t n = ::recv(fd, tmp, sizeof tmp, 0);
       if (n <= 0) return;  // the destructor closes fd
@@ -238,7 +253,8 @@ void TestHttpServer::serve(int fd) {
     }
     ResponseWriter w(fd, stopping_);
     handler_(req, w);
-    if (!w.responded()) w.send(404, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})");
+    if (!w.responded())
+      w.send(404, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404})");
     if (w.aborted()) return;
   }
 }

@@ -2,9 +2,11 @@
 // kube-apiserver + etcd (test/integration/harness):
 //   - list/watch of thousands of pods: the store holds every pod with its fields, handlers hear each later
 //     add / update / delete in order; throughput printed;
-//   - the watch survives a kube-apiserver restart: the store converges to the server, handlers never contradict
+//   - the watch survives a kube-apiserver restart: the store converges to the server, handlers never
+//   contradict
 //     themselves (no update or delete for an unknown object, no add for a known one);
-//   - 410 Gone with --watch-cache=false: objects changed and deleted while the reflector could not watch, then
+//   - 410 Gone with --watch-cache=false: objects changed and deleted while the reflector could not watch,
+//   then
 //     etcd compacted; the reflector relists and the deletes arrive as tombstones;
 //   - node, storage class and persistent volume informers sync and decode against the real server.
 
@@ -41,11 +43,15 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 // etcd revisions: resourceVersions of one etcd are comparable integers (opaque to clients in general, but
 // this test knows its server).
-long long rvNumber(const std::string& rv) { return rv.empty() ? 0 : std::stoll(rv); }
+long long rvNumber(const std::string& rv) {
+  return rv.empty() ? 0 : std::stoll(rv);
+}
 
 // ---- what the handlers heard --------------------------------------------------------------------------
 
@@ -109,7 +115,8 @@ class Recorder {
         violations_.push_back("delete of unknown object " + d.key);
       } else if (d.finalStateUnknown && it->second != d.object->metadata.resourceVersion) {
         violations_.push_back("tombstone of " + d.key + " is not the last known state");
-      } else if (!d.finalStateUnknown && rvNumber(d.object->metadata.resourceVersion) < rvNumber(it->second)) {
+      } else if (!d.finalStateUnknown &&
+                 rvNumber(d.object->metadata.resourceVersion) < rvNumber(it->second)) {
         violations_.push_back("delete of " + d.key + " older than its last update");
       }
       if (it != model_.end()) model_.erase(it);
@@ -191,7 +198,8 @@ json podJson(const std::string& ns, const std::string& name, const std::string& 
       {"spec",
        {{"schedulerName", "ks-test"},
         {"nodeSelector", {{"zone", "z" + std::to_string(index % 3)}}},
-        {"tolerations", json::array({{{"key", "dedicated"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
+        {"tolerations",
+         json::array({{{"key", "dedicated"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
         {"containers",
          json::array({{{"name", "c"},
                        {"image", "registry.k8s.io/pause:3.10"},
@@ -201,7 +209,8 @@ json podJson(const std::string& ns, const std::string& name, const std::string& 
                          {"limits", {{"memory", "128Mi"}}}}}}})}}}};
 }
 
-std::string podList(const std::string& ns, const std::string& prefix, const std::string& app, int from, int to) {
+std::string podList(const std::string& ns, const std::string& prefix, const std::string& app, int from,
+                    int to) {
   json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
   for (int i = from; i < to; ++i) list["items"].push_back(podJson(ns, prefix + std::to_string(i), app, i));
   return list.dump();
@@ -363,7 +372,8 @@ class InformerIntegrationBase : public ::testing::Test {
     return o;
   }
 
-  static void kubectl(const ControlPlane& cp, const std::vector<std::string>& args, std::string_view input = {}) {
+  static void kubectl(const ControlPlane& cp, const std::vector<std::string>& args,
+                      std::string_view input = {}) {
     auto r = input.empty() ? cp.kubectl(args) : cp.kubectl(args, input);
     ASSERT_TRUE(r.ok()) << r.error().message();
   }
@@ -426,8 +436,9 @@ TEST_F(InformerIntegrationTest, ListAndWatchThousandsOfPods) {
   factory.start();
   ASSERT_TRUE(factory.waitForCacheSync(60s)) << "pods informer did not sync";
   const double listSecs = secondsSince(l0);
-  std::printf("initial list: %d pods listed (pages of 500), stored and delivered in %.3f s (%.0f objects/s)\n",
-              kInitial, listSecs, kInitial / listSecs);
+  std::printf(
+      "initial list: %d pods listed (pages of 500), stored and delivered in %.3f s (%.0f objects/s)\n",
+      kInitial, listSecs, kInitial / listSecs);
 
   // The store holds every pod, with the fields as created (and equal to a fresh list).
   ASSERT_EQ(pods.store().size(), static_cast<size_t>(kInitial));
@@ -490,8 +501,8 @@ TEST_F(InformerIntegrationTest, ListAndWatchThousandsOfPods) {
   std::atomic<int> writeErrors{0};
   std::string firstWriteError;
   std::mutex errMu;
-  auto inParallel = [&](const std::vector<std::string>& names, const std::function<client::ApiResult<void>(
-                                                                    const std::string&)>& write) {
+  auto inParallel = [&](const std::vector<std::string>& names,
+                        const std::function<client::ApiResult<void>(const std::string&)>& write) {
     constexpr int kThreads = 4;
     std::vector<std::thread> threads;
     for (int t = 0; t < kThreads; ++t) {
@@ -520,18 +531,20 @@ TEST_F(InformerIntegrationTest, ListAndWatchThousandsOfPods) {
   // delete itself).
   const size_t kDeletes = kMore + kDeleteOriginal;
   auto deletes = [](const std::vector<RecordedEvent<api::Pod>>& ev) {
-    return static_cast<size_t>(std::count_if(ev.begin(), ev.end(), [](const auto& e) { return e.type == EventType::Delete; }));
+    return static_cast<size_t>(
+        std::count_if(ev.begin(), ev.end(), [](const auto& e) { return e.type == EventType::Delete; }));
   };
   ASSERT_TRUE(rec.waitFor([&](const auto& ev) { return deletes(ev) >= kDeletes; }, 60s))
       << "handlers heard " << deletes(rec.events()) << " of " << kDeletes << " deletes";
   const double watchSecs = secondsSince(w0);
   auto events = rec.events();
   const size_t watchEvents = events.size() - kInitial;
-  std::printf("watch: %zu events (%d adds, %d status updates, %zu deletion updates + deletes) delivered in %.3f s "
-              "(%.0f events/s; the writes took %.3f s: kubectl create %.3f s, then REST patches and deletes, so "
-              "this is bounded by the write rate)\n",
-              watchEvents, kMore, kMore, watchEvents - 2 * kMore, watchSecs, watchEvents / watchSecs, writeSecs,
-              createSecs);
+  std::printf(
+      "watch: %zu events (%d adds, %d status updates, %zu deletion updates + deletes) delivered in %.3f s "
+      "(%.0f events/s; the writes took %.3f s: kubectl create %.3f s, then REST patches and deletes, so "
+      "this is bounded by the write rate)\n",
+      watchEvents, kMore, kMore, watchEvents - 2 * kMore, watchSecs, watchEvents / watchSecs, writeSecs,
+      createSecs);
 
   EXPECT_TRUE(rec.violations().empty()) << ::testing::PrintToString(rec.violations());
   // In order: watch notifications carry strictly increasing resourceVersions (etcd revisions).
@@ -572,7 +585,8 @@ TEST_F(InformerIntegrationTest, ListAndWatchThousandsOfPods) {
     expectDeleted(ev, 1);
     if (HasFailure()) break;
   }
-  for (int i = kDeleteOriginal; i < kInitial; i += 97) EXPECT_EQ(rec.eventsFor(ns + "/p-" + std::to_string(i)).size(), 1u);
+  for (int i = kDeleteOriginal; i < kInitial; i += 97)
+    EXPECT_EQ(rec.eventsFor(ns + "/p-" + std::to_string(i)).size(), 1u);
   server = serverState(client_->pods(), fo.reflector.labelSelector);
   EXPECT_EQ(server.size(), static_cast<size_t>(kInitial - kDeleteOriginal));
   expectStoreEqualsServer(pods.store(), server);
@@ -600,7 +614,8 @@ TEST_F(InformerIntegrationTest, WatchSurvivesApiserverRestart) {
 
   // The watch is live: a change shows up.
   kubectl(*cp_, {"label", "pod", "-n", ns, "r-0", "phase=before"});
-  ASSERT_TRUE(rec.waitFor([](const auto& ev) { return !ev.empty() && ev.back().type == EventType::Update; }, 30s));
+  ASSERT_TRUE(
+      rec.waitFor([](const auto& ev) { return !ev.empty() && ev.back().type == EventType::Update; }, 30s));
   const std::string rvBefore = pods.lastSyncResourceVersion();
   const int64_t watchesBefore = pods.reflector().watchCount();
 
@@ -660,11 +675,12 @@ TEST_F(InformerIntegrationTest, WatchSurvivesApiserverRestart) {
   const auto err = pods.reflector().lastError();
   size_t tombstones = 0;
   for (const auto& e : rec.events()) tombstones += e.tombstone ? 1 : 0;
-  std::printf("after the restart: rv %s -> %s, %lld watch calls, %lld lists, %zu tombstones, last error: %s\n",
-              rvBefore.c_str(), pods.lastSyncResourceVersion().c_str(),
-              static_cast<long long>(pods.reflector().watchCount() - watchesBefore),
-              static_cast<long long>(pods.reflector().listCount()), tombstones,
-              err ? (std::to_string(err->code()) + " " + err->message()).c_str() : "none");
+  std::printf(
+      "after the restart: rv %s -> %s, %lld watch calls, %lld lists, %zu tombstones, last error: %s\n",
+      rvBefore.c_str(), pods.lastSyncResourceVersion().c_str(),
+      static_cast<long long>(pods.reflector().watchCount() - watchesBefore),
+      static_cast<long long>(pods.reflector().listCount()), tombstones,
+      err ? (std::to_string(err->code()) + " " + err->message()).c_str() : "none");
   EXPECT_GT(pods.reflector().watchCount(), watchesBefore) << "the watch was never re-established";
   factory.stop();
 }
@@ -673,19 +689,22 @@ TEST_F(InformerIntegrationTest, WatchSurvivesApiserverRestart) {
 TEST_F(InformerIntegrationTest, NodeStorageClassAndPersistentVolumeInformersSync) {
   for (int i = 0; i < 3; ++i) {
     const std::string name = "node-" + std::to_string(i);
-    json node = {{"apiVersion", "v1"},
-                 {"kind", "Node"},
-                 {"metadata", {{"name", name}, {"labels", {{"topology.kubernetes.io/zone", "z" + std::to_string(i)}}}}},
-                 {"spec",
-                  {{"taints", json::array({{{"key", "dedicated"}, {"value", "infra"}, {"effect", "NoSchedule"}}})},
-                   {"unschedulable", i == 2}}}};
+    json node = {
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata",
+         {{"name", name}, {"labels", {{"topology.kubernetes.io/zone", "z" + std::to_string(i)}}}}},
+        {"spec",
+         {{"taints", json::array({{{"key", "dedicated"}, {"value", "infra"}, {"effect", "NoSchedule"}}})},
+          {"unschedulable", i == 2}}}};
     kubectl(*cp_, {"create", "-f", "-"}, node.dump());
-    json status = {{"status",
-                    {{"capacity", {{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}}},
-                     {"allocatable", {{"cpu", "7500m"}, {"memory", "30Gi"}, {"pods", "110"}}},
-                     {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}})},
-                     {"images", json::array({{{"names", json::array({"registry.k8s.io/pause:3.10"})},
-                                              {"sizeBytes", 300000}}})}}}};
+    json status = {
+        {"status",
+         {{"capacity", {{"cpu", "8"}, {"memory", "32Gi"}, {"pods", "110"}}},
+          {"allocatable", {{"cpu", "7500m"}, {"memory", "30Gi"}, {"pods", "110"}}},
+          {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"}}})},
+          {"images",
+           json::array({{{"names", json::array({"registry.k8s.io/pause:3.10"})}, {"sizeBytes", 300000}}})}}}};
     kubectl(*cp_, {"patch", "node", name, "--subresource=status", "--type=merge", "-p", status.dump()});
   }
   for (int i = 0; i < 2; ++i) {
@@ -852,7 +871,8 @@ TEST_F(InformerRelistTest, RelistsAfterCompactionAndDeliversTombstones) {
 
   // The watch (served by etcd) is live.
   kubectl(*cp_, {"label", "pod", "-n", ns, "g-99", "phase=before"});
-  ASSERT_TRUE(rec.waitFor([](const auto& ev) { return ev.size() == 101 && ev.back().type == EventType::Update; }, 30s));
+  ASSERT_TRUE(rec.waitFor(
+      [](const auto& ev) { return ev.size() == 101 && ev.back().type == EventType::Update; }, 30s));
   const std::string rvBefore = pods.lastSyncResourceVersion();
 
   // Cut the connection (restart) and keep the reflector from watching again until etcd is compacted.
@@ -886,14 +906,15 @@ TEST_F(InformerRelistTest, RelistsAfterCompactionAndDeliversTombstones) {
   const auto err = pods.reflector().lastError();
   ASSERT_TRUE(err.has_value());
   EXPECT_TRUE(err->isGone()) << err->code() << " " << err->message();
-  std::printf("watch from rv %s after compaction: %d %s: %s\n", rvBefore.c_str(), err->code(), err->reason().c_str(),
-              err->message().c_str());
+  std::printf("watch from rv %s after compaction: %d %s: %s\n", rvBefore.c_str(), err->code(),
+              err->reason().c_str(), err->message().c_str());
   EXPECT_EQ(gated.lists(), 2) << "exactly one relist expected";
   const auto watchRvs = gated.watchResourceVersions();
   ASSERT_GE(watchRvs.size(), 3u);
   EXPECT_NE(std::find(watchRvs.begin() + 1, watchRvs.end(), rvBefore), watchRvs.end())
       << "the rewatch should use the old resourceVersion";
-  EXPECT_GE(rvNumber(watchRvs.back()), *compacted) << "after the relist it watches from the new list's version";
+  EXPECT_GE(rvNumber(watchRvs.back()), *compacted)
+      << "after the relist it watches from the new list's version";
 
   // The deletes the watch never saw arrive as tombstones holding the last known state.
   for (int i = 0; i < 30; ++i) {
@@ -925,7 +946,8 @@ TEST_F(InformerRelistTest, RelistsAfterCompactionAndDeliversTombstones) {
   // And the informer keeps watching after the relist.
   kubectl(*cp_, {"delete", "pod", "-n", ns, "g-50", "--wait=false"});
   ASSERT_TRUE(rec.waitFor(
-      [&](const auto& ev) { return ev.back().key == ns + "/g-50" && ev.back().type == EventType::Delete; }, 30s));
+      [&](const auto& ev) { return ev.back().key == ns + "/g-50" && ev.back().type == EventType::Delete; },
+      30s));
   EXPECT_FALSE(rec.events().back().tombstone);
   EXPECT_TRUE(rec.violations().empty()) << ::testing::PrintToString(rec.violations());
   pods.stop();

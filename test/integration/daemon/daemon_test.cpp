@@ -14,12 +14,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <fcntl.h>
 #include <functional>
 #include <map>
 #include <optional>
@@ -77,7 +77,9 @@ std::string readFile(const std::string& path) {
   return ss.str();
 }
 
-std::string tail(const std::string& s, size_t n = 4000) { return s.size() <= n ? s : s.substr(s.size() - n); }
+std::string tail(const std::string& s, size_t n = 4000) {
+  return s.size() <= n ? s : s.substr(s.size() - n);
+}
 
 // A scheduler process; its stdout and stderr go to a log file.
 class Daemon {
@@ -181,7 +183,8 @@ std::string schedulerConfig(const std::string& kubeconfig, const std::string& ex
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
          "clientConnection:\n"
-         "  kubeconfig: " + kubeconfig + "\n" + extra +
+         "  kubeconfig: " +
+         kubeconfig + "\n" + extra +
          "leaderElection:\n"
          "  leaderElect: false\n"
          "  resourceNamespace: kube-system\n"
@@ -213,7 +216,8 @@ json nodeJson(const std::string& name, const std::map<std::string, std::string>&
   return node;
 }
 
-json podJson(const std::string& ns, const std::string& name, const std::string& schedulerName = kSchedulerName,
+json podJson(const std::string& ns, const std::string& name,
+             const std::string& schedulerName = kSchedulerName,
              const std::map<std::string, std::string>& nodeSelector = {}) {
   json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
@@ -251,7 +255,8 @@ class DaemonTest : public ::testing::Test {
   }
 
   // Writes the scheduler config and starts a daemon with `flags`; returns it and its HTTPS port.
-  Daemon& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr, const std::string& extra = "") {
+  Daemon& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr,
+                      const std::string& extra = "") {
     const std::string cfgPath = dir_ + "/config.yaml";
     std::ofstream(cfgPath) << schedulerConfig(cp_->kubeconfigPath(), extra);
     const uint16_t p = freePort();
@@ -304,7 +309,8 @@ class DaemonTest : public ::testing::Test {
   }
 
   std::string leaseHolder(const std::string& name = "kube-scheduler-cpp") {
-    auto r = cp_->kubectl({"get", "lease", "-n", "kube-system", name, "-o", "jsonpath={.spec.holderIdentity}"});
+    auto r =
+        cp_->kubectl({"get", "lease", "-n", "kube-system", name, "-o", "jsonpath={.spec.holderIdentity}"});
     return r.ok() ? *r : "<error>";
   }
 
@@ -312,7 +318,6 @@ class DaemonTest : public ::testing::Test {
   std::string dir_;
   std::vector<std::unique_ptr<Daemon>> daemons_;
 };
-
 
 bool ready(uint16_t port) {
   auto r = httpsGet(port, "/readyz");
@@ -346,7 +351,8 @@ TEST_F(DaemonTest, BindsPodsRecordsEventsAndServesEndpoints) {
   for (int i = 0; i < 5; ++i) {
     EXPECT_THAT(nodeNameOf("t", "p" + std::to_string(i)), ::testing::StartsWith("node-"));
   }
-  ASSERT_TRUE(waitFor([&] { return events("t", "reason=Scheduled,involvedObject.name=p0").size() == 1; }, 15s));
+  ASSERT_TRUE(
+      waitFor([&] { return events("t", "reason=Scheduled,involvedObject.name=p0").size() == 1; }, 15s));
   const json ev = events("t", "reason=Scheduled,involvedObject.name=p0")[0];
   EXPECT_THAT(ev.value("message", ""), ::testing::MatchesRegex("Successfully assigned t/p0 to node-[0-9]"));
   EXPECT_EQ(ev.value("reportingComponent", ""), kSchedulerName);
@@ -416,9 +422,10 @@ TEST_F(DaemonTest, UnschedulablePodIsRequeuedWhenANodeMatches) {
       << tail(d.log());
   EXPECT_EQ(reason, "Unschedulable");
   EXPECT_EQ(message, "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
-  ASSERT_TRUE(waitFor([&] { return !events("t", "reason=FailedScheduling,involvedObject.name=picky").empty(); },
-                      15s));
-  EXPECT_EQ(events("t", "reason=FailedScheduling,involvedObject.name=picky")[0].value("message", ""), message);
+  ASSERT_TRUE(waitFor(
+      [&] { return !events("t", "reason=FailedScheduling,involvedObject.name=picky").empty(); }, 15s));
+  EXPECT_EQ(events("t", "reason=FailedScheduling,involvedObject.name=picky")[0].value("message", ""),
+            message);
 
   const auto labelled = Clock::now();
   kubectlOk({"label", "node", "node-1", "disk=ssd"});
@@ -437,7 +444,8 @@ TEST_F(DaemonTest, LeaderElectionHandoverAndRelease) {
                                     "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"};
   uint16_t portA = 0, portB = 0;
   Daemon& a = startDaemon(le, &portA);
-  ASSERT_TRUE(waitFor([&] { return leaseHolder() != "<error>" && !leaseHolder().empty(); }, 30s)) << tail(a.log());
+  ASSERT_TRUE(waitFor([&] { return leaseHolder() != "<error>" && !leaseHolder().empty(); }, 30s))
+      << tail(a.log());
   Daemon& b = startDaemon(le, &portB);
   ASSERT_TRUE(waitFor([&] { return ready(portA) && ready(portB); }, 30s)) << tail(a.log()) << tail(b.log());
   const std::string holderA = leaseHolder();
@@ -460,7 +468,8 @@ TEST_F(DaemonTest, LeaderElectionHandoverAndRelease) {
   EXPECT_EQ(scheduledOn(portB), 0);
   auto leaderStatus = [&](uint16_t port) {
     auto m = httpsGet(port, "/metrics");
-    return m ? metricValue(m->second, "leader_election_master_status", {{"name", "kube-scheduler"}}) : std::nullopt;
+    return m ? metricValue(m->second, "leader_election_master_status", {{"name", "kube-scheduler"}})
+             : std::nullopt;
   };
   EXPECT_EQ(leaderStatus(portA), 1.0);
   EXPECT_EQ(leaderStatus(portB).value_or(0), 0.0);
@@ -470,8 +479,12 @@ TEST_F(DaemonTest, LeaderElectionHandoverAndRelease) {
   const auto killed = Clock::now();
   a.signal(SIGKILL);
   ASSERT_TRUE(a.waitExit(10s));
-  ASSERT_TRUE(waitFor([&] { const auto h = leaseHolder(); return !h.empty() && h != holderA && h != "<error>"; },
-                      15s, 100ms))
+  ASSERT_TRUE(waitFor(
+      [&] {
+        const auto h = leaseHolder();
+        return !h.empty() && h != holderA && h != "<error>";
+      },
+      15s, 100ms))
       << tail(b.log());
   const double handover = std::chrono::duration<double>(Clock::now() - killed).count();
   std::printf("leader handover took %.2f s (leaseDuration 4s)\n", handover);
@@ -509,19 +522,29 @@ TEST_F(DaemonTest, ApiserverRestartLosesNothing) {
   };
   for (int b = 0; b < kBatches; ++b) {
     std::vector<json> pods;
-    for (int i = 0; i < kPerBatch; ++i) pods.push_back(podJson("t", "b" + std::to_string(b) + "-" + std::to_string(i)));
+    for (int i = 0; i < kPerBatch; ++i)
+      pods.push_back(podJson("t", "b" + std::to_string(b) + "-" + std::to_string(i)));
     // kubectl retries nothing: while the apiserver is down the batch is re-sent.
-    ASSERT_TRUE(waitFor([&] { return cp_->kubectl({"create", "-f", "-"}, listOf(pods).dump()).ok() ||
-                                     cp_->kubectl({"get", "pod", "-n", "t", "b" + std::to_string(b) + "-0"}).ok(); },
-                        60s, 500ms));
+    ASSERT_TRUE(waitFor(
+        [&] {
+          return cp_->kubectl({"create", "-f", "-"}, listOf(pods).dump()).ok() ||
+                 cp_->kubectl({"get", "pod", "-n", "t", "b" + std::to_string(b) + "-0"}).ok();
+        },
+        60s, 500ms));
     if (b == 2) {
       auto r = cp_->restartApiserver();
       ASSERT_TRUE(r.ok()) << r.error().message();
     }
     observe();
   }
-  ASSERT_TRUE(waitFor([&] { observe(); return boundCount("t") == kBatches * kPerBatch; }, 90s, 500ms))
-      << boundCount("t") << " bound\n" << tail(d.log());
+  ASSERT_TRUE(waitFor(
+      [&] {
+        observe();
+        return boundCount("t") == kBatches * kPerBatch;
+      },
+      90s, 500ms))
+      << boundCount("t") << " bound\n"
+      << tail(d.log());
   observe();
   EXPECT_EQ(firstSeen.size(), static_cast<size_t>(kBatches * kPerBatch));
   // No binding conflicts were reported.
@@ -555,9 +578,10 @@ TEST_F(DaemonTest, ThroughputReport) {
   const auto daemonStart = Clock::now();
   ASSERT_TRUE(waitFor([&] { return boundCount("backlog") == kPods; }, 180s, 100ms)) << tail(d.log());
   const double backlogS = std::chrono::duration<double>(Clock::now() - daemonStart).count();
-  std::printf("THROUGHPUT: backlog of %d pods over %d nodes bound %.2f s after the daemon started "
-              "(%.0f pods/s, including startup and informer sync)\n",
-              kPods, kNodes, backlogS, kPods / backlogS);
+  std::printf(
+      "THROUGHPUT: backlog of %d pods over %d nodes bound %.2f s after the daemon started "
+      "(%.0f pods/s, including startup and informer sync)\n",
+      kPods, kNodes, backlogS, kPods / backlogS);
   ASSERT_TRUE(ready(port));
 
   const std::string list = podList("perf");
@@ -576,9 +600,10 @@ TEST_F(DaemonTest, ThroughputReport) {
   const double createS = std::chrono::duration<double>(created - t0).count();
   const double totalS = std::chrono::duration<double>(bound - t0).count();
   const double afterCreateS = std::chrono::duration<double>(bound - created).count();
-  std::printf("THROUGHPUT: %d pods over %d nodes: kubectl create %.2f s (%.0f pods/s); all bound %.2f s after "
-              "the start (%.0f pods/s end to end), %.2f s after kubectl returned\n",
-              kPods, kNodes, createS, kPods / createS, totalS, kPods / totalS, afterCreateS);
+  std::printf(
+      "THROUGHPUT: %d pods over %d nodes: kubectl create %.2f s (%.0f pods/s); all bound %.2f s after "
+      "the start (%.0f pods/s end to end), %.2f s after kubectl returned\n",
+      kPods, kNodes, createS, kPods / createS, totalS, kPods / totalS, afterCreateS);
   EXPECT_EQ(scheduledCount(), 2 * kPods);
 }
 

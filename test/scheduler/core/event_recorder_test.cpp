@@ -13,9 +13,11 @@ using ks::testing::MakePod;
 
 TEST(EventRecorderTest, WritesEventsAsEventsV1) {
   client::MemoryClient api;
-  ApiEventRecorder recorder(api, EventRecorderOptions{.reportingController = "my-scheduler", .reportingInstance = "host_1"});
+  ApiEventRecorder recorder(
+      api, EventRecorderOptions{.reportingController = "my-scheduler", .reportingInstance = "host_1"});
   auto pod = MakePod().name("p").namespace_("ns").uid("u1").obj();
-  recorder.eventf(podReference(pod), nullptr, "Normal", "Scheduled", "Binding", "Successfully assigned ns/p to n1");
+  recorder.eventf(podReference(pod), nullptr, "Normal", "Scheduled", "Binding",
+                  "Successfully assigned ns/p to n1");
   recorder.flush();
   auto events = api.objects<api::Event>();
   ASSERT_EQ(events.size(), 1u);

@@ -9,17 +9,21 @@ namespace {
 using framework::Code;
 using framework::Status;
 
-Status unschedulable(std::vector<std::string> reasons) { return Status(Code::Unschedulable, std::move(reasons)); }
+Status unschedulable(std::vector<std::string> reasons) {
+  return Status(Code::Unschedulable, std::move(reasons));
+}
 
 TEST(FitErrorTest, CountsReasonsPerNodeAndSortsAsStrings) {
   FitError fe;
   fe.numAllNodes = 12;
-  for (int i = 0; i < 10; ++i) fe.diagnosis.nodeToStatus.set("cpu" + std::to_string(i), unschedulable({"Insufficient cpu"}));
+  for (int i = 0; i < 10; ++i)
+    fe.diagnosis.nodeToStatus.set("cpu" + std::to_string(i), unschedulable({"Insufficient cpu"}));
   fe.diagnosis.nodeToStatus.set("a1", unschedulable({"node(s) didn't match Pod's node affinity/selector"}));
   fe.diagnosis.nodeToStatus.set("a2", unschedulable({"node(s) didn't match Pod's node affinity/selector"}));
   // "10 ..." sorts before "2 ..." as strings, as upstream.
-  EXPECT_EQ(fe.message(),
-            "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector.");
+  EXPECT_EQ(
+      fe.message(),
+      "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) didn't match Pod's node affinity/selector.");
 }
 
 TEST(FitErrorTest, MultipleReasonsOnOneNodeCountSeparately) {
@@ -34,11 +38,13 @@ TEST(FitErrorTest, AbsentNodesCountWithAbsentStatus) {
   FitError fe;
   fe.numAllNodes = 5;
   fe.diagnosis.nodeToStatus.setAbsentNodesStatus(
-      Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}));
+      Status(Code::UnschedulableAndUnresolvable,
+             std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}));
   fe.diagnosis.nodeToStatus.set("n1", unschedulable({"node(s) had untolerated taint {a: b}"}));
-  EXPECT_EQ(fe.message(),
-            "0/5 nodes are available: 1 node(s) had untolerated taint {a: b}, 4 node(s) didn't satisfy plugin(s) "
-            "[NodeAffinity].");
+  EXPECT_EQ(
+      fe.message(),
+      "0/5 nodes are available: 1 node(s) had untolerated taint {a: b}, 4 node(s) didn't satisfy plugin(s) "
+      "[NodeAffinity].");
 }
 
 TEST(FitErrorTest, PreFilterMessageReplacesNodeReasonsAndPostFilterAppends) {
@@ -47,9 +53,11 @@ TEST(FitErrorTest, PreFilterMessageReplacesNodeReasonsAndPostFilterAppends) {
   fe.diagnosis.preFilterMsg = "node(s) didn't match pod topology spread constraints";
   fe.diagnosis.nodeToStatus.setAbsentNodesStatus(
       Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{fe.diagnosis.preFilterMsg}));
-  fe.diagnosis.postFilterMsg = "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod";
+  fe.diagnosis.postFilterMsg =
+      "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod";
   EXPECT_EQ(fe.message(),
-            "0/3 nodes are available: node(s) didn't match pod topology spread constraints. preemption: 0/3 nodes are "
+            "0/3 nodes are available: node(s) didn't match pod topology spread constraints. preemption: 0/3 "
+            "nodes are "
             "available: 3 No preemption victims found for incoming pod.");
 }
 

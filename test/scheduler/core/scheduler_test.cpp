@@ -28,8 +28,11 @@ std::string configYaml(const std::string& schedulerName = "default-scheduler") {
          "kind: KubeSchedulerConfiguration\n"
          "leaderElection:\n  leaderElect: false\n"
          "profiles:\n"
-         "- schedulerName: " + schedulerName + "\n"
-         "  plugins:\n    multiPoint:\n      disabled:\n" + disabled;
+         "- schedulerName: " +
+         schedulerName +
+         "\n"
+         "  plugins:\n    multiPoint:\n      disabled:\n" +
+         disabled;
 }
 
 class SchedulerTest : public ::testing::Test {
@@ -90,12 +93,17 @@ class SchedulerTest : public ::testing::Test {
 };
 
 TEST_F(SchedulerTest, BindsPendingPodsRespectingFilters) {
-  ASSERT_TRUE(client_.create(MakeNode().name("tainted").taints({{"dedicated", "gpu", "NoSchedule", {}}}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakeNode().name("tainted").taints({{"dedicated", "gpu", "NoSchedule", {}}}).obj()).ok());
   ASSERT_TRUE(client_.create(MakeNode().name("zone-a").label("zone", "a").obj()).ok());
   ASSERT_TRUE(client_.create(MakeNode().name("zone-b").label("zone", "b").obj()).ok());
   start();
-  ASSERT_TRUE(client_.create(MakePod().name("wants-b").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
-  ASSERT_TRUE(client_.create(MakePod().name("tolerates").namespace_("default").nodeAffinityIn("zone", {"a"}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("wants-b").namespace_("default").nodeAffinityIn("zone", {"b"}).obj())
+          .ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("tolerates").namespace_("default").nodeAffinityIn("zone", {"a"}).obj())
+          .ok());
   ASSERT_TRUE(waitForPod("wants-b", bound));
   ASSERT_TRUE(waitForPod("tolerates", bound));
   EXPECT_EQ(nodeOf("wants-b"), "zone-b");
@@ -114,17 +122,24 @@ TEST_F(SchedulerTest, BindsPendingPodsRespectingFilters) {
 }
 
 TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNodeAppears) {
-  ASSERT_TRUE(client_.create(MakeNode().name("n1").taints({{"dedicated", "gpu", "NoSchedule", {}}}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakeNode().name("n1").taints({{"dedicated", "gpu", "NoSchedule", {}}}).obj()).ok());
   ASSERT_TRUE(client_.create(MakeNode().name("n2").label("zone", "a").obj()).ok());
   start();
-  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("p").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
   const std::string want =
-      "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated "
+      "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had "
+      "untolerated "
       "taint {dedicated: gpu}.";
-  ASSERT_TRUE(waitForPod("p", [&](const api::Pod& p) {
-    const auto* c = scheduledCondition(p);
-    return c && c->status == "False" && c->reason == "Unschedulable" && c->message == want;
-  })) << "condition not set; pod status has " << client_.get<api::Pod>("default", "p")->status.conditions.size();
+  ASSERT_TRUE(waitForPod("p",
+                         [&](const api::Pod& p) {
+                           const auto* c = scheduledCondition(p);
+                           return c && c->status == "False" && c->reason == "Unschedulable" &&
+                                  c->message == want;
+                         }))
+      << "condition not set; pod status has "
+      << client_.get<api::Pod>("default", "p")->status.conditions.size();
   recorder_->flush();
   bool sawFailed = false;
   for (const auto& e : client_.objects<api::Event>()) {
@@ -146,7 +161,9 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNode
 TEST_F(SchedulerTest, IgnoresPodsOfOtherSchedulers) {
   ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
   start(configYaml("kube-scheduler-cpp"));
-  ASSERT_TRUE(client_.create(MakePod().name("ours").namespace_("default").schedulerName("kube-scheduler-cpp").obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("ours").namespace_("default").schedulerName("kube-scheduler-cpp").obj())
+          .ok());
   ASSERT_TRUE(client_.create(MakePod().name("theirs").namespace_("default").obj()).ok());
   ASSERT_TRUE(waitForPod("ours", bound));
   std::this_thread::sleep_for(200ms);
@@ -182,7 +199,8 @@ TEST_F(SchedulerTest, ManyPodsAllBound) {
 
 TEST(SchedulerCreateTest, UnimplementedDefaultPluginsGiveClearError) {
   client::MemoryClient client;
-  auto cfg = config::decodeConfig("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
+  auto cfg =
+      config::decodeConfig("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
   ASSERT_TRUE(cfg.ok()) << cfg.error().message();
   auto s = Scheduler::create(client, *cfg, plugins::newInTreeRegistry());
   if (plugins::notYetImplementedPlugins().empty()) {

@@ -16,26 +16,42 @@ TEST(EventsTest, MatchClusterEvents) {
     bool want;
   };
   const std::vector<Case> cases = {
-      {"wildcard event matches with all kinds of coming events", {EventResource::WildCard, action::All, {}},
-       {EventResource::Pod, action::UpdatePodLabel, {}}, true},
+      {"wildcard event matches with all kinds of coming events",
+       {EventResource::WildCard, action::All, {}},
+       {EventResource::Pod, action::UpdatePodLabel, {}},
+       true},
       {"event with resource = 'Pod' matching with coming events carries same actionType",
        {EventResource::Pod, action::UpdatePodLabel | action::UpdatePodToleration, {}},
-       {EventResource::Pod, action::UpdatePodLabel, {}}, true},
+       {EventResource::Pod, action::UpdatePodLabel, {}},
+       true},
       {"event with resource = '*' matching with coming events carries same actionType",
-       {EventResource::WildCard, action::UpdatePodLabel, {}}, {EventResource::Pod, action::UpdatePodLabel, {}}, true},
+       {EventResource::WildCard, action::UpdatePodLabel, {}},
+       {EventResource::Pod, action::UpdatePodLabel, {}},
+       true},
       {"event with resource = '*' matching with coming events carries different actionType",
-       {EventResource::WildCard, action::UpdatePodLabel, {}}, {EventResource::PersistentVolume, action::Delete, {}},
+       {EventResource::WildCard, action::UpdatePodLabel, {}},
+       {EventResource::PersistentVolume, action::Delete, {}},
        false},
-      {"event matches with coming events carries same actionType", {EventResource::PersistentVolume, action::Add, {}},
-       {EventResource::PersistentVolume, action::Add, {}}, true},
-      {"event with resource = 'Pod' matches AssignedPod", {EventResource::Pod, action::Add, {}},
-       {EventResource::AssignedPod, action::Add, {}}, true},
-      {"Update registration matches a specific update", {EventResource::Node, action::Update, {}},
-       {EventResource::Node, action::UpdateNodeLabel, {}}, true},
-      {"specific registration doesn't match generic Update", {EventResource::Node, action::UpdateNodeLabel, {}},
-       {EventResource::Node, action::Update, {}}, false},
-      {"wildcard incoming event matches only wildcard registration", {EventResource::Node, action::All, {}},
-       {EventResource::WildCard, action::All, {}}, false},
+      {"event matches with coming events carries same actionType",
+       {EventResource::PersistentVolume, action::Add, {}},
+       {EventResource::PersistentVolume, action::Add, {}},
+       true},
+      {"event with resource = 'Pod' matches AssignedPod",
+       {EventResource::Pod, action::Add, {}},
+       {EventResource::AssignedPod, action::Add, {}},
+       true},
+      {"Update registration matches a specific update",
+       {EventResource::Node, action::Update, {}},
+       {EventResource::Node, action::UpdateNodeLabel, {}},
+       true},
+      {"specific registration doesn't match generic Update",
+       {EventResource::Node, action::UpdateNodeLabel, {}},
+       {EventResource::Node, action::Update, {}},
+       false},
+      {"wildcard incoming event matches only wildcard registration",
+       {EventResource::Node, action::All, {}},
+       {EventResource::WildCard, action::All, {}},
+       false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -47,7 +63,8 @@ TEST(EventsTest, Labels) {
   EXPECT_EQ((ClusterEvent{EventResource::Node, action::Add, {}}).label(), "NodeAdd");
   EXPECT_EQ((ClusterEvent{EventResource::AssignedPod, action::Delete, {}}).label(), "AssignedPodDelete");
   EXPECT_EQ((ClusterEvent{EventResource::Node, action::UpdateNodeTaint, {}}).label(), "NodeUpdateNodeTaint");
-  EXPECT_EQ((ClusterEvent{EventResource::CSINode, action::Update, {}}).label(), "storage.k8s.io/CSINodeUpdate");
+  EXPECT_EQ((ClusterEvent{EventResource::CSINode, action::Update, {}}).label(),
+            "storage.k8s.io/CSINodeUpdate");
   EXPECT_EQ(kEventUnschedulableTimeout.label(), "UnschedulableTimeout");
   EXPECT_EQ(actionTypeName(action::All), "All");
   EXPECT_EQ(actionTypeName(action::Add | action::Delete), "Add|Delete");

@@ -42,7 +42,9 @@ struct Injected final : config::PluginArgs {
   Code bindStatus = Code::Success;
 };
 
-Status injected(Code c) { return c == Code::Success ? Status() : Status(c, kInjectReason); }
+Status injected(Code c) {
+  return c == Code::Success ? Status() : Status(c, kInjectReason);
+}
 
 // Every extension point; records calls in `calls` when given.
 class TestPlugin : public PreEnqueuePlugin,
@@ -96,7 +98,8 @@ class TestPlugin : public PreEnqueuePlugin,
     return injected(inj_.reserveStatus);
   }
   void unreserve(CycleState&, const PodInfo&, const std::string&) override { record("unreserve"); }
-  Status permit(CycleState&, const PodInfo&, const std::string&, std::chrono::milliseconds& timeout) override {
+  Status permit(CycleState&, const PodInfo&, const std::string&,
+                std::chrono::milliseconds& timeout) override {
     timeout = inj_.permitTimeout;
     return injected(inj_.permitStatus);
   }
@@ -169,7 +172,8 @@ class QueueSortOnly final : public QueueSortPlugin {
 
 class BindOnly final : public BindPlugin {
  public:
-  explicit BindOnly(std::string name = kBind, Code code = Code::Success, std::vector<std::string>* calls = nullptr)
+  explicit BindOnly(std::string name = kBind, Code code = Code::Success,
+                    std::vector<std::string>* calls = nullptr)
       : name_(std::move(name)), code_(code), calls_(calls) {}
   std::string_view name() const override { return name_; }
   Status bind(CycleState&, const PodInfo&, const std::string&) override {
@@ -191,7 +195,9 @@ const Injected& argsOr(const config::PluginArgs* args) {
 // The registry used by most tests (upstream's registry + test plugins).
 Registry testRegistry(std::vector<std::string>* calls = nullptr) {
   Registry r;
-  auto add = [&](const std::string& name, PluginFactory f) { EXPECT_TRUE(r.registerPlugin(name, std::move(f)).ok()); };
+  auto add = [&](const std::string& name, PluginFactory f) {
+    EXPECT_TRUE(r.registerPlugin(name, std::move(f)).ok());
+  };
   add(kQueueSort, [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
     return std::unique_ptr<Plugin>(std::make_unique<QueueSortOnly>());
   });
@@ -217,7 +223,9 @@ Registry testRegistry(std::vector<std::string>* calls = nullptr) {
   return r;
 }
 
-config::PluginSet enabled(std::vector<config::Plugin> ps) { return config::PluginSet{std::move(ps), {}}; }
+config::PluginSet enabled(std::vector<config::Plugin> ps) {
+  return config::PluginSet{std::move(ps), {}};
+}
 
 // A profile with the required queue sort and bind plugins.
 config::KubeSchedulerProfile baseProfile() {
@@ -287,15 +295,24 @@ TEST(FrameworkTest, NewFrameworkErrors) {
          p.pluginConfig = {{kTestPlugin, injectedArgs}, {kTestPlugin, injectedArgs}};
        },
        "repeated config for plugin test-plugin"},
-      {"unknown plugin", [](auto& p) { p.plugins.filter = enabled({{"unknown", 0}}); },
+      {"unknown plugin",
+       [](auto& p) {
+         p.plugins.filter = enabled({{"unknown", 0}});
+       },
        "FilterPlugin \"unknown\" does not exist"},
-      {"plugin at a point it doesn't implement", [](auto& p) { p.plugins.score = enabled({{kNotImplementingScore, 0}}); },
+      {"plugin at a point it doesn't implement",
+       [](auto& p) {
+         p.plugins.score = enabled({{kNotImplementingScore, 0}});
+       },
        "plugin \"plugin-not-implementing-score\" does not extend ScorePlugin plugin"},
       {"duplicate plugin in a point",
-       [](auto& p) { p.plugins.filter = enabled({{kTestPlugin, 0}, {kTestPlugin, 0}}); },
+       [](auto& p) {
+         p.plugins.filter = enabled({{kTestPlugin, 0}, {kTestPlugin, 0}});
+       },
        "plugin \"test-plugin\" already registered as \"FilterPlugin\""},
       {"no queue sort", [](auto& p) { p.plugins.queueSort = {}; },
-       "only one queue sort plugin required for profile with scheduler name \"default-scheduler\", but got 0"},
+       "only one queue sort plugin required for profile with scheduler name \"default-scheduler\", but got "
+       "0"},
       {"queue sort enabled twice via multiPoint",
        [](auto& p) {
          p.plugins.queueSort = {};
@@ -309,7 +326,10 @@ TEST(FrameworkTest, NewFrameworkErrors) {
          p.plugins.score = enabled({{kScorePlugin1, INT32_MAX}, {kScoreWithNormalize1, INT32_MAX}});
        },
        ""},
-      {"unknown plugin in multiPoint", [](auto& p) { p.plugins.multiPoint = enabled({{"unknown", 0}}); },
+      {"unknown plugin in multiPoint",
+       [](auto& p) {
+         p.plugins.multiPoint = enabled({{"unknown", 0}});
+       },
        "PreFilterPlugin \"unknown\" does not exist"},
   };
   const Registry r = testRegistry();
@@ -332,9 +352,10 @@ TEST(FrameworkTest, NewFrameworkErrors) {
 
 TEST(FrameworkTest, FactoryErrorIsWrapped) {
   Registry r = testRegistry();
-  ASSERT_TRUE(r.registerPlugin("broken", [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-                 return Error("bad args");
-               }).ok());
+  ASSERT_TRUE(
+      r.registerPlugin("broken", [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+         return Error("bad args");
+       }).ok());
   auto p = baseProfile();
   p.plugins.filter = enabled({{"broken", 0}});
   auto f = Framework::create(r, p);
@@ -345,10 +366,11 @@ TEST(FrameworkTest, FactoryErrorIsWrapped) {
 TEST(FrameworkTest, OnlyNeededPluginsAreInstantiatedWithTheirArgs) {
   Registry r = testRegistry();
   int created = 0;
-  ASSERT_TRUE(r.registerPlugin("counted", [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-                 ++created;
-                 return std::unique_ptr<Plugin>(std::make_unique<FilterOnly>("counted"));
-               }).ok());
+  ASSERT_TRUE(
+      r.registerPlugin("counted", [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+         ++created;
+         return std::unique_ptr<Plugin>(std::make_unique<FilterOnly>("counted"));
+       }).ok());
   auto p = baseProfile();
   auto f = mustCreate(r, p);
   EXPECT_EQ(created, 0);
@@ -403,7 +425,8 @@ TEST(FrameworkTest, MultiPointExpansion) {
   {
     SCOPED_TRACE("Reorder MultiPoint plugins (specific extension takes precedence)");
     config::KubeSchedulerProfile p;
-    p.plugins.multiPoint = enabled({{kScoreWithNormalize1, 0}, {kTestPlugin, 0}, {kQueueSort, 0}, {kBind, 0}});
+    p.plugins.multiPoint =
+        enabled({{kScoreWithNormalize1, 0}, {kTestPlugin, 0}, {kQueueSort, 0}, {kBind, 0}});
     p.plugins.score = enabled({{kTestPlugin, 3}});
     auto f = mustCreate(r, p);
     ASSERT_TRUE(f);
@@ -411,7 +434,8 @@ TEST(FrameworkTest, MultiPointExpansion) {
               (std::vector<config::Plugin>{{kTestPlugin, 3}, {kScoreWithNormalize1, 1}}));
   }
   {
-    SCOPED_TRACE("Reorder MultiPoint plugins (specific extension only takes precedence when it exists in MultiPoint)");
+    SCOPED_TRACE(
+        "Reorder MultiPoint plugins (specific extension only takes precedence when it exists in MultiPoint)");
     config::KubeSchedulerProfile p;
     p.plugins.multiPoint = enabled({{kTestPlugin, 0}, {kQueueSort, 0}, {kBind, 0}});
     p.plugins.score = enabled({{kScoreWithNormalize1, 5}});
@@ -484,49 +508,101 @@ TEST(FrameworkTest, RunScorePlugins) {
   };
   const std::vector<Case> cases = {
       {"no Score plugins", {}, {}, {}, {}, "", {}},
-      {"single Score plugin", {{kScorePlugin1, 1}}, {}, {{kScorePlugin1, scoreArgs(1)}}, {}, "",
+      {"single Score plugin",
+       {{kScorePlugin1, 1}},
+       {},
+       {{kScorePlugin1, scoreArgs(1)}},
+       {},
+       "",
        {{kScorePlugin1, 1}}},
-      {"single ScoreWithNormalize plugin", {{kScoreWithNormalize1, 1}}, {},
-       {{kScoreWithNormalize1, scoreArgs(10, 5)}}, {}, "", {{kScoreWithNormalize1, 5}}},
+      {"single ScoreWithNormalize plugin",
+       {{kScoreWithNormalize1, 1}},
+       {},
+       {{kScoreWithNormalize1, scoreArgs(10, 5)}},
+       {},
+       "",
+       {{kScoreWithNormalize1, 5}}},
       {"3 Score plugins, 2 NormalizeScore plugins",
-       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 3}, {kScoreWithNormalize2, 4}}, {},
-       {{kScorePlugin1, scoreArgs(1)}, {kScoreWithNormalize1, scoreArgs(3, 4)},
+       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 3}, {kScoreWithNormalize2, 4}},
+       {},
+       {{kScorePlugin1, scoreArgs(1)},
+        {kScoreWithNormalize1, scoreArgs(3, 4)},
         {kScoreWithNormalize2, scoreArgs(4, 5)}},
-       {}, "", {{kScorePlugin1, 1}, {kScoreWithNormalize1, 12}, {kScoreWithNormalize2, 20}}},
-      {"score fails", {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}}, {},
-       {{kScoreWithNormalize1, scoreArgs(0, 0, Code::Error)}}, {},
-       "running Score plugins: plugin \"score-with-normalize-plugin-1\" failed with: injected status", {}},
-      {"normalize fails", {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}}, {},
-       {{kScoreWithNormalize1, scoreArgs(0, 0, Code::Success, Code::Error)}}, {},
-       "running Normalize on Score plugins: plugin \"score-with-normalize-plugin-1\" failed with: injected status",
+       {},
+       "",
+       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 12}, {kScoreWithNormalize2, 20}}},
+      {"score fails",
+       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}},
+       {},
+       {{kScoreWithNormalize1, scoreArgs(0, 0, Code::Error)}},
+       {},
+       "running Score plugins: plugin \"score-with-normalize-plugin-1\" failed with: injected status",
        {}},
-      {"Score plugin return score greater than MaxNodeScore", {{kScorePlugin1, 1}}, {},
-       {{kScorePlugin1, scoreArgs(kMaxNodeScore + 1)}}, {},
-       "applying score defaultWeights on Score plugins: plugin \"score-plugin-1\" returns an invalid score 101, it "
+      {"normalize fails",
+       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}},
+       {},
+       {{kScoreWithNormalize1, scoreArgs(0, 0, Code::Success, Code::Error)}},
+       {},
+       "running Normalize on Score plugins: plugin \"score-with-normalize-plugin-1\" failed with: injected "
+       "status",
+       {}},
+      {"Score plugin return score greater than MaxNodeScore",
+       {{kScorePlugin1, 1}},
+       {},
+       {{kScorePlugin1, scoreArgs(kMaxNodeScore + 1)}},
+       {},
+       "applying score defaultWeights on Score plugins: plugin \"score-plugin-1\" returns an invalid score "
+       "101, it "
        "should in the range of [0, 100] after normalizing",
        {}},
-      {"Score plugin return score less than MinNodeScore", {{kScorePlugin1, 1}}, {},
-       {{kScorePlugin1, scoreArgs(kMinNodeScore - 1)}}, {},
-       "applying score defaultWeights on Score plugins: plugin \"score-plugin-1\" returns an invalid score -1, it "
+      {"Score plugin return score less than MinNodeScore",
+       {{kScorePlugin1, 1}},
+       {},
+       {{kScorePlugin1, scoreArgs(kMinNodeScore - 1)}},
+       {},
+       "applying score defaultWeights on Score plugins: plugin \"score-plugin-1\" returns an invalid score "
+       "-1, it "
        "should in the range of [0, 100] after normalizing",
        {}},
-      {"ScoreWithNormalize plugin return score greater than MaxNodeScore", {{kScoreWithNormalize1, 1}}, {},
-       {{kScoreWithNormalize1, scoreArgs(0, kMaxNodeScore + 1)}}, {},
-       "applying score defaultWeights on Score plugins: plugin \"score-with-normalize-plugin-1\" returns an invalid "
+      {"ScoreWithNormalize plugin return score greater than MaxNodeScore",
+       {{kScoreWithNormalize1, 1}},
+       {},
+       {{kScoreWithNormalize1, scoreArgs(0, kMaxNodeScore + 1)}},
+       {},
+       "applying score defaultWeights on Score plugins: plugin \"score-with-normalize-plugin-1\" returns an "
+       "invalid "
        "score 101, it should in the range of [0, 100] after normalizing",
        {}},
-      {"ScoreWithNormalize plugin return score less than MinNodeScore", {{kScoreWithNormalize1, 1}}, {},
-       {{kScoreWithNormalize1, scoreArgs(0, kMinNodeScore - 1)}}, {},
-       "applying score defaultWeights on Score plugins: plugin \"score-with-normalize-plugin-1\" returns an invalid "
+      {"ScoreWithNormalize plugin return score less than MinNodeScore",
+       {{kScoreWithNormalize1, 1}},
+       {},
+       {{kScoreWithNormalize1, scoreArgs(0, kMinNodeScore - 1)}},
+       {},
+       "applying score defaultWeights on Score plugins: plugin \"score-with-normalize-plugin-1\" returns an "
+       "invalid "
        "score -1, it should in the range of [0, 100] after normalizing",
        {}},
-      {"single Score plugin with MultiPointExpansion", {{kScorePlugin1, 3}}, {{kScorePlugin1, 0}},
-       {{kScorePlugin1, scoreArgs(1)}}, {}, "", {{kScorePlugin1, 3}}},
-      {"one success plugin, one skip plugin", {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}}, {},
-       {{kScorePlugin1, scoreArgs(1)}, {kScoreWithNormalize1, scoreArgs(1, 1, Code::Error)}}, {kScoreWithNormalize1},
-       "", {{kScorePlugin1, 1}}},
-      {"all plugins are skipped in prescore", {{kScorePlugin1, 1}}, {}, {{kScorePlugin1, scoreArgs(1, 0, Code::Error)}},
-       {kScorePlugin1}, "", {}},
+      {"single Score plugin with MultiPointExpansion",
+       {{kScorePlugin1, 3}},
+       {{kScorePlugin1, 0}},
+       {{kScorePlugin1, scoreArgs(1)}},
+       {},
+       "",
+       {{kScorePlugin1, 3}}},
+      {"one success plugin, one skip plugin",
+       {{kScorePlugin1, 1}, {kScoreWithNormalize1, 1}},
+       {},
+       {{kScorePlugin1, scoreArgs(1)}, {kScoreWithNormalize1, scoreArgs(1, 1, Code::Error)}},
+       {kScoreWithNormalize1},
+       "",
+       {{kScorePlugin1, 1}}},
+      {"all plugins are skipped in prescore",
+       {{kScorePlugin1, 1}},
+       {},
+       {{kScorePlugin1, scoreArgs(1, 0, Code::Error)}},
+       {kScorePlugin1},
+       "",
+       {}},
   };
   const Registry r = testRegistry();
   auto nodes = makeNodes({"node1", "node2"});
@@ -610,28 +686,54 @@ TEST(FrameworkTest, RunPreFilterPlugins) {
   };
   using S = std::set<std::string>;
   const std::vector<Case> cases = {
-      {"all PreFilter returned success", {preFilter(Code::Success), preFilter(Code::Success)}, {}, Status(), {}},
+      {"all PreFilter returned success",
+       {preFilter(Code::Success), preFilter(Code::Success)},
+       {},
+       Status(),
+       {}},
       {"one PreFilter plugin returned success, but another PreFilter plugin returned non-success",
-       {preFilter(Code::Success), preFilter(Code::Error)}, {},
-       Status::error("running PreFilter plugin \"test-plugin-2\": injected status").withPlugin("test-plugin-2"), {}},
-      {"one PreFilter plugin returned Unschedulable, but another PreFilter plugin returned UnschedulableAndUnresolvable",
-       {preFilter(Code::Unschedulable), preFilter(Code::UnschedulableAndUnresolvable)}, {},
-       Status(Code::UnschedulableAndUnresolvable, kInjectReason).withPlugin("test-plugin-2"), {}},
+       {preFilter(Code::Success), preFilter(Code::Error)},
+       {},
+       Status::error("running PreFilter plugin \"test-plugin-2\": injected status")
+           .withPlugin("test-plugin-2"),
+       {}},
+      {"one PreFilter plugin returned Unschedulable, but another PreFilter plugin returned "
+       "UnschedulableAndUnresolvable",
+       {preFilter(Code::Unschedulable), preFilter(Code::UnschedulableAndUnresolvable)},
+       {},
+       Status(Code::UnschedulableAndUnresolvable, kInjectReason).withPlugin("test-plugin-2"),
+       {}},
       {"all PreFilter plugins returned Unschedulable: the first is reported",
-       {preFilter(Code::Unschedulable), preFilter(Code::Unschedulable)}, {},
-       Status(Code::Unschedulable, kInjectReason).withPlugin("test-plugin-2"), {}},
-      {"all PreFilter plugins returned skip", {preFilter(Code::Skip), preFilter(Code::Skip)}, {}, Status(),
+       {preFilter(Code::Unschedulable), preFilter(Code::Unschedulable)},
+       {},
+       Status(Code::Unschedulable, kInjectReason).withPlugin("test-plugin-2"),
+       {}},
+      {"all PreFilter plugins returned skip",
+       {preFilter(Code::Skip), preFilter(Code::Skip)},
+       {},
+       Status(),
        {kTestPlugin, "test-plugin-2"}},
       {"one PreFilter plugin returned success, but another PreFilter plugin returned skip",
-       {preFilter(Code::Success), preFilter(Code::Skip)}, {}, Status(), {"test-plugin-2"}},
+       {preFilter(Code::Success), preFilter(Code::Skip)},
+       {},
+       Status(),
+       {"test-plugin-2"}},
       {"one PreFilter plugin returned skip, but another PreFilter plugin returned non-success",
-       {preFilter(Code::Skip), preFilter(Code::Error)}, {},
-       Status::error("running PreFilter plugin \"test-plugin-2\": injected status").withPlugin("test-plugin-2"), {kTestPlugin}},
-      {"node sets are intersected", {preFilter(Code::Success, S{"a", "b"}), preFilter(Code::Success, S{"b", "c"})},
-       PreFilterResult{S{"b"}}, Status(), {}},
+       {preFilter(Code::Skip), preFilter(Code::Error)},
+       {},
+       Status::error("running PreFilter plugin \"test-plugin-2\": injected status")
+           .withPlugin("test-plugin-2"),
+       {kTestPlugin}},
+      {"node sets are intersected",
+       {preFilter(Code::Success, S{"a", "b"}), preFilter(Code::Success, S{"b", "c"})},
+       PreFilterResult{S{"b"}},
+       Status(),
+       {}},
       {"empty intersection from one plugin",
-       {preFilter(Code::Success, S{}), preFilter(Code::Success)}, PreFilterResult{S{}},
-       Status(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin test-plugin"), {}},
+       {preFilter(Code::Success, S{}), preFilter(Code::Success)},
+       PreFilterResult{S{}},
+       Status(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin test-plugin"),
+       {}},
       {"empty intersection from several plugins",
        {preFilter(Code::Success, S{"a"}), preFilter(Code::Success, S{"b"}), preFilter(Code::Success, S{"c"})},
        PreFilterResult{S{}},
@@ -671,21 +773,30 @@ TEST(FrameworkTest, RunFilterPlugins) {
   };
   const std::vector<Case> cases = {
       {"SuccessFilter", {Code::Success}, Status()},
-      {"ErrorFilter", {Code::Error},
+      {"ErrorFilter",
+       {Code::Error},
        Status::error("running \"test-plugin\" filter plugin: injected status").withPlugin(kTestPlugin)},
-      {"UnschedulableFilter", {Code::Unschedulable}, Status(Code::Unschedulable, kInjectReason).withPlugin(kTestPlugin)},
-      {"UnschedulableAndUnresolvableFilter", {Code::UnschedulableAndUnresolvable},
+      {"UnschedulableFilter",
+       {Code::Unschedulable},
+       Status(Code::Unschedulable, kInjectReason).withPlugin(kTestPlugin)},
+      {"UnschedulableAndUnresolvableFilter",
+       {Code::UnschedulableAndUnresolvable},
        Status(Code::UnschedulableAndUnresolvable, kInjectReason).withPlugin(kTestPlugin)},
-      {"ErrorAndErrorFilters", {Code::Error, Code::Error},
+      {"ErrorAndErrorFilters",
+       {Code::Error, Code::Error},
        Status::error("running \"test-plugin\" filter plugin: injected status").withPlugin(kTestPlugin)},
-      {"UnschedulableAndUnschedulableFilters", {Code::Unschedulable, Code::Unschedulable},
+      {"UnschedulableAndUnschedulableFilters",
+       {Code::Unschedulable, Code::Unschedulable},
        Status(Code::Unschedulable, kInjectReason).withPlugin(kTestPlugin)},
       {"SuccessAndSuccessFilters", {Code::Success, Code::Success}, Status()},
-      {"SuccessAndErrorFilters", {Code::Success, Code::Error},
+      {"SuccessAndErrorFilters",
+       {Code::Success, Code::Error},
        Status::error("running \"test-plugin-2\" filter plugin: injected status").withPlugin("test-plugin-2")},
-      {"SuccessAndUnschedulableFilters", {Code::Success, Code::Unschedulable},
+      {"SuccessAndUnschedulableFilters",
+       {Code::Success, Code::Unschedulable},
        Status(Code::Unschedulable, kInjectReason).withPlugin("test-plugin-2")},
-      {"SkipFilter returned wrong code is an error", {Code::Skip},
+      {"SkipFilter returned wrong code is an error",
+       {Code::Skip},
        Status::error("running \"test-plugin\" filter plugin: ").withPlugin(kTestPlugin)},
   };
   const Registry r = testRegistry();
@@ -749,13 +860,18 @@ TEST(FrameworkTest, RunPostFilterPlugins) {
   const std::vector<Case> cases = {
       {"a single plugin makes a Pod schedulable", {Code::Success}, Status()},
       {"plugin1 failed to make a Pod schedulable, followed by plugin2 which makes the Pod schedulable",
-       {Code::Unschedulable, Code::Success}, Status()},
+       {Code::Unschedulable, Code::Success},
+       Status()},
       {"plugin1 makes a Pod schedulable, followed by plugin2 which cannot make the Pod schedulable",
-       {Code::Success, Code::Unschedulable}, Status()},
-      {"plugin1 failed with UnschedulableAndUnresolvable", {Code::UnschedulableAndUnresolvable, Code::Success},
+       {Code::Success, Code::Unschedulable},
+       Status()},
+      {"plugin1 failed with UnschedulableAndUnresolvable",
+       {Code::UnschedulableAndUnresolvable, Code::Success},
        Status(Code::UnschedulableAndUnresolvable, kInjectReason).withPlugin(kTestPlugin)},
-      {"both plugins failed to make a Pod schedulable", {Code::Unschedulable, Code::Unschedulable},
-       Status(Code::Unschedulable, std::vector<std::string>{kInjectReason, kInjectReason}).withPlugin(kTestPlugin)},
+      {"both plugins failed to make a Pod schedulable",
+       {Code::Unschedulable, Code::Unschedulable},
+       Status(Code::Unschedulable, std::vector<std::string>{kInjectReason, kInjectReason})
+           .withPlugin(kTestPlugin)},
       {"plugin errors", {Code::Error}, Status::error(kInjectReason).withPlugin(kTestPlugin)},
   };
   const Registry r = testRegistry();
@@ -805,11 +921,13 @@ class MaxPodsFilter final : public FilterPlugin {
 TEST(FrameworkTest, RunFilterPluginsWithNominatedPods) {
   Registry r = testRegistry();
   MaxPodsFilter* filter = nullptr;
-  ASSERT_TRUE(r.registerPlugin("max-pods", [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-                 auto p = std::make_unique<MaxPodsFilter>(0);
-                 filter = p.get();
-                 return std::unique_ptr<Plugin>(std::move(p));
-               }).ok());
+  ASSERT_TRUE(r.registerPlugin("max-pods",
+                               [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+                                 auto p = std::make_unique<MaxPodsFilter>(0);
+                                 filter = p.get();
+                                 return std::unique_ptr<Plugin>(std::move(p));
+                               })
+                  .ok());
   auto p = baseProfile();
   p.plugins.filter = enabled({{"max-pods", 0}});
   FakeNominator nominator;
@@ -852,8 +970,9 @@ TEST(FrameworkTest, ReserveAndUnreserveOrder) {
   EXPECT_EQ(s.code(), Code::Error);
   EXPECT_EQ(s.message(), "running Reserve plugin \"test-plugin-2\": injected status");
   f->runReservePluginsUnreserve(state, *testPod(), "node");
-  EXPECT_EQ(calls, (std::vector<std::string>{"test-plugin.reserve", "test-plugin-2.reserve", "test-plugin-3.unreserve",
-                                             "test-plugin-2.unreserve", "test-plugin.unreserve"}));
+  EXPECT_EQ(calls, (std::vector<std::string>{"test-plugin.reserve", "test-plugin-2.reserve",
+                                             "test-plugin-3.unreserve", "test-plugin-2.unreserve",
+                                             "test-plugin.unreserve"}));
 
   Injected reject;
   reject.reserveStatus = Code::Unschedulable;
@@ -880,18 +999,24 @@ TEST(FrameworkTest, RunPermitPlugins) {
   const std::vector<Case> cases = {
       {"NilPermitPlugin", {}, Status()},
       {"SuccessPermitPlugin", {permit(Code::Success)}, Status()},
-      {"UnschedulablePermitPlugin", {permit(Code::Unschedulable)},
+      {"UnschedulablePermitPlugin",
+       {permit(Code::Unschedulable)},
        Status(Code::Unschedulable, kInjectReason).withPlugin(kTestPlugin)},
-      {"ErrorPermitPlugin", {permit(Code::Error)},
+      {"ErrorPermitPlugin",
+       {permit(Code::Error)},
        Status::error("running Permit plugin \"test-plugin\": injected status").withPlugin(kTestPlugin)},
-      {"UnschedulableAndUnresolvablePermitPlugin", {permit(Code::UnschedulableAndUnresolvable)},
+      {"UnschedulableAndUnresolvablePermitPlugin",
+       {permit(Code::UnschedulableAndUnresolvable)},
        Status(Code::UnschedulableAndUnresolvable, kInjectReason).withPlugin(kTestPlugin)},
-      {"WaitPermitPlugin", {permit(Code::Wait, 10ms)},
+      {"WaitPermitPlugin",
+       {permit(Code::Wait, 10ms)},
        Status(Code::Wait, "one or more plugins asked to wait and no plugin rejected pod \"pod\"")},
       {"SuccessSuccessPermitPlugin", {permit(Code::Success), permit(Code::Success)}, Status()},
-      {"ErrorAndErrorPlugins", {permit(Code::Error), permit(Code::Error)},
+      {"ErrorAndErrorPlugins",
+       {permit(Code::Error), permit(Code::Error)},
        Status::error("running Permit plugin \"test-plugin\": injected status").withPlugin(kTestPlugin)},
-      {"WaitThenReject", {permit(Code::Wait, 10ms), permit(Code::Unschedulable)},
+      {"WaitThenReject",
+       {permit(Code::Wait, 10ms), permit(Code::Unschedulable)},
        Status(Code::Unschedulable, kInjectReason).withPlugin("test-plugin-2")},
   };
   const Registry r = testRegistry();
@@ -944,8 +1069,9 @@ TEST(FrameworkTest, WaitOnPermitAllowRejectTimeout) {
   f->getWaitingPod("timeout")->allow("test-plugin-2");
   clock.step(15min);
   Status s = f->waitOnPermit(pod->pod());
-  EXPECT_EQ(s, Status(Code::Unschedulable, "rejected due to timeout after waiting 15m0s at plugin test-plugin")
-                   .withPlugin(kTestPlugin));
+  EXPECT_EQ(s,
+            Status(Code::Unschedulable, "rejected due to timeout after waiting 15m0s at plugin test-plugin")
+                .withPlugin(kTestPlugin));
 
   // Deleted while waiting.
   pod = testPod("deleted");
@@ -963,9 +1089,10 @@ TEST(FrameworkTest, WaitOnPermitAllowRejectTimeout) {
 TEST(FrameworkTest, BindPreBindPostBind) {
   std::vector<std::string> calls;
   Registry r = testRegistry(&calls);
-  ASSERT_TRUE(r.registerPlugin("bind-2", [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-                 return std::unique_ptr<Plugin>(std::make_unique<BindOnly>("bind-2", Code::Success, &calls));
-               }).ok());
+  ASSERT_TRUE(
+      r.registerPlugin("bind-2", [&](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+         return std::unique_ptr<Plugin>(std::make_unique<BindOnly>("bind-2", Code::Success, &calls));
+       }).ok());
   auto p = baseProfile();
   Injected skipBind;
   skipBind.bindStatus = Code::Skip;
@@ -1000,8 +1127,10 @@ TEST(FrameworkTest, BindPreBindPostBind) {
   p.pluginConfig = {{kTestPlugin, std::make_shared<Injected>(preBindErr)}};
   f = mustCreate(r, p);
   CycleState st3;
-  EXPECT_EQ(f->runPreBindPlugins(st3, *pod, "node").message(), "running PreBind plugin \"test-plugin\": injected status");
-  EXPECT_EQ(f->runBindPlugins(st3, *pod, "node").message(), "running Bind plugin \"test-plugin\": injected status");
+  EXPECT_EQ(f->runPreBindPlugins(st3, *pod, "node").message(),
+            "running PreBind plugin \"test-plugin\": injected status");
+  EXPECT_EQ(f->runBindPlugins(st3, *pod, "node").message(),
+            "running Bind plugin \"test-plugin\": injected status");
 }
 
 TEST(FrameworkTest, QueueSortAndEvents) {
@@ -1026,7 +1155,6 @@ TEST(FrameworkTest, QueueSortAndEvents) {
   EXPECT_EQ(f->scorePluginWeight(kScorePlugin1), 1);
   EXPECT_TRUE(f->runPreEnqueuePlugins(*testPod()).isSuccess());
 }
-
 
 // ---- Metrics ----
 
@@ -1067,14 +1195,17 @@ TEST(FrameworkTest, MetricsPerExtensionPointAndSampledPerPlugin) {
   std::string text = m.scrape();
   const char* kExtension = "scheduler_framework_extension_point_duration_seconds_count";
   for (const char* point : {"PreFilter", "PreScore", "Score", "Reserve", "Unreserve"}) {
-    EXPECT_EQ(sum(text, kExtension, {{"extension_point", point}, {"status", "Success"}, {"profile", "default-scheduler"}}),
+    EXPECT_EQ(sum(text, kExtension,
+                  {{"extension_point", point}, {"status", "Success"}, {"profile", "default-scheduler"}}),
               1)
         << point;
   }
-  EXPECT_EQ(sum(text, kExtension, {{"extension_point", "Filter"}}), 0) << "the scheduler times the Filter phase";
+  EXPECT_EQ(sum(text, kExtension, {{"extension_point", "Filter"}}), 0)
+      << "the scheduler times the Filter phase";
   const char* kEvaluation = "scheduler_plugin_evaluation_total";
   auto evaluations = [&](const char* plugin, const char* point) {
-    return sum(text, kEvaluation, {{"plugin", plugin}, {"extension_point", point}, {"profile", "default-scheduler"}});
+    return sum(text, kEvaluation,
+               {{"plugin", plugin}, {"extension_point", point}, {"profile", "default-scheduler"}});
   };
   EXPECT_EQ(evaluations(kTestPlugin, "PreFilter"), 1);
   EXPECT_EQ(evaluations("test-plugin-2", "PreFilter"), 0) << "a Skip is not an evaluation";

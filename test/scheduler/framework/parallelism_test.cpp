@@ -14,8 +14,15 @@ TEST(ParallelismTest, ChunkSizeFor) {
   struct Case {
     int input, parallelism, want;
   };
-  for (const auto& c : std::vector<Case>{{1, 16, 1}, {1000, 16, 31}, {10000, 16, 100}, {1000000, 16, 1000},
-                                         {1000000, 1000, 1000}, {1000000, 100000, 11}, {1000, 1000, 2}, {1000, 100000, 1}, {0, 16, 1}}) {
+  for (const auto& c : std::vector<Case>{{1, 16, 1},
+                                         {1000, 16, 31},
+                                         {10000, 16, 100},
+                                         {1000000, 16, 1000},
+                                         {1000000, 1000, 1000},
+                                         {1000000, 100000, 11},
+                                         {1000, 1000, 2},
+                                         {1000, 100000, 1},
+                                         {0, 16, 1}}) {
     EXPECT_EQ(chunkSizeFor(c.input, c.parallelism), c.want) << c.input << "/" << c.parallelism;
   }
 }
@@ -72,9 +79,7 @@ TEST(ParallelismTest, CancellationSkipsRemainingPieces) {
 TEST(ParallelismTest, NestedAndConcurrentCallsComplete) {
   Parallelizer p(2);
   std::atomic<int> total{0};
-  auto outer = [&] {
-    p.until(8, [&](int) { p.until(8, [&](int) { total.fetch_add(1); }); });
-  };
+  auto outer = [&] { p.until(8, [&](int) { p.until(8, [&](int) { total.fetch_add(1); }); }); };
   std::thread t1(outer), t2(outer);
   t1.join();
   t2.join();

@@ -11,7 +11,9 @@ class NamedPlugin final : public Plugin {
   std::string_view name() const override { return "named"; }
 };
 
-PluginFactory factory() { return makeFactory<NamedPlugin>(); }
+PluginFactory factory() {
+  return makeFactory<NamedPlugin>();
+}
 
 // Upstream TestMerge / TestRegister / TestUnregister.
 TEST(RegistryTest, RegisterDuplicateIsError) {
@@ -54,10 +56,12 @@ class NullHandle final : public Handle {
     return {};
   }
   Status runFilterPlugins(CycleState&, const PodInfo&, const NodeInfo&) override { return {}; }
-  Status runPreFilterExtensionAddPod(CycleState&, const PodInfo&, const PodInfoPtr&, const NodeInfo&) override {
+  Status runPreFilterExtensionAddPod(CycleState&, const PodInfo&, const PodInfoPtr&,
+                                     const NodeInfo&) override {
     return {};
   }
-  Status runPreFilterExtensionRemovePod(CycleState&, const PodInfo&, const PodInfoPtr&, const NodeInfo&) override {
+  Status runPreFilterExtensionRemovePod(CycleState&, const PodInfo&, const PodInfoPtr&,
+                                        const NodeInfo&) override {
     return {};
   }
   const SharedLister* snapshotSharedLister() const override { return nullptr; }
@@ -68,7 +72,9 @@ class NullHandle final : public Handle {
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string&) override { return nullptr; }
   bool rejectWaitingPod(const std::string&) override { return false; }
-  Status runFilterPluginsWithNominatedPods(CycleState&, const PodInfo&, const NodeInfo&) override { return {}; }
+  Status runFilterPluginsWithNominatedPods(CycleState&, const PodInfo&, const NodeInfo&) override {
+    return {};
+  }
 
  private:
   parallelize::Parallelizer parallelizer_{1};

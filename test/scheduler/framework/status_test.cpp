@@ -29,9 +29,11 @@ TEST(StatusTest, CodesMessagesAndErrors) {
   };
   std::vector<Case> cases;
   cases.push_back({"success status", Status(Code::Success), Code::Success, "", true, false});
-  cases.push_back({"error status", Status(Code::Error, "unknown error"), Code::Error, "unknown error", false, true});
-  cases.push_back({"error status with multiple reasons", Status(Code::Error, std::vector<std::string>{"a", "b"}),
-                   Code::Error, "a, b", false, true});
+  cases.push_back(
+      {"error status", Status(Code::Error, "unknown error"), Code::Error, "unknown error", false, true});
+  cases.push_back({"error status with multiple reasons",
+                   Status(Code::Error, std::vector<std::string>{"a", "b"}), Code::Error, "a, b", false,
+                   true});
   cases.push_back({"nil status", Status(), Code::Success, "", true, false});
   cases.push_back({"wait status", Status(Code::Wait, "w"), Code::Wait, "w", false, false});
   cases.push_back({"skip status", Status(Code::Skip), Code::Skip, "", false, false});

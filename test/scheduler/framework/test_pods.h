@@ -8,7 +8,9 @@
 
 namespace ks::framework::testing {
 
-inline api::Quantity q(const std::string& s) { return api::Quantity::parse(s).value(); }
+inline api::Quantity q(const std::string& s) {
+  return api::Quantity::parse(s).value();
+}
 
 struct PodSpecBuilder {
   api::Pod pod;
@@ -17,8 +19,12 @@ struct PodSpecBuilder {
     pod.metadata.namespace_ = "node_info_cache_test";
     pod.metadata.uid = uid.empty() ? pod.metadata.name : std::move(uid);
   }
-  PodSpecBuilder& ns(std::string n) { pod.metadata.namespace_ = std::move(n); return *this; }
-  PodSpecBuilder& container(const std::string& cpu, const std::string& mem, std::vector<api::ContainerPort> ports = {}) {
+  PodSpecBuilder& ns(std::string n) {
+    pod.metadata.namespace_ = std::move(n);
+    return *this;
+  }
+  PodSpecBuilder& container(const std::string& cpu, const std::string& mem,
+                            std::vector<api::ContainerPort> ports = {}) {
     api::Container c;
     c.name = "c" + std::to_string(pod.spec.containers.size());
     if (!cpu.empty()) c.resources.requests["cpu"] = q(cpu);
@@ -27,8 +33,14 @@ struct PodSpecBuilder {
     pod.spec.containers.push_back(std::move(c));
     return *this;
   }
-  PodSpecBuilder& nodeName(std::string n) { pod.spec.nodeName = std::move(n); return *this; }
-  PodSpecBuilder& priority(int32_t p) { pod.spec.priority = p; return *this; }
+  PodSpecBuilder& nodeName(std::string n) {
+    pod.spec.nodeName = std::move(n);
+    return *this;
+  }
+  PodSpecBuilder& priority(int32_t p) {
+    pod.spec.priority = p;
+    return *this;
+  }
   PodSpecBuilder& pvc(std::string claim) {
     api::Volume v;
     v.name = "vol-" + claim;
@@ -47,8 +59,8 @@ inline api::ContainerPort hostPort(const std::string& ip, const std::string& pro
   return p;
 }
 
-inline api::NodePtr makeNode(const std::string& name, const std::string& cpu = "", const std::string& mem = "",
-                             const std::string& pods = "") {
+inline api::NodePtr makeNode(const std::string& name, const std::string& cpu = "",
+                             const std::string& mem = "", const std::string& pods = "") {
   api::Node n;
   n.metadata.name = name;
   if (!cpu.empty()) n.status.allocatable["cpu"] = q(cpu);

@@ -174,7 +174,8 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_pod_scheduling_attempts", {"histogram", {}}},
       {"scheduler_pending_pods", {"gauge", {"queue"}}},
       {"scheduler_queue_incoming_pods_total", {"counter", {"queue", "event"}}},
-      {"scheduler_framework_extension_point_duration_seconds", {"histogram", {"extension_point", "status", "profile"}}},
+      {"scheduler_framework_extension_point_duration_seconds",
+       {"histogram", {"extension_point", "status", "profile"}}},
       {"scheduler_plugin_execution_duration_seconds", {"histogram", {"plugin", "extension_point", "status"}}},
       {"scheduler_permit_wait_duration_seconds", {"histogram", {"result"}}},
       {"scheduler_preemption_attempts_total", {"counter", {}}},
@@ -208,9 +209,10 @@ TEST(MetricsTest, HelpCarriesStabilityLevel) {
   Metrics m;
   recordEverything(m);
   auto fams = parse(m.scrape());
-  EXPECT_EQ(fams["scheduler_schedule_attempts_total"].help,
-            "[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
-            "scheduled, while 'error' means an internal scheduler problem.");
+  EXPECT_EQ(
+      fams["scheduler_schedule_attempts_total"].help,
+      "[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
+      "scheduled, while 'error' means an internal scheduler problem.");
   EXPECT_EQ(fams["scheduler_scheduling_algorithm_duration_seconds"].help,
             "[ALPHA] Scheduling algorithm latency in seconds");
   EXPECT_EQ(fams["scheduler_preemption_attempts_total"].help,
@@ -223,7 +225,8 @@ TEST(MetricsTest, FreshRegistryExposesOnlyUnlabelledAndBoundedSeries) {
   // Vector metrics without recorded series are not exposed (as upstream); unlabelled ones are, at zero.
   EXPECT_EQ(fams.count("scheduler_schedule_attempts_total"), 0u);
   EXPECT_EQ(fams.count("scheduler_framework_extension_point_duration_seconds"), 0u);
-  EXPECT_EQ(valueOf(fams, "scheduler_preemption_attempts_total", "scheduler_preemption_attempts_total", {}), 0);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_attempts_total", "scheduler_preemption_attempts_total", {}),
+            0);
   EXPECT_EQ(valueOf(fams, "scheduler_scheduling_algorithm_duration_seconds",
                     "scheduler_scheduling_algorithm_duration_seconds_count", {}),
             0);
@@ -242,13 +245,17 @@ TEST(MetricsTest, HistogramBucketsMatchUpstream) {
   expectBounds(bucketBounds(fams["scheduler_scheduling_attempt_duration_seconds"],
                             {{"result", "scheduled"}, {"profile", "default-scheduler"}}),
                expBuckets(0.001, 2, 15));
-  expectBounds(bucketBounds(fams["scheduler_scheduling_algorithm_duration_seconds"], {}), expBuckets(0.001, 2, 15));
-  expectBounds(bucketBounds(fams["scheduler_framework_extension_point_duration_seconds"],
-                            {{"extension_point", "Filter"}, {"status", "Success"}, {"profile", "default-scheduler"}}),
-               expBuckets(0.0001, 2, 12));
-  expectBounds(bucketBounds(fams["scheduler_plugin_execution_duration_seconds"],
-                            {{"plugin", "NodeResourcesFit"}, {"extension_point", "Filter"}, {"status", "Unschedulable"}}),
-               expBuckets(0.00001, 1.5, 20));
+  expectBounds(bucketBounds(fams["scheduler_scheduling_algorithm_duration_seconds"], {}),
+               expBuckets(0.001, 2, 15));
+  expectBounds(
+      bucketBounds(fams["scheduler_framework_extension_point_duration_seconds"],
+                   {{"extension_point", "Filter"}, {"status", "Success"}, {"profile", "default-scheduler"}}),
+      expBuckets(0.0001, 2, 12));
+  expectBounds(
+      bucketBounds(
+          fams["scheduler_plugin_execution_duration_seconds"],
+          {{"plugin", "NodeResourcesFit"}, {"extension_point", "Filter"}, {"status", "Unschedulable"}}),
+      expBuckets(0.00001, 1.5, 20));
   expectBounds(bucketBounds(fams["scheduler_pod_scheduling_sli_duration_seconds"], {{"attempts", "2"}}),
                expBuckets(0.01, 2, 20));
   expectBounds(bucketBounds(fams["scheduler_pod_scheduling_attempts"], {}), expBuckets(1, 2, 5));
@@ -289,15 +296,20 @@ TEST(MetricsTest, CountersAndHistogramsMoveAsRecorded) {
   EXPECT_EQ(valueOf(fams, lat, lat + "_count", {{"result", "scheduled"}, {"profile", "a"}}), 2);
   EXPECT_DOUBLE_EQ(valueOf(fams, lat, lat + "_sum", {{"result", "scheduled"}, {"profile", "a"}}), 0.504);
   // 0.004 falls in le=0.004 (cumulative: 0.001 -> 0, 0.002 -> 0, 0.004 -> 1), 0.5 in le=0.512.
-  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.002"}}), 0);
-  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.004"}}), 1);
-  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.512"}}), 2);
+  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.002"}}),
+            0);
+  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.004"}}),
+            1);
+  EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "scheduled"}, {"profile", "a"}, {"le", "0.512"}}),
+            2);
   EXPECT_EQ(valueOf(fams, lat, lat + "_bucket", {{"result", "error"}, {"profile", "a"}, {"le", "+Inf"}}), 1);
 
   const std::string ep = "scheduler_framework_extension_point_duration_seconds";
-  EXPECT_EQ(valueOf(fams, ep, ep + "_count",
-                    {{"extension_point", "PreFilter"}, {"status", "UnschedulableAndUnresolvable"}, {"profile", "b"}}),
-            2);
+  EXPECT_EQ(
+      valueOf(
+          fams, ep, ep + "_count",
+          {{"extension_point", "PreFilter"}, {"status", "UnschedulableAndUnresolvable"}, {"profile", "b"}}),
+      2);
 
   const std::string sli = "scheduler_pod_scheduling_sli_duration_seconds";
   EXPECT_EQ(valueOf(fams, sli, sli + "_count", {{"attempts", "1"}}), 1);
@@ -306,8 +318,11 @@ TEST(MetricsTest, CountersAndHistogramsMoveAsRecorded) {
   const std::string pa = "scheduler_pod_scheduling_attempts";
   EXPECT_EQ(valueOf(fams, pa, pa + "_count", {}), 2);
   EXPECT_EQ(valueOf(fams, pa, pa + "_bucket", {{"le", "16"}}), 1);
-  EXPECT_EQ(valueOf(fams, "scheduler_preemption_attempts_total", "scheduler_preemption_attempts_total", {}), 1);
-  EXPECT_EQ(valueOf(fams, "scheduler_preemption_victims", "scheduler_preemption_victims_bucket", {{"le", "64"}}), 0);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_attempts_total", "scheduler_preemption_attempts_total", {}),
+            1);
+  EXPECT_EQ(
+      valueOf(fams, "scheduler_preemption_victims", "scheduler_preemption_victims_bucket", {{"le", "64"}}),
+      0);
 }
 
 TEST(MetricsTest, GaugesSetIncDec) {
@@ -339,7 +354,9 @@ TEST(MetricsTest, GaugesSetIncDec) {
   EXPECT_EQ(valueOf(fams, "scheduler_unschedulable_pods", "scheduler_unschedulable_pods",
                     {{"plugin", "TaintToleration"}, {"profile", "default-scheduler"}}),
             1);
-  EXPECT_EQ(valueOf(fams, "leader_election_master_status", "leader_election_master_status", {{"name", "lease"}}), 0);
+  EXPECT_EQ(
+      valueOf(fams, "leader_election_master_status", "leader_election_master_status", {{"name", "lease"}}),
+      0);
 }
 
 TEST(MetricsTest, QueueIncomingPodsByQueueAndEvent) {
@@ -369,7 +386,9 @@ TEST(MetricsTest, ManyProfilesAndPluginsBeyondCachedSlots) {
   const std::string n = "scheduler_plugin_evaluation_total";
   for (int i = 0; i < 12; ++i) {
     std::string prof = "p" + std::to_string(i);
-    EXPECT_EQ(valueOf(fams, n, n, {{"plugin", "NodeAffinity"}, {"extension_point", "PreFilter"}, {"profile", prof}}), 2);
+    EXPECT_EQ(valueOf(fams, n, n,
+                      {{"plugin", "NodeAffinity"}, {"extension_point", "PreFilter"}, {"profile", prof}}),
+              2);
     EXPECT_EQ(valueOf(fams, "scheduler_unschedulable_pods", "scheduler_unschedulable_pods",
                       {{"plugin", "NodeAffinity"}, {"profile", prof}}),
               1);
@@ -396,7 +415,8 @@ TEST(MetricsTest, ConcurrentRecordingIsCounted) {
   for (auto& t : threads) t.join();
   auto fams = parse(m.scrape());
   const std::string n = "scheduler_schedule_attempts_total";
-  EXPECT_EQ(valueOf(fams, n, n, {{"result", "scheduled"}, {"profile", "default-scheduler"}}), kThreads * kPerThread);
+  EXPECT_EQ(valueOf(fams, n, n, {{"result", "scheduled"}, {"profile", "default-scheduler"}}),
+            kThreads * kPerThread);
   const std::string pe = "scheduler_plugin_execution_duration_seconds";
   EXPECT_EQ(valueOf(fams, pe, pe + "_count",
                     {{"plugin", "NodeResourcesFit"}, {"extension_point", "Score"}, {"status", "Success"}}),

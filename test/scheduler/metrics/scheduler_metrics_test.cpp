@@ -33,7 +33,8 @@ std::string configYaml() {
          "leaderElection:\n  leaderElect: false\n"
          "profiles:\n"
          "- schedulerName: default-scheduler\n"
-         "  plugins:\n    multiPoint:\n      disabled:\n" + disabled;
+         "  plugins:\n    multiPoint:\n      disabled:\n" +
+         disabled;
 }
 
 class SchedulerMetricsTest : public ::testing::Test {
@@ -74,7 +75,9 @@ class SchedulerMetricsTest : public ::testing::Test {
     auto p = client_.get<api::Pod>("default", name);
     return p.ok() && !p->spec.nodeName.empty();
   }
-  double scraped(std::string_view name, const Labels& labels = {}) { return sum(metrics_.scrape(), name, labels); }
+  double scraped(std::string_view name, const Labels& labels = {}) {
+    return sum(metrics_.scrape(), name, labels);
+  }
 
   metrics::Metrics metrics_;
   client::MemoryClient client_;
@@ -87,10 +90,13 @@ TEST_F(SchedulerMetricsTest, FrameworkQueueAndEventHandlerMetrics) {
   ASSERT_TRUE(client_.create(MakeNode().name("n1").label("zone", "a").obj()).ok());
   ASSERT_TRUE(client_.create(MakeNode().name("n2").label("zone", "b").obj()).ok());
   start();
-  ASSERT_TRUE(client_.create(MakePod().name("a1").namespace_("default").nodeAffinityIn("zone", {"a"}).obj()).ok());
-  ASSERT_TRUE(client_.create(MakePod().name("b1").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("a1").namespace_("default").nodeAffinityIn("zone", {"a"}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("b1").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
   ASSERT_TRUE(client_.create(MakePod().name("any").namespace_("default").obj()).ok());
-  ASSERT_TRUE(client_.create(MakePod().name("c1").namespace_("default").nodeAffinityIn("zone", {"c"}).obj()).ok());
+  ASSERT_TRUE(
+      client_.create(MakePod().name("c1").namespace_("default").nodeAffinityIn("zone", {"c"}).obj()).ok());
   for (const char* name : {"a1", "b1", "any"}) ASSERT_TRUE(eventually([&] { return bound(name); })) << name;
 
   // c1 waits in unschedulablePods, rejected by NodeAffinity.
@@ -135,8 +141,11 @@ TEST_F(SchedulerMetricsTest, FrameworkQueueAndEventHandlerMetrics) {
   EXPECT_EQ(sum(text, kHandling, {{"event", "NodeAdd"}}), 2);
   EXPECT_EQ(sum(text, kHandling, {{"event", "UnschedulablePodAdd"}}), 4);
   // Scheduler-level metrics are still there.
-  EXPECT_EQ(sum(text, "scheduler_schedule_attempts_total", {{"result", "scheduled"}, {"profile", kProfile}}), 3);
-  EXPECT_EQ(sum(text, "scheduler_schedule_attempts_total", {{"result", "unschedulable"}, {"profile", kProfile}}), 1);
+  EXPECT_EQ(sum(text, "scheduler_schedule_attempts_total", {{"result", "scheduled"}, {"profile", kProfile}}),
+            3);
+  EXPECT_EQ(
+      sum(text, "scheduler_schedule_attempts_total", {{"result", "unschedulable"}, {"profile", kProfile}}),
+      1);
 
   // A fitting node: the NodeAdd event moves c1, which binds; its NodeAffinity rejection no longer counts.
   ASSERT_TRUE(client_.create(MakeNode().name("n3").label("zone", "c").obj()).ok());
@@ -150,7 +159,9 @@ TEST_F(SchedulerMetricsTest, FrameworkQueueAndEventHandlerMetrics) {
             1);
   EXPECT_EQ(extension("Bind"), 4);
   // No pod is in flight any more.
-  EXPECT_TRUE(eventually([&] { return scraped("scheduler_inflight_events", {{"event", "PodPopped"}}) == 0; }));
+  EXPECT_TRUE(eventually([&] {
+    return scraped("scheduler_inflight_events", {{"event", "PodPopped"}}) == 0;
+  }));
 }
 
 }  // namespace

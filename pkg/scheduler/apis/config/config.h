@@ -5,8 +5,8 @@
 //
 // Error messages follow upstream's wording, e.g.
 //   strict decoding error: unknown field "profiles[0].foo"
-//   no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3" in ...
-//   [parallelism: Invalid value: 0: should be an integer value greater than zero, ...]
+//   no kind "KubeSchedulerConfiguration" is registered for version "kubescheduler.config.k8s.io/v1beta3" in
+//   ... [parallelism: Invalid value: 0: should be an integer value greater than zero, ...]
 
 #include <string>
 #include <string_view>
@@ -55,6 +55,7 @@ Plugins mergePlugins(const Plugins& defaults, const Plugins& custom);
 void setDefaultsPluginArgs(PluginArgs& args, const FeatureGates& features = {});
 
 // New defaulted args for an in-tree plugin name, or nullptr when the plugin takes no args / is unknown.
-std::shared_ptr<PluginArgs> newDefaultPluginArgs(std::string_view pluginName, const FeatureGates& features = {});
+std::shared_ptr<PluginArgs> newDefaultPluginArgs(std::string_view pluginName,
+                                                 const FeatureGates& features = {});
 
 }  // namespace ks::config

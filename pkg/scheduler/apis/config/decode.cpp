@@ -50,9 +50,12 @@ std::string goFieldPath(std::string_view path) {
   std::string out;
   bool inIndex = false;
   for (char c : path) {
-    if (c == '[') inIndex = true;
-    else if (c == ']') inIndex = false;
-    else if (!inIndex) out += c;
+    if (c == '[')
+      inIndex = true;
+    else if (c == ']')
+      inIndex = false;
+    else if (!inIndex)
+      out += c;
   }
   return out;
 }
@@ -74,8 +77,9 @@ class Reader {
   }
 
   // Iterates the members of an object; `field` returns false for unknown names.
-  void object(const json& j, const std::string& path, std::string_view goType,
-              const std::function<bool(const std::string& key, const json& value, const std::string& child)>& field) {
+  void object(
+      const json& j, const std::string& path, std::string_view goType,
+      const std::function<bool(const std::string& key, const json& value, const std::string& child)>& field) {
     if (ctx_.failed() || j.is_null()) return;
     if (!j.is_object()) {
       typeError(j, path, goType);
@@ -218,12 +222,13 @@ void readLabelSelector(Reader& r, const json& j, const std::string& path, api::L
           v, c, "[]v1.LabelSelectorRequirement", out.matchExpressions,
           [&](const json& e, const std::string& p, api::LabelSelectorRequirement& req) {
             Reader rr = r.nested("LabelSelectorRequirement");
-            rr.object(e, p, "v1.LabelSelectorRequirement", [&](const std::string& k2, const json& v2, const std::string& c2) {
-              if (k2 == "key") return rr.str(v2, c2, req.key), true;
-              if (k2 == "operator") return rr.str(v2, c2, req.op), true;
-              if (k2 == "values") return rr.strings(v2, c2, req.values), true;
-              return false;
-            });
+            rr.object(e, p, "v1.LabelSelectorRequirement",
+                      [&](const std::string& k2, const json& v2, const std::string& c2) {
+                        if (k2 == "key") return rr.str(v2, c2, req.key), true;
+                        if (k2 == "operator") return rr.str(v2, c2, req.op), true;
+                        if (k2 == "values") return rr.strings(v2, c2, req.values), true;
+                        return false;
+                      });
           });
       return true;
     }
@@ -231,14 +236,16 @@ void readLabelSelector(Reader& r, const json& j, const std::string& path, api::L
   });
 }
 
-void readNodeSelectorRequirement(Reader& r, const json& j, const std::string& path, api::NodeSelectorRequirement& out) {
+void readNodeSelectorRequirement(Reader& r, const json& j, const std::string& path,
+                                 api::NodeSelectorRequirement& out) {
   Reader rr = r.nested("NodeSelectorRequirement");
-  rr.object(j, path, "v1.NodeSelectorRequirement", [&](const std::string& k, const json& v, const std::string& c) {
-    if (k == "key") return rr.str(v, c, out.key), true;
-    if (k == "operator") return rr.str(v, c, out.op), true;
-    if (k == "values") return rr.strings(v, c, out.values), true;
-    return false;
-  });
+  rr.object(j, path, "v1.NodeSelectorRequirement",
+            [&](const std::string& k, const json& v, const std::string& c) {
+              if (k == "key") return rr.str(v, c, out.key), true;
+              if (k == "operator") return rr.str(v, c, out.op), true;
+              if (k == "values") return rr.strings(v, c, out.values), true;
+              return false;
+            });
 }
 
 void readNodeSelectorTerm(Reader& r, const json& j, const std::string& path, api::NodeSelectorTerm& out) {
@@ -248,7 +255,8 @@ void readNodeSelectorTerm(Reader& r, const json& j, const std::string& path, api
   };
   rt.object(j, path, "v1.NodeSelectorTerm", [&](const std::string& k, const json& v, const std::string& c) {
     if (k == "matchExpressions") {
-      rt.list<api::NodeSelectorRequirement>(v, c, "[]v1.NodeSelectorRequirement", out.matchExpressions, element);
+      rt.list<api::NodeSelectorRequirement>(v, c, "[]v1.NodeSelectorRequirement", out.matchExpressions,
+                                            element);
       return true;
     }
     if (k == "matchFields") {
@@ -282,11 +290,12 @@ void readNodeAffinity(Reader& r, const json& j, const std::string& path, api::No
           v, c, "[]v1.PreferredSchedulingTerm", out.preferredDuringSchedulingIgnoredDuringExecution,
           [&](const json& e, const std::string& p, api::PreferredSchedulingTerm& t) {
             Reader rp = r.nested("PreferredSchedulingTerm");
-            rp.object(e, p, "v1.PreferredSchedulingTerm", [&](const std::string& k2, const json& v2, const std::string& c2) {
-              if (k2 == "weight") return rp.integer(v2, c2, t.weight), true;
-              if (k2 == "preference") return readNodeSelectorTerm(r, v2, c2, t.preference), true;
-              return false;
-            });
+            rp.object(e, p, "v1.PreferredSchedulingTerm",
+                      [&](const std::string& k2, const json& v2, const std::string& c2) {
+                        if (k2 == "weight") return rp.integer(v2, c2, t.weight), true;
+                        if (k2 == "preference") return readNodeSelectorTerm(r, v2, c2, t.preference), true;
+                        return false;
+                      });
           });
       return true;
     }
@@ -294,41 +303,46 @@ void readNodeAffinity(Reader& r, const json& j, const std::string& path, api::No
   });
 }
 
-void readTopologySpreadConstraint(Reader& r, const json& j, const std::string& path, api::TopologySpreadConstraint& out) {
+void readTopologySpreadConstraint(Reader& r, const json& j, const std::string& path,
+                                  api::TopologySpreadConstraint& out) {
   Reader rc = r.nested("TopologySpreadConstraint");
-  rc.object(j, path, "v1.TopologySpreadConstraint", [&](const std::string& k, const json& v, const std::string& c) {
-    if (k == "maxSkew") return rc.integer(v, c, out.maxSkew), true;
-    if (k == "topologyKey") return rc.str(v, c, out.topologyKey), true;
-    if (k == "whenUnsatisfiable") return rc.str(v, c, out.whenUnsatisfiable), true;
-    if (k == "labelSelector") {
-      if (v.is_null()) return true;
-      api::LabelSelector sel;
-      readLabelSelector(r, v, c, sel);
-      out.labelSelector = std::move(sel);
-      return true;
-    }
-    if (k == "minDomains") return rc.optInteger(v, c, out.minDomains), true;
-    if (k == "nodeAffinityPolicy") return rc.optStr(v, c, out.nodeAffinityPolicy), true;
-    if (k == "nodeTaintsPolicy") return rc.optStr(v, c, out.nodeTaintsPolicy), true;
-    if (k == "matchLabelKeys") return rc.strings(v, c, out.matchLabelKeys), true;
-    return false;
-  });
+  rc.object(j, path, "v1.TopologySpreadConstraint",
+            [&](const std::string& k, const json& v, const std::string& c) {
+              if (k == "maxSkew") return rc.integer(v, c, out.maxSkew), true;
+              if (k == "topologyKey") return rc.str(v, c, out.topologyKey), true;
+              if (k == "whenUnsatisfiable") return rc.str(v, c, out.whenUnsatisfiable), true;
+              if (k == "labelSelector") {
+                if (v.is_null()) return true;
+                api::LabelSelector sel;
+                readLabelSelector(r, v, c, sel);
+                out.labelSelector = std::move(sel);
+                return true;
+              }
+              if (k == "minDomains") return rc.optInteger(v, c, out.minDomains), true;
+              if (k == "nodeAffinityPolicy") return rc.optStr(v, c, out.nodeAffinityPolicy), true;
+              if (k == "nodeTaintsPolicy") return rc.optStr(v, c, out.nodeTaintsPolicy), true;
+              if (k == "matchLabelKeys") return rc.strings(v, c, out.matchLabelKeys), true;
+              return false;
+            });
 }
 
 // ---- plugin args ----
 
-bool isTypeMeta(const std::string& k) { return k == "apiVersion" || k == "kind"; }
+bool isTypeMeta(const std::string& k) {
+  return k == "apiVersion" || k == "kind";
+}
 
 void readResourceSpecs(Reader& r, const json& j, const std::string& path, std::vector<ResourceSpec>& out) {
-  r.list<ResourceSpec>(j, path, "[]v1.ResourceSpec", out, [&](const json& e, const std::string& p, ResourceSpec& rs) {
-    rs.weight = 0;
-    Reader rr = r.nested("ResourceSpec");
-    rr.object(e, p, "v1.ResourceSpec", [&](const std::string& k, const json& v, const std::string& c) {
-      if (k == "name") return rr.str(v, c, rs.name), true;
-      if (k == "weight") return rr.integer(v, c, rs.weight), true;
-      return false;
-    });
-  });
+  r.list<ResourceSpec>(
+      j, path, "[]v1.ResourceSpec", out, [&](const json& e, const std::string& p, ResourceSpec& rs) {
+        rs.weight = 0;
+        Reader rr = r.nested("ResourceSpec");
+        rr.object(e, p, "v1.ResourceSpec", [&](const std::string& k, const json& v, const std::string& c) {
+          if (k == "name") return rr.str(v, c, rs.name), true;
+          if (k == "weight") return rr.integer(v, c, rs.weight), true;
+          return false;
+        });
+      });
 }
 
 void readShape(Reader& r, const json& j, const std::string& path, std::vector<UtilizationShapePoint>& out) {
@@ -337,7 +351,8 @@ void readShape(Reader& r, const json& j, const std::string& path, std::vector<Ut
                                   Reader rp = r.nested("UtilizationShapePoint");
                                   rp.object(e, p, "v1.UtilizationShapePoint",
                                             [&](const std::string& k, const json& v, const std::string& c) {
-                                              if (k == "utilization") return rp.integer(v, c, pt.utilization), true;
+                                              if (k == "utilization")
+                                                return rp.integer(v, c, pt.utilization), true;
                                               if (k == "score") return rp.integer(v, c, pt.score), true;
                                               return false;
                                             });
@@ -364,7 +379,8 @@ std::shared_ptr<PluginArgs> readArgs(Ctx& ctx, std::string_view kind, const json
     r.object(j, root, goType, [&](const std::string& k, const json& v, const std::string& c) {
       if (isTypeMeta(k)) return true;
       if (k == "hardPodAffinityWeight") return r.integer(v, c, a->hardPodAffinityWeight), true;
-      if (k == "ignorePreferredTermsOfExistingPods") return r.boolean(v, c, a->ignorePreferredTermsOfExistingPods), true;
+      if (k == "ignorePreferredTermsOfExistingPods")
+        return r.boolean(v, c, a->ignorePreferredTermsOfExistingPods), true;
       return false;
     });
     return a;
@@ -381,23 +397,24 @@ std::shared_ptr<PluginArgs> readArgs(Ctx& ctx, std::string_view kind, const json
         s.type.clear();
         s.resources.clear();
         Reader rs = r.nested("ScoringStrategy");
-        rs.object(v, c, "v1.ScoringStrategy", [&](const std::string& k2, const json& v2, const std::string& c2) {
-          if (k2 == "type") return rs.str(v2, c2, s.type), true;
-          if (k2 == "resources") return readResourceSpecs(rs, v2, c2, s.resources), true;
-          if (k2 == "requestedToCapacityRatio") {
-            if (v2.is_null()) return true;
-            RequestedToCapacityRatioParam p;
-            Reader rp = r.nested("RequestedToCapacityRatioParam");
-            rp.object(v2, c2, "v1.RequestedToCapacityRatioParam",
-                      [&](const std::string& k3, const json& v3, const std::string& c3) {
-                        if (k3 == "shape") return readShape(rp, v3, c3, p.shape), true;
-                        return false;
-                      });
-            s.requestedToCapacityRatio = std::move(p);
-            return true;
-          }
-          return false;
-        });
+        rs.object(v, c, "v1.ScoringStrategy",
+                  [&](const std::string& k2, const json& v2, const std::string& c2) {
+                    if (k2 == "type") return rs.str(v2, c2, s.type), true;
+                    if (k2 == "resources") return readResourceSpecs(rs, v2, c2, s.resources), true;
+                    if (k2 == "requestedToCapacityRatio") {
+                      if (v2.is_null()) return true;
+                      RequestedToCapacityRatioParam p;
+                      Reader rp = r.nested("RequestedToCapacityRatioParam");
+                      rp.object(v2, c2, "v1.RequestedToCapacityRatioParam",
+                                [&](const std::string& k3, const json& v3, const std::string& c3) {
+                                  if (k3 == "shape") return readShape(rp, v3, c3, p.shape), true;
+                                  return false;
+                                });
+                      s.requestedToCapacityRatio = std::move(p);
+                      return true;
+                    }
+                    return false;
+                  });
         a->scoringStrategy = std::move(s);
         return true;
       }
@@ -422,10 +439,11 @@ std::shared_ptr<PluginArgs> readArgs(Ctx& ctx, std::string_view kind, const json
       if (isTypeMeta(k)) return true;
       if (k == "defaultingType") return r.str(v, c, a->defaultingType), true;
       if (k == "defaultConstraints") {
-        r.list<api::TopologySpreadConstraint>(v, c, "[]v1.TopologySpreadConstraint", a->defaultConstraints,
-                                              [&](const json& e, const std::string& p, api::TopologySpreadConstraint& t) {
-                                                readTopologySpreadConstraint(r, e, p, t);
-                                              });
+        r.list<api::TopologySpreadConstraint>(
+            v, c, "[]v1.TopologySpreadConstraint", a->defaultConstraints,
+            [&](const json& e, const std::string& p, api::TopologySpreadConstraint& t) {
+              readTopologySpreadConstraint(r, e, p, t);
+            });
         return true;
       }
       return false;
@@ -492,19 +510,32 @@ void readPlugins(Reader& r, const json& j, const std::string& path, Plugins& out
   Reader rp = r.nested("Plugins");
   rp.object(j, path, "v1.Plugins", [&](const std::string& k, const json& v, const std::string& c) {
     PluginSet* set = nullptr;
-    if (k == "preEnqueue") set = &out.preEnqueue;
-    else if (k == "queueSort") set = &out.queueSort;
-    else if (k == "preFilter") set = &out.preFilter;
-    else if (k == "filter") set = &out.filter;
-    else if (k == "postFilter") set = &out.postFilter;
-    else if (k == "preScore") set = &out.preScore;
-    else if (k == "score") set = &out.score;
-    else if (k == "reserve") set = &out.reserve;
-    else if (k == "permit") set = &out.permit;
-    else if (k == "preBind") set = &out.preBind;
-    else if (k == "bind") set = &out.bind;
-    else if (k == "postBind") set = &out.postBind;
-    else if (k == "multiPoint") set = &out.multiPoint;
+    if (k == "preEnqueue")
+      set = &out.preEnqueue;
+    else if (k == "queueSort")
+      set = &out.queueSort;
+    else if (k == "preFilter")
+      set = &out.preFilter;
+    else if (k == "filter")
+      set = &out.filter;
+    else if (k == "postFilter")
+      set = &out.postFilter;
+    else if (k == "preScore")
+      set = &out.preScore;
+    else if (k == "score")
+      set = &out.score;
+    else if (k == "reserve")
+      set = &out.reserve;
+    else if (k == "permit")
+      set = &out.permit;
+    else if (k == "preBind")
+      set = &out.preBind;
+    else if (k == "bind")
+      set = &out.bind;
+    else if (k == "postBind")
+      set = &out.postBind;
+    else if (k == "multiPoint")
+      set = &out.multiPoint;
     if (set == nullptr) return false;
     readPluginSet(rp, v, c, *set);
     return true;
@@ -538,17 +569,17 @@ void readExtender(Reader& r, const json& j, const std::string& path, Extender& o
     if (k == "nodeCacheCapable") return re.boolean(v, c, out.nodeCacheCapable), true;
     if (k == "ignorable") return re.boolean(v, c, out.ignorable), true;
     if (k == "managedResources") {
-      re.list<ExtenderManagedResource>(v, c, "[]v1.ExtenderManagedResource", out.managedResources,
-                                       [&](const json& e, const std::string& p, ExtenderManagedResource& m) {
-                                         Reader rm = r.nested("ExtenderManagedResource");
-                                         rm.object(e, p, "v1.ExtenderManagedResource",
-                                                   [&](const std::string& k2, const json& v2, const std::string& c2) {
-                                                     if (k2 == "name") return rm.str(v2, c2, m.name), true;
-                                                     if (k2 == "ignoredByScheduler")
-                                                       return rm.boolean(v2, c2, m.ignoredByScheduler), true;
-                                                     return false;
-                                                   });
-                                       });
+      re.list<ExtenderManagedResource>(
+          v, c, "[]v1.ExtenderManagedResource", out.managedResources,
+          [&](const json& e, const std::string& p, ExtenderManagedResource& m) {
+            Reader rm = r.nested("ExtenderManagedResource");
+            rm.object(e, p, "v1.ExtenderManagedResource",
+                      [&](const std::string& k2, const json& v2, const std::string& c2) {
+                        if (k2 == "name") return rm.str(v2, c2, m.name), true;
+                        if (k2 == "ignoredByScheduler") return rm.boolean(v2, c2, m.ignoredByScheduler), true;
+                        return false;
+                      });
+          });
       return true;
     }
     if (k == "tlsConfig") {
@@ -567,17 +598,18 @@ void readExtender(Reader& r, const json& j, const std::string& path, Extender& o
         }
         dst = std::move(*decoded);
       };
-      rt.object(v, c, "v1.ExtenderTLSConfig", [&](const std::string& k2, const json& v2, const std::string& c2) {
-        if (k2 == "insecure") return rt.boolean(v2, c2, tls.insecure), true;
-        if (k2 == "serverName") return rt.str(v2, c2, tls.serverName), true;
-        if (k2 == "certFile") return rt.str(v2, c2, tls.certFile), true;
-        if (k2 == "keyFile") return rt.str(v2, c2, tls.keyFile), true;
-        if (k2 == "caFile") return rt.str(v2, c2, tls.caFile), true;
-        if (k2 == "certData") return bytes(v2, c2, tls.certData), true;
-        if (k2 == "keyData") return bytes(v2, c2, tls.keyData), true;
-        if (k2 == "caData") return bytes(v2, c2, tls.caData), true;
-        return false;
-      });
+      rt.object(v, c, "v1.ExtenderTLSConfig",
+                [&](const std::string& k2, const json& v2, const std::string& c2) {
+                  if (k2 == "insecure") return rt.boolean(v2, c2, tls.insecure), true;
+                  if (k2 == "serverName") return rt.str(v2, c2, tls.serverName), true;
+                  if (k2 == "certFile") return rt.str(v2, c2, tls.certFile), true;
+                  if (k2 == "keyFile") return rt.str(v2, c2, tls.keyFile), true;
+                  if (k2 == "caFile") return rt.str(v2, c2, tls.caFile), true;
+                  if (k2 == "certData") return bytes(v2, c2, tls.certData), true;
+                  if (k2 == "keyData") return bytes(v2, c2, tls.keyData), true;
+                  if (k2 == "caData") return bytes(v2, c2, tls.caData), true;
+                  return false;
+                });
       out.tlsConfig = std::move(tls);
       return true;
     }
@@ -590,109 +622,117 @@ void readProfile(Reader& r, const json& j, const std::string& path, size_t index
   out.schedulerName.clear();
   presence.schedulerNameSet.push_back(false);
   Reader rp = r.nested("KubeSchedulerProfile");
-  rp.object(j, path, "v1.KubeSchedulerProfile", [&](const std::string& k, const json& v, const std::string& c) {
-    if (k == "schedulerName") {
-      if (!v.is_null()) presence.schedulerNameSet[index] = true;
-      rp.str(v, c, out.schedulerName);
-      return true;
-    }
-    if (k == "percentageOfNodesToScore") return rp.optInteger(v, c, out.percentageOfNodesToScore), true;
-    if (k == "plugins") return readPlugins(rp, v, c, out.plugins), true;
-    if (k == "pluginConfig") {
-      std::vector<json> argsByIndex;
-      rp.list<PluginConfig>(v, c, "[]v1.PluginConfig", out.pluginConfig,
-                            [&](const json& e, const std::string& p, PluginConfig& pc) {
-                              Reader rc = r.nested("PluginConfig");
-                              json args;
-                              rc.object(e, p, "v1.PluginConfig",
-                                        [&](const std::string& k2, const json& v2, const std::string& c2) {
-                                          if (k2 == "name") return rc.str(v2, c2, pc.name), true;
-                                          if (k2 == "args") return args = v2, true;
-                                          return false;
-                                        });
-                              argsByIndex.push_back(std::move(args));
-                            });
-      for (size_t i = 0; i < argsByIndex.size(); i++) {
-        presence.rawArgs.push_back(RawPluginConfig{index, i, std::move(argsByIndex[i])});
-      }
-      return true;
-    }
-    return false;
-  });
+  rp.object(j, path, "v1.KubeSchedulerProfile",
+            [&](const std::string& k, const json& v, const std::string& c) {
+              if (k == "schedulerName") {
+                if (!v.is_null()) presence.schedulerNameSet[index] = true;
+                rp.str(v, c, out.schedulerName);
+                return true;
+              }
+              if (k == "percentageOfNodesToScore")
+                return rp.optInteger(v, c, out.percentageOfNodesToScore), true;
+              if (k == "plugins") return readPlugins(rp, v, c, out.plugins), true;
+              if (k == "pluginConfig") {
+                std::vector<json> argsByIndex;
+                rp.list<PluginConfig>(
+                    v, c, "[]v1.PluginConfig", out.pluginConfig,
+                    [&](const json& e, const std::string& p, PluginConfig& pc) {
+                      Reader rc = r.nested("PluginConfig");
+                      json args;
+                      rc.object(e, p, "v1.PluginConfig",
+                                [&](const std::string& k2, const json& v2, const std::string& c2) {
+                                  if (k2 == "name") return rc.str(v2, c2, pc.name), true;
+                                  if (k2 == "args") return args = v2, true;
+                                  return false;
+                                });
+                      argsByIndex.push_back(std::move(args));
+                    });
+                for (size_t i = 0; i < argsByIndex.size(); i++) {
+                  presence.rawArgs.push_back(RawPluginConfig{index, i, std::move(argsByIndex[i])});
+                }
+                return true;
+              }
+              return false;
+            });
 }
 
 void readConfig(Ctx& ctx, const json& j, KubeSchedulerConfiguration& out, Presence& presence) {
   Reader r(ctx, "KubeSchedulerConfiguration");
-  r.object(j, "", "v1.KubeSchedulerConfiguration", [&](const std::string& k, const json& v, const std::string& c) {
-    if (isTypeMeta(k)) return true;
-    if (k == "parallelism") return r.integer(v, c, out.parallelism), true;
-    if (k == "leaderElection") {
-      Reader rl = r.nested("LeaderElectionConfiguration");
-      auto& le = out.leaderElection;
-      rl.object(v, c, "v1alpha1.LeaderElectionConfiguration", [&](const std::string& k2, const json& v2, const std::string& c2) {
-        if (k2 == "leaderElect") return rl.boolean(v2, c2, le.leaderElect), true;
-        if (k2 == "leaseDuration") return rl.duration(v2, c2, le.leaseDuration), true;
-        if (k2 == "renewDeadline") return rl.duration(v2, c2, le.renewDeadline), true;
-        if (k2 == "retryPeriod") return rl.duration(v2, c2, le.retryPeriod), true;
-        if (k2 == "resourceLock") return rl.str(v2, c2, le.resourceLock), true;
-        if (k2 == "resourceName") return rl.str(v2, c2, le.resourceName), true;
-        if (k2 == "resourceNamespace") return rl.str(v2, c2, le.resourceNamespace), true;
-        return false;
-      });
-      return true;
-    }
-    if (k == "clientConnection") {
-      Reader rc = r.nested("ClientConnectionConfiguration");
-      auto& cc = out.clientConnection;
-      rc.object(v, c, "v1alpha1.ClientConnectionConfiguration", [&](const std::string& k2, const json& v2, const std::string& c2) {
-        if (k2 == "kubeconfig") return rc.str(v2, c2, cc.kubeconfig), true;
-        if (k2 == "acceptContentTypes") return rc.str(v2, c2, cc.acceptContentTypes), true;
-        if (k2 == "contentType") return rc.str(v2, c2, cc.contentType), true;
-        if (k2 == "qps") return rc.float32(v2, c2, cc.qps), true;
-        if (k2 == "burst") return rc.integer(v2, c2, cc.burst), true;
-        return false;
-      });
-      return true;
-    }
-    if (k == "enableProfiling") return r.boolean(v, c, out.debugging.enableProfiling), true;
-    if (k == "enableContentionProfiling") {
-      if (!v.is_null()) presence.enableContentionProfiling = true;
-      r.boolean(v, c, out.debugging.enableContentionProfiling);
-      return true;
-    }
-    if (k == "percentageOfNodesToScore") return r.optInteger(v, c, out.percentageOfNodesToScore), true;
-    if (k == "podInitialBackoffSeconds") return r.integer(v, c, out.podInitialBackoffSeconds), true;
-    if (k == "podMaxBackoffSeconds") return r.integer(v, c, out.podMaxBackoffSeconds), true;
-    if (k == "delayCacheUntilActive") return r.boolean(v, c, out.delayCacheUntilActive), true;
-    if (k == "profiles") {
-      if (v.is_null()) return true;
-      if (!v.is_array()) {
-        r.typeError(v, c, "[]v1.KubeSchedulerProfile");
-        return true;
-      }
-      out.profiles.clear();
-      for (size_t i = 0; i < v.size() && !ctx.failed(); i++) {
-        KubeSchedulerProfile p;
-        readProfile(r, v[i], indexPath(c, i), i, p, presence);
-        out.profiles.push_back(std::move(p));
-      }
-      return true;
-    }
-    if (k == "extenders") {
-      r.list<Extender>(v, c, "[]v1.Extender", out.extenders,
-                       [&](const json& e, const std::string& p, Extender& ex) { readExtender(r, e, p, ex); });
-      return true;
-    }
-    return false;
-  });
+  r.object(j, "", "v1.KubeSchedulerConfiguration",
+           [&](const std::string& k, const json& v, const std::string& c) {
+             if (isTypeMeta(k)) return true;
+             if (k == "parallelism") return r.integer(v, c, out.parallelism), true;
+             if (k == "leaderElection") {
+               Reader rl = r.nested("LeaderElectionConfiguration");
+               auto& le = out.leaderElection;
+               rl.object(v, c, "v1alpha1.LeaderElectionConfiguration",
+                         [&](const std::string& k2, const json& v2, const std::string& c2) {
+                           if (k2 == "leaderElect") return rl.boolean(v2, c2, le.leaderElect), true;
+                           if (k2 == "leaseDuration") return rl.duration(v2, c2, le.leaseDuration), true;
+                           if (k2 == "renewDeadline") return rl.duration(v2, c2, le.renewDeadline), true;
+                           if (k2 == "retryPeriod") return rl.duration(v2, c2, le.retryPeriod), true;
+                           if (k2 == "resourceLock") return rl.str(v2, c2, le.resourceLock), true;
+                           if (k2 == "resourceName") return rl.str(v2, c2, le.resourceName), true;
+                           if (k2 == "resourceNamespace") return rl.str(v2, c2, le.resourceNamespace), true;
+                           return false;
+                         });
+               return true;
+             }
+             if (k == "clientConnection") {
+               Reader rc = r.nested("ClientConnectionConfiguration");
+               auto& cc = out.clientConnection;
+               rc.object(v, c, "v1alpha1.ClientConnectionConfiguration",
+                         [&](const std::string& k2, const json& v2, const std::string& c2) {
+                           if (k2 == "kubeconfig") return rc.str(v2, c2, cc.kubeconfig), true;
+                           if (k2 == "acceptContentTypes") return rc.str(v2, c2, cc.acceptContentTypes), true;
+                           if (k2 == "contentType") return rc.str(v2, c2, cc.contentType), true;
+                           if (k2 == "qps") return rc.float32(v2, c2, cc.qps), true;
+                           if (k2 == "burst") return rc.integer(v2, c2, cc.burst), true;
+                           return false;
+                         });
+               return true;
+             }
+             if (k == "enableProfiling") return r.boolean(v, c, out.debugging.enableProfiling), true;
+             if (k == "enableContentionProfiling") {
+               if (!v.is_null()) presence.enableContentionProfiling = true;
+               r.boolean(v, c, out.debugging.enableContentionProfiling);
+               return true;
+             }
+             if (k == "percentageOfNodesToScore")
+               return r.optInteger(v, c, out.percentageOfNodesToScore), true;
+             if (k == "podInitialBackoffSeconds") return r.integer(v, c, out.podInitialBackoffSeconds), true;
+             if (k == "podMaxBackoffSeconds") return r.integer(v, c, out.podMaxBackoffSeconds), true;
+             if (k == "delayCacheUntilActive") return r.boolean(v, c, out.delayCacheUntilActive), true;
+             if (k == "profiles") {
+               if (v.is_null()) return true;
+               if (!v.is_array()) {
+                 r.typeError(v, c, "[]v1.KubeSchedulerProfile");
+                 return true;
+               }
+               out.profiles.clear();
+               for (size_t i = 0; i < v.size() && !ctx.failed(); i++) {
+                 KubeSchedulerProfile p;
+                 readProfile(r, v[i], indexPath(c, i), i, p, presence);
+                 out.profiles.push_back(std::move(p));
+               }
+               return true;
+             }
+             if (k == "extenders") {
+               r.list<Extender>(
+                   v, c, "[]v1.Extender", out.extenders,
+                   [&](const json& e, const std::string& p, Extender& ex) { readExtender(r, e, p, ex); });
+               return true;
+             }
+             return false;
+           });
 }
 
 // DecodeNestedObjects for one pluginConfig entry: typed args for registered kinds, OpaqueArgs otherwise.
 // Returns a non-strict error, or collects a strict one into `strictOut`.
-std::optional<std::string> decodeArgs(const RawPluginConfig& raw, PluginConfig& pc, const FeatureGates& features,
-                                      std::vector<std::string>& strictOut) {
-  const std::string where =
-      "decoding .profiles[" + std::to_string(raw.profile) + "].pluginConfig[" + std::to_string(raw.index) + "]: ";
+std::optional<std::string> decodeArgs(const RawPluginConfig& raw, PluginConfig& pc,
+                                      const FeatureGates& features, std::vector<std::string>& strictOut) {
+  const std::string where = "decoding .profiles[" + std::to_string(raw.profile) + "].pluginConfig[" +
+                            std::to_string(raw.index) + "]: ";
   const std::string kind = pc.name + "Args";
   if (!internal::isRegisteredArgsKind(kind)) {
     if (!raw.args.is_null()) {
@@ -707,7 +747,8 @@ std::optional<std::string> decodeArgs(const RawPluginConfig& raw, PluginConfig& 
   if (args.is_object()) {
     std::string gotVersion(kGroupVersion);
     std::string gotKind = kind;
-    if (auto it = args.find("apiVersion"); it != args.end() && it->is_string() && !it->get<std::string>().empty()) {
+    if (auto it = args.find("apiVersion");
+        it != args.end() && it->is_string() && !it->get<std::string>().empty()) {
       gotVersion = it->get<std::string>();
     }
     if (auto it = args.find("kind"); it != args.end() && it->is_string() && !it->get<std::string>().empty()) {
@@ -730,8 +771,8 @@ std::optional<std::string> decodeArgs(const RawPluginConfig& raw, PluginConfig& 
   std::shared_ptr<PluginArgs> typed = readArgs(ctx, kind, args);
   if (ctx.fatal) return where + forPlugin + *ctx.fatal;
   if (!ctx.strict.empty()) {
-    strictOut.push_back(where + "strict decoding error: " + forPlugin + "strict decoding error: " +
-                        join(ctx.strict, ", "));
+    strictOut.push_back(where + "strict decoding error: " + forPlugin +
+                        "strict decoding error: " + join(ctx.strict, ", "));
   }
   setDefaultsPluginArgs(*typed, features);
   pc.args = std::move(typed);
@@ -750,11 +791,11 @@ void applyDefaults(KubeSchedulerConfiguration& c, const Presence& presence, cons
     std::set<std::string> existing;
     for (const auto& pc : prof.pluginConfig) existing.insert(pc.name);
     std::set<std::string> names;
-    for (const PluginSet* s : {&prof.plugins.multiPoint, &prof.plugins.preFilter, &prof.plugins.filter,
-                               &prof.plugins.postFilter, &prof.plugins.reserve, &prof.plugins.preScore,
-                               &prof.plugins.score, &prof.plugins.preBind, &prof.plugins.bind,
-                               &prof.plugins.postBind, &prof.plugins.permit, &prof.plugins.preEnqueue,
-                               &prof.plugins.queueSort}) {
+    for (const PluginSet* s :
+         {&prof.plugins.multiPoint, &prof.plugins.preFilter, &prof.plugins.filter, &prof.plugins.postFilter,
+          &prof.plugins.reserve, &prof.plugins.preScore, &prof.plugins.score, &prof.plugins.preBind,
+          &prof.plugins.bind, &prof.plugins.postBind, &prof.plugins.permit, &prof.plugins.preEnqueue,
+          &prof.plugins.queueSort}) {
       for (const auto& p : s->enabled) names.insert(p.name);
     }
     for (const auto& name : names) {
@@ -776,7 +817,8 @@ void applyDefaults(KubeSchedulerConfiguration& c, const Presence& presence, cons
   if (le.leaseDuration.count() == 0) le.leaseDuration = std::chrono::seconds(15);
   if (le.renewDeadline.count() == 0) le.renewDeadline = std::chrono::seconds(10);
   if (le.retryPeriod.count() == 0) le.retryPeriod = std::chrono::seconds(2);
-  if (!presence.enableContentionProfiling) c.debugging.enableContentionProfiling = c.debugging.enableProfiling;
+  if (!presence.enableContentionProfiling)
+    c.debugging.enableContentionProfiling = c.debugging.enableProfiling;
 }
 
 // YAMLToJSONStrict: go-yaml's UnmarshalStrict rejects a mapping key that repeats within one mapping
@@ -786,8 +828,8 @@ void findDuplicateKeys(const YAML::Node& node, std::vector<std::string>& out) {
     std::set<std::string> seen;
     for (auto it = node.begin(); it != node.end(); ++it) {
       if (it->first.IsScalar() && !seen.insert(it->first.Scalar()).second) {
-        out.push_back("line " + std::to_string(it->first.Mark().line + 1) + ": key " + goQuote(it->first.Scalar()) +
-                      " already set in map");
+        out.push_back("line " + std::to_string(it->first.Mark().line + 1) + ": key " +
+                      goQuote(it->first.Scalar()) + " already set in map");
       }
       findDuplicateKeys(it->second, out);
     }
@@ -840,12 +882,14 @@ Result<KubeSchedulerConfiguration> decodeConfig(std::string_view yaml, const Dec
   }
   if (kind.empty()) return Error("Object 'Kind' is missing in '" + std::string(yaml) + "'");
   if (apiVersion.empty()) return Error("Object 'apiVersion' is missing in '" + std::string(yaml) + "'");
-  if (apiVersion != kGroupVersion || (kind != "KubeSchedulerConfiguration" && !internal::isRegisteredArgsKind(kind))) {
-    return Error("no kind " + goQuote(kind) + " is registered for version " + goQuote(apiVersion) + " in scheme " +
-                 goQuote(internal::kSchemeName));
+  if (apiVersion != kGroupVersion ||
+      (kind != "KubeSchedulerConfiguration" && !internal::isRegisteredArgsKind(kind))) {
+    return Error("no kind " + goQuote(kind) + " is registered for version " + goQuote(apiVersion) +
+                 " in scheme " + goQuote(internal::kSchemeName));
   }
   if (kind != "KubeSchedulerConfiguration") {
-    return Error("couldn't decode as KubeSchedulerConfiguration, got " + apiVersion + ", Kind=" + kind + ": ");
+    return Error("couldn't decode as KubeSchedulerConfiguration, got " + apiVersion + ", Kind=" + kind +
+                 ": ");
   }
 
   if (auto dup = duplicateKeysError(yaml)) return Error(*dup);
@@ -857,7 +901,8 @@ Result<KubeSchedulerConfiguration> decodeConfig(std::string_view yaml, const Dec
   if (ctx.fatal) return Error(*ctx.fatal);
   std::vector<std::string> strictErrors = std::move(ctx.strict);
   for (const auto& raw : presence.rawArgs) {
-    auto err = decodeArgs(raw, config.profiles[raw.profile].pluginConfig[raw.index], options.features, strictErrors);
+    auto err =
+        decodeArgs(raw, config.profiles[raw.profile].pluginConfig[raw.index], options.features, strictErrors);
     if (err) return Error(*err);
   }
   if (!strictErrors.empty()) return Error("strict decoding error: " + join(strictErrors, ", "));

@@ -1,8 +1,8 @@
 // Upstream v1.34 defaulting: getDefaultPlugins, mergePlugins/mergePluginSet and SetDefaults_*Args.
 
 #include <map>
-#include <typeinfo>
 #include <set>
+#include <typeinfo>
 
 #include "pkg/scheduler/apis/config/codec_internal.h"
 #include "pkg/scheduler/apis/config/config.h"
@@ -12,9 +12,14 @@ namespace ks::config {
 namespace internal {
 bool isRegisteredArgsKind(std::string_view kind) {
   static const std::set<std::string_view> kinds = {
-      "DefaultPreemptionArgs", "DynamicResourcesArgs",  "InterPodAffinityArgs",
-      "NodeAffinityArgs",      "NodeResourcesBalancedAllocationArgs", "NodeResourcesFitArgs",
-      "PodTopologySpreadArgs", "VolumeBindingArgs",
+      "DefaultPreemptionArgs",
+      "DynamicResourcesArgs",
+      "InterPodAffinityArgs",
+      "NodeAffinityArgs",
+      "NodeResourcesBalancedAllocationArgs",
+      "NodeResourcesFitArgs",
+      "PodTopologySpreadArgs",
+      "VolumeBindingArgs",
   };
   return kinds.count(kind) != 0;
 }
@@ -23,24 +28,15 @@ bool isRegisteredArgsKind(std::string_view kind) {
 Plugins getDefaultPlugins(const FeatureGates& features) {
   Plugins p;
   p.multiPoint.enabled = {
-      {"SchedulingGates", 0},
-      {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},
-      {"NodeName", 0},
-      {"TaintToleration", 3},
-      {"NodeAffinity", 2},
-      {"NodePorts", 0},
-      {"NodeResourcesFit", 1},
-      {"VolumeRestrictions", 0},
-      {"NodeVolumeLimits", 0},
-      {"VolumeBinding", 0},
-      {"VolumeZone", 0},
-      {"PodTopologySpread", 2},
-      {"InterPodAffinity", 2},
-      {"DefaultPreemption", 0},
-      {"NodeResourcesBalancedAllocation", 1},
-      {"ImageLocality", 1},
-      {"DefaultBinder", 0},
+      {"SchedulingGates", 0},    {"PrioritySort", 0},
+      {"NodeUnschedulable", 0},  {"NodeName", 0},
+      {"TaintToleration", 3},    {"NodeAffinity", 2},
+      {"NodePorts", 0},          {"NodeResourcesFit", 1},
+      {"VolumeRestrictions", 0}, {"NodeVolumeLimits", 0},
+      {"VolumeBinding", 0},      {"VolumeZone", 0},
+      {"PodTopologySpread", 2},  {"InterPodAffinity", 2},
+      {"DefaultPreemption", 0},  {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},      {"DefaultBinder", 0},
   };
   if (features.dynamicResourceAllocation) {
     // Before DefaultPreemption: deallocating an idle ResourceClaim beats evicting a pod.
@@ -139,14 +135,22 @@ void setDefaultsPluginArgs(PluginArgs& args, const FeatureGates& features) {
 
 std::shared_ptr<PluginArgs> newDefaultPluginArgs(std::string_view name, const FeatureGates& features) {
   std::shared_ptr<PluginArgs> args;
-  if (name == "DefaultPreemption") args = std::make_shared<DefaultPreemptionArgs>();
-  else if (name == "DynamicResources") args = std::make_shared<DynamicResourcesArgs>();
-  else if (name == "InterPodAffinity") args = std::make_shared<InterPodAffinityArgs>();
-  else if (name == "NodeAffinity") args = std::make_shared<NodeAffinityArgs>();
-  else if (name == "NodeResourcesBalancedAllocation") args = std::make_shared<NodeResourcesBalancedAllocationArgs>();
-  else if (name == "NodeResourcesFit") args = std::make_shared<NodeResourcesFitArgs>();
-  else if (name == "PodTopologySpread") args = std::make_shared<PodTopologySpreadArgs>();
-  else if (name == "VolumeBinding") args = std::make_shared<VolumeBindingArgs>();
+  if (name == "DefaultPreemption")
+    args = std::make_shared<DefaultPreemptionArgs>();
+  else if (name == "DynamicResources")
+    args = std::make_shared<DynamicResourcesArgs>();
+  else if (name == "InterPodAffinity")
+    args = std::make_shared<InterPodAffinityArgs>();
+  else if (name == "NodeAffinity")
+    args = std::make_shared<NodeAffinityArgs>();
+  else if (name == "NodeResourcesBalancedAllocation")
+    args = std::make_shared<NodeResourcesBalancedAllocationArgs>();
+  else if (name == "NodeResourcesFit")
+    args = std::make_shared<NodeResourcesFitArgs>();
+  else if (name == "PodTopologySpread")
+    args = std::make_shared<PodTopologySpreadArgs>();
+  else if (name == "VolumeBinding")
+    args = std::make_shared<VolumeBindingArgs>();
   if (args) setDefaultsPluginArgs(*args, features);
   return args;
 }

@@ -8,7 +8,9 @@
 namespace ks::config {
 namespace {
 
-Error invalid(std::string_view orig) { return Error("time: invalid duration " + quote(orig)); }
+Error invalid(std::string_view orig) {
+  return Error("time: invalid duration " + quote(orig));
+}
 
 int64_t unitNanos(std::string_view u) {
   if (u == "ns") return 1;
@@ -20,7 +22,8 @@ int64_t unitNanos(std::string_view u) {
   return 0;
 }
 
-// Go's fmtFrac: writes the fraction of v/10^prec (trailing zeros dropped, no '.' if zero) and returns v/10^prec.
+// Go's fmtFrac: writes the fraction of v/10^prec (trailing zeros dropped, no '.' if zero) and returns
+// v/10^prec.
 uint64_t fmtFrac(std::string& out, uint64_t v, int prec) {
   std::string digits;
   bool print = false;
@@ -34,7 +37,9 @@ uint64_t fmtFrac(std::string& out, uint64_t v, int prec) {
   return v;
 }
 
-void fmtInt(std::string& out, uint64_t v) { out.insert(0, std::to_string(v)); }
+void fmtInt(std::string& out, uint64_t v) {
+  out.insert(0, std::to_string(v));
+}
 
 }  // namespace
 

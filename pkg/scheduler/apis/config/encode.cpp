@@ -36,12 +36,18 @@ json pluginSetJson(const PluginSet& s) {
 }
 
 json pluginsJson(const Plugins& p) {
-  return json{{"preEnqueue", pluginSetJson(p.preEnqueue)}, {"queueSort", pluginSetJson(p.queueSort)},
-              {"preFilter", pluginSetJson(p.preFilter)},   {"filter", pluginSetJson(p.filter)},
-              {"postFilter", pluginSetJson(p.postFilter)}, {"preScore", pluginSetJson(p.preScore)},
-              {"score", pluginSetJson(p.score)},           {"reserve", pluginSetJson(p.reserve)},
-              {"permit", pluginSetJson(p.permit)},         {"preBind", pluginSetJson(p.preBind)},
-              {"bind", pluginSetJson(p.bind)},             {"postBind", pluginSetJson(p.postBind)},
+  return json{{"preEnqueue", pluginSetJson(p.preEnqueue)},
+              {"queueSort", pluginSetJson(p.queueSort)},
+              {"preFilter", pluginSetJson(p.preFilter)},
+              {"filter", pluginSetJson(p.filter)},
+              {"postFilter", pluginSetJson(p.postFilter)},
+              {"preScore", pluginSetJson(p.preScore)},
+              {"score", pluginSetJson(p.score)},
+              {"reserve", pluginSetJson(p.reserve)},
+              {"permit", pluginSetJson(p.permit)},
+              {"preBind", pluginSetJson(p.preBind)},
+              {"bind", pluginSetJson(p.bind)},
+              {"postBind", pluginSetJson(p.postBind)},
               {"multiPoint", pluginSetJson(p.multiPoint)}};
 }
 
@@ -115,7 +121,9 @@ json constraintJson(const api::TopologySpreadConstraint& c) {
   return j;
 }
 
-json typed(std::string_view kind) { return json{{"apiVersion", kGroupVersion}, {"kind", kind}}; }
+json typed(std::string_view kind) {
+  return json{{"apiVersion", kGroupVersion}, {"kind", kind}};
+}
 
 json extenderJson(const Extender& e) {
   json j{{"urlPrefix", e.urlPrefix}, {"httpTimeout", dur(e.httpTimeout)}};

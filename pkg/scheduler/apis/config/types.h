@@ -92,7 +92,9 @@ struct OpaqueArgs final : PluginArgs {
 struct PluginConfig {
   std::string name;
   std::shared_ptr<const PluginArgs> args;
-  bool operator==(const PluginConfig& o) const { return name == o.name && pluginArgsEqual(args.get(), o.args.get()); }
+  bool operator==(const PluginConfig& o) const {
+    return name == o.name && pluginArgsEqual(args.get(), o.args.get());
+  }
 };
 
 struct KubeSchedulerProfile {

@@ -14,11 +14,21 @@ namespace ks::config {
 std::string FieldError::message() const {
   std::string body;
   switch (type) {
-    case Type::kRequired: body = "Required value"; break;
-    case Type::kForbidden: body = "Forbidden"; break;
-    case Type::kDuplicate: body = "Duplicate value: " + badValue; break;
-    case Type::kInvalid: body = "Invalid value: " + badValue; break;
-    case Type::kNotSupported: body = "Unsupported value: " + badValue; break;
+    case Type::kRequired:
+      body = "Required value";
+      break;
+    case Type::kForbidden:
+      body = "Forbidden";
+      break;
+    case Type::kDuplicate:
+      body = "Duplicate value: " + badValue;
+      break;
+    case Type::kInvalid:
+      body = "Invalid value: " + badValue;
+      break;
+    case Type::kNotSupported:
+      body = "Unsupported value: " + badValue;
+      break;
   }
   if (!detail.empty()) body += ": " + detail;
   return field + ": " + body;
@@ -36,7 +46,9 @@ std::string aggregateMessage(const FieldErrors& errors) {
   return "[" + join(msgs, ", ") + "]";
 }
 
-std::string goQuote(std::string_view s) { return quote(s); }
+std::string goQuote(std::string_view s) {
+  return quote(s);
+}
 
 std::string childPath(std::string_view parent, std::string_view child) {
   if (parent.empty()) return std::string(child);
@@ -61,13 +73,18 @@ constexpr std::string_view kQualifiedNameErrMsg =
 constexpr std::string_view kLabelValueErrMsg =
     "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
     "start and end with an alphanumeric character";
-constexpr std::string_view kDNS1123SubdomainFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+constexpr std::string_view kDNS1123SubdomainFmt =
+    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 constexpr std::string_view kDNS1123SubdomainErrMsg =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
     "start and end with an alphanumeric character";
 
-bool isAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
-bool isLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool isAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool isLowerAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
 
 bool matchesQualifiedName(std::string_view s) {
   if (s.empty() || !isAlnum(s.front()) || !isAlnum(s.back())) return false;
@@ -87,7 +104,8 @@ bool matchesDNS1123Subdomain(std::string_view s) {
   return true;
 }
 
-std::string regexError(std::string_view msg, std::string_view fmt, std::initializer_list<std::string_view> examples) {
+std::string regexError(std::string_view msg, std::string_view fmt,
+                       std::initializer_list<std::string_view> examples) {
   std::string out(msg);
   out += " (e.g. ";
   bool first = true;
@@ -100,7 +118,9 @@ std::string regexError(std::string_view msg, std::string_view fmt, std::initiali
   return out;
 }
 
-std::string maxLenError(size_t n) { return "must be no more than " + std::to_string(n) + " characters"; }
+std::string maxLenError(size_t n) {
+  return "must be no more than " + std::to_string(n) + " characters";
+}
 
 }  // namespace
 
@@ -139,7 +159,8 @@ std::vector<std::string> isQualifiedName(std::string_view value) {
     errs.push_back("name part " + maxLenError(63));
   }
   if (!matchesQualifiedName(name)) {
-    errs.push_back("name part " + regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
+    errs.push_back("name part " +
+                   regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
   }
   return errs;
 }
@@ -188,31 +209,40 @@ std::string argsValue(const PluginArgs* args) {
 
 // Removed plugins per config version (invalidPluginsByVersion). Upstream records the version as core "v1".
 constexpr std::string_view kInvalidPluginsVersion = "v1";
-const std::set<std::string_view> kInvalidPlugins = {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"};
+const std::set<std::string_view> kInvalidPlugins = {"AzureDiskLimits", "CinderLimits", "EBSLimits",
+                                                    "GCEPDLimits"};
 
 std::string invalidPluginDetail(std::string_view apiVersion) {
-  return "was invalid in version " + goQuote(kInvalidPluginsVersion) + " (KubeSchedulerConfiguration is version " +
-         goQuote(apiVersion) + ")";
+  return "was invalid in version " + goQuote(kInvalidPluginsVersion) +
+         " (KubeSchedulerConfiguration is version " + goQuote(apiVersion) + ")";
 }
 
 void validatePercentage(const std::string& path, const std::optional<int32_t>& p, FieldErrors& errs) {
-  if (p && (*p < 0 || *p > 100)) errs.push_back(invalid(path, std::to_string(*p), "not in valid range [0-100]"));
+  if (p && (*p < 0 || *p > 100))
+    errs.push_back(invalid(path, std::to_string(*p), "not in valid range [0-100]"));
 }
 
 void append(FieldErrors& out, FieldErrors more) {
   for (auto& e : more) out.push_back(std::move(e));
 }
 
-void validatePluginConfig(const std::string& path, std::string_view apiVersion, const KubeSchedulerProfile& profile,
-                          const FeatureGates& features, FieldErrors& errs) {
+void validatePluginConfig(const std::string& path, std::string_view apiVersion,
+                          const KubeSchedulerProfile& profile, const FeatureGates& features,
+                          FieldErrors& errs) {
   const std::string pluginsPath = childPath(path, "plugins");
   const std::pair<const char*, const PluginSet*> stages[] = {
-      {"preEnqueue", &profile.plugins.preEnqueue}, {"queueSort", &profile.plugins.queueSort},
-      {"preFilter", &profile.plugins.preFilter},   {"filter", &profile.plugins.filter},
-      {"postFilter", &profile.plugins.postFilter}, {"preScore", &profile.plugins.preScore},
-      {"score", &profile.plugins.score},           {"reserve", &profile.plugins.reserve},
-      {"permit", &profile.plugins.permit},         {"preBind", &profile.plugins.preBind},
-      {"bind", &profile.plugins.bind},             {"postBind", &profile.plugins.postBind},
+      {"preEnqueue", &profile.plugins.preEnqueue},
+      {"queueSort", &profile.plugins.queueSort},
+      {"preFilter", &profile.plugins.preFilter},
+      {"filter", &profile.plugins.filter},
+      {"postFilter", &profile.plugins.postFilter},
+      {"preScore", &profile.plugins.preScore},
+      {"score", &profile.plugins.score},
+      {"reserve", &profile.plugins.reserve},
+      {"permit", &profile.plugins.permit},
+      {"preBind", &profile.plugins.preBind},
+      {"bind", &profile.plugins.bind},
+      {"postBind", &profile.plugins.postBind},
   };
   for (const auto& [stage, set] : stages) {
     for (size_t i = 0; i < set->enabled.size(); i++) {
@@ -238,20 +268,26 @@ void validatePluginConfig(const std::string& path, std::string_view apiVersion, 
     }
     auto mismatch = [&] { errs.push_back(invalid(argsPath, argsValue(args), "has to match plugin args")); };
     auto check = [&]<typename T>(auto&& fn) {
-      if (auto* a = dynamic_cast<const T*>(args)) append(errs, fn(*a));
-      else mismatch();
+      if (auto* a = dynamic_cast<const T*>(args))
+        append(errs, fn(*a));
+      else
+        mismatch();
     };
     if (name == "DefaultPreemption") {
-      check.template operator()<DefaultPreemptionArgs>([&](const auto& a) { return validateDefaultPreemptionArgs(argsPath, a); });
+      check.template operator()<DefaultPreemptionArgs>(
+          [&](const auto& a) { return validateDefaultPreemptionArgs(argsPath, a); });
     } else if (name == "InterPodAffinity") {
-      check.template operator()<InterPodAffinityArgs>([&](const auto& a) { return validateInterPodAffinityArgs(argsPath, a); });
+      check.template operator()<InterPodAffinityArgs>(
+          [&](const auto& a) { return validateInterPodAffinityArgs(argsPath, a); });
     } else if (name == "NodeAffinity") {
-      check.template operator()<NodeAffinityArgs>([&](const auto& a) { return validateNodeAffinityArgs(argsPath, a); });
+      check.template operator()<NodeAffinityArgs>(
+          [&](const auto& a) { return validateNodeAffinityArgs(argsPath, a); });
     } else if (name == "NodeResourcesBalancedAllocation") {
       check.template operator()<NodeResourcesBalancedAllocationArgs>(
           [&](const auto& a) { return validateNodeResourcesBalancedAllocationArgs(argsPath, a); });
     } else if (name == "PodTopologySpread") {
-      check.template operator()<PodTopologySpreadArgs>([&](const auto& a) { return validatePodTopologySpreadArgs(argsPath, a); });
+      check.template operator()<PodTopologySpreadArgs>(
+          [&](const auto& a) { return validatePodTopologySpreadArgs(argsPath, a); });
     } else if (name == "VolumeBinding") {
       check.template operator()<VolumeBindingArgs>(
           [&](const auto& a) { return validateVolumeBindingArgs(argsPath, a, features); });
@@ -278,7 +314,8 @@ void validateCommonQueueSort(const std::vector<KubeSchedulerProfile>& profiles, 
     const std::string path = indexPath("profiles", i);
     const PluginSet& curr = profiles[i].plugins.queueSort;
     if (!(canon == curr)) {
-      errs.push_back(invalid(path + ".plugins.queueSort", goSyntax(curr), "must be the same for all profiles"));
+      errs.push_back(
+          invalid(path + ".plugins.queueSort", goSyntax(curr), "must be the same for all profiles"));
     }
     for (const auto& pc : profiles[i].pluginConfig) {
       if (pc.name == queueSortName && !pluginArgsEqual(queueSortArgs, pc.args.get())) {
@@ -304,7 +341,8 @@ void validateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
     const auto& e = extenders[i];
     const std::string path = indexPath("extenders", i);
     if (!e.prioritizeVerb.empty() && e.weight <= 0) {
-      errs.push_back(invalid(path + ".weight", std::to_string(e.weight), "must have a positive weight applied to it"));
+      errs.push_back(
+          invalid(path + ".weight", std::to_string(e.weight), "must have a positive weight applied to it"));
     }
     if (!e.bindVerb.empty()) binders++;
     for (size_t j = 0; j < e.managedResources.size(); j++) {
@@ -322,43 +360,50 @@ void validateExtenders(const std::vector<Extender>& extenders, FieldErrors& errs
     }
   }
   if (binders > 1) {
-    errs.push_back(invalid("extenders", goQuote("found " + std::to_string(binders) + " extenders implementing bind"),
+    errs.push_back(invalid("extenders",
+                           goQuote("found " + std::to_string(binders) + " extenders implementing bind"),
                            "only one extender can implement bind"));
   }
 }
 
 }  // namespace
 
-FieldErrors validateKubeSchedulerConfiguration(const KubeSchedulerConfiguration& c, const FeatureGates& features,
-                                               std::string_view apiVersion) {
+FieldErrors validateKubeSchedulerConfiguration(const KubeSchedulerConfiguration& c,
+                                               const FeatureGates& features, std::string_view apiVersion) {
   FieldErrors errs;
   if (c.clientConnection.burst < 0) {
-    errs.push_back(invalid("clientConnection.burst", std::to_string(c.clientConnection.burst), "must be non-negative"));
+    errs.push_back(
+        invalid("clientConnection.burst", std::to_string(c.clientConnection.burst), "must be non-negative"));
   }
   const auto& le = c.leaderElection;
   if (le.leaderElect) {
     if (le.leaseDuration.count() <= 0) {
-      errs.push_back(invalid("leaderElection.leaseDuration", durationValue(le.leaseDuration), "must be greater than zero"));
+      errs.push_back(invalid("leaderElection.leaseDuration", durationValue(le.leaseDuration),
+                             "must be greater than zero"));
     }
     if (le.renewDeadline.count() <= 0) {
-      errs.push_back(invalid("leaderElection.renewDeadline", durationValue(le.renewDeadline), "must be greater than zero"));
+      errs.push_back(invalid("leaderElection.renewDeadline", durationValue(le.renewDeadline),
+                             "must be greater than zero"));
     }
     if (le.retryPeriod.count() <= 0) {
-      errs.push_back(invalid("leaderElection.retryPeriod", durationValue(le.retryPeriod), "must be greater than zero"));
+      errs.push_back(
+          invalid("leaderElection.retryPeriod", durationValue(le.retryPeriod), "must be greater than zero"));
     }
     if (le.leaseDuration <= le.renewDeadline) {
       errs.push_back(invalid("leaderElection.leaseDuration", durationValue(le.renewDeadline),
                              "LeaseDuration must be greater than RenewDeadline"));
     }
     if (le.resourceLock.empty()) {
-      errs.push_back(invalid("leaderElection.resourceLock", goQuote(le.resourceLock), "resourceLock is required"));
+      errs.push_back(
+          invalid("leaderElection.resourceLock", goQuote(le.resourceLock), "resourceLock is required"));
     }
     if (le.resourceNamespace.empty()) {
       errs.push_back(invalid("leaderElection.resourceNamespace", goQuote(le.resourceNamespace),
                              "resourceNamespace is required"));
     }
     if (le.resourceName.empty()) {
-      errs.push_back(invalid("leaderElection.resourceName", goQuote(le.resourceName), "resourceName is required"));
+      errs.push_back(
+          invalid("leaderElection.resourceName", goQuote(le.resourceName), "resourceName is required"));
     }
     if (le.resourceLock != "leases") {
       errs.push_back(invalid("leaderElection.resourceLock", goQuote(le.resourceLock),
@@ -366,7 +411,8 @@ FieldErrors validateKubeSchedulerConfiguration(const KubeSchedulerConfiguration&
     }
   }
   if (c.parallelism <= 0) {
-    errs.push_back(invalid("parallelism", std::to_string(c.parallelism), "should be an integer value greater than zero"));
+    errs.push_back(invalid("parallelism", std::to_string(c.parallelism),
+                           "should be an integer value greater than zero"));
   }
   if (c.profiles.empty()) {
     errs.push_back(FieldError{FieldError::Type::kRequired, "profiles", "", ""});
@@ -390,7 +436,8 @@ FieldErrors validateKubeSchedulerConfiguration(const KubeSchedulerConfiguration&
   }
   validatePercentage("percentageOfNodesToScore", c.percentageOfNodesToScore, errs);
   if (c.podInitialBackoffSeconds <= 0) {
-    errs.push_back(invalid("podInitialBackoffSeconds", std::to_string(c.podInitialBackoffSeconds), "must be greater than 0"));
+    errs.push_back(invalid("podInitialBackoffSeconds", std::to_string(c.podInitialBackoffSeconds),
+                           "must be greater than 0"));
   }
   if (c.podMaxBackoffSeconds < c.podInitialBackoffSeconds) {
     errs.push_back(invalid("podMaxBackoffSeconds", std::to_string(c.podMaxBackoffSeconds),

@@ -83,15 +83,18 @@ void validateRequirement(const std::string& path, const api::NodeSelectorRequire
   const std::string valuesPath = path + ".values";
   if (r.op == "In" || r.op == "NotIn") {
     if (r.values.empty()) {
-      errs.push_back(invalid(valuesPath, goStrings(r.values), "for 'in', 'notin' operators, values set can't be empty"));
+      errs.push_back(
+          invalid(valuesPath, goStrings(r.values), "for 'in', 'notin' operators, values set can't be empty"));
     }
   } else if (r.op == "Exists" || r.op == "DoesNotExist") {
     if (!r.values.empty()) {
-      errs.push_back(invalid(valuesPath, goStrings(r.values), "values set must be empty for exists and does not exist"));
+      errs.push_back(
+          invalid(valuesPath, goStrings(r.values), "values set must be empty for exists and does not exist"));
     }
   } else if (r.op == "Gt" || r.op == "Lt") {
     if (r.values.size() != 1) {
-      errs.push_back(invalid(valuesPath, goStrings(r.values), "for 'Gt', 'Lt' operators, exactly one value is required"));
+      errs.push_back(invalid(valuesPath, goStrings(r.values),
+                             "for 'Gt', 'Lt' operators, exactly one value is required"));
     }
     for (size_t i = 0; i < r.values.size(); i++) {
       const auto& v = r.values[i];
@@ -107,14 +110,16 @@ void validateRequirement(const std::string& path, const api::NodeSelectorRequire
         }
       }
       if (!isInt) {
-        errs.push_back(invalid(indexPath(valuesPath, i), goQuote(v), "for 'Gt', 'Lt' operators, the value must be an integer"));
+        errs.push_back(invalid(indexPath(valuesPath, i), goQuote(v),
+                               "for 'Gt', 'Lt' operators, the value must be an integer"));
       }
     }
   }
   for (size_t i = 0; i < r.values.size(); i++) {
     auto msgs = isValidLabelValue(r.values[i]);
     if (!msgs.empty()) {
-      errs.push_back(invalid(indexPath(valuesPath, i) + "[" + r.key + "]", goQuote(r.values[i]), join(msgs, "; ")));
+      errs.push_back(
+          invalid(indexPath(valuesPath, i) + "[" + r.key + "]", goQuote(r.values[i]), join(msgs, "; ")));
     }
   }
 }
@@ -137,14 +142,17 @@ void validateNodeSelectorTerm(const std::string& path, const api::NodeSelectorTe
     const auto& r = term.matchFields[i];
     const std::string p = indexPath(path + ".matchFields", i);
     if (r.op == "In" || r.op == "NotIn") {
-      if (r.values.size() != 1) errs.push_back(invalid(p + ".values", goStrings(r.values), "must have one element"));
+      if (r.values.size() != 1)
+        errs.push_back(invalid(p + ".values", goStrings(r.values), "must have one element"));
     } else {
       errs.push_back(notSupported(p + ".operator", r.op, kFieldOps));
     }
   }
 }
 
-bool isEmptyTerm(const api::NodeSelectorTerm& t) { return t.matchExpressions.empty() && t.matchFields.empty(); }
+bool isEmptyTerm(const api::NodeSelectorTerm& t) {
+  return t.matchExpressions.empty() && t.matchFields.empty();
+}
 
 }  // namespace
 
@@ -153,10 +161,12 @@ FieldErrors validateDefaultPreemptionArgs(const std::string& path, const Default
   const std::string pct = childPath(path, "minCandidateNodesPercentage");
   const std::string abs = childPath(path, "minCandidateNodesAbsolute");
   if (args.minCandidateNodesPercentage < 0 || args.minCandidateNodesPercentage > 100) {
-    errs.push_back(invalid(pct, std::to_string(args.minCandidateNodesPercentage), "not in valid range [0, 100]"));
+    errs.push_back(
+        invalid(pct, std::to_string(args.minCandidateNodesPercentage), "not in valid range [0, 100]"));
   }
   if (args.minCandidateNodesAbsolute < 0) {
-    errs.push_back(invalid(abs, std::to_string(args.minCandidateNodesAbsolute), "not in valid range [0, inf)"));
+    errs.push_back(
+        invalid(abs, std::to_string(args.minCandidateNodesAbsolute), "not in valid range [0, inf)"));
   }
   if (args.minCandidateNodesPercentage == 0 && args.minCandidateNodesAbsolute == 0) {
     errs.push_back(invalid(pct, "0", "cannot be zero at the same time as minCandidateNodesAbsolute"));
@@ -168,8 +178,8 @@ FieldErrors validateDefaultPreemptionArgs(const std::string& path, const Default
 FieldErrors validateInterPodAffinityArgs(const std::string& path, const InterPodAffinityArgs& args) {
   FieldErrors errs;
   if (args.hardPodAffinityWeight < 0 || args.hardPodAffinityWeight > 100) {
-    errs.push_back(invalid(childPath(path, "hardPodAffinityWeight"), std::to_string(args.hardPodAffinityWeight),
-                           "not in valid range [0, 100]"));
+    errs.push_back(invalid(childPath(path, "hardPodAffinityWeight"),
+                           std::to_string(args.hardPodAffinityWeight), "not in valid range [0, 100]"));
   }
   return errs;
 }
@@ -186,7 +196,8 @@ FieldErrors validatePodTopologySpreadArgs(const std::string& path, const PodTopo
   for (size_t i = 0; i < args.defaultConstraints.size(); i++) {
     const auto& c = args.defaultConstraints[i];
     const std::string p = indexPath(dcPath, i);
-    if (c.maxSkew <= 0) errs.push_back(invalid(p + ".maxSkew", std::to_string(c.maxSkew), "not in valid range (0, inf)"));
+    if (c.maxSkew <= 0)
+      errs.push_back(invalid(p + ".maxSkew", std::to_string(c.maxSkew), "not in valid range (0, inf)"));
     if (c.topologyKey.empty()) {
       errs.push_back(required(p + ".topologyKey", "can not be empty"));
     } else {
@@ -195,10 +206,12 @@ FieldErrors validatePodTopologySpreadArgs(const std::string& path, const PodTopo
     if (c.whenUnsatisfiable.empty()) {
       errs.push_back(required(p + ".whenUnsatisfiable", "can not be empty"));
     } else if (c.whenUnsatisfiable != "DoNotSchedule" && c.whenUnsatisfiable != "ScheduleAnyway") {
-      errs.push_back(notSupported(p + ".whenUnsatisfiable", c.whenUnsatisfiable, {"DoNotSchedule", "ScheduleAnyway"}));
+      errs.push_back(
+          notSupported(p + ".whenUnsatisfiable", c.whenUnsatisfiable, {"DoNotSchedule", "ScheduleAnyway"}));
     }
     if (c.labelSelector) {
-      errs.push_back(forbidden(p + ".labelSelector", "constraint must not define a selector, as they deduced for each pod"));
+      errs.push_back(forbidden(p + ".labelSelector",
+                               "constraint must not define a selector, as they deduced for each pod"));
     }
     for (size_t k = 0; k < i; k++) {
       const auto& other = args.defaultConstraints[k];
@@ -259,8 +272,9 @@ FieldErrors validateVolumeBindingArgs(const std::string& path, const VolumeBindi
   if (features.storageCapacityScoring) {
     for (auto& e : validateFunctionShape(args.shape, childPath(path, "shape"))) errs.push_back(std::move(e));
   } else if (!args.shape.empty()) {
-    errs.push_back(invalid(childPath(path, "shape"), goShape(args.shape),
-                           "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"));
+    errs.push_back(
+        invalid(childPath(path, "shape"), goShape(args.shape),
+                "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"));
   }
   return errs;
 }
@@ -273,30 +287,36 @@ FieldErrors validateNodeResourcesFitArgs(const std::string& path, const NodeReso
   for (size_t i = 0; i < args.ignoredResourceGroups.size(); i++) {
     const auto& g = args.ignoredResourceGroups[i];
     const std::string p = indexPath(childPath(path, "ignoredResourceGroups"), i);
-    if (g.find('/') != std::string::npos) errs.push_back(invalid(p, goQuote(g), "resource group name can't contain '/'"));
+    if (g.find('/') != std::string::npos)
+      errs.push_back(invalid(p, goQuote(g), "resource group name can't contain '/'"));
     validateLabelName(p, g, errs);
   }
   const std::string sp = childPath(path, "scoringStrategy");
   const auto& s = args.scoringStrategy;
   if (s.type != "LeastAllocated" && s.type != "MostAllocated" && s.type != "RequestedToCapacityRatio") {
-    errs.push_back(notSupported(sp + ".type", s.type, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
+    errs.push_back(
+        notSupported(sp + ".type", s.type, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
   }
   for (size_t i = 0; i < s.resources.size(); i++) {
     if (s.resources[i].weight <= 0 || s.resources[i].weight > 100) {
-      errs.push_back(invalid(indexPath(sp + ".resources", i) + ".weight", std::to_string(s.resources[i].weight),
+      errs.push_back(invalid(indexPath(sp + ".resources", i) + ".weight",
+                             std::to_string(s.resources[i].weight),
                              "resource weight of " + s.resources[i].name + " not in valid range (0, 100]"));
     }
   }
   if (s.type == "RequestedToCapacityRatio") {
     if (!s.requestedToCapacityRatio) {
-      errs.push_back(required(sp + ".requestedToCapacityRatio", "must be specified when type is RequestedToCapacityRatio"));
+      errs.push_back(required(sp + ".requestedToCapacityRatio",
+                              "must be specified when type is RequestedToCapacityRatio"));
     } else {
-      for (auto& e : validateFunctionShape(s.requestedToCapacityRatio->shape, sp + ".requestedToCapacityRatio.shape")) {
+      for (auto& e :
+           validateFunctionShape(s.requestedToCapacityRatio->shape, sp + ".requestedToCapacityRatio.shape")) {
         errs.push_back(std::move(e));
       }
     }
   } else if (s.requestedToCapacityRatio) {
-    errs.push_back(forbidden(sp + ".requestedToCapacityRatio", "must be nil when type is not RequestedToCapacityRatio"));
+    errs.push_back(
+        forbidden(sp + ".requestedToCapacityRatio", "must be nil when type is not RequestedToCapacityRatio"));
   }
   return errs;
 }
@@ -307,8 +327,9 @@ FieldErrors validateDynamicResourcesArgs(const std::string& path, const DynamicR
   const std::string p = childPath(path, "filterTimeout");
   if (features.draSchedulerFilterTimeout) {
     if (args.filterTimeout && args.filterTimeout->count() < 0) {
-      errs.push_back(invalid(p, formatGoDuration(std::chrono::duration_cast<std::chrono::nanoseconds>(*args.filterTimeout)),
-                             "must be zero or positive"));
+      errs.push_back(invalid(
+          p, formatGoDuration(std::chrono::duration_cast<std::chrono::nanoseconds>(*args.filterTimeout)),
+          "must be zero or positive"));
     }
   } else if (args.filterTimeout) {
     errs.push_back(forbidden(p, "DRASchedulerFilterTimeout feature gate is disabled"));

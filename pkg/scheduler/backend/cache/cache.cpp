@@ -16,7 +16,9 @@ std::string kObj(const api::Pod& pod) {
 }
 
 // "pod <key>(<ns>/<name>)", the prefix of upstream's "pod %v(%v) ..." messages.
-std::string podRef(const std::string& key, const api::Pod& pod) { return "pod " + key + "(" + kObj(pod) + ")"; }
+std::string podRef(const std::string& key, const api::Pod& pod) {
+  return "pod " + key + "(" + kObj(pod) + ")";
+}
 
 // Upstream exits (klog.FlushAndExit) when the cache is found corrupt; so do we.
 [[noreturn]] void fatal(const std::string& msg) {
@@ -36,7 +38,7 @@ Result<std::string> getPodKey(const api::Pod& pod) {
 
 struct CacheImpl::CleanupLoop {
   std::mutex mu;
-  bool stopped = false;                    // guarded by mu
+  bool stopped = false;                     // guarded by mu
   std::unique_ptr<framework::Timer> timer;  // guarded by mu
 };
 
@@ -46,7 +48,9 @@ CacheImpl::CacheImpl(CacheOptions options)
       clock_(options.clock ? options.clock : &framework::realClock()),
       logError_(std::move(options.logError)) {}
 
-CacheImpl::~CacheImpl() { stop(); }
+CacheImpl::~CacheImpl() {
+  stop();
+}
 
 std::unique_ptr<CacheImpl> newCache(CacheOptions options) {
   auto c = std::make_unique<CacheImpl>(std::move(options));
@@ -158,7 +162,8 @@ VoidResult CacheImpl::removePodLocked(const api::Pod& pod) {
   if (!key) return key.error();
   const std::string& nodeName = pod.spec.nodeName;
   if (auto it = nodes_.find(nodeName); it == nodes_.end()) {
-    logError("Node not found when trying to remove pod: node=" + nodeName + " podKey=" + *key + " pod=" + kObj(pod));
+    logError("Node not found when trying to remove pod: node=" + nodeName + " podKey=" + *key +
+             " pod=" + kObj(pod));
   } else {
     framework::NodeInfo& info = it->second->info;
     if (auto r = info.removePod(pod); !r) return r;
@@ -248,8 +253,10 @@ VoidResult CacheImpl::updatePod(const api::Pod& oldPod, api::PodPtr newPod) {
   // An assumed pod gets no Update/Remove event before its Add, which moves it to Added.
   if (assumedPods_.contains(*key)) return Error("assumed " + podRef(*key, oldPod) + " should not be updated");
   if (it->second.pod->spec.nodeName != newPod->spec.nodeName) {
-    fatal("Pod updated on a different node than previously added to. Scheduler cache is corrupted and can "
-          "badly affect scheduling decisions: podKey=" + *key + " pod=" + kObj(oldPod));
+    fatal(
+        "Pod updated on a different node than previously added to. Scheduler cache is corrupted and can "
+        "badly affect scheduling decisions: podKey=" +
+        *key + " pod=" + kObj(oldPod));
   }
   return updatePodLocked(oldPod, std::move(newPod));
 }
@@ -297,10 +304,12 @@ void CacheImpl::cleanupAssumedPods(framework::Clock::TimePoint now) {
   std::vector<api::PodPtr> expired;
   for (const auto& key : assumedPods_) {
     auto it = podStates_.find(key);
-    if (it == podStates_.end()) fatal("Key found in assumed set but not in podStates, potentially a logical error");
+    if (it == podStates_.end())
+      fatal("Key found in assumed set but not in podStates, potentially a logical error");
     const PodState& ps = it->second;
     if (!ps.bindingFinished) continue;  // binding still in progress
-    if (ttl_ != std::chrono::nanoseconds::zero() && ps.deadline && now > *ps.deadline) expired.push_back(ps.pod);
+    if (ttl_ != std::chrono::nanoseconds::zero() && ps.deadline && now > *ps.deadline)
+      expired.push_back(ps.pod);
   }
   for (const auto& pod : expired) {
     if (auto r = removePodLocked(*pod); !r) logError("ExpirePod failed: " + r.error().message());
@@ -388,7 +397,8 @@ void CacheImpl::removeNodeImageStatesLocked(const api::Node* node) {
   }
 }
 
-std::unique_ptr<framework::NodeInfo> CacheImpl::snapshotNodeInfoLocked(const framework::NodeInfo& info) const {
+std::unique_ptr<framework::NodeInfo> CacheImpl::snapshotNodeInfoLocked(
+    const framework::NodeInfo& info) const {
   std::unique_ptr<framework::NodeInfo> clone = info.snapshot();
   if (!clone->imageStates().empty()) {
     std::map<std::string, framework::ImageStateSummary> states = clone->imageStates();
@@ -504,7 +514,8 @@ void CacheImpl::updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool update
     std::optional<Error> err;
     const std::vector<std::string> names = nodeTree_.list(&err);
     if (err) {
-      logError("Error occurred while retrieving the list of names of the nodes from node tree: " + err->message());
+      logError("Error occurred while retrieving the list of names of the nodes from node tree: " +
+               err->message());
     }
     for (const auto& name : names) {
       auto it = snapshot.nodeInfoMap_.find(name);

@@ -134,14 +134,14 @@ class CacheImpl final : public Cache {
   const std::function<void(std::string_view)> logError_;
 
   mutable std::shared_mutex mu_;
-  std::unordered_set<std::string> assumedPods_;              // guarded by mu_
-  std::unordered_map<std::string, PodState> podStates_;      // guarded by mu_
-  NodeList nodeList_;                                        // guarded by mu_; front = head
-  std::unordered_map<std::string, NodeList::iterator> nodes_;  // guarded by mu_
-  NodeTree nodeTree_;                                        // guarded by mu_
+  std::unordered_set<std::string> assumedPods_;                                // guarded by mu_
+  std::unordered_map<std::string, PodState> podStates_;                        // guarded by mu_
+  NodeList nodeList_;                                                          // guarded by mu_; front = head
+  std::unordered_map<std::string, NodeList::iterator> nodes_;                  // guarded by mu_
+  NodeTree nodeTree_;                                                          // guarded by mu_
   std::unordered_map<std::string, framework::ImageStateSummary> imageStates_;  // guarded by mu_
 
-  std::mutex runMu_;                    // guards loop_
+  std::mutex runMu_;                   // guards loop_
   std::shared_ptr<CleanupLoop> loop_;  // guarded by runMu_
 };
 

@@ -8,7 +8,8 @@ namespace ks::cache {
 
 namespace {
 // labels[primary] if present, else labels[fallback] (or "").
-std::string labelWithFallback(const api::Labels& labels, std::string_view primary, std::string_view fallback) {
+std::string labelWithFallback(const api::Labels& labels, std::string_view primary,
+                              std::string_view fallback) {
   if (auto it = labels.find(std::string(primary)); it != labels.end()) return it->second;
   if (auto it = labels.find(std::string(fallback)); it != labels.end()) return it->second;
   return {};

@@ -57,7 +57,7 @@ class NodeTree {
   void removeZone(const std::string& zone);
 
   std::map<std::string, std::vector<std::string>> tree_;  // zone -> node names in insertion order
-  std::vector<std::string> zones_;                         // zones in insertion order
+  std::vector<std::string> zones_;                        // zones in insertion order
   int numNodes_ = 0;
   uint64_t version_ = 0;
 };

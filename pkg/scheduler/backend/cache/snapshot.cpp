@@ -70,7 +70,8 @@ Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api
   auto append = [&s](const framework::NodeInfoPtr& info) {
     s.nodeInfoList_.push_back(info);
     if (!info->podsWithAffinity().empty()) s.havePodsWithAffinityNodeInfoList_.push_back(info);
-    if (!info->podsWithRequiredAntiAffinity().empty()) s.havePodsWithRequiredAntiAffinityNodeInfoList_.push_back(info);
+    if (!info->podsWithRequiredAntiAffinity().empty())
+      s.havePodsWithRequiredAntiAffinityNodeInfoList_.push_back(info);
   };
   std::set<std::string> listed;
   for (const auto& node : nodes) {

@@ -6,8 +6,9 @@ namespace ks::queue {
 
 void Nominator::addNominatedPod(const framework::PodInfoPtr& pod, const framework::NominatingInfo& info) {
   std::lock_guard lock(mu_);
-  std::string nodeName = info.mode == framework::NominatingMode::Override ? info.nominatedNodeName
-                                                                           : pod->pod().status.nominatedNodeName;
+  std::string nodeName = info.mode == framework::NominatingMode::Override
+                             ? info.nominatedNodeName
+                             : pod->pod().status.nominatedNodeName;
   addLocked(pod, nodeName);
 }
 

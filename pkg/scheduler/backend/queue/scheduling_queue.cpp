@@ -18,7 +18,9 @@ const ClusterEvent kEventUnscheduledPodAdd{framework::EventResource::Unscheduled
 const ClusterEvent kEventUnscheduledPodUpdate{framework::EventResource::UnscheduledPod, action::Update};
 const ClusterEvent kEventAssignedPodAdd{framework::EventResource::AssignedPod, action::Add};
 
-std::string keyOf(const QueuedPodInfo& p) { return PriorityQueue::podKey(p.pod()); }
+std::string keyOf(const QueuedPodInfo& p) {
+  return PriorityQueue::podKey(p.pod());
+}
 
 // Upstream's special event labels (framework/events.go) and metrics.PodPoppedInFlightEvent.
 constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
@@ -26,8 +28,12 @@ constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
 
-std::string labelIf(metrics::Metrics* m, std::string_view label) { return m ? std::string(label) : std::string(); }
-std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) { return m ? eventLabel(event) : std::string(); }
+std::string labelIf(metrics::Metrics* m, std::string_view label) {
+  return m ? std::string(label) : std::string();
+}
+std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) {
+  return m ? eventLabel(event) : std::string();
+}
 
 // The API server defaults an empty schedulerName; objects built in-process may not have it yet.
 const std::string& schedulerNameOf(const api::Pod& pod) {
@@ -88,15 +94,19 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
     Profile p;
     if (metrics_ != nullptr) p.metricsProfile = metrics_->profile(name);
     for (const auto& pe : hooks.pluginEvents) {
-      const metrics::PluginId id = metrics_ != nullptr ? metrics_->plugin(pe.pluginName) : metrics::PluginId();
-      for (const auto& e : pe.events) p.hints.push_back(HintEntry{pe.pluginName, e.event, e.queueingHintFn, id});
+      const metrics::PluginId id =
+          metrics_ != nullptr ? metrics_->plugin(pe.pluginName) : metrics::PluginId();
+      for (const auto& e : pe.events)
+        p.hints.push_back(HintEntry{pe.pluginName, e.event, e.queueingHintFn, id});
     }
     p.hooks = std::move(hooks);
     profiles_.emplace(name, std::move(p));
   }
 }
 
-PriorityQueue::~PriorityQueue() { close(); }
+PriorityQueue::~PriorityQueue() {
+  close();
+}
 
 QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) const {
   QueuedPodInfo p;
@@ -178,7 +188,8 @@ void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, doubl
   auto record = [&](const std::string& plugin) {
     auto it = p.unschedulableGauges.find(plugin);
     if (it == p.unschedulableGauges.end()) {
-      it = p.unschedulableGauges.emplace(plugin, metrics_->unschedulablePods(metrics_->plugin(plugin), p.metricsProfile))
+      it = p.unschedulableGauges
+               .emplace(plugin, metrics_->unschedulablePods(metrics_->plugin(plugin), p.metricsProfile))
                .first;
     }
     it->second.inc(delta);
@@ -231,8 +242,9 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
       for (const auto& e : events) {
         IncomingEvent incoming(metrics_, labelIf(metrics_, e));
         // A gated pod has no rejecting plugins: any update retries PreEnqueue (its gates may be gone).
-        Strategy s = p.gated() ? Strategy::Immediately
-                               : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod), incoming.label());
+        Strategy s =
+            p.gated() ? Strategy::Immediately
+                      : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod), incoming.label());
         if (s == Strategy::Skip) continue;
         // requeue() takes it out of unschedulablePods unless PreEnqueue still gates it (then it stays,
         // and isn't counted as incoming again).
@@ -250,7 +262,8 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
     if (oldPod && isPodUpdated(*oldPod, *newPod)) {
       const Strategy s = p.gated() ? Strategy::Immediately : Strategy::AfterBackoff;
       // As upstream: "UnschedulablePodUpdate" into backoffQ, "BackoffComplete" into activeQ.
-      IncomingEvent& incoming = s == Strategy::AfterBackoff && isPodBackingOff(p) ? podUpdate_ : backoffComplete_;
+      IncomingEvent& incoming =
+          s == Strategy::AfterBackoff && isPodBackingOff(p) ? podUpdate_ : backoffComplete_;
       if (requeue(std::move(p), s, incoming) != QueueName::UnschedulablePods) cond_.notify_one();
       return;
     }
@@ -304,7 +317,8 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
 
 std::optional<QueuedPodInfo> PriorityQueue::pop() {
   std::unique_lock lock(mu_);
-  cond_.wait(lock, [&] { return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && !backoffQ_.empty()); });
+  cond_.wait(
+      lock, [&] { return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && !backoffQ_.empty()); });
   if (closed_) return std::nullopt;
   const bool fromBackoffQ = activeQ_.empty();
   std::optional<QueuedPodInfo> pInfo = fromBackoffQ ? backoffQ_.pop() : activeQ_.pop();
@@ -375,7 +389,8 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
 
   Strategy strategy;
   if (!options_.queueingHints) {
-    strategy = (moveRequestCycle_ >= podSchedulingCycle || !rejectedByPlugins) ? Strategy::AfterBackoff : Strategy::Skip;
+    strategy = (moveRequestCycle_ >= podSchedulingCycle || !rejectedByPlugins) ? Strategy::AfterBackoff
+                                                                               : Strategy::Skip;
   } else {
     strategy = hintForInFlightPod(pInfo);
   }
@@ -395,17 +410,24 @@ PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& p
   Strategy result = Strategy::Skip;
   for (auto e = std::next(it->second); e != inFlight_.end(); ++e) {
     if (!e->event) continue;
-    switch (isPodWorthRequeuing(pInfo, e->event->event, e->event->oldObj, e->event->newObj, e->event->label)) {
-      case Strategy::Skip: break;
-      case Strategy::Immediately: return Strategy::Immediately;
-      case Strategy::AfterBackoff: result = Strategy::AfterBackoff; break;
+    switch (
+        isPodWorthRequeuing(pInfo, e->event->event, e->event->oldObj, e->event->newObj, e->event->label)) {
+      case Strategy::Skip:
+        break;
+      case Strategy::Immediately:
+        return Strategy::Immediately;
+      case Strategy::AfterBackoff:
+        result = Strategy::AfterBackoff;
+        break;
     }
   }
   return result;
 }
 
-PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& pInfo, const ClusterEvent& event,
-                                                           const EventObject& oldObj, const EventObject& newObj,
+PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& pInfo,
+                                                           const ClusterEvent& event,
+                                                           const EventObject& oldObj,
+                                                           const EventObject& newObj,
                                                            std::string_view label) const {
   if (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
   if (event.isWildCard()) {
@@ -424,9 +446,10 @@ PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& 
       auto r = h.fn(pInfo.pod(), oldObj, newObj);
       hint = r.ok() ? *r : framework::QueueingHint::Queue;  // an error is treated as Queue
       if (metrics_ != nullptr && !label.empty()) {
-        const auto hintResult = !r.ok()                                  ? metrics::QueueingHintResult::Error
-                                : hint == framework::QueueingHint::Queue ? metrics::QueueingHintResult::Queue
-                                                                         : metrics::QueueingHintResult::QueueSkip;
+        const auto hintResult = !r.ok() ? metrics::QueueingHintResult::Error
+                                : hint == framework::QueueingHint::Queue
+                                    ? metrics::QueueingHintResult::Queue
+                                    : metrics::QueueingHintResult::QueueSkip;
         metrics_->observeQueueingHint(
             h.pluginId, label, hintResult,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -507,8 +530,8 @@ void PriorityQueue::assignedPodAdded(const api::PodPtr& pod) {
 
 void PriorityQueue::assignedPodUpdated(const api::PodPtr& oldPod, const api::PodPtr& newPod,
                                        framework::ActionType actionType) {
-  moveAllToActiveOrBackoffQueue(ClusterEvent{framework::EventResource::AssignedPod, actionType}, EventObject(oldPod),
-                                EventObject(newPod));
+  moveAllToActiveOrBackoffQueue(ClusterEvent{framework::EventResource::AssignedPod, actionType},
+                                EventObject(oldPod), EventObject(newPod));
 }
 
 std::chrono::nanoseconds PriorityQueue::backoffDuration(const QueuedPodInfo& pInfo) const {
@@ -528,7 +551,9 @@ framework::TimePoint PriorityQueue::backoffTime(const QueuedPodInfo& pInfo) cons
   return pInfo.timestamp + std::chrono::duration_cast<framework::TimePoint::duration>(backoffDuration(pInfo));
 }
 
-bool PriorityQueue::isPodBackingOff(const QueuedPodInfo& pInfo) const { return backoffTime(pInfo) > clock_.now(); }
+bool PriorityQueue::isPodBackingOff(const QueuedPodInfo& pInfo) const {
+  return backoffTime(pInfo) > clock_.now();
+}
 
 bool PriorityQueue::backoffLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
   auto ta = backoffTime(a);
@@ -615,7 +640,8 @@ std::vector<api::PodPtr> PriorityQueue::pendingPods(std::string* summary) const 
   backoffQ_.forEach([&](const QueuedPodInfo& p) { out.push_back(p.podInfo->podPtr()); });
   for (const auto& [key, p] : unschedulablePods_) out.push_back(p.podInfo->podPtr());
   if (summary) {
-    *summary = "activeQ:" + std::to_string(activeQ_.size()) + "; backoffQ:" + std::to_string(backoffQ_.size()) +
+    *summary = "activeQ:" + std::to_string(activeQ_.size()) +
+               "; backoffQ:" + std::to_string(backoffQ_.size()) +
                "; unschedulablePods:" + std::to_string(unschedulablePods_.size());
   }
   return out;
@@ -662,7 +688,8 @@ std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, 
   if (newPod.spec.schedulingGates.empty() && !oldPod.spec.schedulingGates.empty()) {
     events.push_back({resource, action::UpdatePodSchedulingGatesEliminated});
   }
-  if (newPod.spec.tolerations != oldPod.spec.tolerations) events.push_back({resource, action::UpdatePodToleration});
+  if (newPod.spec.tolerations != oldPod.spec.tolerations)
+    events.push_back({resource, action::UpdatePodToleration});
   if (events.empty()) events.push_back({resource, action::UpdatePodOther});
   return events;
 }

@@ -131,7 +131,8 @@ class PriorityQueue {
 
   // A cluster event: moves the unschedulable pods whose rejecting plugins registered it with a hint
   // that says Queue (preCheck, when set, filters candidates first).
-  void moveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
+  void moveAllToActiveOrBackoffQueue(const framework::ClusterEvent& event,
+                                     const framework::EventObject& oldObj,
                                      const framework::EventObject& newObj,
                                      const std::function<bool(const api::Pod&)>& preCheck = {});
   void assignedPodAdded(const api::PodPtr& pod);
@@ -265,7 +266,8 @@ class PriorityQueue {
 
 // The events an update of a pod represents (upstream PodSchedulingPropertiesChange): label, scale
 // down, toleration and scheduling-gate changes, or UpdatePodOther when none of those changed.
-std::vector<framework::ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod);
+std::vector<framework::ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod,
+                                                                   const api::Pod& oldPod);
 
 // False when only the status, resourceVersion or generation changed (upstream isPodUpdated).
 bool isPodUpdated(const api::Pod& oldPod, const api::Pod& newPod);

@@ -48,10 +48,17 @@ framework::runtime::Registry newInTreeRegistry() {
 }
 
 const std::vector<std::string>& notYetImplementedPlugins() {
-  static const std::vector<std::string> kUpstream = {
-      "DefaultPreemption", "DynamicResources", "ImageLocality",    "InterPodAffinity",
-      "NodeResourcesBalancedAllocation", "NodeResourcesFit", "NodeVolumeLimits", "PodTopologySpread",
-      "VolumeBinding",     "VolumeRestrictions", "VolumeZone"};
+  static const std::vector<std::string> kUpstream = {"DefaultPreemption",
+                                                     "DynamicResources",
+                                                     "ImageLocality",
+                                                     "InterPodAffinity",
+                                                     "NodeResourcesBalancedAllocation",
+                                                     "NodeResourcesFit",
+                                                     "NodeVolumeLimits",
+                                                     "PodTopologySpread",
+                                                     "VolumeBinding",
+                                                     "VolumeRestrictions",
+                                                     "VolumeZone"};
   static const std::vector<std::string> kMissing = [] {
     auto registry = newInTreeRegistry();
     std::vector<std::string> out;
@@ -66,8 +73,8 @@ const std::vector<std::string>& notYetImplementedPlugins() {
 Result<void> checkProfileImplemented(const config::KubeSchedulerProfile& profile,
                                      const framework::runtime::Registry& registry) {
   const config::Plugins& p = profile.plugins;
-  const config::PluginSet* sets[] = {&p.preEnqueue, &p.queueSort, &p.preFilter, &p.filter,  &p.postFilter,
-                                     &p.preScore,   &p.score,     &p.reserve,   &p.permit,  &p.preBind,
+  const config::PluginSet* sets[] = {&p.preEnqueue, &p.queueSort, &p.preFilter, &p.filter, &p.postFilter,
+                                     &p.preScore,   &p.score,     &p.reserve,   &p.permit, &p.preBind,
                                      &p.bind,       &p.postBind,  &p.multiPoint};
   std::set<std::string> disabledEverywhere;
   for (const auto& d : p.multiPoint.disabled) disabledEverywhere.insert(d.name);
@@ -84,9 +91,9 @@ Result<void> checkProfileImplemented(const config::KubeSchedulerProfile& profile
   if (missing.empty()) return {};
   std::string names;
   for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
-  return Error("profile \"" + profile.schedulerName + "\" enables upstream plugin(s) that kube-scheduler-cpp does not " +
-               "implement yet: " + names + "; disable them under plugins.multiPoint.disabled (see " +
-               "config/demo-scheduler.yaml)");
+  return Error("profile \"" + profile.schedulerName +
+               "\" enables upstream plugin(s) that kube-scheduler-cpp does not " + "implement yet: " + names +
+               "; disable them under plugins.multiPoint.disabled (see " + "config/demo-scheduler.yaml)");
 }
 
 }  // namespace ks::plugins

@@ -51,7 +51,8 @@ Result<void> updatePluginList(std::vector<T*>& list, const config::PluginSet& se
   std::set<std::string> seen;
   for (const auto& ep : set.enabled) {
     auto it = pluginsMap.find(ep.name);
-    if (it == pluginsMap.end()) return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
+    if (it == pluginsMap.end())
+      return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
     T* typed = dynamic_cast<T*>(it->second);
     if (typed == nullptr) {
       return Error("plugin " + quote(ep.name) + " does not extend " + std::string(typeName) + " plugin");
@@ -65,8 +66,9 @@ Result<void> updatePluginList(std::vector<T*>& list, const config::PluginSet& se
 }
 
 template <class T>
-Result<void> expandMultiPoint(std::vector<T*>& list, const config::PluginSet& set, const config::PluginSet& multiPoint,
-                              std::string_view typeName, const std::map<std::string, Plugin*>& pluginsMap) {
+Result<void> expandMultiPoint(std::vector<T*>& list, const config::PluginSet& set,
+                              const config::PluginSet& multiPoint, std::string_view typeName,
+                              const std::map<std::string, Plugin*>& pluginsMap) {
   OrderedSet enabledSet;
   for (const auto& p : set.enabled) enabledSet.insert(p.name);
   std::set<std::string> disabled;
@@ -77,10 +79,11 @@ Result<void> expandMultiPoint(std::vector<T*>& list, const config::PluginSet& se
   OrderedSet overridePlugins;
   for (const auto& ep : multiPoint.enabled) {
     auto it = pluginsMap.find(ep.name);
-    if (it == pluginsMap.end()) return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
+    if (it == pluginsMap.end())
+      return Error(std::string(typeName) + " " + quote(ep.name) + " does not exist");
     if (dynamic_cast<T*>(it->second) == nullptr) continue;  // doesn't implement this point
-    if (disabled.contains(ep.name)) continue;                // disabled for this point
-    if (enabledSet.has(ep.name)) {                           // explicitly configured here: override
+    if (disabled.contains(ep.name)) continue;               // disabled for this point
+    if (enabledSet.has(ep.name)) {                          // explicitly configured here: override
       overridePlugins.insert(ep.name);
       continue;
     }
@@ -121,7 +124,8 @@ Framework::Framework(FrameworkOptions options)
       waitingPods_(std::move(options.waitingPods)),
       clock_(options.clock),
       metrics_(options.metrics) {
-  if (!parallelizer_) parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
+  if (!parallelizer_)
+    parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
   if (!waitingPods_) waitingPods_ = std::make_shared<WaitingPodsMap>();
   if (clock_ == nullptr) clock_ = &realClock();
 }
@@ -200,28 +204,31 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
   }
 
   const auto& pm = f->pluginsMap_;
-  if (auto r = f->forEachExtensionPoint(plugins, [&](auto& list, const config::PluginSet& set, std::string_view type) {
-        return updatePluginList(list, set, type, pm);
-      });
+  if (auto r = f->forEachExtensionPoint(plugins,
+                                        [&](auto& list, const config::PluginSet& set, std::string_view type) {
+                                          return updatePluginList(list, set, type, pm);
+                                        });
       !r) {
     return r.error();
   }
   if (!plugins.multiPoint.enabled.empty()) {
-    if (auto r = f->forEachExtensionPoint(plugins,
-                                          [&](auto& list, const config::PluginSet& set, std::string_view type) {
-                                            return expandMultiPoint(list, set, plugins.multiPoint, type, pm);
-                                          });
+    if (auto r =
+            f->forEachExtensionPoint(plugins,
+                                     [&](auto& list, const config::PluginSet& set, std::string_view type) {
+                                       return expandMultiPoint(list, set, plugins.multiPoint, type, pm);
+                                     });
         !r) {
       return r.error();
     }
   }
 
   if (f->queueSortPlugins_.size() != 1) {
-    return Error("only one queue sort plugin required for profile with scheduler name " + quote(profile.schedulerName) +
-                 ", but got " + std::to_string(f->queueSortPlugins_.size()));
+    return Error("only one queue sort plugin required for profile with scheduler name " +
+                 quote(profile.schedulerName) + ", but got " + std::to_string(f->queueSortPlugins_.size()));
   }
   if (f->bindPlugins_.empty()) {
-    return Error("at least one bind plugin is needed for profile with scheduler name " + quote(profile.schedulerName));
+    return Error("at least one bind plugin is needed for profile with scheduler name " +
+                 quote(profile.schedulerName));
   }
 
   // Score weights: the specific Score point takes precedence over multiPoint; 0 means 1.
@@ -323,7 +330,8 @@ Status Framework::runPreEnqueuePlugins(const PodInfo& pod) {
   return timedExtensionPoint(ExtensionPoint::PreEnqueue, [&]() -> Status {
     for (std::size_t i = 0; i < preEnqueuePlugins_.size(); ++i) {
       PreEnqueuePlugin* pl = preEnqueuePlugins_[i];
-      Status s = timedPlugin(sample, ids_.preEnqueue[i], ExtensionPoint::PreEnqueue, [&] { return pl->preEnqueue(pod); });
+      Status s = timedPlugin(sample, ids_.preEnqueue[i], ExtensionPoint::PreEnqueue,
+                             [&] { return pl->preEnqueue(pod); });
       if (s.isSuccess()) continue;
       s.setPlugin(std::string(pl->name()));
       return s;
@@ -334,8 +342,9 @@ Status Framework::runPreEnqueuePlugins(const PodInfo& pod) {
 
 Status Framework::runPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult& result,
                                       std::set<std::string>* pluginsWithNodesOut) {
-  return timedExtensionPoint(ExtensionPoint::PreFilter,
-                             [&] { return runPreFilterPluginsImpl(state, pod, result, pluginsWithNodesOut); });
+  return timedExtensionPoint(ExtensionPoint::PreFilter, [&] {
+    return runPreFilterPluginsImpl(state, pod, result, pluginsWithNodesOut);
+  });
 }
 
 Status Framework::runPreFilterPluginsImpl(CycleState& state, const PodInfo& pod, PreFilterResult& result,
@@ -362,7 +371,8 @@ Status Framework::runPreFilterPluginsImpl(CycleState& state, const PodInfo& pod,
       skip.insert(pl->name());
       continue;
     }
-    if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.preFilter[i], ExtensionPoint::PreFilter, metricsProfile_);
+    if (metrics_ != nullptr)
+      metrics_->incPluginEvaluation(ids_.preFilter[i], ExtensionPoint::PreFilter, metricsProfile_);
     if (!s.isSuccess()) {
       s.setPlugin(std::string(pl->name()));
       if (s.code() == Code::UnschedulableAndUnresolvable) {
@@ -413,14 +423,16 @@ Status Framework::runPreFilterExtensionAddPod(CycleState& state, const PodInfo& 
     Status s = timedPlugin(sample, ids_.preFilter[i], ExtensionPoint::PreFilterExtensionAddPod,
                            [&] { return ext->addPod(state, podToSchedule, *podInfoToAdd, nodeInfo); });
     if (!s.isSuccess()) {
-      return Status::error("running AddPod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
+      return Status::error("running AddPod on PreFilter plugin " + quote(pl->name()) + ": " +
+                           errorMessage(s));
     }
   }
   return {};
 }
 
 Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
-                                                 const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) {
+                                                 const PodInfoPtr& podInfoToRemove,
+                                                 const NodeInfo& nodeInfo) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   for (std::size_t i = 0; i < preFilterPlugins_.size(); ++i) {
     PreFilterPlugin* pl = preFilterPlugins_[i];
@@ -429,7 +441,8 @@ Status Framework::runPreFilterExtensionRemovePod(CycleState& state, const PodInf
     Status s = timedPlugin(sample, ids_.preFilter[i], ExtensionPoint::PreFilterExtensionRemovePod,
                            [&] { return ext->removePod(state, podToSchedule, *podInfoToRemove, nodeInfo); });
     if (!s.isSuccess()) {
-      return Status::error("running RemovePod on PreFilter plugin " + quote(pl->name()) + ": " + errorMessage(s));
+      return Status::error("running RemovePod on PreFilter plugin " + quote(pl->name()) + ": " +
+                           errorMessage(s));
     }
   }
   return {};
@@ -443,8 +456,10 @@ Status Framework::runFilterPlugins(CycleState& state, const PodInfo& pod, const 
   for (std::size_t i = 0; i < filterPlugins_.size(); ++i) {
     FilterPlugin* pl = filterPlugins_[i];
     if (!skip.empty() && skip.contains(pl->name())) continue;
-    if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.filter[i], ExtensionPoint::Filter, metricsProfile_);
-    Status s = timedPlugin(sample, ids_.filter[i], ExtensionPoint::Filter, [&] { return pl->filter(state, pod, nodeInfo); });
+    if (metrics_ != nullptr)
+      metrics_->incPluginEvaluation(ids_.filter[i], ExtensionPoint::Filter, metricsProfile_);
+    Status s = timedPlugin(sample, ids_.filter[i], ExtensionPoint::Filter,
+                           [&] { return pl->filter(state, pod, nodeInfo); });
     if (s.isSuccess()) continue;
     if (!s.isRejected()) {
       // Filter plugins may only return Success or a rejection; anything else is an error.
@@ -456,8 +471,8 @@ Status Framework::runFilterPlugins(CycleState& state, const PodInfo& pod, const 
   return {};
 }
 
-Status Framework::runPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
-                                       PostFilterResult& result) {
+Status Framework::runPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                                       const NodeToStatus& filteredNodeStatusMap, PostFilterResult& result) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   return timedExtensionPoint(ExtensionPoint::PostFilter, [&]() -> Status {
     result = PostFilterResult{};
@@ -489,7 +504,8 @@ Status Framework::runPostFilterPlugins(CycleState& state, const PodInfo& pod, co
   });
 }
 
-Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) {
+Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod,
+                                                    const NodeInfo& info) {
   // First pass with nominated pods of equal or higher priority added (they must not lose the space
   // they were promised); if that passes and pods were added, a second pass without them, because
   // filters such as pod affinity may need them absent. Both must pass.
@@ -499,7 +515,8 @@ Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const Pod
   if (podNominator_ != nullptr && info.node() != nullptr) {
     const auto nominated = podNominator_->nominatedPodsForNode(info.nodeName());
     for (const auto& pi : nominated) {
-      if (podPriority(pi->pod()) < podPriority(pod.pod()) || pi->pod().metadata.uid == pod.pod().metadata.uid) {
+      if (podPriority(pi->pod()) < podPriority(pod.pod()) ||
+          pi->pod().metadata.uid == pod.pod().metadata.uid) {
         continue;
       }
       if (!podsAdded) {
@@ -512,13 +529,15 @@ Status Framework::runFilterPluginsWithNominatedPods(CycleState& state, const Pod
       if (!s.isSuccess()) return s;
     }
   }
-  Status status = podsAdded ? runFilterPlugins(*stateOut, pod, *nodeInfoOut) : runFilterPlugins(state, pod, info);
+  Status status =
+      podsAdded ? runFilterPlugins(*stateOut, pod, *nodeInfoOut) : runFilterPlugins(state, pod, info);
   if (!status.isSuccess() && !status.isRejected()) return status;
   if (!podsAdded || !status.isSuccess()) return status;
   return runFilterPlugins(state, pod, info);
 }
 
-Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) {
+Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod,
+                                     std::span<const NodeInfoPtr> nodes) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   return timedExtensionPoint(ExtensionPoint::PreScore, [&]() -> Status {
     PluginNameSet skip;
@@ -530,7 +549,8 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod, std:
         skip.insert(pl->name());
         continue;
       }
-      if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids_.preScore[i], ExtensionPoint::PreScore, metricsProfile_);
+      if (metrics_ != nullptr)
+        metrics_->incPluginEvaluation(ids_.preScore[i], ExtensionPoint::PreScore, metricsProfile_);
       if (!s.isSuccess()) {
         state.setSkipScorePlugins(std::move(skip));
         return Status::error("running PreScore plugin " + quote(pl->name()) + ": " + errorMessage(s));
@@ -543,10 +563,12 @@ Status Framework::runPreScorePlugins(CycleState& state, const PodInfo& pod, std:
 
 Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                                   std::vector<NodePluginScores>& out) {
-  return timedExtensionPoint(ExtensionPoint::Score, [&] { return runScorePluginsImpl(state, pod, nodes, out); });
+  return timedExtensionPoint(ExtensionPoint::Score,
+                             [&] { return runScorePluginsImpl(state, pod, nodes, out); });
 }
 
-Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
+Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod,
+                                      std::span<const NodeInfoPtr> nodes,
                                       std::vector<NodePluginScores>& out) {
   out.clear();
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
@@ -573,7 +595,8 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std
           const NodeInfo& nodeInfo = *nodes[static_cast<std::size_t>(index)];
           for (std::size_t i = 0; i < plugins.size(); ++i) {
             int64_t s = 0;
-            if (metrics_ != nullptr) metrics_->incPluginEvaluation(ids[i], ExtensionPoint::Score, metricsProfile_);
+            if (metrics_ != nullptr)
+              metrics_->incPluginEvaluation(ids[i], ExtensionPoint::Score, metricsProfile_);
             Status st = timedPlugin(sample, ids[i], ExtensionPoint::Score,
                                     [&] { return plugins[i]->score(state, pod, nodeInfo, s); });
             if (!st.isSuccess()) {
@@ -598,12 +621,13 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std
         Status st = timedPlugin(sample, ids[i], ExtensionPoint::ScoreExtensionNormalize,
                                 [&] { return ext->normalizeScore(state, pod, pluginToNodeScores[i]); });
         if (!st.isSuccess()) {
-          errCh.sendErrorWithCancel(Error("plugin " + quote(pl->name()) + " failed with: " + errorMessage(st)),
-                                    cancel);
+          errCh.sendErrorWithCancel(
+              Error("plugin " + quote(pl->name()) + " failed with: " + errorMessage(st)), cancel);
         }
       },
       cancel.get_token());
-  if (auto err = errCh.receiveError()) return Status::fromError(err->wrap("running Normalize on Score plugins"));
+  if (auto err = errCh.receiveError())
+    return Status::fromError(err->wrap("running Normalize on Score plugins"));
 
   std::vector<NodePluginScores> all(nodes.size());
   parallelizer_->until(
@@ -616,10 +640,10 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std
         for (std::size_t i = 0; i < plugins.size(); ++i) {
           const int64_t score = pluginToNodeScores[i][n].score;
           if (score > kMaxNodeScore || score < kMinNodeScore) {
-            errCh.sendErrorWithCancel(Error("plugin " + quote(plugins[i]->name()) + " returns an invalid score " +
-                                            std::to_string(score) + ", it should in the range of [" +
-                                            std::to_string(kMinNodeScore) + ", " + std::to_string(kMaxNodeScore) +
-                                            "] after normalizing"),
+            errCh.sendErrorWithCancel(Error("plugin " + quote(plugins[i]->name()) +
+                                            " returns an invalid score " + std::to_string(score) +
+                                            ", it should in the range of [" + std::to_string(kMinNodeScore) +
+                                            ", " + std::to_string(kMaxNodeScore) + "] after normalizing"),
                                       cancel);
             return;
           }
@@ -637,7 +661,8 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod, std
   return {};
 }
 
-Status Framework::runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+Status Framework::runReservePluginsReserve(CycleState& state, const PodInfo& pod,
+                                           const std::string& nodeName) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   return timedExtensionPoint(ExtensionPoint::Reserve, [&]() -> Status {
     for (std::size_t i = 0; i < reservePlugins_.size(); ++i) {
@@ -655,7 +680,8 @@ Status Framework::runReservePluginsReserve(CycleState& state, const PodInfo& pod
   });
 }
 
-void Framework::runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+void Framework::runReservePluginsUnreserve(CycleState& state, const PodInfo& pod,
+                                           const std::string& nodeName) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   static_cast<void>(timedExtensionPoint(ExtensionPoint::Unreserve, [&] {
     for (std::size_t i = reservePlugins_.size(); i-- > 0;) {
@@ -729,9 +755,9 @@ Status Framework::runPreBindPreFlights(CycleState& state, const PodInfo& pod, co
       } else if (s.isSkip()) {
         skip.insert(pl->name());
       } else {
-        return Status::error("PreBindPreFlight " + std::string(pl->name()) + " returned " +
-                             quote(codeName(s.code())) +
-                             ", which is unsupported. It is supposed to return Success, Skip, or Error status");
+        return Status::error(
+            "PreBindPreFlight " + std::string(pl->name()) + " returned " + quote(codeName(s.code())) +
+            ", which is unsupported. It is supposed to return Success, Skip, or Error status");
       }
     }
     state.setSkipPreBindPlugins(std::move(skip));
@@ -766,7 +792,8 @@ Status Framework::runBindPlugins(CycleState& state, const PodInfo& pod, const st
     Status status;
     for (std::size_t i = 0; i < bindPlugins_.size(); ++i) {
       BindPlugin* pl = bindPlugins_[i];
-      status = timedPlugin(sample, ids_.bind[i], ExtensionPoint::Bind, [&] { return pl->bind(state, pod, nodeName); });
+      status = timedPlugin(sample, ids_.bind[i], ExtensionPoint::Bind,
+                           [&] { return pl->bind(state, pod, nodeName); });
       if (status.isSkip()) continue;
       if (!status.isSuccess()) {
         if (status.isRejected()) {
@@ -794,9 +821,13 @@ void Framework::runPostBindPlugins(CycleState& state, const PodInfo& pod, const 
   }));
 }
 
-void Framework::iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) { waitingPods_->iterate(fn); }
+void Framework::iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) {
+  waitingPods_->iterate(fn);
+}
 
-std::shared_ptr<WaitingPod> Framework::getWaitingPod(const std::string& uid) { return waitingPods_->get(uid); }
+std::shared_ptr<WaitingPod> Framework::getWaitingPod(const std::string& uid) {
+  return waitingPods_->get(uid);
+}
 
 bool Framework::rejectWaitingPod(const std::string& uid) {
   if (auto wp = waitingPods_->get(uid)) {

@@ -109,8 +109,8 @@ class Framework final : public Handle {
   // running the rest. `pluginsWithNodes` (optional) receives plugins that restricted the node set.
   Status runPreFilterPlugins(CycleState& state, const PodInfo& pod, PreFilterResult& result,
                              std::set<std::string>* pluginsWithNodes = nullptr);
-  Status runPostFilterPlugins(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatusMap,
-                              PostFilterResult& result);
+  Status runPostFilterPlugins(CycleState& state, const PodInfo& pod,
+                              const NodeToStatus& filteredNodeStatusMap, PostFilterResult& result);
   Status runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
   // Unreserve of every reserve plugin, in reverse order.
   void runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
@@ -129,15 +129,17 @@ class Framework final : public Handle {
   void runPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
 
   // ---- Handle / PluginsRunner ----
-  Status runPreScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes) override;
+  Status runPreScorePlugins(CycleState& state, const PodInfo& pod,
+                            std::span<const NodeInfoPtr> nodes) override;
   Status runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                          std::vector<NodePluginScores>& out) override;
   Status runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) override;
-  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule, const PodInfoPtr& podInfoToAdd,
-                                     const NodeInfo& nodeInfo) override;
+  Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
+                                     const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) override;
   Status runPreFilterExtensionRemovePod(CycleState& state, const PodInfo& podToSchedule,
                                         const PodInfoPtr& podInfoToRemove, const NodeInfo& nodeInfo) override;
-  Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod, const NodeInfo& info) override;
+  Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod,
+                                           const NodeInfo& info) override;
 
   const SharedLister* snapshotSharedLister() const override { return snapshotSharedLister_; }
   client::Client* client() const override { return client_; }
@@ -201,8 +203,8 @@ class Framework final : public Handle {
 
   // Metrics handles parallel to the per-point lists above (filled only with metrics).
   struct PluginIds {
-    std::vector<metrics::PluginId> preEnqueue, preFilter, filter, postFilter, preScore, score, reserve, permit,
-        preBind, bind, postBind;
+    std::vector<metrics::PluginId> preEnqueue, preFilter, filter, postFilter, preScore, score, reserve,
+        permit, preBind, bind, postBind;
   };
   PluginIds ids_;
 };

@@ -17,7 +17,7 @@ namespace ks::framework::runtime {
 // Builds a plugin from its decoded args (nullptr when the profile has no pluginConfig for it) and the
 // framework handle. Errors are reported as "initializing plugin \"<name>\": <error>".
 using PluginFactory = std::function<Result<std::unique_ptr<framework::Plugin>>(const config::PluginArgs* args,
-                                                                              framework::Handle& handle)>;
+                                                                               framework::Handle& handle)>;
 
 class Registry {
  public:
@@ -41,20 +41,21 @@ class Registry {
 // when the profile has none), or as P(Handle&) when ArgsT is void.
 template <class P, class ArgsT = void>
 PluginFactory makeFactory() {
-  return [](const config::PluginArgs* args, framework::Handle& h) -> Result<std::unique_ptr<framework::Plugin>> {
-    if constexpr (std::is_void_v<ArgsT>) {
-      (void)args;
-      return std::unique_ptr<framework::Plugin>(std::make_unique<P>(h));
-    } else {
-      static const ArgsT kDefaults{};
-      const ArgsT* typed = &kDefaults;
-      if (args != nullptr) {
-        typed = dynamic_cast<const ArgsT*>(args);
-        if (typed == nullptr) return Error("want args of a different type");
-      }
-      return std::unique_ptr<framework::Plugin>(std::make_unique<P>(*typed, h));
-    }
-  };
+  return
+      [](const config::PluginArgs* args, framework::Handle& h) -> Result<std::unique_ptr<framework::Plugin>> {
+        if constexpr (std::is_void_v<ArgsT>) {
+          (void)args;
+          return std::unique_ptr<framework::Plugin>(std::make_unique<P>(h));
+        } else {
+          static const ArgsT kDefaults{};
+          const ArgsT* typed = &kDefaults;
+          if (args != nullptr) {
+            typed = dynamic_cast<const ArgsT*>(args);
+            if (typed == nullptr) return Error("want args of a different type");
+          }
+          return std::unique_ptr<framework::Plugin>(std::make_unique<P>(*typed, h));
+        }
+      };
 }
 
 }  // namespace ks::framework::runtime

@@ -46,16 +46,16 @@ std::string formatDuration(Clock::Duration d) {
   return neg ? "-" + out : out;
 }
 
-std::shared_ptr<WaitingPodImpl> WaitingPodImpl::create(api::PodPtr pod,
-                                                       const std::map<std::string, Clock::Duration>& pluginsMaxWaitTime,
-                                                       Clock& clock) {
+std::shared_ptr<WaitingPodImpl> WaitingPodImpl::create(
+    api::PodPtr pod, const std::map<std::string, Clock::Duration>& pluginsMaxWaitTime, Clock& clock) {
   auto wp = std::make_shared<WaitingPodImpl>(std::move(pod));
   std::weak_ptr<WaitingPodImpl> weak = wp;
   // Hold the lock while arming the timers so that a timer firing immediately waits until every timer
   // is registered (upstream does the same).
   std::lock_guard lock(wp->mu_);
   for (const auto& [plugin, waitTime] : pluginsMaxWaitTime) {
-    std::string msg = "rejected due to timeout after waiting " + formatDuration(waitTime) + " at plugin " + plugin;
+    std::string msg =
+        "rejected due to timeout after waiting " + formatDuration(waitTime) + " at plugin " + plugin;
     wp->pendingPlugins_[plugin] = clock.afterFunc(waitTime, [weak, plugin, msg = std::move(msg)] {
       if (auto self = weak.lock()) self->reject(plugin, msg);
     });

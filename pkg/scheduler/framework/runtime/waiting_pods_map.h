@@ -25,9 +25,8 @@ class WaitingPodImpl final : public WaitingPod, public std::enable_shared_from_t
  public:
   // Starts a timer per plugin in pluginsMaxWaitTime on `clock`; a timer that fires rejects the pod with
   // "rejected due to timeout after waiting <d> at plugin <p>".
-  static std::shared_ptr<WaitingPodImpl> create(api::PodPtr pod,
-                                                const std::map<std::string, Clock::Duration>& pluginsMaxWaitTime,
-                                                Clock& clock);
+  static std::shared_ptr<WaitingPodImpl> create(
+      api::PodPtr pod, const std::map<std::string, Clock::Duration>& pluginsMaxWaitTime, Clock& clock);
 
   const api::Pod& pod() const override { return *pod_; }
   std::vector<std::string> pendingPlugins() const override;
@@ -49,7 +48,7 @@ class WaitingPodImpl final : public WaitingPod, public std::enable_shared_from_t
   mutable std::mutex mu_;
   std::condition_variable delivered_;
   std::map<std::string, std::unique_ptr<Timer>> pendingPlugins_;  // guarded by mu_
-  std::optional<Status> result_;                                   // guarded by mu_
+  std::optional<Status> result_;                                  // guarded by mu_
 };
 
 // UID -> waiting pod; shared by all profiles' frameworks.

@@ -13,7 +13,8 @@
 namespace ks::config {
 namespace {
 
-constexpr const char* kHeader = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+constexpr const char* kHeader =
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
 
 Result<KubeSchedulerConfiguration> decodeNoValidate(const std::string& yaml) {
   DecodeOptions o;
@@ -35,9 +36,14 @@ std::vector<std::string> configNames(const KubeSchedulerProfile& p) {
   return out;
 }
 
-const std::vector<std::string> kDefaultConfigNames = {
-    "DefaultPreemption", "DynamicResources",  "InterPodAffinity",  "NodeAffinity",
-    "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"};
+const std::vector<std::string> kDefaultConfigNames = {"DefaultPreemption",
+                                                      "DynamicResources",
+                                                      "InterPodAffinity",
+                                                      "NodeAffinity",
+                                                      "NodeResourcesBalancedAllocation",
+                                                      "NodeResourcesFit",
+                                                      "PodTopologySpread",
+                                                      "VolumeBinding"};
 
 TEST(DecodeTest, AllPluginArgsInDefaultProfile) {
   auto c = decodeNoValidate(std::string(kHeader) + R"(profiles:
@@ -91,9 +97,9 @@ TEST(DecodeTest, AllPluginArgsInDefaultProfile) {
   EXPECT_FALSE(p.percentageOfNodesToScore.has_value());
   EXPECT_EQ(p.plugins, getDefaultPlugins());
   EXPECT_EQ(configNames(p),
-            (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeResourcesFit", "PodTopologySpread",
-                                      "VolumeBinding", "NodeAffinity", "NodeResourcesBalancedAllocation",
-                                      "DynamicResources"}));
+            (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeResourcesFit",
+                                      "PodTopologySpread", "VolumeBinding", "NodeAffinity",
+                                      "NodeResourcesBalancedAllocation", "DynamicResources"}));
   auto* dp = argsOf<DefaultPreemptionArgs>(p, "DefaultPreemption");
   ASSERT_NE(dp, nullptr);
   EXPECT_EQ(dp->minCandidateNodesPercentage, 50);
@@ -101,7 +107,8 @@ TEST(DecodeTest, AllPluginArgsInDefaultProfile) {
   EXPECT_EQ(argsOf<InterPodAffinityArgs>(p, "InterPodAffinity")->hardPodAffinityWeight, 5);
   auto* fit = argsOf<NodeResourcesFitArgs>(p, "NodeResourcesFit");
   EXPECT_EQ(fit->ignoredResources, std::vector<std::string>{"foo"});
-  EXPECT_EQ(fit->scoringStrategy, (ScoringStrategy{"LeastAllocated", {{"cpu", 1}, {"memory", 1}}, std::nullopt}));
+  EXPECT_EQ(fit->scoringStrategy,
+            (ScoringStrategy{"LeastAllocated", {{"cpu", 1}, {"memory", 1}}, std::nullopt}));
   auto* pts = argsOf<PodTopologySpreadArgs>(p, "PodTopologySpread");
   ASSERT_EQ(pts->defaultConstraints.size(), 1u);
   EXPECT_EQ(pts->defaultConstraints[0].maxSkew, 1);
@@ -117,8 +124,9 @@ TEST(DecodeTest, AllPluginArgsInDefaultProfile) {
   EXPECT_EQ(req->nodeSelectorTerms[0].matchExpressions[0],
             (api::NodeSelectorRequirement{"foo", "In", {"bar"}}));
   auto* ba = argsOf<NodeResourcesBalancedAllocationArgs>(p, "NodeResourcesBalancedAllocation");
-  EXPECT_EQ(ba->resources, (std::vector<ResourceSpec>{{"cpu", 1}, {"memory", 1}, {"scalar0", 1}, {"scalar1", 1},
-                                                      {"scalar2", 1}, {"scalar3", 2}}));
+  EXPECT_EQ(ba->resources,
+            (std::vector<ResourceSpec>{
+                {"cpu", 1}, {"memory", 1}, {"scalar0", 1}, {"scalar1", 1}, {"scalar2", 1}, {"scalar3", 2}}));
 }
 
 TEST(DecodeTest, GlobalAndProfilePercentageOfNodesToScore) {
@@ -128,7 +136,8 @@ TEST(DecodeTest, GlobalAndProfilePercentageOfNodesToScore) {
   EXPECT_FALSE(c->profiles[0].percentageOfNodesToScore.has_value());
   EXPECT_EQ(configNames(c->profiles[0]), kDefaultConfigNames);
 
-  c = decodeConfig(std::string(kHeader) + "percentageOfNodesToScore: 10\nprofiles:\n- percentageOfNodesToScore: 20\n");
+  c = decodeConfig(std::string(kHeader) +
+                   "percentageOfNodesToScore: 10\nprofiles:\n- percentageOfNodesToScore: 20\n");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(c->profiles[0].percentageOfNodesToScore, 20);
   EXPECT_EQ(c->profiles[0].schedulerName, "default-scheduler");
@@ -185,10 +194,10 @@ TEST(DecodeTest, EmptyAndNoPluginArgs) {
 )");
   ASSERT_TRUE(c.ok()) << c.error().message();
   const auto& p = c->profiles[0];
-  EXPECT_EQ(configNames(p), (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeResourcesFit",
-                                                      "OutOfTreePlugin", "VolumeBinding", "PodTopologySpread",
-                                                      "NodeAffinity", "NodeResourcesBalancedAllocation",
-                                                      "DynamicResources"}));
+  EXPECT_EQ(configNames(p),
+            (std::vector<std::string>{"DefaultPreemption", "InterPodAffinity", "NodeResourcesFit",
+                                      "OutOfTreePlugin", "VolumeBinding", "PodTopologySpread", "NodeAffinity",
+                                      "NodeResourcesBalancedAllocation", "DynamicResources"}));
   EXPECT_EQ(p.pluginConfig[3].args, nullptr);
   EXPECT_EQ(argsOf<DefaultPreemptionArgs>(p, "DefaultPreemption")->minCandidateNodesPercentage, 10);
   EXPECT_EQ(argsOf<InterPodAffinityArgs>(p, "InterPodAffinity")->hardPodAffinityWeight, 1);
@@ -212,8 +221,9 @@ TEST(DecodeTest, IgnorePreferredTermsOfExistingPods) {
 }
 
 TEST(DecodeTest, DynamicResourcesFilterTimeout) {
-  auto c = decodeConfig(std::string(kHeader) +
-                        "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args:\n      filterTimeout: 1m30s\n");
+  auto c = decodeConfig(
+      std::string(kHeader) +
+      "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args:\n      filterTimeout: 1m30s\n");
   ASSERT_TRUE(c.ok()) << c.error().message();
   EXPECT_EQ(argsOf<DynamicResourcesArgs>(c->profiles[0], "DynamicResources")->filterTimeout,
             std::chrono::milliseconds(90000));
@@ -250,7 +260,8 @@ INSTANTIATE_TEST_SUITE_P(
       kind: InterPodAffinityArgs
 )",
                   "decoding .profiles[0].pluginConfig[0]: args for plugin DefaultPreemption were not of type "
-                  "DefaultPreemptionArgs.kubescheduler.config.k8s.io, got InterPodAffinityArgs.kubescheduler.config.k8s.io"},
+                  "DefaultPreemptionArgs.kubescheduler.config.k8s.io, got "
+                  "InterPodAffinityArgs.kubescheduler.config.k8s.io"},
         ErrorCase{"NodeResourcesFitShapeIsStrict", std::string(kHeader) + R"(profiles:
 - pluginConfig:
   - name: NodeResourcesFit
@@ -261,11 +272,13 @@ INSTANTIATE_TEST_SUITE_P(
           - Score: 2
             Utilization: 1
 )",
-                  "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args "
+                  "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: "
+                  "decoding args "
                   "for plugin NodeResourcesFit: strict decoding error: unknown field "
                   "\"scoringStrategy.requestedToCapacityRatio.shape[0].Score\", unknown field "
                   "\"scoringStrategy.requestedToCapacityRatio.shape[0].Utilization\""},
-        ErrorCase{"NodeResourcesFitResourcesIsStrict", std::string(kHeader) + R"(profiles:
+        ErrorCase{
+            "NodeResourcesFitResourcesIsStrict", std::string(kHeader) + R"(profiles:
 - pluginConfig:
   - name: NodeResourcesFit
     args:
@@ -274,10 +287,12 @@ INSTANTIATE_TEST_SUITE_P(
         - Name: cpu
           Weight: 1
 )",
-                  "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args "
-                  "for plugin NodeResourcesFit: strict decoding error: unknown field "
-                  "\"scoringStrategy.resources[0].Name\", unknown field \"scoringStrategy.resources[0].Weight\""},
-        ErrorCase{"UnknownTopLevelAndNestedFields", std::string(kHeader) + R"(foo: 1
+            "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding "
+            "args "
+            "for plugin NodeResourcesFit: strict decoding error: unknown field "
+            "\"scoringStrategy.resources[0].Name\", unknown field \"scoringStrategy.resources[0].Weight\""},
+        ErrorCase{
+            "UnknownTopLevelAndNestedFields", std::string(kHeader) + R"(foo: 1
 profiles:
 - schedulerName: a
   bar: x
@@ -287,8 +302,8 @@ profiles:
       - name: X
         wieght: 2
 )",
-                  "strict decoding error: unknown field \"foo\", unknown field \"profiles[0].bar\", unknown field "
-                  "\"profiles[0].plugins.score.enabled[0].wieght\""},
+            "strict decoding error: unknown field \"foo\", unknown field \"profiles[0].bar\", unknown field "
+            "\"profiles[0].plugins.score.enabled[0].wieght\""},
         ErrorCase{"TopLevelAndArgsStrictErrorsTogether", std::string(kHeader) + R"(foo: 1
 profiles:
 - pluginConfig:
@@ -297,8 +312,10 @@ profiles:
       hardPodAffinityWeight: 1
       extra: true
 )",
-                  "strict decoding error: unknown field \"foo\", decoding .profiles[0].pluginConfig[0]: strict decoding "
-                  "error: decoding args for plugin InterPodAffinity: strict decoding error: unknown field \"extra\""},
+                  "strict decoding error: unknown field \"foo\", decoding .profiles[0].pluginConfig[0]: "
+                  "strict decoding "
+                  "error: decoding args for plugin InterPodAffinity: strict decoding error: unknown field "
+                  "\"extra\""},
         ErrorCase{"DefaultConstraintsAreStrict", std::string(kHeader) + R"(profiles:
 - pluginConfig:
   - name: PodTopologySpread
@@ -310,25 +327,29 @@ profiles:
         whenUnsatisfiable: DoNotSchedule
         labelSelector: {matchLabels: {a: b}, foo: 1}
 )",
-                  "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args "
+                  "strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: "
+                  "decoding args "
                   "for plugin PodTopologySpread: strict decoding error: unknown field "
                   "\"defaultConstraints[0].labelSelector.foo\""},
         ErrorCase{"DuplicateField", std::string(kHeader) + "parallelism: 2\nparallelism: 3\n",
-                  "strict decoding error: yaml: unmarshal errors:\n  line 4: key \"parallelism\" already set in map"},
+                  "strict decoding error: yaml: unmarshal errors:\n  line 4: key \"parallelism\" already set "
+                  "in map"},
         ErrorCase{"TypeMismatch", std::string(kHeader) + "parallelism: foo\n",
-                  "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism of type "
+                  "json: cannot unmarshal string into Go struct field KubeSchedulerConfiguration.parallelism "
+                  "of type "
                   "int32"},
         ErrorCase{"NestedTypeMismatch", std::string(kHeader) + "profiles:\n- percentageOfNodesToScore: 1.5\n",
                   "json: cannot unmarshal number 1.5 into Go struct field "
                   "KubeSchedulerProfile.profiles.percentageOfNodesToScore of type int32"},
-        ErrorCase{"ArgsTypeMismatch", std::string(kHeader) + R"(profiles:
+        ErrorCase{
+            "ArgsTypeMismatch", std::string(kHeader) + R"(profiles:
 - pluginConfig:
   - name: VolumeBinding
     args:
       bindTimeoutSeconds: "600"
 )",
-                  "decoding .profiles[0].pluginConfig[0]: decoding args for plugin VolumeBinding: json: cannot "
-                  "unmarshal string into Go struct field VolumeBindingArgs.bindTimeoutSeconds of type int64"},
+            "decoding .profiles[0].pluginConfig[0]: decoding args for plugin VolumeBinding: json: cannot "
+            "unmarshal string into Go struct field VolumeBindingArgs.bindTimeoutSeconds of type int64"},
         ErrorCase{"BadDuration", std::string(kHeader) + "leaderElection:\n  leaseDuration: 15\n",
                   "leaderElection.leaseDuration: json: cannot unmarshal number into Go value of type string"},
         ErrorCase{"BadDurationText", std::string(kHeader) + "leaderElection:\n  leaseDuration: 15x\n",
@@ -336,11 +357,15 @@ profiles:
         ErrorCase{"OldVersion",
                   "apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\n",
                   "no kind \"KubeSchedulerConfiguration\" is registered for version "
-                  "\"kubescheduler.config.k8s.io/v1beta3\" in scheme " + kScheme},
-        ErrorCase{"UnknownKind", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: SchedulerConfiguration\n",
-                  "no kind \"SchedulerConfiguration\" is registered for version \"kubescheduler.config.k8s.io/v1\" "
-                  "in scheme " + kScheme},
-        ErrorCase{"ArgsKindAtTopLevel", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: DefaultPreemptionArgs\n",
+                  "\"kubescheduler.config.k8s.io/v1beta3\" in scheme " +
+                      kScheme},
+        ErrorCase{
+            "UnknownKind", "apiVersion: kubescheduler.config.k8s.io/v1\nkind: SchedulerConfiguration\n",
+            "no kind \"SchedulerConfiguration\" is registered for version \"kubescheduler.config.k8s.io/v1\" "
+            "in scheme " +
+                kScheme},
+        ErrorCase{"ArgsKindAtTopLevel",
+                  "apiVersion: kubescheduler.config.k8s.io/v1\nkind: DefaultPreemptionArgs\n",
                   "couldn't decode as KubeSchedulerConfiguration, got kubescheduler.config.k8s.io/v1, "
                   "Kind=DefaultPreemptionArgs: "},
         ErrorCase{"MissingKind", "apiVersion: kubescheduler.config.k8s.io/v1\n",
@@ -353,14 +378,16 @@ profiles:
 TEST(DecodeTest, MalformedYamlNamesTheLine) {
   auto c = decodeConfig(std::string(kHeader) + "profiles:\n- schedulerName: a\n  plugins: [\n");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error().message().rfind("error converting YAML to JSON: yaml: line ", 0), 0u) << c.error().message();
+  EXPECT_EQ(c.error().message().rfind("error converting YAML to JSON: yaml: line ", 0), 0u)
+      << c.error().message();
 }
 
 TEST(DecodeTest, ValidationRunsAfterDefaulting) {
   auto c = decodeConfig(std::string(kHeader) + "parallelism: 0\npodInitialBackoffSeconds: 0\n");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message(),
-            "[parallelism: Invalid value: 0: should be an integer value greater than zero, podInitialBackoffSeconds: "
+            "[parallelism: Invalid value: 0: should be an integer value greater than zero, "
+            "podInitialBackoffSeconds: "
             "Invalid value: 0: must be greater than 0]");
 }
 

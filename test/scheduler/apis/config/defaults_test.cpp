@@ -11,7 +11,8 @@
 namespace ks::config {
 namespace {
 
-constexpr const char* kHeader = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+constexpr const char* kHeader =
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
 
 KubeSchedulerConfiguration decodeOk(const std::string& yaml) {
   DecodeOptions o;
@@ -22,13 +23,25 @@ KubeSchedulerConfiguration decodeOk(const std::string& yaml) {
 }
 
 std::vector<Plugin> defaultMultiPoint() {
-  return {{"SchedulingGates", 0},   {"PrioritySort", 0},       {"NodeUnschedulable", 0},
-          {"NodeName", 0},          {"TaintToleration", 3},    {"NodeAffinity", 2},
-          {"NodePorts", 0},         {"NodeResourcesFit", 1},   {"VolumeRestrictions", 0},
-          {"NodeVolumeLimits", 0},  {"VolumeBinding", 0},      {"VolumeZone", 0},
-          {"PodTopologySpread", 2}, {"InterPodAffinity", 2},   {"DynamicResources", 0},
-          {"DefaultPreemption", 0}, {"NodeResourcesBalancedAllocation", 1},
-          {"ImageLocality", 1},     {"DefaultBinder", 0}};
+  return {{"SchedulingGates", 0},
+          {"PrioritySort", 0},
+          {"NodeUnschedulable", 0},
+          {"NodeName", 0},
+          {"TaintToleration", 3},
+          {"NodeAffinity", 2},
+          {"NodePorts", 0},
+          {"NodeResourcesFit", 1},
+          {"VolumeRestrictions", 0},
+          {"NodeVolumeLimits", 0},
+          {"VolumeBinding", 0},
+          {"VolumeZone", 0},
+          {"PodTopologySpread", 2},
+          {"InterPodAffinity", 2},
+          {"DynamicResources", 0},
+          {"DefaultPreemption", 0},
+          {"NodeResourcesBalancedAllocation", 1},
+          {"ImageLocality", 1},
+          {"DefaultBinder", 0}};
 }
 
 TEST(DefaultPluginsTest, V134MultiPointWithDynamicResources) {
@@ -79,16 +92,19 @@ INSTANTIATE_TEST_SUITE_P(
                   PluginSet{{{"DefaultPlugin1", 1}, {"DefaultPlugin2", 0}, {"DefaultPlugin3", 0}}, {}},
                   PluginSet{{{"DefaultPlugin2", 2}, {"DefaultPlugin1", 3}}, {}},
                   PluginSet{{{"DefaultPlugin1", 3}, {"DefaultPlugin2", 2}, {"DefaultPlugin3", 0}}, {}}},
-        MergeCase{"DuplicateCustomPluginsAreAppended", kDefaultSet,
-                  PluginSet{{{"CustomPlugin", 0}, {"CustomPlugin", 0}}, {}},
-                  PluginSet{{{"DefaultPlugin1", 0}, {"DefaultPlugin2", 0}, {"CustomPlugin", 0}, {"CustomPlugin", 0}},
-                            {}}},
+        MergeCase{
+            "DuplicateCustomPluginsAreAppended", kDefaultSet,
+            PluginSet{{{"CustomPlugin", 0}, {"CustomPlugin", 0}}, {}},
+            PluginSet{
+                {{"DefaultPlugin1", 0}, {"DefaultPlugin2", 0}, {"CustomPlugin", 0}, {"CustomPlugin", 0}},
+                {}}},
         MergeCase{"DuplicateReconfiguredDefaultLastWins", kDefaultSet,
                   PluginSet{{{"DefaultPlugin1", 2}, {"DefaultPlugin1", 5}}, {}},
                   PluginSet{{{"DefaultPlugin1", 5}, {"DefaultPlugin2", 0}, {"DefaultPlugin1", 2}}, {}}},
         MergeCase{"DefaultDisabledIsKept", PluginSet{{{"DefaultPlugin1", 0}}, {{"DefaultPlugin2", 0}}},
                   PluginSet{{{"DefaultPlugin2", 0}}, {{"DefaultPlugin3", 0}}},
-                  PluginSet{{{"DefaultPlugin1", 0}, {"DefaultPlugin2", 0}}, {{"DefaultPlugin3", 0}, {"DefaultPlugin2", 0}}}},
+                  PluginSet{{{"DefaultPlugin1", 0}, {"DefaultPlugin2", 0}},
+                            {{"DefaultPlugin3", 0}, {"DefaultPlugin2", 0}}}},
         MergeCase{"EmptyCustom", kDefaultSet, PluginSet{}, kDefaultSet},
         MergeCase{"EmptyDefaultsCustomOnly", PluginSet{}, PluginSet{{{"A", 1}}, {{"B", 0}}},
                   PluginSet{{{"A", 1}}, {{"B", 0}}}}),
@@ -113,9 +129,9 @@ TEST(SchedulerDefaultsTest, EmptyConfig) {
   EXPECT_EQ(c.parallelism, 16);
   EXPECT_TRUE(c.debugging.enableProfiling);
   EXPECT_TRUE(c.debugging.enableContentionProfiling);
-  EXPECT_EQ(c.leaderElection, (LeaderElectionConfiguration{true, std::chrono::seconds(15), std::chrono::seconds(10),
-                                                           std::chrono::seconds(2), "leases", "kube-scheduler",
-                                                           "kube-system"}));
+  EXPECT_EQ(c.leaderElection, (LeaderElectionConfiguration{true, std::chrono::seconds(15),
+                                                           std::chrono::seconds(10), std::chrono::seconds(2),
+                                                           "leases", "kube-scheduler", "kube-system"}));
   EXPECT_EQ(c.clientConnection,
             (ClientConnectionConfiguration{"", "", "application/vnd.kubernetes.protobuf", 50, 100}));
   EXPECT_EQ(c.percentageOfNodesToScore, 0);
@@ -133,8 +149,8 @@ TEST(SchedulerDefaultsTest, EmptyConfig) {
     EXPECT_TRUE(pluginArgsEqual(pc.args.get(), want.get())) << pc.name;
   }
   EXPECT_EQ(names, (std::vector<std::string>{"DefaultPreemption", "DynamicResources", "InterPodAffinity",
-                                             "NodeAffinity", "NodeResourcesBalancedAllocation", "NodeResourcesFit",
-                                             "PodTopologySpread", "VolumeBinding"}));
+                                             "NodeAffinity", "NodeResourcesBalancedAllocation",
+                                             "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
 }
 
 TEST(SchedulerDefaultsTest, ExplicitValuesAreKept) {
@@ -240,12 +256,14 @@ TEST(SchedulerDefaultsTest, CustomPluginsAndDisabledDefaultsChangePluginConfig) 
   want[5].weight = 5;             // NodeAffinity keeps its position
   want.push_back({"CustomPlugin", 0});
   EXPECT_EQ(p.plugins.multiPoint.enabled, want);
-  EXPECT_EQ(p.plugins.multiPoint.disabled, (std::vector<Plugin>{{"InterPodAffinity", 0}, {"DynamicResources", 0}}));
+  EXPECT_EQ(p.plugins.multiPoint.disabled,
+            (std::vector<Plugin>{{"InterPodAffinity", 0}, {"DynamicResources", 0}}));
   EXPECT_EQ(p.plugins.filter.enabled, (std::vector<Plugin>{{"NodeLabel", 0}}));
   std::vector<std::string> names;
   for (const auto& pc : p.pluginConfig) names.push_back(pc.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"NodeAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
-                                             "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"NodeAffinity", "DefaultPreemption", "NodeResourcesBalancedAllocation",
+                                      "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"}));
 }
 
 TEST(SchedulerDefaultsTest, DisableAllMultiPointLeavesOnlyCustom) {
@@ -273,8 +291,8 @@ class PluginArgsDefaultsTest : public testing::TestWithParam<ArgsDefaultsCase> {
 
 TEST_P(PluginArgsDefaultsTest, Defaults) {
   const auto& tc = GetParam();
-  auto c = decodeOk(std::string(kHeader) + "profiles:\n- pluginConfig:\n  - name: " + tc.plugin + "\n    args:\n" +
-                    tc.args);
+  auto c = decodeOk(std::string(kHeader) + "profiles:\n- pluginConfig:\n  - name: " + tc.plugin +
+                    "\n    args:\n" + tc.args);
   ASSERT_FALSE(c.profiles.empty());
   ASSERT_NE(c.profiles[0].pluginConfig[0].args, nullptr);
   EXPECT_TRUE(tc.check(*c.profiles[0].pluginConfig[0].args));
@@ -301,23 +319,28 @@ NodeResourcesFitArgs fit(ScoringStrategy s) {
 INSTANTIATE_TEST_SUITE_P(
     Upstream, PluginArgsDefaultsTest,
     testing::Values(
-        ArgsDefaultsCase{"DefaultPreemptionEmpty", "      {}\n", "DefaultPreemption", equals(preemption(10, 100))},
-        ArgsDefaultsCase{"DefaultPreemptionSetOne", "      minCandidateNodesPercentage: 50\n", "DefaultPreemption",
-                         equals(preemption(50, 100))},
+        ArgsDefaultsCase{"DefaultPreemptionEmpty", "      {}\n", "DefaultPreemption",
+                         equals(preemption(10, 100))},
+        ArgsDefaultsCase{"DefaultPreemptionSetOne", "      minCandidateNodesPercentage: 50\n",
+                         "DefaultPreemption", equals(preemption(50, 100))},
         ArgsDefaultsCase{"DefaultPreemptionExplicitZero",
                          "      minCandidateNodesPercentage: 0\n      minCandidateNodesAbsolute: 0\n",
                          "DefaultPreemption", equals(preemption(0, 0))},
-        ArgsDefaultsCase{"InterPodAffinityExplicitZero", "      hardPodAffinityWeight: 0\n", "InterPodAffinity",
+        ArgsDefaultsCase{"InterPodAffinityExplicitZero", "      hardPodAffinityWeight: 0\n",
+                         "InterPodAffinity",
                          [](const PluginArgs& a) {
                            return dynamic_cast<const InterPodAffinityArgs&>(a).hardPodAffinityWeight == 0;
                          }},
-        ArgsDefaultsCase{"NodeResourcesFitStrategyWithoutResources", "      scoringStrategy:\n        type: MostAllocated\n",
-                         "NodeResourcesFit",
-                         equals(fit(ScoringStrategy{"MostAllocated", {{"cpu", 1}, {"memory", 1}}, std::nullopt}))},
-        ArgsDefaultsCase{"NodeResourcesFitZeroWeights",
-                         "      scoringStrategy:\n        resources:\n        - name: cpu\n          weight: 0\n"
-                         "        - name: nvidia.com/gpu\n          weight: 3\n",
-                         "NodeResourcesFit", equals(fit(ScoringStrategy{"", {{"cpu", 1}, {"nvidia.com/gpu", 3}}, std::nullopt}))},
+        ArgsDefaultsCase{
+            "NodeResourcesFitStrategyWithoutResources",
+            "      scoringStrategy:\n        type: MostAllocated\n", "NodeResourcesFit",
+            equals(fit(ScoringStrategy{"MostAllocated", {{"cpu", 1}, {"memory", 1}}, std::nullopt}))},
+        ArgsDefaultsCase{
+            "NodeResourcesFitZeroWeights",
+            "      scoringStrategy:\n        resources:\n        - name: cpu\n          weight: 0\n"
+            "        - name: nvidia.com/gpu\n          weight: 3\n",
+            "NodeResourcesFit",
+            equals(fit(ScoringStrategy{"", {{"cpu", 1}, {"nvidia.com/gpu", 3}}, std::nullopt}))},
         ArgsDefaultsCase{"VolumeBindingShapeOnlyWithGate", "      bindTimeoutSeconds: 0\n", "VolumeBinding",
                          [](const PluginArgs& a) {
                            const auto& v = dynamic_cast<const VolumeBindingArgs&>(a);
@@ -327,7 +350,8 @@ INSTANTIATE_TEST_SUITE_P(
                          [](const PluginArgs& a) {
                            return dynamic_cast<const PodTopologySpreadArgs&>(a).defaultingType == "System";
                          }},
-        ArgsDefaultsCase{"BalancedAllocationEmptyList", "      resources: []\n", "NodeResourcesBalancedAllocation",
+        ArgsDefaultsCase{"BalancedAllocationEmptyList", "      resources: []\n",
+                         "NodeResourcesBalancedAllocation",
                          [](const PluginArgs& a) {
                            return dynamic_cast<const NodeResourcesBalancedAllocationArgs&>(a).resources ==
                                   std::vector<ResourceSpec>{{"cpu", 1}, {"memory", 1}};

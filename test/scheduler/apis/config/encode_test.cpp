@@ -9,7 +9,8 @@
 namespace ks::config {
 namespace {
 
-constexpr const char* kHeader = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
+constexpr const char* kHeader =
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n";
 
 class RoundTripTest : public testing::TestWithParam<std::string> {};
 
@@ -26,8 +27,7 @@ TEST_P(RoundTripTest, DecodeEncodeDecodeIsIdentity) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, RoundTripTest,
-                         testing::Values(std::string(""),
-                                         std::string(R"(parallelism: 4
+                         testing::Values(std::string(""), std::string(R"(parallelism: 4
 enableProfiling: false
 percentageOfNodesToScore: 35
 delayCacheUntilActive: true
@@ -101,16 +101,31 @@ TEST(EncodeTest, DefaultConfigLikeWriteConfigTo) {
   auto c = decodeConfig(kHeader);
   ASSERT_TRUE(c.ok()) << c.error().message();
   std::string yaml = encodeConfig(*c);
-  for (const char* want : {"apiVersion: kubescheduler.config.k8s.io/v1\n", "kind: KubeSchedulerConfiguration\n",
-                           "parallelism: 16\n", "percentageOfNodesToScore: 0\n", "podInitialBackoffSeconds: 1\n",
-                           "podMaxBackoffSeconds: 10\n", "enableProfiling: true\n",
-                           "enableContentionProfiling: true\n", "  leaseDuration: 15s\n", "  renewDeadline: 10s\n",
-                           "  retryPeriod: 2s\n", "  resourceLock: leases\n", "  qps: 50\n", "  burst: 100\n",
-                           "  contentType: application/vnd.kubernetes.protobuf\n", "schedulerName: default-scheduler\n",
-                           "kind: DefaultPreemptionArgs\n", "minCandidateNodesPercentage: 10\n",
-                           "kind: DynamicResourcesArgs\n", "filterTimeout: 10s\n", "bindTimeoutSeconds: 600\n",
-                           "defaultingType: System\n", "type: LeastAllocated\n",
-                           "ignorePreferredTermsOfExistingPods: false\n", "name: TaintToleration\n"}) {
+  for (const char* want : {"apiVersion: kubescheduler.config.k8s.io/v1\n",
+                           "kind: KubeSchedulerConfiguration\n",
+                           "parallelism: 16\n",
+                           "percentageOfNodesToScore: 0\n",
+                           "podInitialBackoffSeconds: 1\n",
+                           "podMaxBackoffSeconds: 10\n",
+                           "enableProfiling: true\n",
+                           "enableContentionProfiling: true\n",
+                           "  leaseDuration: 15s\n",
+                           "  renewDeadline: 10s\n",
+                           "  retryPeriod: 2s\n",
+                           "  resourceLock: leases\n",
+                           "  qps: 50\n",
+                           "  burst: 100\n",
+                           "  contentType: application/vnd.kubernetes.protobuf\n",
+                           "schedulerName: default-scheduler\n",
+                           "kind: DefaultPreemptionArgs\n",
+                           "minCandidateNodesPercentage: 10\n",
+                           "kind: DynamicResourcesArgs\n",
+                           "filterTimeout: 10s\n",
+                           "bindTimeoutSeconds: 600\n",
+                           "defaultingType: System\n",
+                           "type: LeastAllocated\n",
+                           "ignorePreferredTermsOfExistingPods: false\n",
+                           "name: TaintToleration\n"}) {
     EXPECT_NE(yaml.find(want), std::string::npos) << "missing " << want << " in\n" << yaml;
   }
   EXPECT_EQ(yaml.find("delayCacheUntilActive"), std::string::npos);
@@ -125,7 +140,8 @@ TEST(EncodeTest, ExtenderTlsDataIsBase64) {
   EXPECT_EQ(c->extenders[0].tlsConfig->certData, "hello");
   EXPECT_EQ(c->extenders[0].httpTimeout.count(), 0);
   EXPECT_NE(encodeConfig(*c).find("certData: aGVsbG8="), std::string::npos);
-  auto bad = decodeConfig(std::string(kHeader) + "extenders:\n- urlPrefix: http://x\n  tlsConfig: {caData: \"a!\"}\n");
+  auto bad = decodeConfig(std::string(kHeader) +
+                          "extenders:\n- urlPrefix: http://x\n  tlsConfig: {caData: \"a!\"}\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message(), "extenders[0].tlsConfig.caData: illegal base64 data at input byte 1");
 }

@@ -72,11 +72,11 @@ class RandomCacheTest {
   int snapshotsChecked() const { return snapshotsChecked_; }
   // How often the interesting paths were taken.
   struct Coverage {
-    int expired = 0;          // assumed pods expired by cleanup
-    int readdedExpired = 0;   // expired pods added back
-    int boundElsewhere = 0;   // assumed on one node, added on another
-    int zoneMoves = 0;        // updateNode changing the zone
-    int ghostChecks = 0;      // checks that saw a removed node kept for its pods
+    int expired = 0;         // assumed pods expired by cleanup
+    int readdedExpired = 0;  // expired pods added back
+    int boundElsewhere = 0;  // assumed on one node, added on another
+    int zoneMoves = 0;       // updateNode changing the zone
+    int ghostChecks = 0;     // checks that saw a removed node kept for its pods
   };
   const Coverage& coverage() const { return coverage_; }
 
@@ -97,15 +97,18 @@ class RandomCacheTest {
   bool cacheKnowsNode(const std::string& name) const {
     if (nodes_.at(name).present) return true;
     for (const auto& p : pods_) {
-      if ((p.state == PodState::Assumed || p.state == PodState::Added) && p.pod->spec.nodeName == name) return true;
+      if ((p.state == PodState::Assumed || p.state == PodState::Added) && p.pod->spec.nodeName == name)
+        return true;
     }
     return false;
   }
 
   api::NodePtr makeNode(const std::string& name, int zone) {
-    auto w = MakeNode().name(name).capacity({{"cpu", std::to_string(1 + rand(8))}, {"memory", std::to_string(1000 + rand(1000))}});
+    auto w = MakeNode().name(name).capacity(
+        {{"cpu", std::to_string(1 + rand(8))}, {"memory", std::to_string(1000 + rand(1000))}});
     if (zone < 3) {
-      w.label(std::string(kLabelTopologyRegion), "r").label(std::string(kLabelTopologyZone), "z" + std::to_string(zone));
+      w.label(std::string(kLabelTopologyRegion), "r")
+          .label(std::string(kLabelTopologyZone), "z" + std::to_string(zone));
     }
     std::map<std::string, int64_t> images;
     for (const auto& img : kImages) {
@@ -152,7 +155,8 @@ class RandomCacheTest {
 
   std::string nodeForNewPod() {
     auto present = presentNodes();
-    if (!present.empty() && chance(85)) return present[static_cast<std::size_t>(rand(static_cast<int>(present.size())))];
+    if (!present.empty() && chance(85))
+      return present[static_cast<std::size_t>(rand(static_cast<int>(present.size())))];
     return randomNodeName();
   }
 
@@ -175,7 +179,8 @@ class RandomCacheTest {
           api::NodePtr old = m.node;
           const int oldZone = m.zone;
           m.zone = rand(4);
-          if (getZoneKey(*makeNode(name, oldZone)) != getZoneKey(*makeNode(name, m.zone))) ++coverage_.zoneMoves;
+          if (getZoneKey(*makeNode(name, oldZone)) != getZoneKey(*makeNode(name, m.zone)))
+            ++coverage_.zoneMoves;
           m.node = makeNode(name, m.zone);
           cache_->updateNode(*old, m.node);
         } else if (!cacheKnowsNode(name)) {
@@ -294,7 +299,8 @@ class RandomCacheTest {
     ASSERT_TRUE(cache_->updateSnapshot(fresh).ok());
     EXPECT_EQ(testing::compareCacheWithSnapshot(*cache_, fresh), "");
     EXPECT_EQ(testing::names(incremental_.list()), testing::names(fresh.list()));
-    EXPECT_EQ(testing::names(incremental_.havePodsWithAffinityList()), testing::names(fresh.havePodsWithAffinityList()));
+    EXPECT_EQ(testing::names(incremental_.havePodsWithAffinityList()),
+              testing::names(fresh.havePodsWithAffinityList()));
     EXPECT_EQ(testing::names(incremental_.havePodsWithRequiredAntiAffinityList()),
               testing::names(fresh.havePodsWithRequiredAntiAffinityList()));
     EXPECT_EQ(incremental_.usedPVCSetForTest(), fresh.usedPVCSetForTest());
@@ -367,7 +373,9 @@ class RandomCacheTest {
       };
       EXPECT_EQ(sortedUIDs(info->pods()), sortedUIDs(want.pods())) << name;
       EXPECT_EQ(sortedUIDs(info->podsWithAffinity()), sortedUIDs(want.podsWithAffinity())) << name;
-      EXPECT_EQ(sortedUIDs(info->podsWithRequiredAntiAffinity()), sortedUIDs(want.podsWithRequiredAntiAffinity())) << name;
+      EXPECT_EQ(sortedUIDs(info->podsWithRequiredAntiAffinity()),
+                sortedUIDs(want.podsWithRequiredAntiAffinity()))
+          << name;
       info->setImageStates({});
       info->setGenerationForTest(0);
       framework::NodeInfo w = want;
@@ -375,7 +383,8 @@ class RandomCacheTest {
       // Pod order may differ (removal swaps); compare everything but the pod lists.
       std::string d = testing::diffNodeInfo(w, *info, false);
       // A removed node's info keeps its last allocatable (as upstream).
-      std::vector<const char*> skips = {"pods: ", "podsWithAffinity differ\n", "podsWithRequiredAntiAffinity differ\n"};
+      std::vector<const char*> skips = {"pods: ", "podsWithAffinity differ\n",
+                                        "podsWithRequiredAntiAffinity differ\n"};
       if (!present) skips.push_back("allocatable: ");
       for (const char* skip : skips) {
         if (auto pos = d.find(skip); pos != std::string::npos) d.erase(pos, d.find('\n', pos) - pos + 1);

@@ -75,13 +75,19 @@ CacheOptions withClock(FakeClock& clock, std::chrono::nanoseconds ttl = kTTL) {
 TEST(Cache, AssumePodScheduled) {
   const std::string nodeName = "node";
   const std::vector<api::PodPtr> testPods = {
-      makeBasePod(nodeName, "test-resource-request-and-port-0", "100m", "500", "", {hostPort("127.0.0.1", 80)}),
-      makeBasePod(nodeName, "test-resource-request-and-port-1", "100m", "500", "", {hostPort("127.0.0.1", 80)}),
-      makeBasePod(nodeName, "test-resource-request-and-port-2", "200m", "1Ki", "", {hostPort("127.0.0.1", 8080)}),
+      makeBasePod(nodeName, "test-resource-request-and-port-0", "100m", "500", "",
+                  {hostPort("127.0.0.1", 80)}),
+      makeBasePod(nodeName, "test-resource-request-and-port-1", "100m", "500", "",
+                  {hostPort("127.0.0.1", 80)}),
+      makeBasePod(nodeName, "test-resource-request-and-port-2", "200m", "1Ki", "",
+                  {hostPort("127.0.0.1", 8080)}),
       makeBasePod(nodeName, "test-nonzero-request", "", "", "", {hostPort("127.0.0.1", 80)}),
-      makeBasePod(nodeName, "test-extended-resource-1", "100m", "500", "example.com/foo:3", {hostPort("127.0.0.1", 80)}),
-      makeBasePod(nodeName, "test-extended-resource-2", "200m", "1Ki", "example.com/foo:5", {hostPort("127.0.0.1", 8080)}),
-      makeBasePod(nodeName, "test-extended-key", "100m", "500", "random-invalid-extended-key:100", {api::ContainerPort{}}),
+      makeBasePod(nodeName, "test-extended-resource-1", "100m", "500", "example.com/foo:3",
+                  {hostPort("127.0.0.1", 80)}),
+      makeBasePod(nodeName, "test-extended-resource-2", "200m", "1Ki", "example.com/foo:5",
+                  {hostPort("127.0.0.1", 8080)}),
+      makeBasePod(nodeName, "test-extended-key", "100m", "500", "random-invalid-extended-key:100",
+                  {api::ContainerPort{}}),
   };
   struct Case {
     std::string name;
@@ -92,7 +98,8 @@ TEST(Cache, AssumePodScheduled) {
       {"assumed one pod with resource request and used ports",
        {testPods[0]},
        expected(cpuMem(100, 500), cpuMem(100, 500), {testPods[0]}, portsOf({hostPort("127.0.0.1", 80)}))},
-      {"node requested resource are equal to the sum of the assumed pods requested resource, node contains host "
+      {"node requested resource are equal to the sum of the assumed pods requested resource, node contains "
+       "host "
        "ports defined by pods",
        {testPods[1], testPods[2]},
        expected(cpuMem(300, 1524), cpuMem(300, 1524), {testPods[1], testPods[2]},
@@ -107,7 +114,8 @@ TEST(Cache, AssumePodScheduled) {
                 portsOf({hostPort("127.0.0.1", 80)}))},
       {"assumed two pods with extended resources",
        {testPods[4], testPods[5]},
-       expected(withScalar(cpuMem(300, 1524), "example.com/foo", 8), cpuMem(300, 1524), {testPods[4], testPods[5]},
+       expected(withScalar(cpuMem(300, 1524), "example.com/foo", 8), cpuMem(300, 1524),
+                {testPods[4], testPods[5]},
                 portsOf({hostPort("127.0.0.1", 80), hostPort("127.0.0.1", 8080)}))},
       {"assumed pod with random invalid extended resource key",
        {testPods[6]},
@@ -201,7 +209,8 @@ TEST(Cache, AddPodWillConfirm) {
   EXPECT_FALSE(cache.addPod(testPods[0]).ok());
   cache.cleanupAssumedPods(now + 2 * kTTL);
   // Confirmed pods don't expire.
-  const auto want = expected(cpuMem(100, 500), cpuMem(100, 500), {testPods[0]}, portsOf({hostPort("127.0.0.1", 80)}));
+  const auto want =
+      expected(cpuMem(100, 500), cpuMem(100, 500), {testPods[0]}, portsOf({hostPort("127.0.0.1", 80)}));
   expectNodeInfo(cache, nodeName, &want);
   EXPECT_FALSE(*cache.isAssumedPod(*testPods[0]));
   expectForgotten(cache, *testPods[1]);
@@ -239,7 +248,8 @@ TEST(Cache, Dump) {
 TEST(Cache, AddPodAlwaysUpdatesPodInfoInNodeInfo) {
   auto p1 = makeBasePod("node1", "test-1", "100m", "500", "", {hostPort("", 80)});
   api::Pod p2obj = *p1;
-  p2obj.status.conditions.push_back(api::PodCondition{"PodScheduled", "True", "", "", std::nullopt, std::nullopt});
+  p2obj.status.conditions.push_back(
+      api::PodCondition{"PodScheduled", "True", "", "", std::nullopt, std::nullopt});
   auto p2 = std::make_shared<const api::Pod>(p2obj);
 
   CacheImpl cache;
@@ -263,7 +273,8 @@ TEST(Cache, AddPodWillReplaceAssumed) {
   ASSERT_TRUE(cache.updatePod(*addedPod, updatedPod).ok());
 
   expectNodeInfo(cache, "assumed-node-1", nullptr);
-  const auto want = expected(cpuMem(200, 500), cpuMem(200, 500), {updatedPod}, portsOf({hostPort("0.0.0.0", 90)}));
+  const auto want =
+      expected(cpuMem(200, 500), cpuMem(200, 500), {updatedPod}, portsOf({hostPort("0.0.0.0", 90)}));
   expectNodeInfo(cache, "actual-node", &want);
 }
 
@@ -280,7 +291,8 @@ TEST(Cache, AddPodAfterExpiration) {
   // Expired and removed.
   expectForgotten(cache, *basePod);
   ASSERT_TRUE(cache.addPod(basePod).ok());
-  const auto want = expected(cpuMem(100, 500), cpuMem(100, 500), {basePod}, portsOf({hostPort("127.0.0.1", 80)}));
+  const auto want =
+      expected(cpuMem(100, 500), cpuMem(100, 500), {basePod}, portsOf({hostPort("127.0.0.1", 80)}));
   expectNodeInfo(cache, nodeName, &want);
 }
 
@@ -384,7 +396,8 @@ TEST(Cache, EphemeralStorageResource) {
                   .ptr();
   Resource requested;
   requested.ephemeralStorage = 500;
-  const auto want = expected(requested, cpuMem(api::kDefaultMilliCPURequest, api::kDefaultMemoryRequest), {podE}, {});
+  const auto want =
+      expected(requested, cpuMem(api::kDefaultMilliCPURequest, api::kDefaultMemoryRequest), {podE}, {});
   CacheImpl cache;
   ASSERT_TRUE(cache.addPod(podE).ok());
   expectNodeInfo(cache, nodeName, &want);
@@ -433,7 +446,8 @@ TEST(Cache, ForgetPod) {
   // In 1.34 forgetting a forgotten pod is an error.
   auto again = cache.forgetPod(*basePod);
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().message(), "pod test(node_info_cache_test/test) wasn't assumed so cannot be forgotten");
+  EXPECT_EQ(again.error().message(),
+            "pod test(node_info_cache_test/test) wasn't assumed so cannot be forgotten");
 }
 
 // ---- error texts of invalid transitions ----
@@ -453,9 +467,11 @@ TEST(Cache, TransitionErrors) {
             "pod uid-1(node_info_cache_test/uid-1) wasn't assumed so cannot be forgotten");
   EXPECT_EQ(cache.updatePod(*pod, pod).error().message(),
             "pod uid-1(node_info_cache_test/uid-1) is not added to scheduler cache, so cannot be updated");
-  EXPECT_EQ(cache.removePod(*pod).error().message(),
-            "pod uid-1(node_info_cache_test/uid-1) is not found in scheduler cache, so cannot be removed from it");
-  EXPECT_EQ(cache.getPod(*pod).error().message(), "pod uid-1(node_info_cache_test/uid-1) does not exist in scheduler cache");
+  EXPECT_EQ(
+      cache.removePod(*pod).error().message(),
+      "pod uid-1(node_info_cache_test/uid-1) is not found in scheduler cache, so cannot be removed from it");
+  EXPECT_EQ(cache.getPod(*pod).error().message(),
+            "pod uid-1(node_info_cache_test/uid-1) does not exist in scheduler cache");
   EXPECT_EQ(cache.removeNode(*MakeNode().name("n9").ptr()).error().message(), "node n9 is not found");
 
   ASSERT_TRUE(cache.assumePod(pod).ok());
@@ -466,7 +482,8 @@ TEST(Cache, TransitionErrors) {
   EXPECT_EQ(cache.forgetPod(onOther).error().message(),
             "pod uid-1(node_info_cache_test/uid-1) was assumed on n2 but assigned to n1");
   ASSERT_TRUE(cache.addPod(pod).ok());
-  EXPECT_EQ(cache.addPod(pod).error().message(), "pod uid-1(node_info_cache_test/uid-1) was already in added state");
+  EXPECT_EQ(cache.addPod(pod).error().message(),
+            "pod uid-1(node_info_cache_test/uid-1) was already in added state");
   EXPECT_EQ(cache.forgetPod(*pod).error().message(),
             "pod uid-1(node_info_cache_test/uid-1) wasn't assumed so cannot be forgotten");
   // A pod without a namespace prints as its name (klog.KObj).
@@ -516,18 +533,24 @@ TEST(Cache, RemovePodWithEmptyNodeNameRemovesCachedPod) {
 // ---- TestNodeOperators ----
 
 TEST(Cache, NodeOperators) {
-  const ks::testing::ResourceMap resourceList1 = {{"cpu", "1000m"}, {"memory", "100m"}, {"example.com/foo", "1"}};
-  const ks::testing::ResourceMap resourceList2 = {{"cpu", "500m"}, {"memory", "50m"}, {"example.com/foo", "2"}};
+  const ks::testing::ResourceMap resourceList1 = {
+      {"cpu", "1000m"}, {"memory", "100m"}, {"example.com/foo", "1"}};
+  const ks::testing::ResourceMap resourceList2 = {
+      {"cpu", "500m"}, {"memory", "50m"}, {"example.com/foo", "2"}};
   const std::vector<api::Taint> taints = {{"test-key", "test-value", "PreferNoSchedule", std::nullopt}};
-  const std::map<std::string, int64_t> imageStatus1 = {
-      {"gcr.io/80:latest", 80 * kMB}, {"gcr.io/80:v1", 80 * kMB}, {"gcr.io/300:latest", 300 * kMB}, {"gcr.io/300:v1", 300 * kMB}};
+  const std::map<std::string, int64_t> imageStatus1 = {{"gcr.io/80:latest", 80 * kMB},
+                                                       {"gcr.io/80:v1", 80 * kMB},
+                                                       {"gcr.io/300:latest", 300 * kMB},
+                                                       {"gcr.io/300:v1", 300 * kMB}};
   const std::map<std::string, int64_t> imageStatus2 = {
       {"gcr.io/600:latest", 600 * kMB}, {"gcr.io/80:latest", 80 * kMB}, {"gcr.io/900:latest", 900 * kMB}};
-  auto makeNode = [&](const std::string& name, const ks::testing::ResourceMap& res, const std::map<std::string, int64_t>& imgs) {
+  auto makeNode = [&](const std::string& name, const ks::testing::ResourceMap& res,
+                      const std::map<std::string, int64_t>& imgs) {
     return MakeNode().name(name).capacity(res).taints(taints).images(imgs).ptr();
   };
   auto makePod = [](const std::string& name, bool withPort) {
-    api::Pod p = MakePod().name(name).uid(name).node("test-node-1").req({{"cpu", "500m"}, {"memory", "50m"}}).obj();
+    api::Pod p =
+        MakePod().name(name).uid(name).node("test-node-1").req({{"cpu", "500m"}, {"memory", "50m"}}).obj();
     if (withPort) p.spec.containers[0].ports.push_back(api::ContainerPort{"http", 80, 80, "TCP", ""});
     return std::make_shared<const api::Pod>(std::move(p));
   };
@@ -538,11 +561,14 @@ TEST(Cache, NodeOperators) {
   };
   const std::vector<Case> cases = {
       {"operate the node with one pod",
-       {makeNode("test-node-1", resourceList1, imageStatus1), makeNode("test-node-2", resourceList2, imageStatus2),
-        makeNode("test-node-3", resourceList1, imageStatus1), makeNode("test-node-4", resourceList2, imageStatus2)},
+       {makeNode("test-node-1", resourceList1, imageStatus1),
+        makeNode("test-node-2", resourceList2, imageStatus2),
+        makeNode("test-node-3", resourceList1, imageStatus1),
+        makeNode("test-node-4", resourceList2, imageStatus2)},
        {makePod("pod1", true)}},
       {"operate the node with two pods",
-       {makeNode("test-node-1", resourceList1, imageStatus1), makeNode("test-node-2", resourceList2, imageStatus2),
+       {makeNode("test-node-1", resourceList1, imageStatus1),
+        makeNode("test-node-2", resourceList2, imageStatus2),
         makeNode("test-node-3", resourceList1, imageStatus1)},
        {makePod("pod1", false), makePod("pod2", false)}},
   };
@@ -629,7 +655,8 @@ TEST(Cache, NodeOperators) {
     EXPECT_FALSE(cache.removeNode(*updatedPtr).ok());
     EXPECT_EQ(cache.nodeTreeForTest().numNodes(), static_cast<int>(tc.nodes.size()) - 1);
     EXPECT_EQ(cache.nodeTreeForTest().list().size(), tc.nodes.size() - 1);
-    for (const auto& [img, s] : cache.imageStatesForTest()) EXPECT_FALSE(s.nodes.contains(node->metadata.name));
+    for (const auto& [img, s] : cache.imageStatesForTest())
+      EXPECT_FALSE(s.nodes.contains(node->metadata.name));
     // Pods are still cached.
     for (const auto& p : tc.pods) EXPECT_TRUE(cache.getPod(*p).ok());
     // The snapshot drops the removed node.
@@ -693,7 +720,8 @@ TEST(Cache, PodsWithPVCs) {
   cache.addNode(MakeNode().name("n1").ptr());
   for (const auto& p : {p1, p2, p3}) ASSERT_TRUE(cache.addPod(p).ok());
   auto info = cache.nodeInfoForTest("n1");
-  EXPECT_EQ(info->pvcRefCounts(), (std::map<std::string, int>{{"ns/c1", 2}, {"ns/c2", 1}, {"ns/p3-scratch", 1}}));
+  EXPECT_EQ(info->pvcRefCounts(),
+            (std::map<std::string, int>{{"ns/c1", 2}, {"ns/c2", 1}, {"ns/p3-scratch", 1}}));
   Snapshot s;
   ASSERT_TRUE(cache.updateSnapshot(s).ok());
   EXPECT_TRUE(s.isPVCUsedByPods("ns/c1"));
@@ -702,7 +730,8 @@ TEST(Cache, PodsWithPVCs) {
   ASSERT_TRUE(cache.updateSnapshot(s).ok());
   EXPECT_TRUE(s.isPVCUsedByPods("ns/c1"));
   EXPECT_FALSE(s.isPVCUsedByPods("ns/c2"));
-  EXPECT_EQ(cache.nodeInfoForTest("n1")->pvcRefCounts(), (std::map<std::string, int>{{"ns/c1", 1}, {"ns/p3-scratch", 1}}));
+  EXPECT_EQ(cache.nodeInfoForTest("n1")->pvcRefCounts(),
+            (std::map<std::string, int>{{"ns/c1", 1}, {"ns/p3-scratch", 1}}));
   ASSERT_TRUE(cache.removePod(*p2).ok());
   ASSERT_TRUE(cache.updateSnapshot(s).ok());
   EXPECT_FALSE(s.isPVCUsedByPods("ns/c1"));
@@ -762,14 +791,22 @@ TEST(Cache, UpdateSnapshot) {
   auto addPod = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->addPod(pods[i]).ok()); }; };
   auto assumePod = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->assumePod(pods[i]).ok()); }; };
   auto forgetPod = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->forgetPod(*pods[i]).ok()); }; };
-  auto addPodWithAffinity = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->addPod(podsWithAffinity[i]).ok()); }; };
-  auto addPodWithPVC = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->addPod(podsWithPVC[i]).ok()); }; };
+  auto addPodWithAffinity = [&](int i) -> Op {
+    return [&, i] { EXPECT_TRUE(cache->addPod(podsWithAffinity[i]).ok()); };
+  };
+  auto addPodWithPVC = [&](int i) -> Op {
+    return [&, i] { EXPECT_TRUE(cache->addPod(podsWithPVC[i]).ok()); };
+  };
   auto removePod = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->removePod(*pods[i]).ok()); }; };
   auto removePodWithAffinity = [&](int i) -> Op {
     return [&, i] { EXPECT_TRUE(cache->removePod(*podsWithAffinity[i]).ok()); };
   };
-  auto removePodWithPVC = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->removePod(*podsWithPVC[i]).ok()); }; };
-  auto updatePod = [&](int i) -> Op { return [&, i] { EXPECT_TRUE(cache->updatePod(*pods[i], updatedPods[i]).ok()); }; };
+  auto removePodWithPVC = [&](int i) -> Op {
+    return [&, i] { EXPECT_TRUE(cache->removePod(*podsWithPVC[i]).ok()); };
+  };
+  auto updatePod = [&](int i) -> Op {
+    return [&, i] { EXPECT_TRUE(cache->updatePod(*pods[i], updatedPods[i]).ok()); };
+  };
   auto updateSnapshot = [&]() -> Op {
     return [&] {
       EXPECT_TRUE(cache->updateSnapshot(*snapshot).ok());
@@ -795,11 +832,13 @@ TEST(Cache, UpdateSnapshot) {
       {"Add a few nodes, and snapshot in the middle",
        {addNode(0), updateSnapshot(), addNode(1), updateSnapshot(), addNode(2), updateSnapshot(), addNode(3)},
        {3, 2, 1, 0}},
-      {"Add a few nodes, and snapshot in the end", {addNode(0), addNode(2), addNode(5), addNode(6)}, {6, 5, 2, 0}},
+      {"Add a few nodes, and snapshot in the end",
+       {addNode(0), addNode(2), addNode(5), addNode(6)},
+       {6, 5, 2, 0}},
       {"Update some nodes", {addNode(0), addNode(1), addNode(5), updateSnapshot(), updateNode(1)}, {1, 5, 0}},
       {"Add a few nodes, and remove all of them",
-       {addNode(0), addNode(2), addNode(5), addNode(6), updateSnapshot(), removeNode(0), removeNode(2), removeNode(5),
-        removeNode(6)},
+       {addNode(0), addNode(2), addNode(5), addNode(6), updateSnapshot(), removeNode(0), removeNode(2),
+        removeNode(5), removeNode(6)},
        {}},
       {"Add a few nodes, and remove some of them",
        {addNode(0), addNode(2), addNode(5), addNode(6), updateSnapshot(), removeNode(0), removeNode(6)},
@@ -819,13 +858,21 @@ TEST(Cache, UpdateSnapshot) {
        {0, 4, 2}},
       {"Add pod before its node", {addNode(0), addPod(1), updatePod(1), addNode(1)}, {1, 0}},
       {"Remove node before its pods",
-       {addNode(0), addNode(1), addPod(1), addPod(11), updateSnapshot(), removeNode(1), updateSnapshot(), updatePod(1),
-        updatePod(11), removePod(1), removePod(11)},
+       {addNode(0), addNode(1), addPod(1), addPod(11), updateSnapshot(), removeNode(1), updateSnapshot(),
+        updatePod(1), updatePod(11), removePod(1), removePod(11)},
        {0}},
-      {"Add Pods with affinity", {addNode(0), addPodWithAffinity(0), updateSnapshot(), addNode(1)}, {1, 0}, 1},
-      {"Add Pods with PVC", {addNode(0), addPodWithPVC(0), updateSnapshot(), addNode(1)}, {1, 0}, 0, {"test-ns/test-pvc0"}},
+      {"Add Pods with affinity",
+       {addNode(0), addPodWithAffinity(0), updateSnapshot(), addNode(1)},
+       {1, 0},
+       1},
+      {"Add Pods with PVC",
+       {addNode(0), addPodWithPVC(0), updateSnapshot(), addNode(1)},
+       {1, 0},
+       0,
+       {"test-ns/test-pvc0"}},
       {"Add multiple nodes with pods with affinity",
-       {addNode(0), addPodWithAffinity(0), updateSnapshot(), addNode(1), addPodWithAffinity(1), updateSnapshot()},
+       {addNode(0), addPodWithAffinity(0), updateSnapshot(), addNode(1), addPodWithAffinity(1),
+        updateSnapshot()},
        {1, 0},
        2},
       {"Add multiple nodes with pods with PVC",
@@ -834,16 +881,19 @@ TEST(Cache, UpdateSnapshot) {
        0,
        {"test-ns/test-pvc0", "test-ns/test-pvc1"}},
       {"Add then Remove pods with affinity",
-       {addNode(0), addNode(1), addPodWithAffinity(0), updateSnapshot(), removePodWithAffinity(0), updateSnapshot()},
+       {addNode(0), addNode(1), addPodWithAffinity(0), updateSnapshot(), removePodWithAffinity(0),
+        updateSnapshot()},
        {0, 1},
        0},
       {"Add then Remove pod with PVC",
-       {addNode(0), addPodWithPVC(0), updateSnapshot(), removePodWithPVC(0), addPodWithPVC(2), updateSnapshot()},
+       {addNode(0), addPodWithPVC(0), updateSnapshot(), removePodWithPVC(0), addPodWithPVC(2),
+        updateSnapshot()},
        {0},
        0,
        {"test-ns/test-pvc2"}},
       {"Add then Remove pod with PVC and add same pod again",
-       {addNode(0), addPodWithPVC(0), updateSnapshot(), removePodWithPVC(0), addPodWithPVC(0), updateSnapshot()},
+       {addNode(0), addPodWithPVC(0), updateSnapshot(), removePodWithPVC(0), addPodWithPVC(0),
+        updateSnapshot()},
        {0},
        0,
        {"test-ns/test-pvc0"}},
@@ -863,8 +913,8 @@ TEST(Cache, UpdateSnapshot) {
        {"test-ns/test-pvc1", "test-ns/test-pvc2"}},
       // Upstream's case also assumes/forgets in the snapshot (post-1.34); the cache part is kept.
       {"Assume and forget in cache",
-       {addNode(0), addNode(2), addNode(4), addNode(8), updateSnapshot(), assumePod(8), assumePod(4), assumePod(0),
-        forgetPod(0), updateSnapshot()},
+       {addNode(0), addNode(2), addNode(4), addNode(8), updateSnapshot(), assumePod(8), assumePod(4),
+        assumePod(0), forgetPod(0), updateSnapshot()},
        {0, 4, 8, 2}},
   };
   for (const auto& tc : cases) {
@@ -973,9 +1023,10 @@ TEST(Cache, UpdateSnapshotInconsistentRebuilds) {
   ASSERT_TRUE(newer.updateSnapshot(s).ok());
   auto r = older.updateSnapshot(s);
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message(),
-            "snapshot state is not consistent, length of NodeInfoList=0 not equal to length of nodes in tree=1 , "
-            "length of NodeInfoMap=1, length of nodes in cache=1, trying to recover");
+  EXPECT_EQ(
+      r.error().message(),
+      "snapshot state is not consistent, length of NodeInfoList=0 not equal to length of nodes in tree=1 , "
+      "length of NodeInfoMap=1, length of nodes in cache=1, trying to recover");
   EXPECT_FALSE(logs.empty());
 }
 
@@ -1053,7 +1104,8 @@ TEST(Cache, ConcurrentOperations) {
   for (int t = 0; t < 3; ++t) {
     threads.emplace_back([&cache, t] {
       for (int i = 0; i < 200; ++i) {
-        auto pod = makeBasePod("n" + std::to_string(i % 8), "t" + std::to_string(t) + "-" + std::to_string(i), "10m", "1", "", {});
+        auto pod = makeBasePod("n" + std::to_string(i % 8), "t" + std::to_string(t) + "-" + std::to_string(i),
+                               "10m", "1", "", {});
         ASSERT_TRUE(cache.assumePod(pod).ok());
         ASSERT_TRUE(cache.finishBinding(*pod).ok());
         if (i % 2 == 0) {

@@ -24,13 +24,15 @@ const std::string kRegion(kLabelFailureDomainBetaRegion);
 const std::string kZone(kLabelFailureDomainBetaZone);
 
 // Zone keys contain a NUL: build them explicitly.
-std::string key(const std::string& region, const std::string& zone) { return region + std::string(":\0:", 3) + zone; }
+std::string key(const std::string& region, const std::string& zone) {
+  return region + std::string(":\0:", 3) + zone;
+}
 
 const std::vector<api::NodePtr>& allNodes() {
   static const std::vector<api::NodePtr> nodes = {
-      node("node-0"),                                            // no region-zone label
-      node("node-1", {{kRegion, "region-1"}}),                   // region only
-      node("node-2", {{kZone, "zone-2"}}),                       // zone only
+      node("node-0"),                           // no region-zone label
+      node("node-1", {{kRegion, "region-1"}}),  // region only
+      node("node-2", {{kZone, "zone-2"}}),      // zone only
       node("node-3", {{kRegion, "region-1"}, {kZone, "zone-2"}}),
       node("node-4", {{kRegion, "region-1"}, {kZone, "zone-2"}}),
       node("node-5", {{kRegion, "region-1"}, {kZone, "zone-3"}}),  // other zone, same region
@@ -48,7 +50,8 @@ const std::vector<api::NodePtr>& allNodes() {
 }
 
 std::vector<api::NodePtr> slice(std::size_t from, std::size_t to) {
-  return {allNodes().begin() + static_cast<std::ptrdiff_t>(from), allNodes().begin() + static_cast<std::ptrdiff_t>(to)};
+  return {allNodes().begin() + static_cast<std::ptrdiff_t>(from),
+          allNodes().begin() + static_cast<std::ptrdiff_t>(to)};
 }
 
 void verifyNodeTree(const NodeTree& nt, const Tree& expected) {
@@ -63,10 +66,12 @@ void verifyNodeTree(const NodeTree& nt, const Tree& expected) {
 TEST(GetZoneKey, Labels) {
   EXPECT_EQ(getZoneKey(*node("a")), "");
   EXPECT_EQ(getZoneKey(*node("a", {{std::string(kLabelTopologyZone), "z"}})), key("", "z"));
-  EXPECT_EQ(getZoneKey(*node("a", {{std::string(kLabelTopologyRegion), "r"}, {std::string(kLabelTopologyZone), "z"}})),
+  EXPECT_EQ(getZoneKey(*node(
+                "a", {{std::string(kLabelTopologyRegion), "r"}, {std::string(kLabelTopologyZone), "z"}})),
             key("r", "z"));
   // The deprecated label wins when both are present.
-  EXPECT_EQ(getZoneKey(*node("a", {{std::string(kLabelTopologyZone), "new"}, {kZone, "old"}})), key("", "old"));
+  EXPECT_EQ(getZoneKey(*node("a", {{std::string(kLabelTopologyZone), "new"}, {kZone, "old"}})),
+            key("", "old"));
 }
 
 TEST(NodeTree, AddNode) {
@@ -79,7 +84,10 @@ TEST(NodeTree, AddNode) {
       {"single node no labels", slice(0, 1), {{"", {"node-0"}}}},
       {"mix of nodes with and without proper labels",
        slice(0, 4),
-       {{"", {"node-0"}}, {key("region-1", ""), {"node-1"}}, {key("", "zone-2"), {"node-2"}}, {key("region-1", "zone-2"), {"node-3"}}}},
+       {{"", {"node-0"}},
+        {key("region-1", ""), {"node-1"}},
+        {key("", "zone-2"), {"node-2"}},
+        {key("region-1", "zone-2"), {"node-3"}}}},
       {"mix of nodes with and without proper labels and some zones with multiple nodes",
        slice(0, 7),
        {{"", {"node-0"}},
@@ -236,8 +244,16 @@ TEST(NodeTree, MultiOperations) {
     return a;
   };
   const std::vector<Case> cases = {
-      {"add and remove all nodes", slice(2, 9), slice(2, 9), {"add", "add", "add", "remove", "remove", "remove"}, {}},
-      {"add and remove some nodes", slice(2, 9), slice(2, 9), {"add", "add", "add", "remove"}, {"node-3", "node-4"}},
+      {"add and remove all nodes",
+       slice(2, 9),
+       slice(2, 9),
+       {"add", "add", "add", "remove", "remove", "remove"},
+       {}},
+      {"add and remove some nodes",
+       slice(2, 9),
+       slice(2, 9),
+       {"add", "add", "add", "remove"},
+       {"node-3", "node-4"}},
       {"remove three nodes",
        slice(2, 9),
        slice(2, 9),

@@ -15,7 +15,8 @@ using ks::testing::MakePod;
 
 constexpr int64_t kMB = 1024 * 1024;
 
-api::NodePtr nodeWithImages(const std::string& name, const std::vector<std::pair<std::string, int64_t>>& images) {
+api::NodePtr nodeWithImages(const std::string& name,
+                            const std::vector<std::pair<std::string, int64_t>>& images) {
   api::Node n = MakeNode().name(name).obj();
   for (const auto& [img, size] : images) n.status.images.push_back(api::ContainerImage{{img}, size});
   return std::make_shared<const api::Node>(std::move(n));
@@ -45,14 +46,16 @@ TEST(Snapshot, GetNodeImageStates) {
 
 TEST(Snapshot, CreateImageExistenceMap) {
   {
-    std::vector<api::NodePtr> nodes = {nodeWithImages("node-0", {{"gcr.io/10:v1", 10 * kMB}}),
-                                       nodeWithImages("node-1", {{"gcr.io/10:v1", 10 * kMB}, {"gcr.io/200:v1", 200 * kMB}})};
+    std::vector<api::NodePtr> nodes = {
+        nodeWithImages("node-0", {{"gcr.io/10:v1", 10 * kMB}}),
+        nodeWithImages("node-1", {{"gcr.io/10:v1", 10 * kMB}, {"gcr.io/200:v1", 200 * kMB}})};
     ImageExistenceMap want = {{"gcr.io/10:v1", {"node-0", "node-1"}}, {"gcr.io/200:v1", {"node-1"}}};
     EXPECT_EQ(createImageExistenceMap(nodes), want);
   }
   {
-    std::vector<api::NodePtr> nodes = {nodeWithImages("node-0", {}),
-                                       nodeWithImages("node-1", {{"gcr.io/10:v1", 10 * kMB}, {"gcr.io/200:v1", 200 * kMB}})};
+    std::vector<api::NodePtr> nodes = {
+        nodeWithImages("node-0", {}),
+        nodeWithImages("node-1", {{"gcr.io/10:v1", 10 * kMB}, {"gcr.io/200:v1", 200 * kMB}})};
     ImageExistenceMap want = {{"gcr.io/10:v1", {"node-1"}}, {"gcr.io/200:v1", {"node-1"}}};
     EXPECT_EQ(createImageExistenceMap(nodes), want);
   }
@@ -92,13 +95,31 @@ api::LabelSelector matchLabels(const std::string& k, const std::string& v) {
 }
 
 TEST(Snapshot, NewSnapshot) {
-  auto podWithAnnotations = MakePod().name("foo").namespace_("ns").uid("a").node("node-1").annotation("custom", "annotation").ptr();
+  auto podWithAnnotations =
+      MakePod().name("foo").namespace_("ns").uid("a").node("node-1").annotation("custom", "annotation").ptr();
   auto podWithPort = MakePod().name("foo").namespace_("foo").uid("p").node("node-0").hostPort(8080).ptr();
-  auto podWithAntiAffinity =
-      MakePod().name("baz").namespace_("ns").uid("aa").podAntiAffinity("another", matchLabels("another", "label")).node("node-0").ptr();
+  auto podWithAntiAffinity = MakePod()
+                                 .name("baz")
+                                 .namespace_("ns")
+                                 .uid("aa")
+                                 .podAntiAffinity("another", matchLabels("another", "label"))
+                                 .node("node-0")
+                                 .ptr();
   std::vector<api::PodPtr> podsWithAffinity = {
-      MakePod().name("bar").namespace_("ns").uid("af0").podAffinity("baz", matchLabels("baz", "qux")).node("node-2").ptr(),
-      MakePod().name("bar").namespace_("ns").uid("af1").podAffinity("key", matchLabels("key", "value")).node("node-0").ptr(),
+      MakePod()
+          .name("bar")
+          .namespace_("ns")
+          .uid("af0")
+          .podAffinity("baz", matchLabels("baz", "qux"))
+          .node("node-2")
+          .ptr(),
+      MakePod()
+          .name("bar")
+          .namespace_("ns")
+          .uid("af1")
+          .podAffinity("key", matchLabels("key", "value"))
+          .node("node-0")
+          .ptr(),
   };
   std::vector<api::PodPtr> podsWithPVCs = {
       MakePod().name("foo").namespace_("foo").uid("v0").node("node-0").pvc("pvc0").ptr(),
@@ -138,7 +159,8 @@ TEST(Snapshot, NewSnapshot) {
        {}},
       {"multiple nodes, pod with affinity, pod with anti-affinity",
        {podsWithAffinity[1], podWithAntiAffinity},
-       {MakeNode().name("node-0").label("key", "value").ptr(), MakeNode().name("node-1").label("another", "label").ptr()},
+       {MakeNode().name("node-0").label("key", "value").ptr(),
+        MakeNode().name("node-1").label("another", "label").ptr()},
        {{podsWithAffinity[1], podWithAntiAffinity}, {}},
        2,
        1,
@@ -160,14 +182,21 @@ TEST(Snapshot, NewSnapshot) {
       EXPECT_EQ(s.list()[i]->nodeName(), tc.nodes[i]->metadata.name);
     }
     EXPECT_EQ(static_cast<int>(s.havePodsWithAffinityList().size()), tc.expectedPodsWithAffinity);
-    EXPECT_EQ(static_cast<int>(s.havePodsWithRequiredAntiAffinityList().size()), tc.expectedPodsWithAntiAffinity);
+    EXPECT_EQ(static_cast<int>(s.havePodsWithRequiredAntiAffinityList().size()),
+              tc.expectedPodsWithAntiAffinity);
     for (const auto& key : tc.expectedUsedPVCSet) EXPECT_TRUE(s.isPVCUsedByPods(key)) << key;
     EXPECT_EQ(s.usedPVCSetForTest(), tc.expectedUsedPVCSet);
   }
 }
 
 TEST(Snapshot, AffinityTermsParsed) {
-  auto pod = MakePod().name("bar").namespace_("ns").uid("u").podAffinity("baz", matchLabels("baz", "qux")).node("node-2").ptr();
+  auto pod = MakePod()
+                 .name("bar")
+                 .namespace_("ns")
+                 .uid("u")
+                 .podAffinity("baz", matchLabels("baz", "qux"))
+                 .node("node-2")
+                 .ptr();
   Snapshot s = newSnapshot({pod}, {MakeNode().name("node-2").ptr()});
   auto info = s.get("node-2");
   ASSERT_TRUE(info.ok());
@@ -195,7 +224,8 @@ TEST(Snapshot, GetMissingOrNodeLess) {
 }
 
 TEST(Snapshot, ImageNumNodes) {
-  std::vector<api::NodePtr> nodes = {nodeWithImages("n0", {{"img:a", 10}}), nodeWithImages("n1", {{"img:a", 10}, {"img:b", 5}})};
+  std::vector<api::NodePtr> nodes = {nodeWithImages("n0", {{"img:a", 10}}),
+                                     nodeWithImages("n1", {{"img:a", 10}, {"img:b", 5}})};
   Snapshot s = newSnapshot({}, nodes);
   EXPECT_EQ((*s.get("n0"))->imageStates().at("img:a").numNodes, 2);
   EXPECT_EQ((*s.get("n1"))->imageStates().at("img:b").numNodes, 1);

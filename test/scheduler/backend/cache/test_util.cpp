@@ -53,7 +53,8 @@ framework::Resource cpuMem(int64_t milliCPU, int64_t memory) {
 
 std::string toString(const framework::Resource& r) {
   std::ostringstream os;
-  os << "{cpu:" << r.milliCPU << "m mem:" << r.memory << " eph:" << r.ephemeralStorage << " pods:" << r.allowedPodNumber;
+  os << "{cpu:" << r.milliCPU << "m mem:" << r.memory << " eph:" << r.ephemeralStorage
+     << " pods:" << r.allowedPodNumber;
   for (const auto& [k, v] : r.scalarResources) os << " " << k << ":" << v;
   os << "}";
   return os.str();
@@ -87,7 +88,8 @@ std::string portsString(const framework::HostPortInfo& p) {
 
 std::string imagesString(const std::map<std::string, framework::ImageStateSummary>& m) {
   std::ostringstream os;
-  for (const auto& [k, v] : m) os << k << "{size:" << v.size << " numNodes:" << v.numNodes << " nodes:" << v.nodes.size() << "} ";
+  for (const auto& [k, v] : m)
+    os << k << "{size:" << v.size << " numNodes:" << v.numNodes << " nodes:" << v.nodes.size() << "} ";
   return os.str();
 }
 
@@ -118,40 +120,52 @@ std::string diffNodeInfo(const ExpectedNodeInfo& want, const framework::NodeInfo
   }
   if (want.nonZeroRequested.milliCPU != got.nonZeroRequested().milliCPU ||
       want.nonZeroRequested.memory != got.nonZeroRequested().memory) {
-    os << "nonZeroRequested: want " << toString(want.nonZeroRequested) << " got " << toString(got.nonZeroRequested())
-       << "\n";
+    os << "nonZeroRequested: want " << toString(want.nonZeroRequested) << " got "
+       << toString(got.nonZeroRequested()) << "\n";
   }
   bool podsEqual = want.pods.size() == got.pods().size();
-  for (std::size_t i = 0; podsEqual && i < want.pods.size(); ++i) podsEqual = *want.pods[i] == got.pods()[i]->pod();
+  for (std::size_t i = 0; podsEqual && i < want.pods.size(); ++i)
+    podsEqual = *want.pods[i] == got.pods()[i]->pod();
   if (!podsEqual) {
     std::vector<std::string> w;
     for (const auto& p : want.pods) w.push_back(p->metadata.uid);
     os << "pods: want " << join(w) << " got " << join(uids(got.pods())) << " (or objects differ)\n";
   }
   if (!(want.usedPorts == got.usedPorts())) {
-    os << "usedPorts: want " << portsString(want.usedPorts) << " got " << portsString(got.usedPorts()) << "\n";
+    os << "usedPorts: want " << portsString(want.usedPorts) << " got " << portsString(got.usedPorts())
+       << "\n";
   }
   if (want.imageStates != got.imageStates()) {
-    os << "imageStates: want " << imagesString(want.imageStates) << " got " << imagesString(got.imageStates()) << "\n";
+    os << "imageStates: want " << imagesString(want.imageStates) << " got " << imagesString(got.imageStates())
+       << "\n";
   }
   return os.str();
 }
 
-std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeInfo& got, bool checkGeneration) {
+std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeInfo& got,
+                         bool checkGeneration) {
   std::ostringstream os;
   if (want.nodePtr() != got.nodePtr() && !(want.node() && got.node() && *want.node() == *got.node())) {
     os << "node: want " << want.nodeName() << " got " << got.nodeName() << "\n";
   }
-  if (uids(want.pods()) != uids(got.pods())) os << "pods: want " << join(uids(want.pods())) << " got " << join(uids(got.pods())) << "\n";
+  if (uids(want.pods()) != uids(got.pods()))
+    os << "pods: want " << join(uids(want.pods())) << " got " << join(uids(got.pods())) << "\n";
   if (uids(want.podsWithAffinity()) != uids(got.podsWithAffinity())) os << "podsWithAffinity differ\n";
   if (uids(want.podsWithRequiredAntiAffinity()) != uids(got.podsWithRequiredAntiAffinity())) {
     os << "podsWithRequiredAntiAffinity differ\n";
   }
-  if (!(want.usedPorts() == got.usedPorts())) os << "usedPorts: want " << portsString(want.usedPorts()) << " got " << portsString(got.usedPorts()) << "\n";
-  if (!sameResource(want.requested(), got.requested())) os << "requested: want " << toString(want.requested()) << " got " << toString(got.requested()) << "\n";
+  if (!(want.usedPorts() == got.usedPorts()))
+    os << "usedPorts: want " << portsString(want.usedPorts()) << " got " << portsString(got.usedPorts())
+       << "\n";
+  if (!sameResource(want.requested(), got.requested()))
+    os << "requested: want " << toString(want.requested()) << " got " << toString(got.requested()) << "\n";
   if (!sameResource(want.nonZeroRequested(), got.nonZeroRequested())) os << "nonZeroRequested differ\n";
-  if (!sameResource(want.allocatable(), got.allocatable())) os << "allocatable: want " << toString(want.allocatable()) << " got " << toString(got.allocatable()) << "\n";
-  if (want.imageStates() != got.imageStates()) os << "imageStates: want " << imagesString(want.imageStates()) << " got " << imagesString(got.imageStates()) << "\n";
+  if (!sameResource(want.allocatable(), got.allocatable()))
+    os << "allocatable: want " << toString(want.allocatable()) << " got " << toString(got.allocatable())
+       << "\n";
+  if (want.imageStates() != got.imageStates())
+    os << "imageStates: want " << imagesString(want.imageStates()) << " got "
+       << imagesString(got.imageStates()) << "\n";
   if (want.pvcRefCounts() != got.pvcRefCounts()) os << "pvcRefCounts differ\n";
   if (checkGeneration && want.generation() != got.generation()) {
     os << "generation: want " << want.generation() << " got " << got.generation() << "\n";
@@ -159,7 +173,8 @@ std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeI
   return os.str();
 }
 
-std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot, bool exactImageCounts) {
+std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot,
+                                     bool exactImageCounts) {
   const NodeTree tree = cache.nodeTreeForTest();
   const NodeInfoMap& map = snapshot.nodeInfoMapForTest();
   if (static_cast<int>(map.size()) != tree.numNodes()) {
@@ -198,7 +213,8 @@ std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& sna
   std::set<std::string, std::less<>> expectedPVCs;
   for (const auto& name : tree.list()) {
     auto it = map.find(name);
-    if (it == map.end()) return "node " + name + " exist in nodeTree but not in NodeInfoMap, this should not happen";
+    if (it == map.end())
+      return "node " + name + " exist in nodeTree but not in NodeInfoMap, this should not happen";
     expectedList.push_back(it->second);
     if (!it->second->podsWithAffinity().empty()) expectedAffinity.push_back(it->second);
     if (!it->second->podsWithRequiredAntiAffinity().empty()) expectedAnti.push_back(it->second);

@@ -39,13 +39,15 @@ std::string toString(const framework::Resource& r);
 // "" when equal, else a description of the differences. Pods are compared by object (value) and order.
 std::string diffNodeInfo(const ExpectedNodeInfo& want, const framework::NodeInfo& got);
 // Every field of the two NodeInfos; generation only if checkGeneration.
-std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeInfo& got, bool checkGeneration);
+std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeInfo& got,
+                         bool checkGeneration);
 
 // Upstream compareCacheWithNodeInfoSnapshot: the snapshot holds exactly the cache's nodes with a node
 // object (equal NodeInfos incl. generation; image numNodes as the cache's index says, unless
 // !exactImageCounts: numNodes of nodes not copied by the last update may be stale, as upstream), its list
 // follows the cache's nodeTree order, and the derived lists / PVC set match. "" when consistent.
-std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot, bool exactImageCounts = true);
+std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot,
+                                     bool exactImageCounts = true);
 
 std::vector<std::string> names(const std::vector<framework::NodeInfoPtr>& infos);
 

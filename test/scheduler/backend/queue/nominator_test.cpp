@@ -9,7 +9,9 @@ namespace {
 
 using ks::testing::MakePod;
 
-framework::PodInfoPtr info(const api::PodPtr& p) { return framework::PodInfo::create(p); }
+framework::PodInfoPtr info(const api::PodPtr& p) {
+  return framework::PodInfo::create(p);
+}
 
 TEST(NominatorTest, OverrideNoopAndMove) {
   Nominator n;

@@ -55,7 +55,8 @@ class QueueTest : public ::testing::Test {
         framework::runtime::PluginEvents{"pendingPlugin", {framework::ClusterEventWithHint{kPvAdd, {}}}});
     hooks.runPreEnqueuePlugins = [](const framework::PodInfo& p) {
       if (p.pod().spec.schedulingGates.empty()) return framework::Status::success();
-      return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::vector<std::string>{"waiting for scheduling gates"})
+      return framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                               std::vector<std::string>{"waiting for scheduling gates"})
           .withPlugin("SchedulingGates");
     };
     hooks.preEnqueuePluginEvents["SchedulingGates"] = {
@@ -66,7 +67,8 @@ class QueueTest : public ::testing::Test {
   }
 
   // Pops the pod (must be next), marks it rejected by `plugins` and puts it back.
-  void failAttempt(PriorityQueue& q, const std::set<std::string>& plugins, const std::set<std::string>& pending = {}) {
+  void failAttempt(PriorityQueue& q, const std::set<std::string>& plugins,
+                   const std::set<std::string>& pending = {}) {
     int64_t cycle = q.schedulingCycle();
     auto p = q.pop();
     ASSERT_TRUE(p.has_value());
@@ -232,7 +234,8 @@ TEST_F(QueueTest, BackoffDoublesUpToMax) {
     ASSERT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
     clock_.step(expected - 1ms);
     q->flushBackoffQCompleted();
-    EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ) << "still backing off just before " << expected.count() << "s";
+    EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ)
+        << "still backing off just before " << expected.count() << "s";
     clock_.step(1ms);
     q->flushBackoffQCompleted();
     ASSERT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ) << "backoff of " << expected.count() << "s over";
@@ -272,7 +275,13 @@ TEST_F(QueueTest, GatedPodIsNeverPoppedUntilGatesRemoved) {
   q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
   EXPECT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
   // An update that keeps the gate keeps it gated.
-  auto relabeled = MakePod().name("g").namespace_("ns").uid("1").label("a", "b").schedulingGates({"example.com/gate"}).ptr();
+  auto relabeled = MakePod()
+                       .name("g")
+                       .namespace_("ns")
+                       .uid("1")
+                       .label("a", "b")
+                       .schedulingGates({"example.com/gate"})
+                       .ptr();
   q->update(gated, relabeled);
   EXPECT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
   // Removing the gates lets it through.
@@ -380,10 +389,12 @@ TEST_F(QueueTest, PodIsInAtMostOneSubQueue) {
       case 0: {
         // (A pod re-created while its old incarnation is still in flight is a different pod with
         // the same key; the model below keys by name, so skip that case.)
-        bool flyingNow = std::any_of(inFlight.begin(), inFlight.end(),
-                                     [&](const auto& f) { return PriorityQueue::podKey(f.first.pod()) == key; });
+        bool flyingNow = std::any_of(inFlight.begin(), inFlight.end(), [&](const auto& f) {
+          return PriorityQueue::podKey(f.first.pod()) == key;
+        });
         if (!live.count(key) && !flyingNow) {
-          auto pod = MakePod().name(name).namespace_("ns").uid(name).priority(static_cast<int32_t>(rng() % 3)).ptr();
+          auto pod =
+              MakePod().name(name).namespace_("ns").uid(name).priority(static_cast<int32_t>(rng() % 3)).ptr();
           live[key] = pod;
           q->add(pod);
         }
@@ -490,7 +501,13 @@ TEST_F(QueueTest, MetricsIncomingPodsByQueueAndEvent) {
 
   // The gated pod: the update removing its gate moves it with that update's label; re-adding the same
   // pod to unschedulablePods is not counted twice.
-  auto relabeled = MakePod().name("g").namespace_("ns").uid("2").label("a", "b").schedulingGates({"example.com/gate"}).ptr();
+  auto relabeled = MakePod()
+                       .name("g")
+                       .namespace_("ns")
+                       .uid("2")
+                       .label("a", "b")
+                       .schedulingGates({"example.com/gate"})
+                       .ptr();
   q->update(gated, relabeled);
   EXPECT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
   EXPECT_EQ(sum(m.scrape(), kIncoming, {{"queue", "unschedulable"}}), 2);
@@ -519,7 +536,8 @@ TEST_F(QueueTest, MetricsUnschedulableReasonsFollowThePod) {
   auto q = makeQueue(opts);
   using metrics::testing::sum;
   auto reason = [&](const char* plugin) {
-    return sum(m.scrape(), "scheduler_unschedulable_pods", {{"plugin", plugin}, {"profile", "default-scheduler"}});
+    return sum(m.scrape(), "scheduler_unschedulable_pods",
+               {{"plugin", plugin}, {"profile", "default-scheduler"}});
   };
   auto p = MakePod().name("p").namespace_("ns").uid("1").ptr();
   q->add(p);
@@ -544,7 +562,9 @@ TEST_F(QueueTest, MetricsInflightEvents) {
   opts.metrics = &m;
   auto q = makeQueue(opts);
   using metrics::testing::sum;
-  auto inflight = [&](const char* event) { return sum(m.scrape(), "scheduler_inflight_events", {{"event", event}}); };
+  auto inflight = [&](const char* event) {
+    return sum(m.scrape(), "scheduler_inflight_events", {{"event", event}});
+  };
   q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
   auto p = q->pop();
   ASSERT_TRUE(p);
@@ -575,7 +595,8 @@ TEST(PodChangeTest, DetectsSchedulingRelevantChanges) {
 
   auto gated = MakePod().name("p").schedulingGates({"g"}).obj();
   auto ungated = MakePod().name("p").obj();
-  EXPECT_EQ(podSchedulingPropertiesChange(ungated, gated)[0].actionType, action::UpdatePodSchedulingGatesEliminated);
+  EXPECT_EQ(podSchedulingPropertiesChange(ungated, gated)[0].actionType,
+            action::UpdatePodSchedulingGatesEliminated);
 
   auto bound = base;
   bound.spec.nodeName = "n1";

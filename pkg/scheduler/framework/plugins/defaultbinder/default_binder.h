@@ -19,7 +19,8 @@ class DefaultBinder final : public framework::BindPlugin {
   explicit DefaultBinder(framework::Handle& handle) : handle_(handle) {}
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

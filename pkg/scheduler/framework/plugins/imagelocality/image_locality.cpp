@@ -21,7 +21,8 @@ std::string normalizedImageName(std::string_view name) {
   const auto colon = name.rfind(':');
   const auto slash = name.rfind('/');
   // Go's LastIndex returns -1 when absent: "<=" holds when there is no ':' at all.
-  const bool hasTagOrDigest = colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+  const bool hasTagOrDigest =
+      colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
   std::string out(name);
   if (!hasTagOrDigest) out += ":latest";
   return out;
@@ -43,7 +44,7 @@ int64_t scaledImageScore(const framework::ImageStateSummary& state, int64_t tota
 }
 
 Result<std::unique_ptr<framework::Plugin>> ImageLocality::create(const config::PluginArgs* /*args*/,
-                                                                  framework::Handle& handle) {
+                                                                 framework::Handle& handle) {
   return std::unique_ptr<framework::Plugin>(std::make_unique<ImageLocality>(handle));
 }
 
@@ -56,10 +57,12 @@ framework::Status ImageLocality::score(framework::CycleState& /*state*/, const f
   const api::PodSpec& spec = pod.pod().spec;
   int64_t sum = 0;
   for (const auto& c : spec.initContainers) {
-    if (const auto* s = findImage(nodeInfo, c.image); s != nullptr) sum += scaledImageScore(*s, totalNumNodes);
+    if (const auto* s = findImage(nodeInfo, c.image); s != nullptr)
+      sum += scaledImageScore(*s, totalNumNodes);
   }
   for (const auto& c : spec.containers) {
-    if (const auto* s = findImage(nodeInfo, c.image); s != nullptr) sum += scaledImageScore(*s, totalNumNodes);
+    if (const auto* s = findImage(nodeInfo, c.image); s != nullptr)
+      sum += scaledImageScore(*s, totalNumNodes);
   }
   score = calculatePriority(sum, static_cast<int64_t>(spec.initContainers.size() + spec.containers.size()));
   return framework::Status();

@@ -37,7 +37,8 @@ class ImageLocality final : public framework::ScorePlugin {
 
   explicit ImageLocality(framework::Handle& handle) : handle_(handle) {}
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

@@ -15,7 +15,8 @@ constexpr std::string_view kObjectNameField = "metadata.name";
 
 const api::NodeSelector* requiredNodeSelector(const api::Pod& pod) {
   const auto& affinity = pod.spec.affinity;
-  if (!affinity || !affinity->nodeAffinity || !affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
+  if (!affinity || !affinity->nodeAffinity ||
+      !affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
     return nullptr;
   }
   return &*affinity->nodeAffinity->requiredDuringSchedulingIgnoredDuringExecution;
@@ -24,8 +25,10 @@ const api::NodeSelector* requiredNodeSelector(const api::Pod& pod) {
 // getPodPreferredNodeAffinity: nullopt when the pod has no preferred terms.
 Result<std::optional<api::PreferredSchedulingTerms>> podPreferredNodeAffinity(const api::Pod& pod) {
   const auto& affinity = pod.spec.affinity;
-  if (affinity && affinity->nodeAffinity && !affinity->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution.empty()) {
-    auto terms = api::PreferredSchedulingTerms::create(affinity->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution);
+  if (affinity && affinity->nodeAffinity &&
+      !affinity->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution.empty()) {
+    auto terms = api::PreferredSchedulingTerms::create(
+        affinity->nodeAffinity->preferredDuringSchedulingIgnoredDuringExecution);
     if (!terms.ok()) return terms.error();
     return std::optional<api::PreferredSchedulingTerms>(std::move(terms).value());
   }
@@ -54,12 +57,15 @@ Result<std::unique_ptr<NodeAffinity>> NodeAffinity::create(const config::NodeAff
   if (args.addedAffinity) {
     if (const auto& ns = args.addedAffinity->requiredDuringSchedulingIgnoredDuringExecution) {
       auto sel = api::CompiledNodeSelector::create(*ns);
-      if (!sel.ok()) return sel.error().wrap("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution");
+      if (!sel.ok())
+        return sel.error().wrap("parsing addedAffinity.requiredDuringSchedulingIgnoredDuringExecution");
       pl->addedNodeSelector_ = std::move(sel).value();
     }
-    if (const auto& terms = args.addedAffinity->preferredDuringSchedulingIgnoredDuringExecution; !terms.empty()) {
+    if (const auto& terms = args.addedAffinity->preferredDuringSchedulingIgnoredDuringExecution;
+        !terms.empty()) {
       auto pref = api::PreferredSchedulingTerms::create(terms);
-      if (!pref.ok()) return pref.error().wrap("parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
+      if (!pref.ok())
+        return pref.error().wrap("parsing addedAffinity.preferredDuringSchedulingIgnoredDuringExecution");
       pl->addedPrefSchedTerms_ = std::move(pref).value();
     }
   }
@@ -123,7 +129,8 @@ framework::Status NodeAffinity::filter(framework::CycleState& state, const frame
     // PreFilter disabled: compile here. Parse errors are ignored (no match), as upstream.
     match = api::RequiredNodeAffinity::fromPod(pod.pod()).match(*node);
   }
-  if (!match) return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::string(kErrReasonPod));
+  if (!match)
+    return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::string(kErrReasonPod));
   return framework::Status();
 }
 
@@ -154,25 +161,26 @@ framework::Status NodeAffinity::score(framework::CycleState& state, const framew
   return framework::Status();
 }
 
-framework::Status NodeAffinity::normalizeScore(framework::CycleState& /*state*/, const framework::PodInfo& /*pod*/,
+framework::Status NodeAffinity::normalizeScore(framework::CycleState& /*state*/,
+                                               const framework::PodInfo& /*pod*/,
                                                framework::NodeScoreList& scores) {
   return helper::defaultNormalizeScore(framework::kMaxNodeScore, false, scores);
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> NodeAffinity::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node,
-                                            framework::action::Add | framework::action::UpdateNodeLabel, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterNodeChange(pod, oldObj, newObj);
-                    }});
+  events.push_back(
+      {framework::ClusterEvent{
+           framework::EventResource::Node, framework::action::Add | framework::action::UpdateNodeLabel, {}},
+       [this](const api::Pod& pod, const framework::EventObject& oldObj,
+              const framework::EventObject& newObj) {
+         return isSchedulableAfterNodeChange(pod, oldObj, newObj);
+       }});
   return events;
 }
 
-Result<framework::QueueingHint> NodeAffinity::isSchedulableAfterNodeChange(const api::Pod& pod,
-                                                                           const framework::EventObject& oldObj,
-                                                                           const framework::EventObject& newObj) const {
+Result<framework::QueueingHint> NodeAffinity::isSchedulableAfterNodeChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
   auto nodes = helper::asTyped<api::Node>(oldObj, newObj);
   if (!nodes.ok()) return nodes.error();
   const auto [original, modified] = *nodes;

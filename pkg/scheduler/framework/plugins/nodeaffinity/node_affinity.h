@@ -16,15 +16,20 @@
 namespace ks::plugins::nodeaffinity {
 
 inline constexpr std::string_view kErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
-inline constexpr std::string_view kErrReasonEnforced = "node(s) didn't match scheduler-enforced node affinity";
+inline constexpr std::string_view kErrReasonEnforced =
+    "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr std::string_view kErrReasonConflict = "pod affinity terms conflict";
 
 // The pod's nodeSelector and required node affinity, compiled once in PreFilter. Immutable.
 class PreFilterState final : public framework::StateData {
  public:
   explicit PreFilterState(api::RequiredNodeAffinity r) : requiredNodeSelectorAndAffinity_(std::move(r)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreFilterState>(*this); }
-  const api::RequiredNodeAffinity& requiredNodeSelectorAndAffinity() const { return requiredNodeSelectorAndAffinity_; }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
+  const api::RequiredNodeAffinity& requiredNodeSelectorAndAffinity() const {
+    return requiredNodeSelectorAndAffinity_;
+  }
 
  private:
   api::RequiredNodeAffinity requiredNodeSelectorAndAffinity_;
@@ -33,9 +38,14 @@ class PreFilterState final : public framework::StateData {
 // The pod's preferred terms, compiled once in PreScore (nullopt when the pod has none). Immutable.
 class PreScoreState final : public framework::StateData {
  public:
-  explicit PreScoreState(std::optional<api::PreferredSchedulingTerms> p) : preferredNodeAffinity_(std::move(p)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreScoreState>(*this); }
-  const std::optional<api::PreferredSchedulingTerms>& preferredNodeAffinity() const { return preferredNodeAffinity_; }
+  explicit PreScoreState(std::optional<api::PreferredSchedulingTerms> p)
+      : preferredNodeAffinity_(std::move(p)) {}
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+  const std::optional<api::PreferredSchedulingTerms>& preferredNodeAffinity() const {
+    return preferredNodeAffinity_;
+  }
 
  private:
   std::optional<api::PreferredSchedulingTerms> preferredNodeAffinity_;
@@ -52,7 +62,8 @@ class NodeAffinity final : public framework::PreFilterPlugin,
 
   // Args are NodeAffinityArgs (defaults when null). Errors: wrong args type, the args validation error,
   // or an addedAffinity that fails to compile.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
   // Same, from typed args.
   static Result<std::unique_ptr<NodeAffinity>> create(const config::NodeAffinityArgs& args);
 

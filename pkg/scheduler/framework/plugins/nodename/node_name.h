@@ -21,7 +21,8 @@ class NodeName final : public framework::FilterPlugin, public framework::Enqueue
   static constexpr std::string_view kName = "NodeName";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

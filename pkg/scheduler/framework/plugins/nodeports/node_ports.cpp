@@ -34,7 +34,8 @@ framework::Status NodePorts::preFilter(framework::CycleState& state, const frame
 framework::Status NodePorts::filter(framework::CycleState& state, const framework::PodInfo& /*pod*/,
                                     const framework::NodeInfo& nodeInfo) {
   const auto* s = state.read<PreFilterState>();
-  if (s == nullptr) return framework::Status::error("reading \"PreFilterNodePorts\" from cycleState: not found");
+  if (s == nullptr)
+    return framework::Status::error("reading \"PreFilterNodePorts\" from cycleState: not found");
   if (!fitsPorts(s->ports(), nodeInfo.usedPorts())) {
     return framework::Status(framework::Code::Unschedulable, std::string(kErrReason));
   }
@@ -51,9 +52,8 @@ Result<std::vector<framework::ClusterEventWithHint>> NodePorts::eventsToRegister
   return events;
 }
 
-Result<framework::QueueingHint> NodePorts::isSchedulableAfterPodDeleted(const api::Pod& pod,
-                                                                        const framework::EventObject& oldObj,
-                                                                        const framework::EventObject& /*newObj*/) {
+Result<framework::QueueingHint> NodePorts::isSchedulableAfterPodDeleted(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& /*newObj*/) {
   auto pods = helper::asTyped<api::Pod>(oldObj, framework::EventObject{});
   if (!pods.ok()) return pods.error();
   const api::Pod* deleted = pods->first;

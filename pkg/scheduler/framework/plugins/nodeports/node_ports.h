@@ -19,7 +19,9 @@ inline constexpr std::string_view kErrReason = "node(s) didn't have free ports f
 class PreFilterState final : public framework::StateData {
  public:
   explicit PreFilterState(std::vector<api::ContainerPort> ports) : ports_(std::move(ports)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreFilterState>(*this); }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
   const std::vector<api::ContainerPort>& ports() const { return ports_; }
 
  private:
@@ -39,7 +41,8 @@ class NodePorts final : public framework::PreFilterPlugin,
   static constexpr std::string_view kName = "NodePorts";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

@@ -18,7 +18,7 @@ Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
 }
 
 Result<std::unique_ptr<framework::Plugin>> BalancedAllocation::create(const config::PluginArgs* args,
-                                                                       framework::Handle& /*handle*/) {
+                                                                      framework::Handle& /*handle*/) {
   static const config::NodeResourcesBalancedAllocationArgs kDefaults{};
   const config::NodeResourcesBalancedAllocationArgs* typed = &kDefaults;
   if (args != nullptr) {

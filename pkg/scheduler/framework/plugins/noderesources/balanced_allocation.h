@@ -19,7 +19,8 @@ namespace ks::plugins::noderesources {
 // The pod's per-resource requests, computed in PreScore.
 class BalancedAllocationPreScoreState final : public framework::StateData {
  public:
-  explicit BalancedAllocationPreScoreState(std::vector<int64_t> podRequests) : podRequests_(std::move(podRequests)) {}
+  explicit BalancedAllocationPreScoreState(std::vector<int64_t> podRequests)
+      : podRequests_(std::move(podRequests)) {}
   std::unique_ptr<framework::StateData> clone() const override {
     return std::make_unique<BalancedAllocationPreScoreState>(*this);
   }
@@ -34,9 +35,10 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
   static constexpr std::string_view kName = "NodeResourcesBalancedAllocation";
 
   // Validates args with config::validateNodeResourcesBalancedAllocationArgs, as upstream.
-  static Result<std::unique_ptr<BalancedAllocation>> create(const config::NodeResourcesBalancedAllocationArgs& args,
-                                                            const Features& features = {});
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<BalancedAllocation>> create(
+      const config::NodeResourcesBalancedAllocationArgs& args, const Features& features = {});
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

@@ -46,7 +46,8 @@ void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeI
     sink(api::kResourcePods, kReasonTooManyPods, 1, numPods, alloc.allowedPodNumber, false);
   }
   const framework::Resource& req = s.request();
-  if (req.milliCPU == 0 && req.memory == 0 && req.ephemeralStorage == 0 && req.scalarResources.empty()) return;
+  if (req.milliCPU == 0 && req.memory == 0 && req.ephemeralStorage == 0 && req.scalarResources.empty())
+    return;
   if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) {
     sink(api::kResourceCPU, kReasonInsufficientCPU, req.milliCPU, used.milliCPU, alloc.milliCPU,
          req.milliCPU > alloc.milliCPU);
@@ -62,7 +63,8 @@ void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeI
   for (const auto& sr : s.scalars()) {
     const int64_t a = scalarOf(alloc, sr.name);
     const int64_t u = scalarOf(used, sr.name);
-    if (sr.quantity > a - u) sink(std::string_view(sr.name), std::string_view(), sr.quantity, u, a, sr.quantity > a);
+    if (sr.quantity > a - u)
+      sink(std::string_view(sr.name), std::string_view(), sr.quantity, u, a, sr.quantity > a);
   }
 }
 
@@ -75,18 +77,20 @@ std::string reasonFor(std::string_view resourceName, std::string_view fixedReaso
 
 std::vector<InsufficientResource> collect(const PreFilterState& s, const framework::NodeInfo& nodeInfo) {
   std::vector<InsufficientResource> out;
-  visitInsufficient(s, nodeInfo,
-                    [&](std::string_view name, std::string_view fixed, int64_t req, int64_t used, int64_t cap,
-                        bool unresolvable) {
-                      out.push_back({std::string(name), reasonFor(name, fixed), req, used, cap, unresolvable});
-                    });
+  visitInsufficient(
+      s, nodeInfo,
+      [&](std::string_view name, std::string_view fixed, int64_t req, int64_t used, int64_t cap,
+          bool unresolvable) {
+        out.push_back({std::string(name), reasonFor(name, fixed), req, used, cap, unresolvable});
+      });
   return out;
 }
 
 }  // namespace
 
 bool isExtendedResourceName(std::string_view name) {
-  const bool native = name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
+  const bool native =
+      name.find('/') == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos;
   if (native || name.starts_with("requests.")) return false;
   std::string quotaName = "requests.";
   quotaName += name;
@@ -103,9 +107,9 @@ framework::Resource computePodResourceRequest(const api::Pod& pod, const Resourc
   return r;
 }
 
-std::vector<ScalarRequest> checkedScalarRequests(const framework::Resource& request,
-                                                 const std::set<std::string, std::less<>>& ignoredResources,
-                                                 const std::set<std::string, std::less<>>& ignoredResourceGroups) {
+std::vector<ScalarRequest> checkedScalarRequests(
+    const framework::Resource& request, const std::set<std::string, std::less<>>& ignoredResources,
+    const std::set<std::string, std::less<>>& ignoredResourceGroups) {
   std::vector<ScalarRequest> out;
   for (const auto& [name, quantity] : request.scalarResources) {
     if (quantity == 0) continue;
@@ -121,7 +125,8 @@ std::vector<ScalarRequest> checkedScalarRequests(const framework::Resource& requ
   return out;
 }
 
-std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest, const framework::NodeInfo& nodeInfo) {
+std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest,
+                                              const framework::NodeInfo& nodeInfo) {
   return collect(podRequest, nodeInfo);
 }
 
@@ -194,7 +199,8 @@ Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& arg
   return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer)));
 }
 
-Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args, framework::Handle& /*handle*/) {
+Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args,
+                                                       framework::Handle& /*handle*/) {
   static const config::NodeResourcesFitArgs kDefaults{};
   const config::NodeResourcesFitArgs* typed = &kDefaults;
   if (args != nullptr) {
@@ -211,7 +217,8 @@ framework::Status Fit::preFilter(framework::CycleState& state, const framework::
                                  framework::PreFilterResult& /*result*/) {
   if (!features_.enableSidecarContainers && hasRestartableInitContainer(pod.pod())) {
     // Avoid inconsistent accounting with kubelets older than v1.28.
-    return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::string(kReasonSidecarsDisabled));
+    return framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                             std::string(kReasonSidecarsDisabled));
   }
   framework::Resource request =
       computePodResourceRequest(pod.pod(), ResourceRequestsOptions{features_.enablePodLevelResources});
@@ -227,15 +234,16 @@ framework::Status Fit::filter(framework::CycleState& state, const framework::Pod
     return framework::Status::error("error reading \"PreFilterNodeResourcesFit\" from cycleState: not found");
   }
   framework::Status status;
-  visitInsufficient(*s, nodeInfo,
-                    [&](std::string_view name, std::string_view fixed, int64_t, int64_t, int64_t, bool unresolvable) {
-                      if (status.isSuccess()) status = framework::Status(framework::Code::Unschedulable);
-                      status.appendReason(reasonFor(name, fixed));
-                      if (unresolvable && status.code() != framework::Code::UnschedulableAndUnresolvable) {
-                        framework::Status upgraded(framework::Code::UnschedulableAndUnresolvable, status.reasons());
-                        status = std::move(upgraded);
-                      }
-                    });
+  visitInsufficient(
+      *s, nodeInfo,
+      [&](std::string_view name, std::string_view fixed, int64_t, int64_t, int64_t, bool unresolvable) {
+        if (status.isSuccess()) status = framework::Status(framework::Code::Unschedulable);
+        status.appendReason(reasonFor(name, fixed));
+        if (unresolvable && status.code() != framework::Code::UnschedulableAndUnresolvable) {
+          framework::Status upgraded(framework::Code::UnschedulableAndUnresolvable, status.reasons());
+          status = std::move(upgraded);
+        }
+      });
   return status;
 }
 
@@ -266,14 +274,16 @@ Result<std::vector<framework::ClusterEventWithHint>> Fit::eventsToRegister() {
     nodeActions = framework::action::Add | framework::action::UpdateNodeAllocatable;
   }
   std::vector<framework::ClusterEventWithHint> events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod, podActions, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-                      return isSchedulableAfterPodEvent(pod, o, n);
-                    }});
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node, nodeActions, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-                      return isSchedulableAfterNodeChange(pod, o, n);
-                    }});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::Pod, podActions, {}},
+       [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+         return isSchedulableAfterPodEvent(pod, o, n);
+       }});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::Node, nodeActions, {}},
+       [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+         return isSchedulableAfterNodeChange(pod, o, n);
+       }});
   return events;
 }
 
@@ -326,9 +336,8 @@ bool Fit::isSchedulableAfterPodScaleDown(const api::Pod& targetPod, const api::P
   return false;
 }
 
-Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(const api::Pod& pod,
-                                                                  const framework::EventObject& oldObj,
-                                                                  const framework::EventObject& newObj) const {
+Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
   auto typed = helper::asTyped<api::Node>(oldObj, newObj);
   if (!typed.ok()) return typed.error();
   const auto [originalNode, modifiedNode] = *typed;

@@ -48,7 +48,8 @@ struct ResourceRequestsOptions {
 bool isExtendedResourceName(std::string_view name);
 
 // The pod's request as NodeResourcesFit checks it: PodRequests (max of init containers, sidecars
-// accumulated, overhead, pod-level resources when enabled) as a Resource (upstream computePodResourceRequest).
+// accumulated, overhead, pod-level resources when enabled) as a Resource (upstream
+// computePodResourceRequest).
 framework::Resource computePodResourceRequest(const api::Pod& pod, const ResourceRequestsOptions& opts);
 
 // A scalar resource the pod requests (non-zero and not ignored), checked in Filter.
@@ -62,7 +63,9 @@ class PreFilterState final : public framework::StateData {
  public:
   PreFilterState(framework::Resource request, std::vector<ScalarRequest> scalars)
       : request_(std::move(request)), scalars_(std::move(scalars)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreFilterState>(*this); }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
   const framework::Resource& request() const { return request_; }
   const std::vector<ScalarRequest>& scalars() const { return scalars_; }
 
@@ -73,12 +76,13 @@ class PreFilterState final : public framework::StateData {
 
 // The scalar requests of `request` to check: non-zero, and extended ones not in ignoredResources nor in a
 // group (the part before '/') of ignoredResourceGroups.
-std::vector<ScalarRequest> checkedScalarRequests(const framework::Resource& request,
-                                                 const std::set<std::string, std::less<>>& ignoredResources,
-                                                 const std::set<std::string, std::less<>>& ignoredResourceGroups);
+std::vector<ScalarRequest> checkedScalarRequests(
+    const framework::Resource& request, const std::set<std::string, std::less<>>& ignoredResources,
+    const std::set<std::string, std::less<>>& ignoredResourceGroups);
 
 // Everything that doesn't fit, in upstream order: pods, cpu, memory, ephemeral-storage, scalars by name.
-std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest, const framework::NodeInfo& nodeInfo);
+std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest,
+                                              const framework::NodeInfo& nodeInfo);
 
 // Fits with nothing ignored (upstream Fits).
 std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::NodeInfo& nodeInfo,
@@ -95,7 +99,9 @@ bool haveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& or
 class PreScoreState final : public framework::StateData {
  public:
   explicit PreScoreState(std::vector<int64_t> podRequests) : podRequests_(std::move(podRequests)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreScoreState>(*this); }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
   const std::vector<int64_t>& podRequests() const { return podRequests_; }
 
  private:
@@ -112,9 +118,11 @@ class Fit final : public framework::PreFilterPlugin,
 
   // Validates args with config::validateNodeResourcesFitArgs (as upstream NewFit); nullptr args means
   // the defaults. Errors carry the aggregated field errors.
-  static Result<std::unique_ptr<Fit>> create(const config::NodeResourcesFitArgs& args, const Features& features = {});
+  static Result<std::unique_ptr<Fit>> create(const config::NodeResourcesFitArgs& args,
+                                             const Features& features = {});
   // The registry factory (v1.34 default feature gates).
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 
@@ -142,11 +150,13 @@ class Fit final : public framework::PreFilterPlugin,
 
   // Queue when a scheduled (or nominated) pod was deleted, or (with in-place resize) the target pod itself
   // or a scheduled pod scaled down a resource the target pod requests.
-  Result<framework::QueueingHint> isSchedulableAfterPodEvent(const api::Pod& pod, const framework::EventObject& oldObj,
+  Result<framework::QueueingHint> isSchedulableAfterPodEvent(const api::Pod& pod,
+                                                             const framework::EventObject& oldObj,
                                                              const framework::EventObject& newObj) const;
   // Queue when a node was added that fits the pod, or updated so that it fits and a resource the pod
   // requests (or the pod count) increased.
-  Result<framework::QueueingHint> isSchedulableAfterNodeChange(const api::Pod& pod, const framework::EventObject& oldObj,
+  Result<framework::QueueingHint> isSchedulableAfterNodeChange(const api::Pod& pod,
+                                                               const framework::EventObject& oldObj,
                                                                const framework::EventObject& newObj) const;
 
   const ResourceAllocationScorer& scorer() const { return scorer_; }

@@ -75,8 +75,8 @@ ScoredResource classify(const config::ResourceSpec& spec) {
 }  // namespace
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::string name, ScoringStrategyType type,
-                                                   const std::vector<config::ResourceSpec>& resources, Options options,
-                                                   helper::FunctionShape shape)
+                                                   const std::vector<config::ResourceSpec>& resources,
+                                                   Options options, helper::FunctionShape shape)
     : name_(std::move(name)), type_(type), options_(options), shape_(std::move(shape)) {
   resources_.reserve(resources.size());
   for (const auto& r : resources) resources_.push_back(classify(r));
@@ -88,7 +88,8 @@ std::vector<int64_t> ResourceAllocationScorer::podRequests(const api::Pod& pod) 
   opts.skipPodLevelResources = options_.skipPodLevelResources;
   api::ResourceList nonMissing;
   if (!options_.useRequested) {
-    nonMissing.emplace(std::string(api::kResourceCPU), api::Quantity::fromMilli(api::kDefaultMilliCPURequest));
+    nonMissing.emplace(std::string(api::kResourceCPU),
+                       api::Quantity::fromMilli(api::kDefaultMilliCPURequest));
     nonMissing.emplace(std::string(api::kResourceMemory), api::Quantity::fromInt(api::kDefaultMemoryRequest));
     opts.nonMissingContainerRequests = &nonMissing;
   }
@@ -110,9 +111,11 @@ bool ResourceAllocationScorer::isBestEffortPod(std::span<const int64_t> podReque
 }
 
 std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const framework::NodeInfo& nodeInfo,
-                                                                         std::size_t i, int64_t podRequest) const {
+                                                                         std::size_t i,
+                                                                         int64_t podRequest) const {
   const ScoredResource& r = resources_[i];
-  const framework::Resource& requested = options_.useRequested ? nodeInfo.requested() : nodeInfo.nonZeroRequested();
+  const framework::Resource& requested =
+      options_.useRequested ? nodeInfo.requested() : nodeInfo.nonZeroRequested();
   // A scalar resource the pod doesn't request is left out of the score.
   if (podRequest == 0 && r.scalar) return {0, 0};
   switch (r.kind) {

@@ -26,7 +26,12 @@ inline constexpr int64_t kMaxCustomPriorityScore = 10;
 // The utilization (in percent) the RequestedToCapacityRatio shape is evaluated at for a full node.
 inline constexpr int64_t kMaxUtilization = 100;
 
-enum class ScoringStrategyType : uint8_t { LeastAllocated, MostAllocated, RequestedToCapacityRatio, Balanced };
+enum class ScoringStrategyType : uint8_t {
+  LeastAllocated,
+  MostAllocated,
+  RequestedToCapacityRatio,
+  Balanced
+};
 
 // ((capacity - requested) * MaxNodeScore) / capacity; 0 when capacity is 0 or requested exceeds it.
 int64_t leastRequestedScore(int64_t requested, int64_t capacity);
@@ -57,8 +62,9 @@ class ResourceAllocationScorer {
   };
 
   // `shape` is only used by RequestedToCapacityRatio (points with scores already scaled to MaxNodeScore).
-  ResourceAllocationScorer(std::string name, ScoringStrategyType type, const std::vector<config::ResourceSpec>& resources,
-                           Options options, helper::FunctionShape shape = {});
+  ResourceAllocationScorer(std::string name, ScoringStrategyType type,
+                           const std::vector<config::ResourceSpec>& resources, Options options,
+                           helper::FunctionShape shape = {});
 
   const std::string& name() const { return name_; }
   const std::vector<ScoredResource>& resources() const { return resources_; }
@@ -70,7 +76,8 @@ class ResourceAllocationScorer {
   static bool isBestEffortPod(std::span<const int64_t> podRequests);
 
   // (allocatable, requested incl. the pod) of resource i on the node; (0, 0) when a scalar resource is not
-  // requested by the pod or the node doesn't have the resource (upstream calculateResourceAllocatableRequest).
+  // requested by the pod or the node doesn't have the resource (upstream
+  // calculateResourceAllocatableRequest).
   std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i,
                                                  int64_t podRequest) const;
 

@@ -33,24 +33,26 @@ framework::Status NodeUnschedulable::filter(framework::CycleState& /*state*/, co
   if (!node->spec.unschedulable) return framework::Status();
   // A pod that tolerates the unschedulable taint also tolerates spec.unschedulable.
   if (!podToleratesUnschedulable(pod.pod())) {
-    return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::string(kErrReasonUnschedulable));
+    return framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                             std::string(kErrReasonUnschedulable));
   }
   return framework::Status();
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> NodeUnschedulable::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node,
-                                            framework::action::Add | framework::action::UpdateNodeTaint, {}},
-                    &NodeUnschedulable::isSchedulableAfterNodeChange});
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
-                    &NodeUnschedulable::isSchedulableAfterPodTolerationChange});
+  events.push_back(
+      {framework::ClusterEvent{
+           framework::EventResource::Node, framework::action::Add | framework::action::UpdateNodeTaint, {}},
+       &NodeUnschedulable::isSchedulableAfterNodeChange});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
+       &NodeUnschedulable::isSchedulableAfterPodTolerationChange});
   return events;
 }
 
-Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterNodeChange(const api::Pod& /*pod*/,
-                                                                                const framework::EventObject& oldObj,
-                                                                                const framework::EventObject& newObj) {
+Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterNodeChange(
+    const api::Pod& /*pod*/, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
   auto nodes = helper::asTyped<api::Node>(oldObj, newObj);
   if (!nodes.ok()) return nodes.error();
   const auto [original, modified] = *nodes;

@@ -20,7 +20,8 @@ class NodeUnschedulable final : public framework::FilterPlugin, public framework
   static constexpr std::string_view kName = "NodeUnschedulable";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 
@@ -37,9 +38,8 @@ class NodeUnschedulable final : public framework::FilterPlugin, public framework
                                                                       const framework::EventObject& oldObj,
                                                                       const framework::EventObject& newObj);
   // Queue when the rejected pod itself now tolerates the unschedulable taint.
-  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(const api::Pod& pod,
-                                                                               const framework::EventObject& oldObj,
-                                                                               const framework::EventObject& newObj);
+  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 
 }  // namespace ks::plugins::nodeunschedulable

@@ -16,7 +16,8 @@ class PrioritySort final : public framework::QueueSortPlugin {
   static constexpr std::string_view kName = "PrioritySort";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

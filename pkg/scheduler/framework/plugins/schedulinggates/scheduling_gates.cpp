@@ -24,14 +24,16 @@ framework::Status SchedulingGates::preEnqueue(const framework::PodInfo& pod) {
 
 Result<std::vector<framework::ClusterEventWithHint>> SchedulingGates::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod,
-                                            framework::action::UpdatePodSchedulingGatesEliminated, {}},
-                    &SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated});
+  events.push_back(
+      {framework::ClusterEvent{
+           framework::EventResource::Pod, framework::action::UpdatePodSchedulingGatesEliminated, {}},
+       &SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated});
   return events;
 }
 
 Result<framework::QueueingHint> SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(
-    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/, const framework::EventObject& /*newObj*/) {
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& /*newObj*/) {
   return framework::QueueingHint::Queue;
 }
 

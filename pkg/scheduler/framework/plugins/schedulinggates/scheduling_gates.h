@@ -17,7 +17,8 @@ class SchedulingGates final : public framework::PreEnqueuePlugin, public framewo
   static constexpr std::string_view kName = "SchedulingGates";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 

@@ -39,7 +39,8 @@ framework::Status TaintToleration::filter(framework::CycleState& /*state*/, cons
 
 framework::Status TaintToleration::preScore(framework::CycleState& state, const framework::PodInfo& pod,
                                             std::span<const framework::NodeInfoPtr> /*nodes*/) {
-  state.write(std::make_unique<PreScoreState>(api::tolerationsForPreferNoSchedule(pod.pod().spec.tolerations)));
+  state.write(
+      std::make_unique<PreScoreState>(api::tolerationsForPreferNoSchedule(pod.pod().spec.tolerations)));
   return framework::Status();
 }
 
@@ -55,24 +56,26 @@ framework::Status TaintToleration::score(framework::CycleState& state, const fra
   return framework::Status();
 }
 
-framework::Status TaintToleration::normalizeScore(framework::CycleState& /*state*/, const framework::PodInfo& /*pod*/,
+framework::Status TaintToleration::normalizeScore(framework::CycleState& /*state*/,
+                                                  const framework::PodInfo& /*pod*/,
                                                   framework::NodeScoreList& scores) {
   return helper::defaultNormalizeScore(framework::kMaxNodeScore, true, scores);
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> TaintToleration::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node,
-                                            framework::action::Add | framework::action::UpdateNodeTaint, {}},
-                    &TaintToleration::isSchedulableAfterNodeChange});
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
-                    &TaintToleration::isSchedulableAfterPodTolerationChange});
+  events.push_back(
+      {framework::ClusterEvent{
+           framework::EventResource::Node, framework::action::Add | framework::action::UpdateNodeTaint, {}},
+       &TaintToleration::isSchedulableAfterNodeChange});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
+       &TaintToleration::isSchedulableAfterPodTolerationChange});
   return events;
 }
 
-Result<framework::QueueingHint> TaintToleration::isSchedulableAfterNodeChange(const api::Pod& pod,
-                                                                              const framework::EventObject& oldObj,
-                                                                              const framework::EventObject& newObj) {
+Result<framework::QueueingHint> TaintToleration::isSchedulableAfterNodeChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
   auto nodes = helper::asTyped<api::Node>(oldObj, newObj);
   if (!nodes.ok()) return nodes.error();
   const auto [original, modified] = *nodes;

@@ -17,8 +17,12 @@ namespace ks::plugins::tainttoleration {
 class PreScoreState final : public framework::StateData {
  public:
   explicit PreScoreState(std::vector<api::Toleration> t) : tolerationsPreferNoSchedule_(std::move(t)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreScoreState>(*this); }
-  const std::vector<api::Toleration>& tolerationsPreferNoSchedule() const { return tolerationsPreferNoSchedule_; }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+  const std::vector<api::Toleration>& tolerationsPreferNoSchedule() const {
+    return tolerationsPreferNoSchedule_;
+  }
 
  private:
   std::vector<api::Toleration> tolerationsPreferNoSchedule_;
@@ -33,7 +37,8 @@ class TaintToleration final : public framework::FilterPlugin,
   static constexpr std::string_view kName = "TaintToleration";
 
   // Takes no args.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle);
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
 
@@ -63,9 +68,8 @@ class TaintToleration final : public framework::FilterPlugin,
                                                                       const framework::EventObject& oldObj,
                                                                       const framework::EventObject& newObj);
   // Queue when the updated pod is the rejected pod itself.
-  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(const api::Pod& pod,
-                                                                               const framework::EventObject& oldObj,
-                                                                               const framework::EventObject& newObj);
+  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 
 }  // namespace ks::plugins::tainttoleration

@@ -78,13 +78,14 @@ TEST(ImageLocalityTest, Priority) {
       {{"gcr.io/300:latest", "gcr.io/300:v1"}, 300 * mb},
       {{"gcr.io/2000:latest"}, 2000 * mb}};
   const std::vector<api::ContainerImage> node25010 = {{{"gcr.io/250:latest"}, 250 * mb},
-                                                       {{"gcr.io/10:latest", "gcr.io/10:v1"}, 10 * mb}};
+                                                      {{"gcr.io/10:latest", "gcr.io/10:v1"}, 10 * mb}};
   const std::vector<api::ContainerImage> node60040900 = {
       {{"gcr.io/600:latest"}, 600 * mb}, {{"gcr.io/40:latest"}, 40 * mb}, {{"gcr.io/900:latest"}, 900 * mb}};
-  const std::vector<api::ContainerImage> node300600900 = {
-      {{"gcr.io/300:latest"}, 300 * mb}, {{"gcr.io/600:latest"}, 600 * mb}, {{"gcr.io/900:latest"}, 900 * mb}};
+  const std::vector<api::ContainerImage> node300600900 = {{{"gcr.io/300:latest"}, 300 * mb},
+                                                          {{"gcr.io/600:latest"}, 600 * mb},
+                                                          {{"gcr.io/900:latest"}, 900 * mb}};
   const std::vector<api::ContainerImage> node400030 = {{{"gcr.io/4000:latest"}, 4000 * mb},
-                                                        {{"gcr.io/30:latest"}, 30 * mb}};
+                                                       {{"gcr.io/30:latest"}, 30 * mb}};
   const std::vector<api::ContainerImage> node203040 = {
       {{"gcr.io/20:latest"}, 20 * mb}, {{"gcr.io/30:latest"}, 30 * mb}, {{"gcr.io/40:latest"}, 40 * mb}};
   const std::vector<api::ContainerImage> none;
@@ -96,20 +97,34 @@ TEST(ImageLocalityTest, Priority) {
     std::vector<int64_t> want;
   };
   std::vector<Case> cases = {
-      {"two images spread on two nodes, prefer the larger image one", test40250,
-       {imageNode("node1", node403002000), imageNode("node2", node25010)}, {0, 5}},
-      {"two images on one node, prefer this node", test40300,
-       {imageNode("node1", node403002000), imageNode("node2", node25010)}, {7, 0}},
-      {"if exceed limit, use limit", testMinMax, {imageNode("node1", node400030), imageNode("node2", node25010)},
+      {"two images spread on two nodes, prefer the larger image one",
+       test40250,
+       {imageNode("node1", node403002000), imageNode("node2", node25010)},
+       {0, 5}},
+      {"two images on one node, prefer this node",
+       test40300,
+       {imageNode("node1", node403002000), imageNode("node2", node25010)},
+       {7, 0}},
+      {"if exceed limit, use limit",
+       testMinMax,
+       {imageNode("node1", node400030), imageNode("node2", node25010)},
        {100, 0}},
-      {"if exceed limit, use limit (with node which has no images present)", testMinMax,
-       {imageNode("node1", node400030), imageNode("node2", node25010), imageNode("node3", none)}, {66, 0, 0}},
-      {"pod with multiple large images, node2 is preferred", test300600900,
-       {imageNode("node1", node60040900), imageNode("node2", node300600900), imageNode("node3", none)}, {32, 36, 0}},
-      {"pod with multiple small images", test3040, {imageNode("node1", node203040), imageNode("node2", node400030)},
+      {"if exceed limit, use limit (with node which has no images present)",
+       testMinMax,
+       {imageNode("node1", node400030), imageNode("node2", node25010), imageNode("node3", none)},
+       {66, 0, 0}},
+      {"pod with multiple large images, node2 is preferred",
+       test300600900,
+       {imageNode("node1", node60040900), imageNode("node2", node300600900), imageNode("node3", none)},
+       {32, 36, 0}},
+      {"pod with multiple small images",
+       test3040,
+       {imageNode("node1", node203040), imageNode("node2", node400030)},
        {1, 0}},
-      {"include InitContainers: two images spread on two nodes, prefer the larger image one", test30Init300,
-       {imageNode("node1", node403002000), imageNode("node2", node203040)}, {6, 0}},
+      {"include InitContainers: two images spread on two nodes, prefer the larger image one",
+       test30Init300,
+       {imageNode("node1", node403002000), imageNode("node2", node203040)},
+       {6, 0}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);

@@ -22,7 +22,8 @@ TEST(NodeNameTest, Filter) {
       {"no host specified", api::Pod{}, api::Node{}, framework::Status()},
       {"host matches", MakePod().node("foo").obj(), MakeNode().name("foo").obj(), framework::Status()},
       {"host doesn't match", MakePod().node("bar").obj(), MakeNode().name("foo").obj(),
-       framework::Status(framework::Code::UnschedulableAndUnresolvable, "node(s) didn't match the requested node name")},
+       framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                         "node(s) didn't match the requested node name")},
   };
   plugintesting::FakeHandle h;
   auto p = NodeName::create(nullptr, h);

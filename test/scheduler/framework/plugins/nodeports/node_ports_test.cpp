@@ -45,24 +45,61 @@ TEST(NodePortsTest, PreFilterAndFilter) {
   const std::vector<Case> cases = {
       {"skip filter", std::make_shared<const api::Pod>(), {}, framework::Status(framework::Code::Skip), {}},
       {"other port", newPod("m1", {"UDP/127.0.0.1/8080"}), {newPod("m1", {"UDP/127.0.0.1/9090"})}, {}, {}},
-      {"same udp port", newPod("m1", {"UDP/127.0.0.1/8080"}), {newPod("m1", {"UDP/127.0.0.1/8080"})}, {}, conflict},
-      {"same tcp port", newPod("m1", {"TCP/127.0.0.1/8080"}), {newPod("m1", {"TCP/127.0.0.1/8080"})}, {}, conflict},
-      {"different host ip", newPod("m1", {"TCP/127.0.0.1/8080"}), {newPod("m1", {"TCP/127.0.0.2/8080"})}, {}, {}},
-      {"different protocol", newPod("m1", {"UDP/127.0.0.1/8080"}), {newPod("m1", {"TCP/127.0.0.1/8080"})}, {}, {}},
-      {"second udp port conflict", newPod("m1", {"UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"}),
-       {newPod("m1", {"UDP/127.0.0.1/8080"})}, {}, conflict},
-      {"first tcp port conflict", newPod("m1", {"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"}),
-       {newPod("m1", {"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"})}, {}, conflict},
-      {"first tcp port conflict due to 0.0.0.0 hostIP", newPod("m1", {"TCP/0.0.0.0/8001"}),
-       {newPod("m1", {"TCP/127.0.0.1/8001"})}, {}, conflict},
-      {"TCP hostPort conflict due to 0.0.0.0 hostIP", newPod("m1", {"TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"}),
-       {newPod("m1", {"TCP/127.0.0.1/8001"})}, {}, conflict},
-      {"second tcp port conflict to 0.0.0.0 hostIP", newPod("m1", {"TCP/127.0.0.1/8001"}),
-       {newPod("m1", {"TCP/0.0.0.0/8001"})}, {}, conflict},
-      {"second different protocol", newPod("m1", {"UDP/127.0.0.1/8001"}), {newPod("m1", {"TCP/0.0.0.0/8001"})}, {},
+      {"same udp port",
+       newPod("m1", {"UDP/127.0.0.1/8080"}),
+       {newPod("m1", {"UDP/127.0.0.1/8080"})},
+       {},
+       conflict},
+      {"same tcp port",
+       newPod("m1", {"TCP/127.0.0.1/8080"}),
+       {newPod("m1", {"TCP/127.0.0.1/8080"})},
+       {},
+       conflict},
+      {"different host ip",
+       newPod("m1", {"TCP/127.0.0.1/8080"}),
+       {newPod("m1", {"TCP/127.0.0.2/8080"})},
+       {},
        {}},
-      {"UDP hostPort conflict due to 0.0.0.0 hostIP", newPod("m1", {"UDP/127.0.0.1/8001"}),
-       {newPod("m1", {"TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"})}, {}, conflict},
+      {"different protocol",
+       newPod("m1", {"UDP/127.0.0.1/8080"}),
+       {newPod("m1", {"TCP/127.0.0.1/8080"})},
+       {},
+       {}},
+      {"second udp port conflict",
+       newPod("m1", {"UDP/127.0.0.1/8000", "UDP/127.0.0.1/8080"}),
+       {newPod("m1", {"UDP/127.0.0.1/8080"})},
+       {},
+       conflict},
+      {"first tcp port conflict",
+       newPod("m1", {"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8080"}),
+       {newPod("m1", {"TCP/127.0.0.1/8001", "UDP/127.0.0.1/8081"})},
+       {},
+       conflict},
+      {"first tcp port conflict due to 0.0.0.0 hostIP",
+       newPod("m1", {"TCP/0.0.0.0/8001"}),
+       {newPod("m1", {"TCP/127.0.0.1/8001"})},
+       {},
+       conflict},
+      {"TCP hostPort conflict due to 0.0.0.0 hostIP",
+       newPod("m1", {"TCP/10.0.10.10/8001", "TCP/0.0.0.0/8001"}),
+       {newPod("m1", {"TCP/127.0.0.1/8001"})},
+       {},
+       conflict},
+      {"second tcp port conflict to 0.0.0.0 hostIP",
+       newPod("m1", {"TCP/127.0.0.1/8001"}),
+       {newPod("m1", {"TCP/0.0.0.0/8001"})},
+       {},
+       conflict},
+      {"second different protocol",
+       newPod("m1", {"UDP/127.0.0.1/8001"}),
+       {newPod("m1", {"TCP/0.0.0.0/8001"})},
+       {},
+       {}},
+      {"UDP hostPort conflict due to 0.0.0.0 hostIP",
+       newPod("m1", {"UDP/127.0.0.1/8001"}),
+       {newPod("m1", {"TCP/0.0.0.0/8001", "UDP/0.0.0.0/8001"})},
+       {},
+       conflict},
       // Sidecar (restartable init container) host ports count, as GetHostPorts in v1.34.
       {"sidecar host port conflict",
        [] {
@@ -75,7 +112,9 @@ TEST(NodePortsTest, PreFilterAndFilter) {
          p.spec.initContainers.push_back(c);
          return std::make_shared<const api::Pod>(p);
        }(),
-       {newPod("m1", {"TCP/127.0.0.1/8080"})}, {}, conflict},
+       {newPod("m1", {"TCP/127.0.0.1/8080"})},
+       {},
+       conflict},
   };
   plugintesting::FakeHandle h;
   auto p = NodePorts::create(nullptr, h);
@@ -120,7 +159,8 @@ TEST(NodePortsTest, GetContainerPorts) {
                  .containerPort({tcp(8003, 8003), tcp(8004, 8004)})
                  .containerPort({tcp(8005, 0)})
                  .obj();
-  const std::vector<api::ContainerPort> want = {tcp(8001, 8001), tcp(8002, 8002), tcp(8003, 8003), tcp(8004, 8004)};
+  const std::vector<api::ContainerPort> want = {tcp(8001, 8001), tcp(8002, 8002), tcp(8003, 8003),
+                                                tcp(8004, 8004)};
   EXPECT_EQ(framework::getHostPorts(pod), want);
 }
 
@@ -136,17 +176,20 @@ TEST(NodePortsTest, IsSchedulableAfterPodDeleted) {
       {"backoff-wrong-old-object", ks::testing::MakeNode().ptr(), QueueingHint::Queue, true},
       {"skip-queue-on-unscheduled", MakePod().ptr(), QueueingHint::QueueSkip, false},
       {"skip-queue-on-non-hostport", MakePod().node("fake-node").ptr(), QueueingHint::QueueSkip, false},
-      {"skip-queue-on-unrelated-hostport", MakePod().node("fake-node").hostPort(8081).ptr(), QueueingHint::QueueSkip,
+      {"skip-queue-on-unrelated-hostport", MakePod().node("fake-node").hostPort(8081).ptr(),
+       QueueingHint::QueueSkip, false},
+      {"queue-on-released-hostport", MakePod().node("fake-node").hostPort(8080).ptr(), QueueingHint::Queue,
        false},
-      {"queue-on-released-hostport", MakePod().node("fake-node").hostPort(8080).ptr(), QueueingHint::Queue, false},
       // A nominated (not yet bound) pod also held its ports.
-      {"queue-on-released-hostport-of-nominated-pod", MakePod().nominatedNodeName("fake-node").hostPort(8080).ptr(),
-       QueueingHint::Queue, false},
+      {"queue-on-released-hostport-of-nominated-pod",
+       MakePod().nominatedNodeName("fake-node").hostPort(8080).ptr(), QueueingHint::Queue, false},
   };
   for (const auto& c : cases) {
     auto got = NodePorts::isSchedulableAfterPodDeleted(podWithHostPort, c.oldObj, EventObject{});
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
-    if (got.ok()) { EXPECT_EQ(*got, c.expectedHint) << c.name; }
+    if (got.ok()) {
+      EXPECT_EQ(*got, c.expectedHint) << c.name;
+    }
   }
 }
 

@@ -78,7 +78,9 @@ inline api::NodePtr makeNode(const std::string& name, int64_t milliCPU, int64_t 
 
 inline const std::string kExtendedRes = "abc.com/xyz";
 
-inline std::vector<config::ResourceSpec> defaultResources() { return {{"cpu", 1}, {"memory", 1}}; }
+inline std::vector<config::ResourceSpec> defaultResources() {
+  return {{"cpu", 1}, {"memory", 1}};
+}
 inline std::vector<config::ResourceSpec> extendedResourceSet() {
   return {{"cpu", 1}, {"memory", 1}, {kExtendedRes, 1}};
 }
@@ -86,8 +88,9 @@ inline std::vector<config::ResourceSpec> extendedResourceSet() {
 // Builds Fit from args over a snapshot of existingPods/nodes, optionally runs PreScore, scores every node
 // (expecting status code `wantCode`) and returns the scores in node order.
 inline std::vector<int64_t> runScore(const config::NodeResourcesFitArgs& args, const api::Pod& pod,
-                                     const std::vector<api::NodePtr>& nodes, const std::vector<api::PodPtr>& existing,
-                                     bool runPreScore, framework::Code wantCode) {
+                                     const std::vector<api::NodePtr>& nodes,
+                                     const std::vector<api::PodPtr>& existing, bool runPreScore,
+                                     framework::Code wantCode) {
   auto lister = plugintesting::FakeSharedLister::create(existing, nodes);
   auto p = Fit::create(args);
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());

@@ -34,8 +34,8 @@ TEST(NodeUnschedulableTest, Filter) {
       {"Does not schedule pod to unschedulable node (node.Spec.Unschedulable==true)", api::Pod{}, node(true),
        framework::Status(framework::Code::UnschedulableAndUnresolvable, "node(s) were unschedulable")},
       {"Schedule pod to normal node", api::Pod{}, node(false), framework::Status()},
-      {"Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)", tolerating, node(true),
-       framework::Status()},
+      {"Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)", tolerating,
+       node(true), framework::Status()},
   };
   plugintesting::FakeHandle h;
   auto p = NodeUnschedulable::create(nullptr, h);
@@ -73,15 +73,18 @@ TEST(NodeUnschedulableTest, IsSchedulableAfterNodeChange) {
       {"error-wrong-old-object", aPod, node(true), QueueingHint::Queue, true},
       {"skip-queue-on-unschedulable-node-added", {}, node(true), QueueingHint::QueueSkip, false},
       {"queue-on-schedulable-node-added", {}, node(false), QueueingHint::Queue, false},
-      {"skip-unrelated-change-unschedulable-true", node(true), node(true, {notReady}), QueueingHint::QueueSkip, false},
-      {"skip-unrelated-change-unschedulable-false", node(false), node(false, {notReady}), QueueingHint::QueueSkip,
-       false},
+      {"skip-unrelated-change-unschedulable-true", node(true), node(true, {notReady}),
+       QueueingHint::QueueSkip, false},
+      {"skip-unrelated-change-unschedulable-false", node(false), node(false, {notReady}),
+       QueueingHint::QueueSkip, false},
       {"queue-on-unschedulable-field-change", node(true), node(false), QueueingHint::Queue, false},
   };
   for (const auto& c : cases) {
     auto got = NodeUnschedulable::isSchedulableAfterNodeChange(api::Pod{}, c.oldObj, c.newObj);
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
-    if (got.ok()) { EXPECT_EQ(*got, c.expectedHint) << c.name; }
+    if (got.ok()) {
+      EXPECT_EQ(*got, c.expectedHint) << c.name;
+    }
   }
 }
 
@@ -96,19 +99,22 @@ TEST(NodeUnschedulableTest, IsSchedulableAfterPodTolerationChange) {
   const std::string unsched(api::kTaintNodeUnschedulable);
   const std::vector<Case> cases = {
       {"error-wrong-new-object", api::Pod{}, {}, node(false), QueueingHint::Queue, true},
-      {"error-wrong-old-object", api::Pod{}, node(false), std::make_shared<const api::Pod>(), QueueingHint::Queue,
-       true},
+      {"error-wrong-old-object", api::Pod{}, node(false), std::make_shared<const api::Pod>(),
+       QueueingHint::Queue, true},
       {"skip-different-pod-update", MakePod().uid("uid").obj(), MakePod().uid("different-uid").ptr(),
        MakePod().uid("different-uid").toleration(unsched).ptr(), QueueingHint::QueueSkip, false},
       {"queue-when-the-unsched-pod-gets-toleration", MakePod().uid("uid").obj(), MakePod().uid("uid").ptr(),
        MakePod().uid("uid").toleration(unsched).ptr(), QueueingHint::Queue, false},
-      {"skip-when-the-unsched-pod-gets-unrelated-toleration", MakePod().uid("uid").obj(), MakePod().uid("uid").ptr(),
-       MakePod().uid("uid").toleration("unrelated-key").ptr(), QueueingHint::QueueSkip, false},
+      {"skip-when-the-unsched-pod-gets-unrelated-toleration", MakePod().uid("uid").obj(),
+       MakePod().uid("uid").ptr(), MakePod().uid("uid").toleration("unrelated-key").ptr(),
+       QueueingHint::QueueSkip, false},
   };
   for (const auto& c : cases) {
     auto got = NodeUnschedulable::isSchedulableAfterPodTolerationChange(c.pod, c.oldObj, c.newObj);
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
-    if (got.ok()) { EXPECT_EQ(*got, c.expectedHint) << c.name; }
+    if (got.ok()) {
+      EXPECT_EQ(*got, c.expectedHint) << c.name;
+    }
   }
 }
 

@@ -30,8 +30,10 @@ TEST(PrioritySortTest, Less) {
   const std::vector<Case> cases = {
       {"p1.priority less than p2.priority", queued(low), queued(high), false},
       {"p1.priority greater than p2.priority", queued(high), queued(low), true},
-      {"equal priority. p1 is added to schedulingQ earlier than p2", queued(high, t1), queued(high, t2), true},
-      {"equal priority. p2 is added to schedulingQ earlier than p1", queued(high, t2), queued(high, t1), false},
+      {"equal priority. p1 is added to schedulingQ earlier than p2", queued(high, t1), queued(high, t2),
+       true},
+      {"equal priority. p2 is added to schedulingQ earlier than p1", queued(high, t2), queued(high, t1),
+       false},
   };
   for (const auto& c : cases) EXPECT_EQ(sort.less(c.p1, c.p2), c.expected) << c.name;
 }

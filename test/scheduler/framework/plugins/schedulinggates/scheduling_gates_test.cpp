@@ -19,7 +19,8 @@ TEST(SchedulingGatesTest, PreEnqueue) {
   const std::vector<Case> cases = {
       {"pod does not carry scheduling gates", MakePod().name("p").obj(), framework::Status()},
       {"pod carries scheduling gates", MakePod().name("p").schedulingGates({"foo", "bar"}).obj(),
-       framework::Status(framework::Code::UnschedulableAndUnresolvable, "waiting for scheduling gates: [foo bar]")},
+       framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                         "waiting for scheduling gates: [foo bar]")},
   };
   plugintesting::FakeHandle h;
   auto p = SchedulingGates::create(nullptr, h);

@@ -43,27 +43,33 @@ TEST(TaintTolerationTest, Score) {
   const std::vector<Case> cases = {
       {"node with taints tolerated by the pod, gets a higher score than those node with intolerable taints",
        podWithTolerations("pod1", {tol("foo", "Equal", "bar", P)}),
-       {nodeWithTaints("nodeA", {taint("foo", "bar", P)}), nodeWithTaints("nodeB", {taint("foo", "blah", P)})},
+       {nodeWithTaints("nodeA", {taint("foo", "bar", P)}),
+        nodeWithTaints("nodeB", {taint("foo", "blah", P)})},
        {{"nodeA", framework::kMaxNodeScore}, {"nodeB", 0}}},
       {"the nodes that all of their taints are tolerated by the pod, get the same score, no matter how many "
        "tolerable taints a node has",
-       podWithTolerations("pod1", {tol("cpu-type", "Equal", "arm64", P), tol("disk-type", "Equal", "ssd", P)}),
+       podWithTolerations("pod1",
+                          {tol("cpu-type", "Equal", "arm64", P), tol("disk-type", "Equal", "ssd", P)}),
        {nodeWithTaints("nodeA", {}), nodeWithTaints("nodeB", {taint("cpu-type", "arm64", P)}),
         nodeWithTaints("nodeC", {taint("cpu-type", "arm64", P), taint("disk-type", "ssd", P)})},
-       {{"nodeA", framework::kMaxNodeScore}, {"nodeB", framework::kMaxNodeScore}, {"nodeC", framework::kMaxNodeScore}}},
+       {{"nodeA", framework::kMaxNodeScore},
+        {"nodeB", framework::kMaxNodeScore},
+        {"nodeC", framework::kMaxNodeScore}}},
       {"the more intolerable taints a node has, the lower score it gets.",
        podWithTolerations("pod1", {tol("foo", "Equal", "bar", P)}),
        {nodeWithTaints("nodeA", {}), nodeWithTaints("nodeB", {taint("cpu-type", "arm64", P)}),
         nodeWithTaints("nodeC", {taint("cpu-type", "arm64", P), taint("disk-type", "ssd", P)})},
        {{"nodeA", framework::kMaxNodeScore}, {"nodeB", 50}, {"nodeC", 0}}},
-      {"only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations priority "
+      {"only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations "
+       "priority "
        "function",
-       podWithTolerations("pod1",
-                          {tol("cpu-type", "Equal", "arm64", "NoSchedule"), tol("disk-type", "Equal", "ssd", "NoSchedule")}),
+       podWithTolerations("pod1", {tol("cpu-type", "Equal", "arm64", "NoSchedule"),
+                                   tol("disk-type", "Equal", "ssd", "NoSchedule")}),
        {nodeWithTaints("nodeA", {}), nodeWithTaints("nodeB", {taint("cpu-type", "arm64", "NoSchedule")}),
         nodeWithTaints("nodeC", {taint("cpu-type", "arm64", P), taint("disk-type", "ssd", P)})},
        {{"nodeA", framework::kMaxNodeScore}, {"nodeB", framework::kMaxNodeScore}, {"nodeC", 0}}},
-      {"Default behaviour No taints and tolerations, lands on node with no taints", podWithTolerations("pod1", {}),
+      {"Default behaviour No taints and tolerations, lands on node with no taints",
+       podWithTolerations("pod1", {}),
        {nodeWithTaints("nodeA", {}), nodeWithTaints("nodeB", {taint("cpu-type", "arm64", P)})},
        {{"nodeA", framework::kMaxNodeScore}, {"nodeB", 0}}},
   };
@@ -111,8 +117,8 @@ TEST(TaintTolerationTest, Filter) {
     framework::Status want;
   };
   const std::vector<Case> cases = {
-      {"A pod having no tolerations can't be scheduled onto a node with nonempty taints", podWithTolerations("pod1", {}),
-       nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
+      {"A pod having no tolerations can't be scheduled onto a node with nonempty taints",
+       podWithTolerations("pod1", {}), nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
        framework::Status(U, "node(s) had untolerated taint {dedicated: user1}")},
       {"A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
        podWithTolerations("pod1", {tol("dedicated", "", "user1", "NoSchedule")}),
@@ -121,35 +127,44 @@ TEST(TaintTolerationTest, Filter) {
        podWithTolerations("pod1", {tol("dedicated", "Equal", "user2", "NoSchedule")}),
        nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
        framework::Status(U, "node(s) had untolerated taint {dedicated: user1}")},
-      {"A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the taints on the "
+      {"A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates the "
+       "taints on the "
        "node",
        podWithTolerations("pod1", {tol("foo", "Exists", "", "NoSchedule")}),
        nodeWithTaints("nodeA", {taint("foo", "bar", "NoSchedule")}), framework::Status()},
-      {"A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, pod can be scheduled "
+      {"A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, pod can be "
+       "scheduled "
        "onto the node",
-       podWithTolerations("pod1", {tol("dedicated", "Equal", "user2", "NoSchedule"), tol("foo", "Exists", "", "NoSchedule")}),
-       nodeWithTaints("nodeA", {taint("dedicated", "user2", "NoSchedule"), taint("foo", "bar", "NoSchedule")}),
+       podWithTolerations("pod1", {tol("dedicated", "Equal", "user2", "NoSchedule"),
+                                   tol("foo", "Exists", "", "NoSchedule")}),
+       nodeWithTaints("nodeA",
+                      {taint("dedicated", "user2", "NoSchedule"), taint("foo", "bar", "NoSchedule")}),
        framework::Status()},
-      {"A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect doesn't "
+      {"A pod has a toleration that keys and values match the taint on the node, but (non-empty) effect "
+       "doesn't "
        "match, can't be scheduled onto the node",
        podWithTolerations("pod1", {tol("foo", "Equal", "bar", "PreferNoSchedule")}),
        nodeWithTaints("nodeA", {taint("foo", "bar", "NoSchedule")}),
        framework::Status(U, "node(s) had untolerated taint {foo: bar}")},
-      {"The pod has a toleration that keys and values match the taint on the node, the effect of toleration is empty, "
+      {"The pod has a toleration that keys and values match the taint on the node, the effect of toleration "
+       "is empty, "
        "and the effect of taint is NoSchedule. Pod can be scheduled onto the node",
        podWithTolerations("pod1", {tol("foo", "Equal", "bar", "")}),
        nodeWithTaints("nodeA", {taint("foo", "bar", "NoSchedule")}), framework::Status()},
-      {"The pod has a toleration that key and value don't match the taint on the node, but the effect of taint on "
+      {"The pod has a toleration that key and value don't match the taint on the node, but the effect of "
+       "taint on "
        "node is PreferNoSchedule. Pod can be scheduled onto the node",
        podWithTolerations("pod1", {tol("dedicated", "Equal", "user2", "NoSchedule")}),
        nodeWithTaints("nodeA", {taint("dedicated", "user1", "PreferNoSchedule")}), framework::Status()},
-      {"The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled onto the "
+      {"The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be scheduled "
+       "onto the "
        "node",
-       podWithTolerations("pod1", {}), nodeWithTaints("nodeA", {taint("dedicated", "user1", "PreferNoSchedule")}),
-       framework::Status()},
+       podWithTolerations("pod1", {}),
+       nodeWithTaints("nodeA", {taint("dedicated", "user1", "PreferNoSchedule")}), framework::Status()},
       // NoExecute taints are filtered as well.
-      {"A pod without tolerations can't be scheduled onto a node with a NoExecute taint", podWithTolerations("pod1", {}),
-       nodeWithTaints("nodeA", {taint("k", "", "NoExecute")}), framework::Status(U, "node(s) had untolerated taint {k: }")},
+      {"A pod without tolerations can't be scheduled onto a node with a NoExecute taint",
+       podWithTolerations("pod1", {}), nodeWithTaints("nodeA", {taint("k", "", "NoExecute")}),
+       framework::Status(U, "node(s) had untolerated taint {k: }")},
   };
   TaintToleration pl;
   for (const auto& c : cases) {
@@ -169,15 +184,29 @@ TEST(TaintTolerationTest, IsSchedulableAfterNodeChange) {
   };
   const auto user2 = podWithTolerations("pod1", {tol("dedicated", "Equal", "user2", "NoSchedule")});
   const std::vector<Case> cases = {
-      {"backoff-wrong-new-object", api::Pod{}, {}, std::make_shared<const api::Pod>(), QueueingHint::Queue, true},
+      {"backoff-wrong-new-object",
+       api::Pod{},
+       {},
+       std::make_shared<const api::Pod>(),
+       QueueingHint::Queue,
+       true},
       {"backoff-wrong-old-object", api::Pod{}, std::make_shared<const api::Pod>(),
        nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}), QueueingHint::Queue, true},
-      {"skip-queue-on-untoleratedtaint-node-added", user2, {},
-       nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}), QueueingHint::QueueSkip, false},
-      {"queue-on-toleratedtaint-node-added", user2, {},
-       nodeWithTaints("nodeA", {taint("dedicated", "user2", "NoSchedule")}), QueueingHint::Queue, false},
+      {"skip-queue-on-untoleratedtaint-node-added",
+       user2,
+       {},
+       nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
+       QueueingHint::QueueSkip,
+       false},
+      {"queue-on-toleratedtaint-node-added",
+       user2,
+       {},
+       nodeWithTaints("nodeA", {taint("dedicated", "user2", "NoSchedule")}),
+       QueueingHint::Queue,
+       false},
       {"skip-unrelated-change", user2, nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
-       nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule"), taint("dedicated", "user3", "NoSchedule")}),
+       nodeWithTaints("nodeA",
+                      {taint("dedicated", "user1", "NoSchedule"), taint("dedicated", "user3", "NoSchedule")}),
        QueueingHint::QueueSkip, false},
       {"queue-on-taint-change", user2, nodeWithTaints("nodeA", {taint("dedicated", "user1", "NoSchedule")}),
        nodeWithTaints("nodeA", {taint("dedicated", "user2", "NoSchedule")}), QueueingHint::Queue, false},
@@ -185,7 +214,9 @@ TEST(TaintTolerationTest, IsSchedulableAfterNodeChange) {
   for (const auto& c : cases) {
     auto got = TaintToleration::isSchedulableAfterNodeChange(c.pod, c.oldObj, c.newObj);
     EXPECT_EQ(!got.ok(), c.wantErr) << c.name;
-    if (got.ok()) { EXPECT_EQ(*got, c.expectedHint) << c.name; }
+    if (got.ok()) {
+      EXPECT_EQ(*got, c.expectedHint) << c.name;
+    }
   }
 }
 
@@ -207,17 +238,21 @@ TEST(TaintTolerationTest, IsSchedulableAfterPodTolerationChange) {
       {"backoff-wrong-new-object", api::Pod{}, {}, nodeWithTaints("n", {}), QueueingHint::Queue, true},
       {"backoff-wrong-old-object", api::Pod{}, nodeWithTaints("n", {}), std::make_shared<const api::Pod>(),
        QueueingHint::Queue, true},
-      {"skip-updates-other-pod", withMeta("pod-1", "uid0"), std::make_shared<const api::Pod>(withMeta("pod-2", "uid1")),
+      {"skip-updates-other-pod", withMeta("pod-1", "uid0"),
+       std::make_shared<const api::Pod>(withMeta("pod-2", "uid1")),
        std::make_shared<const api::Pod>(withMeta("pod-2", "uid1", {tol("foo", "", "", "NoSchedule")})),
        QueueingHint::QueueSkip, false},
-      {"queue-on-toleration-added", withMeta("pod-1", "uid0"), std::make_shared<const api::Pod>(withMeta("pod-1", "uid0")),
+      {"queue-on-toleration-added", withMeta("pod-1", "uid0"),
+       std::make_shared<const api::Pod>(withMeta("pod-1", "uid0")),
        std::make_shared<const api::Pod>(withMeta("pod-1", "uid0", {tol("foo", "", "", "NoSchedule")})),
        QueueingHint::Queue, false},
   };
   for (const auto& c : cases) {
     auto got = TaintToleration::isSchedulableAfterPodTolerationChange(c.pod, c.oldObj, c.newObj);
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
-    if (got.ok()) { EXPECT_EQ(*got, c.expectedHint) << c.name; }
+    if (got.ok()) {
+      EXPECT_EQ(*got, c.expectedHint) << c.name;
+    }
   }
 }
 

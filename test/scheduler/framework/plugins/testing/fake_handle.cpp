@@ -16,7 +16,7 @@ std::vector<framework::NodeInfoPtr> buildNodeInfos(const std::vector<api::NodePt
 }
 
 std::unique_ptr<FakeSharedLister> FakeSharedLister::create(const std::vector<api::PodPtr>& pods,
-                                                          const std::vector<api::NodePtr>& nodes) {
+                                                           const std::vector<api::NodePtr>& nodes) {
   std::map<std::string, framework::NodeInfoPtr> byName;
   std::vector<framework::NodeInfoPtr> ordered;
   for (const auto& n : nodes) {
@@ -43,7 +43,8 @@ std::unique_ptr<FakeSharedLister> FakeSharedLister::create(const std::vector<api
   return lister;
 }
 
-std::unique_ptr<FakeSharedLister> FakeSharedLister::fromNodeInfos(std::vector<framework::NodeInfoPtr> nodeInfos) {
+std::unique_ptr<FakeSharedLister> FakeSharedLister::fromNodeInfos(
+    std::vector<framework::NodeInfoPtr> nodeInfos) {
   auto lister = std::unique_ptr<FakeSharedLister>(new FakeSharedLister());
   for (auto& ni : nodeInfos) {
     lister->all_.push_back(ni);
@@ -71,9 +72,13 @@ bool FakeSharedLister::isPVCUsedByPods(std::string_view key) const {
 
 void FakeHandle::iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& /*fn*/) {}
 
-std::shared_ptr<framework::WaitingPod> FakeHandle::getWaitingPod(const std::string& /*uid*/) { return nullptr; }
+std::shared_ptr<framework::WaitingPod> FakeHandle::getWaitingPod(const std::string& /*uid*/) {
+  return nullptr;
+}
 
-bool FakeHandle::rejectWaitingPod(const std::string& /*uid*/) { return false; }
+bool FakeHandle::rejectWaitingPod(const std::string& /*uid*/) {
+  return false;
+}
 
 namespace {
 framework::Status unsupported(std::string_view what) {
@@ -81,7 +86,8 @@ framework::Status unsupported(std::string_view what) {
 }
 }  // namespace
 
-framework::Status FakeHandle::runFilterPluginsWithNominatedPods(framework::CycleState&, const framework::PodInfo&,
+framework::Status FakeHandle::runFilterPluginsWithNominatedPods(framework::CycleState&,
+                                                                const framework::PodInfo&,
                                                                 const framework::NodeInfo&) {
   return unsupported("runFilterPluginsWithNominatedPods");
 }
@@ -99,10 +105,12 @@ framework::Status FakeHandle::runFilterPlugins(framework::CycleState&, const fra
   return unsupported("runFilterPlugins");
 }
 framework::Status FakeHandle::runPreFilterExtensionAddPod(framework::CycleState&, const framework::PodInfo&,
-                                                          const framework::PodInfoPtr&, const framework::NodeInfo&) {
+                                                          const framework::PodInfoPtr&,
+                                                          const framework::NodeInfo&) {
   return unsupported("runPreFilterExtensionAddPod");
 }
-framework::Status FakeHandle::runPreFilterExtensionRemovePod(framework::CycleState&, const framework::PodInfo&,
+framework::Status FakeHandle::runPreFilterExtensionRemovePod(framework::CycleState&,
+                                                             const framework::PodInfo&,
                                                              const framework::PodInfoPtr&,
                                                              const framework::NodeInfo&) {
   return unsupported("runPreFilterExtensionRemovePod");

@@ -34,7 +34,9 @@ class FakeSharedLister final : public framework::SharedLister,
   const framework::StorageInfoLister& storageInfos() const override { return *this; }
 
   const std::vector<framework::NodeInfoPtr>& list() const override { return list_; }
-  const std::vector<framework::NodeInfoPtr>& havePodsWithAffinityList() const override { return withAffinity_; }
+  const std::vector<framework::NodeInfoPtr>& havePodsWithAffinityList() const override {
+    return withAffinity_;
+  }
   const std::vector<framework::NodeInfoPtr>& havePodsWithRequiredAntiAffinityList() const override {
     return withRequiredAntiAffinity_;
   }
@@ -69,7 +71,8 @@ class FakeHandle final : public framework::Handle {
   void iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override;
   std::shared_ptr<framework::WaitingPod> getWaitingPod(const std::string& uid) override;
   bool rejectWaitingPod(const std::string& uid) override;
-  framework::Status runFilterPluginsWithNominatedPods(framework::CycleState& state, const framework::PodInfo& pod,
+  framework::Status runFilterPluginsWithNominatedPods(framework::CycleState& state,
+                                                      const framework::PodInfo& pod,
                                                       const framework::NodeInfo& info) override;
 
   framework::Status runPreScorePlugins(framework::CycleState& state, const framework::PodInfo& pod,
@@ -79,7 +82,8 @@ class FakeHandle final : public framework::Handle {
                                     std::vector<framework::NodePluginScores>& out) override;
   framework::Status runFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                      const framework::NodeInfo& nodeInfo) override;
-  framework::Status runPreFilterExtensionAddPod(framework::CycleState& state, const framework::PodInfo& podToSchedule,
+  framework::Status runPreFilterExtensionAddPod(framework::CycleState& state,
+                                                const framework::PodInfo& podToSchedule,
                                                 const framework::PodInfoPtr& podInfoToAdd,
                                                 const framework::NodeInfo& nodeInfo) override;
   framework::Status runPreFilterExtensionRemovePod(framework::CycleState& state,
