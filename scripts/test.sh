@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+# The integration tests drive the API server with kubectl (part of the machine image here).
+command -v kubectl >/dev/null || { echo "test: kubectl not found on PATH; the integration tests need it" >&2; exit 1; }
 cmake --preset ci >/dev/null
 echo "build: $(nproc) jobs"
 start=$(date +%s)
