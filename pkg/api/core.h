@@ -393,6 +393,13 @@ struct Binding {
   bool operator==(const Binding&) const = default;
 };
 
+// The profile a pod asks for: spec.schedulerName, or "default-scheduler" when empty (the API server
+// defaults it; objects built in-process, e.g. simulator files, may not carry the default).
+inline const std::string& schedulerNameOf(const Pod& pod) {
+  static const std::string kDefault = "default-scheduler";
+  return pod.spec.schedulerName.empty() ? kDefault : pod.spec.schedulerName;
+}
+
 using PodPtr = std::shared_ptr<const Pod>;
 using NodePtr = std::shared_ptr<const Node>;
 

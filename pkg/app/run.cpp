@@ -97,9 +97,8 @@ class ProfileEventRecorder final : public framework::EventRecorder {
     framework::EventRecorder* target = recorders_.at(first_).get();
     if (recorders_.size() > 1 && regarding.kind == "Pod") {
       if (auto pod = pods_.get(regarding.namespace_ + "/" + regarding.name)) {
-        const std::string& name = pod->spec.schedulerName.empty() ? std::string(config::kDefaultSchedulerName)
-                                                                  : pod->spec.schedulerName;
-        if (auto it = recorders_.find(name); it != recorders_.end()) target = it->second.get();
+        if (auto it = recorders_.find(api::schedulerNameOf(*pod)); it != recorders_.end())
+          target = it->second.get();
       }
     }
     target->eventf(regarding, related, type, reason, action, std::move(note));

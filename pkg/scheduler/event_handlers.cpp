@@ -115,9 +115,7 @@ std::vector<ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNod
 
 bool Scheduler::isUnassignedForUs(const api::Pod& pod) const {
   if (!pod.spec.nodeName.empty()) return false;
-  const std::string& name =
-      pod.spec.schedulerName.empty() ? std::string("default-scheduler") : pod.spec.schedulerName;
-  return servesSchedulerName(name);
+  return servesSchedulerName(api::schedulerNameOf(pod));
 }
 
 // ---- Pending pods -> queue ----

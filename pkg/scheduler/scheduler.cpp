@@ -11,6 +11,7 @@
 #include "pkg/scheduler/framework/clock.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/util/strings.h"
 
 namespace ks::scheduler {
 
@@ -23,12 +24,6 @@ using framework::Status;
 using framework::runtime::Framework;
 
 namespace {
-
-const std::string kDefaultSchedulerName = "default-scheduler";
-
-const std::string& schedulerNameOf(const api::Pod& pod) {
-  return pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
-}
 
 std::string podName(const api::Pod& pod) {
   return pod.metadata.namespace_ + "/" + pod.metadata.name;
@@ -132,7 +127,7 @@ bool Scheduler::servesSchedulerName(const std::string& name) const {
 }
 
 Framework* Scheduler::frameworkForPod(const api::Pod& pod) const {
-  auto it = profiles_.find(schedulerNameOf(pod));
+  auto it = profiles_.find(api::schedulerNameOf(pod));
   return it == profiles_.end() ? nullptr : it->second.get();
 }
 
@@ -201,7 +196,7 @@ bool Scheduler::scheduleOne() {
   const std::string key = queue::PriorityQueue::podKey(pod);
   Framework* fw = frameworkForPod(pod);
   if (fw == nullptr) {
-    spdlog::error("no profile for scheduler name \"{}\" of pod {}", schedulerNameOf(pod), podName(pod));
+    spdlog::error("no profile for scheduler name \"{}\" of pod {}", api::schedulerNameOf(pod), podName(pod));
     queue_->done(key);
     return true;
   }
@@ -399,20 +394,16 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
   std::vector<NodeInfoPtr> nodes;
   const std::vector<NodeInfoPtr>* candidates = &allNodes;
   if (!preRes.allNodes()) {
+    // The allowed names come as a set, i.e. in name order (upstream iterates its set in random order).
+    // Names the snapshot doesn't know are dropped.
     for (const auto& name : *preRes.nodeNames) {
       if (auto ni = snapshot_.get(name); ni.ok()) nodes.push_back(*ni);
     }
-    // Keep the snapshot's order among the allowed nodes, so rotation stays fair.
-    std::sort(nodes.begin(), nodes.end(),
-              [&](const NodeInfoPtr& a, const NodeInfoPtr& b) { return a->nodeName() < b->nodeName(); });
-    std::string plugins;
-    for (const auto& p : pluginsWithNodes) plugins += (plugins.empty() ? "" : " ") + p;
-    std::string pluginList;
-    for (const auto& p : pluginsWithNodes) pluginList += (pluginList.empty() ? "" : ",") + p;
+    const std::vector<std::string> plugins(pluginsWithNodes.begin(), pluginsWithNodes.end());
     diagnosis.nodeToStatus.setAbsentNodesStatus(
         Status(Code::UnschedulableAndUnresolvable,
-               std::vector<std::string>{"node(s) didn't satisfy plugin(s) [" + plugins + "]"})
-            .withPlugin(pluginList));
+               std::vector<std::string>{"node(s) didn't satisfy plugin(s) [" + join(plugins, " ") + "]"})
+            .withPlugin(join(plugins, ",")));
     candidates = &nodes;
   }
   auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, *candidates);
@@ -640,14 +631,14 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
     copy->spec.nodeName.clear();
     current = copy;
   }
-  const bool requeued = requeue;
   if (requeue) {
     pInfo.podInfo = PodInfo::create(current);
     if (auto r = queue_->addUnschedulableIfNotPresent(pInfo, queue_->schedulingCycle()); !r.ok()) {
       spdlog::error("Error occurred: {}", r.error().message());
     }
+  } else {
+    queue_->done(key);  // addUnschedulableIfNotPresent would have called it
   }
-  if (!requeued) queue_->done(key);
   queue_->nominator().addNominatedPod(pInfo.podInfo, nominatingInfo);
 
   const std::string msg = truncateMessage(errMsg);

@@ -24,12 +24,10 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kDefaultSchedulerName = "default-scheduler";
-
 bool isPending(const api::Pod& pod, const config::KubeSchedulerConfiguration& cfg) {
   if (!pod.spec.nodeName.empty() || pod.status.phase == "Succeeded" || pod.status.phase == "Failed")
     return false;
-  const std::string& name = pod.spec.schedulerName.empty() ? kDefaultSchedulerName : pod.spec.schedulerName;
+  const std::string& name = api::schedulerNameOf(pod);
   return std::any_of(cfg.profiles.begin(), cfg.profiles.end(),
                      [&](const config::KubeSchedulerProfile& p) { return p.schedulerName == name; });
 }
@@ -234,7 +232,7 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
     PodResult r;
     r.namespace_ = original->metadata.namespace_;
     r.name = original->metadata.name;
-    r.profile = original->spec.schedulerName.empty() ? kDefaultSchedulerName : original->spec.schedulerName;
+    r.profile = api::schedulerNameOf(*original);
     const std::string key = Recorder::key(*original);
     auto now = cluster.get<api::Pod>(r.namespace_, r.name);
     auto attempt = attempts.find(key);

@@ -35,12 +35,6 @@ std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) {
   return m ? eventLabel(event) : std::string();
 }
 
-// The API server defaults an empty schedulerName; objects built in-process may not have it yet.
-const std::string& schedulerNameOf(const api::Pod& pod) {
-  static const std::string kDefault = "default-scheduler";
-  return pod.spec.schedulerName.empty() ? kDefault : pod.spec.schedulerName;
-}
-
 }  // namespace
 
 std::string eventLabel(const ClusterEvent& event) {
@@ -119,7 +113,7 @@ QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) const {
 bool PriorityQueue::runPreEnqueue(QueuedPodInfo& pInfo) const {
   pInfo.gatingPlugin.clear();
   pInfo.gatingPluginEvents.clear();
-  auto it = profiles_.find(schedulerNameOf(pInfo.pod()));
+  auto it = profiles_.find(api::schedulerNameOf(pInfo.pod()));
   if (it == profiles_.end() || !it->second.hooks.runPreEnqueuePlugins) return true;
   framework::Status s = it->second.hooks.runPreEnqueuePlugins(*pInfo.podInfo);
   if (s.isSuccess()) return true;
@@ -182,7 +176,7 @@ QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy, Incomin
 
 void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, double delta) {
   if (metrics_ == nullptr || (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty())) return;
-  auto profile = profiles_.find(schedulerNameOf(pInfo.pod()));
+  auto profile = profiles_.find(api::schedulerNameOf(pInfo.pod()));
   if (profile == profiles_.end()) return;
   Profile& p = profile->second;
   auto record = [&](const std::string& plugin) {
@@ -433,7 +427,7 @@ PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& 
   if (event.isWildCard()) {
     return event == framework::kEventForceActivate ? Strategy::Immediately : Strategy::AfterBackoff;
   }
-  auto profile = profiles_.find(schedulerNameOf(pInfo.pod()));
+  auto profile = profiles_.find(api::schedulerNameOf(pInfo.pod()));
   if (profile == profiles_.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
   for (const HintEntry& h : profile->second.hints) {
