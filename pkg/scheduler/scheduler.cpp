@@ -414,9 +414,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
   return feasible;
 }
 
-int Scheduler::numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int numAllNodes) const {
+int numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int32_t globalPercentage,
+                           int numAllNodes) {
   if (numAllNodes < kMinFeasibleNodesToFind) return numAllNodes;
-  int percentage = profilePercentage.has_value() ? *profilePercentage : percentageOfNodesToScore_;
+  int percentage = profilePercentage.has_value() ? *profilePercentage : globalPercentage;
   if (percentage == 0) {
     percentage = 50 - numAllNodes / 125;
     if (percentage < kMinFeasibleNodesPercentageToFind) percentage = kMinFeasibleNodesPercentageToFind;
@@ -430,7 +431,8 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
                                                                      const std::vector<NodeInfoPtr>& nodes) {
   const int numAllNodes = static_cast<int>(nodes.size());
   if (numAllNodes == 0) return std::vector<NodeInfoPtr>{};
-  const int numNodesToFind = numFeasibleNodesToFind(fw.percentageOfNodesToScore(), numAllNodes);
+  const int numNodesToFind =
+      numFeasibleNodesToFind(fw.percentageOfNodesToScore(), percentageOfNodesToScore_, numAllNodes);
   const int startIndex = nextStartNodeIndex_ % numAllNodes;
   if (!fw.hasFilterPlugins()) {
     std::vector<NodeInfoPtr> feasible;

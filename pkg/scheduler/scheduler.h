@@ -141,7 +141,6 @@ class Scheduler {
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
-  int numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int numAllNodes) const;
   std::string selectHost(const std::vector<framework::NodePluginScores>& scores);
 
   void bindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
@@ -207,5 +206,11 @@ std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::N
 // Upstream's "minFeasibleNodesToFind" and "minFeasibleNodesPercentageToFind".
 inline constexpr int kMinFeasibleNodesToFind = 100;
 inline constexpr int kMinFeasibleNodesPercentageToFind = 5;
+
+// How many feasible nodes Filter looks for before stopping (upstream numFeasibleNodesToFind): all of them
+// below 100 nodes; otherwise the profile's percentageOfNodesToScore, else the global one, else the
+// adaptive 50% - nodes/125 (at least 5%); never fewer than 100.
+int numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int32_t globalPercentage,
+                           int numAllNodes);
 
 }  // namespace ks::scheduler

@@ -228,3 +228,35 @@ TEST(NodeChangeTest, DetectsSchedulingRelevantChanges) {
 
 }  // namespace
 }  // namespace ks::scheduler
+
+namespace ks::scheduler {
+namespace {
+
+// Upstream schedule_one_test.go TestNumFeasibleNodesToFind.
+TEST(NumFeasibleNodesToFindTest, UpstreamCases) {
+  struct Case {
+    std::string name;
+    std::optional<int32_t> profilePercentage;
+    int32_t globalPercentage;
+    int numAllNodes;
+    int want;
+  };
+  const std::vector<Case> cases = {
+      {"not set percentageOfNodesToScore and nodes number not more than 50", std::nullopt, 0, 10, 10},
+      {"set profile percentageOfNodesToScore and nodes number not more than 50", 40, 0, 10, 10},
+      {"not set percentageOfNodesToScore and nodes number more than 50", std::nullopt, 0, 1000, 420},
+      {"set profile percentageOfNodesToScore and nodes number more than 50", 40, 0, 1000, 400},
+      {"set global and profile percentageOfNodesToScore and nodes number more than 50", 40, 100, 1000, 400},
+      {"set global percentageOfNodesToScore and nodes number more than 50", std::nullopt, 100, 1000, 1000},
+      {"not set profile percentageOfNodesToScore and nodes number more than 50*125", std::nullopt, 0, 6000,
+       300},
+      {"set profile percentageOfNodesToScore and nodes number more than 50*125", 40, 0, 6000, 2400},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(numFeasibleNodesToFind(c.profilePercentage, c.globalPercentage, c.numAllNodes), c.want)
+        << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace ks::scheduler
