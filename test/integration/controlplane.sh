@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real etcd + kube-apiserver on loopback for the integration tests.
 #
-#   controlplane.sh build                 build (or reuse) the pinned binaries; prints ONLY the bin dir
+#   controlplane.sh build                 build (or reuse) the pinned binaries (etcd, kube-apiserver, and
+#                                         kube-scheduler for the differential test); prints ONLY the bin dir
 #   controlplane.sh up <workdir>          certs, etcd, kube-apiserver on free ports; writes <workdir>/kubeconfig
 #                                         and <workdir>/env (shell-sourceable KUBECONFIG, KS_APISERVER_URL, ...)
 #   controlplane.sh down <workdir>        stop both (TERM, then KILL after 15 s), remove the data and <workdir>
@@ -55,7 +56,20 @@ die() { printf 'controlplane: error: %s\n' "$*" >&2 || true; exit 1; }
 # ---------------------------------------------------------------------------------------------------- build
 
 bin_dir_complete() {
-  [[ -f "$1/.complete" && -x "$1/kube-apiserver" && -x "$1/etcd" ]]
+  [[ -f "$1/.complete" && -x "$1/kube-apiserver" && -x "$1/etcd" && -x "$1/kube-scheduler" ]]
+}
+
+# A bin dir built before kube-scheduler was added: everything but kube-scheduler is there.
+bin_dir_lacks_only_scheduler() {
+  [[ -f "$1/.complete" && -x "$1/kube-apiserver" && -x "$1/etcd" && ! -e "$1/kube-scheduler" ]]
+}
+
+# Version stamping of the Kubernetes binaries, as upstream's build does (`kube-scheduler --version`).
+kube_ldflags() {
+  local v=k8s.io/component-base/version minor=${KUBE_VERSION#v1.}
+  minor=${minor%%.*}
+  printf '%s' "-X $v.gitVersion=$KUBE_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean \
+-X $v.buildDate=1970-01-01T00:00:00Z"
 }
 
 write_apiserver_module() {
@@ -110,7 +124,7 @@ cmd_build() {
     return 0
   fi
   command -v go >/dev/null 2>&1 ||
-    die "go is not installed (needed once to build kube-apiserver $KUBE_VERSION and etcd $ETCD_VERSION)"
+    die "go is not installed (needed once to build etcd $ETCD_VERSION, kube-apiserver and kube-scheduler $KUBE_VERSION)"
   mkdir -p "$key_dir"
   exec 9>"$key_dir/.lock"
   log "waiting for the build lock $key_dir/.lock"
@@ -120,21 +134,30 @@ cmd_build() {
     printf '%s\n' "$bin"
     return 0
   fi
-  log "building kube-apiserver $KUBE_VERSION and etcd $ETCD_VERSION with $(go version) (cold: many minutes)"
-  local tmp="$key_dir/bin.tmp"
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
   write_apiserver_module "$key_dir/src/apiserver"
-  write_etcd_module "$key_dir/src/etcd"
-  local v=k8s.io/component-base/version minor=${KUBE_VERSION#v1.}
-  minor=${minor%%.*}
-  go_build "$key_dir/src/etcd" "$tmp/etcd" go.etcd.io/etcd/server/v3
-  go_build "$key_dir/src/apiserver" "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver \
-    "-X $v.gitVersion=$KUBE_VERSION -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean \
--X $v.buildDate=1970-01-01T00:00:00Z"
-  printf 'kube-apiserver %s\netcd %s\n' "$KUBE_VERSION" "$ETCD_VERSION" >"$tmp/.complete"
-  rm -rf "$bin"
-  mv "$tmp" "$bin"
+  if bin_dir_lacks_only_scheduler "$bin"; then
+    # Only kube-scheduler is new: build it into the existing dir (a cold kube-apiserver build is minutes).
+    log "adding kube-scheduler $KUBE_VERSION to $bin with $(go version)"
+    rm -f "$bin/kube-scheduler.tmp"
+    go_build "$key_dir/src/apiserver" "$bin/kube-scheduler.tmp" k8s.io/kubernetes/cmd/kube-scheduler \
+      "$(kube_ldflags)"
+    mv "$bin/kube-scheduler.tmp" "$bin/kube-scheduler"
+    printf 'kube-scheduler %s\n' "$KUBE_VERSION" >>"$bin/.complete"
+  else
+    log "building kube-apiserver and kube-scheduler $KUBE_VERSION and etcd $ETCD_VERSION with $(go version)" \
+      "(cold: many minutes)"
+    local tmp="$key_dir/bin.tmp"
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    write_etcd_module "$key_dir/src/etcd"
+    go_build "$key_dir/src/etcd" "$tmp/etcd" go.etcd.io/etcd/server/v3
+    go_build "$key_dir/src/apiserver" "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
+    go_build "$key_dir/src/apiserver" "$tmp/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler "$(kube_ldflags)"
+    printf 'kube-apiserver %s\nkube-scheduler %s\netcd %s\n' "$KUBE_VERSION" "$KUBE_VERSION" "$ETCD_VERSION" \
+      >"$tmp/.complete"
+    rm -rf "$bin"
+    mv "$tmp" "$bin"
+  fi
   exec 9>&-
   log "binaries in $bin"
   printf '%s\n' "$bin"

@@ -3,24 +3,16 @@
 // the test checks what the scheduler wrote back: spec.nodeName, PodScheduled conditions, events, the Lease,
 // and the /metrics it serves over HTTPS.
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -31,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "test/integration/harness/control_plane.h"
-
-extern char** environ;
+#include "test/integration/harness/objects.h"
+#include "test/integration/harness/process.h"
 
 namespace ks::integration {
 namespace {
@@ -46,106 +38,6 @@ constexpr const char* kBinary = KS_SCHEDULER_BINARY;
 constexpr const char* kSchedulerName = "kube-scheduler-cpp";
 
 // ---- helpers ----
-
-uint16_t freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-bool waitFor(const std::function<bool()>& pred, std::chrono::milliseconds timeout,
-             std::chrono::milliseconds interval = 200ms) {
-  const auto until = Clock::now() + timeout;
-  while (true) {
-    if (pred()) return true;
-    if (Clock::now() >= until) return false;
-    std::this_thread::sleep_for(interval);
-  }
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string tail(const std::string& s, size_t n = 4000) {
-  return s.size() <= n ? s : s.substr(s.size() - n);
-}
-
-// A scheduler process; its stdout and stderr go to a log file.
-class Daemon {
- public:
-  Daemon(std::vector<std::string> args, std::string logPath) : logPath_(std::move(logPath)) {
-    std::vector<std::string> argv{kBinary};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> cargv;
-    for (auto& a : argv) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, logPath_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    if (posix_spawn(&pid_, kBinary, &fa, nullptr, cargv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-  }
-  ~Daemon() {
-    if (running()) {
-      ::kill(pid_, SIGKILL);
-      waitExit(10s);
-    }
-  }
-  Daemon(const Daemon&) = delete;
-  Daemon& operator=(const Daemon&) = delete;
-
-  bool started() const { return pid_ > 0; }
-  bool running() const { return pid_ > 0 && !exitCode_; }
-  void signal(int sig) const {
-    if (running()) ::kill(pid_, sig);
-  }
-  // The exit status (128 + signal when killed), or nullopt if still running after `timeout`.
-  std::optional<int> waitExit(std::chrono::milliseconds timeout) {
-    if (exitCode_) return exitCode_;
-    const auto until = Clock::now() + timeout;
-    while (true) {
-      int status = 0;
-      pid_t r = ::waitpid(pid_, &status, WNOHANG);
-      if (r == pid_) {
-        exitCode_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return exitCode_;
-      }
-      if (Clock::now() >= until) return std::nullopt;
-      std::this_thread::sleep_for(50ms);
-    }
-  }
-  std::string log() const { return readFile(logPath_); }
-
- private:
-  std::string logPath_;
-  pid_t pid_ = -1;
-  std::optional<int> exitCode_;
-};
-
-// GET https://127.0.0.1:<port><path> (self-signed: verification off). Returns "<status>\n<body>".
-std::optional<std::pair<int, std::string>> httpsGet(uint16_t port, const std::string& path) {
-  auto out = runProcess({"curl", "-sk", "--max-time", "5", "-w", "\n%{http_code}",
-                         "https://127.0.0.1:" + std::to_string(port) + path},
-                        {}, {}, 10s);
-  if (!out.ok() || out->exitCode != 0) return std::nullopt;
-  const std::string& s = out->out;
-  size_t nl = s.rfind('\n');
-  if (nl == std::string::npos) return std::nullopt;
-  return std::make_pair(std::atoi(s.c_str() + nl + 1), s.substr(0, nl));
-}
 
 // Prometheus text: the value of the sample `name` whose labels include all of `labels`; nullopt if absent.
 std::optional<double> metricValue(const std::string& text, const std::string& name,
@@ -190,18 +82,8 @@ std::string schedulerConfig(const std::string& kubeconfig, const std::string& ex
          "  resourceNamespace: kube-system\n"
          "  resourceName: kube-scheduler-cpp\n"
          "profiles:\n"
-         "  - schedulerName: kube-scheduler-cpp\n"
-         "    plugins:\n"
-         "      multiPoint:\n"
-         "        disabled:\n"
-         "          - name: DefaultPreemption\n"
-         "          - name: DynamicResources\n"
-         "          - name: InterPodAffinity\n"
-         "          - name: NodeVolumeLimits\n"
-         "          - name: PodTopologySpread\n"
-         "          - name: VolumeBinding\n"
-         "          - name: VolumeRestrictions\n"
-         "          - name: VolumeZone\n";
+         "  - schedulerName: kube-scheduler-cpp\n" +
+         disabledPluginsYaml();
 }
 
 json nodeJson(const std::string& name, const std::map<std::string, std::string>& labels = {}) {
@@ -232,10 +114,6 @@ json podJson(const std::string& ns, const std::string& name,
   return pod;
 }
 
-json listOf(const std::vector<json>& items) {
-  return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
-}
-
 class DaemonTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -255,8 +133,8 @@ class DaemonTest : public ::testing::Test {
   }
 
   // Writes the scheduler config and starts a daemon with `flags`; returns it and its HTTPS port.
-  Daemon& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr,
-                      const std::string& extra = "") {
+  Process& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr,
+                       const std::string& extra = "") {
     const std::string cfgPath = dir_ + "/config.yaml";
     std::ofstream(cfgPath) << schedulerConfig(cp_->kubeconfigPath(), extra);
     const uint16_t p = freePort();
@@ -265,7 +143,8 @@ class DaemonTest : public ::testing::Test {
                                   "--secure-port=" + std::to_string(p), "-v=2"};
     args.insert(args.end(), flags.begin(), flags.end());
     const std::string logPath = dir_ + "/daemon-" + std::to_string(daemons_.size()) + ".log";
-    daemons_.push_back(std::make_unique<Daemon>(args, logPath));
+    args.insert(args.begin(), kBinary);
+    daemons_.push_back(std::make_unique<Process>(args, logPath));
     return *daemons_.back();
   }
 
@@ -316,7 +195,7 @@ class DaemonTest : public ::testing::Test {
 
   std::unique_ptr<ControlPlane> cp_;
   std::string dir_;
-  std::vector<std::unique_ptr<Daemon>> daemons_;
+  std::vector<std::unique_ptr<Process>> daemons_;
 };
 
 bool ready(uint16_t port) {
@@ -337,7 +216,7 @@ TEST_F(DaemonTest, BindsPodsRecordsEventsAndServesEndpoints) {
   kubectlOk({"create", "namespace", "t"});
 
   uint16_t port = 0;
-  Daemon& d = startDaemon({}, &port);
+  Process& d = startDaemon({}, &port);
   ASSERT_TRUE(d.started());
   ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
 
@@ -399,7 +278,7 @@ TEST_F(DaemonTest, UnschedulablePodIsRequeuedWhenANodeMatches) {
   createNodes(3);
   kubectlOk({"create", "namespace", "t"});
   uint16_t port = 0;
-  Daemon& d = startDaemon({}, &port);
+  Process& d = startDaemon({}, &port);
   ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
 
   kubectlOk({"create", "-f", "-"}, podJson("t", "picky", kSchedulerName, {{"disk", "ssd"}}).dump());
@@ -443,10 +322,10 @@ TEST_F(DaemonTest, LeaderElectionHandoverAndRelease) {
   const std::vector<std::string> le{"--leader-elect=true", "--leader-elect-lease-duration=4s",
                                     "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"};
   uint16_t portA = 0, portB = 0;
-  Daemon& a = startDaemon(le, &portA);
+  Process& a = startDaemon(le, &portA);
   ASSERT_TRUE(waitFor([&] { return leaseHolder() != "<error>" && !leaseHolder().empty(); }, 30s))
       << tail(a.log());
-  Daemon& b = startDaemon(le, &portB);
+  Process& b = startDaemon(le, &portB);
   ASSERT_TRUE(waitFor([&] { return ready(portA) && ready(portB); }, 30s)) << tail(a.log()) << tail(b.log());
   const std::string holderA = leaseHolder();
   EXPECT_THAT(a.log(), HasSubstr("successfully acquired lease kube-system/kube-scheduler-cpp"));
@@ -508,7 +387,7 @@ TEST_F(DaemonTest, ApiserverRestartLosesNothing) {
   createNodes(4);
   kubectlOk({"create", "namespace", "t"});
   uint16_t port = 0;
-  Daemon& d = startDaemon({}, &port);
+  Process& d = startDaemon({}, &port);
   ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
 
   constexpr int kBatches = 6, kPerBatch = 10;
@@ -574,7 +453,7 @@ TEST_F(DaemonTest, ThroughputReport) {
   uint16_t port = 0;
   // Client rate limits raised from the 50/100 defaults so that the API server, not the token bucket, is
   // measured (upstream's defaults would cap binding + event writes at ~50/s).
-  Daemon& d = startDaemon({}, &port, "  qps: 1000\n  burst: 2000\n");
+  Process& d = startDaemon({}, &port, "  qps: 1000\n  burst: 2000\n");
   const auto daemonStart = Clock::now();
   ASSERT_TRUE(waitFor([&] { return boundCount("backlog") == kPods; }, 180s, 100ms)) << tail(d.log());
   const double backlogS = std::chrono::duration<double>(Clock::now() - daemonStart).count();

@@ -1,10 +1,5 @@
 #include "test/integration/harness/control_plane.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,8 +13,6 @@
 
 #include "pkg/util/strings.h"
 
-extern char** environ;
-
 namespace ks::integration {
 namespace {
 
@@ -30,168 +23,12 @@ std::string errnoMessage(std::string_view what) {
   return m;
 }
 
-// Closes the descriptors it owns on every return path.
-struct Fd {
-  int fd = -1;
-  Fd() = default;
-  explicit Fd(int f) : fd(f) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  void reset() {
-    if (fd >= 0) ::close(fd);
-    fd = -1;
-  }
-};
-
-struct SpawnActions {
-  posix_spawn_file_actions_t fa{};
-  posix_spawnattr_t attr{};
-  SpawnActions() {
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
-  }
-  SpawnActions(const SpawnActions&) = delete;
-  SpawnActions& operator=(const SpawnActions&) = delete;
-  ~SpawnActions() {
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-  }
-};
-
-std::vector<std::string> mergedEnvironment(const std::vector<std::string>& overrides) {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string_view entry(*e);
-    std::string_view name = entry.substr(0, entry.find('='));
-    bool overridden = false;
-    for (const auto& o : overrides) {
-      if (std::string_view(o).substr(0, o.find('=')) == name) overridden = true;
-    }
-    if (!overridden) env.emplace_back(entry);
-  }
-  env.insert(env.end(), overrides.begin(), overrides.end());
-  return env;
-}
-
-std::string describe(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const auto& a : argv) {
-    if (!s.empty()) s += ' ';
-    s += a;
-  }
-  return s;
-}
-
 std::string scriptPath() {
   if (const char* p = std::getenv("KS_CONTROL_PLANE_SCRIPT"); p != nullptr && *p != '\0') return p;
   return KS_CONTROLPLANE_SCRIPT;
 }
 
 }  // namespace
-
-Result<ProcessOutput> runProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                                 std::string_view input, std::chrono::seconds timeout) {
-  if (argv.empty()) return Error("runProcess: empty argv");
-
-  // stdin: /dev/null, or an unlinked temp file holding `input` (no pipe, so no SIGPIPE or deadlock).
-  Fd in;
-  if (input.empty()) {
-    in.fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  } else {
-    const char* tmpdir = std::getenv("TMPDIR");
-    std::string tmpl =
-        std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/ks-stdin-XXXXXX";
-    in.fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
-    if (in.fd >= 0) {
-      ::unlink(tmpl.c_str());
-      size_t done = 0;
-      while (done < input.size()) {
-        ssize_t n = ::write(in.fd, input.data() + done, input.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return Error(errnoMessage("runProcess: writing stdin file"));
-        done += static_cast<size_t>(n);
-      }
-      ::lseek(in.fd, 0, SEEK_SET);
-    }
-  }
-  if (in.fd < 0) return Error(errnoMessage("runProcess: stdin"));
-
-  int outPipe[2];
-  int errPipe[2];
-  if (::pipe2(outPipe, O_CLOEXEC) != 0) return Error(errnoMessage("runProcess: pipe"));
-  Fd outR(outPipe[0]), outW(outPipe[1]);
-  if (::pipe2(errPipe, O_CLOEXEC) != 0) return Error(errnoMessage("runProcess: pipe"));
-  Fd errR(errPipe[0]), errW(errPipe[1]);
-
-  SpawnActions sa;
-  posix_spawn_file_actions_adddup2(&sa.fa, in.fd, 0);
-  posix_spawn_file_actions_adddup2(&sa.fa, outW.fd, 1);
-  posix_spawn_file_actions_adddup2(&sa.fa, errW.fd, 2);
-  // Own process group (so a timeout kills the whole tree), default signal dispositions, nothing blocked.
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGTERM);
-  posix_spawnattr_setsigmask(&sa.attr, &none);
-  posix_spawnattr_setsigdefault(&sa.attr, &defaults);
-  posix_spawnattr_setpgroup(&sa.attr, 0);
-  posix_spawnattr_setflags(&sa.attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-
-  std::vector<std::string> envStrings = mergedEnvironment(env);
-  std::vector<char*> envp;
-  for (auto& e : envStrings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> args = argv;
-  std::vector<char*> argvp;
-  for (auto& a : args) argvp.push_back(a.data());
-  argvp.push_back(nullptr);
-
-  pid_t pid = -1;
-  int rc = ::posix_spawnp(&pid, argvp[0], &sa.fa, &sa.attr, argvp.data(), envp.data());
-  if (rc != 0) return Error("cannot run " + argv[0] + ": " + std::strerror(rc));
-  outW.reset();
-  errW.reset();
-  in.reset();
-
-  ProcessOutput result;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool timedOut = false;
-  char buf[65536];
-  while (outR.fd >= 0 || errR.fd >= 0) {
-    auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timedOut = true;
-      break;
-    }
-    pollfd fds[2] = {{outR.fd, POLLIN, 0}, {errR.fd, POLLIN, 0}};
-    int n = ::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        (i == 0 ? outR : errR).reset();
-      } else {
-        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(got));
-      }
-    }
-  }
-  if (timedOut) ::kill(-pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timedOut) {
-    return Error(describe(argv) + ": timed out after " + std::to_string(timeout.count()) +
-                 " s; stderr: " + result.err);
-  }
-  result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
 
 Result<std::unique_ptr<ControlPlane>> ControlPlane::start(const ControlPlaneOptions& options) {
   // Flags from the environment (e.g. KS_APISERVER_EXTRA_FLAGS=--v=4 while debugging) come first.
@@ -217,6 +54,18 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::start(const ControlPlaneOpti
   return cp;
 }
 
+Result<std::string> ControlPlane::binDir() {
+  if (const char* bin = std::getenv("KS_CONTROL_PLANE_BIN"); bin != nullptr && *bin != '\0')
+    return std::string(bin);
+  const std::vector<std::string> argv = {scriptPath(), "build"};
+  auto r = runProcess(argv, {}, {}, std::chrono::seconds(3600));
+  if (!r.ok()) return r.error();
+  if (r->exitCode != 0) {
+    return Error(joinArgs(argv) + " failed (exit " + std::to_string(r->exitCode) + "):\n" + r->err);
+  }
+  return std::string(trim(r->out));
+}
+
 ControlPlane::~ControlPlane() {
   if (!running_) return;
   auto down = runScript("down", std::chrono::seconds(120));
@@ -230,7 +79,7 @@ Result<std::string> ControlPlane::runScript(const std::string& command, std::chr
   auto r = runProcess(argv, env, {}, timeout);
   if (!r.ok()) return r.error();
   if (r->exitCode != 0) {
-    return Error(describe(argv) + " failed (exit " + std::to_string(r->exitCode) + "):\n" + r->err);
+    return Error(joinArgs(argv) + " failed (exit " + std::to_string(r->exitCode) + "):\n" + r->err);
   }
   return std::move(r->out);
 }
@@ -296,7 +145,7 @@ Result<std::string> ControlPlane::kubectl(const std::vector<std::string>& args,
   auto r = runProcess(argv, {}, input, std::chrono::seconds(120));
   if (!r.ok()) return r.error();
   if (r->exitCode != 0) {
-    return Error("kubectl " + describe(args) + ": exit " + std::to_string(r->exitCode) + ": " +
+    return Error("kubectl " + joinArgs(args) + ": exit " + std::to_string(r->exitCode) + ": " +
                  std::string(trim(r->err)));
   }
   return std::move(r->out);

@@ -21,22 +21,9 @@
 #include <vector>
 
 #include "pkg/util/result.h"
+#include "test/integration/harness/process.h"
 
 namespace ks::integration {
-
-struct ProcessOutput {
-  int exitCode = 0;  // the exit status, or 128 + signal number when killed by a signal
-  std::string out;
-  std::string err;
-};
-
-// Runs argv[0] (looked up in PATH when it has no '/') with argv, without a shell: arguments are passed as
-// they are. `env` entries ("NAME=value") are added to / override the current environment; `input` is fed
-// on stdin. Errors only when the process cannot be started or runs longer than `timeout` (then it is
-// killed); a non-zero exit is reported in exitCode.
-Result<ProcessOutput> runProcess(const std::vector<std::string>& argv,
-                                 const std::vector<std::string>& env = {}, std::string_view input = {},
-                                 std::chrono::seconds timeout = std::chrono::seconds(120));
 
 struct ControlPlaneOptions {
   // Extra kube-apiserver flags, kept across restartApiserver(); each one "--name=value" without spaces.
@@ -50,6 +37,10 @@ class ControlPlane {
   // Builds (or reuses) the binaries and starts etcd + kube-apiserver; waits until /readyz answers.
   // The error carries the script's stderr (build errors, the kube-apiserver log tail).
   static Result<std::unique_ptr<ControlPlane>> start(const ControlPlaneOptions& options = {});
+
+  // The directory of the pinned upstream binaries (etcd, kube-apiserver, kube-scheduler):
+  // $KS_CONTROL_PLANE_BIN when set, otherwise what `controlplane.sh build` prints (building them once).
+  static Result<std::string> binDir();
 
   ~ControlPlane();
   ControlPlane(const ControlPlane&) = delete;

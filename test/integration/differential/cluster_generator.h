@@ -1,0 +1,84 @@
+#pragma once
+// Seeded random clusters and pending pods for the differential test: the same seed gives the same objects
+// (std::mt19937 and nothing else random), so any disagreement is reproducible from its seed and pod index.
+//
+// The cluster: nodes with cpu / memory / pods / ephemeral-storage (and an extended resource on some),
+// zone and custom labels, taints of all three effects, some cordoned (spec.unschedulable), container images
+// with sizes; pods already bound to them (spec.nodeName) with requests and host ports, some of them terminal
+// or terminating; PriorityClasses and
+// RuntimeClasses (pod overhead, scheduling constraints).
+// The pending pods: random requests (none, small, large, too large; limits only; init and sidecar
+// containers; pod-level resources; quantities in odd notations), nodeSelector, required and preferred node
+// affinity (every operator, matchFields on metadata.name), tolerations, host ports, priorityClassName,
+// runtimeClassName, images some nodes have.
+//
+// Extend it as plugins are implemented (inter-pod affinity, topology spreading, volumes): add the feature
+// to pendingPod() / cluster() with a probability, keeping the existing draws in their order where possible
+// so that the old seeds keep producing mostly the same pods.
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ks::differential {
+
+struct GeneratedCluster {
+  std::vector<nlohmann::json> priorityClasses;  // scheduling.k8s.io/v1
+  std::vector<nlohmann::json> runtimeClasses;   // node.k8s.io/v1, with overhead
+  std::vector<nlohmann::json> nodes;
+  std::vector<nlohmann::json> boundPods;  // spec.nodeName set; no schedulerName
+  // After creating the bound pods: these get status.phase (Succeeded / Failed: schedulers ignore them) ...
+  std::map<std::string, std::string> terminalPhases;
+  // ... and these are deleted gracefully, so they stay Terminating (no kubelet confirms) and keep counting.
+  std::vector<std::string> terminating;
+};
+
+class ClusterGenerator {
+ public:
+  // Objects are named after the seed (nodes "s<seed>-n<i>", PriorityClasses "s<seed>-<name>") so that
+  // clusters of different seeds can follow one another on one API server; pods live in `ns`.
+  ClusterGenerator(uint32_t seed, std::string ns);
+
+  // The cluster; call once, before pendingPod().
+  GeneratedCluster cluster();
+
+  // The next pending pod "p-<index>" (index counts from 0), without spec.schedulerName.
+  nlohmann::json pendingPod();
+
+  uint32_t seed() const { return seed_; }
+
+ private:
+  struct NodeFacts {
+    std::string name;
+    bool hasGpu = false;
+  };
+
+  int uniform(int lo, int hi);  // inclusive
+  bool chance(double p);
+  template <typename T>
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<size_t>(uniform(0, static_cast<int>(v.size()) - 1))];
+  }
+
+  nlohmann::json node(int index);
+  nlohmann::json boundPod(const NodeFacts& node, int index);
+  nlohmann::json requests();
+  nlohmann::json nodeSelectorRequirement();
+  nlohmann::json nodeSelectorTerm(bool required);
+  nlohmann::json toleration();
+  nlohmann::json containerPorts();
+
+  uint32_t seed_;
+  std::string ns_;
+  std::mt19937 rng_;
+  std::vector<NodeFacts> nodes_;
+  std::vector<std::string> priorityClassNames_;
+  std::vector<std::string> runtimeClassNames_;
+  int nextPod_ = 0;
+};
+
+}  // namespace ks::differential

@@ -1,0 +1,527 @@
+// Differential test: upstream kube-scheduler v1.34.4 and kube-scheduler-cpp decide the same pods on the same
+// cluster state (one real etcd + kube-apiserver, no kubelets); results, FitError messages and chosen nodes
+// must agree.
+//
+// Per seed, a randomized cluster (cluster_generator.h) is created; then the upstream binary and our daemon
+// run side by side, each serving its own schedulerName with the same plugin set. Each pending pod is created
+// for upstream, decided (bound, or PodScheduled=False with a FailedScheduling event) and force-deleted; then
+// the identical pod is created for ours, decided and deleted. Only one pending pod exists at a time and both
+// schedulers see each delete before the next create (on the same pod watch), so both decide on identical
+// state. Upstream breaks score ties at random, so its node is checked against our scoring instead of our
+// node: `kube-scheduler-cpp simulate --explain -o json` on a dump of the cluster plus the pending pod must
+// rank upstream's node (and the node our daemon chose) among its highest totals.
+//
+// Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
+// KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,
+// KS_DIFF_VERBOSE=1 prints one line per pod, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
+// with kube-scheduler; built when unset).
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test/integration/differential/cluster_generator.h"
+#include "test/integration/harness/api_client.h"
+#include "test/integration/harness/control_plane.h"
+#include "test/integration/harness/objects.h"
+#include "test/integration/harness/process.h"
+
+namespace ks::integration {
+namespace {
+
+using namespace std::chrono_literals;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kOurBinary = KS_SCHEDULER_BINARY;
+constexpr const char* kUpstreamName = "upstream-scheduler";
+constexpr const char* kOurName = "kube-scheduler-cpp";
+
+std::vector<uint32_t> seedsFromEnv() {
+  const char* env = std::getenv("KS_DIFF_SEEDS");
+  std::string s = env != nullptr && *env != '\0' ? env : "1,2";
+  std::vector<uint32_t> seeds;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (!item.empty()) seeds.push_back(static_cast<uint32_t>(std::stoul(item)));
+  }
+  return seeds;
+}
+
+int podsFromEnv() {
+  const char* env = std::getenv("KS_DIFF_PODS");
+  return env != nullptr && *env != '\0' ? std::atoi(env) : 100;
+}
+
+std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName) {
+  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
+         "kind: KubeSchedulerConfiguration\n"
+         "clientConnection:\n"
+         "  kubeconfig: " +
+         kubeconfig +
+         "\n"
+         "  qps: 500\n"
+         "  burst: 1000\n"
+         "leaderElection:\n"
+         "  leaderElect: false\n"
+         "percentageOfNodesToScore: 100\n"
+         "profiles:\n"
+         "  - schedulerName: " +
+         schedulerName + "\n" + disabledPluginsYaml();
+}
+
+// What one scheduler did with one pod.
+struct Decision {
+  std::string result;   // Scheduled, or the PodScheduled=False reason (Unschedulable, ...), or Timeout
+  std::string node;     // when Scheduled
+  std::string message;  // the PodScheduled condition's message
+  std::string event;    // the Scheduled / FailedScheduling event, describeEvent()
+  json stored;          // the pod as the API server stored it (defaults and admission applied)
+};
+
+// Our scoring of the pod, from `simulate --explain -o json`.
+struct Scores {
+  std::string error;  // simulate failed
+  std::string result;
+  std::string node;
+  std::map<std::string, int64_t> total;
+  std::map<std::string, std::map<std::string, int64_t>> perPlugin;
+  std::set<std::string> best;  // the nodes with the highest total (the only feasible node when unscored)
+  int64_t bestTotal = 0;
+};
+
+struct Tally {
+  int pods = 0;
+  int agreements = 0;
+  std::map<std::string, int> byClass;  // disagreement class -> pods
+  // How strong the comparison was: upstream's results, and whether our best total singled out one node.
+  int scheduled = 0;
+  int unschedulable = 0;
+  int oneFeasible = 0;  // scheduled, nothing to score
+  int uniqueBest = 0;   // scheduled, several nodes scored, one best
+  int tiedBest = 0;     // scheduled, several nodes share the best total
+};
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+std::string replaceAll(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+  return s;
+}
+
+// "Warning FailedScheduling, action Scheduling, by <scheduler>: <message>", with the scheduler's own name and
+// the chosen node replaced so that both schedulers' events compare equal when they say the same.
+std::string describeEvent(const json& e, const std::string& schedulerName, const std::string& node) {
+  std::string s = e.value("type", "") + " " + e.value("reason", "") + ", action " + e.value("action", "") +
+                  ", by " + e.value("reportingComponent", "") + ": " + e.value("message", "");
+  s = replaceAll(std::move(s), schedulerName, "<scheduler>");
+  return replaceAll(std::move(s), " to " + node, " to <node>");
+}
+
+std::string describeDecision(const Decision& d) {
+  std::string s = d.result == "Scheduled" ? "Scheduled on " + d.node : d.result;
+  if (d.result != "Scheduled") s += "\n    condition: " + quoted(d.message);
+  s += "\n    event:     " + d.event;
+  return s;
+}
+
+std::string describeScores(const Scores& sc, const std::vector<std::string>& nodes) {
+  if (!sc.error.empty()) return "simulate failed: " + sc.error;
+  std::string s = "simulate: " + sc.result + (sc.node.empty() ? "" : " on " + sc.node);
+  if (sc.total.empty()) return s + " (no scores: at most one feasible node)";
+  s += "; best total " + std::to_string(sc.bestTotal) + " on";
+  for (const auto& n : sc.best) s += " " + n;
+  for (const auto& n : nodes) {
+    if (n.empty()) continue;
+    auto t = sc.total.find(n);
+    s += "\n    " + n + ": ";
+    if (t == sc.total.end()) {
+      s += "not feasible for ours";
+      continue;
+    }
+    s += "total " + std::to_string(t->second) + " {";
+    bool first = true;
+    if (auto plugins = sc.perPlugin.find(n); plugins != sc.perPlugin.end()) {
+      for (const auto& [plugin, score] : plugins->second) {
+        s += (first ? "" : ", ") + plugin + ": " + std::to_string(score);
+        first = false;
+      }
+    }
+    s += "}";
+  }
+  return s;
+}
+
+class DifferentialTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto bin = ControlPlane::binDir();
+    ASSERT_TRUE(bin.ok()) << bin.error().message();
+    upstreamBinary_ = *bin + "/kube-scheduler";
+    ASSERT_TRUE(std::filesystem::exists(upstreamBinary_))
+        << upstreamBinary_ << " is missing: run test/integration/controlplane.sh build";
+    auto started = ControlPlane::start();
+    ASSERT_TRUE(started.ok()) << started.error().message();
+    cp_ = std::move(started).value();
+    auto api = ApiClient::create(cp_->kubeconfigPath());
+    ASSERT_TRUE(api.ok()) << api.error().message();
+    api_ = std::move(api).value();
+    char tmpl[] = "/tmp/ks-differential-XXXXXX";
+    dir_ = ::mkdtemp(tmpl);
+  }
+
+  void TearDown() override {
+    upstream_.reset();
+    ours_.reset();
+    const char* keep = std::getenv("KS_DIFF_KEEP");
+    if (HasFailure() || (keep != nullptr && std::string(keep) == "1")) {
+      std::printf("differential: work dir (configs, scheduler logs, cluster dumps) kept in %s\n",
+                  dir_.c_str());
+    } else {
+      std::filesystem::remove_all(dir_);
+    }
+  }
+
+  std::string logs() const {
+    std::string s;
+    if (upstream_) s += "---- upstream kube-scheduler log (tail)\n" + tail(upstream_->log()) + "\n";
+    if (ours_) s += "---- kube-scheduler-cpp log (tail)\n" + tail(ours_->log()) + "\n";
+    return s;
+  }
+
+  // POSTs `object` to `path`; fails the test on anything but 201.
+  json create(const std::string& path, const json& object) {
+    auto r = api_->post(path, object);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message());
+    if (!r.ok()) return nullptr;
+    EXPECT_EQ(r->status, 201) << "POST " << path << " " << object.dump() << "\n-> " << r->body.dump();
+    return r->status == 201 ? r->body : json(nullptr);
+  }
+
+  std::string podPath(const std::string& ns, const std::string& name = "") const {
+    return "/api/v1/namespaces/" + ns + "/pods" + (name.empty() ? "" : "/" + name);
+  }
+
+  // Force-deletes the pod (no kubelet would ever confirm a graceful delete) and waits until it is gone.
+  void deletePod(const std::string& ns, const std::string& name) {
+    auto r = api_->del(podPath(ns, name), {{"gracePeriodSeconds", 0}});
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    ASSERT_TRUE(r->status == 200 || r->status == 404) << r->body.dump();
+    ASSERT_TRUE(waitFor(
+        [&] {
+          auto g = api_->get(podPath(ns, name));
+          return g.ok() && g->status == 404;
+        },
+        30s, 10ms))
+        << "pod " << ns << "/" << name << " still exists 30 s after a forced delete";
+  }
+
+  // Creates `pod` for `schedulerName`, waits for the decision, records it and deletes the pod.
+  Decision decide(json pod, const std::string& schedulerName) {
+    Decision d;
+    pod["spec"]["schedulerName"] = schedulerName;
+    const std::string ns = pod["metadata"]["namespace"];
+    const std::string name = pod["metadata"]["name"];
+    d.stored = create(podPath(ns), pod);
+    if (d.stored.is_null()) {
+      d.result = "CreateFailed";
+      return d;
+    }
+    const std::string uid = d.stored["metadata"]["uid"];
+    const bool decided = waitFor(
+        [&] {
+          auto g = api_->get(podPath(ns, name));
+          if (!g.ok() || g->status != 200) return false;
+          const json& p = g->body;
+          if (const std::string node = p["spec"].value("nodeName", ""); !node.empty()) {
+            d.result = "Scheduled";
+            d.node = node;
+            return true;
+          }
+          if (!p.contains("status") || !p["status"].contains("conditions")) return false;
+          for (const auto& c : p["status"]["conditions"]) {
+            if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+              d.result = c.value("reason", "");
+              d.message = c.value("message", "");
+              return true;
+            }
+          }
+          return false;
+        },
+        30s, 10ms);
+    if (!decided) {
+      d.result = "Timeout";
+    } else {
+      // The event of the decision (events.k8s.io/v1, read through core/v1: note -> message,
+      // reportingController -> reportingComponent).
+      const std::string reason = d.result == "Scheduled" ? "Scheduled" : "FailedScheduling";
+      const std::string events = "/api/v1/namespaces/" + ns + "/events?fieldSelector=involvedObject.uid%3D" +
+                                 uid + ",reason%3D" + reason;
+      waitFor(
+          [&] {
+            auto g = api_->get(events);
+            if (!g.ok() || g->status != 200 || g->body["items"].empty()) return false;
+            d.event = describeEvent(g->body["items"][0], schedulerName, d.node);
+            return true;
+          },
+          10s, 10ms);
+      if (d.event.empty()) d.event = "<no " + reason + " event within 10 s>";
+    }
+    deletePod(ns, name);
+    return d;
+  }
+
+  // Our scores for `pod` (as stored, for our scheduler) on the dumped cluster.
+  Scores simulate(const std::string& configPath, const json& pod, int index) {
+    Scores sc;
+    json items = dumpItems_;
+    json p = pod;
+    p["metadata"].erase("resourceVersion");
+    items.push_back(p);
+    const std::string clusterPath = dir_ + "/cluster-pending.json";
+    std::ofstream(clusterPath) << listOf(std::vector<json>(items.begin(), items.end())).dump();
+    auto out = runProcess(
+        {kOurBinary, "simulate", "--config", configPath, "--cluster", clusterPath, "--explain", "-o", "json"},
+        {}, {}, 120s);
+    if (!out.ok()) {
+      sc.error = out.error().message();
+      return sc;
+    }
+    if (out->exitCode != 0) {
+      sc.error = "exit " + std::to_string(out->exitCode) + ": " + out->err;
+      std::filesystem::copy_file(clusterPath, dir_ + "/cluster-failed-" + std::to_string(index) + ".json",
+                                 std::filesystem::copy_options::overwrite_existing);
+      return sc;
+    }
+    const json result = json::parse(out->out, nullptr, false);
+    if (result.is_discarded() || !result.contains("pods")) {
+      sc.error = "unparsable output: " + tail(out->out, 500);
+      return sc;
+    }
+    for (const auto& r : result["pods"]) {
+      if (r.value("name", "") != pod["metadata"]["name"]) continue;
+      sc.result = r.value("result", "");
+      sc.node = r.value("node", "");
+      const json totals = r.value("totalScores", json::object());
+      for (const auto& [node, total] : totals.items()) sc.total[node] = total.get<int64_t>();
+      const json scores = r.value("scores", json::object());
+      for (const auto& [node, plugins] : scores.items()) {
+        for (const auto& [plugin, score] : plugins.items()) sc.perPlugin[node][plugin] = score.get<int64_t>();
+      }
+    }
+    if (sc.result.empty()) sc.error = "the pod is not in simulate's output";
+    if (!sc.total.empty()) {
+      sc.bestTotal = sc.total.begin()->second;
+      for (const auto& [node, total] : sc.total) sc.bestTotal = std::max(sc.bestTotal, total);
+      for (const auto& [node, total] : sc.total) {
+        if (total == sc.bestTotal) sc.best.insert(node);
+      }
+    } else if (sc.result == "Scheduled") {
+      sc.best.insert(sc.node);  // the only feasible node: upstream does not score then either
+    }
+    return sc;
+  }
+
+  // Starts both schedulers on the current cluster and waits until each has decided a first pod.
+  void startSchedulers(const std::string& ns, const std::string& upstreamConfig,
+                       const std::string& ourConfig) {
+    upstream_ = std::make_unique<Process>(
+        std::vector<std::string>{upstreamBinary_, "--config=" + upstreamConfig, "--secure-port=0", "--v=2"},
+        dir_ + "/" + ns + "-upstream.log");
+    ours_ = std::make_unique<Process>(
+        std::vector<std::string>{kOurBinary, "--config=" + ourConfig, "--bind-address=127.0.0.1",
+                                 "--secure-port=" + std::to_string(freePort()), "-v=2"},
+        dir_ + "/" + ns + "-ours.log");
+    ASSERT_TRUE(upstream_->started() && ours_->started()) << logs();
+    const json warmup = {{"apiVersion", "v1"},
+                         {"kind", "Pod"},
+                         {"metadata", {{"name", "warmup"}, {"namespace", ns}}},
+                         {"spec",
+                          {{"terminationGracePeriodSeconds", 0},
+                           {"tolerations", {{{"operator", "Exists"}}}},
+                           {"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}};
+    for (const char* name : {kUpstreamName, kOurName}) {
+      const Decision d = decide(warmup, name);
+      ASSERT_NE(d.result, "Timeout") << name << " decided nothing within 30 s\n" << logs();
+      ASSERT_TRUE(upstream_->running() && ours_->running()) << logs();
+    }
+  }
+
+  // One seed: cluster, both schedulers, `pods` pending pods compared; adds to `tally`.
+  void runSeed(uint32_t seed, int pods, Tally& tally) {
+    const std::string ns = "diff-s" + std::to_string(seed);
+    differential::ClusterGenerator gen(seed, ns);
+    const differential::GeneratedCluster cluster = gen.cluster();
+    create("/api/v1/namespaces", {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+    for (const auto& pc : cluster.priorityClasses) create("/apis/scheduling.k8s.io/v1/priorityclasses", pc);
+    for (const auto& rc : cluster.runtimeClasses) create("/apis/node.k8s.io/v1/runtimeclasses", rc);
+    std::vector<std::string> nodeNames;
+    for (const auto& n : cluster.nodes) {
+      create("/api/v1/nodes", n);
+      nodeNames.push_back(n["metadata"]["name"]);
+    }
+    for (const auto& p : cluster.boundPods) create(podPath(ns), p);
+    for (const auto& [name, phase] : cluster.terminalPhases) {
+      auto r = api_->patch(podPath(ns, name) + "/status", {{"status", {{"phase", phase}}}});
+      ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+    }
+    for (const auto& name : cluster.terminating) {
+      auto r = api_->del(podPath(ns, name), {{"gracePeriodSeconds", 3600}});
+      ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+    }
+    ASSERT_FALSE(HasFailure());
+
+    // What `simulate` reads; the state stays like this (pending pods come and go one at a time).
+    auto dump =
+        cp_->kubectl({"get", "nodes,pods,pv,pvc,storageclasses,csinodes,namespaces,pdb", "-A", "-o", "json"});
+    ASSERT_TRUE(dump.ok()) << dump.error().message();
+    dumpItems_ = json::parse(*dump)["items"];
+    std::ofstream(dir_ + "/" + ns + "-cluster.json") << *dump;
+
+    const std::string upstreamConfig = dir_ + "/" + ns + "-upstream.yaml";
+    const std::string ourConfig = dir_ + "/" + ns + "-ours.yaml";
+    std::ofstream(upstreamConfig) << schedulerConfig(cp_->kubeconfigPath(), kUpstreamName);
+    std::ofstream(ourConfig) << schedulerConfig(cp_->kubeconfigPath(), kOurName);
+    startSchedulers(ns, upstreamConfig, ourConfig);
+    if (HasFatalFailure()) return;
+    std::printf("differential: seed %u: %zu nodes, %zu bound pods, %d pending pods to compare\n", seed,
+                cluster.nodes.size(), cluster.boundPods.size(), pods);
+    std::fflush(stdout);
+
+    const auto start = Clock::now();
+    int disagreements = 0;
+    for (int i = 0; i < pods; ++i) {
+      const json pod = gen.pendingPod();
+      const Decision up = decide(pod, kUpstreamName);
+      const Decision ours = decide(pod, kOurName);
+      if (HasFatalFailure()) return;
+      const Scores sc =
+          ours.stored.is_null() ? Scores{"pod not created"} : simulate(ourConfig, ours.stored, i);
+
+      std::vector<std::string> classes;
+      if (up.result != ours.result) classes.push_back("result");
+      if (up.result == ours.result) {
+        if (up.message != ours.message) classes.push_back("condition message");
+        if (up.event != ours.event) classes.push_back("event");
+      }
+      if (up.result == "Scheduled" && !sc.best.count(up.node)) {
+        classes.push_back("upstream's node is not among our best-scored");
+      }
+      if (ours.result == "Scheduled" && !sc.best.count(ours.node)) {
+        classes.push_back("our daemon's node is not among our best-scored");
+      }
+      if (!sc.error.empty()) classes.push_back("simulate failed");
+      ++tally.pods;
+      if (up.result == "Scheduled") {
+        ++tally.scheduled;
+        if (sc.total.empty()) {
+          ++tally.oneFeasible;
+        } else {
+          ++(sc.best.size() == 1 ? tally.uniqueBest : tally.tiedBest);
+        }
+      } else if (up.result == "Unschedulable") {
+        ++tally.unschedulable;
+      }
+      if (verbose_) {
+        std::printf(
+            "differential: seed %u %s: upstream %s %s | ours %s %s | best of %zu scored: %zu node(s)\n"
+            "    upstream event: %s\n",
+            seed, pod["metadata"]["name"].get<std::string>().c_str(), up.result.c_str(), up.node.c_str(),
+            ours.result.c_str(), ours.node.c_str(), sc.total.size(), sc.best.size(), up.event.c_str());
+      }
+      if (classes.empty()) {
+        ++tally.agreements;
+      } else {
+        ++disagreements;
+        std::string what;
+        for (const auto& c : classes) {
+          tally.byClass[c]++;
+          what += (what.empty() ? "" : ", ") + c;
+        }
+        json spec = pod["spec"];
+        ADD_FAILURE() << "==== disagreement: seed " << seed << ", pod "
+                      << pod["metadata"]["name"].get<std::string>() << " (" << what
+                      << ")\n  pod spec: " << spec.dump() << "\n  upstream: " << describeDecision(up)
+                      << "\n  ours:     " << describeDecision(ours) << "\n  "
+                      << describeScores(sc, {up.node, ours.node != up.node ? ours.node : ""}) << "\n";
+      }
+      if ((i + 1) % 25 == 0 || i + 1 == pods) {
+        std::printf("differential: seed %u: %d/%d pods, %d disagreements, %.1f s\n", seed, i + 1, pods,
+                    disagreements, std::chrono::duration<double>(Clock::now() - start).count());
+        std::fflush(stdout);
+      }
+      if (!upstream_->running() || !ours_->running()) {
+        FAIL() << "a scheduler exited\n" << logs();
+      }
+    }
+
+    upstream_->stop();
+    ours_->stop();
+    // Clear the seed's objects for the next one (no namespace controller: delete the pods, keep the
+    // namespace).
+    auto r = api_->del(podPath(ns), {{"gracePeriodSeconds", 0}});
+    ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+    for (const auto& n : nodeNames) {
+      auto d = api_->del("/api/v1/nodes/" + n);
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+  }
+
+  std::unique_ptr<ControlPlane> cp_;
+  std::unique_ptr<ApiClient> api_;
+  std::string dir_;
+  std::string upstreamBinary_;
+  std::unique_ptr<Process> upstream_;
+  std::unique_ptr<Process> ours_;
+  json dumpItems_;
+  const bool verbose_ =
+      std::getenv("KS_DIFF_VERBOSE") != nullptr && std::string(std::getenv("KS_DIFF_VERBOSE")) == "1";
+};
+
+TEST_F(DifferentialTest, RandomizedClustersAgreeWithUpstream) {
+  const std::vector<uint32_t> seeds = seedsFromEnv();
+  const int pods = podsFromEnv();
+  ASSERT_FALSE(seeds.empty());
+  ASSERT_GT(pods, 0);
+  const auto start = Clock::now();
+  Tally tally;
+  std::string seedList;
+  for (uint32_t seed : seeds) {
+    seedList += (seedList.empty() ? "" : ",") + std::to_string(seed);
+    runSeed(seed, pods, tally);
+    if (HasFatalFailure()) break;
+  }
+  std::string classes;
+  for (const auto& [c, n] : tally.byClass)
+    classes += (classes.empty() ? "" : "; ") + c + ": " + std::to_string(n);
+  std::printf("DIFFERENTIAL SUMMARY: seeds %s, %d pods compared, %d agreements, %d disagreements%s, %.0f s\n",
+              seedList.c_str(), tally.pods, tally.agreements, tally.pods - tally.agreements,
+              classes.empty() ? "" : (" (" + classes + ")").c_str(),
+              std::chrono::duration<double>(Clock::now() - start).count());
+  std::printf(
+      "differential: upstream scheduled %d pods (our best total on one node: %d, tied: %d, one feasible "
+      "node: "
+      "%d) and found %d unschedulable\n",
+      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable);
+}
+
+}  // namespace
+}  // namespace ks::integration
