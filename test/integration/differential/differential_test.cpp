@@ -14,7 +14,7 @@
 // Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
 // KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,
 // KS_DIFF_VERBOSE=1 prints one line per pod, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
-// with kube-scheduler; built when unset).
+// with kube-scheduler; built when unset), KS_DIFF_OUR_BINARY (another kube-scheduler-cpp than this build's).
 
 #include <gtest/gtest.h>
 
@@ -45,7 +45,12 @@ using namespace std::chrono_literals;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kOurBinary = KS_SCHEDULER_BINARY;
+// The daemon and `simulate`: this build's, or another one (a release build, an older commit) from
+// KS_DIFF_OUR_BINARY.
+std::string ourBinary() {
+  const char* env = std::getenv("KS_DIFF_OUR_BINARY");
+  return env != nullptr && *env != '\0' ? env : KS_SCHEDULER_BINARY;
+}
 constexpr const char* kUpstreamName = "upstream-scheduler";
 constexpr const char* kOurName = "kube-scheduler-cpp";
 
@@ -298,9 +303,9 @@ class DifferentialTest : public ::testing::Test {
     items.push_back(p);
     const std::string clusterPath = dir_ + "/cluster-pending.json";
     std::ofstream(clusterPath) << listOf(std::vector<json>(items.begin(), items.end())).dump();
-    auto out = runProcess(
-        {kOurBinary, "simulate", "--config", configPath, "--cluster", clusterPath, "--explain", "-o", "json"},
-        {}, {}, 120s);
+    auto out = runProcess({ourBinary(), "simulate", "--config", configPath, "--cluster", clusterPath,
+                           "--explain", "-o", "json"},
+                          {}, {}, 120s);
     if (!out.ok()) {
       sc.error = out.error().message();
       return sc;
@@ -347,7 +352,7 @@ class DifferentialTest : public ::testing::Test {
         std::vector<std::string>{upstreamBinary_, "--config=" + upstreamConfig, "--secure-port=0", "--v=2"},
         dir_ + "/" + ns + "-upstream.log");
     ours_ = std::make_unique<Process>(
-        std::vector<std::string>{kOurBinary, "--config=" + ourConfig, "--bind-address=127.0.0.1",
+        std::vector<std::string>{ourBinary(), "--config=" + ourConfig, "--bind-address=127.0.0.1",
                                  "--secure-port=" + std::to_string(freePort()), "-v=2"},
         dir_ + "/" + ns + "-ours.log");
     ASSERT_TRUE(upstream_->started() && ours_->started()) << logs();
