@@ -59,6 +59,70 @@ const std::vector<HostPort> kHostPorts = {
 
 }  // namespace
 
+ProfileVariant profileVariant(uint32_t seed) {
+  switch ((seed + 3) % 4) {
+    case 0:
+      return {"defaults", "", ""};
+    case 1:
+      return {"MostAllocated, extended resource weighted", "",
+              "    pluginConfig:\n"
+              "      - name: NodeResourcesFit\n"
+              "        args:\n"
+              "          scoringStrategy:\n"
+              "            type: MostAllocated\n"
+              "            resources:\n"
+              "              - {name: cpu, weight: 1}\n"
+              "              - {name: memory, weight: 1}\n"
+              "              - {name: example.com/gpu, weight: 3}\n"
+              "      - name: NodeResourcesBalancedAllocation\n"
+              "        args:\n"
+              "          resources:\n"
+              "            - {name: cpu, weight: 1}\n"
+              "            - {name: memory, weight: 1}\n"
+              "            - {name: example.com/gpu, weight: 1}\n"};
+    case 2:
+      return {"RequestedToCapacityRatio, score weights",
+              "      score:\n"
+              "        enabled:\n"
+              "          - {name: TaintToleration, weight: 5}\n"
+              "          - {name: ImageLocality, weight: 3}\n",
+              "    pluginConfig:\n"
+              "      - name: NodeResourcesFit\n"
+              "        args:\n"
+              "          scoringStrategy:\n"
+              "            type: RequestedToCapacityRatio\n"
+              "            resources:\n"
+              "              - {name: cpu, weight: 2}\n"
+              "              - {name: memory, weight: 1}\n"
+              "            requestedToCapacityRatio:\n"
+              "              shape:\n"
+              "                - {utilization: 0, score: 0}\n"
+              "                - {utilization: 50, score: 10}\n"
+              "                - {utilization: 100, score: 3}\n"};
+    default:
+      return {"NodeAffinity addedAffinity, ignored extended resource",
+              "      score:\n"
+              "        enabled:\n"
+              "          - {name: NodeAffinity, weight: 4}\n",
+              "    pluginConfig:\n"
+              "      - name: NodeAffinity\n"
+              "        args:\n"
+              "          addedAffinity:\n"
+              "            requiredDuringSchedulingIgnoredDuringExecution:\n"
+              "              nodeSelectorTerms:\n"
+              "                - matchExpressions:\n"
+              "                    - {key: topology.kubernetes.io/zone, operator: NotIn, values: [zone-c]}\n"
+              "            preferredDuringSchedulingIgnoredDuringExecution:\n"
+              "              - weight: 50\n"
+              "                preference:\n"
+              "                  matchExpressions:\n"
+              "                    - {key: disk, operator: In, values: [ssd]}\n"
+              "      - name: NodeResourcesFit\n"
+              "        args:\n"
+              "          ignoredResources: [example.com/gpu]\n"};
+  }
+}
+
 ClusterGenerator::ClusterGenerator(uint32_t seed, std::string ns)
     : seed_(seed), ns_(std::move(ns)), rng_(seed) {}
 

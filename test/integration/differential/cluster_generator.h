@@ -37,6 +37,17 @@ struct GeneratedCluster {
   std::vector<std::string> terminating;
 };
 
+// Scheduler profile settings both schedulers get for a seed, on top of the common ones: plugin weights and
+// plugin args (scoring strategies, extended-resource weights, NodeAffinity's addedAffinity, ...).
+struct ProfileVariant {
+  std::string name;
+  std::string plugins;       // extension-point sections under a profile's `plugins:` (6-space indent)
+  std::string pluginConfig;  // a profile's `pluginConfig:` block (4-space indent), or ""
+};
+
+// The variant of `seed`: (seed - 1) % 4, so seeds 1, 2 run the defaults and MostAllocated.
+ProfileVariant profileVariant(uint32_t seed);
+
 class ClusterGenerator {
  public:
   // Objects are named after the seed (nodes "s<seed>-n<i>", PriorityClasses "s<seed>-<name>") so that

@@ -71,7 +71,8 @@ int podsFromEnv() {
   return env != nullptr && *env != '\0' ? std::atoi(env) : 100;
 }
 
-std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName) {
+std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName,
+                            const differential::ProfileVariant& variant) {
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
          "clientConnection:\n"
@@ -85,7 +86,7 @@ std::string schedulerConfig(const std::string& kubeconfig, const std::string& sc
          "percentageOfNodesToScore: 100\n"
          "profiles:\n"
          "  - schedulerName: " +
-         schedulerName + "\n" + disabledPluginsYaml();
+         schedulerName + "\n" + disabledPluginsYaml() + variant.plugins + variant.pluginConfig;
 }
 
 // What one scheduler did with one pod.
@@ -403,12 +404,13 @@ class DifferentialTest : public ::testing::Test {
 
     const std::string upstreamConfig = dir_ + "/" + ns + "-upstream.yaml";
     const std::string ourConfig = dir_ + "/" + ns + "-ours.yaml";
-    std::ofstream(upstreamConfig) << schedulerConfig(cp_->kubeconfigPath(), kUpstreamName);
-    std::ofstream(ourConfig) << schedulerConfig(cp_->kubeconfigPath(), kOurName);
+    const differential::ProfileVariant variant = differential::profileVariant(seed);
+    std::ofstream(upstreamConfig) << schedulerConfig(cp_->kubeconfigPath(), kUpstreamName, variant);
+    std::ofstream(ourConfig) << schedulerConfig(cp_->kubeconfigPath(), kOurName, variant);
     startSchedulers(ns, upstreamConfig, ourConfig);
     if (HasFatalFailure()) return;
-    std::printf("differential: seed %u: %zu nodes, %zu bound pods, %d pending pods to compare\n", seed,
-                cluster.nodes.size(), cluster.boundPods.size(), pods);
+    std::printf("differential: seed %u: %zu nodes, %zu bound pods, profile: %s; %d pending pods to compare\n",
+                seed, cluster.nodes.size(), cluster.boundPods.size(), variant.name.c_str(), pods);
     std::fflush(stdout);
 
     const auto start = Clock::now();
@@ -462,7 +464,7 @@ class DifferentialTest : public ::testing::Test {
           what += (what.empty() ? "" : ", ") + c;
         }
         json spec = pod["spec"];
-        ADD_FAILURE() << "==== disagreement: seed " << seed << ", pod "
+        ADD_FAILURE() << "==== disagreement: seed " << seed << " (profile: " << variant.name << "), pod "
                       << pod["metadata"]["name"].get<std::string>() << " (" << what
                       << ")\n  pod spec: " << spec.dump() << "\n  upstream: " << describeDecision(up)
                       << "\n  ours:     " << describeDecision(ours) << "\n  "
