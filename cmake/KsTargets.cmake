@@ -1,6 +1,9 @@
 # Shared build settings and the two helpers every component uses:
 #   ks_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])  -> ks_<name>, alias ks::<name>
-#   ks_add_test(<name> LABEL unit|integration|conformance SOURCES ... [DEPS ...])
+#   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] SOURCES ... [DEPS ...])
+# Unit tests are collected in the `unit-tests` target; those marked CONCURRENCY (threads, locks, timers:
+# what ThreadSanitizer should see) also get the ctest label `concurrency` and the `concurrency-tests`
+# target, which the sanitizer lanes of scripts/test.sh build and run.
 
 add_library(ks_warnings INTERFACE)
 target_compile_options(ks_warnings INTERFACE
@@ -16,7 +19,9 @@ endif()
 # Options every target (product and tests) is built with: sanitizers.
 add_library(ks_options INTERFACE)
 if(KS_SANITIZE)
-  target_compile_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE} -fno-omit-frame-pointer)
+  # -fno-sanitize-recover: a UBSan finding fails the test instead of only printing a line.
+  target_compile_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE} -fno-omit-frame-pointer
+    -fno-sanitize-recover=all)
   target_link_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE})
 endif()
 
@@ -31,14 +36,30 @@ function(ks_add_library name)
 endfunction()
 
 function(ks_add_test name)
-  cmake_parse_arguments(ARG "" "LABEL" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "CONCURRENCY" "LABEL" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL MATCHES "^(unit|integration|conformance)$")
     message(FATAL_ERROR "ks_add_test(${name}): LABEL must be unit, integration or conformance")
   endif()
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ks_warnings ks_options ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  set(labels ${ARG_LABEL})
+  if(ARG_CONCURRENCY)
+    list(APPEND labels concurrency)
+    set_property(GLOBAL APPEND PROPERTY KS_CONCURRENCY_TESTS ${name})
+  endif()
+  if(ARG_LABEL STREQUAL "unit")
+    set_property(GLOBAL APPEND PROPERTY KS_UNIT_TESTS ${name})
+  endif()
   gtest_discover_tests(${name}
-    PROPERTIES LABELS ${ARG_LABEL}
+    PROPERTIES LABELS "${labels}"
     DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# The `unit-tests` and `concurrency-tests` targets; call once, after every ks_add_test.
+function(ks_add_test_group_targets)
+  get_property(unit GLOBAL PROPERTY KS_UNIT_TESTS)
+  get_property(concurrency GLOBAL PROPERTY KS_CONCURRENCY_TESTS)
+  add_custom_target(unit-tests DEPENDS ${unit})
+  add_custom_target(concurrency-tests DEPENDS ${concurrency})
 endfunction()

@@ -236,6 +236,7 @@ struct PodCondition {
   std::string message;
   std::optional<Time> lastProbeTime;
   std::optional<Time> lastTransitionTime;
+  int64_t observedGeneration = 0;  // 0: not set
   bool operator==(const PodCondition&) const = default;
 };
 

@@ -50,6 +50,9 @@ template <typename T>
 struct EventHandlerFuncs {
   using ObjectPtr = std::shared_ptr<const T>;
   std::function<bool(const T&)> filter;
+  // With `filter` set: decides for a delete whose final state is unknown (a tombstone after a relist; its
+  // object is the last state seen, possibly stale). Unset: `filter` decides on that stale object.
+  std::function<bool(const T&)> filterFinalStateUnknown;
   std::function<void(const ObjectPtr& obj, bool isInInitialList)> onAdd;
   std::function<void(const ObjectPtr& oldObj, const ObjectPtr& newObj)> onUpdate;
   std::function<void(const DeletedObject<T>& deleted)> onDelete;
@@ -275,10 +278,13 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
         }
         return;
       }
-      case NotificationType::Delete:
-        if (h.filter && !h.filter(*n.deleted.object)) return;
+      case NotificationType::Delete: {
+        const auto& filter =
+            n.deleted.finalStateUnknown && h.filterFinalStateUnknown ? h.filterFinalStateUnknown : h.filter;
+        if (filter && !filter(*n.deleted.object)) return;
         if (h.onDelete) h.onDelete(n.deleted);
         return;
+      }
       case NotificationType::SyncMarker:
         return;
     }

@@ -21,6 +21,7 @@ namespace ks::scheduler {
 using framework::ClusterEvent;
 using framework::EventObject;
 using framework::EventResource;
+using framework::runtime::Framework;
 namespace action = framework::action;
 
 namespace {
@@ -124,23 +125,44 @@ void Scheduler::onPodAdd(const api::PodPtr& pod) {
   queue_->add(pod);
 }
 
+namespace {
+
+// A nominated pod holds capacity on its node for pods of lower or equal priority; when it lets go of it,
+// those pods may fit (upstream's preCheck for these moves).
+std::function<bool(const api::Pod&)> lowerOrEqualPriorityThan(const api::Pod& pod) {
+  const int32_t priority = framework::podPriority(pod);
+  return [priority](const api::Pod& p) { return framework::podPriority(p) <= priority; };
+}
+
+}  // namespace
+
 void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod) {
   // Resync (same version) carries nothing new.
   if (oldPod->metadata.resourceVersion == newPod->metadata.resourceVersion) return;
   // An update of a pod we assumed (e.g. our own status patch racing the binding) must not requeue it.
   if (auto assumed = cache_->isAssumedPod(*newPod); assumed.ok() && *assumed) return;
   queue_->update(oldPod, newPod);
+  // A changed or cleared nomination frees the old node's reserved capacity, like a delete of an assigned
+  // pod there.
+  if (!oldPod->status.nominatedNodeName.empty() &&
+      oldPod->status.nominatedNodeName != newPod->status.nominatedNodeName) {
+    queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete},
+                                          EventObject(oldPod), {}, lowerOrEqualPriorityThan(*oldPod));
+  }
 }
 
 void Scheduler::onPodDelete(const api::PodPtr& pod) {
   queue_->remove(*pod);
-  // A pod waiting on Permit is rejected; the resources it held as assumed are freed.
-  for (auto& [name, fw] : profiles_) {
-    if (fw->rejectWaitingPod(pod->metadata.uid)) {
-      queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete},
-                                            EventObject(pod), {});
-      break;
-    }
+  Framework* fw = frameworkForPod(*pod);
+  if (fw == nullptr) return;
+  const ClusterEvent assignedPodDelete{EventResource::AssignedPod, action::Delete};
+  if (fw->rejectWaitingPod(pod->metadata.uid)) {
+    // It waited on Permit as an assumed pod: the resources it held are freed.
+    queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, EventObject(pod), {});
+  } else if (!pod->status.nominatedNodeName.empty()) {
+    // A deleted nominated pod frees the capacity it reserved for pods of lower or equal priority.
+    queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, EventObject(pod), {},
+                                          lowerOrEqualPriorityThan(*pod));
   }
 }
 
@@ -207,6 +229,8 @@ void Scheduler::onNodeDelete(const api::NodePtr& node) {
   if (auto r = cache_->removeNode(*node); !r.ok()) {
     spdlog::error("Scheduler cache RemoveNode failed node={}: {}", node->metadata.name, r.error().message());
   }
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::Node, action::Delete}, EventObject(node),
+                                        {});
 }
 
 namespace {
@@ -247,6 +271,9 @@ void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResourc
 void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   auto& pods = factory.pods();
   podStore_ = &pods.store();
+  queue_->setPodLister([store = podStore_](const std::string& ns, const std::string& name) {
+    return store->get(ns + "/" + name);
+  });
   metrics::Metrics* m = options_.metrics;
   // Null without metrics: the timers are then inert.
   std::shared_ptr<HandlerSeries> hs = m ? std::make_shared<HandlerSeries>(*m) : nullptr;
@@ -254,6 +281,9 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
 
   informer::EventHandlerFuncs<api::Pod> assigned;
   assigned.filter = [](const api::Pod& p) { return !p.spec.nodeName.empty(); };
+  // The last known state of a pod deleted while the watch was down may be stale (e.g. not yet bound when
+  // we assumed it): clean up anyway; removing an unknown pod is harmless.
+  assigned.filterFinalStateUnknown = [](const api::Pod&) { return true; };
   assigned.onAdd = [this, s = series(&HandlerSeries::assignedPodAdd), hs](const api::PodPtr& p, bool) {
     EventHandlingTimer timer(s);
     onAssignedPodAdd(p);
@@ -273,6 +303,10 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   informer::EventHandlerFuncs<api::Pod> pending;
   pending.filter = [this](const api::Pod& p) {
     return p.status.phase != "Succeeded" && p.status.phase != "Failed" && isUnassignedForUs(p);
+  };
+  // A stale last known state: only whether the pod is ours counts (upstream responsibleForPod).
+  pending.filterFinalStateUnknown = [this](const api::Pod& p) {
+    return servesSchedulerName(api::schedulerNameOf(p));
   };
   pending.onAdd = [this, s = series(&HandlerSeries::unscheduledPodAdd), hs](const api::PodPtr& p, bool) {
     EventHandlingTimer timer(s);

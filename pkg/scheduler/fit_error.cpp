@@ -43,7 +43,8 @@ std::string FitError::message() const {
       msg += ".";
     }
   }
-  if (!diagnosis.postFilterMsg.empty()) msg += " " + diagnosis.postFilterMsg + ".";
+  // Upstream appends the PostFilter message as it is (preemption's message ends in its own ".").
+  if (!diagnosis.postFilterMsg.empty()) msg += " " + diagnosis.postFilterMsg;
   return msg;
 }
 

@@ -115,7 +115,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   if (qo.metrics == nullptr) qo.metrics = s->options_.metrics;
   s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(),
                                                      std::move(hooks), qo);
-  for (auto& [name, fw] : s->profiles_) fw->setPodNominator(&s->queue_->nominator());
+  for (auto& [name, fw] : s->profiles_) fw->setPodNominator(s->queue_.get());
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
   if (s->options_.metrics)
     s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
@@ -192,23 +192,25 @@ bool Scheduler::scheduleOne() {
   std::optional<QueuedPodInfo> popped = queue_->pop();
   if (!popped) return false;
   QueuedPodInfo pInfo = std::move(*popped);
-  const api::Pod& pod = pInfo.pod();
-  const std::string key = queue::PriorityQueue::podKey(pod);
+  // Held for the whole cycle: the failure handler replaces pInfo's PodInfo with the informer's version.
+  const api::PodPtr podPtr = pInfo.podInfo->podPtr();
+  const api::Pod& pod = *podPtr;
+  const std::string& uid = pod.metadata.uid;
   Framework* fw = frameworkForPod(pod);
   if (fw == nullptr) {
     spdlog::error("no profile for scheduler name \"{}\" of pod {}", api::schedulerNameOf(pod), podName(pod));
-    queue_->done(key);
+    queue_->done(uid);
     return true;
   }
   // Skip pods being deleted, and pods already assumed (an update raced with their binding).
   if (pod.metadata.deletionTimestamp.has_value()) {
     recordEvent(pod, "Warning", "FailedScheduling", "Scheduling",
                 "skip schedule deleting pod: " + podName(pod));
-    queue_->done(key);
+    queue_->done(uid);
     return true;
   }
   if (auto assumed = cache_->isAssumedPod(pod); assumed.ok() && *assumed) {
-    queue_->done(key);
+    queue_->done(uid);
     return true;
   }
 
@@ -274,7 +276,7 @@ bool Scheduler::scheduleOne() {
     handleSchedulingFailure(*fw, assumed, status, std::nullopt, kClearNominatedNode, start);
     return true;
   }
-  queue_->nominator().deleteNominatedPodIfExists(*assumedPod);
+  queue_->deleteNominatedPodIfExists(*assumedPod);
 
   // A rejection at Reserve or Permit reads like a FitError on that one node.
   auto rejectedOnHost = [&](const Status& s) {
@@ -371,6 +373,9 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
   framework::PreFilterResult preRes;
   std::set<std::string> pluginsWithNodes;
   Status s = fw.runPreFilterPlugins(state, pod, preRes, &pluginsWithNodes);
+  // The plugins that narrowed the node set count as rejectors, also when PreFilter then failed (e.g. two
+  // node sets without a common node): their events may make the pod schedulable.
+  diagnosis.unschedulablePlugins.insert(pluginsWithNodes.begin(), pluginsWithNodes.end());
   if (!s.isSuccess()) {
     if (!s.isRejected()) return Error(s.message());
     // Every node gets PreFilter's status; its message replaces the per-node reasons.
@@ -379,15 +384,19 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
     diagnosis.addPluginStatus(s);
     return std::vector<NodeInfoPtr>{};
   }
-  diagnosis.unschedulablePlugins.insert(pluginsWithNodes.begin(), pluginsWithNodes.end());
 
-  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first. Its
+  // failure is part of the diagnosis (the node's reason, its plugin, and the start-index rotation).
   const std::string& nominated = pod.pod().status.nominatedNodeName;
   if (!nominated.empty()) {
     if (auto ni = snapshot_.get(nominated); ni.ok()) {
-      Diagnosis scratch;
-      auto feasible = findNodesThatPassFilters(fw, state, pod, scratch, {*ni});
-      if (feasible.ok() && !feasible->empty()) return feasible;
+      auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, {*ni});
+      if (!feasible.ok()) {
+        spdlog::error("Evaluation failed on nominated node pod={} node={}: {}", podName(pod.pod()), nominated,
+                      feasible.error().message());
+      } else if (!feasible->empty()) {
+        return feasible;
+      }
     }
   }
 
@@ -431,8 +440,12 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
                                                                      const std::vector<NodeInfoPtr>& nodes) {
   const int numAllNodes = static_cast<int>(nodes.size());
   if (numAllNodes == 0) return std::vector<NodeInfoPtr>{};
+  // Without scoring any feasible node is as good as another: take the first one from the rotating start
+  // (no extenders: they are rejected at start-up).
   const int numNodesToFind =
-      numFeasibleNodesToFind(fw.percentageOfNodesToScore(), percentageOfNodesToScore_, numAllNodes);
+      fw.hasScorePlugins()
+          ? numFeasibleNodesToFind(fw.percentageOfNodesToScore(), percentageOfNodesToScore_, numAllNodes)
+          : 1;
   const int startIndex = nextStartNodeIndex_ % numAllNodes;
   if (!fw.hasFilterPlugins()) {
     std::vector<NodeInfoPtr> feasible;
@@ -512,24 +525,29 @@ std::string Scheduler::selectHost(const std::vector<framework::NodePluginScores>
 
 void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, QueuedPodInfo assumed,
                              const std::string& host, std::chrono::steady_clock::time_point start) {
-  const api::Pod& pod = assumed.pod();
-  const std::string key = queue::PriorityQueue::podKey(pod);
-  auto fail = [&](const Status& s) {
+  // Held for the whole cycle: the failure handler replaces `assumed`'s PodInfo.
+  const api::PodPtr podPtr = assumed.podInfo->podPtr();
+  const api::Pod& pod = *podPtr;
+  auto fail = [&](const Status& s, const std::optional<FitError>& fitError = std::nullopt) {
     if (options_.observer) options_.observer->onBindingDone(pod, host, s);
-    handleBindingCycleError(fw, *state, assumed, host, s, start);
+    handleBindingCycleError(fw, *state, assumed, host, s, fitError, start);
   };
   if (Status s = fw.waitOnPermit(pod); !s.isSuccess()) {
     if (s.isRejected()) {
+      // A rejection at Permit reads like a FitError on the host, with the rejecting plugin.
       FitError fe;
       fe.numAllNodes = 1;
       fe.diagnosis.nodeToStatus.set(host, s);
       fe.diagnosis.unschedulablePlugins.insert(s.plugin());
-      fail(Status(s.code(), std::vector<std::string>{fe.message()}).withPlugin(s.plugin()));
+      fail(Status(s.code(), std::vector<std::string>{fe.message()}), fe);
     } else {
       fail(s);
     }
     return;
   }
+  // From here on a failure is an error, never "unschedulable" (Permit is the last point that may reject),
+  // so the events seen while in flight no longer matter: free them now, as upstream.
+  queue_->done(pod.metadata.uid);
   if (Status s = fw.runPreBindPlugins(*state, *assumed.podInfo, host); !s.isSuccess()) {
     fail(s);
     return;
@@ -541,7 +559,8 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     fail(bound);
     return;
   }
-  queue_->done(key);
+  recordEvent(pod, "Normal", "Scheduled", "Binding",
+              "Successfully assigned " + pod.metadata.namespace_ + "/" + pod.metadata.name + " to " + host);
   if (options_.metrics) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     options_.metrics->podScheduled(metricsProfile(fw), seconds);
@@ -551,39 +570,35 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     }
     options_.metrics->podBound(assumed.attempts, sinceFirst);
   }
-  recordEvent(pod, "Normal", "Scheduled", "Binding",
-              "Successfully assigned " + pod.metadata.namespace_ + "/" + pod.metadata.name + " to " + host);
   fw.runPostBindPlugins(*state, *assumed.podInfo, host);
   if (options_.observer) options_.observer->onBindingDone(pod, host, Status::success());
 }
 
 void Scheduler::handleBindingCycleError(Framework& fw, CycleState& state, QueuedPodInfo& assumed,
                                         const std::string& host, const Status& status,
+                                        const std::optional<FitError>& fitError,
                                         std::chrono::steady_clock::time_point start) {
-  const api::PodPtr& assumedPod = assumed.podInfo->podPtr();
+  const api::PodPtr assumedPod = assumed.podInfo->podPtr();  // a copy: the failure handler replaces it
   fw.runReservePluginsUnreserve(state, *assumed.podInfo, host);
+  // Forgetting the assumed pod frees what it held on the node, like an assigned pod's delete.
+  const framework::ClusterEvent podDeleted{framework::EventResource::AssignedPod, framework::action::Delete};
+  bool forgotten = true;
   if (auto r = cache_->forgetPod(*assumedPod); !r.ok()) {
     spdlog::error("scheduler cache ForgetPod failed: {}", r.error().message());
-  } else {
-    // The assumed pod held resources on the node: forgetting it is like an assigned pod's delete. The
-    // pod itself is excluded when it was rejected (it will be requeued by the failure handler).
+    forgotten = false;
+  } else if (!status.isRejected()) {
+    queue_->moveAllToActiveOrBackoffQueue(podDeleted, framework::EventObject(assumedPod), {});
+  }
+  // Only a Permit rejection comes with a FitError: a PreBind or Bind failure (even a rejection) has no
+  // rejecting plugins, so the pod goes through backoff rather than waiting for an event, as upstream.
+  handleSchedulingFailure(fw, assumed, status, fitError, kClearNominatedNode, start);
+  // For a rejected pod the move comes after its requeue (upstream defers it), so that the pod does not
+  // see its own delete as an in-flight event; the pod itself is excluded.
+  if (forgotten && status.isRejected()) {
     const std::string uid = assumedPod->metadata.uid;
-    const framework::ClusterEvent event{framework::EventResource::AssignedPod, framework::action::Delete};
-    if (status.isRejected()) {
-      queue_->moveAllToActiveOrBackoffQueue(event, framework::EventObject(assumedPod), {},
-                                            [&](const api::Pod& p) { return p.metadata.uid != uid; });
-    } else {
-      queue_->moveAllToActiveOrBackoffQueue(event, framework::EventObject(assumedPod), {});
-    }
+    queue_->moveAllToActiveOrBackoffQueue(podDeleted, framework::EventObject(assumedPod), {},
+                                          [&](const api::Pod& p) { return p.metadata.uid != uid; });
   }
-  std::optional<FitError> fe;
-  if (status.isRejected()) {
-    fe.emplace();
-    fe->numAllNodes = 1;
-    fe->diagnosis.nodeToStatus.set(host, status);
-    fe->diagnosis.addPluginStatus(status);
-  }
-  handleSchedulingFailure(fw, assumed, status, fe, kClearNominatedNode, start);
 }
 
 void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, const Status& status,
@@ -599,7 +614,9 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
       options_.metrics->podScheduleError(profile, seconds);
     }
   }
-  const api::Pod& pod = pInfo.pod();
+  // The attempted version of the pod, kept alive here: pInfo's PodInfo is replaced below.
+  const api::PodPtr podPtr = pInfo.podInfo->podPtr();
+  const api::Pod& pod = *podPtr;
   const std::string key = queue::PriorityQueue::podKey(pod);
   const std::string reason = status.isRejected() ? "Unschedulable" : "SchedulerError";
   const std::string errMsg = status.message();
@@ -615,7 +632,7 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
   }
 
   // Requeue the informer's current version of the pod, unless it is gone or was bound meanwhile.
-  api::PodPtr current = pInfo.podInfo->podPtr();
+  api::PodPtr current = podPtr;
   bool requeue = true;
   if (podStore_ != nullptr) {
     current = podStore_->get(key);
@@ -639,41 +656,45 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
       spdlog::error("Error occurred: {}", r.error().message());
     }
   } else {
-    queue_->done(key);  // addUnschedulableIfNotPresent would have called it
+    queue_->done(pod.metadata.uid);  // addUnschedulableIfNotPresent would have called it
   }
-  queue_->nominator().addNominatedPod(pInfo.podInfo, nominatingInfo);
+  queue_->addNominatedPod(pInfo.podInfo, nominatingInfo);
 
   const std::string msg = truncateMessage(errMsg);
   recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", msg);
+  updatePodStatus(pod, reason, errMsg, nominatingInfo);
+}
 
-  // PodScheduled=False with the reason and message; skipped when nothing would change.
+void Scheduler::updatePodStatus(const api::Pod& pod, const std::string& reason, const std::string& message,
+                                const framework::NominatingInfo& nominatingInfo) {
+  // PodScheduled=False as podutil.UpdatePodCondition: the transition time moves only when the status
+  // does, and an unchanged condition (status, reason, message) is not sent again.
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.reason = reason;
+  cond.message = message;
+  cond.observedGeneration = pod.metadata.generation;  // PodObservedGenerationTracking, on in v1.34
+  cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(clock_->now());
   bool conditionChanged = true;
   for (const auto& c : pod.status.conditions) {
-    if (c.type == "PodScheduled") {
-      conditionChanged = !(c.status == "False" && c.reason == reason && c.message == errMsg);
-    }
+    if (c.type != cond.type) continue;
+    if (c.status == cond.status) cond.lastTransitionTime = c.lastTransitionTime;
+    conditionChanged = !(c.status == cond.status && c.reason == cond.reason && c.message == cond.message &&
+                         c.lastProbeTime == cond.lastProbeTime);
+    break;
   }
   const bool nominationChanged = nominatingInfo.mode == framework::NominatingMode::Override &&
                                  pod.status.nominatedNodeName != nominatingInfo.nominatedNodeName;
   if (!conditionChanged && !nominationChanged) return;
   client::PodStatusPatch patch;
-  api::PodCondition cond;
-  cond.type = "PodScheduled";
-  cond.status = "False";
-  cond.reason = reason;
-  cond.message = errMsg;
-  cond.lastTransitionTime =
-      std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-  patch.condition = std::move(cond);
+  if (conditionChanged) patch.condition = std::move(cond);
   if (nominationChanged) patch.nominatedNodeName = nominatingInfo.nominatedNodeName;
-  const std::string ns = pod.metadata.namespace_;
-  const std::string name = pod.metadata.name;
-  bindingPool_->submit([this, ns, name, patch = std::move(patch)] {
-    auto r = client_.patchPodStatus(ns, name, patch);
-    if (!r.ok() && !r.error().isNotFound()) {
-      spdlog::error("Error updating pod {}/{}: {}", ns, name, r.error().message());
-    }
-  });
+  // Synchronous, as upstream (SchedulerAsyncAPICalls is off in v1.34): patches for one pod can't reorder.
+  auto r = client_.patchPodStatus(pod.metadata.namespace_, pod.metadata.name, patch);
+  if (!r.ok() && !r.error().isNotFound()) {
+    spdlog::error("Error updating pod {}: {}", podName(pod), r.error().message());
+  }
 }
 
 }  // namespace ks::scheduler

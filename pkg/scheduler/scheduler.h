@@ -148,13 +148,17 @@ class Scheduler {
                     std::chrono::steady_clock::time_point start);
   void handleBindingCycleError(framework::runtime::Framework& fw, framework::CycleState& state,
                                framework::QueuedPodInfo& assumed, const std::string& host,
-                               const framework::Status& status, std::chrono::steady_clock::time_point start);
+                               const framework::Status& status, const std::optional<FitError>& fitError,
+                               std::chrono::steady_clock::time_point start);
   // Upstream handleSchedulingFailure: requeue (unless the pod is gone or bound), nomination, event,
   // PodScheduled=False condition.
   void handleSchedulingFailure(framework::runtime::Framework& fw, framework::QueuedPodInfo& pInfo,
                                const framework::Status& status, const std::optional<FitError>& fitError,
                                const framework::NominatingInfo& nominatingInfo,
                                std::chrono::steady_clock::time_point start);
+  // Patches PodScheduled=False (reason, message) and the nominated node when they change.
+  void updatePodStatus(const api::Pod& pod, const std::string& reason, const std::string& message,
+                       const framework::NominatingInfo& nominatingInfo);
   // Sets the pending-pods and cache-size gauges (after each attempt and once a second).
   void updateGauges();
   metrics::ProfileId metricsProfile(const framework::runtime::Framework& fw) const;

@@ -1,5 +1,7 @@
 #include "pkg/simulator/simulator.h"
 
+#include "pkg/scheduler/framework/manual_clock.h"
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -87,12 +89,24 @@ class Recorder final : public scheduler::AttemptObserver {
  public:
   void onAttempt(const scheduler::AttemptRecord& record) override {
     std::lock_guard lock(mu_);
-    attempts_[key(*record.pod)] = record;
+    const std::string k = key(*record.pod);
+    attempts_[k] = record;
+    bindingsAtLastAttempt_[k] = bindings_;
   }
   void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) override {
-    if (status.isSuccess()) return;
     std::lock_guard lock(mu_);
+    if (status.isSuccess()) {
+      ++bindings_;
+      return;
+    }
     bindErrors_[key(pod)] = "binding to " + node + " failed: " + status.message();
+  }
+  // Whether a pod was bound since the pod's last attempt: only then can a retry of it (in a static
+  // cluster) come out differently.
+  bool clusterChangedSinceLastAttempt(const std::string& podKey) const {
+    std::lock_guard lock(mu_);
+    auto it = bindingsAtLastAttempt_.find(podKey);
+    return it == bindingsAtLastAttempt_.end() || it->second != bindings_;
   }
   std::map<std::string, scheduler::AttemptRecord> attempts() const {
     std::lock_guard lock(mu_);
@@ -108,6 +122,8 @@ class Recorder final : public scheduler::AttemptObserver {
   mutable std::mutex mu_;
   std::map<std::string, scheduler::AttemptRecord> attempts_;
   std::map<std::string, std::string> bindErrors_;
+  std::map<std::string, uint64_t> bindingsAtLastAttempt_;
+  uint64_t bindings_ = 0;
 };
 
 void fillExplain(const scheduler::AttemptRecord& rec, PodResult& out) {
@@ -179,9 +195,12 @@ Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClien
 Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
                                   client::MemoryClient& cluster, const SimulateOptions& options) {
   Recorder recorder;
+  // Virtual time: a pod waiting out a backoff is retried at once when nothing else can happen.
+  framework::ManualClock clock(std::chrono::system_clock::now());
   scheduler::SchedulerOptions so;
   so.seed = options.seed;
   so.observer = &recorder;
+  so.clock = &clock;
   auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry(), so);
   if (!created.ok()) return created.error();
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
@@ -199,8 +218,19 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   }
   std::jthread runner([&](std::stop_token stop) { sched->run(stop); });
 
-  // Quiet: nothing queued to run, nothing in flight or binding, and the informer has seen every pod
-  // change (bindings and status patches come back through it), for a few consecutive checks.
+  // Settled: nothing queued to run, nothing in flight or binding, the informer has seen every pod change
+  // (bindings and status patches come back through it), and no pod waiting out a backoff could fare
+  // differently on a retry (nothing was bound since its last attempt), for a few consecutive checks.
+  // Backoffs pass in virtual time, so this takes as long as the scheduling work, not the backoffs.
+  queue::PriorityQueue& q = sched->schedulingQueue();
+  auto backoffRetryMayHelp = [&] {
+    for (const auto& p : q.pendingPods()) {
+      const std::string k = Recorder::key(*p);
+      if (q.whereIs(k) == queue::QueueName::BackoffQ && recorder.clusterChangedSinceLastAttempt(k))
+        return true;
+    }
+    return false;
+  };
   const auto deadline = std::chrono::steady_clock::now() + options.timeout;
   int quietChecks = 0;
   bool timedOut = false;
@@ -209,21 +239,28 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
       timedOut = true;
       break;
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    auto counts = sched->schedulingQueue().pendingCounts();
-    const bool idle = counts.active == 0 && counts.backoff == 0 &&
-                      sched->schedulingQueue().inFlightCount() == 0 && sched->bindingsInFlight() == 0;
-    const bool caughtUp = std::strtoll(factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const auto counts = q.pendingCounts();
+    const bool idle = counts.active == 0 && q.inFlightCount() == 0 && sched->bindingsInFlight() == 0 &&
+                      std::strtoll(factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
                           maxPodResourceVersion(cluster);
-    quietChecks = (idle && caughtUp) ? quietChecks + 1 : 0;
+    if (idle && counts.backoff != 0 && backoffRetryMayHelp()) {
+      clock.step(std::chrono::seconds(cfg.podMaxBackoffSeconds) + queue::kBackoffQOrderingWindow);
+      q.flushBackoffQCompleted();
+      quietChecks = 0;
+      continue;
+    }
+    quietChecks = idle ? quietChecks + 1 : 0;
   }
   runner.request_stop();
   runner.join();
   sched->close();
   factory.stop();
+  // A safety net only: every input settles (each retry needs a binding since the last one, and bindings
+  // are finite), so reaching it is a bug.
   if (timedOut)
-    spdlog::warn("simulation did not settle within {} ms; reporting the state so far",
-                 options.timeout.count());
+    spdlog::error("simulation did not settle within {} ms (a bug); reporting the state so far",
+                  options.timeout.count());
 
   const auto attempts = recorder.attempts();
   const auto bindErrors = recorder.bindErrors();

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -350,6 +351,49 @@ TEST(SharedInformerTest, DeleteSeenOnlyByRelistIsATombstone) {
   EXPECT_EQ(mirror.lastDeleted.key, "default/a");
   EXPECT_EQ(mirror.lastDeleted.object->metadata.resourceVersion, lastKnownRV);
   EXPECT_EQ(mirror.initialAdds, 2);  // "c" came from a relist, not the initial list
+}
+
+// F9: a pod bound and deleted while the watch was down comes back as a tombstone carrying its last known,
+// stale state (not yet bound). A filtering handler for bound pods must still see that delete (the
+// scheduler's cache frees what the assumed pod held); filterFinalStateUnknown decides for tombstones.
+TEST(SharedInformerTest, TombstoneIsFilteredByFinalStateUnknownFilter) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  GatedListWatcher<api::Pod> gated(c.pods());
+  SharedInformer<api::Pod> inf(gated, fastOptions());
+  std::atomic<int> boundDeletes{0};
+  std::atomic<int> staleFilterDeletes{0};
+  EventHandlerFuncs<api::Pod> bound;
+  bound.filter = [](const api::Pod& p) { return !p.spec.nodeName.empty(); };
+  bound.filterFinalStateUnknown = [](const api::Pod&) { return true; };
+  bound.onDelete = [&](const DeletedObject<api::Pod>& d) {
+    EXPECT_TRUE(d.finalStateUnknown);
+    EXPECT_TRUE(d.object->spec.nodeName.empty()) << "the last state seen";
+    boundDeletes++;
+  };
+  inf.addEventHandler(std::move(bound));
+  EventHandlerFuncs<api::Pod> staleOnly;  // no tombstone filter: decides on the stale object
+  staleOnly.filter = [](const api::Pod& p) { return !p.spec.nodeName.empty(); };
+  staleOnly.onDelete = [&](const DeletedObject<api::Pod>&) { staleFilterDeletes++; };
+  inf.addEventHandler(std::move(staleOnly));
+  inf.start();
+  ASSERT_TRUE(inf.waitForSync(5s));
+  ASSERT_TRUE(eventually([&] { return c.activeWatchCountForTest() == 1; }));
+
+  gated.close();
+  c.closeAllWatchesForTest();
+  ASSERT_TRUE(gated.waitUntilBlocked());
+  api::Binding binding;
+  binding.metadata.namespace_ = "default";
+  binding.metadata.name = "a";
+  binding.target.name = "n1";
+  ASSERT_TRUE(c.bind(binding).ok());
+  ASSERT_TRUE(c.deletePod("default", "a", {}).ok());
+  c.compactHistoryForTest();
+  gated.open();  // the rewatch gets 410; the relist no longer has "a"
+
+  ASSERT_TRUE(eventually([&] { return boundDeletes.load() == 1; }));
+  EXPECT_EQ(staleFilterDeletes.load(), 0);
 }
 
 TEST(SharedInformerTest, FilteringHandlerTurnsTransitionsIntoAddsAndDeletes) {

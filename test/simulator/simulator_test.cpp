@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <nlohmann/json.hpp>
 
 #include "pkg/scheduler/apis/config/config.h"
@@ -61,7 +63,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   const auto& analytics = find(*result, "analytics-0");
   EXPECT_EQ(analytics.result, "Unschedulable");
   EXPECT_EQ(analytics.message,
-            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
+            "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
             "node(s) didn't match Pod's node affinity/selector.");
   EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
@@ -75,7 +77,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   const auto& etl = find(*result, "etl-full-refresh");
   EXPECT_EQ(etl.result, "Unschedulable");
   EXPECT_EQ(etl.message,
-            "0/6 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 1 node(s) were "
+            "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
             "Insufficient cpu.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
@@ -157,6 +159,34 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
   EXPECT_EQ(unschedulable, 1);
 }
 
+// Pods that can never be placed settle at once: with no nodes at all (an error, retried with backoff in
+// the daemon) and with nodes that never fit. Backoffs pass in virtual time; before, the error pods
+// spun until the 60 s "did not settle" fallback. The bound here only catches that regression.
+TEST(SimulatorTest, NeverSchedulablePodsSettleAtOnce) {
+  std::string noNodes = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const char* p : {"a", "b"}) {
+    noNodes += std::string("- {apiVersion: v1, kind: Pod, metadata: {name: ") + p +
+               ", namespace: default}, spec: {containers: [{name: c, image: i}]}}\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run(noNodes);
+  ASSERT_EQ(r.pods.size(), 2u);
+  for (const auto& p : r.pods) {
+    EXPECT_EQ(p.result, "Unschedulable") << p.name;
+    EXPECT_EQ(p.message, "no nodes available to schedule pods") << p.name;
+  }
+  std::string tooBig =
+      "apiVersion: v1\nkind: List\nitems:\n"
+      "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: \"1\", memory: 1Gi, "
+      "pods: \"110\"}}}\n"
+      "- apiVersion: v1\n  kind: Pod\n  metadata: {name: big, namespace: default}\n  spec:\n    containers: "
+      "[{name: c, image: i, resources: {requests: {cpu: \"2\"}}}]\n";
+  r = run(tooBig);
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
 TEST(SimulatorTest, JsonShapeIsStable) {
   SimulationResult r;
   PodResult p;
@@ -165,7 +195,7 @@ TEST(SimulatorTest, JsonShapeIsStable) {
   p.profile = "default-scheduler";
   p.result = "Scheduled";
   p.node = "n1";
-  p.filtered["n2"] = NodeRejection{"TaintToleration", {"node(s) had untolerated taint {a: b}"}};
+  p.filtered["n2"] = NodeRejection{"TaintToleration", {"node(s) had untolerated taint(s)"}};
   p.scores["n1"]["NodeAffinity"] = 100;
   p.totalScores["n1"] = 200;
   r.pods.push_back(p);
@@ -173,12 +203,12 @@ TEST(SimulatorTest, JsonShapeIsStable) {
   EXPECT_EQ(j["pods"][0]["namespace"], "ns");
   EXPECT_EQ(j["pods"][0]["result"], "Scheduled");
   EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["plugin"], "TaintToleration");
-  EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["reasons"][0], "node(s) had untolerated taint {a: b}");
+  EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["reasons"][0], "node(s) had untolerated taint(s)");
   EXPECT_EQ(j["pods"][0]["scores"]["n1"]["NodeAffinity"], 100);
   EXPECT_EQ(j["pods"][0]["totalScores"]["n1"], 200);
   auto plain = nlohmann::json::parse(toJson(r, false));
   EXPECT_FALSE(plain["pods"][0].contains("filtered"));
-  EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint {a: b}"),
+  EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint(s)"),
             std::string::npos);
 }
 

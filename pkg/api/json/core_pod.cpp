@@ -486,6 +486,7 @@ bool read(DecodeContext& ctx, const Json& j, PodCondition& out) {
   return ObjectReader(ctx, j)
       .field("type", out.type)
       .field("status", out.status)
+      .field("observedGeneration", out.observedGeneration)
       .field("lastProbeTime", out.lastProbeTime)
       .field("lastTransitionTime", out.lastTransitionTime)
       .field("reason", out.reason)
@@ -497,6 +498,7 @@ Json write(const PodCondition& in) {
   Json o = Json::object();
   o["type"] = in.type;
   o["status"] = in.status;
+  put(o, "observedGeneration", in.observedGeneration);
   putTime(o, "lastProbeTime", in.lastProbeTime);
   putTime(o, "lastTransitionTime", in.lastTransitionTime);
   put(o, "reason", in.reason);

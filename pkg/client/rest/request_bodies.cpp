@@ -15,6 +15,7 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
     json cond = json::object();
     cond["type"] = c.type;
     cond["status"] = c.status;
+    if (c.observedGeneration != 0) cond["observedGeneration"] = c.observedGeneration;
     if (!c.reason.empty()) cond["reason"] = c.reason;
     if (!c.message.empty()) cond["message"] = c.message;
     cond["lastProbeTime"] = c.lastProbeTime ? json(api::formatTime(*c.lastProbeTime)) : json(nullptr);

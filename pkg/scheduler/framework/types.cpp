@@ -246,11 +246,9 @@ std::vector<api::ContainerPort> getHostPorts(const api::Pod& pod) {
 std::vector<std::string> podPVCKeys(const api::Pod& pod) {
   std::vector<std::string> out;
   for (const auto& v : pod.spec.volumes) {
-    if (v.persistentVolumeClaim) {
+    // Only persistentVolumeClaim volumes, as upstream updatePVCRefCounts (not generic ephemeral ones).
+    if (v.persistentVolumeClaim)
       out.push_back(pod.metadata.namespace_ + "/" + v.persistentVolumeClaim->claimName);
-    } else if (v.ephemeral) {
-      out.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name + "-" + v.name);
-    }
   }
   return out;
 }

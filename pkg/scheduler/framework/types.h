@@ -186,8 +186,8 @@ class HostPortInfo {
 // hostPort > 0 (upstream GetHostPorts).
 std::vector<api::ContainerPort> getHostPorts(const api::Pod& pod);
 
-// "namespace/claimName" of every PVC the pod uses, incl. generic ephemeral volumes
-// ("<pod>-<volume>").
+// "namespace/claimName" of every persistentVolumeClaim volume of the pod (generic ephemeral volumes
+// not included, as upstream's PVCRefCounts).
 std::vector<std::string> podPVCKeys(const api::Pod& pod);
 
 // An image present on a node (upstream ImageStateSummary).

@@ -40,11 +40,10 @@ TEST(FitErrorTest, AbsentNodesCountWithAbsentStatus) {
   fe.diagnosis.nodeToStatus.setAbsentNodesStatus(
       Status(Code::UnschedulableAndUnresolvable,
              std::vector<std::string>{"node(s) didn't satisfy plugin(s) [NodeAffinity]"}));
-  fe.diagnosis.nodeToStatus.set("n1", unschedulable({"node(s) had untolerated taint {a: b}"}));
-  EXPECT_EQ(
-      fe.message(),
-      "0/5 nodes are available: 1 node(s) had untolerated taint {a: b}, 4 node(s) didn't satisfy plugin(s) "
-      "[NodeAffinity].");
+  fe.diagnosis.nodeToStatus.set("n1", unschedulable({"node(s) had untolerated taint(s)"}));
+  EXPECT_EQ(fe.message(),
+            "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 node(s) didn't satisfy plugin(s) "
+            "[NodeAffinity].");
 }
 
 TEST(FitErrorTest, PreFilterMessageReplacesNodeReasonsAndPostFilterAppends) {
@@ -53,8 +52,9 @@ TEST(FitErrorTest, PreFilterMessageReplacesNodeReasonsAndPostFilterAppends) {
   fe.diagnosis.preFilterMsg = "node(s) didn't match pod topology spread constraints";
   fe.diagnosis.nodeToStatus.setAbsentNodesStatus(
       Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{fe.diagnosis.preFilterMsg}));
+  // Preemption's message carries its own final "." (F19: nothing is appended after it).
   fe.diagnosis.postFilterMsg =
-      "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod";
+      "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.";
   EXPECT_EQ(fe.message(),
             "0/3 nodes are available: node(s) didn't match pod topology spread constraints. preemption: 0/3 "
             "nodes are "

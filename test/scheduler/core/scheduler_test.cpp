@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "pkg/client/memory/memory_client.h"
@@ -35,16 +39,84 @@ std::string configYaml(const std::string& schedulerName = "default-scheduler") {
          disabled;
 }
 
+// Lets a plugin built before the scheduler look at its queue.
+struct PriorityQueueAccess {
+  std::atomic<queue::PriorityQueue*> queue{nullptr};
+};
+
+// Counts attempts and binding outcomes per pod name.
+class AttemptCounter final : public AttemptObserver {
+ public:
+  void onAttempt(const AttemptRecord& r) override {
+    std::lock_guard lock(mu_);
+    attempts_[r.pod->metadata.name]++;
+  }
+  void onBindingDone(const api::Pod&, const std::string&, const framework::Status&) override {}
+  int attempts(const std::string& pod) const {
+    std::lock_guard lock(mu_);
+    auto it = attempts_.find(pod);
+    return it == attempts_.end() ? 0 : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, int> attempts_;
+};
+
+// A plugin whose PreFilter and PreBind do what the test says (out-of-tree plugins in the binding cycle
+// and node-set PreFilters, which no in-tree plugin implemented here exercises).
+class ScriptedPlugin final : public framework::PreFilterPlugin, public framework::PreBindPlugin {
+ public:
+  using PreFilterFn = std::function<framework::Status(framework::PreFilterResult&)>;
+  using PreBindFn = std::function<framework::Status(const api::Pod&)>;
+  ScriptedPlugin(std::string name, PreFilterFn preFilter, PreBindFn preBind)
+      : name_(std::move(name)), preFilter_(std::move(preFilter)), preBind_(std::move(preBind)) {}
+  std::string_view name() const override { return name_; }
+  framework::Status preFilter(framework::CycleState&, const framework::PodInfo&,
+                              std::span<const framework::NodeInfoPtr>,
+                              framework::PreFilterResult& r) override {
+    return preFilter_ ? preFilter_(r) : framework::Status();
+  }
+  framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
+  framework::Status preBindPreFlight(framework::CycleState&, const framework::PodInfo&,
+                                     const std::string&) override {
+    return framework::Status();
+  }
+  framework::Status preBind(framework::CycleState&, const framework::PodInfo& pod,
+                            const std::string&) override {
+    return preBind_ ? preBind_(pod.pod()) : framework::Status();
+  }
+
+ private:
+  std::string name_;
+  PreFilterFn preFilter_;
+  PreBindFn preBind_;
+};
+
 class SchedulerTest : public ::testing::Test {
  protected:
+  // Registers a ScriptedPlugin; enable it in the profile given to start().
+  void addScriptedPlugin(const std::string& name, ScriptedPlugin::PreFilterFn preFilter,
+                         ScriptedPlugin::PreBindFn preBind = {}) {
+    ASSERT_TRUE(registry_
+                    .registerPlugin(name,
+                                    [=](const config::PluginArgs*,
+                                        framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
+                                      return std::unique_ptr<framework::Plugin>(
+                                          std::make_unique<ScriptedPlugin>(name, preFilter, preBind));
+                                    })
+                    .ok());
+  }
+
   void start(const std::string& yaml = configYaml()) {
     auto cfg = config::decodeConfig(yaml);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     recorder_ = std::make_unique<ApiEventRecorder>(client_);
     SchedulerOptions opts;
     opts.seed = 1;
+    opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
-    auto s = Scheduler::create(client_, *cfg, plugins::newInTreeRegistry(), opts);
+    auto s = Scheduler::create(client_, *cfg, registry_, opts);
     ASSERT_TRUE(s.ok()) << s.error().message();
     sched_ = std::move(s).value();
     informer::SharedInformerFactoryOptions fo;
@@ -85,7 +157,19 @@ class SchedulerTest : public ::testing::Test {
     return nullptr;
   }
 
+  // The FailedScheduling notes recorded for the pod, oldest first.
+  std::vector<std::string> failedSchedulingNotes(const std::string& name) {
+    recorder_->flush();
+    std::vector<std::string> notes;
+    for (const auto& e : client_.objects<api::Event>()) {
+      if (e->reason == "FailedScheduling" && e->regarding.name == name) notes.push_back(e->note);
+    }
+    return notes;
+  }
+
   client::MemoryClient client_;
+  framework::runtime::Registry registry_ = plugins::newInTreeRegistry();
+  AttemptCounter attempts_;
   std::unique_ptr<ApiEventRecorder> recorder_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<informer::SharedInformerFactory> factory_;
@@ -130,8 +214,7 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNode
       client_.create(MakePod().name("p").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
   const std::string want =
       "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had "
-      "untolerated "
-      "taint {dedicated: gpu}.";
+      "untolerated taint(s).";
   ASSERT_TRUE(waitForPod("p",
                          [&](const api::Pod& p) {
                            const auto* c = scheduledCondition(p);
@@ -195,6 +278,228 @@ TEST_F(SchedulerTest, ManyPodsAllBound) {
   for (int i = 0; i < 200; ++i) ASSERT_TRUE(waitForPod("p" + std::to_string(i), bound)) << i;
   sched_->waitForBindings();
   EXPECT_EQ(sched_->schedulerCache().podCount(), 200);
+}
+
+// F2: a failed bind replaces the pod's PodInfo with the informer's version while the failure handler
+// still reports on the attempted one. Under ASan the old code read freed memory here; now the event and
+// condition name the pod and carry the bind error.
+TEST_F(SchedulerTest, BindFailureIsReportedOnTheAttemptedPod) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  client_.injectFailures(client::Operation::Bind, 1,
+                         client::ApiError(500, "InternalError", "etcd leader changed"));
+  start();
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").uid("p-uid").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", bound, 15s));
+  const auto notes = failedSchedulingNotes("p");
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(notes[0].find("etcd leader changed"), std::string::npos) << notes[0];
+  EXPECT_EQ(attempts_.attempts("p"), 2);
+}
+
+// F1: with no nodes, a pending pod is retried after 1 s, 2 s, 4 s ... (the error backoff), not in a loop.
+TEST_F(SchedulerTest, NoNodesRetriesFollowTheErrorBackoff) {
+  start();
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->message == "no nodes available to schedule pods";
+  }));
+  std::this_thread::sleep_for(2500ms);
+  // Attempts at 0 s, then after 1 s (+ its window) and 2 s (+ its window): at most 3 in 2.5 s.
+  EXPECT_LE(attempts_.attempts("p"), 3);
+  EXPECT_GE(attempts_.attempts("p"), 1);
+}
+
+// F3: without score plugins the first feasible node from the rotating start wins, so identical pods
+// spread round-robin over identical nodes (instead of a random pick among all feasible nodes).
+TEST_F(SchedulerTest, NoScorePluginsTakesTheFirstFeasibleNodeRoundRobin) {
+  for (const char* n : {"n1", "n2", "n3"}) ASSERT_TRUE(client_.create(MakeNode().name(n).obj()).ok());
+  start(configYaml() + "    score:\n      disabled:\n      - name: \"*\"\n");
+  std::set<std::string> nodes;
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    ASSERT_TRUE(client_.create(MakePod().name(name).namespace_("default").obj()).ok());
+    ASSERT_TRUE(waitForPod(name, bound));
+    nodes.insert(nodeOf(name));
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2", "n3"}));
+}
+
+// F7: a pod rejected only by NodeResourcesFit is retried on any node taint change (upstream registers
+// {Node, UpdateNodeTaint} for every plugin with Node/Add), e.g. a taint added to the node.
+TEST_F(SchedulerTest, NodeTaintUpdateRequeuesPodRejectedByFit) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "1"}, {"pods", "10"}}).obj()).ok());
+  start();
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").req({{"cpu", "2"}}).obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(attempts_.attempts("p"), 1);
+  auto node = client_.get<api::Node>("", "n1");
+  ASSERT_TRUE(node.ok());
+  api::Node tainted = *node;
+  tainted.spec.taints.push_back(api::Taint{"x", "y", "PreferNoSchedule", {}});
+  ASSERT_TRUE(client_.update(tainted).ok());
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (attempts_.attempts("p") < 2 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(attempts_.attempts("p"), 2);
+}
+
+// F8: PodScheduled=False carries observedGeneration (PodObservedGenerationTracking, on in v1.34) and keeps
+// its lastTransitionTime while the status stays False, even when the message changes.
+TEST_F(SchedulerTest, UnschedulableConditionKeepsTransitionTimeAndObservesGeneration) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "1"}, {"pods", "10"}}).obj()).ok());
+  start();
+  api::Pod pod = MakePod().name("p").namespace_("default").req({{"cpu", "2"}}).obj();
+  pod.metadata.generation = 3;
+  ASSERT_TRUE(client_.create(pod).ok());
+  std::optional<api::Time> first;
+  ASSERT_TRUE(waitForPod("p", [&](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    if (c == nullptr) return false;
+    EXPECT_EQ(c->observedGeneration, 3);
+    first = c->lastTransitionTime;
+    return true;
+  }));
+  std::this_thread::sleep_for(1100ms);  // the timestamps have whole seconds
+  // A node big enough (so the pod is retried) but tainted: a new message, the same status.
+  ASSERT_TRUE(client_
+                  .create(MakeNode()
+                              .name("n2")
+                              .capacity({{"cpu", "4"}, {"pods", "10"}})
+                              .taints({{"dedicated", "gpu", "NoSchedule", {}}})
+                              .obj())
+                  .ok());
+  ASSERT_TRUE(waitForPod("p", [&](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c &&
+           c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).";
+  }));
+  const auto* c = scheduledCondition(*client_.get<api::Pod>("default", "p"));
+  EXPECT_EQ(c->lastTransitionTime, first);
+}
+
+// F11: a nominated pod holds capacity on its node for pods of lower or equal priority; deleting it requeues
+// the pods its nomination kept out, at once (not after the 5-minute flush).
+TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "4"}, {"pods", "10"}}).obj()).ok());
+  start();
+  // H: nominated to n1 but unschedulable (its node selector matches nothing); it reserves 4 CPU there.
+  api::Pod h = MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "4"}}).obj();
+  h.spec.nodeSelector["nowhere"] = "true";
+  h.status.nominatedNodeName = "n1";
+  ASSERT_TRUE(client_.create(h).ok());
+  ASSERT_TRUE(waitForPod("h", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  ASSERT_TRUE(
+      client_.create(MakePod().name("l").namespace_("default").uid("l").req({{"cpu", "1"}}).obj()).ok());
+  ASSERT_TRUE(waitForPod("l", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->message == "0/1 nodes are available: 1 Insufficient cpu.";
+  }));
+  ASSERT_TRUE(client_.deletePod("default", "h", {}).ok());
+  ASSERT_TRUE(waitForPod("l", bound, 5s));
+}
+
+// F12: the nominated node is tried first, and its failure is part of the diagnosis: its own reason is
+// counted (not "didn't satisfy plugin(s)"), and its plugin joins the rejectors.
+TEST_F(SchedulerTest, NominatedNodeFailureIsInTheFitError) {
+  for (const char* n : {"n1", "n2"})
+    ASSERT_TRUE(client_.create(MakeNode().name(n).capacity({{"cpu", "1"}, {"pods", "10"}}).obj()).ok());
+  start();
+  api::Pod pod = MakePod()
+                     .name("p")
+                     .namespace_("default")
+                     .req({{"cpu", "2"}})
+                     .nodeAffinityIn("metadata.name", {"n2"}, /*matchFields=*/true)
+                     .obj();
+  pod.status.nominatedNodeName = "n1";
+  ASSERT_TRUE(client_.create(pod).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  EXPECT_EQ(
+      scheduledCondition(*client_.get<api::Pod>("default", "p"))->message,
+      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector.");
+}
+
+// F20: two PreFilter node sets without a common node reject the pod with no plugin on the status; the
+// plugins that narrowed the set are still its rejectors, so it waits for their events (unschedulablePods)
+// instead of going through the error backoff.
+TEST_F(SchedulerTest, DisjointPreFilterNodeSetsMakeThePluginsRejectors) {
+  addScriptedPlugin("OnlyA", [](framework::PreFilterResult& r) {
+    r.nodeNames = std::set<std::string>{"a"};
+    return framework::Status();
+  });
+  addScriptedPlugin("OnlyB", [](framework::PreFilterResult& r) {
+    r.nodeNames = std::set<std::string>{"b"};
+    return framework::Status();
+  });
+  for (const char* n : {"a", "b"}) ASSERT_TRUE(client_.create(MakeNode().name(n).obj()).ok());
+  start(configYaml() + "    preFilter:\n      enabled:\n      - name: OnlyA\n      - name: OnlyB\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->message ==
+                    "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously.";
+  }));
+  // Its own status update may retry it once more (the plugins registered every event); let that settle.
+  std::this_thread::sleep_for(300ms);
+  auto& q = sched_->schedulingQueue();
+  const auto until = std::chrono::steady_clock::now() + 2s;
+  while (q.whereIs("default/p") == queue::QueueName::InFlight && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(q.whereIs("default/p"), queue::QueueName::UnschedulablePods);
+  auto info = q.getForTest("default/p");
+  ASSERT_TRUE(info);
+  EXPECT_EQ(info->unschedulablePlugins, (std::set<std::string>{"OnlyA", "OnlyB"}));
+}
+
+// F16: a PreBind rejection is not a FitError: the condition carries the plugin's own message and the pod
+// is retried through the (error) backoff, then bound.
+// F17: once WaitOnPermit passed, the pod is done in the queue (its in-flight events are freed) while
+// PreBind and Bind still run.
+TEST_F(SchedulerTest, PreBindRejectionIsRetriedAfterBackoffAndPodIsDoneBeforePreBind) {
+  std::atomic<int> preBinds{0};
+  std::atomic<size_t> inFlightDuringPreBind{99};
+  PriorityQueueAccess access;
+  addScriptedPlugin("Volumes", {}, [&](const api::Pod&) {
+    queue::PriorityQueue* q = access.queue.load();
+    inFlightDuringPreBind = q != nullptr ? q->inFlightCount() : 99;
+    if (preBinds.fetch_add(1) == 0) {
+      return framework::Status(framework::Code::Unschedulable, "volume is not ready yet")
+          .withPlugin("Volumes");
+    }
+    return framework::Status();
+  });
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  start(configYaml() + "    preBind:\n      enabled:\n      - name: Volumes\n");
+  access.queue = &sched_->schedulingQueue();
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->reason == "Unschedulable";
+  }));
+  EXPECT_EQ(scheduledCondition(*client_.get<api::Pod>("default", "p"))->message, "volume is not ready yet");
+  EXPECT_EQ(inFlightDuringPreBind.load(), 0u);
+  ASSERT_TRUE(waitForPod("p", bound, 5s)) << "retried after the error backoff";
+  EXPECT_EQ(preBinds.load(), 2);
+}
+
+// F21: a node delete is a cluster event too (upstream MoveAll(NodeDelete)): pods rejected by a plugin
+// interested in it are retried. A plugin without EnqueueExtensions is interested in every event.
+TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {
+  addScriptedPlugin("Picky", [](framework::PreFilterResult&) {
+    return framework::Status(framework::Code::Unschedulable, "not yet").withPlugin("Picky");
+  });
+  for (const char* n : {"n1", "n2"}) ASSERT_TRUE(client_.create(MakeNode().name(n).obj()).ok());
+  start(configYaml() + "    preFilter:\n      enabled:\n      - name: Picky\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  std::this_thread::sleep_for(500ms);  // its own status update retries it once; let that settle
+  const int before = attempts_.attempts("p");
+  ASSERT_TRUE(client_.remove<api::Node>("", "n2").ok());
+  const auto until = std::chrono::steady_clock::now() + 3s;
+  while (attempts_.attempts("p") == before && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(5ms);
+  EXPECT_GT(attempts_.attempts("p"), before);
 }
 
 TEST(SchedulerCreateTest, UnimplementedDefaultPluginsGiveClearError) {

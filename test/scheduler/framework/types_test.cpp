@@ -88,6 +88,25 @@ TEST(NodeInfoTest, SetNodeAndRemoveNode) {
 }
 
 // Upstream TestNodeInfoClone.
+// Only persistentVolumeClaim volumes count in PVCRefCounts, not generic ephemeral volumes (upstream
+// updatePVCRefCounts).
+TEST(NodeInfoTest, PVCRefCountsCountOnlyClaimVolumes) {
+  api::Pod pod;
+  pod.metadata.namespace_ = "ns";
+  pod.metadata.name = "p";
+  api::Volume claim;
+  claim.name = "data";
+  claim.persistentVolumeClaim = api::PersistentVolumeClaimVolumeSource{"pvc-1", false};
+  api::Volume scratch;
+  scratch.name = "scratch";
+  scratch.ephemeral = api::EphemeralVolumeSource{};
+  pod.spec.volumes = {claim, scratch};
+  NodeInfo ni;
+  ni.addPod(std::make_shared<const api::Pod>(pod));
+  EXPECT_EQ(ni.pvcRefCounts().size(), 1u);
+  EXPECT_EQ(ni.pvcRefCounts().count("ns/pvc-1"), 1u);
+}
+
 TEST(NodeInfoTest, SnapshotIsIndependent) {
   NodeInfo ni({pod1(), pod2()});
   ni.setNode(makeNode("test-node", "1", "1Gi"));

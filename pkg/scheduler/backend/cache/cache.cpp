@@ -469,10 +469,9 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
     removeDeletedNodesFromSnapshotLocked(snapshot);
     updateAllLists = true;
   }
-  // Not in upstream: a node removed and re-added (or moved to another zone) between two updates
-  // changes the tree's order without changing the map's size; rebuild so that list() always follows
-  // the tree.
-  if (snapshot.nodeTreeVersion_ != nodeTree_.version()) updateAllLists = true;
+  // As upstream: a node removed and re-added (or moved to another zone) between two updates keeps its
+  // place in the list until the next full rebuild, although the tree's order changed. This decides which
+  // nodes are examined first when not all are (numFeasibleNodesToFind).
 
   if (updateAllLists || updateNodesHavePodsWithAffinity || updateNodesHavePodsWithRequiredAntiAffinity ||
       updateUsedPVCSet) {
@@ -526,7 +525,6 @@ void CacheImpl::updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool update
       snapshot.nodeInfoList_.push_back(it->second);
       collect(it->second);
     }
-    snapshot.nodeTreeVersion_ = nodeTree_.version();
   } else {
     for (const auto& info : snapshot.nodeInfoList_) collect(info);
   }

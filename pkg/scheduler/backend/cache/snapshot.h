@@ -80,8 +80,6 @@ class Snapshot final : public framework::SharedLister,
   // PVC keys ("namespace/name") used by at least one pod in the snapshot.
   std::set<std::string, std::less<>> usedPVCSet_;
   int64_t generation_ = 0;
-  // The cache's NodeTree::version() when nodeInfoList_ was last rebuilt.
-  uint64_t nodeTreeVersion_ = 0;
 };
 
 // A snapshot of these pods and nodes without a cache (upstream NewSnapshot), for tests and tools.

@@ -17,6 +17,10 @@ void Nominator::addLocked(const framework::PodInfoPtr& pod, const std::string& n
   // Always drop the old entry first, so a pod is nominated to at most one node.
   deleteLocked(uid);
   if (nodeName.empty() || !pod->pod().spec.nodeName.empty()) return;
+  if (podLister_) {
+    const api::PodPtr current = podLister_(pod->pod().metadata.namespace_, pod->pod().metadata.name);
+    if (!current || !current->spec.nodeName.empty()) return;  // deleted, or already scheduled
+  }
   nominatedPodToNode_[uid] = nodeName;
   nominatedCount_.store(nominatedPodToNode_.size(), std::memory_order_relaxed);
   auto& pods = nominatedPods_[nodeName];

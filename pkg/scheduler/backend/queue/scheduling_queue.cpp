@@ -1,5 +1,7 @@
 #include "pkg/scheduler/backend/queue/scheduling_queue.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -57,6 +59,22 @@ Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
   if (!events.ok()) return events.error();
   ProfileHooks hooks;
   hooks.pluginEvents = std::move(events).value();
+  // As upstream buildQueueingHintMap: a plugin that registers Node/Add but not Node/UpdateNodeTaint also
+  // gets {Node, UpdateNodeTaint} with an always-Queue hint (kubernetes#109437: preCheck used to hide
+  // node adds from hints; e.g. uncordoning a node must requeue pods rejected by NodeResourcesFit).
+  for (auto& pe : hooks.pluginEvents) {
+    bool nodeAdded = false;
+    bool nodeTaintUpdated = false;
+    for (const auto& e : pe.events) {
+      if (e.event.resource != framework::EventResource::Node) continue;
+      nodeAdded = nodeAdded || (e.event.actionType & action::Add) != 0;
+      nodeTaintUpdated = nodeTaintUpdated || (e.event.actionType & action::UpdateNodeTaint) != 0;
+    }
+    if (nodeAdded && !nodeTaintUpdated) {
+      pe.events.push_back(
+          framework::ClusterEventWithHint{{framework::EventResource::Node, action::UpdateNodeTaint}, {}});
+    }
+  }
   if (!fw.preEnqueuePlugins().empty()) {
     hooks.runPreEnqueuePlugins = [&fw](const framework::PodInfo& p) { return fw.runPreEnqueuePlugins(p); };
   }
@@ -77,7 +95,10 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
       metrics_(options.metrics),
       less_(std::move(less)),
       activeQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); }),
-      backoffQ_(keyOf, [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return backoffLess(a, b); }),
+      backoffQ_(
+          clock_, options.podInitialBackoff, options.podMaxBackoff,
+          [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); },
+          options.popFromBackoffQ, keyOf),
       podAdd_(metrics_, labelIf(metrics_, kEventUnscheduledPodAdd)),
       podUpdate_(metrics_, labelIf(metrics_, kEventUnscheduledPodUpdate)),
       scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),
@@ -127,7 +148,9 @@ bool PriorityQueue::runPreEnqueue(QueuedPodInfo& pInfo) const {
 
 bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo, IncomingEvent& event) {
   std::string key = keyOf(pInfo);
-  if (!runPreEnqueue(pInfo)) {
+  // With pop-from-backoffQ, PreEnqueue ran when the pod entered backoffQ.
+  const bool preEnqueueDone = options_.popFromBackoffQ && &event == &backoffComplete_;
+  if (!preEnqueueDone && !runPreEnqueue(pInfo)) {
     // Gated: park it in unschedulablePods (kept there, with its gating plugin, until an event or update
     // lets PreEnqueue pass).
     backoffQ_.remove(key);
@@ -135,11 +158,13 @@ bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo, IncomingEvent& event) {
     return false;
   }
   if (activeQ_.has(key)) return false;
-  if (!pInfo.initialAttemptTimestamp.has_value() && pInfo.timestamp == framework::TimePoint{}) {
-    pInfo.timestamp = clock_.now();
-  }
+  if (!pInfo.initialAttemptTimestamp.has_value()) pInfo.initialAttemptTimestamp = clock_.now();
   backoffQ_.remove(key);
   unschedulablePods_.erase(key);
+  // An Add or Update of the pod itself records its nomination, once it is in activeQ (a gated pod holds
+  // no capacity).
+  if (&event == &podAdd_ || &event == &podUpdate_)
+    nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
   activeQ_.addOrUpdate(std::move(pInfo));
   event.inc(metrics::Queue::Active);
   return true;
@@ -153,7 +178,7 @@ bool PriorityQueue::moveToBackoffQ(QueuedPodInfo pInfo, IncomingEvent& event) {
     return false;
   }
   unschedulablePods_.erase(key);
-  backoffQ_.addOrUpdate(std::move(pInfo));
+  backoffQ_.add(std::move(pInfo));
   event.inc(metrics::Queue::Backoff);
   return true;
 }
@@ -168,7 +193,7 @@ QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy, Incomin
     addToUnschedulablePods(std::move(pInfo), event);
     return QueueName::UnschedulablePods;
   }
-  if (strategy == Strategy::AfterBackoff && isPodBackingOff(pInfo)) {
+  if (strategy == Strategy::AfterBackoff && backoffQ_.isPodBackingOff(pInfo)) {
     return moveToBackoffQ(std::move(pInfo), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
   }
   return moveToActiveQ(std::move(pInfo), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
@@ -197,7 +222,6 @@ void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, doubl
 void PriorityQueue::add(api::PodPtr pod) {
   std::lock_guard lock(mu_);
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(pod));
-  nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
   if (moveToActiveQ(std::move(pInfo), podAdd_)) cond_.notify_one();
 }
 
@@ -208,7 +232,7 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   if (options_.queueingHints && oldPod) {
     events = podSchedulingPropertiesChange(*newPod, *oldPod);
     // The in-flight pod comes back through addUnschedulableIfNotPresent, which checks these events.
-    if (inFlightPods_.count(key)) {
+    if (inFlightPods_.count(newPod->metadata.uid)) {
       for (const auto& e : events) addEventIfAnyInFlight(e, EventObject(oldPod), EventObject(newPod));
       return;
     }
@@ -226,7 +250,7 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   if (const QueuedPodInfo* inBackoff = backoffQ_.get(key)) {
     QueuedPodInfo p = *inBackoff;
     replacePod(p);
-    backoffQ_.addOrUpdate(std::move(p));
+    backoffQ_.update(std::move(p));
     return;
   }
   if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
@@ -235,10 +259,8 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
     if (options_.queueingHints) {
       for (const auto& e : events) {
         IncomingEvent incoming(metrics_, labelIf(metrics_, e));
-        // A gated pod has no rejecting plugins: any update retries PreEnqueue (its gates may be gone).
-        Strategy s =
-            p.gated() ? Strategy::Immediately
-                      : isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod), incoming.label());
+        // A gated pod has no rejecting plugins, so any update retries it (PreEnqueue runs again).
+        Strategy s = isPodWorthRequeuing(p, e, EventObject(oldPod), EventObject(newPod), incoming.label());
         if (s == Strategy::Skip) continue;
         // requeue() takes it out of unschedulablePods unless PreEnqueue still gates it (then it stays,
         // and isn't counted as incoming again).
@@ -254,19 +276,15 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
       return;
     }
     if (oldPod && isPodUpdated(*oldPod, *newPod)) {
-      const Strategy s = p.gated() ? Strategy::Immediately : Strategy::AfterBackoff;
-      // As upstream: "UnschedulablePodUpdate" into backoffQ, "BackoffComplete" into activeQ.
-      IncomingEvent& incoming =
-          s == Strategy::AfterBackoff && isPodBackingOff(p) ? podUpdate_ : backoffComplete_;
-      if (requeue(std::move(p), s, incoming) != QueueName::UnschedulablePods) cond_.notify_one();
+      if (requeue(std::move(p), Strategy::AfterBackoff, podUpdate_) != QueueName::UnschedulablePods)
+        cond_.notify_one();
       return;
     }
     unschedulablePods_.insert_or_assign(key, std::move(p));
     return;
   }
-  if (inFlightPods_.count(key)) return;
+  if (inFlightPods_.count(newPod->metadata.uid)) return;
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(newPod));
-  nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
   if (moveToActiveQ(std::move(pInfo), podUpdate_)) cond_.notify_one();
 }
 
@@ -299,9 +317,12 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
     } else if (const QueuedPodInfo* b = backoffQ_.get(key)) {
       pInfo = *b;
       backoffQ_.remove(key);
-    } else if (inFlightPods_.count(key)) {
-      // Checked when the pod comes back from its attempt.
-      addEventIfAnyInFlight(framework::kEventForceActivate, EventObject(), EventObject(pod));
+    } else {
+      // In flight: checked when the pod comes back from its attempt (an unknown pod is ignored).
+      if (inFlightPods_.count(pod->metadata.uid)) {
+        addEventIfAnyInFlight(framework::kEventForceActivate, EventObject(), EventObject(pod));
+      }
+      moveRequestCycle_ = schedulingCycle_;
       continue;
     }
     if (pInfo && moveToActiveQ(std::move(*pInfo), forceActivate_)) activated = true;
@@ -311,20 +332,30 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
 
 std::optional<QueuedPodInfo> PriorityQueue::pop() {
   std::unique_lock lock(mu_);
-  cond_.wait(
-      lock, [&] { return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && !backoffQ_.empty()); });
-  if (closed_) return std::nullopt;
-  const bool fromBackoffQ = activeQ_.empty();
-  std::optional<QueuedPodInfo> pInfo = fromBackoffQ ? backoffQ_.pop() : activeQ_.pop();
-  if (fromBackoffQ) popFromBackoffQ_.inc(metrics::Queue::Active);
+  std::optional<QueuedPodInfo> pInfo;
+  while (!pInfo) {
+    cond_.wait(lock, [&] {
+      return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && backoffQ_.sizeBackoff() != 0);
+    });
+    if (closed_) return std::nullopt;
+    const bool fromBackoffQ = activeQ_.empty();
+    pInfo = fromBackoffQ ? backoffQ_.popBackoff() : activeQ_.pop();
+    if (fromBackoffQ) popFromBackoffQ_.inc(metrics::Queue::Active);
+    // The same pod tracked twice (e.g. deleted and recreated while its old attempt still runs would have
+    // another UID, so this is a bug elsewhere): discard the duplicate, as upstream does.
+    if (options_.queueingHints && inFlightPods_.count(pInfo->pod().metadata.uid)) {
+      spdlog::error("The same pod is tracked in multiple places in the scheduler, and just discard it pod={}",
+                    keyOf(*pInfo));
+      pInfo.reset();
+    }
+  }
   pInfo->attempts++;
   schedulingCycle_++;
   recordUnschedulableReasons(*pInfo, -1);
   pInfo->unschedulablePlugins.clear();
   pInfo->pendingPlugins.clear();
-  if (!pInfo->initialAttemptTimestamp) pInfo->initialAttemptTimestamp = clock_.now();
-  const std::string key = keyOf(*pInfo);
-  inFlightPods_[key] = inFlight_.insert(inFlight_.end(), InFlightEntry{key, std::nullopt});
+  const std::string& uid = pInfo->pod().metadata.uid;
+  inFlightPods_[uid] = inFlight_.insert(inFlight_.end(), InFlightEntry{uid, keyOf(*pInfo), std::nullopt});
   if (metrics_ != nullptr) {
     if (!podPoppedInFlight_) podPoppedInFlight_ = metrics_->inflightEvents(kPodPoppedInFlightEvent);
     podPoppedInFlight_.inc();
@@ -332,13 +363,13 @@ std::optional<QueuedPodInfo> PriorityQueue::pop() {
   return pInfo;
 }
 
-void PriorityQueue::done(const std::string& podKey) {
+void PriorityQueue::done(const std::string& podUid) {
   std::lock_guard lock(mu_);
-  doneLocked(podKey);
+  doneLocked(podUid);
 }
 
-void PriorityQueue::doneLocked(const std::string& podKey) {
-  auto it = inFlightPods_.find(podKey);
+void PriorityQueue::doneLocked(const std::string& podUid) {
+  auto it = inFlightPods_.find(podUid);
   if (it == inFlightPods_.end()) return;
   inFlight_.erase(it->second);
   inFlightPods_.erase(it);
@@ -350,6 +381,43 @@ void PriorityQueue::doneLocked(const std::string& podKey) {
   }
 }
 
+void PriorityQueue::addNominatedPod(const framework::PodInfoPtr& pod, const framework::NominatingInfo& info) {
+  nominator_.addNominatedPod(pod, info);
+}
+
+void PriorityQueue::deleteNominatedPodIfExists(const api::Pod& pod) {
+  nominator_.deleteNominatedPodIfExists(pod);
+}
+
+void PriorityQueue::updateNominatedPod(const api::Pod& oldPod, const framework::PodInfoPtr& newPodInfo) {
+  nominator_.updateNominatedPod(oldPod, newPodInfo);
+}
+
+std::vector<framework::PodInfoPtr> PriorityQueue::nominatedPodsForNode(const std::string& nodeName) const {
+  std::vector<framework::PodInfoPtr> pods = nominator_.nominatedPodsForNode(nodeName);
+  if (pods.empty()) return pods;  // the common case: no lock taken
+  std::lock_guard lock(mu_);
+  // The version of the pod the queue holds; while it is in flight, only its name and UID (upstream
+  // nominatedPodToInfo), so a nominated pod being scheduled reserves nothing but a pod slot.
+  for (framework::PodInfoPtr& p : pods) {
+    const std::string key = podKey(p->pod());
+    if (const QueuedPodInfo* q = activeQ_.get(key)) {
+      p = q->podInfo;
+    } else if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
+      p = it->second.podInfo;
+    } else if (const QueuedPodInfo* b = backoffQ_.get(key)) {
+      p = b->podInfo;
+    } else {
+      auto bare = std::make_shared<api::Pod>();
+      bare->metadata.name = p->pod().metadata.name;
+      bare->metadata.namespace_ = p->pod().metadata.namespace_;
+      bare->metadata.uid = p->pod().metadata.uid;
+      p = framework::PodInfo::create(std::move(bare));
+    }
+  }
+  return pods;
+}
+
 int64_t PriorityQueue::schedulingCycle() const {
   std::lock_guard lock(mu_);
   return schedulingCycle_;
@@ -358,16 +426,17 @@ int64_t PriorityQueue::schedulingCycle() const {
 Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, int64_t podSchedulingCycle) {
   std::lock_guard lock(mu_);
   const std::string key = keyOf(pInfo);
+  const std::string uid = pInfo.pod().metadata.uid;
   if (unschedulablePods_.count(key)) {
-    doneLocked(key);
+    doneLocked(uid);
     return Error("Pod " + key + " is already present in unschedulable queue");
   }
   if (activeQ_.has(key)) {
-    doneLocked(key);
+    doneLocked(uid);
     return Error("Pod " + key + " is already present in the active queue");
   }
   if (backoffQ_.has(key)) {
-    doneLocked(key);
+    doneLocked(uid);
     return Error("Pod " + key + " is already present in the backoff queue");
   }
   const bool rejectedByPlugins = !pInfo.unschedulablePlugins.empty() || !pInfo.pendingPlugins.empty();
@@ -388,8 +457,8 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
   } else {
     strategy = hintForInFlightPod(pInfo);
   }
-  doneLocked(key);
   QueueName q = requeue(std::move(pInfo), strategy, scheduleAttemptFailure_);
+  doneLocked(uid);
   if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_one();
   return {};
 }
@@ -399,8 +468,9 @@ PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& p
     // An error (not a plugin rejection): retry after backoff, don't wait for an event.
     return Strategy::AfterBackoff;
   }
-  auto it = inFlightPods_.find(keyOf(pInfo));
-  if (it == inFlightPods_.end()) return Strategy::Skip;
+  auto it = inFlightPods_.find(pInfo.pod().metadata.uid);
+  // Not in flight (a bug elsewhere, or done() already ran): retry after backoff rather than park it.
+  if (it == inFlightPods_.end()) return Strategy::AfterBackoff;
   Strategy result = Strategy::Skip;
   for (auto e = std::next(it->second); e != inFlight_.end(); ++e) {
     if (!e->event) continue;
@@ -411,6 +481,8 @@ PriorityQueue::Strategy PriorityQueue::hintForInFlightPod(const QueuedPodInfo& p
       case Strategy::Immediately:
         return Strategy::Immediately;
       case Strategy::AfterBackoff:
+        // Only a pending plugin can still make it Immediately.
+        if (pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
         result = Strategy::AfterBackoff;
         break;
     }
@@ -425,7 +497,12 @@ PriorityQueue::Strategy PriorityQueue::isPodWorthRequeuing(const QueuedPodInfo& 
                                                            std::string_view label) const {
   if (pInfo.unschedulablePlugins.empty() && pInfo.pendingPlugins.empty()) return Strategy::AfterBackoff;
   if (event.isWildCard()) {
-    return event == framework::kEventForceActivate ? Strategy::Immediately : Strategy::AfterBackoff;
+    // A wildcard event carrying a pod (ForceActivate of that pod) is for that pod only.
+    if (const auto* target = std::get_if<api::PodPtr>(&newObj);
+        target != nullptr && (*target)->metadata.uid != pInfo.pod().metadata.uid) {
+      return Strategy::Skip;
+    }
+    return Strategy::AfterBackoff;
   }
   auto profile = profiles_.find(api::schedulerNameOf(pInfo.pod()));
   if (profile == profiles_.end()) return Strategy::AfterBackoff;
@@ -479,7 +556,7 @@ bool PriorityQueue::addEventIfAnyInFlight(const ClusterEvent& event, const Event
     e.gauge = metrics_->inflightEvents(e.label);
     e.gauge.inc();
   }
-  inFlight_.push_back(InFlightEntry{std::string(), std::move(e)});
+  inFlight_.push_back(InFlightEntry{std::string(), std::string(), std::move(e)});
   return true;
 }
 
@@ -488,14 +565,9 @@ void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const Cluste
   bool activated = false;
   IncomingEvent incoming(metrics_, pods.empty() ? std::string() : labelIf(metrics_, event));
   for (auto& pInfo : pods) {
-    Strategy s;
-    if (pInfo.gated()) {
-      // A gated pod only moves on events its gating plugin registered; PreEnqueue then runs again.
-      if (!framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) continue;
-      s = Strategy::Immediately;
-    } else {
-      s = isPodWorthRequeuing(pInfo, event, oldObj, newObj, incoming.label());
-    }
+    // A gated pod only moves on events its gating plugin registered; PreEnqueue then runs again.
+    if (pInfo.gated() && !framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) continue;
+    const Strategy s = isPodWorthRequeuing(pInfo, event, oldObj, newObj, incoming.label());
     if (s == Strategy::Skip) continue;
     QueueName q = requeue(std::move(pInfo), s, incoming);
     if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
@@ -528,41 +600,10 @@ void PriorityQueue::assignedPodUpdated(const api::PodPtr& oldPod, const api::Pod
                                 EventObject(oldPod), EventObject(newPod));
 }
 
-std::chrono::nanoseconds PriorityQueue::backoffDuration(const QueuedPodInfo& pInfo) const {
-  if (pInfo.attempts == 0) return std::chrono::nanoseconds(0);
-  int count = pInfo.consecutiveErrorsCount > 0 ? pInfo.consecutiveErrorsCount : pInfo.unschedulableCount;
-  if (count <= 0) return std::chrono::nanoseconds(0);
-  std::chrono::nanoseconds d = options_.podInitialBackoff;
-  for (int i = 1; i < count; ++i) {
-    if (d > options_.podMaxBackoff - d) return options_.podMaxBackoff;
-    d += d;
-  }
-  return std::min(d, options_.podMaxBackoff);
-}
-
-framework::TimePoint PriorityQueue::backoffTime(const QueuedPodInfo& pInfo) const {
-  if (pInfo.backoffExpiration != framework::TimePoint{}) return pInfo.backoffExpiration;
-  return pInfo.timestamp + std::chrono::duration_cast<framework::TimePoint::duration>(backoffDuration(pInfo));
-}
-
-bool PriorityQueue::isPodBackingOff(const QueuedPodInfo& pInfo) const {
-  return backoffTime(pInfo) > clock_.now();
-}
-
-bool PriorityQueue::backoffLess(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
-  auto ta = backoffTime(a);
-  auto tb = backoffTime(b);
-  if (ta != tb) return ta < tb;
-  return less_(a, b);
-}
-
 void PriorityQueue::flushBackoffQCompleted() {
   std::lock_guard lock(mu_);
   bool activated = false;
-  const auto now = clock_.now();
-  while (const QueuedPodInfo* head = backoffQ_.peek()) {
-    if (backoffTime(*head) > now) break;
-    QueuedPodInfo p = *backoffQ_.pop();
+  for (QueuedPodInfo& p : backoffQ_.popAllBackoffCompleted()) {
     if (moveToActiveQ(std::move(p), backoffComplete_)) activated = true;
   }
   if (activated) cond_.notify_all();
@@ -589,7 +630,11 @@ void PriorityQueue::flushLoop(std::stop_token stop) {
   auto nextLeftover = std::chrono::steady_clock::now() + 30s;
   std::unique_lock lock(flushMu_);
   while (!stop.stop_requested()) {
-    flushCond_.wait_for(lock, stop, 1s, [] { return false; });
+    // The backoff flush runs on whole seconds of the clock, so that each ordering window of podBackoffQ
+    // is flushed at once, right when it ends (upstream waitUntilAlignedWithOrderingWindow).
+    const auto now = clock_.now();
+    const auto untilNextWindow = backoffQ_.alignToWindow(now + kBackoffQOrderingWindow) - now;
+    flushCond_.wait_for(lock, stop, untilNextWindow, [] { return false; });
     if (stop.stop_requested()) return;
     lock.unlock();
     flushBackoffQCompleted();
@@ -646,7 +691,9 @@ QueueName PriorityQueue::whereIs(const std::string& podKey) const {
   if (activeQ_.has(podKey)) return QueueName::ActiveQ;
   if (backoffQ_.has(podKey)) return QueueName::BackoffQ;
   if (unschedulablePods_.count(podKey)) return QueueName::UnschedulablePods;
-  if (inFlightPods_.count(podKey)) return QueueName::InFlight;
+  for (const auto& [uid, marker] : inFlightPods_) {
+    if (marker->podKey == podKey) return QueueName::InFlight;
+  }
   return QueueName::None;
 }
 
@@ -682,7 +729,8 @@ std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, 
   if (newPod.spec.schedulingGates.empty() && !oldPod.spec.schedulingGates.empty()) {
     events.push_back({resource, action::UpdatePodSchedulingGatesEliminated});
   }
-  if (newPod.spec.tolerations != oldPod.spec.tolerations)
+  // Upstream compares only the number of tolerations (they can only be added).
+  if (newPod.spec.tolerations.size() != oldPod.spec.tolerations.size())
     events.push_back({resource, action::UpdatePodToleration});
   if (events.empty()) events.push_back({resource, action::UpdatePodOther});
   return events;

@@ -2,14 +2,15 @@
 // The scheduling queue (upstream backend/queue PriorityQueue, v1.34 semantics with queueing hints):
 //
 //   activeQ            pods ready to be scheduled, ordered by the profile's QueueSort plugin
-//   backoffQ           pods waiting out their backoff (initial * 2^(n-1), capped), by expiry
+//   backoffQ           pods waiting out their backoff (BackoffQueue: podBackoffQ for pods rejected by
+//                      plugins, podErrorBackoffQ for pods whose attempt ended in an error)
 //   unschedulablePods  pods rejected by plugins (or gated by PreEnqueue), waiting for a cluster event
 //                      that one of the rejecting plugins registered with a hint that says Queue
-//   in flight          pods popped and not yet Done; events that arrive meanwhile are recorded and
-//                      checked when the pod comes back through addUnschedulableIfNotPresent
+//   in flight          pods popped and not yet done (keyed by UID); events that arrive meanwhile are
+//                      recorded and checked when the pod comes back through addUnschedulableIfNotPresent
 //
-// Invariant: a pod (keyed by namespace/name) is in at most one of activeQ, backoffQ,
-// unschedulablePods and the in-flight set.
+// Invariant: a pod (keyed by namespace/name) is in at most one of activeQ, backoffQ and
+// unschedulablePods; a pod in flight is in none of them.
 //
 // Threads: every public method may be called from any thread. One mutex guards all state; queueing
 // hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
@@ -41,6 +42,7 @@
 #include <vector>
 
 #include "pkg/scheduler/backend/heap/heap.h"
+#include "pkg/scheduler/backend/queue/backoff_queue.h"
 #include "pkg/scheduler/backend/queue/nominator.h"
 #include "pkg/scheduler/framework/clock.h"
 #include "pkg/scheduler/framework/events.h"
@@ -97,7 +99,9 @@ struct PendingCounts {
   bool operator==(const PendingCounts&) const = default;
 };
 
-class PriorityQueue {
+// Also the framework's PodNominator: nominated pods are resolved through the queue as upstream's
+// NominatedPodsForNode does (the queued version of the pod, or a bare name/UID pod while it is in flight).
+class PriorityQueue final : public framework::PodNominator {
  public:
   // `less` orders activeQ (the QueueSort plugin, identical across profiles); `profiles` is keyed by
   // schedulerName.
@@ -115,14 +119,17 @@ class PriorityQueue {
   void update(const api::PodPtr& oldPod, api::PodPtr newPod);
   // The pod was deleted (or bound by someone else): removed from every sub-queue and the nominator.
   void remove(const api::Pod& pod);
-  // Moves these pods (if waiting in backoffQ or unschedulablePods) to activeQ at once.
+  // Moves these pods (if waiting in backoffQ or unschedulablePods) to activeQ at once; a pod in flight
+  // gets a ForceActivate event for when it comes back.
   void activate(const std::vector<api::PodPtr>& pods);
 
-  // Blocks until a pod is available or the queue is closed (nullopt). The popped pod is in flight
-  // until done(); its attempts and the scheduling cycle are incremented.
+  // Blocks until a pod is available or the queue is closed (nullopt). Takes activeQ's head, else (with
+  // pop-from-backoffQ) podBackoffQ's head; podErrorBackoffQ is never popped early. The popped pod is in
+  // flight until done(); its attempts and the scheduling cycle are incremented. A pod already in flight
+  // (same UID) is discarded.
   std::optional<framework::QueuedPodInfo> pop();
-  // The pod's attempt finished (bound, requeued or deleted): forget its in-flight record.
-  void done(const std::string& podKey);
+  // The pod's attempt finished (bound, requeued or deleted): forget its in-flight record. Idempotent.
+  void done(const std::string& podUid);
   // Puts a pod whose attempt failed back: to unschedulablePods, or to backoffQ/activeQ if an event
   // seen while it was in flight (or a move request, without hints) may make it schedulable. Errors
   // when the pod is already queued.
@@ -149,6 +156,13 @@ class PriorityQueue {
   // Wakes pop() callers (they get nullopt) and stops the flush thread.
   void close();
 
+  // PodNominator. Nominating asks the pod lister (when set) first: a pod gone or bound is not nominated.
+  void addNominatedPod(const framework::PodInfoPtr& pod, const framework::NominatingInfo& info) override;
+  void deleteNominatedPodIfExists(const api::Pod& pod) override;
+  void updateNominatedPod(const api::Pod& oldPod, const framework::PodInfoPtr& newPodInfo) override;
+  std::vector<framework::PodInfoPtr> nominatedPodsForNode(const std::string& nodeName) const override;
+  // The informer's current version of a pod (namespace, name), null when absent.
+  void setPodLister(Nominator::PodLister lister) { nominator_.setPodLister(std::move(lister)); }
   Nominator& nominator() { return nominator_; }
 
   PendingCounts pendingCounts() const;
@@ -172,8 +186,9 @@ class PriorityQueue {
     std::string label;
     metrics::GaugeRef gauge;
   };
-  // The in-flight list holds pod markers (podKey set) and events, in arrival order.
+  // The in-flight list holds pod markers (podUid set) and events, in arrival order.
   struct InFlightEntry {
+    std::string podUid;
     std::string podKey;
     std::optional<InFlightEvent> event;
   };
@@ -224,11 +239,7 @@ class PriorityQueue {
   bool isEventOfInterest(const framework::ClusterEvent& event) const;
   bool addEventIfAnyInFlight(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
                              const framework::EventObject& newObj);
-  void doneLocked(const std::string& podKey);
-  framework::TimePoint backoffTime(const framework::QueuedPodInfo& pInfo) const;
-  std::chrono::nanoseconds backoffDuration(const framework::QueuedPodInfo& pInfo) const;
-  bool isPodBackingOff(const framework::QueuedPodInfo& pInfo) const;
-  bool backoffLess(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const;
+  void doneLocked(const std::string& podUid);
   void flushLoop(std::stop_token stop);
 
   framework::Clock& clock_;
@@ -240,10 +251,10 @@ class PriorityQueue {
   mutable std::mutex mu_;
   std::condition_variable cond_;
   heap::Heap<framework::QueuedPodInfo> activeQ_;
-  heap::Heap<framework::QueuedPodInfo> backoffQ_;
+  BackoffQueue backoffQ_;
   std::unordered_map<std::string, framework::QueuedPodInfo> unschedulablePods_;
   std::list<InFlightEntry> inFlight_;
-  std::unordered_map<std::string, std::list<InFlightEntry>::iterator> inFlightPods_;
+  std::unordered_map<std::string, std::list<InFlightEntry>::iterator> inFlightPods_;  // by UID
   int64_t schedulingCycle_ = 0;
   int64_t moveRequestCycle_ = -1;
   bool closed_ = false;

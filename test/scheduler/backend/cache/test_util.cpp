@@ -1,5 +1,7 @@
 #include "test/scheduler/backend/cache/test_util.h"
 
+#include <algorithm>
+
 #include <set>
 #include <sstream>
 
@@ -173,8 +175,8 @@ std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeI
   return os.str();
 }
 
-std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot,
-                                     bool exactImageCounts) {
+std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot, bool exactImageCounts,
+                                     ListOrder listOrder) {
   const NodeTree tree = cache.nodeTreeForTest();
   const NodeInfoMap& map = snapshot.nodeInfoMapForTest();
   if (static_cast<int>(map.size()) != tree.numNodes()) {
@@ -211,7 +213,17 @@ std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& sna
   }
   std::vector<framework::NodeInfoPtr> expectedList, expectedAffinity, expectedAnti;
   std::set<std::string, std::less<>> expectedPVCs;
-  for (const auto& name : tree.list()) {
+  std::vector<std::string> order = tree.list();
+  if (listOrder == ListOrder::Any) {
+    // The same nodes as the tree, in the snapshot's own order (the derived lists follow it).
+    order = names(snapshot.list());
+    std::vector<std::string> a = order, b = tree.list();
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    if (a != b)
+      return "NodeInfoList has other nodes than the tree: " + join(order) + " vs " + join(tree.list());
+  }
+  for (const auto& name : order) {
     auto it = map.find(name);
     if (it == map.end())
       return "node " + name + " exist in nodeTree but not in NodeInfoMap, this should not happen";

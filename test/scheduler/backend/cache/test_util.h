@@ -45,9 +45,12 @@ std::string diffNodeInfo(const framework::NodeInfo& want, const framework::NodeI
 // Upstream compareCacheWithNodeInfoSnapshot: the snapshot holds exactly the cache's nodes with a node
 // object (equal NodeInfos incl. generation; image numNodes as the cache's index says, unless
 // !exactImageCounts: numNodes of nodes not copied by the last update may be stale, as upstream), its list
-// follows the cache's nodeTree order, and the derived lists / PVC set match. "" when consistent.
+// follows the cache's nodeTree order (ListOrder::Tree; ListOrder::Any: the same nodes in any order, as after
+// a node was removed and re-added, which upstream does not reorder), and the derived lists / PVC set match.
+// "" when consistent.
+enum class ListOrder { Tree, Any };
 std::string compareCacheWithSnapshot(const CacheImpl& cache, const Snapshot& snapshot,
-                                     bool exactImageCounts = true);
+                                     bool exactImageCounts = true, ListOrder listOrder = ListOrder::Tree);
 
 std::vector<std::string> names(const std::vector<framework::NodeInfoPtr>& infos);
 

@@ -164,9 +164,81 @@ TEST_F(QueueTest, EventAfterBackoffExpiredGoesStraightToActiveQ) {
   auto q = makeQueue();
   q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
   failAttempt(*q, {"fooPlugin"});
-  clock_.step(1001ms);
+  // Backoff 1 s from a whole second: it ends with the window [t+1 s, t+2 s).
+  clock_.step(2s);
   q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
   EXPECT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);
+}
+
+// F5: the expiry is truncated to its 1-second window, and a pod counts as backing off for the whole
+// window (upstream isPodBackingoff: !expiry.Before(truncate(now))). Scenario from the review: failure at
+// 10.3 s with 1 s backoff, a node event at 11.5 s -> backoffQ (not activeQ), released by the flush at 12.0.
+TEST_F(QueueTest, BackoffEndsOnWholeSecondWindows) {
+  auto q = makeQueue();
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  clock_.step(300ms);  // t = 0.3
+  failAttempt(*q, {"fooPlugin"});
+  clock_.step(1200ms);  // t = 1.5
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ) << "expiry 1.0 is in the current window";
+  q->flushBackoffQCompleted();
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
+  clock_.step(500ms);  // t = 2.0
+  q->flushBackoffQCompleted();
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);
+}
+
+// F6: within one window, backoffQ orders as activeQ does (priority first), so popping from backoffQ
+// when activeQ is empty takes the higher-priority pod although its backoff started later.
+TEST_F(QueueTest, PopFromBackoffQTakesHigherPriorityWithinAWindow) {
+  auto q = makeQueue();
+  q->add(MakePod().name("a").namespace_("ns").uid("a").priority(0).ptr());
+  clock_.step(200ms);  // t = 0.2: A fails
+  failAttempt(*q, {"fooPlugin"});
+  q->add(MakePod().name("b").namespace_("ns").uid("b").priority(1000).ptr());
+  clock_.step(400ms);  // t = 0.6: B fails
+  failAttempt(*q, {"fooPlugin"});
+  clock_.step(200ms);  // t = 0.8: an event that may help both; both still back off
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  ASSERT_EQ(q->whereIs("ns/a"), QueueName::BackoffQ);
+  ASSERT_EQ(q->whereIs("ns/b"), QueueName::BackoffQ);
+  auto first = q->pop();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->pod().metadata.name, "b") << "both expire in window 1.0: priority decides";
+}
+
+// F1: a pod whose attempt ended in an error (no rejecting plugin, e.g. no nodes or a failed bind) waits
+// out its whole backoff in podErrorBackoffQ, 1 s, 2 s, 4 s ... 10 s: it is never popped early, even with
+// activeQ empty (before the fix, pop() took it back at once: a hot retry loop).
+TEST_F(QueueTest, ErrorPodIsNeverPoppedBeforeItsBackoff) {
+  auto q = makeQueue();
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  std::optional<QueuedPodInfo> inFlight = q->pop();
+  ASSERT_TRUE(inFlight);
+  const std::vector<std::chrono::seconds> want{1s, 2s, 4s, 8s, 10s, 10s};
+  int round = 0;
+  for (auto expected : want) {
+    ++round;
+    ASSERT_TRUE(q->addUnschedulableIfNotPresent(*inFlight, q->schedulingCycle()).ok());  // an error
+    ASSERT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
+    std::atomic<bool> popped{false};
+    std::thread popper([&] {
+      inFlight = q->pop();
+      popped = true;
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(popped.load()) << "popped at once after error " << round;
+    // The expiry's own window still counts as backing off.
+    clock_.step(expected);
+    q->flushBackoffQCompleted();
+    std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(popped.load()) << "released before " << expected.count() << " s + its window";
+    clock_.step(1s);
+    q->flushBackoffQCompleted();
+    popper.join();
+    ASSERT_TRUE(inFlight.has_value());
+    EXPECT_EQ(inFlight->consecutiveErrorsCount, round);
+  }
 }
 
 TEST_F(QueueTest, PendingPluginQueueMeansImmediately) {
@@ -232,10 +304,12 @@ TEST_F(QueueTest, BackoffDoublesUpToMax) {
     failAttempt(*q, {"fooPlugin"});
     q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
     ASSERT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
-    clock_.step(expected - 1ms);
+    // Without pop-from-backoffQ there are no windows: the pod backs off while its expiry is not before
+    // now, i.e. until just after initial * 2^(n-1).
+    clock_.step(expected);
     q->flushBackoffQCompleted();
     EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ)
-        << "still backing off just before " << expected.count() << "s";
+        << "still backing off at exactly " << expected.count() << "s";
     clock_.step(1ms);
     q->flushBackoffQCompleted();
     ASSERT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ) << "backoff of " << expected.count() << "s over";
@@ -364,6 +438,110 @@ TEST_F(QueueTest, NominatedPodsAreTracked) {
   EXPECT_TRUE(q->nominator().nominatedPodsForNode("n1").empty());
 }
 
+// F10a: only a pod that made it into activeQ is nominated; a gated pod holds no capacity.
+TEST_F(QueueTest, GatedPodIsNotNominated) {
+  auto q = makeQueue();
+  q->add(MakePod().name("g").namespace_("ns").uid("1").nominatedNodeName("n1").schedulingGates({"x"}).ptr());
+  EXPECT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
+  EXPECT_TRUE(q->nominatedPodsForNode("n1").empty());
+  q->add(MakePod().name("p").namespace_("ns").uid("2").nominatedNodeName("n1").ptr());
+  EXPECT_EQ(q->nominatedPodsForNode("n1").size(), 1u);
+}
+
+// F10b: with a pod lister, a pod that is gone from the informer or already bound is not nominated (the
+// failure handler nominates with the attempted copy, which may be stale).
+TEST_F(QueueTest, NominatorAsksTheListerFirst) {
+  auto q = makeQueue();
+  std::map<std::string, api::PodPtr> informer;
+  q->setPodLister([&](const std::string& ns, const std::string& name) {
+    auto it = informer.find(ns + "/" + name);
+    return it == informer.end() ? nullptr : it->second;
+  });
+  auto gone = framework::PodInfo::create(MakePod().name("gone").namespace_("ns").uid("1").ptr());
+  q->addNominatedPod(gone, {"n1", framework::NominatingMode::Override});
+  EXPECT_TRUE(q->nominatedPodsForNode("n1").empty()) << "deleted during its cycle";
+  informer["ns/bound"] = MakePod().name("bound").namespace_("ns").uid("2").node("n2").ptr();
+  auto bound = framework::PodInfo::create(MakePod().name("bound").namespace_("ns").uid("2").ptr());
+  q->addNominatedPod(bound, {"n1", framework::NominatingMode::Override});
+  EXPECT_TRUE(q->nominatedPodsForNode("n1").empty()) << "bound meanwhile";
+  informer["ns/ok"] = MakePod().name("ok").namespace_("ns").uid("3").ptr();
+  q->addNominatedPod(framework::PodInfo::create(informer["ns/ok"]),
+                     {"n1", framework::NominatingMode::Override});
+  EXPECT_EQ(q->nominatedPodsForNode("n1").size(), 1u);
+}
+
+// F10c: nominated pods are resolved through the queue (its current version), and a nominated pod in
+// flight counts as a bare pod (name and UID only), as upstream's nominatedPodToInfo.
+TEST_F(QueueTest, NominatedPodsResolveThroughTheQueue) {
+  auto q = makeQueue();
+  auto v1 = MakePod().name("p").namespace_("ns").uid("1").nominatedNodeName("n1").req({{"cpu", "1"}}).ptr();
+  q->add(v1);
+  auto onN1 = q->nominatedPodsForNode("n1");
+  ASSERT_EQ(onN1.size(), 1u);
+  EXPECT_EQ(onN1[0]->podPtr(), v1);
+  auto popped = q->pop();
+  ASSERT_TRUE(popped);
+  onN1 = q->nominatedPodsForNode("n1");
+  ASSERT_EQ(onN1.size(), 1u);
+  EXPECT_EQ(onN1[0]->pod().metadata.uid, "1");
+  EXPECT_TRUE(onN1[0]->pod().spec.containers.empty()) << "in flight: a bare pod";
+}
+
+// F14: in-flight pods are keyed by UID. A pod deleted and recreated under the same name while its old
+// attempt still runs is a different pod: the old attempt's done() does not end the new one's record.
+TEST_F(QueueTest, InFlightIsKeyedByUid) {
+  auto q = makeQueue();
+  q->add(MakePod().name("p").namespace_("ns").uid("old").ptr());
+  auto oldAttempt = q->pop();
+  ASSERT_TRUE(oldAttempt);
+  q->add(MakePod().name("p").namespace_("ns").uid("new").ptr());  // recreated
+  const int64_t cycle = q->schedulingCycle();
+  auto newAttempt = q->pop();
+  ASSERT_TRUE(newAttempt);
+  EXPECT_EQ(q->inFlightCount(), 2u);
+  q->done("old");
+  EXPECT_EQ(q->inFlightCount(), 1u);
+  // The NodeAdd seen while the new attempt ran still counts for it.
+  q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
+  newAttempt->unschedulablePlugins = {"fooPlugin"};
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*newAttempt, cycle + 1).ok());
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
+  EXPECT_EQ(q->inFlightCount(), 0u);
+}
+
+// F14: a rejected pod that is not (or no longer) in flight is retried after its backoff instead of being
+// parked in unschedulablePods.
+TEST_F(QueueTest, RejectedPodNotInFlightGoesToBackoff) {
+  auto q = makeQueue();
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  auto p = q->pop();
+  ASSERT_TRUE(p);
+  q->done("1");
+  p->unschedulablePlugins = {"fooPlugin"};
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*p, q->schedulingCycle()).ok());
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
+}
+
+// F18: a ForceActivate event carrying a pod is for that pod only, and even for it means "after backoff".
+TEST_F(QueueTest, ForceActivateOfAnInFlightPodIsForThatPodOnly) {
+  auto q = makeQueue();
+  auto a = MakePod().name("a").namespace_("ns").uid("a").ptr();
+  auto b = MakePod().name("b").namespace_("ns").uid("b").ptr();
+  q->add(a);
+  q->add(b);
+  const int64_t cycle = q->schedulingCycle();
+  auto pa = q->pop();
+  auto pb = q->pop();
+  ASSERT_TRUE(pa && pb);
+  q->activate({pa->podInfo->podPtr()});  // a is in flight: recorded for when it comes back
+  pa->unschedulablePlugins = {"fooPlugin"};
+  pb->unschedulablePlugins = {"fooPlugin"};
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*pa, cycle + 1).ok());
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*pb, cycle + 2).ok());
+  EXPECT_EQ(q->whereIs("ns/" + pa->pod().metadata.name), QueueName::BackoffQ) << "after backoff, not at once";
+  EXPECT_EQ(q->whereIs("ns/" + pb->pod().metadata.name), QueueName::UnschedulablePods) << "not its event";
+}
+
 TEST_F(QueueTest, PendingPodsSummary) {
   auto q = makeQueue();
   q->add(MakePod().name("a").namespace_("ns").uid("1").ptr());
@@ -415,7 +593,7 @@ TEST_F(QueueTest, PodIsInAtMostOneSubQueue) {
           if (live.count(PriorityQueue::podKey(p.pod()))) {
             ASSERT_TRUE(q->addUnschedulableIfNotPresent(p, cycle).ok());
           } else {
-            q->done(PriorityQueue::podKey(p.pod()));
+            q->done(p.pod().metadata.uid);
           }
         }
         break;
@@ -572,7 +750,7 @@ TEST_F(QueueTest, MetricsInflightEvents) {
   q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
   q->moveAllToActiveOrBackoffQueue(kNodeAdd, {}, {});
   EXPECT_EQ(inflight("NodeAdd"), 2);
-  q->done("ns/p");
+  q->done("1");
   EXPECT_EQ(inflight("PodPopped"), 0);
   EXPECT_EQ(inflight("NodeAdd"), 0);
 }
@@ -592,6 +770,10 @@ TEST(PodChangeTest, DetectsSchedulingRelevantChanges) {
   EXPECT_EQ(podSchedulingPropertiesChange(smaller, base)[0].actionType, action::UpdatePodScaleDown);
   EXPECT_EQ(podSchedulingPropertiesChange(base, smaller)[0].actionType, action::UpdatePodOther) << "scale up";
   EXPECT_EQ(podSchedulingPropertiesChange(tolerating, base)[0].actionType, action::UpdatePodToleration);
+  // F15: only the number of tolerations counts, as upstream (editing tolerationSeconds is a plain Update).
+  api::Pod edited = tolerating;
+  edited.spec.tolerations[0].tolerationSeconds = 30;
+  EXPECT_EQ(podSchedulingPropertiesChange(edited, tolerating)[0].actionType, action::UpdatePodOther);
 
   auto gated = MakePod().name("p").schedulingGates({"g"}).obj();
   auto ungated = MakePod().name("p").obj();

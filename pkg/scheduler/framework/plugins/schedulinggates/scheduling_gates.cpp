@@ -32,8 +32,11 @@ Result<std::vector<framework::ClusterEventWithHint>> SchedulingGates::eventsToRe
 }
 
 Result<framework::QueueingHint> SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(
-    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
-    const framework::EventObject& /*newObj*/) {
+    const api::Pod& pod, const framework::EventObject& /*oldObj*/, const framework::EventObject& newObj) {
+  const auto* modified = std::get_if<api::PodPtr>(&newObj);
+  if (modified == nullptr || !*modified) return Error("unexpected object: want the updated Pod");
+  // Only the pod's own update can lift its gates.
+  if ((*modified)->metadata.uid != pod.metadata.uid) return framework::QueueingHint::QueueSkip;
   return framework::QueueingHint::Queue;
 }
 

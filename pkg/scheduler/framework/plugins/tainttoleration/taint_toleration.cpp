@@ -1,5 +1,7 @@
 #include "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.h"
 
+#include <spdlog/spdlog.h>
+
 #include <string>
 
 #include "pkg/api/taints.h"
@@ -33,8 +35,12 @@ framework::Status TaintToleration::filter(framework::CycleState& /*state*/, cons
   if (node == nullptr) return framework::Status::error("node not found");
   const api::Taint* taint = untoleratedTaint(*node, pod.pod());
   if (taint == nullptr) return framework::Status();
-  return framework::Status(framework::Code::UnschedulableAndUnresolvable,
-                           "node(s) had untolerated taint {" + taint->key + ": " + taint->value + "}");
+  // v1.34's reason names no taint (the taint is only logged), so nodes with different taints count as one
+  // reason in the FitError.
+  spdlog::debug("node had untolerated taints pod={}/{} node={} untoleratedTaint={}:{}:{}",
+                pod.pod().metadata.namespace_, pod.pod().metadata.name, node->metadata.name, taint->key,
+                taint->value, taint->effect);
+  return framework::Status(framework::Code::UnschedulableAndUnresolvable, std::string(kErrReasonNotMatch));
 }
 
 framework::Status TaintToleration::preScore(framework::CycleState& state, const framework::PodInfo& pod,

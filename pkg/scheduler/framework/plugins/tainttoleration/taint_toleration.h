@@ -28,6 +28,9 @@ class PreScoreState final : public framework::StateData {
   std::vector<api::Toleration> tolerationsPreferNoSchedule_;
 };
 
+// The Filter reason (upstream ErrReasonNotMatch).
+inline constexpr std::string_view kErrReasonNotMatch = "node(s) had untolerated taint(s)";
+
 class TaintToleration final : public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
@@ -42,7 +45,7 @@ class TaintToleration final : public framework::FilterPlugin,
 
   std::string_view name() const override { return kName; }
 
-  // UnschedulableAndUnresolvable "node(s) had untolerated taint {<key>: <value>}" (the first untolerated
+  // UnschedulableAndUnresolvable "node(s) had untolerated taint(s)" (the first untolerated
   // NoSchedule/NoExecute taint, v1.34 text); Error "node not found" for a node-less NodeInfo.
   // Allocates nothing on success.
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,

@@ -39,6 +39,11 @@ TEST(SchedulingGatesTest, IsSchedulableAfterUpdatePodSchedulingGatesEliminated) 
   auto hint = SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(pod, oldObj, newObj);
   ASSERT_TRUE(hint.ok());
   EXPECT_EQ(*hint, framework::QueueingHint::Queue);
+  // Another pod's update can't lift this pod's gates (upstream compares the UIDs).
+  auto other = MakePod().name("q").uid("other").ptr();
+  hint = SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(pod, oldObj, other);
+  ASSERT_TRUE(hint.ok());
+  EXPECT_EQ(*hint, framework::QueueingHint::QueueSkip);
 }
 
 TEST(SchedulingGatesTest, EventsToRegister) {
