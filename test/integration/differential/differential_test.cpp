@@ -51,6 +51,7 @@ std::string ourBinary() {
   const char* env = std::getenv("KS_DIFF_OUR_BINARY");
   return env != nullptr && *env != '\0' ? env : KS_SCHEDULER_BINARY;
 }
+
 constexpr const char* kUpstreamName = "upstream-scheduler";
 constexpr const char* kOurName = "kube-scheduler-cpp";
 
