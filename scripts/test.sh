@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/setup.sh
+# ccache keys on paths relative to the checkout (and not on the build dir), so a fresh clone reuses what an
+# earlier build compiled.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 # The integration tests drive the API server with kubectl (part of the machine image here).
 command -v kubectl >/dev/null || { echo "test: kubectl not found on PATH; the integration tests need it" >&2; exit 1; }
 cmake --preset ci >/dev/null

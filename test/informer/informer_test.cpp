@@ -315,6 +315,18 @@ TEST(SharedInformerTest, HandlersSeeInitialListUpdatesAndDeletes) {
   EXPECT_TRUE(late.problems.empty());
 }
 
+// Starts the informer, waits for its watch, then drops the watch and holds the reflector between watches
+// (until gated.open()), so that the server can change and compact meanwhile.
+void startThenHoldBetweenWatches(SharedInformer<api::Pod>& inf, GatedListWatcher<api::Pod>& gated,
+                                 MemoryClient& c) {
+  inf.start();
+  ASSERT_TRUE(inf.waitForSync(5s));
+  ASSERT_TRUE(eventually([&] { return c.activeWatchCountForTest() == 1; }));
+  gated.close();
+  c.closeAllWatchesForTest();
+  ASSERT_TRUE(gated.waitUntilBlocked());
+}
+
 TEST(SharedInformerTest, DeleteSeenOnlyByRelistIsATombstone) {
   MemoryClient c;
   ASSERT_TRUE(c.create(makePod("a")).ok());
@@ -323,14 +335,7 @@ TEST(SharedInformerTest, DeleteSeenOnlyByRelistIsATombstone) {
   SharedInformer<api::Pod> inf(gated, fastOptions());
   HandlerMirror<api::Pod> mirror;
   inf.addEventHandler(mirror.funcs());
-  inf.start();
-  ASSERT_TRUE(inf.waitForSync(5s));
-  ASSERT_TRUE(eventually([&] { return c.activeWatchCountForTest() == 1; }));
-
-  // Drop the watch and hold the reflector between watches while the server changes and compacts.
-  gated.close();
-  c.closeAllWatchesForTest();
-  ASSERT_TRUE(gated.waitUntilBlocked());
+  ASSERT_NO_FATAL_FAILURE(startThenHoldBetweenWatches(inf, gated, c));
   const std::string lastKnownRV = c.get<api::Pod>("default", "a").value().metadata.resourceVersion;
   ASSERT_TRUE(c.deletePod("default", "a", {}).ok());
   api::Pod b = c.get<api::Pod>("default", "b").value();
@@ -376,13 +381,7 @@ TEST(SharedInformerTest, TombstoneIsFilteredByFinalStateUnknownFilter) {
   staleOnly.filter = [](const api::Pod& p) { return !p.spec.nodeName.empty(); };
   staleOnly.onDelete = [&](const DeletedObject<api::Pod>&) { staleFilterDeletes++; };
   inf.addEventHandler(std::move(staleOnly));
-  inf.start();
-  ASSERT_TRUE(inf.waitForSync(5s));
-  ASSERT_TRUE(eventually([&] { return c.activeWatchCountForTest() == 1; }));
-
-  gated.close();
-  c.closeAllWatchesForTest();
-  ASSERT_TRUE(gated.waitUntilBlocked());
+  ASSERT_NO_FATAL_FAILURE(startThenHoldBetweenWatches(inf, gated, c));
   api::Binding binding;
   binding.metadata.namespace_ = "default";
   binding.metadata.name = "a";
