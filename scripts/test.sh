@@ -36,7 +36,7 @@ if [ "${KS_SANITIZER_LANES:-1}" != 0 ]; then
     ctest --preset "$preset" -L "$label" -j "$(nproc)"
   }
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1"
-  export UBSAN_OPTIONS="print_stacktrace=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:suppressions=$PWD/test/sanitizers/ubsan.supp"
   sanitizer_lane asan unit-tests unit
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/test/sanitizers/tsan.supp"
   sanitizer_lane tsan concurrency-tests concurrency

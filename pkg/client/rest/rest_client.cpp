@@ -237,6 +237,9 @@ struct Attempt {
 
 class RestClient::Impl {
  public:
+  // Virtual: RestClient owns a RestClientState through unique_ptr<Impl> (found by ASan: without it the
+  // list/watchers were never destroyed and the delete was of the wrong size).
+  virtual ~Impl() = default;
   Impl(RestConfig config, std::shared_ptr<const TlsMaterial> tls)
       : config_(std::move(config)),
         tls_(std::move(tls)),

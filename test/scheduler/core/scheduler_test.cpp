@@ -114,7 +114,7 @@ class SchedulerTest : public ::testing::Test {
     recorder_ = std::make_unique<ApiEventRecorder>(client_);
     SchedulerOptions opts;
     opts.seed = 1;
-    opts.observer = &attempts_;
+    if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
     auto s = Scheduler::create(client_, *cfg, registry_, opts);
     ASSERT_TRUE(s.ok()) << s.error().message();
@@ -170,6 +170,9 @@ class SchedulerTest : public ::testing::Test {
   client::MemoryClient client_;
   framework::runtime::Registry registry_ = plugins::newInTreeRegistry();
   AttemptCounter attempts_;
+  // The observer keeps each attempted pod alive (AttemptRecord::pod); off to see object lifetimes as
+  // the daemon has them.
+  bool observeAttempts_ = true;
   std::unique_ptr<ApiEventRecorder> recorder_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<informer::SharedInformerFactory> factory_;
@@ -287,13 +290,46 @@ TEST_F(SchedulerTest, BindFailureIsReportedOnTheAttemptedPod) {
   ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
   client_.injectFailures(client::Operation::Bind, 1,
                          client::ApiError(500, "InternalError", "etcd leader changed"));
+  observeAttempts_ = false;
   start();
   ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").uid("p-uid").obj()).ok());
   ASSERT_TRUE(waitForPod("p", bound, 15s));
   const auto notes = failedSchedulingNotes("p");
   ASSERT_FALSE(notes.empty());
   EXPECT_NE(notes[0].find("etcd leader changed"), std::string::npos) << notes[0];
-  EXPECT_EQ(attempts_.attempts("p"), 2);
+}
+
+// F2, the scheduling-cycle path: the pod is updated while its attempt runs, so the failure handler
+// requeues the informer's newer version; the attempted version's last references (its PodInfo and the
+// in-flight update event) go away inside the handler, which then still reports on it. Under ASan the old
+// code read freed memory in the event and condition; now they name the pod.
+TEST_F(SchedulerTest, PodUpdatedDuringAFailingAttemptIsReportedSafely) {
+  std::atomic<bool> updated{false};
+  addScriptedPlugin("UpdatesThePod", [&](framework::PreFilterResult&) {
+    if (!updated.exchange(true)) {
+      auto p = client_.get<api::Pod>("default", "p");
+      api::Pod changed = *p;
+      changed.metadata.labels["touched"] = "yes";
+      auto u = client_.update(changed);
+      // Wait until the informer handed the update to the queue (recorded as an in-flight event).
+      const auto until = std::chrono::steady_clock::now() + 5s;
+      while (std::chrono::steady_clock::now() < until) {
+        auto seen = factory_->pods().store().get("default/p");
+        if (seen && u.ok() && seen->metadata.resourceVersion == u->metadata.resourceVersion) break;
+        std::this_thread::sleep_for(1ms);
+      }
+      std::this_thread::sleep_for(50ms);
+    }
+    return framework::Status(framework::Code::Unschedulable, "not yet").withPlugin("UpdatesThePod");
+  });
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  observeAttempts_ = false;
+  start(configYaml() + "    preFilter:\n      enabled:\n      - name: UpdatesThePod\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").uid("p-uid").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  const auto notes = failedSchedulingNotes("p");
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0], "0/1 nodes are available: not yet.");
 }
 
 // F1: with no nodes, a pending pod is retried after 1 s, 2 s, 4 s ... (the error backoff), not in a loop.
@@ -375,8 +411,8 @@ TEST_F(SchedulerTest, UnschedulableConditionKeepsTransitionTimeAndObservesGenera
     return c &&
            c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).";
   }));
-  const auto* c = scheduledCondition(*client_.get<api::Pod>("default", "p"));
-  EXPECT_EQ(c->lastTransitionTime, first);
+  const api::Pod now = *client_.get<api::Pod>("default", "p");
+  EXPECT_EQ(scheduledCondition(now)->lastTransitionTime, first);
 }
 
 // F11: a nominated pod holds capacity on its node for pods of lower or equal priority; deleting it requeues
