@@ -2,8 +2,8 @@
 #   ks_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])  -> ks_<name>, alias ks::<name>
 #   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] SOURCES ... [DEPS ...])
 # Unit tests are collected in the `unit-tests` target; those marked CONCURRENCY (threads, locks, timers:
-# what ThreadSanitizer should see) also get the ctest label `concurrency` and the `concurrency-tests`
-# target, which the sanitizer lanes of scripts/test.sh build and run.
+# what ThreadSanitizer should see) also in `concurrency-tests`. The sanitizer lanes of scripts/test.sh build
+# one of these targets and run `ctest -L unit`, which runs the tests of the executables that were built.
 
 add_library(ks_warnings INTERFACE)
 target_compile_options(ks_warnings INTERFACE
@@ -43,16 +43,14 @@ function(ks_add_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
   target_link_libraries(${name} PRIVATE ks_warnings ks_options ${ARG_DEPS} GTest::gmock GTest::gtest_main)
-  set(labels ${ARG_LABEL})
   if(ARG_CONCURRENCY)
-    list(APPEND labels concurrency)
     set_property(GLOBAL APPEND PROPERTY KS_CONCURRENCY_TESTS ${name})
   endif()
   if(ARG_LABEL STREQUAL "unit")
     set_property(GLOBAL APPEND PROPERTY KS_UNIT_TESTS ${name})
   endif()
   gtest_discover_tests(${name}
-    PROPERTIES LABELS "${labels}"
+    PROPERTIES LABELS ${ARG_LABEL}
     DISCOVERY_TIMEOUT 60)
 endfunction()
 

@@ -23,21 +23,21 @@ export KS_CONTROL_PLANE_BIN
 ctest --preset ci -j "$(nproc)" "$@"
 
 # Sanitizer lanes (KS_SANITIZER_LANES=0 skips them): every unit test under AddressSanitizer +
-# UndefinedBehaviorSanitizer, and the concurrency-heavy ones (ctest label `concurrency`: queue, cache,
+# UndefinedBehaviorSanitizer, and the concurrency-heavy ones (marked CONCURRENCY in test/: queue, cache,
 # scheduler with its binding pool and event recorder, informers, leader election, worker pool, framework
 # with waiting pods, in-memory API watches, simulator) under ThreadSanitizer. Any report fails the run.
 if [ "${KS_SANITIZER_LANES:-1}" != 0 ]; then
-  sanitizer_lane() {  # <preset> <build target> <ctest label>
-    local preset=$1 target=$2 label=$3 t0
+  sanitizer_lane() {  # <preset> <build target>: runs the unit tests of the executables that target builds
+    local preset=$1 target=$2 t0
     cmake --preset "$preset" >/dev/null
     t0=$(date +%s)
     cmake --build --preset "$preset" -j "$(nproc)" --target "$target"
     echo "build ($preset): $(( $(date +%s) - t0 )) s"
-    ctest --preset "$preset" -L "$label" -j "$(nproc)"
+    ctest --preset "$preset" -L unit -j "$(nproc)"
   }
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1"
   export UBSAN_OPTIONS="print_stacktrace=1:suppressions=$PWD/test/sanitizers/ubsan.supp"
-  sanitizer_lane asan unit-tests unit
+  sanitizer_lane asan unit-tests
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/test/sanitizers/tsan.supp"
-  sanitizer_lane tsan concurrency-tests concurrency
+  sanitizer_lane tsan concurrency-tests
 fi
