@@ -1,4 +1,5 @@
 #include "test/integration/harness/control_plane.h"
+#include "test/integration/harness/process.h"
 
 #include <unistd.h>
 
@@ -15,13 +16,6 @@
 
 namespace ks::integration {
 namespace {
-
-std::string errnoMessage(std::string_view what) {
-  std::string m(what);
-  m += ": ";
-  m += std::strerror(errno);
-  return m;
-}
 
 std::string scriptPath() {
   if (const char* p = std::getenv("KS_CONTROL_PLANE_SCRIPT"); p != nullptr && *p != '\0') return p;

@@ -22,14 +22,14 @@ extern char** environ;
 
 namespace ks::integration {
 
-namespace {
-
 std::string errnoMessage(std::string_view what) {
   std::string m(what);
   m += ": ";
   m += std::strerror(errno);
   return m;
 }
+
+namespace {
 
 // Closes the descriptors it owns on every return path.
 struct Fd {

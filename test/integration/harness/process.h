@@ -37,6 +37,9 @@ Result<ProcessOutput> runProcess(const std::vector<std::string>& argv,
 // "a b c": argv joined by spaces, for messages.
 std::string joinArgs(const std::vector<std::string>& argv);
 
+// "<what>: <strerror(errno)>".
+std::string errnoMessage(std::string_view what);
+
 // A child process started from an executable path (argv[0]) with stdin /dev/null and stdout + stderr
 // appended to `logPath`. The destructor kills it (SIGKILL) if it still runs.
 class Process {
