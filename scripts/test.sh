@@ -37,6 +37,7 @@ if [ "${KS_SANITIZER_LANES:-1}" != 0 ]; then
   }
   export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_init_order=1"
   export UBSAN_OPTIONS="print_stacktrace=1:suppressions=$PWD/test/sanitizers/ubsan.supp"
+  export LSAN_OPTIONS="suppressions=$PWD/test/sanitizers/lsan.supp"
   sanitizer_lane asan unit-tests
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/test/sanitizers/tsan.supp"
   sanitizer_lane tsan concurrency-tests
