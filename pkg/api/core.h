@@ -385,6 +385,35 @@ struct PersistentVolumeClaim {
   bool operator==(const PersistentVolumeClaim&) const = default;
 };
 
+// core/v1 Service, as far as the scheduler reads it: the pod selector (system default spreading groups
+// a Service's pods).
+struct ServiceSpec {
+  std::map<std::string, std::string> selector;
+  bool operator==(const ServiceSpec&) const = default;
+};
+
+struct Service {
+  static constexpr std::string_view kKind = "Service";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  ServiceSpec spec;
+  bool operator==(const Service&) const = default;
+};
+
+// core/v1 ReplicationController, as far as the scheduler reads it: the pod selector.
+struct ReplicationControllerSpec {
+  std::map<std::string, std::string> selector;
+  bool operator==(const ReplicationControllerSpec&) const = default;
+};
+
+struct ReplicationController {
+  static constexpr std::string_view kKind = "ReplicationController";
+  static constexpr std::string_view kApiVersion = "v1";
+  ObjectMeta metadata;
+  ReplicationControllerSpec spec;
+  bool operator==(const ReplicationController&) const = default;
+};
+
 // POSTed to pods/{name}/binding: metadata names the pod, target names the node.
 struct Binding {
   static constexpr std::string_view kKind = "Binding";

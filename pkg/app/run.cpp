@@ -250,6 +250,7 @@ int runDaemon(const Options& options) {
 
   scheduler::SchedulerOptions so;
   so.eventRecorder = &recorder;
+  so.informerFactory = &factory;
   so.metrics = &metrics;
   auto createdSched = scheduler::Scheduler::create(*client, cfg, plugins::newInTreeRegistry(), so);
   if (!createdSched.ok()) return fail(createdSched.error().wrap("couldn't create scheduler"));

@@ -13,6 +13,7 @@
 #include <stop_token>
 #include <string>
 
+#include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
 #include "pkg/api/events.h"
@@ -105,6 +106,11 @@ class ListWatchers {
   virtual ListWatcher<api::CSIDriver>& csiDrivers() = 0;
   virtual ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() = 0;
   virtual ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() = 0;
+  // The pod owners whose selectors system default spreading reads.
+  virtual ListWatcher<api::Service>& services() = 0;
+  virtual ListWatcher<api::ReplicationController>& replicationControllers() = 0;
+  virtual ListWatcher<api::ReplicaSet>& replicaSets() = 0;
+  virtual ListWatcher<api::StatefulSet>& statefulSets() = 0;
 };
 
 // What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a

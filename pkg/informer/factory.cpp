@@ -55,6 +55,18 @@ SharedInformer<api::CSIStorageCapacity>& SharedInformerFactory::csiStorageCapaci
 SharedInformer<api::PodDisruptionBudget>& SharedInformerFactory::podDisruptionBudgets() {
   return informerFor(pdbs_, listWatchers_.podDisruptionBudgets(), "poddisruptionbudgets");
 }
+SharedInformer<api::Service>& SharedInformerFactory::services() {
+  return informerFor(services_, listWatchers_.services(), "services");
+}
+SharedInformer<api::ReplicationController>& SharedInformerFactory::replicationControllers() {
+  return informerFor(rcs_, listWatchers_.replicationControllers(), "replicationcontrollers");
+}
+SharedInformer<api::ReplicaSet>& SharedInformerFactory::replicaSets() {
+  return informerFor(replicaSets_, listWatchers_.replicaSets(), "replicasets");
+}
+SharedInformer<api::StatefulSet>& SharedInformerFactory::statefulSets() {
+  return informerFor(statefulSets_, listWatchers_.statefulSets(), "statefulsets");
+}
 
 void SharedInformerFactory::start() {
   std::lock_guard lock(mu_);

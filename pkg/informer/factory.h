@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/api/apps.h"
 #include "pkg/api/core.h"
 #include "pkg/api/policy.h"
 #include "pkg/api/storage.h"
@@ -49,6 +50,10 @@ class SharedInformerFactory {
   SharedInformer<api::CSIDriver>& csiDrivers();
   SharedInformer<api::CSIStorageCapacity>& csiStorageCapacities();
   SharedInformer<api::PodDisruptionBudget>& podDisruptionBudgets();
+  SharedInformer<api::Service>& services();
+  SharedInformer<api::ReplicationController>& replicationControllers();
+  SharedInformer<api::ReplicaSet>& replicaSets();
+  SharedInformer<api::StatefulSet>& statefulSets();
 
   // Starts every informer created so far that is not running yet.
   void start();
@@ -81,6 +86,10 @@ class SharedInformerFactory {
   std::unique_ptr<SharedInformer<api::CSIDriver>> csiDrivers_;
   std::unique_ptr<SharedInformer<api::CSIStorageCapacity>> csiCapacities_;
   std::unique_ptr<SharedInformer<api::PodDisruptionBudget>> pdbs_;
+  std::unique_ptr<SharedInformer<api::Service>> services_;
+  std::unique_ptr<SharedInformer<api::ReplicationController>> rcs_;
+  std::unique_ptr<SharedInformer<api::ReplicaSet>> replicaSets_;
+  std::unique_ptr<SharedInformer<api::StatefulSet>> statefulSets_;
 };
 
 }  // namespace ks::informer

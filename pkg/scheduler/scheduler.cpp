@@ -80,6 +80,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     framework::runtime::FrameworkOptions fo;
     fo.snapshotSharedLister = &s->snapshot_;
     fo.client = &client;
+    fo.informerFactory = s->options_.informerFactory;
     fo.eventRecorder = s->options_.eventRecorder;
     fo.parallelizer = s->parallelizer_;
     fo.waitingPods = s->waitingPods_;

@@ -81,6 +81,9 @@ struct SchedulerOptions {
   uint64_t seed = 0;
   AttemptObserver* observer = nullptr;
   framework::EventRecorder* eventRecorder = nullptr;  // none: events are not recorded
+  // Given to plugins as Handle::sharedInformerFactory() (namespace, service ... listers); must be the
+  // factory passed to addEventHandlers and outlive the scheduler. None: plugins that need it fail.
+  informer::SharedInformerFactory* informerFactory = nullptr;
   metrics::Metrics* metrics = nullptr;                // none: nothing is recorded
   framework::Clock* clock = nullptr;                  // realClock() when null
   // Overrides of the queue options derived from the config (tests).

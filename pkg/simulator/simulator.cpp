@@ -78,10 +78,15 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   if (kind == "CSIDriver") return createObject<api::CSIDriver>(cluster, item, summary);
   if (kind == "CSIStorageCapacity") return createObject<api::CSIStorageCapacity>(cluster, item, summary);
   if (kind == "PodDisruptionBudget") return createObject<api::PodDisruptionBudget>(cluster, item, summary);
+  if (kind == "Service") return createObject<api::Service>(cluster, item, summary);
+  if (kind == "ReplicationController") return createObject<api::ReplicationController>(cluster, item, summary);
+  if (kind == "ReplicaSet") return createObject<api::ReplicaSet>(cluster, item, summary);
+  if (kind == "StatefulSet") return createObject<api::StatefulSet>(cluster, item, summary);
   return Error(
       "unknown kind \"" + kind +
       "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
-      "CSIDriver, CSIStorageCapacity, PodDisruptionBudget)");
+      "CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, "
+      "StatefulSet)");
 }
 
 // Records the last attempt of every pod (scheduling thread) and binding failures (binding threads).
@@ -197,17 +202,18 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   Recorder recorder;
   // Virtual time: a pod waiting out a backoff is retried at once when nothing else can happen.
   framework::ManualClock clock(std::chrono::system_clock::now());
+  informer::SharedInformerFactoryOptions fo;
+  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  informer::SharedInformerFactory factory(cluster, fo);
+
   scheduler::SchedulerOptions so;
   so.seed = options.seed;
   so.observer = &recorder;
   so.clock = &clock;
+  so.informerFactory = &factory;
   auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry(), so);
   if (!created.ok()) return created.error();
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
-
-  informer::SharedInformerFactoryOptions fo;
-  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-  informer::SharedInformerFactory factory(cluster, fo);
   sched->addEventHandlers(factory);
   factory.start();
   if (!factory.waitForCacheSync(std::chrono::seconds(30))) return Error("informers did not sync");

@@ -238,6 +238,12 @@ class BindTimingClient final : public client::Client {
   client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
     return inner_.podDisruptionBudgets();
   }
+  client::ListWatcher<api::Service>& services() override { return inner_.services(); }
+  client::ListWatcher<api::ReplicationController>& replicationControllers() override {
+    return inner_.replicationControllers();
+  }
+  client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
+  client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
 
   client::ApiResult<void> bind(const api::Binding& binding) override {
     auto r = inner_.bind(binding);
@@ -635,15 +641,16 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   so.bindingWorkers = flags.bindingWorkers;
   so.eventRecorder = recorder.get();
   if (flags.observer) so.observer = &observer;
+  informer::SharedInformerFactoryOptions fo;
+  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  informer::SharedInformerFactory factory(client, fo);
+  so.informerFactory = &factory;
   auto created = scheduler::Scheduler::create(client, *cfg, registry, so);
   if (!created.ok()) {
     std::cerr << "scheduler: " << created.error().message() << "\n";
     std::exit(1);
   }
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
-  informer::SharedInformerFactoryOptions fo;
-  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-  informer::SharedInformerFactory factory(client, fo);
   sched->addEventHandlers(factory);
   t0 = Clock::now();
   factory.start();

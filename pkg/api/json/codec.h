@@ -16,6 +16,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
 #include "pkg/api/events.h"
@@ -27,8 +28,8 @@
 namespace ks::api {
 
 // Decodes one object. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
-// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Lease, Event,
-// ApiStatus and LabelSelector.
+// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Service,
+// ReplicationController, ReplicaSet, StatefulSet, Lease, Event, ApiStatus and LabelSelector.
 template <typename T>
 Result<T> decodeJson(std::string_view json);
 

@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
 #include "pkg/api/events.h"
@@ -150,6 +151,14 @@ KS_JSON_DECLARE(CSIStorageCapacity)
 KS_JSON_DECLARE(PodDisruptionBudgetSpec)
 KS_JSON_DECLARE(PodDisruptionBudgetStatus)
 KS_JSON_DECLARE(PodDisruptionBudget)
+KS_JSON_DECLARE(ServiceSpec)
+KS_JSON_DECLARE(Service)
+KS_JSON_DECLARE(ReplicationControllerSpec)
+KS_JSON_DECLARE(ReplicationController)
+KS_JSON_DECLARE(ReplicaSetSpec)
+KS_JSON_DECLARE(ReplicaSet)
+KS_JSON_DECLARE(StatefulSetSpec)
+KS_JSON_DECLARE(StatefulSet)
 KS_JSON_DECLARE(LeaseSpec)
 KS_JSON_DECLARE(Lease)
 KS_JSON_DECLARE(EventSeries)

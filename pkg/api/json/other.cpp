@@ -1,4 +1,6 @@
 // storage/v1 (StorageClass, CSINode, CSIDriver, CSIStorageCapacity), policy/v1 PodDisruptionBudget,
+// the pod owners read for default spreading (core/v1 Service and ReplicationController, apps/v1
+// ReplicaSet and StatefulSet),
 // coordination/v1 Lease and events.k8s.io/v1 Event.
 
 #include "pkg/api/json/internal.h"
@@ -200,6 +202,64 @@ Json write(const PodDisruptionBudget& in) {
   o["status"] = write(in.status);
   return o;
 }
+
+// ---- pod owners (selectors only) ----
+
+bool read(DecodeContext& ctx, const Json& j, ServiceSpec& out) {
+  return ObjectReader(ctx, j).field("selector", out.selector).ok();
+}
+
+Json write(const ServiceSpec& in) {
+  Json o = Json::object();
+  put(o, "selector", in.selector);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ReplicationControllerSpec& out) {
+  return ObjectReader(ctx, j).field("selector", out.selector).ok();
+}
+
+Json write(const ReplicationControllerSpec& in) {
+  Json o = Json::object();
+  put(o, "selector", in.selector);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ReplicaSetSpec& out) {
+  return ObjectReader(ctx, j).field("selector", out.selector).ok();
+}
+
+Json write(const ReplicaSetSpec& in) {
+  Json o = Json::object();
+  put(o, "selector", in.selector);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, StatefulSetSpec& out) {
+  return ObjectReader(ctx, j).field("selector", out.selector).ok();
+}
+
+Json write(const StatefulSetSpec& in) {
+  Json o = Json::object();
+  put(o, "selector", in.selector);
+  return o;
+}
+
+#define KS_JSON_OWNER_KIND(Type)                                                             \
+  bool read(DecodeContext& ctx, const Json& j, Type& out) {                                 \
+    return ObjectReader(ctx, j).field("metadata", out.metadata).field("spec", out.spec).ok(); \
+  }                                                                                          \
+  Json write(const Type& in) {                                                               \
+    Json o = Json::object();                                                                 \
+    o["metadata"] = write(in.metadata);                                                      \
+    o["spec"] = write(in.spec);                                                              \
+    return o;                                                                                \
+  }
+KS_JSON_OWNER_KIND(Service)
+KS_JSON_OWNER_KIND(ReplicationController)
+KS_JSON_OWNER_KIND(ReplicaSet)
+KS_JSON_OWNER_KIND(StatefulSet)
+#undef KS_JSON_OWNER_KIND
 
 bool read(DecodeContext& ctx, const Json& j, LeaseSpec& out) {
   return ObjectReader(ctx, j)

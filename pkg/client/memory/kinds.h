@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
 #include "pkg/api/events.h"
@@ -38,6 +39,10 @@ KS_MEMORY_KIND(CSINode, "csinodes", "storage.k8s.io", false)
 KS_MEMORY_KIND(CSIDriver, "csidrivers", "storage.k8s.io", false)
 KS_MEMORY_KIND(CSIStorageCapacity, "csistoragecapacities", "storage.k8s.io", true)
 KS_MEMORY_KIND(PodDisruptionBudget, "poddisruptionbudgets", "policy", true)
+KS_MEMORY_KIND(Service, "services", "", true)
+KS_MEMORY_KIND(ReplicationController, "replicationcontrollers", "", true)
+KS_MEMORY_KIND(ReplicaSet, "replicasets", "apps", true)
+KS_MEMORY_KIND(StatefulSet, "statefulsets", "apps", true)
 KS_MEMORY_KIND(Event, "events", "events.k8s.io", true)
 KS_MEMORY_KIND(Lease, "leases", "coordination.k8s.io", true)
 

@@ -62,7 +62,11 @@ MemoryClient::MemoryClient(MemoryClientOptions options)
       csiNodesLW_(std::make_unique<memory::KindListWatcher<api::CSINode>>(*this)),
       csiDriversLW_(std::make_unique<memory::KindListWatcher<api::CSIDriver>>(*this)),
       csiCapacitiesLW_(std::make_unique<memory::KindListWatcher<api::CSIStorageCapacity>>(*this)),
-      pdbsLW_(std::make_unique<memory::KindListWatcher<api::PodDisruptionBudget>>(*this)) {}
+      pdbsLW_(std::make_unique<memory::KindListWatcher<api::PodDisruptionBudget>>(*this)),
+      servicesLW_(std::make_unique<memory::KindListWatcher<api::Service>>(*this)),
+      rcsLW_(std::make_unique<memory::KindListWatcher<api::ReplicationController>>(*this)),
+      replicaSetsLW_(std::make_unique<memory::KindListWatcher<api::ReplicaSet>>(*this)),
+      statefulSetsLW_(std::make_unique<memory::KindListWatcher<api::StatefulSet>>(*this)) {}
 
 MemoryClient::~MemoryClient() = default;
 
@@ -95,6 +99,18 @@ ListWatcher<api::CSIStorageCapacity>& MemoryClient::csiStorageCapacities() {
 }
 ListWatcher<api::PodDisruptionBudget>& MemoryClient::podDisruptionBudgets() {
   return *pdbsLW_;
+}
+ListWatcher<api::Service>& MemoryClient::services() {
+  return *servicesLW_;
+}
+ListWatcher<api::ReplicationController>& MemoryClient::replicationControllers() {
+  return *rcsLW_;
+}
+ListWatcher<api::ReplicaSet>& MemoryClient::replicaSets() {
+  return *replicaSetsLW_;
+}
+ListWatcher<api::StatefulSet>& MemoryClient::statefulSets() {
+  return *statefulSetsLW_;
 }
 
 api::Time MemoryClient::now() const {

@@ -147,6 +147,10 @@ class MemoryClient final : public Client {
   ListWatcher<api::CSIDriver>& csiDrivers() override;
   ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
   ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
+  ListWatcher<api::Service>& services() override;
+  ListWatcher<api::ReplicationController>& replicationControllers() override;
+  ListWatcher<api::ReplicaSet>& replicaSets() override;
+  ListWatcher<api::StatefulSet>& statefulSets() override;
 
   // PodWriter
   ApiResult<void> bind(const api::Binding& binding) override;
@@ -217,7 +221,9 @@ class MemoryClient final : public Client {
                  memory::KindState<api::PersistentVolume>, memory::KindState<api::PersistentVolumeClaim>,
                  memory::KindState<api::StorageClass>, memory::KindState<api::CSINode>,
                  memory::KindState<api::CSIDriver>, memory::KindState<api::CSIStorageCapacity>,
-                 memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Event>,
+                 memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Service>,
+                 memory::KindState<api::ReplicationController>, memory::KindState<api::ReplicaSet>,
+                 memory::KindState<api::StatefulSet>, memory::KindState<api::Event>,
                  memory::KindState<api::Lease>>;
 
   struct Injection {
@@ -276,6 +282,10 @@ class MemoryClient final : public Client {
   std::unique_ptr<memory::KindListWatcher<api::CSIDriver>> csiDriversLW_;
   std::unique_ptr<memory::KindListWatcher<api::CSIStorageCapacity>> csiCapacitiesLW_;
   std::unique_ptr<memory::KindListWatcher<api::PodDisruptionBudget>> pdbsLW_;
+  std::unique_ptr<memory::KindListWatcher<api::Service>> servicesLW_;
+  std::unique_ptr<memory::KindListWatcher<api::ReplicationController>> rcsLW_;
+  std::unique_ptr<memory::KindListWatcher<api::ReplicaSet>> replicaSetsLW_;
+  std::unique_ptr<memory::KindListWatcher<api::StatefulSet>> statefulSetsLW_;
 };
 
 namespace memory {

@@ -498,7 +498,11 @@ struct RestListWatchers {
         csiNodes(impl, "/apis/storage.k8s.io/v1/csinodes"),
         csiDrivers(impl, "/apis/storage.k8s.io/v1/csidrivers"),
         csiStorageCapacities(impl, "/apis/storage.k8s.io/v1/csistoragecapacities"),
-        podDisruptionBudgets(impl, "/apis/policy/v1/poddisruptionbudgets") {}
+        podDisruptionBudgets(impl, "/apis/policy/v1/poddisruptionbudgets"),
+        services(impl, "/api/v1/services"),
+        replicationControllers(impl, "/api/v1/replicationcontrollers"),
+        replicaSets(impl, "/apis/apps/v1/replicasets"),
+        statefulSets(impl, "/apis/apps/v1/statefulsets") {}
   RestListWatcher<api::Pod> pods;
   RestListWatcher<api::Node> nodes;
   RestListWatcher<api::Namespace> namespaces;
@@ -509,6 +513,10 @@ struct RestListWatchers {
   RestListWatcher<api::CSIDriver> csiDrivers;
   RestListWatcher<api::CSIStorageCapacity> csiStorageCapacities;
   RestListWatcher<api::PodDisruptionBudget> podDisruptionBudgets;
+  RestListWatcher<api::Service> services;
+  RestListWatcher<api::ReplicationController> replicationControllers;
+  RestListWatcher<api::ReplicaSet> replicaSets;
+  RestListWatcher<api::StatefulSet> statefulSets;
 };
 
 // The Impl plus the per-resource list/watchers, owned together.
@@ -586,6 +594,18 @@ ListWatcher<api::CSIStorageCapacity>& RestClient::csiStorageCapacities() {
 }
 ListWatcher<api::PodDisruptionBudget>& RestClient::podDisruptionBudgets() {
   return lws(*impl_).podDisruptionBudgets;
+}
+ListWatcher<api::Service>& RestClient::services() {
+  return lws(*impl_).services;
+}
+ListWatcher<api::ReplicationController>& RestClient::replicationControllers() {
+  return lws(*impl_).replicationControllers;
+}
+ListWatcher<api::ReplicaSet>& RestClient::replicaSets() {
+  return lws(*impl_).replicaSets;
+}
+ListWatcher<api::StatefulSet>& RestClient::statefulSets() {
+  return lws(*impl_).statefulSets;
 }
 
 namespace {

@@ -41,6 +41,10 @@ class RestClient final : public Client {
   ListWatcher<api::CSIDriver>& csiDrivers() override;
   ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
   ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
+  ListWatcher<api::Service>& services() override;
+  ListWatcher<api::ReplicationController>& replicationControllers() override;
+  ListWatcher<api::ReplicaSet>& replicaSets() override;
+  ListWatcher<api::StatefulSet>& statefulSets() override;
 
   // A 409 "pod p is already assigned to node <binding.target.name>" returns OK: an earlier attempt
   // of ours may have landed (after a 5xx, or re-sent by cpprest on a stale pooled connection), and

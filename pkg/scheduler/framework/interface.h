@@ -35,6 +35,10 @@ namespace ks::client {
 class Client;
 }  // namespace ks::client
 
+namespace ks::informer {
+class SharedInformerFactory;
+}  // namespace ks::informer
+
 namespace ks::framework {
 
 // ---- Results exchanged with plugins ----
@@ -299,6 +303,11 @@ class Handle : public PluginsRunner {
   virtual EventRecorder* eventRecorder() const = 0;
   virtual parallelize::Parallelizer& parallelizer() = 0;
   virtual PodNominator* podNominator() const = 0;
+  // The informers of the cluster objects plugins read beside the snapshot (namespaces, the pod owners
+  // of default spreading, ...), as upstream SharedInformerFactory(). A plugin calls the accessors it
+  // needs in its factory, before the scheduler starts the informers and waits for their sync. Null
+  // when the caller gave none (unit tests); plugins that need it then fail to be created.
+  virtual informer::SharedInformerFactory* sharedInformerFactory() const = 0;
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

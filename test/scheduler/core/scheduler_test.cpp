@@ -116,12 +116,13 @@ class SchedulerTest : public ::testing::Test {
     opts.seed = 1;
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
-    auto s = Scheduler::create(client_, *cfg, registry_, opts);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    sched_ = std::move(s).value();
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
     factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
+    opts.informerFactory = factory_.get();
+    auto s = Scheduler::create(client_, *cfg, registry_, opts);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    sched_ = std::move(s).value();
     sched_->addEventHandlers(*factory_);
     factory_->start();
     ASSERT_TRUE(factory_->waitForCacheSync(10s));

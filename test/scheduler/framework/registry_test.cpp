@@ -69,6 +69,7 @@ class NullHandle final : public Handle {
   EventRecorder* eventRecorder() const override { return nullptr; }
   parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
   PodNominator* podNominator() const override { return nullptr; }
+  informer::SharedInformerFactory* sharedInformerFactory() const override { return nullptr; }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string&) override { return nullptr; }
   bool rejectWaitingPod(const std::string&) override { return false; }

@@ -45,12 +45,13 @@ class SchedulerMetricsTest : public ::testing::Test {
     SchedulerOptions opts;
     opts.seed = 1;
     opts.metrics = &metrics_;
-    auto s = Scheduler::create(client_, *cfg, plugins::newInTreeRegistry(), opts);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    sched_ = std::move(s).value();
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
     factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
+    opts.informerFactory = factory_.get();
+    auto s = Scheduler::create(client_, *cfg, plugins::newInTreeRegistry(), opts);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+    sched_ = std::move(s).value();
     sched_->addEventHandlers(*factory_);
     factory_->start();
     ASSERT_TRUE(factory_->waitForCacheSync(10s));

@@ -118,6 +118,7 @@ bool shouldHaveEnqueueExtensions(Plugin* p) {
 Framework::Framework(FrameworkOptions options)
     : snapshotSharedLister_(options.snapshotSharedLister),
       client_(options.client),
+      informerFactory_(options.informerFactory),
       eventRecorder_(options.eventRecorder),
       podNominator_(options.podNominator),
       parallelizer_(std::move(options.parallelizer)),

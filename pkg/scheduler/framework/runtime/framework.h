@@ -48,6 +48,8 @@ inline constexpr int kPluginMetricsSamplePercent = 10;
 struct FrameworkOptions {
   const SharedLister* snapshotSharedLister = nullptr;
   client::Client* client = nullptr;
+  // What Handle::sharedInformerFactory() returns; must outlive the Framework.
+  informer::SharedInformerFactory* informerFactory = nullptr;
   EventRecorder* eventRecorder = nullptr;
   PodNominator* podNominator = nullptr;
   // Shared between profiles; a pool of kDefaultParallelism threads is created when null.
@@ -143,6 +145,7 @@ class Framework final : public Handle {
 
   const SharedLister* snapshotSharedLister() const override { return snapshotSharedLister_; }
   client::Client* client() const override { return client_; }
+  informer::SharedInformerFactory* sharedInformerFactory() const override { return informerFactory_; }
   EventRecorder* eventRecorder() const override { return eventRecorder_; }
   parallelize::Parallelizer& parallelizer() override { return *parallelizer_; }
   PodNominator* podNominator() const override { return podNominator_; }
@@ -173,6 +176,7 @@ class Framework final : public Handle {
   std::optional<int32_t> percentageOfNodesToScore_;
   const SharedLister* snapshotSharedLister_ = nullptr;
   client::Client* client_ = nullptr;
+  informer::SharedInformerFactory* informerFactory_ = nullptr;
   EventRecorder* eventRecorder_ = nullptr;
   PodNominator* podNominator_ = nullptr;
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;

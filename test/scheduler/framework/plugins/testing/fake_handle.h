@@ -59,11 +59,13 @@ class FakeHandle final : public framework::Handle {
 
   void setSnapshotSharedLister(const framework::SharedLister* l) { lister_ = l; }
   void setClient(client::Client* c) { client_ = c; }
+  void setSharedInformerFactory(informer::SharedInformerFactory* f) { informerFactory_ = f; }
   void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
   void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
 
   const framework::SharedLister* snapshotSharedLister() const override { return lister_; }
   client::Client* client() const override { return client_; }
+  informer::SharedInformerFactory* sharedInformerFactory() const override { return informerFactory_; }
   framework::EventRecorder* eventRecorder() const override { return recorder_; }
   framework::parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
   framework::PodNominator* podNominator() const override { return nominator_; }
@@ -94,6 +96,7 @@ class FakeHandle final : public framework::Handle {
  private:
   const framework::SharedLister* lister_ = nullptr;
   client::Client* client_ = nullptr;
+  informer::SharedInformerFactory* informerFactory_ = nullptr;
   framework::EventRecorder* recorder_ = nullptr;
   framework::PodNominator* nominator_ = nullptr;
   framework::parallelize::Parallelizer parallelizer_{2};
