@@ -1,11 +1,16 @@
 // scheduler_perf: the real scheduler in process over the in-memory API, with workloads after upstream's
-// test/integration/scheduler_perf (config/performance-config.yaml). Nothing is mocked between the pieces:
+// test/integration/scheduler_perf ({misc,affinity,topology_spreading}/performance-config.yaml and
+// templates/). Nothing is mocked between the pieces:
 //
 //   MemoryClient <- BindTimingClient (records when each pods/binding succeeds)
 //        \-> SharedInformerFactory -> Scheduler (cache, queue, framework with the in-tree plugins + a probe)
 //
-// Each workload (as upstream's workloadTemplate): createNodes; createPods(initPods) and wait until they
-// are bound; createPods(measurePods) with metrics collected and wait until they are bound.
+// Each workload (as upstream's workloadTemplate): createNodes (with upstream's hostname label and, where
+// upstream has labelNodePrepareStrategy, zone labels round robin); createNamespaces and other objects
+// (services); createPods(initPods) and wait until they are bound; createPods(measurePods) with metrics
+// collected and wait until they are bound. Default counts are those of upstream's largest `performance`
+// variant, --quick takes its 500Nodes variant; upstream's CI threshold (minimum pods/s) is printed
+// beside the throughput.
 //
 // Measured (measure pods only):
 //   - throughput: measured pods / (first create -> last bound), and upstream's throughput collector:
@@ -16,12 +21,16 @@
 //     default PreFilter plugins; pop and updateSnapshot happen before it) and measures at Reserve (right
 //     after the assume); attempts that do not reach Reserve count as unschedulable;
 //   - peak RSS (getrusage) and the load average.
+// After the run, a placement check per workload: violations of hard constraints (required anti-affinity:
+// at most one matching pod per node; required zone affinity; DoNotSchedule spreading: final zone skew
+// within maxSkew; NodeAffinityTaints: zones and taints) and a note on how preferred terms played out.
 // Timings are reported, never asserted: this is not a test and is not registered with ctest.
 //
 //   scheduler_perf                          # SchedulingBasic, 5000 nodes / 1000 init / 10000 measured pods
 //   scheduler_perf --quick                  # 500 nodes / 500 init / 1000 measured pods
+//   scheduler_perf --workload=TopologySpreading,DefaultTopologySpreading
 //   scheduler_perf --workload=all --json=out.json
-//   scheduler_perf --help
+//   scheduler_perf --help                   # every workload with its counts and threshold
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -69,9 +78,10 @@ using ks::testing::MakePod;
 
 struct Flags {
   std::vector<std::string> workloads = {"SchedulingBasic"};
-  int nodes = 5000;
-  int initPods = 1000;
-  int measurePods = 10000;
+  // Counts: each workload's defaults (upstream's largest `performance` variant, or with --quick its
+  // 500Nodes variant) unless given here.
+  bool quick = false;
+  std::optional<int> nodes, initPods, measurePods;
   int parallelism = 16;
   int bindingWorkers = 16;
   uint64_t seed = 1;
@@ -80,15 +90,33 @@ struct Flags {
   bool events = true;
   bool observer = false;
   std::string json;  // path, "-" = stdout; empty = none
+  bool help = false;
+};
+
+// Workload names in the order --workload=all runs them (definitions under "Workloads" below).
+constexpr std::array<std::string_view, 13> kWorkloadNames = {
+    "SchedulingBasic",
+    "NodeAffinityTaints",
+    "SchedulingPodAntiAffinity",
+    "SchedulingPodAffinity",
+    "SchedulingPreferredPodAffinity",
+    "SchedulingPreferredPodAntiAffinity",
+    "SchedulingRequiredPodAntiAffinityWithNSSelector",
+    "SchedulingPreferredAntiAffinityWithNSSelector",
+    "SchedulingRequiredPodAffinityWithNSSelector",
+    "SchedulingPreferredAffinityWithNSSelector",
+    "TopologySpreading",
+    "PreferredTopologySpreading",
+    "DefaultTopologySpreading",
 };
 
 constexpr std::string_view kUsage =
     "usage: scheduler_perf [flags]\n"
-    "  --workload=NAME[,NAME]  SchedulingBasic (default), NodeAffinityTaints, or all\n"
-    "  --nodes=N               nodes (default 5000)\n"
-    "  --init-pods=N           pods created and scheduled before measuring (default 1000)\n"
-    "  --measure-pods=N        measured pods (default 10000)\n"
-    "  --quick                 smoke run: 500 nodes, 500 init pods, 1000 measured pods, 100 ms samples\n"
+    "  --workload=NAME[,NAME]  a workload below (default SchedulingBasic), or all\n"
+    "  --nodes=N               nodes (default: the workload's, see below)\n"
+    "  --init-pods=N           pods created and scheduled before measuring (default: the workload's)\n"
+    "  --measure-pods=N        measured pods (default: the workload's)\n"
+    "  --quick                 smoke run: upstream's 500Nodes counts, 100 ms samples\n"
     "  --parallelism=N         KubeSchedulerConfiguration.parallelism (default 16)\n"
     "  --binding-workers=N     binding cycle threads (default 16)\n"
     "  --seed=N                tie-break seed (default 1; 0 = random)\n"
@@ -96,7 +124,8 @@ constexpr std::string_view kUsage =
     "  --timeout-s=N           give up waiting for bindings after N s per phase (default 600)\n"
     "  --no-events             no event recorder (default: events written to the in-memory API)\n"
     "  --observer              install an AttemptObserver (measures its recording overhead)\n"
-    "  --json=PATH             also write the results as JSON to PATH ('-' = stdout)\n";
+    "  --json=PATH             also write the results as JSON to PATH ('-' = stdout)\n"
+    "  --help                  this text and every workload with its counts and threshold\n";
 
 std::optional<std::string_view> flagValue(std::string_view arg, std::string_view name) {
   if (arg.substr(0, name.size()) != name) return std::nullopt;
@@ -113,9 +142,7 @@ bool parseNumber(std::string_view s, T& out) {
 
 std::optional<Flags> parseFlags(int argc, char** argv) {
   Flags f;
-  bool quick = false;
   bool intervalSet = false;
-  std::optional<int> nodes, initPods, measurePods;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     auto num = [&](std::string_view name, auto& out) {
@@ -130,10 +157,9 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
     int n = 0;
     int64_t ms = 0;
     if (a == "--help" || a == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
+      f.help = true;
     } else if (a == "--quick") {
-      quick = true;
+      f.quick = true;
     } else if (a == "--no-events") {
       f.events = false;
     } else if (a == "--observer") {
@@ -147,13 +173,13 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
       }
       if (f.workloads.size() == 1 && f.workloads[0] == "all")
-        f.workloads = {"SchedulingBasic", "NodeAffinityTaints"};
+        f.workloads.assign(kWorkloadNames.begin(), kWorkloadNames.end());
     } else if (num("--nodes", n)) {
-      nodes = n;
+      f.nodes = n;
     } else if (num("--init-pods", n)) {
-      initPods = n;
+      f.initPods = n;
     } else if (num("--measure-pods", n)) {
-      measurePods = n;
+      f.measurePods = n;
     } else if (num("--parallelism", f.parallelism) || num("--binding-workers", f.bindingWorkers) ||
                num("--seed", f.seed)) {
     } else if (num("--sample-interval-ms", ms)) {
@@ -168,23 +194,16 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
       return std::nullopt;
     }
   }
-  if (quick) {
-    f.nodes = 500;
-    f.initPods = 500;
-    f.measurePods = 1000;
-    // A quick run ends well within a second: sample at 100 ms so there are samples at all.
-    if (!intervalSet) f.sampleInterval = 100ms;
-  }
-  if (nodes) f.nodes = *nodes;
-  if (initPods) f.initPods = *initPods;
-  if (measurePods) f.measurePods = *measurePods;
+  // A quick run ends well within a second: sample at 100 ms so there are samples at all.
+  if (f.quick && !intervalSet) f.sampleInterval = 100ms;
   for (const auto& w : f.workloads) {
-    if (w != "SchedulingBasic" && w != "NodeAffinityTaints") {
+    if (std::find(kWorkloadNames.begin(), kWorkloadNames.end(), w) == kWorkloadNames.end()) {
       std::cerr << "unknown workload " << w << "\n" << kUsage;
       return std::nullopt;
     }
   }
-  if (f.nodes <= 0 || f.measurePods <= 0 || f.initPods < 0) {
+  if ((f.nodes && *f.nodes <= 0) || (f.measurePods && *f.measurePods <= 0) ||
+      (f.initPods && *f.initPods < 0)) {
     std::cerr << "--nodes and --measure-pods must be positive, --init-pods non-negative\n";
     return std::nullopt;
   }
@@ -348,23 +367,36 @@ class CountingObserver final : public scheduler::AttemptObserver {
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Workload objects (upstream templates).
+// Workload objects (upstream templates under test/integration/scheduler_perf/templates).
 
 constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
+constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 constexpr std::string_view kNamespace = "default";
 
-// Upstream makeBaseNode / node-default.yaml: pods 110, cpu 4, memory 32Gi, Ready.
+// Upstream makeBaseNode / node-default.yaml: pods 110, cpu 4, memory 32Gi, Ready. Upstream's
+// IntegrationTestNodePreparer gives every node the usual kubernetes.io/hostname label (= its name).
 api::Node baseNode(const std::string& name) {
   return MakeNode()
       .name(name)
+      .label(std::string(kHostnameLabel), name)
       .capacity({{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}})
       .condition("Ready", "True")
       .obj();
 }
 
+// Upstream's labelNodePrepareStrategy: the zone label, values round robin over the created nodes.
+std::function<api::Node(int)> zonedNodes(std::vector<std::string> zones) {
+  return [zones = std::move(zones)](int i) {
+    api::Node n = baseNode("node-" + std::to_string(i));
+    n.metadata.labels[std::string(kZoneLabel)] = zones[static_cast<size_t>(i) % zones.size()];
+    return n;
+  };
+}
+
 // Upstream pod-default.yaml: one pause container, port 80, requests = limits = cpu 100m, memory 500Mi.
-api::Pod basePod(const std::string& name) {
-  api::Pod pod = MakePod().name(name).namespace_(std::string(kNamespace)).obj();
+// The other pod templates are this one plus labels and affinity or spreading.
+api::Pod basePod(const std::string& name, const std::string& ns = std::string(kNamespace)) {
+  api::Pod pod = MakePod().name(name).namespace_(ns).obj();
   api::Container c;
   c.name = "pause";
   c.image = std::string(ks::testing::kPauseImage);
@@ -377,14 +409,232 @@ api::Pod basePod(const std::string& name) {
   return pod;
 }
 
-struct Workload {
-  std::string name;
-  std::function<api::Node(int i)> node;
-  std::function<api::Pod(int i)> initPod;
-  std::function<api::Pod(int i)> measurePod;
+// Upstream pod-with-label.yaml (DefaultTopologySpreading's measured pods): label app=scheduler-perf, one
+// pause container without ports or resources.
+api::Pod labelledPod(const std::string& name, const std::string& ns) {
+  api::Pod pod = MakePod().name(name).namespace_(ns).label("app", "scheduler-perf").obj();
+  api::Container c;
+  c.name = "pause";
+  c.image = std::string(ks::testing::kPauseImage);
+  pod.spec.containers.push_back(std::move(c));
+  return pod;
+}
+
+// The (anti-)affinity pod templates share one shape: label color=<color> and one term selecting
+// color=<color>, either over a namespace list or over namespaces labelled team=devops.
+struct AffinityShape {
+  bool anti = false;
+  bool required = true;  // required term, else preferred with weight 1
+  std::string color;
+  std::string_view topologyKey;
+  std::vector<std::string> namespaces;  // term.namespaces; empty = namespaceSelector team=devops
 };
 
-// NodeAffinityTaints: exercises NodeAffinity (required + preferred) and TaintToleration (filter + score).
+api::Pod affinityPod(const std::string& name, const std::string& ns, const AffinityShape& shape) {
+  api::Pod pod = basePod(name, ns);
+  pod.metadata.labels["color"] = shape.color;
+  api::PodAffinityTerm term;
+  term.labelSelector = api::LabelSelector{{{"color", shape.color}}, {}};
+  term.topologyKey = std::string(shape.topologyKey);
+  if (shape.namespaces.empty()) {
+    term.namespaceSelector = api::LabelSelector{{{"team", "devops"}}, {}};
+  } else {
+    term.namespaces = shape.namespaces;
+  }
+  api::PodAffinity block;
+  if (shape.required) {
+    block.requiredDuringSchedulingIgnoredDuringExecution.push_back(std::move(term));
+  } else {
+    block.preferredDuringSchedulingIgnoredDuringExecution.push_back(
+        api::WeightedPodAffinityTerm{1, std::move(term)});
+  }
+  api::Affinity affinity;
+  (shape.anti ? affinity.podAntiAffinity : affinity.podAffinity) = std::move(block);
+  pod.spec.affinity = std::move(affinity);
+  return pod;
+}
+
+// Upstream pod-with-(preferred-)topology-spreading.yaml: label color=blue, maxSkew 5 over zones for
+// color=blue pods.
+api::Pod spreadingPod(const std::string& name, const std::string& ns, std::string_view whenUnsatisfiable) {
+  api::Pod pod = basePod(name, ns);
+  pod.metadata.labels["color"] = "blue";
+  api::TopologySpreadConstraint c;
+  c.maxSkew = 5;
+  c.topologyKey = std::string(kZoneLabel);
+  c.whenUnsatisfiable = std::string(whenUnsatisfiable);
+  c.labelSelector = api::LabelSelector{{{"color", "blue"}}, {}};
+  pod.spec.topologySpreadConstraints.push_back(std::move(c));
+  return pod;
+}
+
+api::Namespace makeNamespace(const std::string& name, bool devops) {
+  api::Namespace ns;
+  ns.metadata.name = name;
+  if (devops) ns.metadata.labels["team"] = "devops";  // upstream namespace-with-labels.yaml
+  ns.phase = "Active";
+  return ns;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Placement checks (not timings): what the workload's constraints imply for the bound pods.
+
+struct PlacementInput {
+  std::map<std::string, api::NodePtr, std::less<>> nodes;
+  std::vector<api::PodPtr> bound;  // every pod with spec.nodeName
+  size_t initPods = 0;
+  bool measured(const api::Pod& p) const {
+    auto idx = podIndex(p.metadata.name);
+    return idx && *idx >= initPods;
+  }
+  std::string nodeLabel(const api::Pod& p, std::string_view key) const {
+    auto n = nodes.find(p.spec.nodeName);
+    if (n == nodes.end()) return {};
+    auto l = n->second->metadata.labels.find(std::string(key));
+    return l == n->second->metadata.labels.end() ? std::string{} : l->second;
+  }
+};
+
+bool hasLabel(const api::Pod& p, const std::string& key, const std::string& value) {
+  auto it = p.metadata.labels.find(key);
+  return it != p.metadata.labels.end() && it->second == value;
+}
+
+struct Placement {
+  int64_t violations = -1;  // -1: the workload has no hard constraint to check
+  std::string note;         // what the placement looks like, for the table and JSON
+};
+
+// Pods labelled key=value per node: the maximum, and the nodes holding more than one.
+Placement perNodeSpread(const PlacementInput& in, const std::string& key, const std::string& value) {
+  std::map<std::string, int> perNode;
+  int64_t pods = 0;
+  for (const auto& p : in.bound) {
+    if (!hasLabel(*p, key, value)) continue;
+    ++perNode[p->spec.nodeName];
+    ++pods;
+  }
+  int maxOnNode = 0;
+  int64_t crowded = 0, extra = 0;
+  for (const auto& [node, c] : perNode) {
+    maxOnNode = std::max(maxOnNode, c);
+    if (c > 1) {
+      ++crowded;
+      extra += c - 1;
+    }
+  }
+  Placement out;
+  out.violations = extra;  // callers with a required anti-affinity keep it, the others drop it
+  out.note = std::to_string(pods) + " " + key + "=" + value + " pods on " + std::to_string(perNode.size()) +
+             " nodes, at most " + std::to_string(maxOnNode) + " on one node, " + std::to_string(crowded) +
+             " nodes with more than one";
+  return out;
+}
+
+// Measured pods per zone; `maxSkew` given: zones whose count exceeds the smallest by more than it.
+Placement perZone(const PlacementInput& in, const std::vector<std::string>& zones,
+                  std::optional<int> maxSkew) {
+  std::map<std::string, int64_t> perZone;
+  for (const auto& z : zones) perZone[z] = 0;
+  int64_t elsewhere = 0;
+  for (const auto& p : in.bound) {
+    if (!in.measured(*p)) continue;
+    auto it = perZone.find(in.nodeLabel(*p, kZoneLabel));
+    if (it == perZone.end()) {
+      ++elsewhere;
+    } else {
+      ++it->second;
+    }
+  }
+  int64_t lo = INT64_MAX, hi = 0;
+  std::string counts;
+  for (const auto& [z, c] : perZone) {
+    lo = std::min(lo, c);
+    hi = std::max(hi, c);
+    counts += (counts.empty() ? "" : ", ") + z + " " + std::to_string(c);
+  }
+  Placement out;
+  out.note = "measured pods per zone: " + counts + " (skew " + std::to_string(hi - lo) + ")";
+  if (elsewhere) out.note += ", " + std::to_string(elsewhere) + " on nodes without a zone";
+  if (maxSkew) {
+    out.violations = elsewhere;
+    for (const auto& [z, c] : perZone) out.violations += c - lo > *maxSkew ? 1 : 0;
+    out.note += ", maxSkew " + std::to_string(*maxSkew);
+  }
+  return out;
+}
+
+// Required pod affinity on zones: every measured pod's zone holds another pod labelled key=value.
+Placement zoneAffinity(const PlacementInput& in, const std::string& key, const std::string& value) {
+  std::map<std::string, int64_t> perZone;
+  for (const auto& p : in.bound)
+    if (hasLabel(*p, key, value)) ++perZone[in.nodeLabel(*p, kZoneLabel)];
+  Placement out;
+  out.violations = 0;
+  for (const auto& p : in.bound) {
+    if (!in.measured(*p)) continue;
+    const std::string zone = in.nodeLabel(*p, kZoneLabel);
+    if (zone.empty() || perZone[zone] < 2) ++out.violations;
+  }
+  std::string counts;
+  for (const auto& [z, c] : perZone)
+    counts += (counts.empty() ? "" : ", ") + (z.empty() ? "<none>" : z) + " " + std::to_string(c);
+  out.note = key + "=" + value + " pods per zone: " + counts;
+  return out;
+}
+
+// NodeAffinityTaints: zone1|zone2 required, NoSchedule taints tolerated.
+Placement affinityTaintsCheck(const PlacementInput& in) {
+  Placement out;
+  out.violations = 0;
+  for (const auto& p : in.bound) {
+    if (!in.measured(*p)) continue;
+    auto it = in.nodes.find(p->spec.nodeName);
+    if (it == in.nodes.end()) {
+      ++out.violations;
+      continue;
+    }
+    const api::Node& node = *it->second;
+    auto zone = node.metadata.labels.find(std::string(kZoneLabel));
+    const bool zoneOk =
+        zone != node.metadata.labels.end() && (zone->second == "zone1" || zone->second == "zone2");
+    bool taintOk = true;
+    for (const auto& t : node.spec.taints) {
+      if (t.effect != "NoSchedule") continue;
+      bool tolerated = false;
+      for (const auto& tol : p->spec.tolerations)
+        tolerated = tolerated || (tol.key == t.key && tol.value == t.value);
+      taintOk = taintOk && tolerated;
+    }
+    if (!zoneOk || !taintOk) ++out.violations;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading}/performance-config
+// .yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
+// variant (--quick: the 500Nodes variant) and its CI threshold.
+
+struct Counts {
+  int nodes = 0, initPods = 0, measurePods = 0;
+};
+
+struct Workload {
+  std::string name;
+  std::string variant;  // upstream's variant the counts come from
+  Counts counts;
+  int threshold = 0;  // upstream's minimum pods/s for that variant (performance-config.yaml); 0 = none
+  std::vector<api::Namespace> namespaces;
+  std::vector<api::Service> services;
+  std::function<api::Node(int i)> node;
+  std::function<api::Pod(int i)> initPod;     // i in [0, initPods)
+  std::function<api::Pod(int i)> measurePod;  // i in [initPods, initPods + measurePods): one index space
+  std::function<Placement(const PlacementInput&)> check;
+};
+
+// NodeAffinityTaints (ours; no upstream counterpart): exercises NodeAffinity (required + preferred) and
+// TaintToleration (filter + score).
 //   nodes: zone = zone1|zone2|zone3 round robin; every 2nd node tainted dedicated=perf:NoSchedule;
 //          every 3rd node tainted flaky=true:PreferNoSchedule.
 //   measured pods: require zone In [zone1, zone2]; prefer zone1 (weight 10); every 2nd pod tolerates
@@ -411,18 +661,165 @@ api::Pod affinityTaintPod(int i) {
   return pod;
 }
 
-Workload makeWorkload(const std::string& name) {
+// Affinity workloads with namespaces sched-0 (init pods) and sched-1 (measured pods), both pod sets from
+// the same template, whose term lists both namespaces.
+void schedNamespacesWorkload(Workload& w, const AffinityShape& shape, std::string prefix) {
+  w.namespaces = {makeNamespace("sched-0", false), makeNamespace("sched-1", false)};
+  w.initPod = [shape, prefix](int i) { return affinityPod(prefix + std::to_string(i), "sched-0", shape); };
+  w.measurePod = [shape, prefix](int i) { return affinityPod(prefix + std::to_string(i), "sched-1", shape); };
+}
+
+// The *WithNSSelector workloads: namespaces init-ns-0..N-1 and measure-ns-0, all labelled team=devops;
+// the init pods fill init-ns-0, init-ns-1, ... in turn (upstream's createPodSets), the measured pods go
+// to measure-ns-0; the term selects namespaces by label.
+void nsSelectorWorkload(Workload& w, const AffinityShape& shape, std::string prefix, int initNamespaces) {
+  for (int n = 0; n < initNamespaces; ++n)
+    w.namespaces.push_back(makeNamespace("init-ns-" + std::to_string(n), true));
+  w.namespaces.push_back(makeNamespace("measure-ns-0", true));
+  const int perNamespace = std::max(1, (w.counts.initPods + initNamespaces - 1) / initNamespaces);
+  w.initPod = [shape, prefix, perNamespace](int i) {
+    return affinityPod(prefix + std::to_string(i), "init-ns-" + std::to_string(i / perNamespace), shape);
+  };
+  w.measurePod = [shape, prefix](int i) {
+    return affinityPod(prefix + std::to_string(i), "measure-ns-0", shape);
+  };
+}
+
+Workload makeWorkload(const std::string& name, const Flags& flags) {
   Workload w;
   w.name = name;
+  // full: upstream's largest performance variant; quick: its 500Nodes variant.
+  auto counts = [&](std::string variant, Counts full, Counts quick, int threshold) {
+    w.variant = flags.quick ? "500Nodes" : std::move(variant);
+    w.counts = flags.quick ? quick : full;
+    w.threshold = flags.quick ? 0 : threshold;  // upstream sets thresholds on the large variants only
+    if (flags.nodes) w.counts.nodes = *flags.nodes;
+    if (flags.initPods) w.counts.initPods = *flags.initPods;
+    if (flags.measurePods) w.counts.measurePods = *flags.measurePods;
+  };
+  const std::vector<std::string> moons = {"moon-1", "moon-2", "moon-3"};
+  w.node = [](int i) { return baseNode("node-" + std::to_string(i)); };
   w.initPod = [](int i) { return basePod("init-" + std::to_string(i)); };
-  if (name == "NodeAffinityTaints") {
+  w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i)); };
+  w.check = [](const PlacementInput&) { return Placement{}; };
+  const std::string hostname(kHostnameLabel), zone(kZoneLabel);
+  const std::vector<std::string> sched = {"sched-1", "sched-0"};
+
+  if (name == "SchedulingBasic") {
+    counts("5000Nodes_10000Pods", {5000, 1000, 10000}, {500, 500, 1000}, 270);
+  } else if (name == "NodeAffinityTaints") {
+    counts("not upstream", {5000, 1000, 10000}, {500, 500, 1000}, 0);
+    w.variant = "not upstream";  // also with --quick
     w.node = affinityTaintNode;
     w.measurePod = affinityTaintPod;
-  } else {
-    w.node = [](int i) { return baseNode("node-" + std::to_string(i)); };
-    w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i)); };
+    w.check = affinityTaintsCheck;
+  } else if (name == "SchedulingPodAntiAffinity") {
+    // pod-with-pod-anti-affinity.yaml: color=green, required anti-affinity to green on hostname.
+    counts("5000Nodes_2000Pods", {5000, 1000, 2000}, {500, 100, 400}, 60);
+    schedNamespacesWorkload(w, {true, true, "green", kHostnameLabel, sched}, "anti-affinity-pod-");
+    w.check = [](const PlacementInput& in) { return perNodeSpread(in, "color", "green"); };
+  } else if (name == "SchedulingPodAffinity") {
+    // pod-with-pod-affinity.yaml: color=blue, required affinity to blue on zone; every node in zone1.
+    counts("5000Nodes_5000Pods", {5000, 5000, 5000}, {500, 500, 1000}, 35);
+    w.node = zonedNodes({"zone1"});
+    schedNamespacesWorkload(w, {false, true, "blue", kZoneLabel, sched}, "affinity-pod-");
+    w.check = [](const PlacementInput& in) { return zoneAffinity(in, "color", "blue"); };
+  } else if (name == "SchedulingPreferredPodAffinity") {
+    // pod-with-preferred-pod-affinity.yaml: color=red, preferred (weight 1) affinity to red on hostname.
+    counts("5000Nodes_5000Pods", {5000, 5000, 5000}, {500, 500, 1000}, 90);
+    schedNamespacesWorkload(w, {false, false, "red", kHostnameLabel, sched}, "preferred-affinity-pod-");
+    w.check = [](const PlacementInput& in) { return Placement{-1, perNodeSpread(in, "color", "red").note}; };
+  } else if (name == "SchedulingPreferredPodAntiAffinity") {
+    // pod-with-preferred-pod-anti-affinity.yaml: color=yellow, preferred anti-affinity on hostname.
+    counts("5000Nodes_5000Pods", {5000, 5000, 5000}, {500, 500, 1000}, 90);
+    schedNamespacesWorkload(w, {true, false, "yellow", kHostnameLabel, sched},
+                            "preferred-anti-affinity-pod-");
+    w.check = [](const PlacementInput& in) {
+      return Placement{-1, perNodeSpread(in, "color", "yellow").note};
+    };
+  } else if (name == "SchedulingRequiredPodAntiAffinityWithNSSelector") {
+    // pod-anti-affinity-ns-selector.yaml. Upstream's variant is named 5000Nodes but has 6000 nodes: the
+    // 4000 init + 2000 measured pods fill every node with exactly one pod.
+    counts("5000Nodes_2000Pods (initNodes 6000)", {6000, 4000, 2000}, {500, 40, 100}, 24);
+    nsSelectorWorkload(w, {true, true, "green", kHostnameLabel, {}}, "anti-affinity-pod-",
+                       flags.quick ? 10 : 100);
+    w.check = [](const PlacementInput& in) { return perNodeSpread(in, "color", "green"); };
+  } else if (name == "SchedulingPreferredAntiAffinityWithNSSelector") {
+    // pod-preferred-anti-affinity-ns-selector.yaml: color=green, preferred anti-affinity on hostname.
+    counts("5000Nodes_2000Pods", {5000, 4000, 2000}, {500, 40, 100}, 55);
+    nsSelectorWorkload(w, {true, false, "green", kHostnameLabel, {}}, "anti-affinity-pod-",
+                       flags.quick ? 10 : 100);
+    w.check = [](const PlacementInput& in) {
+      return Placement{-1, perNodeSpread(in, "color", "green").note};
+    };
+  } else if (name == "SchedulingRequiredPodAffinityWithNSSelector") {
+    // pod-affinity-ns-selector.yaml: color=blue, required affinity on zone; every node in zone1.
+    counts("5000Nodes_2000Pods", {5000, 5000, 2000}, {500, 40, 100}, 35);
+    w.node = zonedNodes({"zone1"});
+    nsSelectorWorkload(w, {false, true, "blue", kZoneLabel, {}}, "affinity-pod-", flags.quick ? 10 : 100);
+    w.check = [](const PlacementInput& in) { return zoneAffinity(in, "color", "blue"); };
+  } else if (name == "SchedulingPreferredAffinityWithNSSelector") {
+    // pod-preferred-affinity-ns-selector.yaml: color=red, preferred affinity on hostname.
+    counts("5000Nodes_5000Pods", {5000, 5000, 5000}, {500, 40, 100}, 90);
+    nsSelectorWorkload(w, {false, false, "red", kHostnameLabel, {}}, "preferred-affinity-pod-",
+                       flags.quick ? 10 : 100);
+    w.check = [](const PlacementInput& in) { return Placement{-1, perNodeSpread(in, "color", "red").note}; };
+  } else if (name == "TopologySpreading" || name == "PreferredTopologySpreading") {
+    // Nodes in moon-1..3; init pods pod-default in namespace-1, measured pods color=blue spread over
+    // zones (maxSkew 5) in namespace-2 (upstream's namespace-<opIndex> for createPods without one).
+    const bool required = name == "TopologySpreading";
+    counts("5000Nodes_5000Pods", {5000, 5000, 5000}, {500, 1000, 1000}, required ? 85 : 125);
+    w.node = zonedNodes(moons);
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false)};
+    w.initPod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-1"); };
+    w.measurePod = [required](int i) {
+      return spreadingPod("spreading-pod-" + std::to_string(i), "namespace-2",
+                          required ? "DoNotSchedule" : "ScheduleAnyway");
+    };
+    w.check = [moons, required](const PlacementInput& in) {
+      return perZone(in, moons, required ? std::optional<int>(5) : std::nullopt);
+    };
+  } else if (name == "DefaultTopologySpreading") {
+    // A service selecting app=scheduler-perf in service-ns; the measured pods (pod-with-label.yaml) carry
+    // that label and no constraints of their own: PodTopologySpread's system defaults apply (zone maxSkew
+    // 5, hostname maxSkew 3, ScheduleAnyway) with the service's selector. Init pods pod-default in
+    // namespace-2. No upstream threshold.
+    counts("5000Nodes_50000Pods", {5000, 5000, 50000}, {500, 1000, 1000}, 0);
+    w.node = zonedNodes(moons);
+    w.namespaces = {makeNamespace("service-ns", false), makeNamespace("namespace-2", false)};
+    api::Service svc;
+    svc.metadata.name = "service-0";
+    svc.metadata.namespace_ = "service-ns";
+    svc.spec.selector = {{"app", "scheduler-perf"}};
+    w.services.push_back(std::move(svc));
+    w.initPod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-2"); };
+    w.measurePod = [](int i) { return labelledPod("pod-" + std::to_string(i), "service-ns"); };
+    w.check = [moons](const PlacementInput& in) {
+      Placement zones = perZone(in, moons, std::nullopt);
+      zones.note += "; " + perNodeSpread(in, "app", "scheduler-perf").note;
+      return zones;
+    };
   }
   return w;
+}
+
+void printUsage() {
+  std::cout << kUsage
+            << "workloads: nodes/init/measured pods by default (upstream variant) and with --quick; "
+            << "upstream's CI threshold (pods/s)\n";
+  for (std::string_view name : kWorkloadNames) {
+    Flags full, quick;
+    quick.quick = true;
+    const Workload f = makeWorkload(std::string(name), full), q = makeWorkload(std::string(name), quick);
+    auto c = [](const Counts& n) {
+      return std::to_string(n.nodes) + "/" + std::to_string(n.initPods) + "/" + std::to_string(n.measurePods);
+    };
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-48s %-16s %-14s %-5s %s\n", std::string(name).c_str(),
+                  c(f.counts).c_str(), c(q.counts).c_str(),
+                  f.threshold > 0 ? std::to_string(f.threshold).c_str() : "-", f.variant.c_str());
+    std::cout << line;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -480,6 +877,8 @@ std::array<double, 3> loadAverage() {
 
 struct Result_ {
   std::string workload;
+  std::string variant;  // upstream's variant the default counts come from
+  int threshold = 0;    // upstream's CI minimum pods/s for that variant; 0 = none
   int nodes = 0, initPods = 0, measurePods = 0, parallelism = 0, bindingWorkers = 0;
   int64_t sampleIntervalMs = 0;
   bool complete = false;
@@ -494,8 +893,9 @@ struct Result_ {
   int64_t attempts = 0;
   int64_t bindFailures = 0;
   int64_t observerAttempts = -1;
-  int64_t violations = -1;  // measured pods bound against the workload's node constraints (-1: not checked)
-  int maxPodsPerNode = 0;   // over all bound pods
+  int64_t violations = -1;  // bound pods against the workload's hard constraints (-1: none to check)
+  std::string placementNote;
+  int maxPodsPerNode = 0;  // over all bound pods
   long peakRssKb = 0, rssAfterKb = 0;
   std::array<double, 3> loadBefore{}, loadAfter{};
 };
@@ -520,38 +920,21 @@ std::string configYaml(int parallelism) {
   return yaml;
 }
 
-// Sanity check of the outcome (not a timing): every bound pod respects what the workload asked for.
-void checkPlacements(client::MemoryClient& memory, const Workload& w, const Flags& flags, Result_& res) {
-  std::map<std::string, api::NodePtr> nodes;
-  for (auto& n : memory.objects<api::Node>()) nodes[n->metadata.name] = n;
+// Sanity check of the outcome (not a timing): the bound pods respect what the workload asked for.
+void checkPlacements(client::MemoryClient& memory, const Workload& w, Result_& res) {
+  PlacementInput in;
+  in.initPods = static_cast<size_t>(w.counts.initPods);
+  for (auto& n : memory.objects<api::Node>()) in.nodes.emplace(n->metadata.name, n);
   std::map<std::string, int> perNode;
-  int64_t violations = 0;
-  for (const auto& p : memory.objects<api::Pod>()) {
+  for (auto& p : memory.objects<api::Pod>()) {
     if (p->spec.nodeName.empty()) continue;
     ++perNode[p->spec.nodeName];
-    auto idx = podIndex(p->metadata.name);
-    if (w.name != "NodeAffinityTaints" || !idx || *idx < static_cast<size_t>(flags.initPods)) continue;
-    auto it = nodes.find(p->spec.nodeName);
-    if (it == nodes.end()) {
-      ++violations;
-      continue;
-    }
-    const api::Node& node = *it->second;
-    auto zone = node.metadata.labels.find(std::string(kZoneLabel));
-    const bool zoneOk =
-        zone != node.metadata.labels.end() && (zone->second == "zone1" || zone->second == "zone2");
-    bool taintOk = true;
-    for (const auto& t : node.spec.taints) {
-      if (t.effect != "NoSchedule") continue;
-      bool tolerated = false;
-      for (const auto& tol : p->spec.tolerations)
-        tolerated = tolerated || (tol.key == t.key && tol.value == t.value);
-      taintOk = taintOk && tolerated;
-    }
-    if (!zoneOk || !taintOk) ++violations;
+    in.bound.push_back(std::move(p));
   }
   for (const auto& [name, count] : perNode) res.maxPodsPerNode = std::max(res.maxPodsPerNode, count);
-  if (w.name == "NodeAffinityTaints") res.violations = violations;
+  Placement placement = w.check(in);
+  res.violations = placement.violations;
+  res.placementNote = std::move(placement.note);
 }
 
 double seconds(Clock::duration d) {
@@ -592,16 +975,19 @@ bool waitBound(PodTimes& times, int64_t target, std::chrono::milliseconds interv
 
 Result_ runWorkload(const Flags& flags, const std::string& name) {
   Result_ res;
+  const Workload w = makeWorkload(name, flags);
+  const Counts& n = w.counts;
   res.workload = name;
-  res.nodes = flags.nodes;
-  res.initPods = flags.initPods;
-  res.measurePods = flags.measurePods;
+  res.variant = w.variant;
+  res.threshold = w.threshold;
+  res.nodes = n.nodes;
+  res.initPods = n.initPods;
+  res.measurePods = n.measurePods;
   res.parallelism = flags.parallelism;
   res.bindingWorkers = flags.bindingWorkers;
   res.sampleIntervalMs = flags.sampleInterval.count();
   res.loadBefore = loadAverage();
-  const Workload w = makeWorkload(name);
-  const size_t totalPods = static_cast<size_t>(flags.initPods) + static_cast<size_t>(flags.measurePods);
+  const size_t totalPods = static_cast<size_t>(n.initPods) + static_cast<size_t>(n.measurePods);
 
   client::MemoryClientOptions mo;
   mo.seed = flags.seed == 0 ? 1 : flags.seed;
@@ -612,9 +998,22 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
 
   // createNodes
   auto t0 = Clock::now();
-  for (int i = 0; i < flags.nodes; ++i) {
+  for (int i = 0; i < n.nodes; ++i) {
     if (auto r = memory.create(w.node(i)); !r.ok()) {
       std::cerr << "create node: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+  // createNamespaces, createAny (services): before the informers sync, so the plugins' listers see them.
+  for (const auto& ns : w.namespaces) {
+    if (auto r = memory.create(ns); !r.ok()) {
+      std::cerr << "create namespace: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+  for (const auto& svc : w.services) {
+    if (auto r = memory.create(svc); !r.ok()) {
+      std::cerr << "create service: " << r.error().message() << "\n";
       std::exit(1);
     }
   }
@@ -677,8 +1076,8 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
 
   // createPods(initPods), wait.
   t0 = Clock::now();
-  createPods(0, static_cast<size_t>(flags.initPods), initPod);
-  bool ok = waitBound(times, flags.initPods, flags.sampleInterval, flags.timeout, nullptr);
+  createPods(0, static_cast<size_t>(n.initPods), initPod);
+  bool ok = waitBound(times, n.initPods, flags.sampleInterval, flags.timeout, nullptr);
   res.initSec = seconds(Clock::now() - t0);
 
   // createPods(measurePods) with collectMetrics, wait.
@@ -687,7 +1086,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
     std::vector<double> samples;
     const auto measureStart = Clock::now();
     std::jthread creator([&] {
-      createPods(static_cast<size_t>(flags.initPods), totalPods, measurePod);
+      createPods(static_cast<size_t>(n.initPods), totalPods, measurePod);
       res.createSec = seconds(Clock::now() - measureStart);
     });
     ok = waitBound(times, static_cast<int64_t>(totalPods), flags.sampleInterval, flags.timeout, &samples);
@@ -704,8 +1103,8 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   // Measured pods: first create -> last bound, and per-pod create -> bound.
   int64_t first = INT64_MAX, last = 0;
   std::vector<double> e2e;
-  e2e.reserve(static_cast<size_t>(flags.measurePods));
-  for (size_t i = static_cast<size_t>(flags.initPods); i < totalPods; ++i) {
+  e2e.reserve(static_cast<size_t>(n.measurePods));
+  for (size_t i = static_cast<size_t>(n.initPods); i < totalPods; ++i) {
     const int64_t c = times.created[i].load(), b = times.bound[i].load();
     if (c != 0) first = std::min(first, c);
     if (b == 0) continue;
@@ -714,7 +1113,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   }
   if (ok && last > first) {
     res.measureSec = static_cast<double>(last - first) / 1e9;
-    res.throughput = flags.measurePods / res.measureSec;
+    res.throughput = n.measurePods / res.measureSec;
   }
   res.e2eMs = summarize(std::move(e2e));
   {
@@ -727,7 +1126,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   }
   if (flags.observer) res.observerAttempts = observer.attempts.load();
   res.loadAfter = loadAverage();
-  checkPlacements(memory, w, flags, res);
+  checkPlacements(memory, w, res);
 
   runner = {};
   sched->close();
@@ -746,9 +1145,9 @@ std::string fmt(double v, int precision = 1) {
 
 void printTable(const Result_& r) {
   std::ostringstream o;
-  o << "\n=== " << r.workload << ": " << r.nodes << " nodes, " << r.initPods << " init pods, "
-    << r.measurePods << " measured pods (parallelism " << r.parallelism << ", binding workers "
-    << r.bindingWorkers << ") ===\n";
+  o << "\n=== " << r.workload << " [" << r.variant << "]: " << r.nodes << " nodes, " << r.initPods
+    << " init pods, " << r.measurePods << " measured pods (parallelism " << r.parallelism
+    << ", binding workers " << r.bindingWorkers << ") ===\n";
   o << "  load average before  " << fmt(r.loadBefore[0], 2) << " " << fmt(r.loadBefore[1], 2) << " "
     << fmt(r.loadBefore[2], 2) << "   after " << fmt(r.loadAfter[0], 2) << " " << fmt(r.loadAfter[1], 2)
     << " " << fmt(r.loadAfter[2], 2) << "   (" << std::thread::hardware_concurrency() << " cpus)\n";
@@ -763,7 +1162,14 @@ void printTable(const Result_& r) {
     << fmt(r.syncSec, 3) << " s, init pods scheduled in " << fmt(r.initSec, 3) << " s\n";
   o << "  measured pods        created in " << fmt(r.createSec, 3) << " s, first create -> last bound "
     << fmt(r.measureSec, 3) << " s\n";
-  o << "  THROUGHPUT           " << fmt(r.throughput) << " pods/s\n";
+  o << "  THROUGHPUT           " << fmt(r.throughput) << " pods/s";
+  if (r.threshold > 0) {
+    o << "   (upstream CI threshold " << r.threshold << " pods/s: " << fmt(r.throughput / r.threshold)
+      << "x)";
+  } else {
+    o << "   (no upstream threshold for these counts)";
+  }
+  o << "\n";
   o << "                       " << std::string(10, ' ')
     << "   samples     avg     p50     p90     p95     p99     max\n";
   auto row = [&](std::string_view label, const Summary& s, int prec) {
@@ -785,7 +1191,8 @@ void printTable(const Result_& r) {
     << "), bind failures " << r.bindFailures;
   if (r.observerAttempts >= 0) o << ", observer saw " << r.observerAttempts << " attempts";
   o << "\n  placement            max pods on one node " << r.maxPodsPerNode;
-  if (r.violations >= 0) o << ", measured pods violating affinity/taints: " << r.violations;
+  if (r.violations >= 0) o << ", VIOLATIONS of the workload's hard constraints: " << r.violations;
+  if (!r.placementNote.empty()) o << "\n                       " << r.placementNote;
   o << "\n";
   o << "  memory               peak RSS " << fmt(static_cast<double>(r.peakRssKb) / 1024.0)
     << " MiB, RSS at end " << fmt(static_cast<double>(r.rssAfterKb) / 1024.0) << " MiB\n";
@@ -804,8 +1211,10 @@ std::string toJson(const std::vector<Result_>& results) {
   o << "[";
   for (size_t i = 0; i < results.size(); ++i) {
     const Result_& r = results[i];
-    o << (i ? ",\n " : "\n ") << "{\"workload\":\"" << r.workload << "\",\"nodes\":" << r.nodes
-      << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods
+    o << (i ? ",\n " : "\n ") << "{\"workload\":\"" << r.workload << "\",\"variant\":\"" << r.variant
+      << "\",\"upstreamThresholdPodsPerSec\":" << r.threshold
+      << ",\"thresholdRatio\":" << (r.threshold > 0 ? r.throughput / r.threshold : 0)
+      << ",\"nodes\":" << r.nodes << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods
       << ",\"parallelism\":" << r.parallelism << ",\"bindingWorkers\":" << r.bindingWorkers
       << ",\"sampleIntervalMs\":" << r.sampleIntervalMs << ",\"complete\":" << (r.complete ? "true" : "false")
       << ",\"bound\":" << r.bound << ",\"createNodesSec\":" << r.createNodesSec
@@ -814,10 +1223,10 @@ std::string toJson(const std::vector<Result_>& results) {
       << ",\"throughputSamples\":" << jsonSummary(r.samples) << ",\"e2eLatencyMs\":" << jsonSummary(r.e2eMs)
       << ",\"attemptLatencyUs\":" << jsonSummary(r.attemptUs) << ",\"attempts\":" << r.attempts
       << ",\"bindFailures\":" << r.bindFailures << ",\"maxPodsPerNode\":" << r.maxPodsPerNode
-      << ",\"placementViolations\":" << r.violations << ",\"peakRssKb\":" << r.peakRssKb
-      << ",\"rssAfterKb\":" << r.rssAfterKb << ",\"loadBefore\":[" << r.loadBefore[0] << ","
-      << r.loadBefore[1] << "," << r.loadBefore[2] << "],\"loadAfter\":[" << r.loadAfter[0] << ","
-      << r.loadAfter[1] << "," << r.loadAfter[2] << "]}";
+      << ",\"placementViolations\":" << r.violations << ",\"placementNote\":\"" << r.placementNote
+      << "\",\"peakRssKb\":" << r.peakRssKb << ",\"rssAfterKb\":" << r.rssAfterKb << ",\"loadBefore\":["
+      << r.loadBefore[0] << "," << r.loadBefore[1] << "," << r.loadBefore[2] << "],\"loadAfter\":["
+      << r.loadAfter[0] << "," << r.loadAfter[1] << "," << r.loadAfter[2] << "]}";
   }
   o << "\n]\n";
   return o.str();
@@ -830,6 +1239,10 @@ int main(int argc, char** argv) {
   using namespace ks::perf;
   auto flags = parseFlags(argc, argv);
   if (!flags) return 2;
+  if (flags->help) {
+    printUsage();
+    return 0;
+  }
   std::vector<Result_> results;
   bool allComplete = true;
   for (const auto& w : flags->workloads) {
