@@ -1,0 +1,228 @@
+// Construction, default constraints and queueing hints (upstream podtopologyspread/plugin.go, common.go).
+#include "pkg/scheduler/framework/plugins/podtopologyspread/plugin.h"
+
+#include "pkg/informer/factory.h"
+#include "pkg/scheduler/apis/config/validation.h"
+#include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/plugins/helper/spread.h"
+
+namespace ks::plugins::podtopologyspread {
+
+namespace {
+
+// systemDefaultConstraints: spread over hosts and zones, softly.
+std::vector<api::TopologySpreadConstraint> systemDefaultConstraints() {
+  api::TopologySpreadConstraint hostname;
+  hostname.topologyKey = std::string(kLabelHostname);
+  hostname.whenUnsatisfiable = std::string(kScheduleAnyway);
+  hostname.maxSkew = 3;
+  api::TopologySpreadConstraint zone;
+  zone.topologyKey = std::string(kLabelTopologyZone);
+  zone.whenUnsatisfiable = std::string(kScheduleAnyway);
+  zone.maxSkew = 5;
+  return {hostname, zone};
+}
+
+// involvedInTopologySpreading: the incoming pod is the pod itself, or an assigned pod in its namespace.
+bool involvedInTopologySpreading(const api::Pod& incomingPod, const api::Pod& podWithSpreading) {
+  return incomingPod.metadata.uid == podWithSpreading.metadata.uid ||
+         (!incomingPod.spec.nodeName.empty() &&
+          incomingPod.metadata.namespace_ == podWithSpreading.metadata.namespace_);
+}
+
+bool hasConstraintWithNodeTaintsPolicyHonor(const std::vector<TopologySpreadConstraint>& constraints) {
+  for (const auto& c : constraints) {
+    if (c.nodeTaintsPolicy == NodeInclusionPolicy::Honor) return true;
+  }
+  return false;
+}
+
+// checkTopologyKeyLabelsChanged: some topologyKey's value differs (a missing label reads as "").
+bool checkTopologyKeyLabelsChanged(const api::Labels& originalLabels, const api::Labels& modifiedLabels,
+                                   const std::vector<TopologySpreadConstraint>& constraints) {
+  for (const auto& c : constraints) {
+    if (labelValueOrEmpty(originalLabels, c.topologyKey) !=
+        labelValueOrEmpty(modifiedLabels, c.topologyKey)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<framework::Plugin>> PodTopologySpread::create(const config::PluginArgs* args,
+                                                                     framework::Handle& handle) {
+  static const config::PodTopologySpreadArgs kDefaults{};
+  const config::PodTopologySpreadArgs* typed = &kDefaults;
+  if (args != nullptr) {
+    typed = dynamic_cast<const config::PodTopologySpreadArgs*>(args);
+    if (typed == nullptr) return Error("want args to be of type PodTopologySpreadArgs");
+  }
+  auto pl = create(*typed, handle, Features{});
+  if (!pl.ok()) return pl.error();
+  return std::unique_ptr<framework::Plugin>(std::move(pl).value());
+}
+
+Result<std::unique_ptr<PodTopologySpread>> PodTopologySpread::create(
+    const config::PodTopologySpreadArgs& args, framework::Handle& handle, const Features& features) {
+  if (handle.snapshotSharedLister() == nullptr) return Error("SnapshotSharedlister is nil");
+  const auto errs = config::validatePodTopologySpreadArgs("", args);
+  if (!errs.empty()) return Error(config::aggregateMessage(errs));
+
+  std::unique_ptr<PodTopologySpread> pl(new PodTopologySpread(handle, features));
+  pl->defaultConstraints_ = args.defaultConstraints;
+  if (args.defaultingType == "System") {
+    pl->defaultConstraints_ = systemDefaultConstraints();
+    pl->systemDefaulted_ = true;
+  }
+  if (!pl->defaultConstraints_.empty()) {
+    informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
+    if (factory == nullptr) return Error("SharedInformerFactory is nil");
+    // Taking the informers registers them, so that the scheduler starts and syncs them.
+    auto& services = factory->services().store();
+    // Services are listed per namespace for every pod with default constraints: index them as
+    // upstream's informers are. An index that already exists (another profile) is fine.
+    (void)services.addIndexer(std::string(informer::kNamespaceIndex),
+                              informer::metaNamespaceIndexFunc<api::Service>);
+    pl->services_ = &services;
+    pl->replicationCtrls_ = &factory->replicationControllers().store();
+    pl->replicaSets_ = &factory->replicaSets().store();
+    pl->statefulSets_ = &factory->statefulSets().store();
+  }
+  return pl;
+}
+
+Result<std::vector<TopologySpreadConstraint>> PodTopologySpread::buildDefaultConstraints(
+    const api::Pod& pod, std::string_view action) const {
+  auto constraints =
+      filterTopologySpreadConstraints(defaultConstraints_, pod.metadata.labels, action, features_);
+  if (!constraints.ok() || constraints->empty()) return constraints;
+  api::Selector selector =
+      helper::defaultSelector(pod, *services_, *replicationCtrls_, *replicaSets_, *statefulSets_);
+  if (selector.empty()) return std::vector<TopologySpreadConstraint>{};
+  for (auto& c : *constraints) c.selector = selector;
+  return constraints;
+}
+
+Result<std::vector<TopologySpreadConstraint>> PodTopologySpread::getConstraints(const api::Pod& pod) const {
+  if (!pod.spec.topologySpreadConstraints.empty()) {
+    // The apiserver strips fields of disabled gates, so the constraints are taken as they are.
+    auto cs = filterTopologySpreadConstraints(pod.spec.topologySpreadConstraints, pod.metadata.labels,
+                                              kDoNotSchedule, features_);
+    if (!cs.ok()) return cs.error().wrap("obtaining pod's hard topology spread constraints");
+    return cs;
+  }
+  auto cs = buildDefaultConstraints(pod, kDoNotSchedule);
+  if (!cs.ok()) return cs.error().wrap("setting default hard topology spread constraints");
+  return cs;
+}
+
+Result<std::vector<framework::ClusterEventWithHint>> PodTopologySpread::eventsToRegister() {
+  namespace action = framework::action;
+  std::vector<framework::ClusterEventWithHint> events;
+  // Pods: an added or deleted assigned pod changes the counts; a label update may make it (stop) match;
+  // a new toleration of the pod itself matters for constraints honouring taints.
+  events.push_back({framework::ClusterEvent{
+                        framework::EventResource::Pod,
+                        action::Add | action::UpdatePodLabel | action::UpdatePodToleration | action::Delete,
+                        {}},
+                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
+                           const framework::EventObject& newObj) {
+                      return isSchedulableAfterPodChange(pod, oldObj, newObj);
+                    }});
+  // Nodes: domains appear, disappear or change.
+  events.push_back({framework::ClusterEvent{
+                        framework::EventResource::Node,
+                        action::Add | action::Delete | action::UpdateNodeLabel | action::UpdateNodeTaint,
+                        {}},
+                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
+                           const framework::EventObject& newObj) {
+                      return isSchedulableAfterNodeChange(pod, oldObj, newObj);
+                    }});
+  return events;
+}
+
+Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterPodChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+  auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
+  if (!pods.ok()) return pods.error();
+  const auto [originalPod, modifiedPod] = *pods;
+
+  // An unscheduled pod or one in another namespace doesn't count.
+  if ((modifiedPod != nullptr && !involvedInTopologySpreading(*modifiedPod, pod)) ||
+      (originalPod != nullptr && !involvedInTopologySpreading(*originalPod, pod))) {
+    return framework::QueueingHint::QueueSkip;
+  }
+
+  auto constraints = getConstraints(pod);
+  if (!constraints.ok()) return constraints.error();
+
+  if (modifiedPod != nullptr && originalPod != nullptr) {
+    // The pod itself got new tolerations while a constraint honours taints.
+    if (pod.metadata.uid == modifiedPod->metadata.uid &&
+        modifiedPod->spec.tolerations != originalPod->spec.tolerations &&
+        hasConstraintWithNodeTaintsPolicyHonor(*constraints)) {
+      return framework::QueueingHint::Queue;
+    }
+    if (modifiedPod->metadata.labels == originalPod->metadata.labels)
+      return framework::QueueingHint::QueueSkip;
+    // Queue when the update makes the pod match, or stop matching, some selector.
+    for (const auto& c : *constraints) {
+      if (c.selector.matches(originalPod->metadata.labels) !=
+          c.selector.matches(modifiedPod->metadata.labels)) {
+        return framework::QueueingHint::Queue;
+      }
+    }
+    return framework::QueueingHint::QueueSkip;
+  }
+
+  // Added: Queue when it matches some selector.
+  if (modifiedPod != nullptr) {
+    return podLabelsMatchSpreadConstraints(*constraints, modifiedPod->metadata.labels)
+               ? framework::QueueingHint::Queue
+               : framework::QueueingHint::QueueSkip;
+  }
+  // Deleted: Queue when it matched some selector.
+  if (originalPod != nullptr && podLabelsMatchSpreadConstraints(*constraints, originalPod->metadata.labels)) {
+    return framework::QueueingHint::Queue;
+  }
+  return framework::QueueingHint::QueueSkip;
+}
+
+Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterNodeChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+  auto nodes = helper::asTyped<api::Node>(oldObj, newObj);
+  if (!nodes.ok()) return nodes.error();
+  const auto [originalNode, modifiedNode] = *nodes;
+
+  auto constraints = getConstraints(pod);
+  if (!constraints.ok()) return constraints.error();
+
+  const bool originalNodeMatching =
+      originalNode != nullptr &&
+      nodeLabelsMatchSpreadConstraints(originalNode->metadata.labels, *constraints);
+  const bool modifiedNodeMatching =
+      modifiedNode != nullptr &&
+      nodeLabelsMatchSpreadConstraints(modifiedNode->metadata.labels, *constraints);
+
+  // Updated: Queue when the node starts or stops having every topologyKey, or keeps them and changes a
+  // topologyKey value or its taints.
+  if (originalNode != nullptr && modifiedNode != nullptr) {
+    if (originalNodeMatching != modifiedNodeMatching) return framework::QueueingHint::Queue;
+    if (modifiedNodeMatching && (checkTopologyKeyLabelsChanged(originalNode->metadata.labels,
+                                                               modifiedNode->metadata.labels, *constraints) ||
+                                 originalNode->spec.taints != modifiedNode->spec.taints)) {
+      return framework::QueueingHint::Queue;
+    }
+    return framework::QueueingHint::QueueSkip;
+  }
+  // Added: Queue when it has every topologyKey.
+  if (modifiedNode != nullptr) {
+    return modifiedNodeMatching ? framework::QueueingHint::Queue : framework::QueueingHint::QueueSkip;
+  }
+  // Deleted: Queue when it had every topologyKey.
+  return originalNodeMatching ? framework::QueueingHint::Queue : framework::QueueingHint::QueueSkip;
+}
+
+}  // namespace ks::plugins::podtopologyspread
