@@ -1,5 +1,6 @@
 #include "pkg/scheduler/framework/types.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "pkg/api/resources.h"
@@ -115,27 +116,16 @@ Result<AffinityTerm> newAffinityTerm(const api::Pod& pod, const api::PodAffinity
   return out;
 }
 
-void appendError(std::optional<Error>& acc, const Error& err) {
-  if (!acc) {
-    acc = err;
-  } else {
-    acc = Error(acc->message() + ", " + err.message());
-  }
-}
-
+// Upstream GetAffinityTerms / getWeightedAffinityTerms: the first term that fails to parse fails the
+// whole list (nothing of it is kept) and its error is returned.
 std::vector<AffinityTerm> parseTerms(const api::Pod& pod, const std::vector<api::PodAffinityTerm>& terms,
                                      std::optional<Error>& err) {
-  std::vector<AffinityTerm> out;
-  out.reserve(terms.size());
-  for (const auto& t : terms) {
-    auto parsed = newAffinityTerm(pod, t);
-    if (!parsed) {
-      appendError(err, parsed.error());
-      continue;
-    }
-    out.push_back(std::move(parsed).value());
+  auto parsed = getAffinityTerms(pod, terms);
+  if (!parsed) {
+    err = parsed.error();
+    return {};
   }
-  return out;
+  return std::move(parsed).value();
 }
 
 std::vector<WeightedAffinityTerm> parseWeightedTerms(const api::Pod& pod,
@@ -146,15 +136,58 @@ std::vector<WeightedAffinityTerm> parseWeightedTerms(const api::Pod& pod,
   for (const auto& t : terms) {
     auto parsed = newAffinityTerm(pod, t.podAffinityTerm);
     if (!parsed) {
-      appendError(err, parsed.error());
-      continue;
+      err = parsed.error();
+      return {};
     }
     out.push_back(WeightedAffinityTerm{std::move(parsed).value(), t.weight});
   }
   return out;
 }
 
+// utilerrors.NewAggregate(errs).Error(): one message as is; several deduplicated, ", "-joined in "[...]".
+std::optional<Error> aggregate(const std::vector<std::string>& messages) {
+  if (messages.empty()) return std::nullopt;
+  if (messages.size() == 1) return Error(messages.front());
+  std::vector<std::string> seen;
+  for (const auto& m : messages) {
+    if (std::find(seen.begin(), seen.end(), m) == seen.end()) seen.push_back(m);
+  }
+  if (seen.size() == 1) return Error(seen.front());
+  std::string out = "[";
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    if (i) out += ", ";
+    out += seen[i];
+  }
+  return Error(out + "]");
+}
+
+const std::vector<api::PodAffinityTerm> kNoTerms;
+
 }  // namespace
+
+Result<std::vector<AffinityTerm>> getAffinityTerms(const api::Pod& pod,
+                                                   const std::vector<api::PodAffinityTerm>& terms) {
+  std::vector<AffinityTerm> out;
+  out.reserve(terms.size());
+  for (const auto& t : terms) {
+    auto parsed = newAffinityTerm(pod, t);
+    if (!parsed) return parsed.error();
+    out.push_back(std::move(parsed).value());
+  }
+  return out;
+}
+
+const std::vector<api::PodAffinityTerm>& getPodAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->podAffinity) return kNoTerms;
+  return a->podAffinity->requiredDuringSchedulingIgnoredDuringExecution;
+}
+
+const std::vector<api::PodAffinityTerm>& getPodAntiAffinityTerms(const api::Pod& pod) {
+  const auto& a = pod.spec.affinity;
+  if (!a || !a->podAntiAffinity) return kNoTerms;
+  return a->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution;
+}
 
 std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
   auto pi = std::make_shared<PodInfo>();
@@ -163,20 +196,37 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
   pi->resource_ = calculatePodResource(p);
   if (p.spec.affinity) {
     const api::Affinity& a = *p.spec.affinity;
+    // As upstream PodInfo.Update: each list that fails to parse is empty and contributes
+    // "<list>: <error>" to the aggregated parse error.
+    std::vector<std::string> errs;
+    auto parse = [&](std::string_view list, auto&& fn) {
+      std::optional<Error> err;
+      auto terms = fn(err);
+      if (err) errs.push_back(std::string(list) + ": " + err->message());
+      return terms;
+    };
     if (a.podAffinity) {
-      pi->requiredAffinityTerms_ =
-          parseTerms(p, a.podAffinity->requiredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
-      pi->preferredAffinityTerms_ = parseWeightedTerms(
-          p, a.podAffinity->preferredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
+      pi->requiredAffinityTerms_ = parse("requiredAffinityTerms", [&](std::optional<Error>& e) {
+        return parseTerms(p, a.podAffinity->requiredDuringSchedulingIgnoredDuringExecution, e);
+      });
     }
     if (a.podAntiAffinity) {
-      pi->requiredAntiAffinityTerms_ =
-          parseTerms(p, a.podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
-      pi->preferredAntiAffinityTerms_ = parseWeightedTerms(
-          p, a.podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution, pi->parseError_);
+      pi->requiredAntiAffinityTerms_ = parse("requiredAntiAffinityTerms", [&](std::optional<Error>& e) {
+        return parseTerms(p, a.podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution, e);
+      });
     }
+    if (a.podAffinity) {
+      pi->preferredAffinityTerms_ = parse("preferredAffinityTerms", [&](std::optional<Error>& e) {
+        return parseWeightedTerms(p, a.podAffinity->preferredDuringSchedulingIgnoredDuringExecution, e);
+      });
+    }
+    if (a.podAntiAffinity) {
+      pi->preferredAntiAffinityTerms_ = parse("preferredAntiAffinityTerms", [&](std::optional<Error>& e) {
+        return parseWeightedTerms(p, a.podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution, e);
+      });
+    }
+    pi->parseError_ = aggregate(errs);
   }
-  if (pi->parseError_) pi->parseError_ = pi->parseError_->wrap("parsing pod: " + p.metadata.name);
   return pi;
 }
 

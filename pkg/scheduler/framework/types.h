@@ -81,6 +81,14 @@ struct WeightedAffinityTerm {
   int32_t weight = 0;
 };
 
+// Upstream GetAffinityTerms: `terms` of `pod` parsed; the first term that fails to parse fails all.
+Result<std::vector<AffinityTerm>> getAffinityTerms(const api::Pod& pod,
+                                                   const std::vector<api::PodAffinityTerm>& terms);
+// Upstream GetPodAffinityTerms / GetPodAntiAffinityTerms: the pod's required (anti-)affinity terms
+// (empty when the pod has none).
+const std::vector<api::PodAffinityTerm>& getPodAffinityTerms(const api::Pod& pod);
+const std::vector<api::PodAffinityTerm>& getPodAntiAffinityTerms(const api::Pod& pod);
+
 class PodInfo;
 using PodInfoPtr = std::shared_ptr<const PodInfo>;
 
@@ -88,9 +96,12 @@ using PodInfoPtr = std::shared_ptr<const PodInfo>;
 // new PodInfo.
 class PodInfo {
  public:
-  // Parses affinity terms and computes requests. A term that fails to parse is dropped and recorded in
-  // parseError() (the API server doesn't fully validate selectors; upstream ignores the error when
-  // adding pods to nodes and reports it when scheduling the pod).
+  // Parses affinity terms and computes requests, as upstream NewPodInfo. A list of terms (required
+  // affinity, required anti-affinity, preferred affinity, preferred anti-affinity) in which a term fails
+  // to parse is left empty, and parseError() holds upstream's aggregated error ("requiredAffinityTerms:
+  // <error>", several as "[a, b]"). The API server doesn't fully validate selectors; upstream ignores the
+  // error when adding pods to nodes, and InterPodAffinity's PreFilter rejects the pod being scheduled
+  // with "parsing pod: <parseError>".
   static std::shared_ptr<PodInfo> create(api::PodPtr pod);
 
   const api::Pod& pod() const { return *pod_; }

@@ -345,9 +345,11 @@ TEST(PodInfoTest, ParsesAffinityTermsOnce) {
   auto pi = PodInfo::create(std::make_shared<const api::Pod>(p));
   ASSERT_EQ(pi->requiredAffinityTerms().size(), 1u);
   EXPECT_EQ(pi->requiredAffinityTerms()[0].namespaces, (std::set<std::string>{"a", "b"}));
-  ASSERT_EQ(pi->preferredAffinityTerms().size(), 1u);
-  EXPECT_EQ(pi->preferredAffinityTerms()[0].weight, 5);
+  // A term that fails to parse fails its whole list, as upstream GetAffinityTerms.
+  EXPECT_TRUE(pi->preferredAffinityTerms().empty());
   ASSERT_TRUE(pi->parseError().has_value());
+  EXPECT_EQ(pi->parseError()->message(),
+            "preferredAffinityTerms: \"Foo\" is not a valid label selector operator");
 
   api::Pod target = PodSpecBuilder("t").ns("a").pod;
   target.metadata.labels = {{"app", "web"}};
@@ -355,6 +357,32 @@ TEST(PodInfoTest, ParsesAffinityTermsOnce) {
   target.metadata.namespace_ = "c";
   EXPECT_FALSE(pi->requiredAffinityTerms()[0].matches(target, {}));
   EXPECT_EQ(pi->resource().resource.milliCPU, 1000);
+}
+
+// Upstream PodInfo.Update aggregates the errors of the lists that fail ("[a, b]" when several).
+TEST(PodInfoTest, AggregatesParseErrorsPerList) {
+  api::Pod p = PodSpecBuilder("p").ns("ns1").pod;
+  api::PodAffinityTerm bad;
+  bad.topologyKey = "zone";
+  bad.labelSelector = api::LabelSelector{{}, {api::LabelSelectorRequirement{"k", "Foo", {}}}};
+  api::PodAffinityTerm good;
+  good.topologyKey = "zone";
+  good.labelSelector = api::LabelSelector{{{"app", "web"}}, {}};
+  p.spec.affinity.emplace();
+  p.spec.affinity->podAffinity.emplace();
+  p.spec.affinity->podAffinity->requiredDuringSchedulingIgnoredDuringExecution = {good, bad};
+  p.spec.affinity->podAntiAffinity.emplace();
+  p.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution = {good};
+  p.spec.affinity->podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution = {
+      api::WeightedPodAffinityTerm{1, bad}};
+  auto pi = PodInfo::create(std::make_shared<const api::Pod>(p));
+  EXPECT_TRUE(pi->requiredAffinityTerms().empty());
+  EXPECT_EQ(pi->requiredAntiAffinityTerms().size(), 1u);
+  EXPECT_TRUE(pi->preferredAntiAffinityTerms().empty());
+  ASSERT_TRUE(pi->parseError().has_value());
+  EXPECT_EQ(pi->parseError()->message(),
+            "[requiredAffinityTerms: \"Foo\" is not a valid label selector operator, "
+            "preferredAntiAffinityTerms: \"Foo\" is not a valid label selector operator]");
 }
 
 TEST(QueuedPodInfoTest, GatedAndClear) {
