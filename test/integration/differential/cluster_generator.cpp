@@ -13,6 +13,10 @@ const std::vector<std::string> kZones = {"zone-a", "zone-b", "zone-c"};
 const std::vector<std::string> kTeams = {"red", "blue", "green"};
 const std::vector<std::string> kDedicated = {"gpu", "infra", "db"};
 const std::vector<std::string> kEffects = {"NoSchedule", "PreferNoSchedule", "NoExecute"};
+const std::vector<std::string> kApps = {"web", "api", "cache", "batch"};
+const std::vector<std::string> kTiers = {"frontend", "backend"};
+const std::vector<std::string> kTopologyKeys = {"kubernetes.io/hostname", "topology.kubernetes.io/zone",
+                                                "topology.kubernetes.io/region", "team"};
 constexpr const char* kGpu = "example.com/gpu";
 constexpr const char* kDigest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
@@ -177,6 +181,13 @@ GeneratedCluster ClusterGenerator::cluster() {
       out.boundPods.push_back(std::move(pod));
     }
   }
+  // Services select web and api pods: system default spreading (PodTopologySpread) applies to them.
+  for (const std::string& app : {std::string("web"), std::string("api")}) {
+    out.services.push_back({{"apiVersion", "v1"},
+                            {"kind", "Service"},
+                            {"metadata", {{"name", app}, {"namespace", ns_}}},
+                            {"spec", {{"selector", {{"app", app}}}, {"ports", {{{"port", 80}}}}}}});
+  }
   return out;
 }
 
@@ -288,11 +299,89 @@ json ClusterGenerator::boundPod(const NodeFacts& node, int index) {
     container["resources"] = resources;
   }
   if (chance(0.2)) container["ports"] = containerPorts();
-  return {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata", {{"name", "b-" + node.name + "-" + std::to_string(index)}, {"namespace", ns_}}},
-      {"spec", {{"nodeName", node.name}, {"terminationGracePeriodSeconds", 0}, {"containers", {container}}}}};
+  json spec = {{"nodeName", node.name}, {"terminationGracePeriodSeconds", 0}, {"containers", {container}}};
+  // Existing pods' terms count too: their required anti-affinity filters incoming pods, their preferred
+  // terms (and required affinity, with hardPodAffinityWeight) score them.
+  if (json affinity = podAffinity(0.06, 0.08); !affinity.is_null()) spec["affinity"] = affinity;
+  json metadata = {{"name", "b-" + node.name + "-" + std::to_string(index)}, {"namespace", ns_}};
+  if (json labels = podLabels(); !labels.empty()) metadata["labels"] = labels;
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}};
+}
+
+json ClusterGenerator::podLabels() {
+  json labels = json::object();
+  if (chance(0.8)) labels["app"] = pick(kApps);
+  if (chance(0.4)) labels["tier"] = pick(kTiers);
+  return labels;
+}
+
+json ClusterGenerator::podLabelSelector() {
+  if (chance(0.7)) return {{"matchLabels", {{"app", pick(kApps)}}}};
+  json exprs = json::array();
+  switch (uniform(0, 3)) {
+    case 0:
+      exprs.push_back({{"key", "app"}, {"operator", "In"}, {"values", {pick(kApps), pick(kApps)}}});
+      break;
+    case 1:
+      exprs.push_back({{"key", "tier"}, {"operator", "Exists"}});
+      break;
+    case 2:
+      exprs.push_back({{"key", "app"}, {"operator", "NotIn"}, {"values", {pick(kApps)}}});
+      break;
+    default:
+      exprs.push_back({{"key", "tier"}, {"operator", "In"}, {"values", {pick(kTiers)}}});
+      exprs.push_back({{"key", "app"}, {"operator", "Exists"}});
+      break;
+  }
+  // The API server rejects duplicate values in In / NotIn.
+  for (auto& e : exprs) {
+    if (e.contains("values") && e["values"].size() == 2 && e["values"][0] == e["values"][1]) {
+      e["values"].erase(1);
+    }
+  }
+  return {{"matchExpressions", exprs}};
+}
+
+json ClusterGenerator::podAffinityTerm() {
+  json term = {{"labelSelector", podLabelSelector()}, {"topologyKey", pick(kTopologyKeys)}};
+  // Namespaces: the pod's own (default), listed, or every namespace (empty namespaceSelector).
+  const int ns = uniform(0, 9);
+  if (ns == 0) term["namespaces"] = {ns_};
+  if (ns == 1) term["namespaceSelector"] = json::object();
+  return term;
+}
+
+json ClusterGenerator::podAffinity(double requiredChance, double preferredChance) {
+  json out = json::object();
+  for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+    json a = json::object();
+    if (chance(requiredChance)) {
+      json terms = json::array();
+      for (int i = chance(0.2) ? 2 : 1; i > 0; --i) terms.push_back(podAffinityTerm());
+      a["requiredDuringSchedulingIgnoredDuringExecution"] = terms;
+    }
+    if (chance(preferredChance)) {
+      json terms = json::array();
+      for (int i = uniform(1, 2); i > 0; --i) {
+        terms.push_back({{"weight", uniform(1, 100)}, {"podAffinityTerm", podAffinityTerm()}});
+      }
+      a["preferredDuringSchedulingIgnoredDuringExecution"] = terms;
+    }
+    if (!a.empty()) out[kind] = a;
+  }
+  return out.empty() ? json(nullptr) : out;
+}
+
+json ClusterGenerator::topologySpreadConstraint() {
+  json c = {{"maxSkew", uniform(1, 3)},
+            {"topologyKey", pick(kTopologyKeys)},
+            {"whenUnsatisfiable", chance(0.5) ? "DoNotSchedule" : "ScheduleAnyway"},
+            {"labelSelector", podLabelSelector()}};
+  if (c["whenUnsatisfiable"] == "DoNotSchedule" && chance(0.2)) c["minDomains"] = uniform(1, 5);
+  if (chance(0.15)) c["nodeAffinityPolicy"] = chance(0.5) ? "Honor" : "Ignore";
+  if (chance(0.15)) c["nodeTaintsPolicy"] = chance(0.5) ? "Honor" : "Ignore";
+  if (chance(0.1)) c["matchLabelKeys"] = {"tier"};
+  return c;
 }
 
 // A container's `resources`, or null for none.
@@ -524,7 +613,19 @@ json ClusterGenerator::pendingPod() {
     }
     nodeAffinity["preferredDuringSchedulingIgnoredDuringExecution"] = preferred;
   }
-  if (!nodeAffinity.empty()) spec["affinity"] = {{"nodeAffinity", nodeAffinity}};
+  json affinity = podAffinity(0.12, 0.12);
+  if (affinity.is_null()) affinity = json::object();
+  if (!nodeAffinity.empty()) affinity["nodeAffinity"] = nodeAffinity;
+  if (!affinity.empty()) spec["affinity"] = affinity;
+  if (chance(0.15)) {
+    json constraints = json::array();
+    std::set<std::pair<std::string, std::string>> used;  // topologyKey + whenUnsatisfiable unique
+    for (int i = chance(0.25) ? 2 : 1; i > 0; --i) {
+      json c = topologySpreadConstraint();
+      if (used.insert({c["topologyKey"], c["whenUnsatisfiable"]}).second) constraints.push_back(c);
+    }
+    spec["topologySpreadConstraints"] = constraints;
+  }
 
   if (chance(0.35)) {
     json tolerations = json::array();
@@ -533,10 +634,12 @@ json ClusterGenerator::pendingPod() {
   }
   if (chance(0.3)) spec["priorityClassName"] = pick(priorityClassNames_);
   if (chance(0.08) && !spec.contains("resources")) spec["runtimeClassName"] = pick(runtimeClassNames_);
+  json metadata = {{"name", "p-" + std::to_string(index)}, {"namespace", ns_}};
+  if (json labels = podLabels(); !labels.empty()) metadata["labels"] = labels;
 
   return {{"apiVersion", "v1"},
           {"kind", "Pod"},
-          {"metadata", {{"name", "p-" + std::to_string(index)}, {"namespace", ns_}}},
+          {"metadata", metadata},
           {"spec", spec}};
 }
 

@@ -31,6 +31,8 @@ struct GeneratedCluster {
   std::vector<nlohmann::json> runtimeClasses;   // node.k8s.io/v1, with overhead
   std::vector<nlohmann::json> nodes;
   std::vector<nlohmann::json> boundPods;  // spec.nodeName set; no schedulerName
+  // core/v1 Services selecting some app labels: the pods they select get system default spreading.
+  std::vector<nlohmann::json> services;
   // After creating the bound pods: these get status.phase (Succeeded / Failed: schedulers ignore them) ...
   std::map<std::string, std::string> terminalPhases;
   // ... and these are deleted gracefully, so they stay Terminating (no kubelet confirms) and keep counting.
@@ -82,6 +84,14 @@ class ClusterGenerator {
   nlohmann::json nodeSelectorTerm(bool required);
   nlohmann::json toleration();
   nlohmann::json containerPorts();
+  // A label selector over the app/tier labels pods carry (matchLabels or matchExpressions).
+  nlohmann::json podLabelSelector();
+  // Pod labels: app (usually) and tier (sometimes).
+  nlohmann::json podLabels();
+  nlohmann::json podAffinityTerm();
+  // podAffinity / podAntiAffinity with required and/or preferred terms, or null.
+  nlohmann::json podAffinity(double requiredChance, double preferredChance);
+  nlohmann::json topologySpreadConstraint();
 
   uint32_t seed_;
   std::string ns_;

@@ -391,6 +391,7 @@ class DifferentialTest : public ::testing::Test {
       nodeNames.push_back(n["metadata"]["name"]);
     }
     for (const auto& p : cluster.boundPods) createOk(podPath(ns), p);
+    for (const auto& s : cluster.services) createOk("/api/v1/namespaces/" + ns + "/services", s);
     for (const auto& [name, phase] : cluster.terminalPhases) {
       auto r = api_->patch(podPath(ns, name) + "/status", {{"status", {{"phase", phase}}}});
       ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
@@ -403,7 +404,8 @@ class DifferentialTest : public ::testing::Test {
 
     // What `simulate` reads; the state stays like this (pending pods come and go one at a time).
     auto dump =
-        cp_->kubectl({"get", "nodes,pods,pv,pvc,storageclasses,csinodes,namespaces,pdb", "-A", "-o", "json"});
+        cp_->kubectl({"get", "nodes,pods,pv,pvc,storageclasses,csinodes,namespaces,pdb,services,replicationcontrollers,"
+                     "replicasets,statefulsets", "-A", "-o", "json"});
     ASSERT_TRUE(dump.ok()) << dump.error().message();
     dumpItems_ = json::parse(*dump)["items"];
     std::ofstream(dir_ + "/" + ns + "-cluster.json") << *dump;
@@ -492,6 +494,11 @@ class DifferentialTest : public ::testing::Test {
     // namespace).
     auto r = api_->del(podPath(ns), {{"gracePeriodSeconds", 0}});
     ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+    for (const auto& s : cluster.services) {  // services have no deletecollection
+      const std::string name = s["metadata"]["name"];
+      auto d = api_->del("/api/v1/namespaces/" + ns + "/services/" + name);
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
     for (const auto& n : nodeNames) {
       auto d = api_->del("/api/v1/nodes/" + n);
       ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
