@@ -44,10 +44,11 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   auto loaded = loadClusterFile(std::string(KS_SOURCE_DIR) + "/config/demo-cluster.yaml", cluster, cfg);
   ASSERT_TRUE(loaded.ok()) << loaded.error().message();
   EXPECT_EQ(loaded->objectsByKind["Node"], 6);
-  EXPECT_EQ(loaded->pendingPods, 8) << "the pod of another scheduler and the running pod are not pending";
+  EXPECT_EQ(loaded->objectsByKind["ReplicaSet"], 1);
+  EXPECT_EQ(loaded->pendingPods, 10) << "the pod of another scheduler and the running pods are not pending";
   auto result = simulate(cfg, cluster);
   ASSERT_TRUE(result.ok()) << result.error().message();
-  ASSERT_EQ(result->pods.size(), 8u);
+  ASSERT_EQ(result->pods.size(), 10u);
 
   EXPECT_EQ(find(*result, "trainer-0").node, "node-b1")
       << "tolerates the gpu taint, selects accelerator=nvidia";
@@ -82,17 +83,45 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
             "Insufficient cpu.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
 
-  // The web pod prefers zone-a (weight 80) and avoids the spot node's PreferNoSchedule taint; among the
-  // zone-a nodes the bigger, emptier node-a2 scores higher on resources.
+  // The cache pod's required anti-affinity (app=cache per hostname) rules out node-c2, where cache-0 runs;
+  // its preferred affinity to the web pods' zone scores zone-a.
+  const auto& cache = find(*result, "cache-1");
+  EXPECT_EQ(cache.node, "node-a2");
+  ASSERT_TRUE(cache.filtered.count("node-c2"));
+  EXPECT_EQ(cache.filtered.at("node-c2").plugin, "InterPodAffinity");
+  EXPECT_EQ(cache.filtered.at("node-c2").reasons,
+            std::vector<std::string>{"node(s) didn't match pod anti-affinity rules"});
+  EXPECT_EQ(cache.scores.at("node-a1").at("InterPodAffinity"), 100);
+  EXPECT_EQ(cache.scores.at("node-c1").at("InterPodAffinity"), 0);
+
+  // The search pod's spread constraint (maxSkew 1 over zones, app=web: two in zone-a, none elsewhere)
+  // rules out zone-a.
+  const auto& search = find(*result, "search-0");
+  EXPECT_EQ(search.result, "Scheduled");
+  for (const char* node : {"node-a1", "node-a2"}) {
+    ASSERT_TRUE(search.filtered.count(node)) << node;
+    EXPECT_EQ(search.filtered.at(node).plugin, "PodTopologySpread");
+    EXPECT_EQ(search.filtered.at(node).reasons,
+              std::vector<std::string>{"node(s) didn't match pod topology spread constraints"});
+  }
+
+  // The web pod prefers zone-a (weight 80) and avoids the spot node's PreferNoSchedule taint. System
+  // default spreading (its ReplicaSet's two replicas run in zone-a) scores zone-a lower, but the node
+  // affinity outweighs it; among the zone-a nodes the bigger, emptier node-a2 scores higher on resources.
   const auto& web = find(*result, "web-5d8f7-abcde");
   EXPECT_EQ(web.node, "node-a2");
   EXPECT_EQ(web.scores.at("node-a1").at("NodeAffinity"), 100);
   EXPECT_EQ(web.scores.at("node-c2").at("NodeAffinity"), 0);
   EXPECT_EQ(web.scores.at("node-c1").at("TaintToleration"), 0);
   EXPECT_EQ(web.scores.at("node-c2").at("TaintToleration"), 100);
-  // Weighted sum: TaintToleration 3, NodeAffinity 2, the resource and image plugins 1.
+  EXPECT_LT(web.scores.at("node-a1").at("PodTopologySpread"), web.scores.at("node-c2").at("PodTopologySpread"));
+  EXPECT_EQ(web.scores.at("node-c2").at("PodTopologySpread"), 100);
+  // Weighted sum: TaintToleration 3, NodeAffinity, PodTopologySpread and InterPodAffinity 2, the resource
+  // and image plugins 1.
   const std::map<std::string, int> weights{{"TaintToleration", 3},
                                            {"NodeAffinity", 2},
+                                           {"PodTopologySpread", 2},
+                                           {"InterPodAffinity", 2},
                                            {"NodeResourcesFit", 1},
                                            {"NodeResourcesBalancedAllocation", 1},
                                            {"ImageLocality", 1}};

@@ -6,12 +6,14 @@
 
 #include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
+#include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
 #include "pkg/scheduler/framework/plugins/nodename/node_name.h"
 #include "pkg/scheduler/framework/plugins/nodeports/node_ports.h"
 #include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
 #include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 #include "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/scheduler/framework/plugins/podtopologyspread/plugin.h"
 #include "pkg/scheduler/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.h"
@@ -43,6 +45,8 @@ framework::runtime::Registry newInTreeRegistry() {
   add<noderesources::Fit>(r);
   add<noderesources::BalancedAllocation>(r);
   add<imagelocality::ImageLocality>(r);
+  add<podtopologyspread::PodTopologySpread>(r);
+  add<interpodaffinity::InterPodAffinity>(r);
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }
