@@ -622,7 +622,9 @@ json ClusterGenerator::pendingPod() {
     std::set<std::pair<std::string, std::string>> used;  // topologyKey + whenUnsatisfiable unique
     for (int i = chance(0.25) ? 2 : 1; i > 0; --i) {
       json c = topologySpreadConstraint();
-      if (used.insert({c["topologyKey"], c["whenUnsatisfiable"]}).second) constraints.push_back(c);
+      const std::string key = c["topologyKey"];
+      const std::string when = c["whenUnsatisfiable"];
+      if (used.insert({key, when}).second) constraints.push_back(c);
     }
     spec["topologySpreadConstraints"] = constraints;
   }
