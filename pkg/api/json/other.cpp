@@ -205,45 +205,20 @@ Json write(const PodDisruptionBudget& in) {
 
 // ---- pod owners (selectors only) ----
 
-bool read(DecodeContext& ctx, const Json& j, ServiceSpec& out) {
-  return ObjectReader(ctx, j).field("selector", out.selector).ok();
-}
-
-Json write(const ServiceSpec& in) {
-  Json o = Json::object();
-  put(o, "selector", in.selector);
-  return o;
-}
-
-bool read(DecodeContext& ctx, const Json& j, ReplicationControllerSpec& out) {
-  return ObjectReader(ctx, j).field("selector", out.selector).ok();
-}
-
-Json write(const ReplicationControllerSpec& in) {
-  Json o = Json::object();
-  put(o, "selector", in.selector);
-  return o;
-}
-
-bool read(DecodeContext& ctx, const Json& j, ReplicaSetSpec& out) {
-  return ObjectReader(ctx, j).field("selector", out.selector).ok();
-}
-
-Json write(const ReplicaSetSpec& in) {
-  Json o = Json::object();
-  put(o, "selector", in.selector);
-  return o;
-}
-
-bool read(DecodeContext& ctx, const Json& j, StatefulSetSpec& out) {
-  return ObjectReader(ctx, j).field("selector", out.selector).ok();
-}
-
-Json write(const StatefulSetSpec& in) {
-  Json o = Json::object();
-  put(o, "selector", in.selector);
-  return o;
-}
+#define KS_JSON_SELECTOR_SPEC(Spec)                                    \
+  bool read(DecodeContext& ctx, const Json& j, Spec& out) {            \
+    return ObjectReader(ctx, j).field("selector", out.selector).ok(); \
+  }                                                                    \
+  Json write(const Spec& in) {                                         \
+    Json o = Json::object();                                           \
+    put(o, "selector", in.selector);                                   \
+    return o;                                                          \
+  }
+KS_JSON_SELECTOR_SPEC(ServiceSpec)
+KS_JSON_SELECTOR_SPEC(ReplicationControllerSpec)
+KS_JSON_SELECTOR_SPEC(ReplicaSetSpec)
+KS_JSON_SELECTOR_SPEC(StatefulSetSpec)
+#undef KS_JSON_SELECTOR_SPEC
 
 #define KS_JSON_OWNER_KIND(Type)                                                             \
   bool read(DecodeContext& ctx, const Json& j, Type& out) {                                 \

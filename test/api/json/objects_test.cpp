@@ -419,6 +419,41 @@ TEST(PodDisruptionBudgetCodec, DecodesIntOrString) {
   EXPECT_NE(encodeJson(*intPdb).find(R"("disruptionsAllowed":0)"), std::string::npos);
 }
 
+// The pod owners system default spreading reads: only metadata and the selector are kept.
+TEST(PodOwnerCodecs, DecodeSelectorsIgnoringTheRest) {
+  auto svc = decodeJson<Service>(
+      R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"shop"},)"
+      R"("spec":{"selector":{"app":"web"},"ports":[{"port":80}],"type":"ClusterIP"}})");
+  ASSERT_TRUE(svc.ok()) << svc.error().message();
+  EXPECT_EQ(svc->spec.selector.at("app"), "web");
+  expectRoundTrip(*svc);
+
+  auto rc = decodeJson<ReplicationController>(
+      R"({"metadata":{"name":"rc","namespace":"ns"},"spec":{"replicas":3,"selector":{"app":"old"}}})");
+  ASSERT_TRUE(rc.ok()) << rc.error().message();
+  EXPECT_EQ(rc->spec.selector.at("app"), "old");
+  expectRoundTrip(*rc);
+
+  auto rs = decodeJson<ReplicaSet>(
+      R"({"metadata":{"name":"web-5d8f7","namespace":"shop","uid":"u1"},)"
+      R"("spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"},)"
+      R"("matchExpressions":[{"key":"tier","operator":"In","values":["fe"]}]},"template":{}}})");
+  ASSERT_TRUE(rs.ok()) << rs.error().message();
+  ASSERT_TRUE(rs->spec.selector.has_value());
+  EXPECT_EQ(rs->spec.selector->matchLabels.at("app"), "web");
+  ASSERT_EQ(rs->spec.selector->matchExpressions.size(), 1u);
+  expectRoundTrip(*rs);
+
+  auto sts = decodeJson<StatefulSet>(R"({"metadata":{"name":"db","namespace":"ns"},"spec":{}})");
+  ASSERT_TRUE(sts.ok()) << sts.error().message();
+  EXPECT_FALSE(sts->spec.selector.has_value());
+  expectRoundTrip(*sts);
+
+  auto bad = decodeJson<ReplicaSet>(R"({"spec":{"selector":{"matchLabels":["app"]}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message().rfind("spec.selector.matchLabels", 0), 0u) << bad.error().message();
+}
+
 TEST(LeaseCodec, MicroTimes) {
   auto lease = decodeJson<Lease>(readTestdata("lease.json"));
   ASSERT_TRUE(lease.ok()) << lease.error().message();
