@@ -17,8 +17,9 @@
 //     every --sample-interval the number of bound pods is sampled; the first non-zero sample is skipped,
 //     intervals without progress are merged into the next; average and p50/p90/p95/p99 of the samples;
 //   - e2e latency: pod create -> pods/binding succeeded;
-//   - scheduling attempt latency: a probe plugin (PerfProbe) stamps the cycle at PreFilter (after the
-//     default PreFilter plugins; pop and updateSnapshot happen before it) and measures at Reserve (right
+//   - scheduling attempt latency: a probe plugin (PerfProbe) stamps the cycle at PreFilter (first of the
+//     PreFilter plugins, so InterPodAffinity's and PodTopologySpread's PreFilter work is inside; pop and
+//     updateSnapshot happen before it) and measures at Reserve (after the default Reserve plugins, right
 //     after the assume); attempts that do not reach Reserve count as unschedulable;
 //   - peak RSS (getrusage) and the load average.
 // After the run, a placement check per workload: violations of hard constraints (required anti-affinity:
@@ -910,7 +911,13 @@ std::string configYaml(int parallelism) {
       "\n"
       "profiles:\n"
       "- schedulerName: default-scheduler\n"
-      "  plugins:\n    multiPoint:\n      enabled:\n      - name: " +
+      "  plugins:\n"
+      // Also named at preFilter: a plugin enabled both there and in multiPoint runs first at that point
+      // (upstream's multiPoint expansion), so the attempt timing includes every PreFilter plugin.
+      "    preFilter:\n      enabled:\n      - name: " +
+      std::string(PerfProbe::kName) +
+      "\n"
+      "    multiPoint:\n      enabled:\n      - name: " +
       std::string(PerfProbe::kName) + "\n";
   const auto& missing = plugins::notYetImplementedPlugins();
   if (!missing.empty()) {
