@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "pkg/api/field.h"
 #include "pkg/util/strings.h"
 
 namespace ks::api {
@@ -28,6 +29,11 @@ constexpr std::string_view kDNS1123SubdomainErrMsg =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
     "start and "
     "end with an alphanumeric character";
+constexpr std::string_view kDNS1123LabelFmt = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+constexpr std::string_view kDNS1123LabelErrMsg =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+    "start and end with an alphanumeric character";
+constexpr size_t kDNS1123LabelMaxLength = 63;
 constexpr size_t kQualifiedNameMaxLength = 63;
 constexpr size_t kLabelValueMaxLength = 63;
 constexpr size_t kDNS1123SubdomainMaxLength = 253;
@@ -114,6 +120,18 @@ std::string_view selectionOpName(SelectionOp op) {
   return "";
 }
 
+std::vector<std::string> isDNS1123Label(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > kDNS1123LabelMaxLength) errs.push_back(maxLenError(kDNS1123LabelMaxLength));
+  // A label is a subdomain without dots.
+  if (!matchesDNS1123Subdomain(value)) {
+    errs.push_back(regexError(kDNS1123LabelErrMsg, kDNS1123LabelFmt, {"my-name", "123-abc"}));
+  } else if (value.find('.') != std::string_view::npos) {
+    errs.push_back("must not contain dots");
+  }
+  return errs;
+}
+
 std::vector<std::string> isDNS1123Subdomain(std::string_view value) {
   std::vector<std::string> errs;
   if (value.size() > kDNS1123SubdomainMaxLength) errs.push_back(maxLenError(kDNS1123SubdomainMaxLength));
@@ -190,18 +208,11 @@ bool parseGoInt64(std::string_view s, int64_t* out) {
 }
 
 std::string childPath(std::string_view path, std::string_view name) {
-  std::string out(path);
-  if (!out.empty()) out += '.';
-  out += name;
-  return out;
+  return api::field::child(path, name);
 }
 
 std::string indexPath(std::string_view path, size_t i) {
-  std::string out(path);
-  out += '[';
-  out += std::to_string(i);
-  out += ']';
-  return out;
+  return api::field::index(path, i);
 }
 
 std::string goStringSlice(const std::vector<std::string>& values) {
@@ -216,39 +227,17 @@ std::string goStringSlice(const std::vector<std::string>& values) {
 }
 
 void FieldErrors::invalid(std::string_view field, std::string_view value, std::string_view detail) {
-  std::string m(field);
-  m += ": Invalid value: ";
-  m += value;
-  if (!detail.empty()) {
-    m += ": ";
-    m += detail;
-  }
-  messages_.push_back(std::move(m));
+  messages_.push_back(
+      api::field::invalid(std::string(field), std::string(value), std::string(detail)).message());
 }
 
 void FieldErrors::required(std::string_view field, std::string_view detail) {
-  std::string m(field);
-  m += ": Required value";
-  if (!detail.empty()) {
-    m += ": ";
-    m += detail;
-  }
-  messages_.push_back(std::move(m));
+  messages_.push_back(api::field::required(std::string(field), std::string(detail)).message());
 }
 
 void FieldErrors::notSupported(std::string_view field, std::string_view value,
                                const std::vector<std::string_view>& supported) {
-  std::string m(field);
-  m += ": Unsupported value: ";
-  m += value;
-  if (!supported.empty()) {
-    m += ": supported values: ";
-    for (size_t i = 0; i < supported.size(); ++i) {
-      if (i > 0) m += ", ";
-      m += quote(supported[i]);
-    }
-  }
-  messages_.push_back(std::move(m));
+  messages_.push_back(api::field::notSupported(std::string(field), std::string(value), supported).message());
 }
 
 std::string FieldErrors::aggregate() const {

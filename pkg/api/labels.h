@@ -30,10 +30,11 @@ enum class SelectionOp : uint8_t {
 // The operator's string form as upstream ("in", "notin", "=", "==", "!=", "exists", "!", "gt", "lt").
 std::string_view selectionOpName(SelectionOp op);
 
-// Label key / value validation (validation.IsQualifiedName / IsValidLabelValue): the list of problems,
-// empty when valid. Messages are upstream's.
+// Label key / value and DNS name validation (validation.IsQualifiedName, IsValidLabelValue, IsDNS1123Label,
+// IsDNS1123Subdomain): the list of problems, empty when valid. Messages are upstream's.
 std::vector<std::string> isQualifiedName(std::string_view key);
 std::vector<std::string> isValidLabelValue(std::string_view value);
+std::vector<std::string> isDNS1123Label(std::string_view value);
 std::vector<std::string> isDNS1123Subdomain(std::string_view value);
 
 // One key/operator/values triple (labels.Requirement). Always valid once created.

@@ -15,6 +15,7 @@
 
 #include "pkg/api/json/codec_nlohmann.h"
 #include "pkg/api/json/yaml.h"
+#include "pkg/api/validation.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
@@ -65,6 +66,10 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   if (kind == "Pod") {
     auto pod = api::fromJson<api::Pod>(item);
     if (!pod.ok()) return pod.error();
+    // What the apiserver would reject at creation must not be scheduled here as if it were valid.
+    if (auto errs = api::validatePodSchedulingConstraints(*pod); !errs.empty()) {
+      return Error(api::aggregateFieldErrors(errs));
+    }
     if (isPending(*pod, cfg)) summary.pendingPods++;
     return createObject<api::Pod>(cluster, item, summary);
   }

@@ -265,6 +265,30 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
        "{priority: high}\n",
        "cluster.yaml: document 2 (Pod d/p): spec.priority: expected an integer, got string"},
       {"no kind", "metadata: {name: x}\n", "cluster.yaml: document 1 (object x): object has no kind"},
+      // Pods the apiserver would refuse to create (its validation messages and field paths).
+      {"invalid spread constraint in a list item",
+       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}}\n"
+       "- apiVersion: v1\n  kind: Pod\n  metadata: {name: x, namespace: default}\n"
+       "  spec:\n    containers: [{name: c, image: i}]\n    topologySpreadConstraints:\n"
+       "    - {maxSkew: 0, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, nodeAffinityPolicy: Foo}\n",
+       "cluster.yaml: document 1: items[1] (Pod default/x): [spec.topologySpreadConstraints[0].maxSkew: "
+       "Invalid value: 0: must be greater than zero, spec.topologySpreadConstraints[0].nodeAffinityPolicy: "
+       "Unsupported value: \"Foo\": supported values: \"Honor\", \"Ignore\"]"},
+      {"preferred anti-affinity weight out of range",
+       "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: web, namespace: default}\n"
+       "spec:\n  containers: [{name: c, image: i}]\n  affinity:\n    podAntiAffinity:\n"
+       "      preferredDuringSchedulingIgnoredDuringExecution:\n"
+       "      - weight: 1000\n"
+       "        podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: zone}\n",
+       "cluster.yaml: document 2 (Pod default/web): "
+       "spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid "
+       "value: 1000: must be in the range 1-100"},
+      {"bound pods are validated too",
+       "kind: Pod\nmetadata: {name: z, namespace: default}\nspec:\n  nodeName: n1\n"
+       "  containers: [{name: c, image: i}]\n"
+       "  topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: Sometimes}]\n",
+       "cluster.yaml: document 1 (Pod default/z): spec.topologySpreadConstraints[0].whenUnsatisfiable: "
+       "Unsupported value: \"Sometimes\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\""},
       {"malformed yaml", "kind: Node\nmetadata: {name: [\n", "cluster.yaml: yaml: line"},
   };
   auto cfg = demoConfig();

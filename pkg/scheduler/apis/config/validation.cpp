@@ -1,178 +1,43 @@
-// ValidateKubeSchedulerConfiguration (upstream pkg/scheduler/apis/config/validation/validation.go) and the
-// field.Error / aggregate formatting it relies on.
+// ValidateKubeSchedulerConfiguration (upstream pkg/scheduler/apis/config/validation/validation.go). The
+// field.Error formatting and name validation it uses are pkg/api's (field.h, labels.h).
 
 #include "pkg/scheduler/apis/config/validation.h"
 
 #include <map>
 #include <set>
 
+#include "pkg/api/labels.h"
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/util/strings.h"
 
 namespace ks::config {
 
-std::string FieldError::message() const {
-  std::string body;
-  switch (type) {
-    case Type::kRequired:
-      body = "Required value";
-      break;
-    case Type::kForbidden:
-      body = "Forbidden";
-      break;
-    case Type::kDuplicate:
-      body = "Duplicate value: " + badValue;
-      break;
-    case Type::kInvalid:
-      body = "Invalid value: " + badValue;
-      break;
-    case Type::kNotSupported:
-      body = "Unsupported value: " + badValue;
-      break;
-  }
-  if (!detail.empty()) body += ": " + detail;
-  return field + ": " + body;
-}
-
 std::string aggregateMessage(const FieldErrors& errors) {
-  std::vector<std::string> msgs;
-  std::set<std::string> seen;
-  for (const auto& e : errors) {
-    std::string m = e.message();
-    if (seen.insert(m).second) msgs.push_back(std::move(m));
-  }
-  if (msgs.empty()) return "";
-  if (msgs.size() == 1) return msgs[0];
-  return "[" + join(msgs, ", ") + "]";
+  return api::aggregateFieldErrors(errors);
 }
 
 std::string goQuote(std::string_view s) {
-  return quote(s);
+  return api::field::quoteValue(s);
 }
 
 std::string childPath(std::string_view parent, std::string_view child) {
-  if (parent.empty()) return std::string(child);
-  std::string out(parent);
-  out += '.';
-  out += child;
-  return out;
+  return api::field::child(parent, child);
 }
 
 std::string indexPath(std::string_view parent, size_t index) {
-  return std::string(parent) + "[" + std::to_string(index) + "]";
+  return api::field::index(parent, index);
 }
-
-// ---- apimachinery name validation ----
-
-namespace {
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
-    "character";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-    "start and end with an alphanumeric character";
-constexpr std::string_view kDNS1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDNS1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
-    "start and end with an alphanumeric character";
-
-bool isAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-bool isLowerAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-}
-
-bool matchesQualifiedName(std::string_view s) {
-  if (s.empty() || !isAlnum(s.front()) || !isAlnum(s.back())) return false;
-  for (char c : s) {
-    if (!isAlnum(c) && c != '-' && c != '_' && c != '.') return false;
-  }
-  return true;
-}
-
-bool matchesDNS1123Subdomain(std::string_view s) {
-  for (std::string_view label : split(s, '.')) {
-    if (label.empty() || !isLowerAlnum(label.front()) || !isLowerAlnum(label.back())) return false;
-    for (char c : label) {
-      if (!isLowerAlnum(c) && c != '-') return false;
-    }
-  }
-  return true;
-}
-
-std::string regexError(std::string_view msg, std::string_view fmt,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  out += " (e.g. ";
-  bool first = true;
-  for (auto e : examples) {
-    if (!first) out += " or ";
-    first = false;
-    out += "'" + std::string(e) + "', ";
-  }
-  out += "regex used for validation is '" + std::string(fmt) + "')";
-  return out;
-}
-
-std::string maxLenError(size_t n) {
-  return "must be no more than " + std::to_string(n) + " characters";
-}
-
-}  // namespace
 
 std::vector<std::string> isDNS1123Subdomain(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 253) errs.push_back(maxLenError(253));
-  if (!matchesDNS1123Subdomain(value)) {
-    errs.push_back(regexError(kDNS1123SubdomainErrMsg, kDNS1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
+  return api::isDNS1123Subdomain(value);
 }
 
 std::vector<std::string> isQualifiedName(std::string_view value) {
-  std::vector<std::string> errs;
-  auto parts = split(value, '/');
-  std::string_view name;
-  if (parts.size() == 1) {
-    name = parts[0];
-  } else if (parts.size() == 2) {
-    std::string_view prefix = parts[0];
-    name = parts[1];
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      for (const auto& m : isDNS1123Subdomain(prefix)) errs.push_back("prefix part " + m);
-    }
-  } else {
-    errs.push_back("a qualified name " +
-                   regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
-                   " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-    return errs;
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back("name part " + maxLenError(63));
-  }
-  if (!matchesQualifiedName(name)) {
-    errs.push_back("name part " +
-                   regexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
+  return api::isQualifiedName(value);
 }
 
 std::vector<std::string> isValidLabelValue(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 63) errs.push_back(maxLenError(63));
-  if (!value.empty() && !matchesQualifiedName(value)) {
-    errs.push_back(regexError(kLabelValueErrMsg, "(" + std::string(kQualifiedNameFmt) + ")?",
-                              {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
+  return api::isValidLabelValue(value);
 }
 
 // ---- ValidateKubeSchedulerConfiguration ----

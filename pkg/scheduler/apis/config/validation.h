@@ -6,24 +6,16 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/field.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/util/result.h"
 
 namespace ks::config {
 
-// One field.Error. `badValue` is already formatted as Go's field.Error prints it (quoted for strings).
-struct FieldError {
-  enum class Type { kRequired, kDuplicate, kInvalid, kNotSupported, kForbidden };
-  Type type = Type::kInvalid;
-  std::string field;
-  std::string badValue;
-  std::string detail;
-
-  std::string message() const;  // "<field>: <body>"
-};
-
-using FieldErrors = std::vector<FieldError>;
+// field.Error / field.ErrorList, shared with the API validation (pkg/api/field.h).
+using FieldError = api::FieldError;
+using FieldErrors = api::FieldErrorList;
 
 // utilerrors aggregate text: duplicates removed, one message as is, several as "[m1, m2]"; "" if none.
 std::string aggregateMessage(const FieldErrors& errors);
@@ -57,7 +49,7 @@ FieldErrors validateNodeResourcesFitArgs(const std::string& path, const NodeReso
 FieldErrors validateDynamicResourcesArgs(const std::string& path, const DynamicResourcesArgs& args,
                                          const FeatureGates& features = {});
 
-// apimachinery validation helpers used above (messages as upstream).
+// apimachinery validation helpers used above (messages as upstream; the pkg/api/labels.h functions).
 std::vector<std::string> isQualifiedName(std::string_view value);
 std::vector<std::string> isValidLabelValue(std::string_view value);
 std::vector<std::string> isDNS1123Subdomain(std::string_view value);
