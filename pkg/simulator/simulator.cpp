@@ -36,13 +36,55 @@ bool isPending(const api::Pod& pod, const config::KubeSchedulerConfiguration& cf
 }
 
 template <typename T>
-Result<void> createObject(client::MemoryClient& cluster, const json& item, LoadSummary& summary) {
-  auto obj = api::fromJson<T>(item);
-  if (!obj.ok()) return obj.error();
-  auto created = cluster.create(*obj);
+Result<void> createDecoded(client::MemoryClient& cluster, const T& obj, LoadSummary& summary) {
+  auto created = cluster.create(obj);
   if (!created.ok()) return Error(created.error().message());
   summary.objectsByKind[std::string(T::kKind)]++;
   return {};
+}
+
+template <typename T>
+Result<void> createObject(client::MemoryClient& cluster, const json& item, LoadSummary& summary) {
+  auto obj = api::fromJson<T>(item);
+  if (!obj.ok()) return obj.error();
+  return createDecoded(cluster, *obj, summary);
+}
+
+// What the apiserver's pod strategy does at creation with the v1.34 gates (PrepareForCreate:
+// mutatePodAffinity, mutateTopologySpreadConstraints): each matchLabelKeys / mismatchLabelKeys key the pod
+// has a label for becomes a `key In|NotIn [value]` expression of the term's selector. Pods dumped from a
+// cluster were merged already: a key whose expression is there is not added twice.
+void applyLabelKeys(api::LabelSelector& selector, const std::vector<std::string>& keys, const char* op,
+                    const api::Labels& podLabels) {
+  for (const std::string& key : keys) {
+    auto label = podLabels.find(key);
+    if (label == podLabels.end()) continue;
+    api::LabelSelectorRequirement merged{key, op, {label->second}};
+    if (std::find(selector.matchExpressions.begin(), selector.matchExpressions.end(), merged) ==
+        selector.matchExpressions.end()) {
+      selector.matchExpressions.push_back(std::move(merged));
+    }
+  }
+}
+
+void mergeLabelKeysAsTheApiserverDoes(api::Pod& pod) {
+  const api::Labels& labels = pod.metadata.labels;
+  auto mergeTerm = [&](api::PodAffinityTerm& term) {
+    if (!term.labelSelector) return;  // a nil selector matches nothing: nothing to merge into
+    applyLabelKeys(*term.labelSelector, term.matchLabelKeys, "In", labels);
+    applyLabelKeys(*term.labelSelector, term.mismatchLabelKeys, "NotIn", labels);
+  };
+  if (pod.spec.affinity) {
+    for (auto* a : {pod.spec.affinity->podAffinity ? &*pod.spec.affinity->podAffinity : nullptr,
+                    pod.spec.affinity->podAntiAffinity ? &*pod.spec.affinity->podAntiAffinity : nullptr}) {
+      if (a == nullptr) continue;
+      for (auto& t : a->requiredDuringSchedulingIgnoredDuringExecution) mergeTerm(t);
+      for (auto& t : a->preferredDuringSchedulingIgnoredDuringExecution) mergeTerm(t.podAffinityTerm);
+    }
+  }
+  for (auto& c : pod.spec.topologySpreadConstraints) {
+    if (c.labelSelector) applyLabelKeys(*c.labelSelector, c.matchLabelKeys, "In", labels);
+  }
 }
 
 std::string describe(const json& item) {
@@ -66,12 +108,13 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   if (kind == "Pod") {
     auto pod = api::fromJson<api::Pod>(item);
     if (!pod.ok()) return pod.error();
+    mergeLabelKeysAsTheApiserverDoes(*pod);
     // What the apiserver would reject at creation must not be scheduled here as if it were valid.
     if (auto errs = api::validatePodSchedulingConstraints(*pod); !errs.empty()) {
       return Error(api::aggregateFieldErrors(errs));
     }
     if (isPending(*pod, cfg)) summary.pendingPods++;
-    return createObject<api::Pod>(cluster, item, summary);
+    return createDecoded(cluster, *pod, summary);
   }
   if (kind == "Node") return createObject<api::Node>(cluster, item, summary);
   if (kind == "Namespace") return createObject<api::Namespace>(cluster, item, summary);

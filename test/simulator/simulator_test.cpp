@@ -161,6 +161,49 @@ items:
   EXPECT_EQ(p.filtered.at("n3").plugin, "NodeAffinity");
 }
 
+TEST(SimulatorTest, MatchLabelKeysAreMergedAsTheApiserverDoes) {
+  // The anti-affinity term's matchLabelKeys [tier] becomes `tier In [frontend]`: only the frontend replica
+  // on n2 repels the pod, not the backend one on n1. A pod dumped from a cluster already carries the merged
+  // expression (db-0): it is not merged twice (which the validation would reject as a duplicate key).
+  auto r = run(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: be, namespace: default, labels: {app: x, tier: backend}}, spec: {nodeName: n1, containers: [{name: c, image: i}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: fe, namespace: default, labels: {app: x, tier: frontend}}, spec: {nodeName: n2, containers: [{name: c, image: i}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default, labels: {app: x, tier: frontend}}
+  spec:
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: x}}, matchLabelKeys: [tier]}
+    containers: [{name: c, image: i}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-0, namespace: default, labels: {app: x, tier: backend}}
+  spec:
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - topologyKey: kubernetes.io/hostname
+          labelSelector:
+            matchLabels: {app: x}
+            matchExpressions: [{key: tier, operator: In, values: [backend]}]
+          matchLabelKeys: [tier]
+    containers: [{name: c, image: i}]
+)");
+  const auto& web = find(r, "web");
+  EXPECT_EQ(web.node, "n1");
+  ASSERT_TRUE(web.filtered.count("n2"));
+  EXPECT_EQ(web.filtered.at("n2").plugin, "InterPodAffinity");
+  const auto& db = find(r, "db-0");
+  EXPECT_EQ(db.node, "n2");
+}
+
 TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
   // Two pods want the same host port: the second must see the first's placement.
   std::string yaml = "apiVersion: v1\nkind: List\nitems:\n";
