@@ -92,6 +92,8 @@ framework::Status InterPodAffinity::preScore(framework::CycleState& state, const
   // Normally caught by PreFilter.
   if (const auto& err = podInfo.parseError())
     return framework::Status::error("failed to parse pod: " + err->message());
+  // No node to process gives no score (Skip below): spare the term copies and the namespace lookup.
+  if (allNodes.empty()) return framework::Status(framework::Code::Skip);
 
   IncomingPreferred incoming;
   incoming.pod = &pod;

@@ -7,10 +7,6 @@ namespace ks::plugins::podtopologyspread {
 
 namespace {
 
-bool doNotScheduleTaint(const api::Taint& t) {
-  return helper::doNotScheduleTaintsFilter(t);
-}
-
 NodeInclusionPolicy policyOf(const std::string& value) {
   return value == "Honor" ? NodeInclusionPolicy::Honor : NodeInclusionPolicy::Ignore;
 }
@@ -29,8 +25,8 @@ bool TopologySpreadConstraint::matchNodeInclusionPolicies(
   // Parse errors of the pod's node affinity count as no match, for backwards compatibility.
   if (nodeAffinityPolicy == NodeInclusionPolicy::Honor && !requiredNodeAffinity.match(node)) return false;
   if (nodeTaintsPolicy == NodeInclusionPolicy::Honor &&
-      api::findMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations, doNotScheduleTaint) !=
-          nullptr) {
+      api::findMatchingUntoleratedTaint(node.spec.taints, pod.spec.tolerations,
+                                        helper::doNotScheduleTaintsFilter) != nullptr) {
     return false;
   }
   return true;
