@@ -37,15 +37,21 @@ std::string FieldError::message() const {
   return out;
 }
 
-std::string aggregateFieldErrors(const FieldErrorList& errors) {
+std::string aggregateMessages(const std::vector<std::string>& messages) {
   std::vector<std::string> unique;
-  for (const FieldError& e : errors) {
-    std::string m = e.message();
-    if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(std::move(m));
+  for (const std::string& m : messages) {
+    if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(m);
   }
   if (unique.empty()) return "";
   if (unique.size() == 1) return unique[0];
   return "[" + join(unique, ", ") + "]";
+}
+
+std::string aggregateFieldErrors(const FieldErrorList& errors) {
+  std::vector<std::string> messages;
+  messages.reserve(errors.size());
+  for (const FieldError& e : errors) messages.push_back(e.message());
+  return aggregateMessages(messages);
 }
 
 namespace field {

@@ -28,8 +28,10 @@ struct FieldError {
 
 using FieldErrorList = std::vector<FieldError>;
 
-// ErrorList.ToAggregate().Error(): "" for none, the message for one, "[m1, m2]" for several, with
+// utilerrors.NewAggregate(errs).Error(): "" for none, the message for one, "[m1, m2]" for several, with
 // repeated messages dropped.
+std::string aggregateMessages(const std::vector<std::string>& messages);
+// ErrorList.ToAggregate().Error(): aggregateMessages of the errors' messages.
 std::string aggregateFieldErrors(const FieldErrorList& errors);
 
 namespace field {

@@ -1,8 +1,8 @@
 #include "pkg/scheduler/framework/types.h"
 
-#include <algorithm>
 #include <atomic>
 
+#include "pkg/api/field.h"
 #include "pkg/api/resources.h"
 
 namespace ks::framework {
@@ -144,23 +144,6 @@ std::vector<WeightedAffinityTerm> parseWeightedTerms(const api::Pod& pod,
   return out;
 }
 
-// utilerrors.NewAggregate(errs).Error(): one message as is; several deduplicated, ", "-joined in "[...]".
-std::optional<Error> aggregate(const std::vector<std::string>& messages) {
-  if (messages.empty()) return std::nullopt;
-  if (messages.size() == 1) return Error(messages.front());
-  std::vector<std::string> seen;
-  for (const auto& m : messages) {
-    if (std::find(seen.begin(), seen.end(), m) == seen.end()) seen.push_back(m);
-  }
-  if (seen.size() == 1) return Error(seen.front());
-  std::string out = "[";
-  for (std::size_t i = 0; i < seen.size(); ++i) {
-    if (i) out += ", ";
-    out += seen[i];
-  }
-  return Error(out + "]");
-}
-
 const std::vector<api::PodAffinityTerm> kNoTerms;
 
 }  // namespace
@@ -225,7 +208,7 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
         return parseWeightedTerms(p, a.podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution, e);
       });
     }
-    pi->parseError_ = aggregate(errs);
+    if (!errs.empty()) pi->parseError_ = Error(api::aggregateMessages(errs));
   }
   return pi;
 }
