@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# A real etcd + kube-apiserver on loopback for the integration tests.
+# A real etcd + kube-apiserver, and on request kube-controller-manager, on loopback for the integration tests.
 #
-#   controlplane.sh build                 build (or reuse) the pinned binaries (etcd, kube-apiserver, and
-#                                         kube-scheduler for the differential test); prints ONLY the bin dir
+#   controlplane.sh build                 build (or reuse) the pinned binaries (etcd, kube-apiserver,
+#                                         kube-controller-manager, and kube-scheduler for the differential
+#                                         test); prints ONLY the bin dir
 #   controlplane.sh up <workdir>          certs, etcd, kube-apiserver on free ports; writes <workdir>/kubeconfig
 #                                         and <workdir>/env (shell-sourceable KUBECONFIG, KS_APISERVER_URL, ...)
-#   controlplane.sh down <workdir>        stop both (TERM, then KILL after 15 s), remove the data and <workdir>
+#   controlplane.sh down <workdir>        stop everything (TERM, then KILL after 15 s), remove the data and
+#                                         <workdir>
 #   controlplane.sh restart-apiserver <workdir>
 #                                         restart kube-apiserver only (same port and flags), wait for /readyz
 #   controlplane.sh compact <workdir>     compact etcd at its current revision; prints that revision
+#   controlplane.sh start-controller-manager <workdir> <controllers>
+#                                         start kube-controller-manager running only <controllers> (its
+#                                         --controllers list, e.g. disruption-controller,persistentvolume-
+#                                         binder-controller) on a free port; waits until its /healthz
+#                                         lists each of them; the log goes to <workdir>/kube-controller-
+#                                         manager.log
+#   controlplane.sh stop-controller-manager <workdir>
+#                                         stop it (no-op when not running); start it again with start-...
 #
 # Binaries are built from Go modules through the configured module proxy (never downloaded as binaries) and
 # cached outside the repo in ${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/controlplane/<k8s>_<etcd>/bin.
@@ -19,8 +29,10 @@
 #   KS_CONTROL_PLANE_OWNER_PID  `up` starts a watcher that runs `down` once this process is gone (crashes,
 #                               kill -9, ctest timeouts), also while `up` itself is still running
 #   KS_APISERVER_EXTRA_FLAGS    extra kube-apiserver flags (whitespace separated), kept across restarts
-#   KS_CONTROL_PLANE_KEEP_LOGS=1  `down` keeps etcd.log / kube-apiserver.log in <workdir>
-#   KS_CONTROL_PLANE_READY_TIMEOUT  seconds to wait for /readyz (default 90)
+#   KS_CONTROL_PLANE_KEEP_LOGS=1  `down` keeps etcd.log / kube-apiserver.log / kube-controller-manager.log in
+#                               <workdir>
+#   KS_CONTROL_PLANE_READY_TIMEOUT  seconds to wait for /readyz, or kube-controller-manager's /healthz
+#                               (default 90)
 #
 # Compaction and 410 Gone: with the watch cache on (the default) kube-apiserver serves watches and lists at
 # older resourceVersions from its cache even after `compact`. Use KS_APISERVER_EXTRA_FLAGS=--watch-cache=false
@@ -55,13 +67,29 @@ die() { printf 'controlplane: error: %s\n' "$*" >&2 || true; exit 1; }
 
 # ---------------------------------------------------------------------------------------------------- build
 
-bin_dir_complete() {
-  [[ -f "$1/.complete" && -x "$1/kube-apiserver" && -x "$1/etcd" && -x "$1/kube-scheduler" ]]
+# Built from the wrapper module next to kube-apiserver. A binary counts only once its "<name> <version>" line
+# is in .complete (written after the binary is in place), so an interrupted build is redone, not trusted.
+readonly KUBE_EXTRA_BINARIES=(kube-scheduler kube-controller-manager)
+
+bin_recorded() {  # <bin dir> <name> <version>
+  [[ -x "$1/$2" ]] && grep -qxF -- "$2 $3" "$1/.complete" 2>/dev/null
 }
 
-# A bin dir built before kube-scheduler was added: everything but kube-scheduler is there.
-bin_dir_lacks_only_scheduler() {
-  [[ -f "$1/.complete" && -x "$1/kube-apiserver" && -x "$1/etcd" && ! -e "$1/kube-scheduler" ]]
+# etcd and kube-apiserver are there: the expensive part. Others may be missing (a bin dir built before they
+# were added to the harness); those are built on their own.
+bin_dir_has_base() {
+  bin_recorded "$1" etcd "$ETCD_VERSION" && bin_recorded "$1" kube-apiserver "$KUBE_VERSION"
+}
+
+bin_dir_missing() {  # <bin dir> -> the KUBE_EXTRA_BINARIES not yet recorded, one per line
+  local b
+  for b in "${KUBE_EXTRA_BINARIES[@]}"; do
+    bin_recorded "$1" "$b" "$KUBE_VERSION" || printf '%s\n' "$b"
+  done
+}
+
+bin_dir_complete() {
+  bin_dir_has_base "$1" && [[ -z "$(bin_dir_missing "$1")" ]]
 }
 
 # Version stamping of the Kubernetes binaries, as upstream's build does (`kube-scheduler --version`).
@@ -113,7 +141,7 @@ go_build() {  # <module dir> <output> <package> [ldflags]
           go build -trimpath -ldflags "-s -w $ldflags" -o "$out" "$pkg" >&2); then
     die "go build $pkg failed (module $dir); see the errors above"
   fi
-  log "built $(basename "$out") in $((SECONDS - start)) s"
+  log "built $(basename "${out%.tmp}") in $((SECONDS - start)) s"
 }
 
 cmd_build() {
@@ -124,7 +152,8 @@ cmd_build() {
     return 0
   fi
   command -v go >/dev/null 2>&1 ||
-    die "go is not installed (needed once to build etcd $ETCD_VERSION, kube-apiserver and kube-scheduler $KUBE_VERSION)"
+    die "go is not installed (needed once to build etcd $ETCD_VERSION and the Kubernetes $KUBE_VERSION" \
+      "binaries)"
   mkdir -p "$key_dir"
   exec 9>"$key_dir/.lock"
   log "waiting for the build lock $key_dir/.lock"
@@ -135,26 +164,33 @@ cmd_build() {
     return 0
   fi
   write_apiserver_module "$key_dir/src/apiserver"
-  if bin_dir_lacks_only_scheduler "$bin"; then
-    # Only kube-scheduler is new: build it into the existing dir (a cold kube-apiserver build is minutes).
-    log "adding kube-scheduler $KUBE_VERSION to $bin with $(go version)"
-    rm -f "$bin/kube-scheduler.tmp"
-    go_build "$key_dir/src/apiserver" "$bin/kube-scheduler.tmp" k8s.io/kubernetes/cmd/kube-scheduler \
-      "$(kube_ldflags)"
-    mv "$bin/kube-scheduler.tmp" "$bin/kube-scheduler"
-    printf 'kube-scheduler %s\n' "$KUBE_VERSION" >>"$bin/.complete"
+  if bin_dir_has_base "$bin"; then
+    # Only binaries added to the harness later are missing: build just those into the existing dir (a cold
+    # kube-apiserver build is many minutes).
+    local b
+    for b in $(bin_dir_missing "$bin"); do
+      log "adding $b $KUBE_VERSION to $bin with $(go version)"
+      rm -f "$bin/$b.tmp"
+      go_build "$key_dir/src/apiserver" "$bin/$b.tmp" "k8s.io/kubernetes/cmd/$b" "$(kube_ldflags)"
+      mv "$bin/$b.tmp" "$bin/$b"
+      grep -vxF -- "$b $KUBE_VERSION" "$bin/.complete" >"$bin/.complete.tmp" || true
+      printf '%s %s\n' "$b" "$KUBE_VERSION" >>"$bin/.complete.tmp"
+      mv "$bin/.complete.tmp" "$bin/.complete"
+    done
   else
-    log "building kube-apiserver and kube-scheduler $KUBE_VERSION and etcd $ETCD_VERSION with $(go version)" \
-      "(cold: many minutes)"
-    local tmp="$key_dir/bin.tmp"
+    log "building kube-apiserver, ${KUBE_EXTRA_BINARIES[*]} $KUBE_VERSION and etcd $ETCD_VERSION with" \
+      "$(go version) (cold: many minutes)"
+    local tmp="$key_dir/bin.tmp" b
     rm -rf "$tmp"
     mkdir -p "$tmp"
     write_etcd_module "$key_dir/src/etcd"
     go_build "$key_dir/src/etcd" "$tmp/etcd" go.etcd.io/etcd/server/v3
     go_build "$key_dir/src/apiserver" "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
-    go_build "$key_dir/src/apiserver" "$tmp/kube-scheduler" k8s.io/kubernetes/cmd/kube-scheduler "$(kube_ldflags)"
-    printf 'kube-apiserver %s\nkube-scheduler %s\netcd %s\n' "$KUBE_VERSION" "$KUBE_VERSION" "$ETCD_VERSION" \
-      >"$tmp/.complete"
+    printf 'etcd %s\nkube-apiserver %s\n' "$ETCD_VERSION" "$KUBE_VERSION" >"$tmp/.complete"
+    for b in "${KUBE_EXTRA_BINARIES[@]}"; do
+      go_build "$key_dir/src/apiserver" "$tmp/$b" "k8s.io/kubernetes/cmd/$b" "$(kube_ldflags)"
+      printf '%s %s\n' "$b" "$KUBE_VERSION" >>"$tmp/.complete"
+    done
     rm -rf "$bin"
     mv "$tmp" "$bin"
   fi
@@ -323,6 +359,10 @@ export KS_CLIENT_CERT_FILE='$w/pki/admin.crt'
 export KS_CLIENT_KEY_FILE='$w/pki/admin.key'
 export KS_SERVICE_ACCOUNT_KEY_FILE='$w/pki/sa.key'
 export KS_SERVICE_ACCOUNT_PUB_FILE='$w/pki/sa.pub'
+export KS_CONTROLLER_MANAGER_PORT='${KS_CONTROLLER_MANAGER_PORT:-}'
+export KS_CONTROLLER_MANAGER_PID='${KS_CONTROLLER_MANAGER_PID:-}'
+export KS_CONTROLLER_MANAGER_CONTROLLERS='${KS_CONTROLLER_MANAGER_CONTROLLERS:-}'
+export KS_CONTROLLER_MANAGER_LOG='$w/kube-controller-manager.log'
 export KS_WATCHER_PID='${KS_WATCHER_PID:-}'
 ENV
   mv "$w/env.tmp" "$w/env"
@@ -444,6 +484,93 @@ start_apiserver_fresh() {
   die "kube-apiserver could not bind a free port after 5 attempts"
 }
 
+# kube-controller-manager with only the given controllers, against the admin kubeconfig (system:masters, so
+# every controller's RBAC holds without --use-service-account-credentials). Its own endpoints trust client
+# certs of our CA (the admin cert can read /metrics) without looking the CAs up in the cluster: the
+# apiserver has no request-header CA, and that lookup logs an error every few seconds. /healthz is always
+# allowed. No cloud provider (the default ""), no leader election (one instance; taking the lease would
+# delay each start by the lease duration after a restart), serving cert generated in memory. The PV binder
+# resyncs every second, as in upstream's test/integration/volume: a claim synced before its volume reached
+# the binder's cache is otherwise bound only at the next resync, 15 s later by default.
+controller_manager_args() {  # <workdir> <port> <controllers>
+  local w=$1 port=$2 controllers=$3
+  cat <<ARGS
+--kubeconfig=$w/kubeconfig
+--authentication-kubeconfig=$w/kubeconfig
+--authentication-skip-lookup=true
+--client-ca-file=$w/pki/ca.crt
+--authorization-kubeconfig=$w/kubeconfig
+--bind-address=127.0.0.1
+--secure-port=$port
+--controllers=$controllers
+--leader-elect=false
+--use-service-account-credentials=false
+--pvclaimbinder-sync-period=1s
+--profiling=false
+--v=2
+ARGS
+}
+
+# /healthz is ok as soon as it serves; each controller adds its own check once started, so also wait for
+# every named one (not "*" or "-name") to be listed: then they run (each waits for its informers itself).
+controller_manager_healthy() {  # <port> <controllers>; a self-signed in-memory cert, hence -k (loopback)
+  local body c
+  local -a names
+  body=$(curl -fksS --max-time 2 "https://127.0.0.1:$1/healthz?verbose" 2>/dev/null) || return 1
+  grep -qxF 'healthz check passed' <<<"$body" || return 1
+  IFS=, read -ra names <<<"$2"
+  for c in "${names[@]}"; do
+    [[ "$c" == '*' || "$c" == -* ]] && continue
+    grep -qxF "[+]$c ok" <<<"$body" || return 1
+  done
+}
+
+# Starts kube-controller-manager on a fresh port (retrying when the port was taken meanwhile) and waits
+# until /healthz lists the controllers; sets KS_CONTROLLER_MANAGER_PORT and KS_CONTROLLER_MANAGER_PID.
+start_controller_manager() {  # <workdir> <controllers>
+  local w=$1 controllers=$2 attempt
+  local log="$w/kube-controller-manager.log"
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    KS_CONTROLLER_MANAGER_PORT=$(free_port)
+    local -a args
+    mapfile -t args < <(controller_manager_args "$w" "$KS_CONTROLLER_MANAGER_PORT" "$controllers")
+    printf '==== kube-controller-manager start %s\n' "$(date -u +%FT%TZ)" >>"$log"
+    setsid "$KS_CONTROL_PLANE_BIN/kube-controller-manager" "${args[@]}" </dev/null >>"$log" 2>&1 &
+    KS_CONTROLLER_MANAGER_PID=$!
+    KS_CONTROLLER_MANAGER_CONTROLLERS=$controllers
+    write_env "$w"
+    local deadline=$((SECONDS + READY_TIMEOUT))
+    while ((SECONDS < deadline)); do
+      if controller_manager_healthy "$KS_CONTROLLER_MANAGER_PORT" "$controllers"; then
+        log "kube-controller-manager healthy at https://127.0.0.1:$KS_CONTROLLER_MANAGER_PORT" \
+          "(pid $KS_CONTROLLER_MANAGER_PID, controllers $controllers)"
+        return 0
+      fi
+      pid_running "$KS_CONTROLLER_MANAGER_PID" || break
+      # The owner's watcher only waits for `up`; do not leave a process behind its `down`.
+      local owner=${KS_CONTROL_PLANE_OWNER_PID:-}
+      if [[ -n "$owner" ]] && ! kill -0 "$owner" 2>/dev/null; then
+        die "owner $owner is gone"
+      fi
+      sleep 0.2
+    done
+    if pid_running "$KS_CONTROLLER_MANAGER_PID"; then
+      log_tail "$log" "kube-controller-manager log"
+      local url="https://127.0.0.1:$KS_CONTROLLER_MANAGER_PORT/healthz?verbose"
+      log "its /healthz?verbose: $(curl -ksS --max-time 2 "$url" 2>&1 | tr '\n' ' ')"
+      die "kube-controller-manager not healthy with controllers $controllers within ${READY_TIMEOUT} s" \
+        "(KS_CONTROL_PLANE_READY_TIMEOUT; a controller skipped for lack of flags never shows up)"
+    fi
+    if tail -n 20 "$log" | grep -q 'address already in use'; then
+      log "kube-controller-manager port taken meanwhile; retrying with another port"
+      continue
+    fi
+    log_tail "$log" "kube-controller-manager log"
+    die "kube-controller-manager exited during startup"
+  done
+  die "kube-controller-manager could not bind a free port after 5 attempts"
+}
+
 # -------------------------------------------------------------------------------------------------- commands
 
 cmd_up() {
@@ -451,12 +578,14 @@ cmd_up() {
   w=$(abs_workdir "${1:-}")
   if [[ -f "$w/env" ]]; then
     load_env "$w"
-    if pid_is_ours "$KS_APISERVER_PID" "$w" || pid_is_ours "$KS_ETCD_PID" "$w"; then
+    if pid_is_ours "$KS_APISERVER_PID" "$w" || pid_is_ours "$KS_ETCD_PID" "$w" ||
+      pid_is_ours "${KS_CONTROLLER_MANAGER_PID:-}" "$w"; then
       die "a control plane is already running in $w (run down first)"
     fi
   fi
   local start=$SECONDS
   KS_APISERVER_PORT='' KS_APISERVER_PID='' KS_ETCD_PORT='' KS_ETCD_PEER_PORT='' KS_ETCD_PID='' KS_WATCHER_PID=''
+  KS_CONTROLLER_MANAGER_PORT='' KS_CONTROLLER_MANAGER_PID='' KS_CONTROLLER_MANAGER_CONTROLLERS=''
   # If the caller dies while we start, finish anyway (no SIGPIPE on our stderr): the watcher cleans up.
   trap '' PIPE
   if [[ -n "${KS_CONTROL_PLANE_OWNER_PID:-}" ]]; then
@@ -476,6 +605,7 @@ cmd_up() {
   write_env "$w"
   : >"$w/etcd.log"
   : >"$w/kube-apiserver.log"
+  rm -f "$w/kube-controller-manager.log"
   gen_pki "$w/pki"
   # From here on a failure must not leave processes behind.
   trap 'stop_pid "${KS_APISERVER_PID:-}" "$w" kube-apiserver; stop_pid "${KS_ETCD_PID:-}" "$w" etcd' EXIT
@@ -497,6 +627,8 @@ cmd_down() {
         kill -TERM "$KS_WATCHER_PID" 2>/dev/null || true
       fi
     fi
+    # Clients first: a controller manager without its apiserver only logs connection errors until killed.
+    stop_pid "${KS_CONTROLLER_MANAGER_PID:-}" "$w" kube-controller-manager
     stop_pid "${KS_APISERVER_PID:-}" "$w" kube-apiserver
     stop_pid "${KS_ETCD_PID:-}" "$w" etcd
   fi
@@ -504,7 +636,7 @@ cmd_down() {
   if [[ "${KS_CONTROL_PLANE_KEEP_LOGS:-0}" == 1 ]]; then
     log "logs kept in $w"
   else
-    rm -f "$w/etcd.log" "$w/kube-apiserver.log" "$w/watcher.log"
+    rm -f "$w/etcd.log" "$w/kube-apiserver.log" "$w/kube-controller-manager.log" "$w/watcher.log"
     rmdir "$w" 2>/dev/null || true
   fi
 }
@@ -539,6 +671,36 @@ cmd_compact() {
   printf '%s\n' "$rev"
 }
 
+cmd_start_controller_manager() {
+  local w controllers=${2:-}
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  [[ "$controllers" =~ ^[-a-z0-9*]+(,[-a-z0-9*]+)*$ ]] ||
+    die "start-controller-manager: <controllers> must be a comma-separated list of controller names," \
+      "got '$controllers'"
+  pid_is_ours "$KS_APISERVER_PID" "$w" || die "kube-apiserver of $w is not running"
+  if pid_is_ours "${KS_CONTROLLER_MANAGER_PID:-}" "$w"; then
+    die "kube-controller-manager already runs in $w (pid $KS_CONTROLLER_MANAGER_PID;" \
+      "stop-controller-manager first)"
+  fi
+  [[ -x "$KS_CONTROL_PLANE_BIN/kube-controller-manager" ]] ||
+    die "$KS_CONTROL_PLANE_BIN has no kube-controller-manager (run: $0 build)"
+  trap '' PIPE
+  # A failed start must not leave the process behind.
+  trap 'stop_pid "${KS_CONTROLLER_MANAGER_PID:-}" "$w" kube-controller-manager' EXIT
+  start_controller_manager "$w" "$controllers"
+  trap - EXIT
+}
+
+cmd_stop_controller_manager() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  stop_pid "${KS_CONTROLLER_MANAGER_PID:-}" "$w" kube-controller-manager
+  KS_CONTROLLER_MANAGER_PORT='' KS_CONTROLLER_MANAGER_PID='' KS_CONTROLLER_MANAGER_CONTROLLERS=''
+  write_env "$w"
+}
+
 cmd_watch() {  # internal: <workdir> <owner pid> <pid of the up command>
   local w=$1 owner=$2 up=$3
   while kill -0 "$owner" 2>/dev/null; do
@@ -558,6 +720,9 @@ case "${1:-}" in
   down) cmd_down "${2:-}" ;;
   restart-apiserver) cmd_restart_apiserver "${2:-}" ;;
   compact) cmd_compact "${2:-}" ;;
+  start-controller-manager) cmd_start_controller_manager "${2:-}" "${3:-}" ;;
+  stop-controller-manager) cmd_stop_controller_manager "${2:-}" ;;
   __watch) cmd_watch "$2" "$3" "$4" ;;
-  *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir> | compact <workdir>" ;;
+  *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir> | compact <workdir>" \
+    "| start-controller-manager <workdir> <controllers> | stop-controller-manager <workdir>" ;;
 esac

@@ -45,6 +45,9 @@ Result<std::unique_ptr<ControlPlane>> ControlPlane::start(const ControlPlaneOpti
   auto up = cp->runScript("up", std::chrono::seconds(3600), {"KS_APISERVER_EXTRA_FLAGS=" + extra});
   if (!up.ok()) return up.error().wrap("control plane did not start");
   if (auto env = cp->loadEnv(); !env.ok()) return env.error().wrap("control plane started but");
+  if (!options.controllers.empty()) {
+    if (auto kcm = cp->startControllerManager(options.controllers); !kcm.ok()) return kcm.error();
+  }
   return cp;
 }
 
@@ -67,8 +70,10 @@ ControlPlane::~ControlPlane() {
 }
 
 Result<std::string> ControlPlane::runScript(const std::string& command, std::chrono::seconds timeout,
-                                            std::vector<std::string> env) const {
+                                            std::vector<std::string> env,
+                                            const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {script_, command, workDir_};
+  argv.insert(argv.end(), args.begin(), args.end());
   env.push_back("KS_CONTROL_PLANE_OWNER_PID=" + std::to_string(::getpid()));
   auto r = runProcess(argv, env, {}, timeout);
   if (!r.ok()) return r.error();
@@ -103,7 +108,8 @@ Result<void> ControlPlane::loadEnv() {
        {std::pair{"KUBECONFIG", &kubeconfig_}, std::pair{"KS_APISERVER_URL", &serverUrl_},
         std::pair{"KS_ETCD_URL", &etcdUrl_}, std::pair{"KS_CA_FILE", &caFile_},
         std::pair{"KS_CLIENT_CERT_FILE", &clientCertFile_}, std::pair{"KS_CLIENT_KEY_FILE", &clientKeyFile_},
-        std::pair{"KS_APISERVER_LOG", &apiserverLog_}}) {
+        std::pair{"KS_APISERVER_LOG", &apiserverLog_},
+        std::pair{"KS_CONTROLLER_MANAGER_LOG", &controllerManagerLog_}}) {
     if (auto r = get(name, *field); !r.ok()) return r.error();
   }
   return {};
@@ -124,6 +130,28 @@ Result<long long> ControlPlane::compact() {
   } catch (const std::exception&) {
     return Error("controlplane.sh compact printed no revision: " + *r);
   }
+}
+
+Result<void> ControlPlane::startControllerManager(const std::vector<std::string>& controllers) {
+  if (controllers.empty()) return Error("startControllerManager: no controllers given");
+  std::string list;
+  for (const auto& c : controllers) {
+    // The script takes one comma-separated argument; a name with a comma would silently become two.
+    if (c.empty() || c.find_first_of(", \t\n'") != std::string::npos) {
+      return Error("startControllerManager: bad controller name \"" + c + "\"");
+    }
+    if (!list.empty()) list += ',';
+    list += c;
+  }
+  auto r = runScript("start-controller-manager", std::chrono::seconds(300), {}, {list});
+  if (!r.ok()) return r.error().wrap("kube-controller-manager did not start");
+  return {};
+}
+
+Result<void> ControlPlane::stopControllerManager() {
+  auto r = runScript("stop-controller-manager", std::chrono::seconds(60));
+  if (!r.ok()) return r.error();
+  return {};
 }
 
 Result<std::string> ControlPlane::kubectl(const std::vector<std::string>& args) const {

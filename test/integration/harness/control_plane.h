@@ -1,6 +1,7 @@
 #pragma once
 // A real etcd + kube-apiserver on 127.0.0.1 for integration tests, driven by
-// test/integration/controlplane.sh.
+// test/integration/controlplane.sh; optionally kube-controller-manager running a chosen set of upstream
+// controllers (e.g. the PDB status of the disruption controller, PV/PVC binding).
 //
 //   auto cp = ks::integration::ControlPlane::start();
 //   ASSERT_TRUE(cp.ok()) << cp.error().message();
@@ -8,10 +9,10 @@
 //
 // start() uses the binaries in $KS_CONTROL_PLANE_BIN when set (scripts/test.sh exports it), otherwise it
 // builds them (once, cached outside the repo; a cold build takes several minutes). Each ControlPlane has its
-// own temp work dir, ports and certificates, so tests may run in parallel. The destructor stops both
+// own temp work dir, ports and certificates, so tests may run in parallel. The destructor stops all
 // processes and removes the work dir (set KS_CONTROL_PLANE_KEEP_LOGS=1 to keep etcd.log /
-// kube-apiserver.log); if the test process dies without running it, a watcher started by the script tears the
-// control plane down.
+// kube-apiserver.log / kube-controller-manager.log); if the test process dies without running it, a watcher
+// started by the script tears the control plane down.
 
 #include <chrono>
 #include <memory>
@@ -30,6 +31,8 @@ struct ControlPlaneOptions {
   // They are appended to those in $KS_APISERVER_EXTRA_FLAGS, if set.
   // E.g. "--watch-cache=false" so that watches and lists are served by etcd directly (see compact()).
   std::vector<std::string> extraApiserverFlags;
+  // When not empty, start() also runs startControllerManager(controllers), e.g. {"disruption-controller"}.
+  std::vector<std::string> controllers;
 };
 
 class ControlPlane {
@@ -38,8 +41,9 @@ class ControlPlane {
   // The error carries the script's stderr (build errors, the kube-apiserver log tail).
   static Result<std::unique_ptr<ControlPlane>> start(const ControlPlaneOptions& options = {});
 
-  // The directory of the pinned upstream binaries (etcd, kube-apiserver, kube-scheduler):
-  // $KS_CONTROL_PLANE_BIN when set, otherwise what `controlplane.sh build` prints (building them once).
+  // The directory of the pinned upstream binaries (etcd, kube-apiserver, kube-scheduler,
+  // kube-controller-manager): $KS_CONTROL_PLANE_BIN when set, otherwise what `controlplane.sh build` prints
+  // (building them once).
   static Result<std::string> binDir();
 
   ~ControlPlane();
@@ -54,6 +58,8 @@ class ControlPlane {
   const std::string& clientCertFile() const { return clientCertFile_; }  // admin, group system:masters
   const std::string& clientKeyFile() const { return clientKeyFile_; }
   const std::string& apiserverLog() const { return apiserverLog_; }
+  // <workDir>/kube-controller-manager.log: every start appends to it after a "==== ... start" line.
+  const std::string& controllerManagerLog() const { return controllerManagerLog_; }
 
   // Stops kube-apiserver (TERM) and starts it again on the same port with the same flags; returns once
   // /readyz answers. etcd and its data stay, so resourceVersions continue.
@@ -66,6 +72,17 @@ class ControlPlane {
   // revision, so older resourceVersions are "too old" -- that alone also gives 410).
   Result<long long> compact();
 
+  // Starts kube-controller-manager with --controllers=<controllers> (upstream names such as
+  // "disruption-controller", "persistentvolume-binder-controller"; "*" and "-name" work as upstream) and
+  // returns once /healthz lists each named controller, i.e. it runs. Admin credentials, no leader
+  // election, 127.0.0.1 on a free port. An error (with the log tail) when a controller is unknown or never
+  // starts (skipped for lack of flags), or when one already runs: stop it first.
+  Result<void> startControllerManager(const std::vector<std::string>& controllers);
+  // Stops kube-controller-manager (TERM, then KILL after 15 s) so that its controllers stop acting, e.g. to
+  // see the scheduler wait for a PVC binding; start it again with startControllerManager(). A no-op when
+  // it does not run. The destructor stops it as well.
+  Result<void> stopControllerManager();
+
   // Runs `kubectl --kubeconfig=<this> args...`; returns stdout, or an Error with the exit code and stderr.
   Result<std::string> kubectl(const std::vector<std::string>& args) const;
   // Same, with `input` on stdin (e.g. {"apply", "-f", "-"} with a YAML document).
@@ -75,8 +92,10 @@ class ControlPlane {
   explicit ControlPlane(std::string script, std::string workDir)
       : script_(std::move(script)), workDir_(std::move(workDir)) {}
   Result<void> loadEnv();
+  // Runs `controlplane.sh <command> <workDir> args...`; returns stdout, or an Error with its stderr.
   Result<std::string> runScript(const std::string& command, std::chrono::seconds timeout,
-                                std::vector<std::string> env = {}) const;
+                                std::vector<std::string> env = {},
+                                const std::vector<std::string>& args = {}) const;
 
   std::string script_;
   std::string workDir_;
@@ -87,6 +106,7 @@ class ControlPlane {
   std::string clientCertFile_;
   std::string clientKeyFile_;
   std::string apiserverLog_;
+  std::string controllerManagerLog_;
   bool running_ = false;
 };
 

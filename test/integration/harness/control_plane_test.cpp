@@ -1,10 +1,15 @@
 // The harness itself against a real etcd + kube-apiserver: kubectl round trips (no shell in between), an
-// apiserver restart that keeps data and port, and etcd compaction turning old resourceVersions into 410 Gone.
+// apiserver restart that keeps data and port, etcd compaction turning old resourceVersions into 410 Gone, and
+// kube-controller-manager's disruption and PV binder controllers at work, stopped and started again.
 #include "test/integration/harness/control_plane.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+
+#include "test/integration/harness/process.h"
 
 namespace ks::integration {
 namespace {
@@ -105,6 +110,95 @@ TEST(ControlPlaneTest, CompactionMakesOldResourceVersionsGoneWithoutWatchCache) 
   auto still = cp.kubectl({"get", "namespace", "cp-compact", "-o", "jsonpath={.metadata.labels.step}"});
   ASSERT_TRUE(still.ok()) << still.error().message();
   EXPECT_EQ(*still, "2");
+}
+
+// Two bound pods labelled app=x (nodeName set: they count as scheduled) and a PDB that keeps one of them.
+constexpr const char* kPodsAndPdb = R"({
+  "apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p0", "namespace": "cp-kcm", "labels": {"app": "x"}},
+     "spec": {"nodeName": "cp-test-node", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}},
+    {"apiVersion": "v1", "kind": "Pod",
+     "metadata": {"name": "p1", "namespace": "cp-kcm", "labels": {"app": "x"}},
+     "spec": {"nodeName": "cp-test-node", "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}},
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+     "metadata": {"name": "pdb-x", "namespace": "cp-kcm"},
+     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}}}
+  ]
+})";
+
+// What the kubelet would report for a started pod; the disruption controller counts Ready=True pods.
+constexpr const char* kRunningReady = R"({"status": {"phase": "Running",
+  "conditions": [{"type": "Ready", "status": "True"}, {"type": "PodScheduled", "status": "True"}]}})";
+
+// A statically provisioned volume and a claim for it; storageClassName "" on both means "no class, no
+// provisioner": only the PV binder can bind them.
+std::string pvAndClaim(const std::string& suffix) {
+  return R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-)" +
+         suffix + R"("},
+     "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "storageClassName": "",
+              "hostPath": {"path": "/tmp/ks-cp-test-pv"}}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc-)" +
+         suffix + R"(", "namespace": "cp-kcm"},
+     "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "",
+              "resources": {"requests": {"storage": "1Gi"}}}}
+  ]})";
+}
+
+TEST(ControlPlaneTest, ControllerManagerRunsDisruptionAndPvBinderAcrossRestart) {
+  using namespace std::chrono_literals;
+  auto started =
+      ControlPlane::start({.controllers = {"disruption-controller", "persistentvolume-binder-controller"}});
+  ASSERT_TRUE(started.ok()) << started.error().message();
+  ControlPlane& cp = **started;
+  auto kcmLog = [&] { return tail(readFile(cp.controllerManagerLog())); };
+  auto get = [&](const std::vector<std::string>& args) {
+    auto r = cp.kubectl(args);
+    return r.ok() ? *r : "error: " + r.error().message();
+  };
+
+  ASSERT_TRUE(cp.kubectl({"create", "namespace", "cp-kcm"}).ok());
+  auto node = cp.kubectl({"create", "-f", "-"}, kNode);
+  ASSERT_TRUE(node.ok()) << node.error().message();
+  auto created = cp.kubectl({"create", "-f", "-"}, kPodsAndPdb);
+  ASSERT_TRUE(created.ok()) << created.error().message();
+  for (const char* pod : {"p0", "p1"}) {
+    auto patched = cp.kubectl(
+        {"patch", "pod", pod, "-n", "cp-kcm", "--subresource=status", "--type=merge", "-p", kRunningReady});
+    ASSERT_TRUE(patched.ok()) << patched.error().message();
+  }
+  const std::string pdbFields =
+      "jsonpath={.status.expectedPods} {.status.currentHealthy} {.status.desiredHealthy} "
+      "{.status.disruptionsAllowed}";
+  const std::vector<std::string> pdbStatus = {"get", "pdb", "pdb-x", "-n", "cp-kcm", "-o", pdbFields};
+  const bool pdbReady = waitFor([&] { return get(pdbStatus) == "2 2 1 1"; }, 60s);
+  EXPECT_TRUE(pdbReady) << get(pdbStatus) << "\n" << kcmLog();
+
+  const std::vector<std::string> phases = {
+      "get", "pv/pv-a", "pvc/pvc-a", "-n", "cp-kcm", "-o", "jsonpath={range .items[*]}{.status.phase} {end}"};
+  auto pvA = cp.kubectl({"create", "-f", "-"}, pvAndClaim("a"));
+  ASSERT_TRUE(pvA.ok()) << pvA.error().message();
+  EXPECT_TRUE(waitFor([&] { return get(phases) == "Bound Bound "; }, 60s)) << get(phases) << "\n" << kcmLog();
+  EXPECT_EQ(get({"get", "pvc", "pvc-a", "-n", "cp-kcm", "-o", "jsonpath={.spec.volumeName}"}), "pv-a");
+
+  // Stopped, the binder leaves a new claim pending (it binds within a second when running); started again,
+  // it catches up.
+  auto stopped = cp.stopControllerManager();
+  ASSERT_TRUE(stopped.ok()) << stopped.error().message();
+  auto pvB = cp.kubectl({"create", "-f", "-"}, pvAndClaim("b"));
+  ASSERT_TRUE(pvB.ok()) << pvB.error().message();
+  std::this_thread::sleep_for(2s);
+  const std::vector<std::string> claimB = {
+      "get", "pvc", "pvc-b", "-n", "cp-kcm", "-o", "jsonpath={.status.phase}"};
+  EXPECT_EQ(get(claimB), "Pending");
+
+  auto again = cp.startControllerManager({"persistentvolume-binder-controller"});
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_TRUE(waitFor([&] { return get(claimB) == "Bound"; }, 60s)) << get(claimB) << "\n" << kcmLog();
+  auto twice = cp.startControllerManager({"persistentvolume-binder-controller"});
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message().find("already runs"), std::string::npos) << twice.error().message();
 }
 
 }  // namespace
