@@ -4,17 +4,6 @@
 
 namespace ks::scheduler {
 
-api::ObjectReference podReference(const api::Pod& pod) {
-  api::ObjectReference ref;
-  ref.kind = "Pod";
-  ref.apiVersion = "v1";
-  ref.namespace_ = pod.metadata.namespace_;
-  ref.name = pod.metadata.name;
-  ref.uid = pod.metadata.uid;
-  ref.resourceVersion = pod.metadata.resourceVersion;
-  return ref;
-}
-
 ApiEventRecorder::ApiEventRecorder(client::EventWriter& writer, EventRecorderOptions options)
     : writer_(writer),
       options_(std::move(options)),

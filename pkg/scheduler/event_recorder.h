@@ -81,7 +81,6 @@ class ApiEventRecorder final : public framework::EventRecorder {
   std::jthread thread_;
 };
 
-// The reference to a pod that events are about.
-api::ObjectReference podReference(const api::Pod& pod);
+using framework::podReference;
 
 }  // namespace ks::scheduler

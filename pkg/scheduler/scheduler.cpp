@@ -116,7 +116,10 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   if (qo.metrics == nullptr) qo.metrics = s->options_.metrics;
   s->queue_ = std::make_unique<queue::PriorityQueue>(s->profiles_.begin()->second->queueSortFunc(),
                                                      std::move(hooks), qo);
-  for (auto& [name, fw] : s->profiles_) fw->setPodNominator(s->queue_.get());
+  for (auto& [name, fw] : s->profiles_) {
+    fw->setPodNominator(s->queue_.get());
+    fw->setPodActivator([q = s->queue_.get()](const std::vector<api::PodPtr>& pods) { q->activate(pods); });
+  }
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
   if (s->options_.metrics)
     s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
@@ -252,6 +255,9 @@ bool Scheduler::scheduleOne() {
         Status pfs = fw->runPostFilterPlugins(*state, *pInfo.podInfo, fitError->diagnosis.nodeToStatus, pfr);
         fitError->diagnosis.postFilterMsg = pfs.message();
         nominating = pfr.nominatingInfo;
+        if (rec && nominating.mode == framework::NominatingMode::Override) {
+          rec->nominatedNode = nominating.nominatedNodeName;
+        }
       }
       status = Status(Code::Unschedulable, std::vector<std::string>{fitError->message()});
     } else if (result.error().message() == kNoNodesAvailableMsg) {
@@ -677,19 +683,12 @@ void Scheduler::updatePodStatus(const api::Pod& pod, const std::string& reason, 
   cond.message = message;
   cond.observedGeneration = pod.metadata.generation;  // PodObservedGenerationTracking, on in v1.34
   cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(clock_->now());
-  bool conditionChanged = true;
-  for (const auto& c : pod.status.conditions) {
-    if (c.type != cond.type) continue;
-    if (c.status == cond.status) cond.lastTransitionTime = c.lastTransitionTime;
-    conditionChanged = !(c.status == cond.status && c.reason == cond.reason && c.message == cond.message &&
-                         c.lastProbeTime == cond.lastProbeTime);
-    break;
-  }
+  std::optional<api::PodCondition> changed = framework::updatePodCondition(pod.status, std::move(cond));
   const bool nominationChanged = nominatingInfo.mode == framework::NominatingMode::Override &&
                                  pod.status.nominatedNodeName != nominatingInfo.nominatedNodeName;
-  if (!conditionChanged && !nominationChanged) return;
+  if (!changed && !nominationChanged) return;
   client::PodStatusPatch patch;
-  if (conditionChanged) patch.condition = std::move(cond);
+  patch.condition = std::move(changed);
   if (nominationChanged) patch.nominatedNodeName = nominatingInfo.nominatedNodeName;
   // Synchronous, as upstream (SchedulerAsyncAPICalls is off in v1.34): patches for one pod can't reorder.
   auto r = client_.patchPodStatus(pod.metadata.namespace_, pod.metadata.name, patch);

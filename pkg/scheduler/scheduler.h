@@ -28,7 +28,7 @@
 #include "pkg/scheduler/backend/cache/cache.h"
 #include "pkg/scheduler/backend/cache/snapshot.h"
 #include "pkg/scheduler/backend/queue/scheduling_queue.h"
-#include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/fit_error.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -41,6 +41,11 @@ class Store;
 }  // namespace ks::informer
 
 namespace ks::scheduler {
+
+using framework::Diagnosis;
+using framework::FitError;
+using framework::kNoNodesAvailableMsg;
+using framework::truncateMessage;
 
 enum class AttemptResult { Scheduled, Unschedulable, Error };
 std::string_view attemptResultName(AttemptResult r);
@@ -62,6 +67,8 @@ struct AttemptRecord {
   // Per node: per plugin score after NormalizeScore and before weight; and the weighted total.
   std::map<std::string, std::map<std::string, int64_t>> scores;
   std::map<std::string, int64_t> totalScores;
+  // The node PostFilter (preemption) nominated the pod to; empty when it nominated none.
+  std::string nominatedNode;
 };
 
 class AttemptObserver {

@@ -144,7 +144,13 @@ class Recorder final : public scheduler::AttemptObserver {
     std::lock_guard lock(mu_);
     const std::string k = key(*record.pod);
     attempts_[k] = record;
-    bindingsAtLastAttempt_[k] = bindings_;
+    if (record.nominatedNode.empty()) {
+      bindingsAtLastAttempt_[k] = bindings_;
+    } else {
+      // Preemption evicted pods for this one within the attempt: its retry may fare differently.
+      nominatedNodes_[k] = record.nominatedNode;
+      bindingsAtLastAttempt_.erase(k);
+    }
   }
   void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) override {
     std::lock_guard lock(mu_);
@@ -169,6 +175,12 @@ class Recorder final : public scheduler::AttemptObserver {
     std::lock_guard lock(mu_);
     return bindErrors_;
   }
+  // The node the pod's last preemption nominated it to, or "".
+  std::string nominatedNode(const std::string& podKey) const {
+    std::lock_guard lock(mu_);
+    auto it = nominatedNodes_.find(podKey);
+    return it == nominatedNodes_.end() ? "" : it->second;
+  }
   static std::string key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
 
  private:
@@ -176,7 +188,38 @@ class Recorder final : public scheduler::AttemptObserver {
   std::map<std::string, scheduler::AttemptRecord> attempts_;
   std::map<std::string, std::string> bindErrors_;
   std::map<std::string, uint64_t> bindingsAtLastAttempt_;
+  std::map<std::string, std::string> nominatedNodes_;
   uint64_t bindings_ = 0;
+};
+
+// Collects the "Preempted" events: which pods were evicted for which preemptor.
+class PreemptionRecorder final : public framework::EventRecorder {
+ public:
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view,
+              std::string_view reason, std::string_view, std::string) override {
+    if (reason != "Preempted" || related == nullptr) return;
+    std::lock_guard lock(mu_);
+    const std::string preemptor = related->namespace_ + "/" + related->name;
+    const std::string victim = regarding.namespace_ + "/" + regarding.name;
+    victims_[preemptor].push_back(victim);
+    preemptors_[victim] = preemptor;
+  }
+  // The pod a victim was evicted for, or "".
+  std::string preemptorOf(const std::string& victimKey) const {
+    std::lock_guard lock(mu_);
+    auto it = preemptors_.find(victimKey);
+    return it == preemptors_.end() ? "" : it->second;
+  }
+  std::vector<std::string> victimsOf(const std::string& preemptorKey) const {
+    std::lock_guard lock(mu_);
+    auto it = victims_.find(preemptorKey);
+    return it == victims_.end() ? std::vector<std::string>{} : it->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::vector<std::string>> victims_;
+  std::map<std::string, std::string> preemptors_;
 };
 
 void fillExplain(const scheduler::AttemptRecord& rec, PodResult& out) {
@@ -254,12 +297,16 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
   informer::SharedInformerFactory factory(cluster, fo);
 
+  PreemptionRecorder preemptions;
   scheduler::SchedulerOptions so;
   so.seed = options.seed;
   so.observer = &recorder;
+  so.eventRecorder = &preemptions;
   so.clock = &clock;
   so.informerFactory = &factory;
-  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry(), so);
+  // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
+  // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
+  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry({.enableAsyncPreemption = false}), so);
   if (!created.ok()) return created.error();
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
   sched->addEventHandlers(factory);
@@ -330,6 +377,10 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
     if (now.ok() && !now->spec.nodeName.empty()) {
       r.result = "Scheduled";
       r.node = now->spec.nodeName;
+    } else if (const std::string preemptor = preemptions.preemptorOf(key); !now.ok() && !preemptor.empty()) {
+      // Placed during the simulation, then evicted for a higher-priority pod.
+      r.result = "Preempted";
+      r.message = "preempted by " + preemptor;
     } else if (auto be = bindErrors.find(key);
                be != bindErrors.end() && attempt != attempts.end() &&
                attempt->second.result == scheduler::AttemptResult::Scheduled) {
@@ -348,6 +399,8 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
       }
     }
     if (attempt != attempts.end()) fillExplain(attempt->second, r);
+    r.nominatedNode = recorder.nominatedNode(key);
+    r.victims = preemptions.victimsOf(key);
     result.pods.push_back(std::move(r));
   }
   return result;
@@ -378,6 +431,8 @@ std::string toJson(const SimulationResult& result, bool explain) {
       j["filtered"] = filtered;
       j["scores"] = scores;
       j["totalScores"] = totals;
+      j["nominatedNode"] = p.nominatedNode;
+      j["victims"] = p.victims;
     }
     pods.push_back(std::move(j));
   }
@@ -429,6 +484,12 @@ std::string toTable(const SimulationResult& result, bool explain) {
     out << "\n"
         << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
         << ")\n";
+    if (!p.nominatedNode.empty() || !p.victims.empty()) {
+      std::string victims;
+      for (const auto& v : p.victims) victims += (victims.empty() ? "" : ", ") + v;
+      out << "  preemption: nominated to " << (p.nominatedNode.empty() ? "-" : p.nominatedNode) << ", evicted "
+          << (victims.empty() ? "none" : victims) << "\n";
+    }
     std::vector<std::vector<std::string>> nodes{{"NODE", "TOTAL", "SCORES / FILTERED BY"}};
     std::vector<std::pair<int64_t, std::string>> ranked;
     for (const auto& [node, total] : p.totalScores) ranked.emplace_back(-total, node);

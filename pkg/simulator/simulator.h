@@ -2,8 +2,8 @@
 // `kube-scheduler-cpp simulate`: loads a cluster file (what `kubectl get nodes,pods,... -A -o yaml`
 // prints: a List, or multi-document YAML/JSON) into the in-memory API and runs the real scheduler over
 // it (informers, cache, queue, framework, binding), each placement assumed before the next pod. Reports
-// per pending pod the result, node and message, and with explain the per-node filter rejections and
-// per-plugin scores.
+// per pending pod the result, node and message, and with explain the per-node filter rejections,
+// per-plugin scores and the outcome of preemption (nominated node, victims).
 
 #include <cstdint>
 #include <map>
@@ -25,7 +25,7 @@ struct PodResult {
   std::string namespace_;
   std::string name;
   std::string profile;
-  std::string result;  // Scheduled, Unschedulable, Error
+  std::string result;  // Scheduled, Unschedulable, Error, Preempted (placed, then evicted by preemption)
   std::string node;
   std::string message;
   std::map<std::string, NodeRejection> filtered;
@@ -33,6 +33,10 @@ struct PodResult {
   // no entry. Empty when at most one node was feasible (upstream does not score then).
   std::map<std::string, std::map<std::string, int64_t>> scores;
   std::map<std::string, int64_t> totalScores;
+  // Preemption on the pod's behalf: the node it was nominated to (empty when none) and the pods evicted
+  // for it ("namespace/name"). In simulate the evictions happen within the attempt (synchronously).
+  std::string nominatedNode;
+  std::vector<std::string> victims;
 };
 
 struct SimulationResult {
@@ -62,7 +66,7 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
                                   client::MemoryClient& cluster, const SimulateOptions& options = {});
 
 // {"pods": [{"namespace", "name", "profile", "result", "node", "message", "filtered", "scores",
-// "totalScores"}]}; filtered/scores/totalScores only with explain.
+// "totalScores", "nominatedNode", "victims"}]}; the last four only with explain.
 std::string toJson(const SimulationResult& result, bool explain);
 // Aligned columns for people; with explain, each pod's nodes with their filter reason or scores.
 std::string toTable(const SimulationResult& result, bool explain);

@@ -66,7 +66,8 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(analytics.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "node(s) didn't match Pod's node affinity/selector.");
+            "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not "
+            "helpful for scheduling.");
   EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
   EXPECT_EQ(analytics.filtered.at("node-b2").plugin, "NodeUnschedulable");
 
@@ -80,7 +81,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(etl.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "Insufficient cpu.");
+            "Insufficient cpu. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
 
   // The cache pod's required anti-affinity (app=cache per hostname) rules out node-c2, where cache-0 runs;
@@ -224,7 +225,8 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
     if (p.result == "Unschedulable") {
       ++unschedulable;
       EXPECT_EQ(p.message,
-                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports.");
+                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. preemption: 0/2 "
+                "nodes are available: 2 No preemption victims found for incoming pod.");
     }
   }
   EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
@@ -255,8 +257,64 @@ TEST(SimulatorTest, NeverSchedulablePodsSettleAtOnce) {
       "[{name: c, image: i, resources: {requests: {cpu: \"2\"}}}]\n";
   r = run(tooBig);
   ASSERT_EQ(r.pods.size(), 1u);
-  EXPECT_EQ(r.pods[0].message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(r.pods[0].message,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
+            "helpful for scheduling.");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+// Preemption in simulate: the high-priority pod evicts the one pod whose eviction violates no
+// PodDisruptionBudget and lands there; a pod with preemptionPolicy Never evicts nothing. --explain (and
+// -o json) report the nominated node and the victims.
+TEST(SimulatorTest, PreemptionEvictsTheVictimsThatViolateNoBudget) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: low-1, namespace: default, uid: u-low-1, labels: {app: guarded}}
+  spec: {nodeName: n1, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: low-2, namespace: default, uid: u-low-2, labels: {app: free}}
+  spec: {nodeName: n2, priority: 0, containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}
+- apiVersion: policy/v1
+  kind: PodDisruptionBudget
+  metadata: {name: guarded, namespace: default}
+  spec: {minAvailable: 1, selector: {matchLabels: {app: guarded}}}
+  status: {disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: high, namespace: default, uid: u-high}
+  spec: {priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: polite, namespace: default, uid: u-polite}
+  spec: {priority: 100, preemptionPolicy: Never, containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]}
+)";
+  auto r = run(yaml);
+  const auto& high = find(r, "high");
+  EXPECT_EQ(high.result, "Scheduled");
+  EXPECT_EQ(high.node, "n2");
+  EXPECT_EQ(high.nominatedNode, "n2");
+  EXPECT_EQ(high.victims, std::vector<std::string>{"default/low-2"});
+  const auto& polite = find(r, "polite");
+  EXPECT_EQ(polite.result, "Unschedulable");
+  EXPECT_EQ(polite.message,
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
+  EXPECT_TRUE(polite.victims.empty());
+  EXPECT_EQ(polite.nominatedNode, "");
+
+  const std::string table = toTable(r, /*explain=*/true);
+  EXPECT_NE(table.find("preemption: nominated to n2, evicted default/low-2"), std::string::npos) << table;
+  const auto j = nlohmann::json::parse(toJson(r, /*explain=*/true));
+  for (const auto& p : j["pods"]) {
+    if (p["name"] != "high") continue;
+    EXPECT_EQ(p["nominatedNode"], "n2");
+    EXPECT_EQ(p["victims"], nlohmann::json::array({"default/low-2"}));
+  }
 }
 
 TEST(SimulatorTest, JsonShapeIsStable) {

@@ -2,6 +2,17 @@
 
 namespace ks::framework {
 
+api::ObjectReference podReference(const api::Pod& pod) {
+  api::ObjectReference ref;
+  ref.kind = "Pod";
+  ref.apiVersion = "v1";
+  ref.namespace_ = pod.metadata.namespace_;
+  ref.name = pod.metadata.name;
+  ref.uid = pod.metadata.uid;
+  ref.resourceVersion = pod.metadata.resourceVersion;
+  return ref;
+}
+
 PreFilterResult PreFilterResult::merge(const PreFilterResult& other) const {
   if (allNodes() && other.allNodes()) return {};
   if (allNodes()) return other;

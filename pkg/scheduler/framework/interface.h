@@ -39,6 +39,10 @@ namespace ks::informer {
 class SharedInformerFactory;
 }  // namespace ks::informer
 
+namespace ks::metrics {
+class Metrics;
+}  // namespace ks::metrics
+
 namespace ks::framework {
 
 // ---- Results exchanged with plugins ----
@@ -278,6 +282,9 @@ class EventRecorder {
                       std::string note) = 0;
 };
 
+// The reference to a pod that events are about.
+api::ObjectReference podReference(const api::Pod& pod);
+
 // Lets plugins (preemption) run other plugins of the same profile (upstream PluginsRunner).
 class PluginsRunner {
  public:
@@ -308,6 +315,11 @@ class Handle : public PluginsRunner {
   // needs in its factory, before the scheduler starts the informers and waits for their sync. Null
   // when the caller gave none (unit tests); plugins that need it then fail to be created.
   virtual informer::SharedInformerFactory* sharedInformerFactory() const = 0;
+  // Where plugins record their own metrics (preemption's); null when the scheduler records none.
+  virtual metrics::Metrics* metrics() const = 0;
+  // Moves these pods to activeQ if they wait in backoffQ or unschedulablePods (upstream PodActivator);
+  // thread-safe. A no-op until the scheduler wires its queue in.
+  virtual void activate(const std::vector<api::PodPtr>& pods) = 0;
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

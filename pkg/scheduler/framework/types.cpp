@@ -418,4 +418,16 @@ std::string NodeInfo::toString() const {
   return out;
 }
 
+std::optional<api::PodCondition> updatePodCondition(const api::PodStatus& status, api::PodCondition cond) {
+  for (const auto& c : status.conditions) {
+    if (c.type != cond.type) continue;
+    if (c.status == cond.status) cond.lastTransitionTime = c.lastTransitionTime;
+    const bool unchanged = c.status == cond.status && c.reason == cond.reason && c.message == cond.message &&
+                           c.lastProbeTime == cond.lastProbeTime;
+    if (unchanged) return std::nullopt;
+    break;
+  }
+  return cond;
+}
+
 }  // namespace ks::framework

@@ -130,6 +130,12 @@ inline int32_t podPriority(const api::Pod& pod) {
   return pod.spec.priority.value_or(0);
 }
 
+// Upstream podutil.UpdatePodCondition, without mutating `status`: `cond` (lastTransitionTime set to now
+// by the caller) keeps the existing condition's lastTransitionTime while its status is unchanged.
+// Returns the condition to write, or nullopt when status, reason, message and lastProbeTime are all
+// unchanged (then nothing needs to be sent).
+std::optional<api::PodCondition> updatePodCondition(const api::PodStatus& status, api::PodCondition cond);
+
 // A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
 // the scheduling cycle gets a copy.
 struct QueuedPodInfo {

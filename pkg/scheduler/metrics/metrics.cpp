@@ -235,6 +235,12 @@ struct Metrics::Impl {
       histogram("scheduler_preemption_victims", Stability::Stable, "Number of selected preemption victims");
   CounterFamily& preemptionAttempts = counter("scheduler_preemption_attempts_total", Stability::Stable,
                                               "Total preemption attempts in the cluster till now");
+  HistogramFamily& preemptionGoroutinesDuration =
+      histogram("scheduler_preemption_goroutines_duration_seconds", Stability::Alpha,
+                "Duration in seconds for running goroutines for the preemption.");
+  CounterFamily& preemptionGoroutinesExecution =
+      counter("scheduler_preemption_goroutines_execution_total", Stability::Alpha,
+              "Number of preemption goroutines executed.");
   GaugeFamily& pendingPods = gauge(
       "scheduler_pending_pods", Stability::Stable,
       "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means "
@@ -296,6 +302,9 @@ struct Metrics::Impl {
 
   std::array<std::atomic<prometheus::Histogram*>, kAttemptsCap + 1> sliSeries{};
   std::array<std::atomic<prometheus::Histogram*>, kCodeCount> permitWaitSeries{};
+  // Indexed by result: 0 success, 1 error (created on first use, as upstream's vectors).
+  std::array<std::atomic<prometheus::Histogram*>, 2> preemptionGoroutinesDurationSeries{};
+  std::array<std::atomic<prometheus::Counter*>, 2> preemptionGoroutinesExecutionSeries{};
 
   std::mutex mu;  // guards the two registries below (entries are never removed)
   std::deque<detail::ProfileSlots> profiles;
@@ -432,6 +441,16 @@ void Metrics::observePermitWait(framework::Code code, double seconds) {
 
 void Metrics::incPreemptionAttempts() {
   impl_->preemptionAttemptsSeries.Increment();
+}
+void Metrics::preemptionGoroutineFinished(bool success, double seconds) {
+  const size_t i = success ? 0 : 1;
+  const std::string result = success ? "success" : "error";
+  resolve(impl_->preemptionGoroutinesDurationSeries[i], [&]() -> prometheus::Histogram& {
+    return impl_->preemptionGoroutinesDuration.Add({{"result", result}}, exponentialBuckets(0.01, 2, 20));
+  })->Observe(seconds);
+  resolve(impl_->preemptionGoroutinesExecutionSeries[i], [&]() -> prometheus::Counter& {
+    return impl_->preemptionGoroutinesExecution.Add({{"result", result}});
+  })->Increment();
 }
 void Metrics::observePreemptionVictims(int victims) {
   impl_->preemptionVictimsSeries.Observe(victims);

@@ -196,6 +196,9 @@ class Metrics {
   // ---- Preemption ----
   void incPreemptionAttempts();                // scheduler_preemption_attempts_total
   void observePreemptionVictims(int victims);  // scheduler_preemption_victims
+  // An asynchronous preemption ended: scheduler_preemption_goroutines_duration_seconds{result} and
+  // scheduler_preemption_goroutines_execution_total{result}, result "success" or "error".
+  void preemptionGoroutineFinished(bool success, double seconds);
 
   // ---- Queue ----
   // scheduler_pending_pods{queue}.

@@ -1,13 +1,11 @@
 // FitError messages as upstream's FitError.Error() builds them (framework/types_test.go cases).
-#include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/fit_error.h"
 
 #include <gtest/gtest.h>
 
-namespace ks::scheduler {
+namespace ks::framework {
 namespace {
 
-using framework::Code;
-using framework::Status;
 
 Status unschedulable(std::vector<std::string> reasons) {
   return Status(Code::Unschedulable, std::move(reasons));
@@ -80,4 +78,4 @@ TEST(FitErrorTest, TruncatesLongMessages) {
 }
 
 }  // namespace
-}  // namespace ks::scheduler
+}  // namespace ks::framework

@@ -25,8 +25,12 @@ using ks::testing::MakeNode;
 using ks::testing::MakePod;
 
 // The default profile minus the upstream plugins not implemented yet.
-std::string configYaml(const std::string& schedulerName = "default-scheduler") {
-  std::string disabled;
+// The default profile without preemption: these tests pin core behaviour (conditions, nominations,
+// requeueing) whose messages would otherwise carry a "preemption: ..." part and whose nominations
+// preemption would clear; preemption has its own tests (PreemptorIsNominatedAndBoundOnceItsVictimIsGone and
+// test/scheduler/framework/plugins/defaultpreemption).
+std::string configYaml(const std::string& schedulerName = "default-scheduler", bool preemption = false) {
+  std::string disabled = preemption ? "" : "      - name: DefaultPreemption\n";
   for (const auto& name : plugins::notYetImplementedPlugins()) disabled += "      - name: " + name + "\n";
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
@@ -437,6 +441,34 @@ TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
   }));
   ASSERT_TRUE(client_.deletePod("default", "h", {}).ok());
   ASSERT_TRUE(waitForPod("l", bound, 5s));
+}
+
+// Preemption through scheduleOne: the preemptor is nominated to the node, its victim is evicted (with a
+// Preempted event naming the preemptor), and the next attempt binds the preemptor there.
+TEST_F(SchedulerTest, PreemptorIsNominatedAndBoundOnceItsVictimIsGone) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
+  api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
+  victim.spec.nodeName = "n1";
+  ASSERT_TRUE(client_.create(victim).ok());
+  start(configYaml("default-scheduler", /*preemption=*/true));
+  ASSERT_TRUE(
+      client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
+          .ok());
+  ASSERT_TRUE(waitForPod("h", bound, 15s));
+  EXPECT_EQ(nodeOf("h"), "n1");
+  EXPECT_FALSE(client_.get<api::Pod>("default", "v").ok()) << "the victim was not deleted";
+  // Events are written by the recorder's own thread.
+  std::shared_ptr<const api::Event> preempted;
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!preempted && std::chrono::steady_clock::now() < deadline) {
+    for (const auto& e : client_.objects<api::Event>()) {
+      if (e->reason == "Preempted") preempted = e;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(preempted) << "no Preempted event";
+  EXPECT_EQ(preempted->regarding.name, "v");
+  EXPECT_EQ(preempted->note, "Preempted by pod " + client_.get<api::Pod>("default", "h")->metadata.uid + " on node n1");
 }
 
 // F12: the nominated node is tried first, and its failure is part of the diagnosis: its own reason is

@@ -70,6 +70,8 @@ class NullHandle final : public Handle {
   parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
   PodNominator* podNominator() const override { return nullptr; }
   informer::SharedInformerFactory* sharedInformerFactory() const override { return nullptr; }
+  metrics::Metrics* metrics() const override { return nullptr; }
+  void activate(const std::vector<api::PodPtr>&) override {}
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string&) override { return nullptr; }
   bool rejectWaitingPod(const std::string&) override { return false; }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
+#include "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
@@ -33,7 +34,7 @@ void add(framework::runtime::Registry& r) {
 
 }  // namespace
 
-framework::runtime::Registry newInTreeRegistry() {
+framework::runtime::Registry newInTreeRegistry(const Features& features) {
   framework::runtime::Registry r;
   add<queuesort::PrioritySort>(r);
   add<schedulinggates::SchedulingGates>(r);
@@ -47,6 +48,16 @@ framework::runtime::Registry newInTreeRegistry() {
   add<imagelocality::ImageLocality>(r);
   add<podtopologyspread::PodTopologySpread>(r);
   add<interpodaffinity::InterPodAffinity>(r);
+  const defaultpreemption::DefaultPreemption::Features preemption{features.enableAsyncPreemption};
+  auto registered = r.registerPlugin(
+      std::string(defaultpreemption::DefaultPreemption::kName),
+      [preemption](const config::PluginArgs* args,
+                   framework::Handle& handle) -> Result<std::unique_ptr<framework::Plugin>> {
+        auto p = defaultpreemption::DefaultPreemption::create(args, handle, preemption);
+        if (!p.ok()) return p.error();
+        return std::unique_ptr<framework::Plugin>(std::move(p).value());
+      });
+  if (!registered.ok()) std::abort();
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

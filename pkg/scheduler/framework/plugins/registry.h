@@ -10,7 +10,13 @@
 
 namespace ks::plugins {
 
-framework::runtime::Registry newInTreeRegistry();
+// The feature gates in-tree plugins read (upstream plugins/feature.Features), v1.34 defaults.
+struct Features {
+  // SchedulerAsyncPreemption: DefaultPreemption evicts off the scheduling thread.
+  bool enableAsyncPreemption = true;
+};
+
+framework::runtime::Registry newInTreeRegistry(const Features& features = {});
 
 // Upstream v1.34 in-tree plugins that kube-scheduler-cpp does not implement yet.
 const std::vector<std::string>& notYetImplementedPlugins();

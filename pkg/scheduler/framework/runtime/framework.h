@@ -88,6 +88,10 @@ class Framework final : public Handle {
   std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
   void setSnapshotSharedLister(const SharedLister* lister) { snapshotSharedLister_ = lister; }
   void setPodNominator(PodNominator* nominator) { podNominator_ = nominator; }
+  // What activate() calls (the scheduling queue's activate); set before scheduling starts.
+  void setPodActivator(std::function<void(const std::vector<api::PodPtr>&)> activator) {
+    podActivator_ = std::move(activator);
+  }
 
   // The enabled plugins per extension point with score weights, as upstream ListPlugins.
   config::Plugins listPlugins() const;
@@ -149,6 +153,10 @@ class Framework final : public Handle {
   EventRecorder* eventRecorder() const override { return eventRecorder_; }
   parallelize::Parallelizer& parallelizer() override { return *parallelizer_; }
   PodNominator* podNominator() const override { return podNominator_; }
+  metrics::Metrics* metrics() const override { return metrics_; }
+  void activate(const std::vector<api::PodPtr>& pods) override {
+    if (podActivator_) podActivator_(pods);
+  }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) override;
   bool rejectWaitingPod(const std::string& uid) override;
@@ -179,6 +187,7 @@ class Framework final : public Handle {
   informer::SharedInformerFactory* informerFactory_ = nullptr;
   EventRecorder* eventRecorder_ = nullptr;
   PodNominator* podNominator_ = nullptr;
+  std::function<void(const std::vector<api::PodPtr>&)> podActivator_;
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<WaitingPodsMap> waitingPods_;
   Clock* clock_ = nullptr;

@@ -80,6 +80,16 @@ bool FakeHandle::rejectWaitingPod(const std::string& /*uid*/) {
   return false;
 }
 
+void FakeHandle::activate(const std::vector<api::PodPtr>& pods) {
+  std::lock_guard lock(activatedMu_);
+  activated_.insert(activated_.end(), pods.begin(), pods.end());
+}
+
+std::vector<api::PodPtr> FakeHandle::activatedPods() const {
+  std::lock_guard lock(activatedMu_);
+  return activated_;
+}
+
 namespace {
 framework::Status unsupported(std::string_view what) {
   return framework::Status::error("FakeHandle: " + std::string(what) + " is not supported");

@@ -7,6 +7,7 @@
 //   auto plugin = SomePlugin::create(nullptr, handle);
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,9 @@ class FakeHandle final : public framework::Handle {
   void setSharedInformerFactory(informer::SharedInformerFactory* f) { informerFactory_ = f; }
   void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
   void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
+  void setMetrics(metrics::Metrics* m) { metrics_ = m; }
+  // Pods passed to activate(), in call order.
+  std::vector<api::PodPtr> activatedPods() const;
 
   const framework::SharedLister* snapshotSharedLister() const override { return lister_; }
   client::Client* client() const override { return client_; }
@@ -69,6 +73,8 @@ class FakeHandle final : public framework::Handle {
   framework::EventRecorder* eventRecorder() const override { return recorder_; }
   framework::parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
   framework::PodNominator* podNominator() const override { return nominator_; }
+  metrics::Metrics* metrics() const override { return metrics_; }
+  void activate(const std::vector<api::PodPtr>& pods) override;
 
   void iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override;
   std::shared_ptr<framework::WaitingPod> getWaitingPod(const std::string& uid) override;
@@ -99,6 +105,9 @@ class FakeHandle final : public framework::Handle {
   informer::SharedInformerFactory* informerFactory_ = nullptr;
   framework::EventRecorder* recorder_ = nullptr;
   framework::PodNominator* nominator_ = nullptr;
+  metrics::Metrics* metrics_ = nullptr;
+  mutable std::mutex activatedMu_;
+  std::vector<api::PodPtr> activated_;
   framework::parallelize::Parallelizer parallelizer_{2};
 };
 

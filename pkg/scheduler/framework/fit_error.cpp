@@ -1,16 +1,16 @@
-#include "pkg/scheduler/fit_error.h"
+#include "pkg/scheduler/framework/fit_error.h"
 
 #include <algorithm>
 #include <map>
 #include <vector>
 
-namespace ks::scheduler {
+namespace ks::framework {
 
-void Diagnosis::addPluginStatus(const framework::Status& status) {
+void Diagnosis::addPluginStatus(const Status& status) {
   if (status.plugin().empty()) return;
   // Pending counts as rejected too, as upstream.
   if (status.isRejected()) unschedulablePlugins.insert(status.plugin());
-  if (status.code() == framework::Code::Pending) {
+  if (status.code() == Code::Pending) {
     pendingPlugins.insert(status.plugin());
   }
 }
@@ -21,7 +21,7 @@ std::string FitError::message() const {
     msg += " " + diagnosis.preFilterMsg + ".";
   } else {
     std::map<std::string, int> reasons;
-    diagnosis.nodeToStatus.forEachExplicitNode([&](const std::string&, const framework::Status& status) {
+    diagnosis.nodeToStatus.forEachExplicitNode([&](const std::string&, const Status& status) {
       for (const auto& r : status.reasons()) reasons[r]++;
     });
     const int explicitNodes = static_cast<int>(diagnosis.nodeToStatus.size());
@@ -57,4 +57,4 @@ std::string truncateMessage(std::string message) {
   return message;
 }
 
-}  // namespace ks::scheduler
+}  // namespace ks::framework

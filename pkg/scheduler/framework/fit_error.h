@@ -8,10 +8,10 @@
 
 #include "pkg/scheduler/framework/interface.h"
 
-namespace ks::scheduler {
+namespace ks::framework {
 
 struct Diagnosis {
-  framework::NodeToStatus nodeToStatus;
+  NodeToStatus nodeToStatus;
   // Plugins that returned Unschedulable / UnschedulableAndUnresolvable / Pending.
   std::set<std::string> unschedulablePlugins;
   // Plugins that returned Pending.
@@ -22,7 +22,7 @@ struct Diagnosis {
   std::string postFilterMsg;
 
   // Records the status' plugin as unschedulable or pending (upstream AddPluginStatus).
-  void addPluginStatus(const framework::Status& status);
+  void addPluginStatus(const Status& status);
 };
 
 struct FitError {
@@ -42,4 +42,4 @@ inline constexpr std::string_view kNoNodesAvailableMsg = "no nodes available to 
 // Upstream truncates event notes to 1024 bytes (events/v1 note limit), keeping the start.
 std::string truncateMessage(std::string message);
 
-}  // namespace ks::scheduler
+}  // namespace ks::framework
