@@ -336,18 +336,22 @@ Result<void> Evaluator::clearLowerPriorityNominations(const api::Pod& pod, const
   return Error(api::aggregateMessages(errors));
 }
 
-Status Evaluator::prepareCandidate(const Candidate& c, const api::Pod& pod) {
+std::optional<Error> Evaluator::preemptVictims(const Candidate& c, const api::Pod& pod, size_t count) {
   parallelize::ErrorChannel errCh;
   std::stop_source cancel;
   handle_.parallelizer().until(
-      static_cast<int>(c.victims.pods.size()),
+      static_cast<int>(count),
       [&](int i) {
         if (auto r = preemptPod_(c, pod, c.victims.pods[static_cast<size_t>(i)]->pod()); !r.ok()) {
           errCh.sendErrorWithCancel(r.error(), cancel);
         }
       },
       cancel.get_token());
-  if (auto err = errCh.receiveError()) return Status::fromError(std::move(*err));
+  return errCh.receiveError();
+}
+
+Status Evaluator::prepareCandidate(const Candidate& c, const api::Pod& pod) {
+  if (auto err = preemptVictims(c, pod, c.victims.pods.size())) return Status::fromError(std::move(*err));
   if (metrics::Metrics* m = handle_.metrics()) m->observePreemptionVictims(static_cast<int>(c.victims.pods.size()));
   if (auto r = clearLowerPriorityNominations(pod, c.name); !r.ok()) {
     spdlog::error("Cannot clear 'NominatedNodeName' field: {}", r.error().message());  // not critical
@@ -375,17 +379,7 @@ void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod
       // Every victim but the last in parallel. The pod leaves the preempting set before the last
       // eviction: otherwise that deletion event could reach the queue while PreEnqueue still gates
       // the pod, and with every deletion ignored it would stay in unschedulablePods.
-      parallelize::ErrorChannel errCh;
-      std::stop_source cancel;
-      handle_.parallelizer().until(
-          static_cast<int>(victims - 1),
-          [&](int i) {
-            if (auto r = preemptPod_(c, *pod, c.victims.pods[static_cast<size_t>(i)]->pod()); !r.ok()) {
-              errCh.sendErrorWithCancel(r.error(), cancel);
-            }
-          },
-          cancel.get_token());
-      if (auto err = errCh.receiveError()) {
+      if (auto err = preemptVictims(c, *pod, victims - 1)) {
         spdlog::error("Error occurred during async preemption: {}", err->message());
         ok = false;
       }

@@ -123,6 +123,8 @@ class Evaluator {
 
  private:
   Result<void> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
+  // Evicts the candidate's first `count` victims in parallel; the first error, if any.
+  std::optional<Error> preemptVictims(const Candidate& c, const api::Pod& pod, size_t count);
   Status prepareCandidate(const Candidate& c, const api::Pod& pod);
   void prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod);
   // Upstream getLowerPriorityNominatedPods + clearNominatedNodeName for the candidate's node.
