@@ -346,6 +346,10 @@ PodWrapper& PodWrapper::condition(std::string type, std::string status, std::str
   pod_.status.conditions.push_back(std::move(c));
   return *this;
 }
+PodWrapper& PodWrapper::conditions(std::vector<api::PodCondition> conditions) {
+  pod_.status.conditions = std::move(conditions);
+  return *this;
+}
 PodWrapper& PodWrapper::startTime(api::Time t) {
   pod_.status.startTime = t;
   return *this;

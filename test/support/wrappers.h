@@ -109,6 +109,7 @@ class PodWrapper {
   PodWrapper& nominatedNodeName(std::string s);
   PodWrapper& phase(std::string s);
   PodWrapper& condition(std::string type, std::string status, std::string reason = "");
+  PodWrapper& conditions(std::vector<api::PodCondition> conditions);  // replaces status.conditions
   PodWrapper& startTime(api::Time t);
 
  private:
