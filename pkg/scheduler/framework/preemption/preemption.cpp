@@ -379,12 +379,18 @@ void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod
       // Every victim but the last in parallel. The pod leaves the preempting set before the last
       // eviction: otherwise that deletion event could reach the queue while PreEnqueue still gates
       // the pod, and with every deletion ignored it would stay in unschedulablePods.
-      if (auto err = preemptVictims(c, *pod, victims - 1)) {
-        spdlog::error("Error occurred during async preemption: {}", err->message());
+      const std::optional<Error> evictionError = preemptVictims(c, *pod, victims - 1);
+      if (evictionError) {
+        spdlog::error("Error occurred during async preemption: {}", evictionError->message());
         ok = false;
       }
       setPreempting(uid, false);
-      if (auto r = preemptPod_(c, *pod, c.victims.pods.back()->pod()); !r.ok()) {
+      // After a failed eviction upstream's cancelled context fails the last one too: the preemption is
+      // abandoned (the pod is activated below and tries again) rather than half done.
+      if (evictionError) {
+        spdlog::error("Error occurred during async preemption: the last victim {} is not evicted",
+                      podName(c.victims.pods.back()->pod()));
+      } else if (auto r = preemptPod_(c, *pod, c.victims.pods.back()->pod()); !r.ok()) {
         spdlog::error("Error occurred during async preemption: {}", r.error().message());
         ok = false;
       }
