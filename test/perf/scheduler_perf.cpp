@@ -8,9 +8,10 @@
 // Each workload (as upstream's workloadTemplate): createNodes (with upstream's hostname label and, where
 // upstream has labelNodePrepareStrategy, zone labels round robin); createNamespaces and other objects
 // (services); createPods(initPods) and wait until they are bound; createPods(measurePods) with metrics
-// collected and wait until they are bound. Default counts are those of upstream's largest `performance`
-// variant, --quick takes its 500Nodes variant; upstream's CI threshold (minimum pods/s) is printed
-// beside the throughput.
+// collected and wait until they are bound. PreemptionAsync also runs upstream's churn op (mode create)
+// alongside the measured pods. Default counts are those of upstream's largest `performance` variant,
+// --quick takes its 500Nodes variant (PreemptionBasic: 5Nodes); upstream's CI threshold (minimum pods/s)
+// is printed beside the throughput.
 //
 // Measured (measure pods only):
 //   - throughput: measured pods / (first create -> last bound), and upstream's throughput collector:
@@ -24,12 +25,15 @@
 //   - peak RSS (getrusage) and the load average.
 // After the run, a placement check per workload: violations of hard constraints (required anti-affinity:
 // at most one matching pod per node; required zone affinity; DoNotSchedule spreading: final zone skew
-// within maxSkew; NodeAffinityTaints: zones and taints) and a note on how preferred terms played out.
+// within maxSkew; NodeAffinityTaints: zones and taints; preemption: victims per node against what the
+// preemptor needed, and the scheduler_preemption_* counters against the deletions the API saw) and a
+// note on how preferred terms played out.
 // Timings are reported, never asserted: this is not a test and is not registered with ctest.
 //
 //   scheduler_perf                          # SchedulingBasic, 5000 nodes / 1000 init / 10000 measured pods
 //   scheduler_perf --quick                  # 500 nodes / 500 init / 1000 measured pods
 //   scheduler_perf --workload=TopologySpreading,DefaultTopologySpreading
+//   scheduler_perf --workload=PreemptionAsync --async-preemption=false
 //   scheduler_perf --workload=all --json=out.json
 //   scheduler_perf --help                   # every workload with its counts and threshold
 
@@ -42,6 +46,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -52,10 +57,13 @@
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "pkg/client/memory/memory_client.h"
 #include "pkg/informer/factory.h"
@@ -63,6 +71,7 @@
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/scheduler.h"
 #include "test/support/wrappers.h"
 
@@ -90,12 +99,15 @@ struct Flags {
   std::chrono::seconds timeout = 600s;
   bool events = true;
   bool observer = false;
-  std::string json;  // path, "-" = stdout; empty = none
+  // SchedulerAsyncPreemption (on in v1.34): DefaultPreemption evicts off the scheduling thread.
+  bool asyncPreemption = true;
+  std::string logLevel = "warn";  // the scheduler logs every unschedulable attempt and eviction at info
+  std::string json;               // path, "-" = stdout; empty = none
   bool help = false;
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 13> kWorkloadNames = {
+constexpr std::array<std::string_view, 15> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -109,6 +121,8 @@ constexpr std::array<std::string_view, 13> kWorkloadNames = {
     "TopologySpreading",
     "PreferredTopologySpreading",
     "DefaultTopologySpreading",
+    "PreemptionBasic",
+    "PreemptionAsync",
 };
 
 constexpr std::string_view kUsage =
@@ -125,6 +139,8 @@ constexpr std::string_view kUsage =
     "  --timeout-s=N           give up waiting for bindings after N s per phase (default 600)\n"
     "  --no-events             no event recorder (default: events written to the in-memory API)\n"
     "  --observer              install an AttemptObserver (measures its recording overhead)\n"
+    "  --async-preemption=B    SchedulerAsyncPreemption, true (default, as v1.34) or false\n"
+    "  --log-level=L           the scheduler's log level (default warn; info shows each eviction)\n"
     "  --json=PATH             also write the results as JSON to PATH ('-' = stdout)\n"
     "  --help                  this text and every workload with its counts and threshold\n";
 
@@ -188,6 +204,14 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
       intervalSet = true;
     } else if (num("--timeout-s", ms)) {
       f.timeout = std::chrono::seconds(ms);
+    } else if (auto b = flagValue(a, "--async-preemption"); b) {
+      if (*b != "true" && *b != "false" && !b->empty()) {
+        std::cerr << "bad value for --async-preemption: " << *b << "\n";
+        return std::nullopt;
+      }
+      f.asyncPreemption = *b != "false";
+    } else if (auto l = flagValue(a, "--log-level"); l && !l->empty()) {
+      f.logLevel = std::string(*l);
     } else if (auto j = flagValue(a, "--json"); j && !j->empty()) {
       f.json = std::string(*j);
     } else {
@@ -218,12 +242,27 @@ int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
 
+// Indices [0, counted) are the init and measured pods, whose bindings boundCount counts; the indices
+// past them are churn pods, counted apart so that they never complete a phase.
 struct PodTimes {
-  explicit PodTimes(size_t n) : created(n), bound(n) {}
+  PodTimes(size_t n, size_t extra) : counted(n), created(n + extra), bound(n + extra) {}
+  const size_t counted;
   std::vector<std::atomic<int64_t>> created;  // steady ns; 0 = not yet
   std::vector<std::atomic<int64_t>> bound;
   std::atomic<int64_t> boundCount{0};
+  std::atomic<int64_t> churnBoundCount{0};
   std::atomic<int64_t> bindFailures{0};
+};
+
+// Pods the scheduler deleted (preemption victims) and the node each was bound to.
+struct DeletedPod {
+  std::string name;
+  std::string node;
+};
+struct DeletionLog {
+  std::mutex mu;
+  std::vector<DeletedPod> pods;
+  int64_t failures = 0;  // deletes the API refused (not found included)
 };
 
 std::optional<size_t> podIndex(std::string_view name) {
@@ -238,7 +277,8 @@ std::optional<size_t> podIndex(std::string_view name) {
 // bindings (what upstream's collector sees as "scheduled": spec.nodeName set in the API).
 class BindTimingClient final : public client::Client {
  public:
-  BindTimingClient(client::MemoryClient& inner, PodTimes& times) : inner_(inner), times_(times) {}
+  BindTimingClient(client::MemoryClient& inner, PodTimes& times, DeletionLog& deletions)
+      : inner_(inner), times_(times), deletions_(deletions) {}
 
   client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
   client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
@@ -274,7 +314,8 @@ class BindTimingClient final : public client::Client {
     const int64_t t = nowNs();
     if (auto idx = podIndex(binding.metadata.name); idx && *idx < times_.bound.size()) {
       int64_t expected = 0;
-      if (times_.bound[*idx].compare_exchange_strong(expected, t)) times_.boundCount.fetch_add(1);
+      if (times_.bound[*idx].compare_exchange_strong(expected, t))
+        (*idx < times_.counted ? times_.boundCount : times_.churnBoundCount).fetch_add(1);
     }
     return r;
   }
@@ -282,9 +323,18 @@ class BindTimingClient final : public client::Client {
                                              const client::PodStatusPatch& patch) override {
     return inner_.patchPodStatus(ns, name, patch);
   }
+  // Notes the victim's node first: once deleted it is gone from the API.
   client::ApiResult<void> deletePod(const std::string& ns, const std::string& name,
                                     const client::DeleteOptions& options) override {
-    return inner_.deletePod(ns, name, options);
+    auto pod = inner_.get<api::Pod>(ns, name);
+    auto r = inner_.deletePod(ns, name, options);
+    std::lock_guard lock(deletions_.mu);
+    if (r.ok()) {
+      deletions_.pods.push_back(DeletedPod{name, pod.ok() ? pod.value().spec.nodeName : std::string{}});
+    } else {
+      ++deletions_.failures;
+    }
+    return r;
   }
   client::ApiResult<api::Event> createEvent(const api::Event& event) override {
     return inner_.createEvent(event);
@@ -306,6 +356,7 @@ class BindTimingClient final : public client::Client {
  private:
   client::MemoryClient& inner_;
   PodTimes& times_;
+  DeletionLog& deletions_;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -373,6 +424,9 @@ class CountingObserver final : public scheduler::AttemptObserver {
 constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 constexpr std::string_view kNamespace = "default";
+constexpr int64_t kNodeMilliCpu = 4000;  // baseNode
+constexpr int64_t kLowPriorityMilliCpu = 900;
+constexpr int64_t kHighPriorityMilliCpu = 3000;
 
 // Upstream makeBaseNode / node-default.yaml: pods 110, cpu 4, memory 32Gi, Ready. Upstream's
 // IntegrationTestNodePreparer gives every node the usual kubernetes.io/hostname label (= its name).
@@ -395,8 +449,9 @@ std::function<api::Node(int)> zonedNodes(std::vector<std::string> zones) {
 }
 
 // Upstream pod-default.yaml: one pause container, port 80, requests = limits = cpu 100m, memory 500Mi.
-// The other pod templates are this one plus labels and affinity or spreading.
-api::Pod basePod(const std::string& name, const std::string& ns = std::string(kNamespace)) {
+// The other pod templates are this one plus labels and affinity or spreading, or another cpu request.
+api::Pod basePod(const std::string& name, const std::string& ns = std::string(kNamespace),
+                 const std::string& cpu = "100m") {
   api::Pod pod = MakePod().name(name).namespace_(ns).obj();
   api::Container c;
   c.name = "pause";
@@ -404,9 +459,24 @@ api::Pod basePod(const std::string& name, const std::string& ns = std::string(kN
   api::ContainerPort port;
   port.containerPort = 80;
   c.ports.push_back(port);
-  c.resources.requests = ks::testing::resourceList({{"cpu", "100m"}, {"memory", "500Mi"}});
+  c.resources.requests = ks::testing::resourceList({{"cpu", cpu}, {"memory", "500Mi"}});
   c.resources.limits = c.resources.requests;
   pod.spec.containers.push_back(std::move(c));
+  return pod;
+}
+
+// Upstream pod-low-priority.yaml: cpu 900m, no priority (0: upstream's perf apiserver runs without the
+// Priority admission plugin), terminationGracePeriodSeconds 0 so that a preempted pod is deleted at
+// once. Our API types have no grace period: the in-memory API removes every deleted pod at once.
+api::Pod lowPriorityPod(const std::string& name, const std::string& ns) {
+  return basePod(name, ns, std::to_string(kLowPriorityMilliCpu) + "m");
+}
+
+// Upstream pod-high-priority.yaml: cpu 3000m, priority 10. Four low-priority pods fill a 4-cpu node to
+// 3600m: the pod fits once three of them are gone.
+api::Pod highPriorityPod(const std::string& name, const std::string& ns) {
+  api::Pod pod = basePod(name, ns, std::to_string(kHighPriorityMilliCpu) + "m");
+  pod.spec.priority = 10;
   return pod;
 }
 
@@ -480,13 +550,27 @@ api::Namespace makeNamespace(const std::string& name, bool devops) {
 // ---------------------------------------------------------------------------------------------------
 // Placement checks (not timings): what the workload's constraints imply for the bound pods.
 
+// What the scheduler's preemptions left behind, for the preemption workloads.
+struct PreemptionOutcome {
+  std::vector<DeletedPod> deleted;            // pods the scheduler deleted, with their node
+  int64_t deleteFailures = 0;                 // deletes the API refused
+  std::map<std::string, int> initPodsOnNode;  // after the init phase
+  std::vector<api::PodPtr> pending;           // pods without spec.nodeName at the end
+  // From the scrape: scheduler_preemption_attempts_total, scheduler_preemption_victims (count, sum),
+  // scheduler_preemption_goroutines_execution_total{result}.
+  double attempts = 0, victimsCount = 0, victimsSum = 0, goroutinesSuccess = 0, goroutinesError = 0;
+  bool async = false;
+};
+
 struct PlacementInput {
   std::map<std::string, api::NodePtr, std::less<>> nodes;
   std::vector<api::PodPtr> bound;  // every pod with spec.nodeName
   size_t initPods = 0;
+  size_t measuredEnd = 0;  // index past the last measured pod; churn pods come after it
+  PreemptionOutcome preemption;
   bool measured(const api::Pod& p) const {
     auto idx = podIndex(p.metadata.name);
-    return idx && *idx >= initPods;
+    return idx && *idx >= initPods && *idx < measuredEnd;
   }
   std::string nodeLabel(const api::Pod& p, std::string_view key) const {
     auto n = nodes.find(p.spec.nodeName);
@@ -612,6 +696,84 @@ Placement affinityTaintsCheck(const PlacementInput& in) {
   return out;
 }
 
+// The preemption workloads: every node where a high-priority pod ended up lost exactly the low-priority
+// pods the arithmetic demands (of k pods of 900m on 4000m, all but (4000 - 3000) / 900 = 1; measured pods
+// of the same priority come after them in the reprieve order: they joined the node later and no pod has
+// a start time), no node lost pods without a high-priority pod ending up there (unless one is still
+// pending: its eviction may have been the last), and the preemption metrics agree with the deletions.
+Placement preemptionCheck(const PlacementInput& in) {
+  const PreemptionOutcome& o = in.preemption;
+  struct Tally {
+    int high = 0, lowDeleted = 0, otherDeleted = 0;
+  };
+  std::map<std::string, Tally> perNode;
+  int64_t highBound = 0, highPending = 0;
+  for (const auto& p : in.bound) {
+    if (p->spec.priority.value_or(0) <= 0) continue;
+    ++perNode[p->spec.nodeName].high;
+    ++highBound;
+  }
+  for (const auto& p : o.pending) highPending += p->spec.priority.value_or(0) > 0 ? 1 : 0;
+  int64_t lowDeleted = 0, otherDeleted = 0;
+  for (const auto& d : o.deleted) {
+    auto idx = podIndex(d.name);
+    Tally& t = perNode[d.node];
+    if (idx && *idx < in.initPods) {
+      ++t.lowDeleted;
+      ++lowDeleted;
+    } else {
+      ++t.otherDeleted;
+      ++otherDeleted;
+    }
+  }
+  const int keep = static_cast<int>((kNodeMilliCpu - kHighPriorityMilliCpu) / kLowPriorityMilliCpu);
+  int64_t wrongVictims = 0, crowded = 0, orphans = 0, evictedNodes = 0;
+  std::string firstWrong;
+  for (const auto& [node, t] : perNode) {
+    if (t.lowDeleted + t.otherDeleted > 0) ++evictedNodes;
+    if (t.high > 1) ++crowded;
+    if (t.high == 0) {
+      orphans += t.lowDeleted + t.otherDeleted > 0 ? 1 : 0;
+      continue;
+    }
+    auto k = o.initPodsOnNode.find(node);
+    const int want = std::max(0, (k == o.initPodsOnNode.end() ? 0 : k->second) - keep);
+    if (t.lowDeleted != want) {
+      if (firstWrong.empty())
+        firstWrong = node + " lost " + std::to_string(t.lowDeleted) + " low-priority pods, needed " +
+                     std::to_string(want);
+      ++wrongVictims;
+    }
+  }
+  const int64_t unexplainedOrphans = std::max<int64_t>(0, orphans - highPending);
+  const auto deletes = static_cast<double>(o.deleted.size()) + static_cast<double>(o.deleteFailures);
+  const bool victimsMismatch = o.victimsSum != deletes;
+  // One preemption per preemptor: more means some pod preempted twice.
+  const int64_t extraPreemptions =
+      std::max<int64_t>(0, static_cast<int64_t>(o.victimsCount) - highBound - highPending);
+  Placement out;
+  // Refused deletes (already gone) are only noted: upstream treats a victim already deleted as success.
+  out.violations = wrongVictims + crowded + unexplainedOrphans + (victimsMismatch ? 1 : 0) +
+                   extraPreemptions + static_cast<int64_t>(o.goroutinesError);
+  std::ostringstream note;
+  note << highBound << " high-priority pods bound, " << highPending << " pending; " << o.deleted.size()
+       << " pods deleted (" << lowDeleted << " low-priority, " << otherDeleted << " measured) on "
+       << evictedNodes << " nodes";
+  if (o.deleteFailures) note << ", " << o.deleteFailures << " deletes refused";
+  note << "; nodes with a high-priority pod and a wrong victim count: " << wrongVictims;
+  if (!firstWrong.empty()) note << " (" << firstWrong << ")";
+  if (crowded) note << "; nodes with two high-priority pods: " << crowded;
+  note << "; nodes that lost pods and got no high-priority pod: " << orphans;
+  note << "\n                       metrics: preemption attempts " << o.attempts << ", preemptions "
+       << o.victimsCount << " with " << o.victimsSum << " victims";
+  if (victimsMismatch) note << " (MISMATCH with the " << deletes << " deletes)";
+  if (extraPreemptions) note << " (" << extraPreemptions << " more than preemptors)";
+  if (o.async)
+    note << ", async preemptions done " << o.goroutinesSuccess << " / failed " << o.goroutinesError;
+  out.note = note.str();
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading}/performance-config
 // .yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
@@ -631,6 +793,12 @@ struct Workload {
   std::function<api::Node(int i)> node;
   std::function<api::Pod(int i)> initPod;     // i in [0, initPods)
   std::function<api::Pod(int i)> measurePod;  // i in [initPods, initPods + measurePods): one index space
+  // Upstream's churn op (mode create): one pod every churnInterval, from just before the measured pods
+  // are created until they are all bound; i continues the index space past the measured pods.
+  std::function<api::Pod(int i)> churnPod;
+  std::chrono::milliseconds churnInterval{500};
+  // Metrics on, deletions recorded, and preemptionCheck.
+  bool preemption = false;
   std::function<Placement(const PlacementInput&)> check;
 };
 
@@ -690,8 +858,9 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
   Workload w;
   w.name = name;
   // full: upstream's largest performance variant; quick: its 500Nodes variant.
-  auto counts = [&](std::string variant, Counts full, Counts quick, int threshold) {
-    w.variant = flags.quick ? "500Nodes" : std::move(variant);
+  auto counts = [&](std::string variant, Counts full, Counts quick, int threshold,
+                    std::string quickVariant = "500Nodes") {
+    w.variant = flags.quick ? std::move(quickVariant) : std::move(variant);
     w.counts = flags.quick ? quick : full;
     w.threshold = flags.quick ? 0 : threshold;  // upstream sets thresholds on the large variants only
     if (flags.nodes) w.counts.nodes = *flags.nodes;
@@ -800,6 +969,35 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
       zones.note += "; " + perNodeSpread(in, "app", "scheduler-perf").note;
       return zones;
     };
+  } else if (name == "PreemptionBasic") {
+    // Four low-priority pods per node (namespace-1), then high-priority pods (namespace-2) that each
+    // preempt three of them. No upstream threshold; upstream's 5000Nodes variant is commented out (it
+    // always failed, kubernetes#108308), so 1000Nodes is the largest; --quick takes the 5Nodes variant.
+    counts("1000Nodes", {1000, 4000, 1000}, {5, 20, 5}, 0, "5Nodes");
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false)};
+    w.initPod = [](int i) { return lowPriorityPod("pod-" + std::to_string(i), "namespace-1"); };
+    w.measurePod = [](int i) {
+      return highPriorityPod("pod-high-priority-" + std::to_string(i), "namespace-2");
+    };
+    w.preemption = true;
+    w.check = preemptionCheck;
+  } else if (name == "PreemptionAsync") {
+    // Four low-priority pods per node (namespace-1); a churn op creates a high-priority pod every 200 ms
+    // (namespace-2) while the measured pod-default pods (namespace-3, always schedulable: 100m of the
+    // 400m left) are created. Upstream measures the 5000Nodes variant with SchedulerAsyncPreemption off
+    // and on (5000Nodes_AsyncPreemptionEnabled), both with threshold 160.
+    counts(flags.asyncPreemption ? "5000Nodes_AsyncPreemptionEnabled" : "5000Nodes", {5000, 20000, 5000},
+           {500, 2000, 500}, 160);
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false),
+                    makeNamespace("namespace-3", false)};
+    w.initPod = [](int i) { return lowPriorityPod("pod-" + std::to_string(i), "namespace-1"); };
+    w.churnPod = [](int i) {
+      return highPriorityPod("pod-high-priority-" + std::to_string(i), "namespace-2");
+    };
+    w.churnInterval = 200ms;
+    w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-3"); };
+    w.preemption = true;
+    w.check = preemptionCheck;
   }
   return w;
 }
@@ -881,6 +1079,7 @@ struct Result_ {
   std::string variant;  // upstream's variant the default counts come from
   int threshold = 0;    // upstream's CI minimum pods/s for that variant; 0 = none
   int nodes = 0, initPods = 0, measurePods = 0, parallelism = 0, bindingWorkers = 0;
+  bool asyncPreemption = true;
   int64_t sampleIntervalMs = 0;
   bool complete = false;
   int64_t bound = 0;
@@ -894,6 +1093,9 @@ struct Result_ {
   int64_t attempts = 0;
   int64_t bindFailures = 0;
   int64_t observerAttempts = -1;
+  int64_t churnCreated = -1, churnBound = 0;  // -1: no churn
+  // When incomplete: a few pods left unbound, each with its nominated node and PodScheduled message.
+  std::vector<std::string> unbound;
   int64_t violations = -1;  // bound pods against the workload's hard constraints (-1: none to check)
   std::string placementNote;
   int maxPodsPerNode = 0;  // over all bound pods
@@ -928,13 +1130,19 @@ std::string configYaml(int parallelism) {
 }
 
 // Sanity check of the outcome (not a timing): the bound pods respect what the workload asked for.
-void checkPlacements(client::MemoryClient& memory, const Workload& w, Result_& res) {
+void checkPlacements(client::MemoryClient& memory, const Workload& w, PreemptionOutcome preemption,
+                     Result_& res) {
   PlacementInput in;
   in.initPods = static_cast<size_t>(w.counts.initPods);
+  in.measuredEnd = in.initPods + static_cast<size_t>(w.counts.measurePods);
+  in.preemption = std::move(preemption);
   for (auto& n : memory.objects<api::Node>()) in.nodes.emplace(n->metadata.name, n);
   std::map<std::string, int> perNode;
   for (auto& p : memory.objects<api::Pod>()) {
-    if (p->spec.nodeName.empty()) continue;
+    if (p->spec.nodeName.empty()) {
+      in.preemption.pending.push_back(std::move(p));
+      continue;
+    }
     ++perNode[p->spec.nodeName];
     in.bound.push_back(std::move(p));
   }
@@ -946,6 +1154,61 @@ void checkPlacements(client::MemoryClient& memory, const Workload& w, Result_& r
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+// The value of one series ("name" or "name{labels}") in a Prometheus text scrape; 0 when absent.
+double scrapedValue(const std::string& text, std::string_view series) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.size() > series.size() && line.compare(0, series.size(), series) == 0 &&
+        line[series.size()] == ' ')
+      return std::strtod(line.c_str() + series.size() + 1, nullptr);
+  }
+  return 0;
+}
+
+std::string_view queueName(queue::QueueName q) {
+  switch (q) {
+    case queue::QueueName::ActiveQ:
+      return "activeQ";
+    case queue::QueueName::BackoffQ:
+      return "backoffQ";
+    case queue::QueueName::UnschedulablePods:
+      return "unschedulablePods";
+    case queue::QueueName::InFlight:
+      return "in flight";
+    case queue::QueueName::None:
+      break;
+  }
+  return "no queue";
+}
+
+// Unbound init or measured pods (at most `limit`): name, where the queue holds it, nominated node,
+// PodScheduled message; first the queue's counts (a pod gated by PreEnqueue waits for its plugin's events).
+std::vector<std::string> unboundPods(client::MemoryClient& memory, const queue::PriorityQueue& q,
+                                     size_t countedPods, size_t limit) {
+  const queue::PendingCounts n = q.pendingCounts();
+  std::vector<std::string> out = {"queue: activeQ " + std::to_string(n.active) + ", backoffQ " +
+                                  std::to_string(n.backoff) + ", unschedulablePods " +
+                                  std::to_string(n.unschedulable) + " + " + std::to_string(n.gated) +
+                                  " gated by PreEnqueue"};
+  ++limit;
+  for (const auto& p : memory.objects<api::Pod>()) {
+    if (out.size() >= limit) break;
+    auto idx = podIndex(p->metadata.name);
+    if (!p->spec.nodeName.empty() || !idx || *idx >= countedPods) continue;
+    std::string line = queue::PriorityQueue::podKey(*p);
+    line += " (" + std::string(queueName(q.whereIs(line))) + ")";
+    if (!p->status.nominatedNodeName.empty()) line += " nominated to " + p->status.nominatedNodeName;
+    for (const auto& c : p->status.conditions) {
+      if (c.type != "PodScheduled") continue;
+      std::string msg = c.message.size() > 400 ? c.message.substr(0, 400) + "..." : c.message;
+      line += ": " + c.reason + " \"" + msg + "\"";
+    }
+    out.push_back(std::move(line));
+  }
+  return out;
 }
 
 // Waits until `target` pods with index in [from, to) are bound; samples throughput meanwhile as upstream's
@@ -992,6 +1255,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   res.measurePods = n.measurePods;
   res.parallelism = flags.parallelism;
   res.bindingWorkers = flags.bindingWorkers;
+  res.asyncPreemption = flags.asyncPreemption;
   res.sampleIntervalMs = flags.sampleInterval.count();
   res.loadBefore = loadAverage();
   const size_t totalPods = static_cast<size_t>(n.initPods) + static_cast<size_t>(n.measurePods);
@@ -999,8 +1263,11 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   client::MemoryClientOptions mo;
   mo.seed = flags.seed == 0 ? 1 : flags.seed;
   client::MemoryClient memory(mo);
-  PodTimes times(totalPods);
-  BindTimingClient client(memory, times);
+  // Room for one churn pod per interval for as long as the measured phase may last.
+  const size_t churnCap = w.churnPod ? static_cast<size_t>(flags.timeout / w.churnInterval) + 1 : 0;
+  PodTimes times(totalPods, churnCap);
+  DeletionLog deletions;
+  BindTimingClient client(memory, times, deletions);
   ProbeData probe;
 
   // createNodes
@@ -1032,7 +1299,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
     std::cerr << "config: " << cfg.error().message() << "\n";
     std::exit(1);
   }
-  auto registry = plugins::newInTreeRegistry();
+  auto registry = plugins::newInTreeRegistry(plugins::Features{flags.asyncPreemption});
   auto reg = registry.registerPlugin(
       std::string(PerfProbe::kName),
       [&probe](const config::PluginArgs*, framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
@@ -1042,7 +1309,11 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   std::unique_ptr<scheduler::ApiEventRecorder> recorder;
   if (flags.events) recorder = std::make_unique<scheduler::ApiEventRecorder>(client);
   CountingObserver observer;
+  // Only where the preemption counters are checked: the other workloads keep their figures comparable.
+  std::unique_ptr<metrics::Metrics> schedMetrics;
+  if (w.preemption) schedMetrics = std::make_unique<metrics::Metrics>();
   scheduler::SchedulerOptions so;
+  so.metrics = schedMetrics.get();
   so.seed = flags.seed;
   so.bindingWorkers = flags.bindingWorkers;
   so.eventRecorder = recorder.get();
@@ -1086,18 +1357,51 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   createPods(0, static_cast<size_t>(n.initPods), initPod);
   bool ok = waitBound(times, n.initPods, flags.sampleInterval, flags.timeout, nullptr);
   res.initSec = seconds(Clock::now() - t0);
+  PreemptionOutcome preemption;
+  preemption.async = flags.asyncPreemption;
+  if (w.preemption) {
+    for (const auto& p : memory.objects<api::Pod>())
+      if (!p->spec.nodeName.empty()) ++preemption.initPodsOnNode[p->spec.nodeName];
+  }
 
   // createPods(measurePods) with collectMetrics, wait.
   if (ok) {
     probe.measuring = true;
     std::vector<double> samples;
     const auto measureStart = Clock::now();
+    // Upstream's churn op starts its ticker just before the measured createPods op and stops with the
+    // workload; it never deletes in mode create.
+    std::atomic<int64_t> churned{0};
+    std::jthread churner;
+    if (w.churnPod) {
+      churner = std::jthread([&](std::stop_token stop) {
+        std::mutex mu;
+        std::condition_variable_any cv;
+        std::unique_lock lock(mu);
+        auto next = Clock::now() + w.churnInterval;
+        for (size_t i = totalPods; i < times.created.size(); ++i, next += w.churnInterval) {
+          cv.wait_until(lock, stop, next, [] { return false; });
+          if (stop.stop_requested()) return;
+          times.created[i].store(nowNs());
+          if (auto r = memory.create(w.churnPod(static_cast<int>(i))); !r.ok()) {
+            std::cerr << "create churn pod: " << r.error().message() << "\n";
+            std::exit(1);
+          }
+          churned.fetch_add(1);
+        }
+      });
+    }
     std::jthread creator([&] {
       createPods(static_cast<size_t>(n.initPods), totalPods, measurePod);
       res.createSec = seconds(Clock::now() - measureStart);
     });
     ok = waitBound(times, static_cast<int64_t>(totalPods), flags.sampleInterval, flags.timeout, &samples);
     creator.join();
+    if (churner.joinable()) {
+      churner.request_stop();
+      churner.join();
+      res.churnCreated = churned.load();
+    }
     probe.measuring = false;
     res.samples = summarize(std::move(samples));
   }
@@ -1133,11 +1437,31 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   }
   if (flags.observer) res.observerAttempts = observer.attempts.load();
   res.loadAfter = loadAverage();
-  checkPlacements(memory, w, res);
+  if (!ok) res.unbound = unboundPods(memory, sched->schedulingQueue(), totalPods, 5);
 
   runner = {};
   sched->close();
   factory.stop();
+  // Destroying the scheduler drains asynchronous preemptions still evicting: the deletions and the
+  // counters checked below are final.
+  sched.reset();
+  res.churnBound = times.churnBoundCount.load();
+  if (schedMetrics) {
+    const std::string text = schedMetrics->scrape();
+    preemption.attempts = scrapedValue(text, "scheduler_preemption_attempts_total");
+    preemption.victimsCount = scrapedValue(text, "scheduler_preemption_victims_count");
+    preemption.victimsSum = scrapedValue(text, "scheduler_preemption_victims_sum");
+    preemption.goroutinesSuccess =
+        scrapedValue(text, "scheduler_preemption_goroutines_execution_total{result=\"success\"}");
+    preemption.goroutinesError =
+        scrapedValue(text, "scheduler_preemption_goroutines_execution_total{result=\"error\"}");
+  }
+  {
+    std::lock_guard lock(deletions.mu);
+    preemption.deleted = deletions.pods;
+    preemption.deleteFailures = deletions.failures;
+  }
+  checkPlacements(memory, w, std::move(preemption), res);
   return res;
 }
 
@@ -1154,7 +1478,8 @@ void printTable(const Result_& r) {
   std::ostringstream o;
   o << "\n=== " << r.workload << " [" << r.variant << "]: " << r.nodes << " nodes, " << r.initPods
     << " init pods, " << r.measurePods << " measured pods (parallelism " << r.parallelism
-    << ", binding workers " << r.bindingWorkers << ") ===\n";
+    << ", binding workers " << r.bindingWorkers << ", async preemption " << (r.asyncPreemption ? "on" : "off")
+    << ") ===\n";
   o << "  load average before  " << fmt(r.loadBefore[0], 2) << " " << fmt(r.loadBefore[1], 2) << " "
     << fmt(r.loadBefore[2], 2) << "   after " << fmt(r.loadAfter[0], 2) << " " << fmt(r.loadAfter[1], 2)
     << " " << fmt(r.loadAfter[2], 2) << "   (" << std::thread::hardware_concurrency() << " cpus)\n";
@@ -1162,9 +1487,11 @@ void printTable(const Result_& r) {
   for (const auto& name : plugins::notYetImplementedPlugins())
     missing += (missing.empty() ? "" : ", ") + name;
   o << "  default plugins off  " << (missing.empty() ? "none" : missing) << " (not implemented yet)\n";
-  if (!r.complete)
+  if (!r.complete) {
     o << "  INCOMPLETE: " << r.bound << " of " << (r.initPods + r.measurePods)
-      << " pods bound before the timeout\n";
+      << " pods bound before the timeout; unbound, e.g.:\n";
+    for (const auto& u : r.unbound) o << "    " << u << "\n";
+  }
   o << "  setup                create nodes " << fmt(r.createNodesSec, 3) << " s, informer sync "
     << fmt(r.syncSec, 3) << " s, init pods scheduled in " << fmt(r.initSec, 3) << " s\n";
   o << "  measured pods        created in " << fmt(r.createSec, 3) << " s, first create -> last bound "
@@ -1177,6 +1504,11 @@ void printTable(const Result_& r) {
     o << "   (no upstream threshold for these counts)";
   }
   o << "\n";
+  if (r.churnCreated >= 0) {
+    o << "  churn                " << r.churnCreated
+      << " high-priority pods created during the measured phase, " << r.churnBound
+      << " of them bound by the end\n";
+  }
   o << "                       " << std::string(10, ' ')
     << "   samples     avg     p50     p90     p95     p99     max\n";
   auto row = [&](std::string_view label, const Summary& s, int prec) {
@@ -1213,6 +1545,21 @@ std::string jsonSummary(const Summary& s) {
   return o.str();
 }
 
+std::string jsonEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string toJson(const std::vector<Result_>& results) {
   std::ostringstream o;
   o << "[";
@@ -1223,6 +1570,8 @@ std::string toJson(const std::vector<Result_>& results) {
       << ",\"thresholdRatio\":" << (r.threshold > 0 ? r.throughput / r.threshold : 0)
       << ",\"nodes\":" << r.nodes << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods
       << ",\"parallelism\":" << r.parallelism << ",\"bindingWorkers\":" << r.bindingWorkers
+      << ",\"asyncPreemption\":" << (r.asyncPreemption ? "true" : "false")
+      << ",\"churnCreated\":" << r.churnCreated << ",\"churnBound\":" << r.churnBound
       << ",\"sampleIntervalMs\":" << r.sampleIntervalMs << ",\"complete\":" << (r.complete ? "true" : "false")
       << ",\"bound\":" << r.bound << ",\"createNodesSec\":" << r.createNodesSec
       << ",\"syncSec\":" << r.syncSec << ",\"initSec\":" << r.initSec << ",\"createSec\":" << r.createSec
@@ -1230,7 +1579,7 @@ std::string toJson(const std::vector<Result_>& results) {
       << ",\"throughputSamples\":" << jsonSummary(r.samples) << ",\"e2eLatencyMs\":" << jsonSummary(r.e2eMs)
       << ",\"attemptLatencyUs\":" << jsonSummary(r.attemptUs) << ",\"attempts\":" << r.attempts
       << ",\"bindFailures\":" << r.bindFailures << ",\"maxPodsPerNode\":" << r.maxPodsPerNode
-      << ",\"placementViolations\":" << r.violations << ",\"placementNote\":\"" << r.placementNote
+      << ",\"placementViolations\":" << r.violations << ",\"placementNote\":\"" << jsonEscape(r.placementNote)
       << "\",\"peakRssKb\":" << r.peakRssKb << ",\"rssAfterKb\":" << r.rssAfterKb << ",\"loadBefore\":["
       << r.loadBefore[0] << "," << r.loadBefore[1] << "," << r.loadBefore[2] << "],\"loadAfter\":["
       << r.loadAfter[0] << "," << r.loadAfter[1] << "," << r.loadAfter[2] << "]}";
@@ -1250,6 +1599,7 @@ int main(int argc, char** argv) {
     printUsage();
     return 0;
   }
+  spdlog::set_level(spdlog::level::from_str(flags->logLevel));
   std::vector<Result_> results;
   bool allComplete = true;
   for (const auto& w : flags->workloads) {
