@@ -269,7 +269,8 @@ const Candidate* Evaluator::selectCandidate(std::span<const Candidate> candidate
   return &candidates.front();
 }
 
-Result<void> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+Result<Evaluator::Eviction> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& preemptor,
+                                                         const api::Pod& victim) {
   if (auto waiting = handle_.getWaitingPod(victim.metadata.uid)) {
     // A victim waiting at Permit has no API object to delete yet: reject it instead.
     waiting->reject(pluginName_, "preempted");
@@ -302,7 +303,7 @@ Result<void> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& pr
       }
       spdlog::info("Victim Pod is already deleted preemptor={} victim={} node={}", podName(preemptor),
                    podName(victim), c.name);
-      return {};
+      return Eviction::AlreadyGone;
     }
     spdlog::info("Preemptor Pod preempted victim Pod preemptor={} victim={} node={}", podName(preemptor),
                  podName(victim), c.name);
@@ -312,7 +313,7 @@ Result<void> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& pr
     recorder->eventf(podReference(victim), &related, "Normal", "Preempted", "Preempting",
                      "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name);
   }
-  return {};
+  return Eviction::Evicted;
 }
 
 Result<void> Evaluator::clearLowerPriorityNominations(const api::Pod& pod, const std::string& nodeName) {
@@ -393,6 +394,11 @@ void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod
       } else if (auto r = preemptPod_(c, *pod, c.victims.pods.back()->pod()); !r.ok()) {
         spdlog::error("Error occurred during async preemption: {}", r.error().message());
         ok = false;
+      } else if (*r == Eviction::AlreadyGone) {
+        // A retry against a cache that hadn't seen the earlier evictions yet chose a victim that was
+        // already deleted: its deletion event may have come while PreEnqueue still gated the pod, and no
+        // other is coming to release it, so retry it now. (Upstream v1.34.4 can leave the pod gated here.)
+        handle_.activate({pod});
       }
     } else {
       setPreempting(uid, false);

@@ -77,9 +77,11 @@ class Interface {
 
 class Evaluator {
  public:
+  // What evicting one victim came to: done, or the victim was already deleted (not an error).
+  enum class Eviction { Evicted, AlreadyGone };
   // Evicts one victim for the preemptor (or rejects it when it waits at Permit); replaceable in tests.
   using PreemptPodFunc =
-      std::function<Result<void>(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)>;
+      std::function<Result<Eviction>(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)>;
 
   // `pods` and `pdbs` are the informer stores the preemptor and the budgets are read from.
   Evaluator(std::string pluginName, Handle& handle, Interface& plugin, bool enableAsyncPreemption,
@@ -122,7 +124,7 @@ class Evaluator {
   void waitForAsyncPreemptions() { asyncWorkers_.waitIdle(); }
 
  private:
-  Result<void> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
+  Result<Eviction> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
   // Evicts the candidate's first `count` victims in parallel; the first error, if any.
   std::optional<Error> preemptVictims(const Candidate& c, const api::Pod& pod, size_t count);
   Status prepareCandidate(const Candidate& c, const api::Pod& pod);

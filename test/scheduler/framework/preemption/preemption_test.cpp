@@ -490,7 +490,15 @@ TEST(PreemptionTest, PreemptPodPatchesDisruptionTargetDeletesVictimAndIgnoresAlr
       Status s = ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
       ASSERT_TRUE(s.isSuccess()) << s.toString();
       ev->waitForAsyncPreemptions();
-      EXPECT_TRUE(env.activatedPods().empty());
+      // Asynchronously, a last victim found already gone gets the preemptor activated: its deletion
+      // event may have passed while PreEnqueue gated the preemptor (not in upstream, which can leave it
+      // gated).
+      if (async && victimPod == gone) {
+        ASSERT_EQ(env.activatedPods().size(), 1u);
+        EXPECT_EQ(env.activatedPods()[0]->metadata.name, "preemptor");
+      } else {
+        EXPECT_TRUE(env.activatedPods().empty());
+      }
       const auto events = env.recorder().events();
       if (victimPod == victim) {
         EXPECT_FALSE(env.memory().get<api::Pod>("default", "victim").ok()) << "the victim is deleted";
