@@ -73,6 +73,7 @@
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/scheduler.h"
+#include "test/support/forwarding_client.h"
 #include "test/support/wrappers.h"
 
 namespace ks::perf {
@@ -275,38 +276,13 @@ std::optional<size_t> podIndex(std::string_view name) {
 
 // The client the scheduler and its informers use: forwards to the MemoryClient and stamps successful
 // bindings (what upstream's collector sees as "scheduled": spec.nodeName set in the API).
-class BindTimingClient final : public client::Client {
+class BindTimingClient final : public testsupport::ForwardingClient {
  public:
   BindTimingClient(client::MemoryClient& inner, PodTimes& times, DeletionLog& deletions)
-      : inner_(inner), times_(times), deletions_(deletions) {}
-
-  client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
-  client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
-  client::ListWatcher<api::Namespace>& namespaces() override { return inner_.namespaces(); }
-  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override {
-    return inner_.persistentVolumes();
-  }
-  client::ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override {
-    return inner_.persistentVolumeClaims();
-  }
-  client::ListWatcher<api::StorageClass>& storageClasses() override { return inner_.storageClasses(); }
-  client::ListWatcher<api::CSINode>& csiNodes() override { return inner_.csiNodes(); }
-  client::ListWatcher<api::CSIDriver>& csiDrivers() override { return inner_.csiDrivers(); }
-  client::ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override {
-    return inner_.csiStorageCapacities();
-  }
-  client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
-    return inner_.podDisruptionBudgets();
-  }
-  client::ListWatcher<api::Service>& services() override { return inner_.services(); }
-  client::ListWatcher<api::ReplicationController>& replicationControllers() override {
-    return inner_.replicationControllers();
-  }
-  client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
-  client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
+      : ForwardingClient(inner), memory_(inner), times_(times), deletions_(deletions) {}
 
   client::ApiResult<void> bind(const api::Binding& binding) override {
-    auto r = inner_.bind(binding);
+    auto r = memory_.bind(binding);
     if (!r.ok()) {
       times_.bindFailures.fetch_add(1, std::memory_order_relaxed);
       return r;
@@ -319,15 +295,11 @@ class BindTimingClient final : public client::Client {
     }
     return r;
   }
-  client::ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
-                                             const client::PodStatusPatch& patch) override {
-    return inner_.patchPodStatus(ns, name, patch);
-  }
   // Notes the victim's node first: once deleted it is gone from the API.
   client::ApiResult<void> deletePod(const std::string& ns, const std::string& name,
                                     const client::DeleteOptions& options) override {
-    auto pod = inner_.get<api::Pod>(ns, name);
-    auto r = inner_.deletePod(ns, name, options);
+    auto pod = memory_.get<api::Pod>(ns, name);
+    auto r = memory_.deletePod(ns, name, options);
     std::lock_guard lock(deletions_.mu);
     if (r.ok()) {
       deletions_.pods.push_back(DeletedPod{name, pod.ok() ? pod.value().spec.nodeName : std::string{}});
@@ -336,25 +308,9 @@ class BindTimingClient final : public client::Client {
     }
     return r;
   }
-  client::ApiResult<api::Event> createEvent(const api::Event& event) override {
-    return inner_.createEvent(event);
-  }
-  client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
-                                                  const api::EventSeries& series) override {
-    return inner_.updateEventSeries(ns, name, series);
-  }
-  client::ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override {
-    return inner_.getLease(ns, name);
-  }
-  client::ApiResult<api::Lease> createLease(const api::Lease& lease) override {
-    return inner_.createLease(lease);
-  }
-  client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override {
-    return inner_.updateLease(lease);
-  }
 
  private:
-  client::MemoryClient& inner_;
+  client::MemoryClient& memory_;
   PodTimes& times_;
   DeletionLog& deletions_;
 };

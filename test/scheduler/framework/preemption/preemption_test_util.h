@@ -24,6 +24,7 @@
 #include "pkg/scheduler/backend/queue/nominator.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
+#include "test/support/forwarding_client.h"
 #include "test/scheduler/framework/plugins/testing/fake_handle.h"
 #include "test/support/wrappers.h"
 
@@ -32,7 +33,7 @@ namespace ks::preemptiontesting {
 // A client whose pod status patches and pod deletions behave as the reactors upstream's tests prepend
 // (clientset.PrependReactor("patch"/"delete", "pods", ...)): each call is recorded and succeeds without
 // touching any store, except for the pods set up to fail. Everything else goes to `inner`.
-class RecordingClient final : public client::Client {
+class RecordingClient final : public testsupport::ForwardingClient {
  public:
   struct Patch {
     std::string ns;
@@ -40,7 +41,7 @@ class RecordingClient final : public client::Client {
     client::PodStatusPatch patch;
   };
 
-  explicit RecordingClient(client::MemoryClient& inner) : inner_(inner) {}
+  explicit RecordingClient(client::MemoryClient& inner) : ForwardingClient(inner) {}
 
   // Patches / deletions of the pod named `podName` fail with `message`.
   void failPatchFor(std::string podName, std::string message) {
@@ -90,30 +91,6 @@ class RecordingClient final : public client::Client {
   }
 
   // ---- client::Client ----
-  client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
-  client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
-  client::ListWatcher<api::Namespace>& namespaces() override { return inner_.namespaces(); }
-  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override { return inner_.persistentVolumes(); }
-  client::ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override {
-    return inner_.persistentVolumeClaims();
-  }
-  client::ListWatcher<api::StorageClass>& storageClasses() override { return inner_.storageClasses(); }
-  client::ListWatcher<api::CSINode>& csiNodes() override { return inner_.csiNodes(); }
-  client::ListWatcher<api::CSIDriver>& csiDrivers() override { return inner_.csiDrivers(); }
-  client::ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override {
-    return inner_.csiStorageCapacities();
-  }
-  client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
-    return inner_.podDisruptionBudgets();
-  }
-  client::ListWatcher<api::Service>& services() override { return inner_.services(); }
-  client::ListWatcher<api::ReplicationController>& replicationControllers() override {
-    return inner_.replicationControllers();
-  }
-  client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
-  client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
-
-  client::ApiResult<void> bind(const api::Binding& binding) override { return inner_.bind(binding); }
   client::ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
                                              const client::PodStatusPatch& patch) override {
     std::unique_lock lock(mu_);
@@ -139,19 +116,8 @@ class RecordingClient final : public client::Client {
     deleted_.insert(name);
     return {};
   }
-  client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
-  client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
-                                                  const api::EventSeries& series) override {
-    return inner_.updateEventSeries(ns, name, series);
-  }
-  client::ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override {
-    return inner_.getLease(ns, name);
-  }
-  client::ApiResult<api::Lease> createLease(const api::Lease& lease) override { return inner_.createLease(lease); }
-  client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override { return inner_.updateLease(lease); }
 
  private:
-  client::MemoryClient& inner_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;                                  // guarded by mu_

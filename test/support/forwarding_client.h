@@ -1,0 +1,63 @@
+#pragma once
+// A client::Client that forwards every call to another client. Test doubles derive from it and override
+// only the calls they record or fake (bindings timed by the benchmark, evictions recorded by the
+// preemption tests), so a new API kind needs one forwarder here, not one per double.
+
+#include <string>
+
+#include "pkg/client/client.h"
+
+namespace ks::testsupport {
+
+class ForwardingClient : public client::Client {
+ public:
+  explicit ForwardingClient(client::Client& inner) : inner_(inner) {}
+
+  client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
+  client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
+  client::ListWatcher<api::Namespace>& namespaces() override { return inner_.namespaces(); }
+  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override { return inner_.persistentVolumes(); }
+  client::ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override {
+    return inner_.persistentVolumeClaims();
+  }
+  client::ListWatcher<api::StorageClass>& storageClasses() override { return inner_.storageClasses(); }
+  client::ListWatcher<api::CSINode>& csiNodes() override { return inner_.csiNodes(); }
+  client::ListWatcher<api::CSIDriver>& csiDrivers() override { return inner_.csiDrivers(); }
+  client::ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override {
+    return inner_.csiStorageCapacities();
+  }
+  client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
+    return inner_.podDisruptionBudgets();
+  }
+  client::ListWatcher<api::Service>& services() override { return inner_.services(); }
+  client::ListWatcher<api::ReplicationController>& replicationControllers() override {
+    return inner_.replicationControllers();
+  }
+  client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
+  client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
+
+  client::ApiResult<void> bind(const api::Binding& binding) override { return inner_.bind(binding); }
+  client::ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
+                                             const client::PodStatusPatch& patch) override {
+    return inner_.patchPodStatus(ns, name, patch);
+  }
+  client::ApiResult<void> deletePod(const std::string& ns, const std::string& name,
+                                    const client::DeleteOptions& options) override {
+    return inner_.deletePod(ns, name, options);
+  }
+  client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
+  client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
+                                                  const api::EventSeries& series) override {
+    return inner_.updateEventSeries(ns, name, series);
+  }
+  client::ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override {
+    return inner_.getLease(ns, name);
+  }
+  client::ApiResult<api::Lease> createLease(const api::Lease& lease) override { return inner_.createLease(lease); }
+  client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override { return inner_.updateLease(lease); }
+
+ private:
+  client::Client& inner_;
+};
+
+}  // namespace ks::testsupport
