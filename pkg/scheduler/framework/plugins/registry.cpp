@@ -23,10 +23,15 @@ namespace ks::plugins {
 
 namespace {
 
-template <class P>
-void add(framework::runtime::Registry& r) {
-  framework::runtime::PluginFactory factory = [](const config::PluginArgs* args, framework::Handle& handle) {
-    return P::create(args, handle);
+// Registers P under P::kName; `extra` (e.g. feature gates) is passed to P::create after args and handle.
+template <class P, class... Extra>
+void add(framework::runtime::Registry& r, Extra... extra) {
+  framework::runtime::PluginFactory factory =
+      [extra...](const config::PluginArgs* args,
+                 framework::Handle& handle) -> Result<std::unique_ptr<framework::Plugin>> {
+    auto p = P::create(args, handle, extra...);
+    if (!p.ok()) return p.error();
+    return std::unique_ptr<framework::Plugin>(std::move(p).value());
   };
   auto added = r.registerPlugin(std::string(P::kName), std::move(factory));
   if (!added.ok()) std::abort();  // two in-tree plugins with one name: a programming error
@@ -48,16 +53,8 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<imagelocality::ImageLocality>(r);
   add<podtopologyspread::PodTopologySpread>(r);
   add<interpodaffinity::InterPodAffinity>(r);
-  const defaultpreemption::DefaultPreemption::Features preemption{features.enableAsyncPreemption};
-  auto registered = r.registerPlugin(
-      std::string(defaultpreemption::DefaultPreemption::kName),
-      [preemption](const config::PluginArgs* args,
-                   framework::Handle& handle) -> Result<std::unique_ptr<framework::Plugin>> {
-        auto p = defaultpreemption::DefaultPreemption::create(args, handle, preemption);
-        if (!p.ok()) return p.error();
-        return std::unique_ptr<framework::Plugin>(std::move(p).value());
-      });
-  if (!registered.ok()) std::abort();
+  add<defaultpreemption::DefaultPreemption>(
+      r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption});
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

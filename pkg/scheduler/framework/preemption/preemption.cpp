@@ -21,7 +21,7 @@ namespace {
 constexpr int kAsyncPreemptionWorkers = 8;
 
 std::string podName(const api::Pod& pod) {
-  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+  return informer::metaNamespaceKey(pod.metadata);
 }
 
 // Upstream candidateList: a fixed-capacity list filled concurrently; adds beyond capacity are dropped.
