@@ -187,6 +187,37 @@ struct CSIVolumeSource {
   std::string driver;
   bool operator==(const CSIVolumeSource&) const = default;
 };
+// The in-tree sources CSI migration translates (csi-translation-lib); NodeVolumeLimits counts them
+// against their CSI driver's limit. Only the fields that identify the volume are modelled.
+struct AzureDiskVolumeSource {
+  std::string diskName;
+  std::string diskURI;  // the CSI volume handle
+  std::optional<std::string> kind;
+  bool readOnly = false;
+  bool operator==(const AzureDiskVolumeSource&) const = default;
+};
+struct AzureFileVolumeSource {
+  std::string secretName;
+  std::string shareName;
+  std::optional<std::string> secretNamespace;  // PersistentVolume only
+  bool readOnly = false;
+  bool operator==(const AzureFileVolumeSource&) const = default;
+};
+struct CinderVolumeSource {
+  std::string volumeID;
+  bool readOnly = false;
+  bool operator==(const CinderVolumeSource&) const = default;
+};
+struct VsphereVirtualDiskVolumeSource {
+  std::string volumePath;
+  std::string storagePolicyName;
+  bool operator==(const VsphereVirtualDiskVolumeSource&) const = default;
+};
+struct PortworxVolumeSource {
+  std::string volumeID;
+  bool readOnly = false;
+  bool operator==(const PortworxVolumeSource&) const = default;
+};
 struct EphemeralVolumeSource {
   // The claim template's spec; the generated PVC is named "<pod name>-<volume name>".
   std::optional<std::string> storageClassName;
@@ -203,6 +234,11 @@ struct Volume {
   std::optional<ISCSIVolumeSource> iscsi;
   std::optional<RBDVolumeSource> rbd;
   std::optional<CSIVolumeSource> csi;
+  std::optional<AzureDiskVolumeSource> azureDisk;
+  std::optional<AzureFileVolumeSource> azureFile;
+  std::optional<CinderVolumeSource> cinder;
+  std::optional<VsphereVirtualDiskVolumeSource> vsphereVolume;
+  std::optional<PortworxVolumeSource> portworxVolume;
   std::string otherSource;  // JSON key of any other source, e.g. "emptyDir", "configMap"
   bool operator==(const Volume&) const = default;
 };
@@ -347,6 +383,12 @@ struct PersistentVolumeSpec {
   std::optional<CSIPersistentVolumeSource> csi;
   std::optional<GCEPersistentDiskVolumeSource> gcePersistentDisk;
   std::optional<AWSElasticBlockStoreVolumeSource> awsElasticBlockStore;
+  std::optional<AzureDiskVolumeSource> azureDisk;
+  std::optional<AzureFileVolumeSource> azureFile;
+  std::optional<CinderVolumeSource> cinder;
+  std::optional<VsphereVirtualDiskVolumeSource> vsphereVolume;
+  std::optional<PortworxVolumeSource> portworxVolume;
+  std::optional<std::string> volumeAttributesClassName;
   bool operator==(const PersistentVolumeSpec&) const = default;
 };
 
@@ -366,6 +408,7 @@ struct PersistentVolumeClaimSpec {
   std::optional<std::string> storageClassName;
   std::optional<std::string> volumeMode;
   std::optional<LabelSelector> selector;
+  std::optional<std::string> volumeAttributesClassName;
   bool operator==(const PersistentVolumeClaimSpec&) const = default;
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// storage/v1 types used by the volume plugins: StorageClass, CSINode, CSIDriver, CSIStorageCapacity.
+// storage/v1 types used by the volume plugins: StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
+// VolumeAttachment.
 
 #include <cstdint>
 #include <map>
@@ -84,6 +85,19 @@ struct CSIStorageCapacity {
   std::optional<Quantity> capacity;
   std::optional<Quantity> maximumVolumeSize;
   bool operator==(const CSIStorageCapacity&) const = default;
+};
+
+// A volume attached (or being attached) to a node by an external attacher; NodeVolumeLimits counts
+// the CSI volumes attached to a node that no pod there uses any more.
+struct VolumeAttachment {
+  static constexpr std::string_view kKind = "VolumeAttachment";
+  static constexpr std::string_view kApiVersion = "storage.k8s.io/v1";
+  ObjectMeta metadata;
+  std::string attacher;                            // spec.attacher: the CSI driver
+  std::string nodeName;                            // spec.nodeName
+  std::optional<std::string> persistentVolumeName;  // spec.source.persistentVolumeName
+  bool attached = false;                           // status.attached
+  bool operator==(const VolumeAttachment&) const = default;
 };
 
 }  // namespace ks::api

@@ -105,6 +105,7 @@ class ListWatchers {
   virtual ListWatcher<api::CSINode>& csiNodes() = 0;
   virtual ListWatcher<api::CSIDriver>& csiDrivers() = 0;
   virtual ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() = 0;
+  virtual ListWatcher<api::VolumeAttachment>& volumeAttachments() = 0;
   virtual ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() = 0;
   // The pod owners whose selectors system default spreading reads.
   virtual ListWatcher<api::Service>& services() = 0;
@@ -139,6 +140,20 @@ class PodWriter {
                                     const DeleteOptions& options) = 0;
 };
 
+// What volume binding writes: a PV's claimRef (static binding) and a claim's annotations (the
+// selected node that starts provisioning). Sent as JSON merge patches of exactly those fields with
+// metadata.resourceVersion as the precondition, so a stale object fails with 409 as upstream's Update
+// does, and the fields this model does not carry are left as the server has them.
+class VolumeWriter {
+ public:
+  virtual ~VolumeWriter() = default;
+  // Patches metadata.annotations and spec.claimRef of `pv`; returns the PV as stored.
+  virtual ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) = 0;
+  // Patches metadata.annotations of `claim`; returns the claim as stored.
+  virtual ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
+      const api::PersistentVolumeClaim& claim) = 0;
+};
+
 class EventWriter {
  public:
   virtual ~EventWriter() = default;
@@ -159,6 +174,6 @@ class LeaseClient {
 };
 
 // Everything the scheduler needs from the API.
-class Client : public ListWatchers, public PodWriter, public EventWriter, public LeaseClient {};
+class Client : public ListWatchers, public PodWriter, public VolumeWriter, public EventWriter, public LeaseClient {};
 
 }  // namespace ks::client

@@ -52,6 +52,9 @@ SharedInformer<api::CSIDriver>& SharedInformerFactory::csiDrivers() {
 SharedInformer<api::CSIStorageCapacity>& SharedInformerFactory::csiStorageCapacities() {
   return informerFor(csiCapacities_, listWatchers_.csiStorageCapacities(), "csistoragecapacities");
 }
+SharedInformer<api::VolumeAttachment>& SharedInformerFactory::volumeAttachments() {
+  return informerFor(volumeAttachments_, listWatchers_.volumeAttachments(), "volumeattachments");
+}
 SharedInformer<api::PodDisruptionBudget>& SharedInformerFactory::podDisruptionBudgets() {
   return informerFor(pdbs_, listWatchers_.podDisruptionBudgets(), "poddisruptionbudgets");
 }

@@ -49,6 +49,7 @@ class SharedInformerFactory {
   SharedInformer<api::CSINode>& csiNodes();
   SharedInformer<api::CSIDriver>& csiDrivers();
   SharedInformer<api::CSIStorageCapacity>& csiStorageCapacities();
+  SharedInformer<api::VolumeAttachment>& volumeAttachments();
   SharedInformer<api::PodDisruptionBudget>& podDisruptionBudgets();
   SharedInformer<api::Service>& services();
   SharedInformer<api::ReplicationController>& replicationControllers();
@@ -85,6 +86,7 @@ class SharedInformerFactory {
   std::unique_ptr<SharedInformer<api::CSINode>> csiNodes_;
   std::unique_ptr<SharedInformer<api::CSIDriver>> csiDrivers_;
   std::unique_ptr<SharedInformer<api::CSIStorageCapacity>> csiCapacities_;
+  std::unique_ptr<SharedInformer<api::VolumeAttachment>> volumeAttachments_;
   std::unique_ptr<SharedInformer<api::PodDisruptionBudget>> pdbs_;
   std::unique_ptr<SharedInformer<api::Service>> services_;
   std::unique_ptr<SharedInformer<api::ReplicationController>> rcs_;

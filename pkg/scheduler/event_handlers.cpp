@@ -367,6 +367,9 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   if (wants(EventResource::CSIStorageCapacity)) {
     addClusterEventHandlers(factory.csiStorageCapacities(), EventResource::CSIStorageCapacity, *queue_, m);
   }
+  if (wants(EventResource::VolumeAttachment)) {
+    addClusterEventHandlers(factory.volumeAttachments(), EventResource::VolumeAttachment, *queue_, m);
+  }
 }
 
 }  // namespace ks::scheduler

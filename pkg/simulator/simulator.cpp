@@ -125,6 +125,7 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   if (kind == "CSINode") return createObject<api::CSINode>(cluster, item, summary);
   if (kind == "CSIDriver") return createObject<api::CSIDriver>(cluster, item, summary);
   if (kind == "CSIStorageCapacity") return createObject<api::CSIStorageCapacity>(cluster, item, summary);
+  if (kind == "VolumeAttachment") return createObject<api::VolumeAttachment>(cluster, item, summary);
   if (kind == "PodDisruptionBudget") return createObject<api::PodDisruptionBudget>(cluster, item, summary);
   if (kind == "Service") return createObject<api::Service>(cluster, item, summary);
   if (kind == "ReplicationController") return createObject<api::ReplicationController>(cluster, item, summary);
@@ -133,7 +134,8 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   return Error(
       "unknown kind \"" + kind +
       "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
-      "CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, "
+      "CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, "
+      "ReplicaSet, "
       "StatefulSet)");
 }
 

@@ -354,7 +354,7 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
        "cluster.yaml: document 1 (Deployment web): unknown kind \"Deployment\" (supported: Node, Pod, "
        "Namespace, "
        "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
-       "PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet)"},
+       "VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet)"},
       {"bad quantity in a list item",
        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: "
        "{capacity: "

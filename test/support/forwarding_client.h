@@ -26,6 +26,7 @@ class ForwardingClient : public client::Client {
   client::ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override {
     return inner_.csiStorageCapacities();
   }
+  client::ListWatcher<api::VolumeAttachment>& volumeAttachments() override { return inner_.volumeAttachments(); }
   client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
     return inner_.podDisruptionBudgets();
   }
@@ -44,6 +45,13 @@ class ForwardingClient : public client::Client {
   client::ApiResult<void> deletePod(const std::string& ns, const std::string& name,
                                     const client::DeleteOptions& options) override {
     return inner_.deletePod(ns, name, options);
+  }
+  client::ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) override {
+    return inner_.updatePersistentVolumeBinding(pv);
+  }
+  client::ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
+      const api::PersistentVolumeClaim& claim) override {
+    return inner_.updatePersistentVolumeClaimAnnotations(claim);
   }
   client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
   client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,

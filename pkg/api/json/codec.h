@@ -28,7 +28,7 @@
 namespace ks::api {
 
 // Decodes one object. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
-// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, PodDisruptionBudget, Service,
+// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service,
 // ReplicationController, ReplicaSet, StatefulSet, Lease, Event, ApiStatus and LabelSelector.
 template <typename T>
 Result<T> decodeJson(std::string_view json);

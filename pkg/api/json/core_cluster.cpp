@@ -151,6 +151,12 @@ bool read(DecodeContext& ctx, const Json& j, PersistentVolumeSpec& out) {
       .field("csi", out.csi)
       .field("gcePersistentDisk", out.gcePersistentDisk)
       .field("awsElasticBlockStore", out.awsElasticBlockStore)
+      .field("azureDisk", out.azureDisk)
+      .field("azureFile", out.azureFile)
+      .field("cinder", out.cinder)
+      .field("vsphereVolume", out.vsphereVolume)
+      .field("portworxVolume", out.portworxVolume)
+      .field("volumeAttributesClassName", out.volumeAttributesClassName)
       .field("accessModes", out.accessModes)
       .field("claimRef", out.claimRef)
       .field("persistentVolumeReclaimPolicy", out.persistentVolumeReclaimPolicy)
@@ -166,6 +172,12 @@ Json write(const PersistentVolumeSpec& in) {
   put(o, "csi", in.csi);
   put(o, "gcePersistentDisk", in.gcePersistentDisk);
   put(o, "awsElasticBlockStore", in.awsElasticBlockStore);
+  put(o, "azureDisk", in.azureDisk);
+  put(o, "azureFile", in.azureFile);
+  put(o, "cinder", in.cinder);
+  put(o, "vsphereVolume", in.vsphereVolume);
+  put(o, "portworxVolume", in.portworxVolume);
+  put(o, "volumeAttributesClassName", in.volumeAttributesClassName);
   put(o, "accessModes", in.accessModes);
   put(o, "claimRef", in.claimRef);
   put(o, "persistentVolumeReclaimPolicy", in.persistentVolumeReclaimPolicy);
@@ -201,6 +213,7 @@ bool read(DecodeContext& ctx, const Json& j, PersistentVolumeClaimSpec& out) {
       .field("volumeName", out.volumeName)
       .field("storageClassName", out.storageClassName)
       .field("volumeMode", out.volumeMode)
+      .field("volumeAttributesClassName", out.volumeAttributesClassName)
       .ok();
 }
 
@@ -212,6 +225,7 @@ Json write(const PersistentVolumeClaimSpec& in) {
   put(o, "volumeName", in.volumeName);
   put(o, "storageClassName", in.storageClassName);
   put(o, "volumeMode", in.volumeMode);
+  put(o, "volumeAttributesClassName", in.volumeAttributesClassName);
   return o;
 }
 

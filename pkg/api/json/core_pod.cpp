@@ -363,6 +363,78 @@ Json write(const CSIVolumeSource& in) {
   return o;
 }
 
+bool read(DecodeContext& ctx, const Json& j, AzureDiskVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("diskName", out.diskName)
+      .field("diskURI", out.diskURI)
+      .field("kind", out.kind)
+      .field("readOnly", out.readOnly)
+      .ok();
+}
+
+Json write(const AzureDiskVolumeSource& in) {
+  Json o = Json::object();
+  o["diskName"] = in.diskName;
+  o["diskURI"] = in.diskURI;
+  put(o, "kind", in.kind);
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, AzureFileVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("secretName", out.secretName)
+      .field("shareName", out.shareName)
+      .field("secretNamespace", out.secretNamespace)
+      .field("readOnly", out.readOnly)
+      .ok();
+}
+
+Json write(const AzureFileVolumeSource& in) {
+  Json o = Json::object();
+  o["secretName"] = in.secretName;
+  o["shareName"] = in.shareName;
+  put(o, "secretNamespace", in.secretNamespace);
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, CinderVolumeSource& out) {
+  return ObjectReader(ctx, j).field("volumeID", out.volumeID).field("readOnly", out.readOnly).ok();
+}
+
+Json write(const CinderVolumeSource& in) {
+  Json o = Json::object();
+  o["volumeID"] = in.volumeID;
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, VsphereVirtualDiskVolumeSource& out) {
+  return ObjectReader(ctx, j)
+      .field("volumePath", out.volumePath)
+      .field("storagePolicyName", out.storagePolicyName)
+      .ok();
+}
+
+Json write(const VsphereVirtualDiskVolumeSource& in) {
+  Json o = Json::object();
+  o["volumePath"] = in.volumePath;
+  put(o, "storagePolicyName", in.storagePolicyName);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PortworxVolumeSource& out) {
+  return ObjectReader(ctx, j).field("volumeID", out.volumeID).field("readOnly", out.readOnly).ok();
+}
+
+Json write(const PortworxVolumeSource& in) {
+  Json o = Json::object();
+  o["volumeID"] = in.volumeID;
+  put(o, "readOnly", in.readOnly);
+  return o;
+}
+
 // ephemeral: {"volumeClaimTemplate": {"spec": {"storageClassName": ..., "resources": {"requests": ...}}}}
 bool read(DecodeContext& ctx, const Json& j, EphemeralVolumeSource& out) {
   return ObjectReader(ctx, j)
@@ -393,10 +465,9 @@ namespace {
 
 // The members of core/v1 VolumeSource we do not model; decoded into Volume::otherSource.
 constexpr std::string_view kOtherVolumeSources[] = {
-    "hostPath",   "emptyDir",       "gitRepo",       "secret",    "nfs",         "glusterfs",
-    "flexVolume", "cinder",         "cephfs",        "flocker",   "downwardAPI", "fc",
-    "azureFile",  "configMap",      "vsphereVolume", "quobyte",   "azureDisk",   "photonPersistentDisk",
-    "projected",  "portworxVolume", "scaleIO",       "storageos", "image"};
+    "hostPath",  "emptyDir", "gitRepo",              "secret",    "nfs",     "glusterfs", "flexVolume",
+    "cephfs",    "flocker",  "downwardAPI",          "fc",        "configMap", "quobyte", "photonPersistentDisk",
+    "projected", "scaleIO",  "storageos",            "image"};
 
 }  // namespace
 
@@ -409,7 +480,12 @@ bool read(DecodeContext& ctx, const Json& j, Volume& out) {
       .field("awsElasticBlockStore", out.awsElasticBlockStore)
       .field("iscsi", out.iscsi)
       .field("rbd", out.rbd)
-      .field("csi", out.csi);
+      .field("csi", out.csi)
+      .field("azureDisk", out.azureDisk)
+      .field("azureFile", out.azureFile)
+      .field("cinder", out.cinder)
+      .field("vsphereVolume", out.vsphereVolume)
+      .field("portworxVolume", out.portworxVolume);
   if (!r.ok()) return false;
   for (std::string_view key : kOtherVolumeSources) {
     if (r.find(key) != nullptr) {
@@ -430,6 +506,11 @@ Json write(const Volume& in) {
   put(o, "iscsi", in.iscsi);
   put(o, "rbd", in.rbd);
   put(o, "csi", in.csi);
+  put(o, "azureDisk", in.azureDisk);
+  put(o, "azureFile", in.azureFile);
+  put(o, "cinder", in.cinder);
+  put(o, "vsphereVolume", in.vsphereVolume);
+  put(o, "portworxVolume", in.portworxVolume);
   if (!in.otherSource.empty()) o[in.otherSource] = Json::object();
   return o;
 }

@@ -1,4 +1,4 @@
-// storage/v1 (StorageClass, CSINode, CSIDriver, CSIStorageCapacity), policy/v1 PodDisruptionBudget,
+// storage/v1 (StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment), policy/v1 PodDisruptionBudget,
 // the pod owners read for default spreading (core/v1 Service and ReplicationController, apps/v1
 // ReplicaSet and StatefulSet),
 // coordination/v1 Lease and events.k8s.io/v1 Event.
@@ -144,6 +144,35 @@ Json write(const CSIStorageCapacity& in) {
   o["storageClassName"] = in.storageClassName;
   put(o, "capacity", in.capacity);
   put(o, "maximumVolumeSize", in.maximumVolumeSize);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, VolumeAttachment& out) {
+  return ObjectReader(ctx, j)
+      .field("metadata", out.metadata)
+      .nested("spec",
+              [&](ObjectReader& spec) {
+                spec.field("attacher", out.attacher)
+                    .field("nodeName", out.nodeName)
+                    .nested("source", [&](ObjectReader& source) {
+                      source.field("persistentVolumeName", out.persistentVolumeName);
+                    });
+              })
+      .nested("status", [&](ObjectReader& status) { status.field("attached", out.attached); })
+      .ok();
+}
+
+Json write(const VolumeAttachment& in) {
+  Json source = Json::object();
+  put(source, "persistentVolumeName", in.persistentVolumeName);
+  Json spec = Json::object();
+  spec["attacher"] = in.attacher;
+  spec["nodeName"] = in.nodeName;
+  spec["source"] = std::move(source);
+  Json o = Json::object();
+  o["metadata"] = write(in.metadata);
+  o["spec"] = std::move(spec);
+  o["status"] = Json{{"attached", in.attached}};
   return o;
 }
 

@@ -62,6 +62,7 @@ MemoryClient::MemoryClient(MemoryClientOptions options)
       csiNodesLW_(std::make_unique<memory::KindListWatcher<api::CSINode>>(*this)),
       csiDriversLW_(std::make_unique<memory::KindListWatcher<api::CSIDriver>>(*this)),
       csiCapacitiesLW_(std::make_unique<memory::KindListWatcher<api::CSIStorageCapacity>>(*this)),
+      volumeAttachmentsLW_(std::make_unique<memory::KindListWatcher<api::VolumeAttachment>>(*this)),
       pdbsLW_(std::make_unique<memory::KindListWatcher<api::PodDisruptionBudget>>(*this)),
       servicesLW_(std::make_unique<memory::KindListWatcher<api::Service>>(*this)),
       rcsLW_(std::make_unique<memory::KindListWatcher<api::ReplicationController>>(*this)),
@@ -96,6 +97,9 @@ ListWatcher<api::CSIDriver>& MemoryClient::csiDrivers() {
 }
 ListWatcher<api::CSIStorageCapacity>& MemoryClient::csiStorageCapacities() {
   return *csiCapacitiesLW_;
+}
+ListWatcher<api::VolumeAttachment>& MemoryClient::volumeAttachments() {
+  return *volumeAttachmentsLW_;
 }
 ListWatcher<api::PodDisruptionBudget>& MemoryClient::podDisruptionBudgets() {
   return *pdbsLW_;
@@ -245,6 +249,38 @@ ApiResult<void> MemoryClient::deletePod(const std::string& ns, const std::string
   std::lock_guard lock(mu_);
   if (auto e = takeInjectedLocked(Operation::DeletePod, api::Pod::kKind)) return *e;
   return removeLocked<api::Pod>(ns, name, options);
+}
+
+// --- VolumeWriter ------------------------------------------------------------------------------------
+// As the apiserver applies the REST client's merge patches: the given annotations are set (others
+// kept), claimRef replaced, the resourceVersion a precondition.
+
+ApiResult<api::PersistentVolume> MemoryClient::updatePersistentVolumeBinding(const api::PersistentVolume& pv) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::UpdatePersistentVolumeBinding, api::PersistentVolume::kKind)) {
+    return *e;
+  }
+  return updateLocked<api::PersistentVolume>(
+      "", pv.metadata.name, pv.metadata.resourceVersion, [&](api::PersistentVolume& stored) -> ApiResult<void> {
+        for (const auto& [k, v] : pv.metadata.annotations) stored.metadata.annotations[k] = v;
+        stored.spec.claimRef = pv.spec.claimRef;
+        return {};
+      });
+}
+
+ApiResult<api::PersistentVolumeClaim> MemoryClient::updatePersistentVolumeClaimAnnotations(
+    const api::PersistentVolumeClaim& claim) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::UpdatePersistentVolumeClaimAnnotations,
+                                  api::PersistentVolumeClaim::kKind)) {
+    return *e;
+  }
+  return updateLocked<api::PersistentVolumeClaim>(
+      claim.metadata.namespace_, claim.metadata.name, claim.metadata.resourceVersion,
+      [&](api::PersistentVolumeClaim& stored) -> ApiResult<void> {
+        for (const auto& [k, v] : claim.metadata.annotations) stored.metadata.annotations[k] = v;
+        return {};
+      });
 }
 
 // --- EventWriter -------------------------------------------------------------------------------------

@@ -61,6 +61,8 @@ enum class Operation : uint8_t {
   Bind,
   PatchPodStatus,
   DeletePod,
+  UpdatePersistentVolumeBinding,
+  UpdatePersistentVolumeClaimAnnotations,
   CreateEvent,
   UpdateEventSeries,
   GetLease,
@@ -146,6 +148,7 @@ class MemoryClient final : public Client {
   ListWatcher<api::CSINode>& csiNodes() override;
   ListWatcher<api::CSIDriver>& csiDrivers() override;
   ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
+  ListWatcher<api::VolumeAttachment>& volumeAttachments() override;
   ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
   ListWatcher<api::Service>& services() override;
   ListWatcher<api::ReplicationController>& replicationControllers() override;
@@ -158,6 +161,11 @@ class MemoryClient final : public Client {
                                      const PodStatusPatch& patch) override;
   ApiResult<void> deletePod(const std::string& ns, const std::string& name,
                             const DeleteOptions& options) override;
+
+  // VolumeWriter
+  ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) override;
+  ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
+      const api::PersistentVolumeClaim& claim) override;
 
   // EventWriter
   ApiResult<api::Event> createEvent(const api::Event& event) override;
@@ -221,6 +229,7 @@ class MemoryClient final : public Client {
                  memory::KindState<api::PersistentVolume>, memory::KindState<api::PersistentVolumeClaim>,
                  memory::KindState<api::StorageClass>, memory::KindState<api::CSINode>,
                  memory::KindState<api::CSIDriver>, memory::KindState<api::CSIStorageCapacity>,
+                 memory::KindState<api::VolumeAttachment>,
                  memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Service>,
                  memory::KindState<api::ReplicationController>, memory::KindState<api::ReplicaSet>,
                  memory::KindState<api::StatefulSet>, memory::KindState<api::Event>,
@@ -281,6 +290,7 @@ class MemoryClient final : public Client {
   std::unique_ptr<memory::KindListWatcher<api::CSINode>> csiNodesLW_;
   std::unique_ptr<memory::KindListWatcher<api::CSIDriver>> csiDriversLW_;
   std::unique_ptr<memory::KindListWatcher<api::CSIStorageCapacity>> csiCapacitiesLW_;
+  std::unique_ptr<memory::KindListWatcher<api::VolumeAttachment>> volumeAttachmentsLW_;
   std::unique_ptr<memory::KindListWatcher<api::PodDisruptionBudget>> pdbsLW_;
   std::unique_ptr<memory::KindListWatcher<api::Service>> servicesLW_;
   std::unique_ptr<memory::KindListWatcher<api::ReplicationController>> rcsLW_;

@@ -30,6 +30,37 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
   return json{{"status", std::move(status)}}.dump();
 }
 
+namespace {
+json annotationsPatch(const api::ObjectMeta& meta) {
+  json metadata = json::object();
+  if (!meta.resourceVersion.empty()) metadata["resourceVersion"] = meta.resourceVersion;
+  metadata["annotations"] = meta.annotations;
+  return json{{"metadata", std::move(metadata)}};
+}
+}  // namespace
+
+std::string annotationsPatchBody(const api::ObjectMeta& meta) { return annotationsPatch(meta).dump(); }
+
+std::string persistentVolumeBindingPatchBody(const api::PersistentVolume& pv) {
+  json patch = annotationsPatch(pv.metadata);
+  json claimRef = nullptr;
+  if (pv.spec.claimRef) {
+    const api::ObjectReference& ref = *pv.spec.claimRef;
+    claimRef = json::object();
+    // A merge patch replaces claimRef's members one by one: name every member, null the unset ones.
+    auto member = [&](const char* key, const std::string& v) { claimRef[key] = v.empty() ? json(nullptr) : json(v); };
+    member("kind", ref.kind);
+    member("namespace", ref.namespace_);
+    member("name", ref.name);
+    member("uid", ref.uid);
+    member("apiVersion", ref.apiVersion);
+    member("resourceVersion", ref.resourceVersion);
+    member("fieldPath", ref.fieldPath);
+  }
+  patch["spec"] = json{{"claimRef", std::move(claimRef)}};
+  return patch.dump();
+}
+
 std::string eventSeriesPatchBody(const api::EventSeries& series) {
   return json{
       {"series",

@@ -13,6 +13,13 @@ namespace ks::client::rest {
 // nominatedNodeName becomes null (clears the field), as util.PatchPodStatus's two-way merge patch.
 std::string podStatusPatchBody(const PodStatusPatch& patch);
 
+// {"metadata":{"resourceVersion":"rv","annotations":{...}}}: a JSON merge patch that sets these
+// annotations, failing with 409 when the object is no longer at that resourceVersion.
+std::string annotationsPatchBody(const api::ObjectMeta& meta);
+
+// annotationsPatchBody plus {"spec":{"claimRef":{...}}} (null when the PV has none).
+std::string persistentVolumeBindingPatchBody(const api::PersistentVolume& pv);
+
 // {"series":{"count":N,"lastObservedTime":"<MicroTime>"}} as the events broadcaster's series patch.
 std::string eventSeriesPatchBody(const api::EventSeries& series);
 

@@ -498,6 +498,7 @@ struct RestListWatchers {
         csiNodes(impl, "/apis/storage.k8s.io/v1/csinodes"),
         csiDrivers(impl, "/apis/storage.k8s.io/v1/csidrivers"),
         csiStorageCapacities(impl, "/apis/storage.k8s.io/v1/csistoragecapacities"),
+        volumeAttachments(impl, "/apis/storage.k8s.io/v1/volumeattachments"),
         podDisruptionBudgets(impl, "/apis/policy/v1/poddisruptionbudgets"),
         services(impl, "/api/v1/services"),
         replicationControllers(impl, "/api/v1/replicationcontrollers"),
@@ -512,6 +513,7 @@ struct RestListWatchers {
   RestListWatcher<api::CSINode> csiNodes;
   RestListWatcher<api::CSIDriver> csiDrivers;
   RestListWatcher<api::CSIStorageCapacity> csiStorageCapacities;
+  RestListWatcher<api::VolumeAttachment> volumeAttachments;
   RestListWatcher<api::PodDisruptionBudget> podDisruptionBudgets;
   RestListWatcher<api::Service> services;
   RestListWatcher<api::ReplicationController> replicationControllers;
@@ -592,6 +594,9 @@ ListWatcher<api::CSIDriver>& RestClient::csiDrivers() {
 ListWatcher<api::CSIStorageCapacity>& RestClient::csiStorageCapacities() {
   return lws(*impl_).csiStorageCapacities;
 }
+ListWatcher<api::VolumeAttachment>& RestClient::volumeAttachments() {
+  return lws(*impl_).volumeAttachments;
+}
 ListWatcher<api::PodDisruptionBudget>& RestClient::podDisruptionBudgets() {
   return lws(*impl_).podDisruptionBudgets;
 }
@@ -647,6 +652,25 @@ ApiResult<void> RestClient::deletePod(const std::string& ns, const std::string& 
   auto r = impl_->call(http::methods::DEL, target, RequestKind::Idempotent, body.empty() ? nullptr : &body);
   if (!r.ok()) return r.error();
   return {};
+}
+
+ApiResult<api::PersistentVolume> RestClient::updatePersistentVolumeBinding(const api::PersistentVolume& pv) {
+  const std::string target = "/api/v1/persistentvolumes/" + urlEncode(pv.metadata.name);
+  const std::string body = persistentVolumeBindingPatchBody(pv);
+  return decodeBody<api::PersistentVolume>(impl_->call(http::methods::PATCH, target, RequestKind::Idempotent,
+                                                       &body, "application/merge-patch+json"),
+                                           "update persistent volume");
+}
+
+ApiResult<api::PersistentVolumeClaim> RestClient::updatePersistentVolumeClaimAnnotations(
+    const api::PersistentVolumeClaim& claim) {
+  const std::string target = nsPath("/api/v1", claim.metadata.namespace_,
+                                    "persistentvolumeclaims/" + urlEncode(claim.metadata.name));
+  const std::string body = annotationsPatchBody(claim.metadata);
+  return decodeBody<api::PersistentVolumeClaim>(impl_->call(http::methods::PATCH, target,
+                                                            RequestKind::Idempotent, &body,
+                                                            "application/merge-patch+json"),
+                                                "update persistent volume claim");
 }
 
 ApiResult<api::Event> RestClient::createEvent(const api::Event& event) {

@@ -40,6 +40,7 @@ class RestClient final : public Client {
   ListWatcher<api::CSINode>& csiNodes() override;
   ListWatcher<api::CSIDriver>& csiDrivers() override;
   ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
+  ListWatcher<api::VolumeAttachment>& volumeAttachments() override;
   ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
   ListWatcher<api::Service>& services() override;
   ListWatcher<api::ReplicationController>& replicationControllers() override;
@@ -54,6 +55,10 @@ class RestClient final : public Client {
                                      const PodStatusPatch& patch) override;
   ApiResult<void> deletePod(const std::string& ns, const std::string& name,
                             const DeleteOptions& options) override;
+
+  ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) override;
+  ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
+      const api::PersistentVolumeClaim& claim) override;
 
   ApiResult<api::Event> createEvent(const api::Event& event) override;
   ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,

@@ -105,7 +105,7 @@ using EventObject =
     std::variant<std::monostate, api::PodPtr, api::NodePtr, std::shared_ptr<const api::PersistentVolume>,
                  std::shared_ptr<const api::PersistentVolumeClaim>, std::shared_ptr<const api::StorageClass>,
                  std::shared_ptr<const api::CSINode>, std::shared_ptr<const api::CSIDriver>,
-                 std::shared_ptr<const api::CSIStorageCapacity>>;
+                 std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>>;
 
 // Whether an event may make the pod schedulable.
 enum class QueueingHint : uint8_t {
