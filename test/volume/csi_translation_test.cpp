@@ -54,7 +54,8 @@ api::VolumeNodeAffinity affinity(std::vector<std::vector<api::NodeSelectorRequir
 }
 
 // translate_test.go's makeNodeAffinity: one term with all values, or one term per value.
-api::VolumeNodeAffinity makeNodeAffinity(bool multiTerms, const std::string& key, std::vector<std::string> values) {
+api::VolumeNodeAffinity makeNodeAffinity(bool multiTerms, const std::string& key,
+                                         std::vector<std::string> values) {
   if (!multiTerms) return affinity({{in(key, std::move(values))}});
   std::vector<std::vector<api::NodeSelectorRequirement>> terms;
   for (auto& v : values) terms.push_back({in(key, {v})});
@@ -119,7 +120,8 @@ TEST(CSITranslationTest, TestTopologyTranslation) {
        makeNodeAffinity(false, kGCEKey, {"us-east-2a"})},
       {"GCE PD with existing topology (CSI keys)", makeGCEPDPV({}, in(kGCEKey, {"us-east-2a"})),
        makeNodeAffinity(false, kGCEKey, {"us-east-2a"})},
-      {"GCE PD with zone labels and topology", makeGCEPDPV(kBetaTopologyLabels, in(kBetaZone, {"us-east-2a"})),
+      {"GCE PD with zone labels and topology",
+       makeGCEPDPV(kBetaTopologyLabels, in(kBetaZone, {"us-east-2a"})),
        makeNodeAffinity(false, kGCEKey, {"us-east-2a"})},
       {"GCE PD with regional zones", makeGCEPDPV(kRegionalBetaPDLabels, std::nullopt),
        makeNodeAffinity(false, kGCEKey, {"europe-west1-b", "europe-west1-c"})},
@@ -135,11 +137,13 @@ TEST(CSITranslationTest, TestTopologyTranslation) {
        makeNodeAffinity(true, kGCEKey, {"europe-west1-f", "europe-west1-g"})},
       {"AWS EBS with beta zone labels", makeAWSEBSPV(kBetaTopologyLabels, std::nullopt),
        makeNodeAffinity(false, std::string(kAWSEBSTopologyKey), {"us-east-1a"})},
-      {"AWS EBS with beta zone labels and topology", makeAWSEBSPV(kBetaTopologyLabels, in(kBetaZone, {"us-east-2a"})),
+      {"AWS EBS with beta zone labels and topology",
+       makeAWSEBSPV(kBetaTopologyLabels, in(kBetaZone, {"us-east-2a"})),
        makeNodeAffinity(false, std::string(kAWSEBSTopologyKey), {"us-east-2a"})},
       {"AWS EBS with GA zone labels", makeAWSEBSPV(kGATopologyLabels, std::nullopt),
        makeNodeAffinity(false, std::string(kAWSEBSTopologyKey), {"us-east-1a"})},
-      {"AWS EBS with GA zone labels and topology", makeAWSEBSPV(kGATopologyLabels, in(kGAZone, {"us-east-2a"})),
+      {"AWS EBS with GA zone labels and topology",
+       makeAWSEBSPV(kGATopologyLabels, in(kGAZone, {"us-east-2a"})),
        makeNodeAffinity(false, std::string(kAWSEBSTopologyKey), {"us-east-2a"})},
       {"OpenStack Cinder with zone labels", makeCinderPV(kBetaTopologyLabels, std::nullopt),
        makeNodeAffinity(false, std::string(kCinderTopologyKey), {"us-east-1a"})},
@@ -162,8 +166,10 @@ TEST(CSITranslationTest, TestTranslateInTreeInlineVolumeToCSINameUniqueness) {
   // generateUniqueVolumeSource, with two fixed distinct IDs instead of random UUIDs.
   auto source = [](std::string_view driver, const std::string& id) {
     api::Volume v;
-    if (driver == kGCEPDDriverName) v.gcePersistentDisk = api::GCEPersistentDiskVolumeSource{id, "", 0, false};
-    if (driver == kAWSEBSDriverName) v.awsElasticBlockStore = api::AWSElasticBlockStoreVolumeSource{id, "", 0, false};
+    if (driver == kGCEPDDriverName)
+      v.gcePersistentDisk = api::GCEPersistentDiskVolumeSource{id, "", 0, false};
+    if (driver == kAWSEBSDriverName)
+      v.awsElasticBlockStore = api::AWSElasticBlockStoreVolumeSource{id, "", 0, false};
     if (driver == kCinderDriverName) v.cinder = api::CinderVolumeSource{id, false};
     if (driver == kAzureDiskDriverName) v.azureDisk = api::AzureDiskVolumeSource{id, id, std::nullopt, false};
     if (driver == kAzureFileDriverName) v.azureFile = api::AzureFileVolumeSource{id, id, std::nullopt, false};
@@ -175,8 +181,9 @@ TEST(CSITranslationTest, TestTranslateInTreeInlineVolumeToCSINameUniqueness) {
     return v;
   };
   Translator translator;
-  for (std::string_view driver : {kGCEPDDriverName, kAWSEBSDriverName, kCinderDriverName, kAzureDiskDriverName,
-                                  kAzureFileDriverName, kVSphereDriverName, kPortworxDriverName}) {
+  for (std::string_view driver :
+       {kGCEPDDriverName, kAWSEBSDriverName, kCinderDriverName, kAzureDiskDriverName, kAzureFileDriverName,
+        kVSphereDriverName, kPortworxDriverName}) {
     SCOPED_TRACE(driver);
     auto pv1 = translator.translateInTreeInlineVolumeToCSI(source(driver, "0d6f1f6e-1"), "");
     auto pv2 = translator.translateInTreeInlineVolumeToCSI(source(driver, "7c2a9b40-2"), "");
@@ -224,7 +231,8 @@ TEST(CSITranslationTest, LookupsOfUnknownNamesAndSources) {
   EXPECT_EQ(csi.error().message(), "could not find CSI Driver name for plugin kubernetes.io/hostpath");
   auto inTree = translator.getInTreeNameFromCSIName("hostpath.csi.k8s.io");
   ASSERT_FALSE(inTree.ok());
-  EXPECT_EQ(inTree.error().message(), "could not find In-Tree driver name for CSI plugin hostpath.csi.k8s.io");
+  EXPECT_EQ(inTree.error().message(),
+            "could not find In-Tree driver name for CSI plugin hostpath.csi.k8s.io");
   EXPECT_FALSE(translator.isMigratableIntreePluginByName("kubernetes.io/hostpath"));
   EXPECT_FALSE(translator.isMigratedCSIDriverByName("hostpath.csi.k8s.io"));
 
@@ -301,7 +309,8 @@ TEST(AWSEBSTest, MalformedVolumeIDMessages) {
       {kInvalidVolumeID,
        "failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume "
        "(aws://us-west-2a/02399794d890f9375)"},
-      {"aws://vol-1", "failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume (aws://vol-1)"},
+      {"aws://vol-1",
+       "failed to translate Kubernetes ID to EBS Volume ID Invalid format for AWS volume (aws://vol-1)"},
       {"aws://zone/vol-%zz",
        "failed to translate Kubernetes ID to EBS Volume ID Invalid disk name (aws://zone/vol-%zz): parse "
        "\"aws://zone/vol-%zz\": invalid URL escape \"%zz\""},
@@ -448,12 +457,15 @@ TEST(AzureFileTest, TestTranslateAzureFileInTreePVToCSI) {
   };
   const std::vector<Case> cases = {
       {"no azure file volume", api::PersistentVolume{}, std::nullopt},
-      {"return error if secret namespace could not be found", pv("rg", std::nullopt, std::nullopt), std::nullopt},
+      {"return error if secret namespace could not be found", pv("rg", std::nullopt, std::nullopt),
+       std::nullopt},
       {"azure file volume", pv(std::nullopt, "secretnamespace", std::nullopt),
-       translated(pv(std::nullopt, "secretnamespace", std::nullopt), "#secretname#sharename#uuid#secretnamespace")},
+       translated(pv(std::nullopt, "secretnamespace", std::nullopt),
+                  "#secretname#sharename#uuid#secretnamespace")},
       {"azure file volume with rg annotation", pv("rg", "secretnamespace", std::nullopt),
        translated(pv("rg", "secretnamespace", std::nullopt), "rg#secretname#sharename#uuid#secretnamespace")},
-      {"get secret namespace from ClaimRef when it's missing in pv spec source", pv("rg", std::nullopt, "secretnamespace"),
+      {"get secret namespace from ClaimRef when it's missing in pv spec source",
+       pv("rg", std::nullopt, "secretnamespace"),
        translated(pv("rg", std::nullopt, "secretnamespace"), "rg#secretname#sharename#uuid#secretnamespace")},
   };
   Translator translator;
@@ -546,7 +558,8 @@ TEST(GCEPDTest, TestTranslateInTreePVToCSIVolIDFmt) {
     std::string desc, topologyLabelKey, topologyLabelValue, wantVolId;
   };
   const std::vector<Case> cases = {
-      {"beta topology key zonal", kBetaZone, "us-east1-a", "projects/UNSPECIFIED/zones/us-east1-a/disks/pd-name"},
+      {"beta topology key zonal", kBetaZone, "us-east1-a",
+       "projects/UNSPECIFIED/zones/us-east1-a/disks/pd-name"},
       {"v1 topology key zonal", kGAZone, "us-east1-a", "projects/UNSPECIFIED/zones/us-east1-a/disks/pd-name"},
       {"beta topology key regional", kBetaZone, "us-central1-a__us-central1-c",
        "projects/UNSPECIFIED/regions/us-central1/disks/pd-name"},
@@ -577,9 +590,10 @@ TEST(GCEPDTest, RegionalZonesOfSeveralRegionsFail) {
   pv = makeGCEPDPV({{kGAZone, "zone1__us-central1-a"}}, std::nullopt);
   got = translator.translateInTreePVToCSI(pv);
   ASSERT_FALSE(got.ok());
-  EXPECT_EQ(got.error().message(),
-            "failed to get region from zones: zone in unexpected format, expected: {locale}-{region}-{zone}, got: "
-            "zone1");
+  EXPECT_EQ(
+      got.error().message(),
+      "failed to get region from zones: zone in unexpected format, expected: {locale}-{region}-{zone}, got: "
+      "zone1");
 }
 
 // ---- plugins/in_tree_volume_test.go ----
@@ -621,7 +635,8 @@ TEST(InTreeVolumeTest, TestAddTopology) {
   const std::vector<Case> cases = {
       {"empty zones", "", std::nullopt},
       {"only whitespace-named zones", " __\n__\t__  ", std::nullopt},
-      {"including whitespace-named zones", " __us-central1-a", affinity({{in(cinderKey, {"us-central1-a"})}})},
+      {"including whitespace-named zones", " __us-central1-a",
+       affinity({{in(cinderKey, {"us-central1-a"})}})},
       {"unsorted zones", "us-central1-f__us-central1-a__us-central1-c__us-central1-b",
        affinity({{in(cinderKey, {"us-central1-a", "us-central1-b", "us-central1-c", "us-central1-f"})}})},
   };
@@ -640,8 +655,12 @@ TEST(InTreeVolumeTest, TestReplaceTopology) {
     std::vector<std::vector<api::NodeSelectorRequirement>> terms, expected;
   };
   const std::vector<Case> cases = {
-      {"Replace single csi topology from PV", {{in(kGAZone, {"us-east1-a"})}}, {{in(kGCEKey, {"us-east1-a"})}}},
-      {"Not found the topology key so do nothing", {{in(kGCEKey, {"us-east1-a"})}}, {{in(kGCEKey, {"us-east1-a"})}}},
+      {"Replace single csi topology from PV",
+       {{in(kGAZone, {"us-east1-a"})}},
+       {{in(kGCEKey, {"us-east1-a"})}}},
+      {"Not found the topology key so do nothing",
+       {{in(kGCEKey, {"us-east1-a"})}},
+       {{in(kGCEKey, {"us-east1-a"})}}},
       {"Replace the topology key from multiple terms",
        {{in(kGAZone, {"us-east1-a"})}, {in(kGAZone, {"us-east1-c"})}},
        {{in(kGCEKey, {"us-east1-a"})}, {in(kGCEKey, {"us-east1-c"})}}},
@@ -740,8 +759,8 @@ TEST(VSphereTest, TestTranslateVSphereInTreePVToCSI) {
     p.spec.vsphereVolume.reset();
     p.spec.csi = api::CSIPersistentVolumeSource{"csi.vsphere.vmware.com", path, false};
     if (topology) {
-      p.spec.nodeAffinity =
-          affinity({{in("topology.csi.vmware.com/zone", {"z1"}), in("topology.csi.vmware.com/region", {"r1"})}});
+      p.spec.nodeAffinity = affinity(
+          {{in("topology.csi.vmware.com/zone", {"z1"}), in("topology.csi.vmware.com/region", {"r1"})}});
     }
     return p;
   };
@@ -752,7 +771,8 @@ TEST(VSphereTest, TestTranslateVSphereInTreePVToCSI) {
       {"translate valid vSphere in-tree PV to vSphere CSI PV", pv({}), translated({}, false)},
       {"translate valid vSphere in-tree PV with beta topology labels to vSphere CSI PV", pv(beta),
        translated(beta, true)},
-      {"translate valid vSphere in-tree PV with GA topology labels to vSphere CSI PV", pv(ga), translated(ga, true)},
+      {"translate valid vSphere in-tree PV with GA topology labels to vSphere CSI PV", pv(ga),
+       translated(ga, true)},
   };
   Translator translator;
   for (const auto& c : cases) {
@@ -773,8 +793,8 @@ TEST(VSphereTest, TestTranslatevSphereInTreeInlineVolumeToCSI) {
   v.vsphereVolume = api::VsphereVirtualDiskVolumeSource{"[vsanDatastore] volume/inlinevolume.vmdk", ""};
   api::PersistentVolume want;
   want.metadata.name = "csi.vsphere.vmware.com-[vsanDatastore] volume/inlinevolume.vmdk";
-  want.spec.csi =
-      api::CSIPersistentVolumeSource{"csi.vsphere.vmware.com", "[vsanDatastore] volume/inlinevolume.vmdk", false};
+  want.spec.csi = api::CSIPersistentVolumeSource{"csi.vsphere.vmware.com",
+                                                 "[vsanDatastore] volume/inlinevolume.vmdk", false};
   want.spec.accessModes = {"ReadWriteOnce"};
   want.spec.volumeMode = "Filesystem";
   auto got = translator.translateInTreeInlineVolumeToCSI(v, "");

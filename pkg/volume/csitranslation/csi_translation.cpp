@@ -137,7 +137,8 @@ bool addTopology(api::PersistentVolume& pv, std::string_view key, const std::vec
 // Which generation of zone/region labels the PV uses: its node affinity decides first, then its labels;
 // GA when neither mentions a zone.
 std::pair<std::string_view, std::string_view> getTopologyLabel(const api::PersistentVolume& pv) {
-  if (topologyKeyExists(kLabelTopologyZone, pv.spec.nodeAffinity)) return {kLabelTopologyZone, kLabelTopologyRegion};
+  if (topologyKeyExists(kLabelTopologyZone, pv.spec.nodeAffinity))
+    return {kLabelTopologyZone, kLabelTopologyRegion};
   if (topologyKeyExists(kLabelFailureDomainBetaZone, pv.spec.nodeAffinity)) {
     return {kLabelFailureDomainBetaZone, kLabelFailureDomainBetaRegion};
   }
@@ -215,7 +216,8 @@ Result<std::string> gceGetRegionFromZones(const std::vector<std::string>& zones)
     }
     regions.insert(concat({parts[0], "-", parts[1]}));
   }
-  if (regions.size() != 1) return Error("multiple or no regions gotten from zones, got: " + formatStringSet(regions));
+  if (regions.size() != 1)
+    return Error("multiple or no regions gotten from zones, got: " + formatStringSet(regions));
   return *regions.begin();
 }
 
@@ -325,7 +327,8 @@ bool validOptionalPort(std::string_view port) {
 bool validUserinfo(std::string_view s) {
   for (unsigned char c : s) {
     if (isAlnum(c)) continue;
-    if (std::string_view("-._:~!$&'()*+,;=%@").find(static_cast<char>(c)) == std::string_view::npos) return false;
+    if (std::string_view("-._:~!$&'()*+,;=%@").find(static_cast<char>(c)) == std::string_view::npos)
+      return false;
   }
   return true;
 }
@@ -335,7 +338,9 @@ bool validUserinfo(std::string_view s) {
 Result<std::string> parseAWSURLPath(std::string_view raw) {
   const size_t hash = raw.find('#');
   const std::string_view u = raw.substr(0, hash);
-  auto fail = [](std::string_view url, const Error& e) { return Error("parse " + quote(url) + ": " + e.message()); };
+  auto fail = [](std::string_view url, const Error& e) {
+    return Error("parse " + quote(url) + ": " + e.message());
+  };
   for (unsigned char c : u) {
     if (c < 0x20 || c == 0x7f) return fail(u, Error("net/url: invalid control character in URL"));
   }
@@ -389,7 +394,8 @@ Result<std::string> kubernetesVolumeIDToEBSVolumeID(const std::string& kubernete
 
 Result<std::string> ebsVolumeHandle(const std::string& volumeID) {
   auto handle = kubernetesVolumeIDToEBSVolumeID(volumeID);
-  if (!handle.ok()) return Error("failed to translate Kubernetes ID to EBS Volume ID " + handle.error().message());
+  if (!handle.ok())
+    return Error("failed to translate Kubernetes ID to EBS Volume ID " + handle.error().message());
   return handle;
 }
 
@@ -446,15 +452,17 @@ std::optional<std::string> getStorageAccountName(std::string_view secretName) {
        start = secretName.find(kPrefix, start + 1)) {
     const size_t from = start + kPrefix.size();
     const size_t lineEnd = secretName.find('\n', from);
-    const std::string_view line = secretName.substr(from, lineEnd == std::string_view::npos ? lineEnd : lineEnd - from);
+    const std::string_view line =
+        secretName.substr(from, lineEnd == std::string_view::npos ? lineEnd : lineEnd - from);
     const size_t suffix = line.rfind(kSuffix);
     if (suffix != std::string_view::npos && suffix > 0) return std::string(line.substr(0, suffix));
   }
   return std::nullopt;
 }
 
-std::string azureFileVolumeID(std::string_view resourceGroup, std::string_view secretName, std::string_view share,
-                              std::string_view name, std::string_view secretNamespace) {
+std::string azureFileVolumeID(std::string_view resourceGroup, std::string_view secretName,
+                              std::string_view share, std::string_view name,
+                              std::string_view secretNamespace) {
   // An unconventional secret name stands for the account itself.
   const std::string account = getStorageAccountName(secretName).value_or(std::string(secretName));
   return concat({resourceGroup, "#", account, "#", share, "#", name, "#", secretNamespace});
@@ -473,18 +481,22 @@ Result<api::PersistentVolume> azureFileTranslatePV(api::PersistentVolume pv) {
   } else if (pv.spec.claimRef) {
     secretNamespace = pv.spec.claimRef->namespace_;
   }
-  if (secretNamespace.empty()) return Error("could not find a secret namespace in PersistentVolumeSource or ClaimRef");
-  std::string volumeID =
-      azureFileVolumeID(resourceGroup, source.secretName, source.shareName, pv.metadata.name, secretNamespace);
+  if (secretNamespace.empty())
+    return Error("could not find a secret namespace in PersistentVolumeSource or ClaimRef");
+  std::string volumeID = azureFileVolumeID(resourceGroup, source.secretName, source.shareName,
+                                           pv.metadata.name, secretNamespace);
   pv.spec.azureFile.reset();
   setCSISource(pv, kAzureFileDriverName, std::move(volumeID), source.readOnly);
   return pv;
 }
 
-Result<api::PersistentVolume> azureFileTranslateInline(const api::Volume& volume, std::string_view podNamespace) {
+Result<api::PersistentVolume> azureFileTranslateInline(const api::Volume& volume,
+                                                       std::string_view podNamespace) {
   const auto& source = *volume.azureFile;
-  const std::string_view secretNamespace = podNamespace.empty() ? kAzureFileDefaultSecretNamespace : podNamespace;
-  std::string volumeID = azureFileVolumeID("", source.secretName, source.shareName, volume.name, secretNamespace);
+  const std::string_view secretNamespace =
+      podNamespace.empty() ? kAzureFileDefaultSecretNamespace : podNamespace;
+  std::string volumeID =
+      azureFileVolumeID("", source.secretName, source.shareName, volume.name, secretNamespace);
   return inlinePV(volumeID, kAzureFileDriverName, volumeID, source.readOnly, kReadWriteMany);
 }
 
@@ -534,8 +546,8 @@ Result<api::PersistentVolume> portworxTranslatePV(api::PersistentVolume pv) {
 
 Result<api::PersistentVolume> portworxTranslateInline(const api::Volume& volume, std::string_view) {
   const auto& source = *volume.portworxVolume;
-  return inlinePV(concat({kPortworxDriverName, "-", source.volumeID}), kPortworxDriverName, source.volumeID, false,
-                  source.readOnly ? kReadOnlyMany : kReadWriteOnce);
+  return inlinePV(concat({kPortworxDriverName, "-", source.volumeID}), kPortworxDriverName, source.volumeID,
+                  false, source.readOnly ? kReadOnlyMany : kReadWriteOnce);
 }
 
 // ---- The plugin table (translate.go's inTreePlugins) ----
@@ -552,25 +564,33 @@ struct InTreePlugin {
 // Upstream iterates a map, so a spec with several in-tree sources (invalid) picks one at random; this
 // order is fixed.
 constexpr std::array<InTreePlugin, 7> kInTreePlugins = {{
-    {kGCEPDInTreePluginName, kGCEPDDriverName, [](const api::PersistentVolumeSpec& s) { return s.gcePersistentDisk.has_value(); },
-     [](const api::Volume& v) { return v.gcePersistentDisk.has_value(); }, gcePDTranslatePV, gcePDTranslateInline},
+    {kGCEPDInTreePluginName, kGCEPDDriverName,
+     [](const api::PersistentVolumeSpec& s) { return s.gcePersistentDisk.has_value(); },
+     [](const api::Volume& v) { return v.gcePersistentDisk.has_value(); }, gcePDTranslatePV,
+     gcePDTranslateInline},
     {kAWSEBSInTreePluginName, kAWSEBSDriverName,
      [](const api::PersistentVolumeSpec& s) { return s.awsElasticBlockStore.has_value(); },
-     [](const api::Volume& v) { return v.awsElasticBlockStore.has_value(); }, awsEBSTranslatePV, awsEBSTranslateInline},
-    {kCinderInTreePluginName, kCinderDriverName, [](const api::PersistentVolumeSpec& s) { return s.cinder.has_value(); },
+     [](const api::Volume& v) { return v.awsElasticBlockStore.has_value(); }, awsEBSTranslatePV,
+     awsEBSTranslateInline},
+    {kCinderInTreePluginName, kCinderDriverName,
+     [](const api::PersistentVolumeSpec& s) { return s.cinder.has_value(); },
      [](const api::Volume& v) { return v.cinder.has_value(); }, cinderTranslatePV, cinderTranslateInline},
     {kAzureDiskInTreePluginName, kAzureDiskDriverName,
      [](const api::PersistentVolumeSpec& s) { return s.azureDisk.has_value(); },
-     [](const api::Volume& v) { return v.azureDisk.has_value(); }, azureDiskTranslatePV, azureDiskTranslateInline},
+     [](const api::Volume& v) { return v.azureDisk.has_value(); }, azureDiskTranslatePV,
+     azureDiskTranslateInline},
     {kAzureFileInTreePluginName, kAzureFileDriverName,
      [](const api::PersistentVolumeSpec& s) { return s.azureFile.has_value(); },
-     [](const api::Volume& v) { return v.azureFile.has_value(); }, azureFileTranslatePV, azureFileTranslateInline},
+     [](const api::Volume& v) { return v.azureFile.has_value(); }, azureFileTranslatePV,
+     azureFileTranslateInline},
     {kVSphereInTreePluginName, kVSphereDriverName,
      [](const api::PersistentVolumeSpec& s) { return s.vsphereVolume.has_value(); },
-     [](const api::Volume& v) { return v.vsphereVolume.has_value(); }, vsphereTranslatePV, vsphereTranslateInline},
+     [](const api::Volume& v) { return v.vsphereVolume.has_value(); }, vsphereTranslatePV,
+     vsphereTranslateInline},
     {kPortworxVolumePluginName, kPortworxDriverName,
      [](const api::PersistentVolumeSpec& s) { return s.portworxVolume.has_value(); },
-     [](const api::Volume& v) { return v.portworxVolume.has_value(); }, portworxTranslatePV, portworxTranslateInline},
+     [](const api::Volume& v) { return v.portworxVolume.has_value(); }, portworxTranslatePV,
+     portworxTranslateInline},
 }};
 
 const InTreePlugin* pluginForPV(const api::PersistentVolume& pv) {
@@ -643,8 +663,8 @@ Result<api::PersistentVolume> Translator::translateInTreePVToCSI(const api::Pers
   return Error("could not find in-tree plugin translation logic for " + quote(pv.metadata.name));
 }
 
-Result<api::PersistentVolume> Translator::translateInTreeInlineVolumeToCSI(const api::Volume& volume,
-                                                                           std::string_view podNamespace) const {
+Result<api::PersistentVolume> Translator::translateInTreeInlineVolumeToCSI(
+    const api::Volume& volume, std::string_view podNamespace) const {
   const InTreePlugin* p = pluginForInline(volume);
   if (p == nullptr) return Error("could not find in-tree plugin translation logic for " + quote(volume.name));
   auto pv = p->translateInline(volume, podNamespace);

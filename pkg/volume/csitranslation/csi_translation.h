@@ -64,7 +64,8 @@ class Translator {
   // The in-tree plugin of `pv` when it is given, else of `volume`. Errors when the source is not
   // migratable ("could not find in-tree plugin name from persistent volume <name>" / "... from volume
   // <name>") or both are null.
-  Result<std::string> getInTreePluginNameFromSpec(const api::PersistentVolume* pv, const api::Volume* volume) const;
+  Result<std::string> getInTreePluginNameFromSpec(const api::PersistentVolume* pv,
+                                                  const api::Volume* volume) const;
   // The CSI driver replacing the in-tree plugin, e.g. "kubernetes.io/gce-pd" -> "pd.csi.storage.gke.io".
   Result<std::string> getCSINameFromInTreeName(std::string_view pluginName) const;
   // The in-tree plugin a CSI driver replaces.
