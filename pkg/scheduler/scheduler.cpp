@@ -175,6 +175,8 @@ void Scheduler::updateGauges() {
 void Scheduler::close() {
   if (closed_) return;
   closed_ = true;
+  // First, so that bindings waiting in PreBind (volume binding) end before the pool drains.
+  for (auto& [name, fw] : profiles_) fw->requestStop();
   if (queue_) queue_->close();
   if (bindingPool_) bindingPool_->close();
 }

@@ -308,7 +308,7 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   so.informerFactory = &factory;
   // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
   // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
-  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry({.enableAsyncPreemption = false}), so);
+  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry({.enableAsyncPreemption = false, .assumeVolumeBindingCompletes = true}), so);
   if (!created.ok()) return created.error();
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
   sched->addEventHandlers(factory);

@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -320,6 +321,9 @@ class Handle : public PluginsRunner {
   // Moves these pods to activeQ if they wait in backoffQ or unschedulablePods (upstream PodActivator);
   // thread-safe. A no-op until the scheduler wires its queue in.
   virtual void activate(const std::vector<api::PodPtr>& pods) = 0;
+  // Requested when the scheduler shuts down (upstream's cancelled context): plugins that wait long in
+  // the binding cycle (VolumeBinding's PreBind) give up instead of holding the shutdown.
+  virtual std::stop_token stopToken() const = 0;
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

@@ -241,6 +241,11 @@ struct Metrics::Impl {
   CounterFamily& preemptionGoroutinesExecution =
       counter("scheduler_preemption_goroutines_execution_total", Stability::Alpha,
               "Number of preemption goroutines executed.");
+  // Registered as upstream; v1.34's binder never increments it, so it has no series.
+  CounterFamily& volumeBinderCacheRequests = counter("scheduler_volume_binder_cache_requests_total",
+                                                     Stability::Alpha, "Total number for request volume binding cache");
+  CounterFamily& volumeSchedulingStageErrors = counter("scheduler_volume_scheduling_stage_error_total",
+                                                       Stability::Alpha, "Volume scheduling stage error count");
   GaugeFamily& pendingPods = gauge(
       "scheduler_pending_pods", Stability::Stable,
       "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means "
@@ -305,6 +310,7 @@ struct Metrics::Impl {
   // Indexed by result: 0 success, 1 error (created on first use, as upstream's vectors).
   std::array<std::atomic<prometheus::Histogram*>, 2> preemptionGoroutinesDurationSeries{};
   std::array<std::atomic<prometheus::Counter*>, 2> preemptionGoroutinesExecutionSeries{};
+  std::array<std::atomic<prometheus::Counter*>, kVolumeStageCount> volumeStageErrorSeries{};
 
   std::mutex mu;  // guards the two registries below (entries are never removed)
   std::deque<detail::ProfileSlots> profiles;
@@ -450,6 +456,13 @@ void Metrics::preemptionGoroutineFinished(bool success, double seconds) {
   })->Observe(seconds);
   resolve(impl_->preemptionGoroutinesExecutionSeries[i], [&]() -> prometheus::Counter& {
     return impl_->preemptionGoroutinesExecution.Add({{"result", result}});
+  })->Increment();
+}
+void Metrics::incVolumeSchedulingStageError(VolumeStage stage) {
+  static constexpr std::array<std::string_view, kVolumeStageCount> kOperations = {"predicate", "assume", "bind"};
+  const size_t i = static_cast<size_t>(stage);
+  resolve(impl_->volumeStageErrorSeries[i], [&]() -> prometheus::Counter& {
+    return impl_->volumeSchedulingStageErrors.Add({{"operation", std::string(kOperations[i])}});
   })->Increment();
 }
 void Metrics::observePreemptionVictims(int victims) {

@@ -157,6 +157,10 @@ class PluginId {
   detail::PluginSlots* p_ = nullptr;
 };
 
+// The volume binder's stages (label "operation" of scheduler_volume_scheduling_stage_error_total).
+enum class VolumeStage : uint8_t { Predicate, Assume, Bind };
+inline constexpr size_t kVolumeStageCount = 3;
+
 class Metrics {
  public:
   Metrics();
@@ -199,6 +203,10 @@ class Metrics {
   // An asynchronous preemption ended: scheduler_preemption_goroutines_duration_seconds{result} and
   // scheduler_preemption_goroutines_execution_total{result}, result "success" or "error".
   void preemptionGoroutineFinished(bool success, double seconds);
+
+  // ---- Volume binding ----
+  // scheduler_volume_scheduling_stage_error_total{operation}: a volume binder stage failed.
+  void incVolumeSchedulingStageError(VolumeStage stage);
 
   // ---- Queue ----
   // scheduler_pending_pods{queue}.

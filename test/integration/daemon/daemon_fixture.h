@@ -63,7 +63,9 @@ inline std::optional<double> metricValue(const std::string& text, const std::str
   return std::nullopt;
 }
 
-inline std::string schedulerConfig(const std::string& kubeconfig, const std::string& extra = "") {
+// `extra` goes at the top level, `profileExtra` into the profile (e.g. "    pluginConfig: ...").
+inline std::string schedulerConfig(const std::string& kubeconfig, const std::string& extra = "",
+                                   const std::string& profileExtra = "") {
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
          "clientConnection:\n"
@@ -75,7 +77,7 @@ inline std::string schedulerConfig(const std::string& kubeconfig, const std::str
          "  resourceName: kube-scheduler-cpp\n"
          "profiles:\n"
          "  - schedulerName: kube-scheduler-cpp\n" +
-         disabledPluginsYaml();
+         disabledPluginsYaml() + profileExtra;
 }
 
 inline json nodeJson(const std::string& name, const std::map<std::string, std::string>& labels = {}) {
@@ -129,10 +131,10 @@ class DaemonTest : public ::testing::Test {
   }
 
   // Writes the scheduler config and starts a daemon with `flags`; returns it and its HTTPS port.
-  Process& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr,
-                       const std::string& extra = "") {
+  Process& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr, const std::string& extra = "",
+                       const std::string& profileExtra = "") {
     const std::string cfgPath = dir_ + "/config.yaml";
-    std::ofstream(cfgPath) << schedulerConfig(cp_->kubeconfigPath(), extra);
+    std::ofstream(cfgPath) << schedulerConfig(cp_->kubeconfigPath(), extra, profileExtra);
     const uint16_t p = freePort();
     if (port != nullptr) *port = p;
     std::vector<std::string> args{"--config=" + cfgPath, "--bind-address=127.0.0.1",

@@ -13,8 +13,8 @@ namespace ks::integration {
 // The upstream default-profile plugins kube-scheduler-cpp does not implement yet: every profile of ours
 // must disable them (the daemon refuses to start otherwise), and the differential test disables the same
 // ones in upstream's profile so both run the same plugin set. Implementing a plugin removes it here.
-inline constexpr std::array<std::string_view, 5> kNotYetImplementedPlugins = {
-    "DynamicResources", "NodeVolumeLimits", "VolumeBinding", "VolumeRestrictions", "VolumeZone",
+inline constexpr std::array<std::string_view, 1> kNotYetImplementedPlugins = {
+    "DynamicResources",
 };
 
 // The `plugins:` block of a KubeSchedulerConfiguration profile that disables kNotYetImplementedPlugins at

@@ -72,6 +72,7 @@ class NullHandle final : public Handle {
   informer::SharedInformerFactory* sharedInformerFactory() const override { return nullptr; }
   metrics::Metrics* metrics() const override { return nullptr; }
   void activate(const std::vector<api::PodPtr>&) override {}
+  std::stop_token stopToken() const override { return {}; }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string&) override { return nullptr; }
   bool rejectWaitingPod(const std::string&) override { return false; }

@@ -14,10 +14,14 @@
 #include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
 #include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 #include "pkg/scheduler/framework/plugins/nodeunschedulable/node_unschedulable.h"
+#include "pkg/scheduler/framework/plugins/nodevolumelimits/csi.h"
 #include "pkg/scheduler/framework/plugins/podtopologyspread/plugin.h"
 #include "pkg/scheduler/framework/plugins/queuesort/priority_sort.h"
 #include "pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates.h"
 #include "pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.h"
+#include "pkg/scheduler/framework/plugins/volumebinding/volume_binding.h"
+#include "pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions.h"
+#include "pkg/scheduler/framework/plugins/volumezone/volume_zone.h"
 
 namespace ks::plugins {
 
@@ -55,6 +59,12 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<interpodaffinity::InterPodAffinity>(r);
   add<defaultpreemption::DefaultPreemption>(
       r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption});
+  add<nodevolumelimits::CSILimits>(r, nodevolumelimits::CSILimits::Features{});
+  add<volumerestrictions::VolumeRestrictions>(r);
+  add<volumezone::VolumeZone>(r);
+  volumebinding::VolumeBindingFeatures volumeBinding;
+  volumeBinding.assumeBindingCompletes = features.assumeVolumeBindingCompletes;
+  add<volumebinding::VolumeBinding>(r, volumeBinding);
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

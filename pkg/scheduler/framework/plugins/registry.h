@@ -14,6 +14,8 @@ namespace ks::plugins {
 struct Features {
   // SchedulerAsyncPreemption: DefaultPreemption evicts off the scheduling thread.
   bool enableAsyncPreemption = true;
+  // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
+  bool assumeVolumeBindingCompletes = false;
 };
 
 framework::runtime::Registry newInTreeRegistry(const Features& features = {});

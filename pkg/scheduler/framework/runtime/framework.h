@@ -157,6 +157,9 @@ class Framework final : public Handle {
   void activate(const std::vector<api::PodPtr>& pods) override {
     if (podActivator_) podActivator_(pods);
   }
+  std::stop_token stopToken() const override { return stop_.get_token(); }
+  // Requests stopToken(): the scheduler is shutting down. Thread-safe, idempotent.
+  void requestStop() { stop_.request_stop(); }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) override;
   bool rejectWaitingPod(const std::string& uid) override;
@@ -188,6 +191,7 @@ class Framework final : public Handle {
   EventRecorder* eventRecorder_ = nullptr;
   PodNominator* podNominator_ = nullptr;
   std::function<void(const std::vector<api::PodPtr>&)> podActivator_;
+  std::stop_source stop_;
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<WaitingPodsMap> waitingPods_;
   Clock* clock_ = nullptr;

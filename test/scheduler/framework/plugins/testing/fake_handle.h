@@ -75,6 +75,9 @@ class FakeHandle final : public framework::Handle {
   framework::PodNominator* podNominator() const override { return nominator_; }
   metrics::Metrics* metrics() const override { return metrics_; }
   void activate(const std::vector<api::PodPtr>& pods) override;
+  std::stop_token stopToken() const override { return stop_.get_token(); }
+  // Ends waits on stopToken(), as a scheduler shutdown does.
+  void requestStop() { stop_.request_stop(); }
 
   void iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override;
   std::shared_ptr<framework::WaitingPod> getWaitingPod(const std::string& uid) override;
@@ -100,6 +103,7 @@ class FakeHandle final : public framework::Handle {
                                                    const framework::NodeInfo& nodeInfo) override;
 
  private:
+  std::stop_source stop_;
   const framework::SharedLister* lister_ = nullptr;
   client::Client* client_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
