@@ -317,6 +317,57 @@ items:
   }
 }
 
+// Volumes: the WaitForFirstConsumer claim binds the one PV whose node affinity matches, so the pod goes
+// to n2 and the others are explained by VolumeBinding; the binding is assumed (no PV controller runs), so
+// a second claim finds no PV left.
+TEST(SimulatorTest, VolumeBindingChoosesTheNodeOfTheMatchingPV) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: storage.k8s.io/v1, kind: StorageClass, metadata: {name: local}, provisioner: kubernetes.io/no-provisioner, volumeBindingMode: WaitForFirstConsumer}
+- apiVersion: v1
+  kind: PersistentVolume
+  metadata: {name: pv-n2, resourceVersion: "1"}
+  spec:
+    capacity: {storage: 1Gi}
+    accessModes: [ReadWriteOnce]
+    storageClassName: local
+    nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [n2]}]}]}}
+  status: {phase: Available}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data, namespace: default}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 1Gi}}}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data2, namespace: default}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 1Gi}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default, uid: u-web}
+  spec: {containers: [{name: c, image: i}], volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web2, namespace: default, uid: u-web2}
+  spec: {containers: [{name: c, image: i}], volumes: [{name: data, persistentVolumeClaim: {claimName: data2}}]}
+)";
+  auto r = run(yaml);
+  const auto& web = find(r, "web");
+  EXPECT_EQ(web.result, "Scheduled");
+  EXPECT_EQ(web.node, "n2");
+  ASSERT_EQ(web.filtered.count("n1"), 1u);
+  EXPECT_EQ(web.filtered.at("n1").plugin, "VolumeBinding");
+  EXPECT_EQ(web.filtered.at("n1").reasons,
+            std::vector<std::string>{"node(s) didn't find available persistent volumes to bind"});
+  const auto& web2 = find(r, "web2");
+  EXPECT_EQ(web2.result, "Unschedulable");
+  EXPECT_EQ(web2.message,
+            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. preemption: 0/2 "
+            "nodes are available: 2 Preemption is not helpful for scheduling.");
+}
+
 TEST(SimulatorTest, JsonShapeIsStable) {
   SimulationResult r;
   PodResult p;
