@@ -34,7 +34,7 @@ struct StateData final : framework::StateData {
 
 Result<StateData::Data*> stateOf(framework::CycleState& cs) {
   auto* s = cs.read<StateData>();
-  if (s == nullptr) return Error("error reading \"PreFilterVolumeBinding\" from cycleState: not found");
+  if (s == nullptr) return Error("not found");  // upstream returns fwk.ErrNotFound as is
   return s->data.get();
 }
 
