@@ -19,6 +19,7 @@
 
 #include "test/integration/daemon/daemon_fixture.h"
 #include "test/integration/harness/api_client.h"
+#include "test/integration/harness/list_poller.h"
 
 namespace ks::integration {
 namespace {
@@ -29,15 +30,8 @@ using namespace std::chrono_literals;
 // Remembers each finalized pod's DisruptionTarget condition.
 class FakeKubelet {
  public:
-  explicit FakeKubelet(const std::string& kubeconfig) {
-    auto api = ApiClient::create(kubeconfig);
-    if (!api.ok()) {
-      ADD_FAILURE() << api.error().message();
-      return;
-    }
-    api_ = std::move(api).value();
-    thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
-  }
+  explicit FakeKubelet(const std::string& kubeconfig)
+      : poller_(kubeconfig, "/api/v1/pods", [this](ApiClient& api, const json& p) { visit(api, p); }) {}
 
   // "namespace/name" -> the pod's DisruptionTarget condition when it was finalized (null if it had none).
   std::map<std::string, json> finalized() const {
@@ -46,17 +40,7 @@ class FakeKubelet {
   }
 
  private:
-  void loop(const std::stop_token& stop) {
-    while (!stop.stop_requested()) {
-      auto pods = api_->get("/api/v1/pods");
-      if (pods.ok() && pods->status == 200) {
-        for (const auto& p : pods->body["items"]) visit(p);
-      }
-      std::this_thread::sleep_for(100ms);
-    }
-  }
-
-  void visit(const json& p) {
+  void visit(ApiClient& api, const json& p) {
     const std::string ns = p["metadata"]["namespace"], name = p["metadata"]["name"];
     const std::string path = "/api/v1/namespaces/" + ns + "/pods/" + name;
     const json status = p.value("status", json::object());
@@ -65,7 +49,7 @@ class FakeKubelet {
       for (const auto& c : status.value("conditions", json::array())) {
         if (c.value("type", "") == "DisruptionTarget") disruption = c;
       }
-      if (auto r = api_->del(path, {{"gracePeriodSeconds", 0}}); r.ok() && r->status < 300) {
+      if (auto r = api.del(path, {{"gracePeriodSeconds", 0}}); r.ok() && r->status < 300) {
         std::lock_guard lock(mu_);
         finalized_.emplace(ns + "/" + name, disruption);
       }
@@ -75,13 +59,12 @@ class FakeKubelet {
     const json running = {{"status",
                            {{"phase", "Running"},
                             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
-    (void)api_->request("PATCH", path + "/status", &running, "application/strategic-merge-patch+json");
+    (void)api.request("PATCH", path + "/status", &running, "application/strategic-merge-patch+json");
   }
 
-  std::unique_ptr<ApiClient> api_;
   mutable std::mutex mu_;
   std::map<std::string, json> finalized_;
-  std::jthread thread_;  // last: stopped before the members it uses go
+  ListPoller poller_;  // last: stopped before the members it uses go
 };
 
 class PreemptionTest : public DaemonTest {

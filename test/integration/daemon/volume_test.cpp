@@ -19,6 +19,7 @@
 
 #include "test/integration/daemon/daemon_fixture.h"
 #include "test/integration/harness/api_client.h"
+#include "test/integration/harness/list_poller.h"
 
 namespace ks::integration {
 namespace {
@@ -31,18 +32,12 @@ constexpr const char* kProvisioner = "test.csi.example.com";
 // Provisions the claims handed to kProvisioner: for each claim the PV controller annotated with
 // volume.kubernetes.io/storage-provisioner = kProvisioner and the scheduler with the selected node, it
 // creates a PV of the requested size with node affinity to that node and a claimRef to the claim (as
-// external-provisioner does); the PV controller then binds the two. Polls every 100 ms.
+// external-provisioner does); the PV controller then binds the two.
 class TestProvisioner {
  public:
-  explicit TestProvisioner(const std::string& kubeconfig) {
-    auto api = ApiClient::create(kubeconfig);
-    if (!api.ok()) {
-      ADD_FAILURE() << api.error().message();
-      return;
-    }
-    api_ = std::move(api).value();
-    thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
-  }
+  explicit TestProvisioner(const std::string& kubeconfig)
+      : poller_(kubeconfig, "/api/v1/persistentvolumeclaims",
+                [this](ApiClient& api, const json& claim) { visit(api, claim); }) {}
 
   // The nodes it provisioned on, by claim ("namespace/name").
   std::map<std::string, std::string> provisioned() const {
@@ -50,18 +45,15 @@ class TestProvisioner {
     return provisioned_;
   }
 
- private:
-  void loop(const std::stop_token& stop) {
-    while (!stop.stop_requested()) {
-      auto claims = api_->get("/api/v1/persistentvolumeclaims");
-      if (claims.ok() && claims->status == 200) {
-        for (const auto& c : claims->body["items"]) visit(c);
-      }
-      std::this_thread::sleep_for(100ms);
-    }
+  static json hostnameAffinity(const std::string& node) {
+    return {{"required",
+             {{"nodeSelectorTerms",
+               {{{"matchExpressions",
+                  {{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {node}}}}}}}}}}};
   }
 
-  void visit(const json& claim) {
+ private:
+  void visit(ApiClient& api, const json& claim) {
     const json annotations = claim["metadata"].value("annotations", json::object());
     if (annotations.value("volume.kubernetes.io/storage-provisioner", "") != kProvisioner) return;
     const std::string node = annotations.value("volume.kubernetes.io/selected-node", "");
@@ -82,26 +74,16 @@ class TestProvisioner {
                    {"uid", uid}}},
                  {"csi", {{"driver", kProvisioner}, {"volumeHandle", uid}}},
                  {"nodeAffinity", hostnameAffinity(node)}}}};
-    auto r = api_->post("/api/v1/persistentvolumes", pv);
+    auto r = api.post("/api/v1/persistentvolumes", pv);
     if (r.ok() && (r->status == 201 || r->status == 409)) {
       std::lock_guard lock(mu_);
       provisioned_[ns + "/" + name] = node;
     }
   }
 
- public:
-  static json hostnameAffinity(const std::string& node) {
-    return {{"required",
-             {{"nodeSelectorTerms",
-               {{{"matchExpressions",
-                  {{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {node}}}}}}}}}}};
-  }
-
- private:
-  std::unique_ptr<ApiClient> api_;
   mutable std::mutex mu_;
   std::map<std::string, std::string> provisioned_;
-  std::jthread thread_;  // last: stopped before the members it uses go
+  ListPoller poller_;  // last: stopped before the members it uses go
 };
 
 class VolumeTest : public DaemonTest {
