@@ -177,6 +177,12 @@ Result<std::shared_ptr<const api::PersistentVolume>> findMatchingVolume(
   return smallest;
 }
 
+std::optional<PodVolumeClaim> podVolumeClaim(const api::Pod& pod, const api::Volume& volume) {
+  if (volume.persistentVolumeClaim) return PodVolumeClaim{volume.persistentVolumeClaim->claimName, false};
+  if (volume.ephemeral) return PodVolumeClaim{ephemeralVolumeClaimName(pod, volume), true};
+  return std::nullopt;
+}
+
 std::string ephemeralVolumeClaimName(const api::Pod& pod, const api::Volume& volume) {
   return pod.metadata.name + "-" + volume.name;
 }

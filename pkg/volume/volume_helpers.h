@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,14 @@ Result<std::shared_ptr<const api::PersistentVolume>> findMatchingVolume(
 api::Quantity claimStorageRequest(const api::PersistentVolumeClaim& claim);
 // The capacity of a PV (spec.capacity["storage"]); zero when absent.
 api::Quantity volumeStorageCapacity(const api::PersistentVolume& pv);
+
+// The claim a pod volume uses: a persistentVolumeClaim's, or a generic ephemeral volume's (whose claim
+// must also be owned by the pod); nullopt for volumes without claim.
+struct PodVolumeClaim {
+  std::string name;
+  bool ephemeral = false;
+};
+std::optional<PodVolumeClaim> podVolumeClaim(const api::Pod& pod, const api::Volume& volume);
 
 // ephemeral.VolumeClaimName: "<pod name>-<volume name>".
 std::string ephemeralVolumeClaimName(const api::Pod& pod, const api::Volume& volume);

@@ -124,15 +124,8 @@ Result<QueueingHint> CSILimits::isSchedulableAfterPVCAdded(const api::Pod& pod,
   if (added == nullptr || added->metadata.namespace_ != pod.metadata.namespace_)
     return QueueingHint::QueueSkip;
   for (const auto& vol : pod.spec.volumes) {
-    std::string claimName;
-    if (vol.persistentVolumeClaim) {
-      claimName = vol.persistentVolumeClaim->claimName;
-    } else if (vol.ephemeral) {
-      claimName = volume::ephemeralVolumeClaimName(pod, vol);
-    } else {
-      continue;
-    }
-    if (claimName == added->metadata.name) return QueueingHint::Queue;
+    const auto claimOf = volume::podVolumeClaim(pod, vol);
+    if (claimOf && claimOf->name == added->metadata.name) return QueueingHint::Queue;
   }
   return QueueingHint::QueueSkip;
 }

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -29,7 +30,8 @@ template <typename T>
 class AssumeCache {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
-  // Maps an object to its index value (e.g. a PV's storage class); empty: no index.
+  // Maps an object to its index value (e.g. a PV's storage class); empty: no index. Computed on the
+  // informer's version: an assumption must not change it (a PV's claimRef does not change its class).
   using IndexFn = std::function<std::string(const T&)>;
 
   // `description` names the kind in errors ("v1.PersistentVolume").
@@ -53,13 +55,19 @@ class AssumeCache {
       auto newVersion = version(key, *obj);
       auto storedVersion = version(key, *it->second.latest);
       if (!newVersion.ok() || !storedVersion.ok() || *newVersion <= *storedVersion) return;
+      unindex(key, it->second.indexValue);
     }
-    objects_[key] = Entry{obj, obj};
+    std::string indexValue = index_ ? index_(*obj) : std::string();
+    if (index_) byIndex_[indexValue].insert(key);
+    objects_[key] = Entry{obj, obj, std::move(indexValue)};
   }
 
   void remove(const std::string& key) {
     std::unique_lock lock(mu_);
-    objects_.erase(key);
+    auto it = objects_.find(key);
+    if (it == objects_.end()) return;
+    unindex(key, it->second.indexValue);
+    objects_.erase(it);
   }
 
   // The latest version (assumed or from the API); an error "could not find <description> \"key\"".
@@ -71,9 +79,13 @@ class AssumeCache {
   std::vector<ObjectPtr> list(std::string_view indexValue = {}) const {
     std::shared_lock lock(mu_);
     std::vector<ObjectPtr> out;
-    for (const auto& [key, e] : objects_) {
-      if (!index_ || index_(*e.latest) == indexValue) out.push_back(e.latest);
+    if (!index_) {
+      for (const auto& [key, e] : objects_) out.push_back(e.latest);
+      return out;
     }
+    auto keys = byIndex_.find(indexValue);
+    if (keys == byIndex_.end()) return out;
+    for (const std::string& key : keys->second) out.push_back(objects_.at(key).latest);
     return out;
   }
 
@@ -105,7 +117,16 @@ class AssumeCache {
   struct Entry {
     ObjectPtr latest;
     ObjectPtr api;
+    std::string indexValue;
   };
+
+  void unindex(const std::string& key, const std::string& indexValue) {
+    if (!index_) return;
+    auto it = byIndex_.find(indexValue);
+    if (it == byIndex_.end()) return;
+    it->second.erase(key);
+    if (it->second.empty()) byIndex_.erase(it);
+  }
 
   Error notFound(const std::string& key) const {
     return Error("could not find " + description_ + " \"" + key + "\"");
@@ -132,6 +153,8 @@ class AssumeCache {
   const IndexFn index_;
   mutable std::shared_mutex mu_;
   std::map<std::string, Entry> objects_;
+  // Keys by index value (with an index function only).
+  std::map<std::string, std::set<std::string>, std::less<>> byIndex_;
 };
 
 // PVs by name, listed by storage class (upstream PVAssumeCache).

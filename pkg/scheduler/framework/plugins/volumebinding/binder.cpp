@@ -231,21 +231,14 @@ class VolumeBinder final : public SchedulerVolumeBinder {
   // Whether the volume's claim (if it has one) is fully bound; the claim itself (null for volumes
   // without claim).
   Result<std::pair<bool, PVCPtr>> isVolumeBound(const api::Pod& pod, const api::Volume& vol) const {
-    std::string claimName;
-    const bool isEphemeral = !vol.persistentVolumeClaim && vol.ephemeral;
-    if (vol.persistentVolumeClaim) {
-      claimName = vol.persistentVolumeClaim->claimName;
-    } else if (vol.ephemeral) {
-      claimName = volume::ephemeralVolumeClaimName(pod, vol);
-    } else {
-      return std::pair<bool, PVCPtr>{true, nullptr};
-    }
-    const std::string key = pod.metadata.namespace_ + "/" + claimName;
+    const auto claimOf = volume::podVolumeClaim(pod, vol);
+    if (!claimOf) return std::pair<bool, PVCPtr>{true, nullptr};
+    const std::string key = pod.metadata.namespace_ + "/" + claimOf->name;
     auto pvc = pvcCache_->get(key);
     if (!pvc.ok() || !*pvc) {
       return Error("error getting PVC \"" + key + "\": " + (pvc.ok() ? std::string("<nil>") : pvc.error().message()));
     }
-    if (isEphemeral) {
+    if (claimOf->ephemeral) {
       if (auto r = volume::ephemeralVolumeIsForPod(pod, **pvc); !r.ok()) return r.error();
     }
     return std::pair<bool, PVCPtr>{isPVCFullyBound(**pvc), *pvc};

@@ -38,13 +38,6 @@ Result<StateData::Data*> stateOf(framework::CycleState& cs) {
   return s->data.get();
 }
 
-// The claim name of a volume that has one ("" otherwise) and whether it is an ephemeral volume's.
-std::pair<std::string, bool> claimNameOf(const api::Pod& pod, const api::Volume& vol) {
-  if (vol.persistentVolumeClaim) return {vol.persistentVolumeClaim->claimName, false};
-  if (vol.ephemeral) return {volume::ephemeralVolumeClaimName(pod, vol), true};
-  return {"", false};
-}
-
 template <class T>
 std::shared_ptr<const T> storeGet(informer::SharedInformer<T>& informer, const std::string& key) {
   return informer.store().get(key);
@@ -123,8 +116,9 @@ Result<std::unique_ptr<framework::Plugin>> VolumeBinding::create(const config::P
 Result<bool> VolumeBinding::podHasPVCs(const api::Pod& pod) const {
   bool hasPVC = false;
   for (const api::Volume& vol : pod.spec.volumes) {
-    const auto [claimName, isEphemeral] = claimNameOf(pod, vol);
-    if (claimName.empty()) continue;
+    const auto claimOf = volume::podVolumeClaim(pod, vol);
+    if (!claimOf) continue;
+    const auto& [claimName, isEphemeral] = *claimOf;
     hasPVC = true;
     auto pvc = pvcLister_ ? pvcLister_(pod.metadata.namespace_ + "/" + claimName) : nullptr;
     if (!pvc) {
@@ -336,8 +330,8 @@ Result<framework::QueueingHint> VolumeBinding::isSchedulableAfterPersistentVolum
   const api::PersistentVolumeClaim* pvc = objs->second;
   if (pvc == nullptr || pod.metadata.namespace_ != pvc->metadata.namespace_) return framework::QueueingHint::QueueSkip;
   for (const api::Volume& vol : pod.spec.volumes) {
-    const auto [claimName, isEphemeral] = claimNameOf(pod, vol);
-    if (!claimName.empty() && claimName == pvc->metadata.name) return framework::QueueingHint::Queue;
+    const auto claimOf = volume::podVolumeClaim(pod, vol);
+    if (claimOf && claimOf->name == pvc->metadata.name) return framework::QueueingHint::Queue;
   }
   return framework::QueueingHint::QueueSkip;
 }
