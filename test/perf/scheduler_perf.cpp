@@ -1,5 +1,5 @@
 // scheduler_perf: the real scheduler in process over the in-memory API, with workloads after upstream's
-// test/integration/scheduler_perf ({misc,affinity,topology_spreading}/performance-config.yaml and
+// test/integration/scheduler_perf ({misc,affinity,topology_spreading,volumes}/performance-config.yaml and
 // templates/). Nothing is mocked between the pieces:
 //
 //   MemoryClient <- BindTimingClient (records when each pods/binding succeeds)
@@ -9,9 +9,12 @@
 // upstream has labelNodePrepareStrategy, zone labels round robin); createNamespaces and other objects
 // (services); createPods(initPods) and wait until they are bound; createPods(measurePods) with metrics
 // collected and wait until they are bound. PreemptionAsync also runs upstream's churn op (mode create)
-// alongside the measured pods. Default counts are those of upstream's largest `performance` variant,
-// --quick takes its 500Nodes variant (PreemptionBasic: 5Nodes); upstream's CI threshold (minimum pods/s)
-// is printed beside the throughput.
+// alongside the measured pods. The volume workloads give each pod its own claim and volume, created
+// already bound (upstream's persistentVolume(Claim)TemplatePath), and their nodes CSINodes with attach
+// limits (nodeAllocatableStrategy). Default counts are those of upstream's largest `performance`
+// variant, --quick takes its 500Nodes variant (PreemptionBasic and the volume workloads: 5Nodes),
+// --variant=NAME any variant upstream names; upstream's CI threshold (minimum pods/s) is printed beside
+// the throughput.
 //
 // Measured (measure pods only):
 //   - throughput: measured pods / (first create -> last bound), and upstream's throughput collector:
@@ -26,7 +29,8 @@
 // After the run, a placement check per workload: violations of hard constraints (required anti-affinity:
 // at most one matching pod per node; required zone affinity; DoNotSchedule spreading: final zone skew
 // within maxSkew; NodeAffinityTaints: zones and taints; preemption: victims per node against what the
-// preemptor needed, and the scheduler_preemption_* counters against the deletions the API saw) and a
+// preemptor needed, and the scheduler_preemption_* counters against the deletions the API saw; volumes:
+// claims and volumes still bound to each other, no volume write by the scheduler, attach limits) and a
 // note on how preferred terms played out.
 // Timings are reported, never asserted: this is not a test and is not registered with ctest.
 //
@@ -34,6 +38,7 @@
 //   scheduler_perf --quick                  # 500 nodes / 500 init / 1000 measured pods
 //   scheduler_perf --workload=TopologySpreading,DefaultTopologySpreading
 //   scheduler_perf --workload=PreemptionAsync --async-preemption=false
+//   scheduler_perf --workload=SchedulingCSIPVs --variant=500Nodes
 //   scheduler_perf --workload=all --json=out.json
 //   scheduler_perf --help                   # every workload with its counts and threshold
 
@@ -49,6 +54,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -56,6 +62,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stop_token>
 #include <string>
@@ -92,6 +99,7 @@ struct Flags {
   // Counts: each workload's defaults (upstream's largest `performance` variant, or with --quick its
   // 500Nodes variant) unless given here.
   bool quick = false;
+  std::string variant;  // an upstream variant by name (see --help), instead of the default or --quick one
   std::optional<int> nodes, initPods, measurePods;
   int parallelism = 16;
   int bindingWorkers = 16;
@@ -102,13 +110,16 @@ struct Flags {
   bool observer = false;
   // SchedulerAsyncPreemption (on in v1.34): DefaultPreemption evicts off the scheduling thread.
   bool asyncPreemption = true;
+  // Volume workloads: how many pods ahead their claims and volumes are created; each pod waits until the
+  // scheduler's informers delivered its own. 0: no lead and no wait (see volumeLead below).
+  int volumeLead = 30;
   std::string logLevel = "warn";  // the scheduler logs every unschedulable attempt and eviction at info
   std::string json;               // path, "-" = stdout; empty = none
   bool help = false;
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 15> kWorkloadNames = {
+constexpr std::array<std::string_view, 18> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -124,6 +135,9 @@ constexpr std::array<std::string_view, 15> kWorkloadNames = {
     "DefaultTopologySpreading",
     "PreemptionBasic",
     "PreemptionAsync",
+    "SchedulingInTreePVs",
+    "SchedulingMigratedInTreePVs",
+    "SchedulingCSIPVs",
 };
 
 constexpr std::string_view kUsage =
@@ -132,7 +146,9 @@ constexpr std::string_view kUsage =
     "  --nodes=N               nodes (default: the workload's, see below)\n"
     "  --init-pods=N           pods created and scheduled before measuring (default: the workload's)\n"
     "  --measure-pods=N        measured pods (default: the workload's)\n"
-    "  --quick                 smoke run: upstream's 500Nodes counts, 100 ms samples\n"
+    "  --quick                 smoke run: upstream's 500Nodes counts (some workloads 5Nodes), 100 ms "
+    "samples\n"
+    "  --variant=NAME          counts and threshold of upstream's variant NAME (listed below)\n"
     "  --parallelism=N         KubeSchedulerConfiguration.parallelism (default 16)\n"
     "  --binding-workers=N     binding cycle threads (default 16)\n"
     "  --seed=N                tie-break seed (default 1; 0 = random)\n"
@@ -141,6 +157,8 @@ constexpr std::string_view kUsage =
     "  --no-events             no event recorder (default: events written to the in-memory API)\n"
     "  --observer              install an AttemptObserver (measures its recording overhead)\n"
     "  --async-preemption=B    SchedulerAsyncPreemption, true (default, as v1.34) or false\n"
+    "  --volume-lead=N         volume workloads: claims and volumes are created N pods ahead, and each pod\n"
+    "                          once the informers delivered its own (default 30; 0 = right before the pod)\n"
     "  --log-level=L           the scheduler's log level (default warn; info shows each eviction)\n"
     "  --json=PATH             also write the results as JSON to PATH ('-' = stdout)\n"
     "  --help                  this text and every workload with its counts and threshold\n";
@@ -199,7 +217,7 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
     } else if (num("--measure-pods", n)) {
       f.measurePods = n;
     } else if (num("--parallelism", f.parallelism) || num("--binding-workers", f.bindingWorkers) ||
-               num("--seed", f.seed)) {
+               num("--seed", f.seed) || num("--volume-lead", f.volumeLead)) {
     } else if (num("--sample-interval-ms", ms)) {
       f.sampleInterval = std::chrono::milliseconds(std::max<int64_t>(ms, 1));
       intervalSet = true;
@@ -211,6 +229,8 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
         return std::nullopt;
       }
       f.asyncPreemption = *b != "false";
+    } else if (auto variant = flagValue(a, "--variant"); variant && !variant->empty()) {
+      f.variant = std::string(*variant);
     } else if (auto l = flagValue(a, "--log-level"); l && !l->empty()) {
       f.logLevel = std::string(*l);
     } else if (auto j = flagValue(a, "--json"); j && !j->empty()) {
@@ -229,8 +249,8 @@ std::optional<Flags> parseFlags(int argc, char** argv) {
     }
   }
   if ((f.nodes && *f.nodes <= 0) || (f.measurePods && *f.measurePods <= 0) ||
-      (f.initPods && *f.initPods < 0)) {
-    std::cerr << "--nodes and --measure-pods must be positive, --init-pods non-negative\n";
+      (f.initPods && *f.initPods < 0) || f.volumeLead < 0) {
+    std::cerr << "--nodes and --measure-pods must be positive, --init-pods and --volume-lead non-negative\n";
     return std::nullopt;
   }
   return f;
@@ -503,6 +523,94 @@ api::Namespace makeNamespace(const std::string& name, bool devops) {
   return ns;
 }
 
+// The volume workloads (volumes/performance-config.yaml).
+constexpr std::string_view kEbsCsiDriver = "ebs.csi.aws.com";
+constexpr std::string_view kAwsEbsInTreePlugin = "kubernetes.io/aws-ebs";
+constexpr int32_t kEbsAttachLimit = 39;
+
+// A pod's own claim and volume, as upstream's CreatePodWithPersistentVolume (bindVolume = true) makes
+// them for the k-th pod of a createPods op in namespace ns:
+//   - PVC pvc-<k> from pvc.yaml: ReadOnlyMany, 1Gi, annotation pv.kubernetes.io/bind-completed=yes,
+//     spec.volumeName = the PV, no storage class;
+//   - PV <ns>-vol-<k> from pv-aws.yaml (awsElasticBlockStore.volumeID vol-<k>: no namespace, so volume k
+//     of the init pods and of the measured pods share the ID) or pv-csi.yaml (driver ebs.csi.aws.com,
+//     volumeHandle = the PV name): ReadOnlyMany, 1Gi, Retain, claimRef {PersistentVolumeClaim, ns,
+//     pvc-<k>, v1} without a uid, no node affinity.
+// Each is created as the apiserver stores a create (status reset: phase Pending; volumeMode defaulted to
+// Filesystem), then its status is updated to phase Bound: the PVC first, then the PV, then the pod.
+struct PodVolume {
+  api::PersistentVolumeClaim pvc;
+  api::PersistentVolume pv;
+};
+
+enum class PVTemplate : uint8_t { AwsEbs, Csi };
+
+PodVolume boundPodVolume(PVTemplate source, const std::string& ns, int k) {
+  PodVolume out;
+  api::PersistentVolumeClaim& pvc = out.pvc;
+  pvc.metadata.name = "pvc-" + std::to_string(k);
+  pvc.metadata.namespace_ = ns;
+  pvc.metadata.annotations["pv.kubernetes.io/bind-completed"] = "true";
+  pvc.spec.accessModes = {"ReadOnlyMany"};
+  pvc.spec.resources.requests = ks::testing::resourceList({{"storage", "1Gi"}});
+  pvc.spec.volumeMode = "Filesystem";
+  api::PersistentVolume& pv = out.pv;
+  pv.metadata.name = ns + "-vol-" + std::to_string(k);
+  pv.spec.accessModes = {"ReadOnlyMany"};
+  pv.spec.capacity = ks::testing::resourceList({{"storage", "1Gi"}});
+  pv.spec.persistentVolumeReclaimPolicy = "Retain";
+  pv.spec.volumeMode = "Filesystem";
+  if (source == PVTemplate::Csi) {
+    pv.spec.csi = api::CSIPersistentVolumeSource{std::string(kEbsCsiDriver), pv.metadata.name, false};
+  } else {
+    api::AWSElasticBlockStoreVolumeSource aws;
+    aws.volumeID = "vol-" + std::to_string(k);
+    pv.spec.awsElasticBlockStore = std::move(aws);
+  }
+  api::ObjectReference ref;
+  ref.kind = "PersistentVolumeClaim";
+  ref.namespace_ = ns;
+  ref.name = pvc.metadata.name;
+  ref.apiVersion = "v1";
+  pv.spec.claimRef = std::move(ref);
+  pvc.spec.volumeName = pv.metadata.name;
+  return out;
+}
+
+// makeBasePod with the claim mounted as volume "vol".
+api::Pod podWithClaim(const std::string& name, const std::string& ns, const std::string& claimName) {
+  api::Pod pod = basePod(name, ns);
+  api::Volume vol;
+  vol.name = "vol";
+  vol.persistentVolumeClaim = api::PersistentVolumeClaimVolumeSource{claimName, false};
+  pod.spec.volumes.push_back(std::move(vol));
+  return pod;
+}
+
+// Upstream's nodeAllocatableStrategy of SchedulingMigratedInTreePVs and SchedulingCSIPVs: node allocatable
+// attachable-volumes-csi-ebs.csi.aws.com = 39, and a CSINode named after the node with driver
+// ebs.csi.aws.com (nodeID = the node, allocatable.count 39) and the annotation
+// storage.alpha.kubernetes.io/migrated-plugins = the migrated plugins joined by "," (empty when none).
+api::Node attachLimitedNode(int i) {
+  api::Node n = baseNode("node-" + std::to_string(i));
+  n.status.allocatable["attachable-volumes-csi-" + std::string(kEbsCsiDriver)] =
+      ks::testing::mustParse(std::to_string(kEbsAttachLimit));
+  return n;
+}
+
+api::CSINode ebsCSINode(const std::string& nodeName, bool awsEbsMigrated) {
+  api::CSINode c;
+  c.metadata.name = nodeName;
+  c.metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] =
+      awsEbsMigrated ? std::string(kAwsEbsInTreePlugin) : "";
+  api::CSINodeDriver d;
+  d.name = std::string(kEbsCsiDriver);
+  d.nodeID = nodeName;
+  d.allocatable = api::VolumeNodeResources{kEbsAttachLimit};
+  c.drivers.push_back(std::move(d));
+  return c;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Placement checks (not timings): what the workload's constraints imply for the bound pods.
 
@@ -524,6 +632,7 @@ struct PlacementInput {
   size_t initPods = 0;
   size_t measuredEnd = 0;  // index past the last measured pod; churn pods come after it
   PreemptionOutcome preemption;
+  client::MemoryClient* memory = nullptr;  // the API's final state (PVs, PVCs, CSINodes, call counts)
   bool measured(const api::Pod& p) const {
     auto idx = podIndex(p.metadata.name);
     return idx && *idx >= initPods && *idx < measuredEnd;
@@ -730,13 +839,104 @@ Placement preemptionCheck(const PlacementInput& in) {
   return out;
 }
 
+// The volume workloads: every bound pod's claim is still Bound to its own PV and the PV's claimRef points
+// back (VolumeBinding found the claims bound: the scheduler wrote no PV or PVC), and no node holds more
+// distinct volumes of a driver than its CSINode allows (NodeVolumeLimits). An in-tree AWS volume counts
+// as ebs.csi.aws.com/<volumeID> where the node's CSINode lists kubernetes.io/aws-ebs as migrated, and
+// not at all elsewhere (no CSINode: SchedulingInTreePVs). The volumes have no node affinity, so any node
+// is a valid one for them.
+Placement volumeCheck(const PlacementInput& in) {
+  client::MemoryClient& memory = *in.memory;
+  std::map<std::string, std::shared_ptr<const api::PersistentVolumeClaim>, std::less<>> pvcs;
+  for (auto& c : memory.objects<api::PersistentVolumeClaim>())
+    pvcs.emplace(c->metadata.namespace_ + "/" + c->metadata.name, c);
+  std::map<std::string, std::shared_ptr<const api::PersistentVolume>, std::less<>> pvs;
+  for (auto& v : memory.objects<api::PersistentVolume>()) pvs.emplace(v->metadata.name, v);
+  std::map<std::string, std::shared_ptr<const api::CSINode>, std::less<>> csiNodes;
+  for (auto& c : memory.objects<api::CSINode>()) csiNodes.emplace(c->metadata.name, c);
+
+  int64_t podsWithClaim = 0, inconsistent = 0;
+  std::string firstInconsistent;
+  std::map<std::string, std::map<std::string, std::set<std::string>>> perNode;  // node -> driver -> handles
+  for (const auto& p : in.bound) {
+    bool counted = false;
+    for (const auto& vol : p->spec.volumes) {
+      if (!vol.persistentVolumeClaim) continue;
+      podsWithClaim += counted ? 0 : 1;
+      counted = true;
+      const std::string claimKey = p->metadata.namespace_ + "/" + vol.persistentVolumeClaim->claimName;
+      auto c = pvcs.find(claimKey);
+      auto v = c == pvcs.end() ? pvs.end() : pvs.find(c->second->spec.volumeName);
+      const bool ok = v != pvs.end() && c->second->status.phase == "Bound" && v->second->phase == "Bound" &&
+                      v->second->spec.claimRef &&
+                      v->second->spec.claimRef->namespace_ == p->metadata.namespace_ &&
+                      v->second->spec.claimRef->name == vol.persistentVolumeClaim->claimName;
+      if (!ok) {
+        if (firstInconsistent.empty()) firstInconsistent = p->metadata.name + " (claim " + claimKey + ")";
+        ++inconsistent;
+        continue;
+      }
+      const api::PersistentVolume& pv = *v->second;
+      if (pv.spec.csi) {
+        perNode[p->spec.nodeName][pv.spec.csi->driver].insert(pv.spec.csi->volumeHandle);
+      } else if (pv.spec.awsElasticBlockStore) {
+        auto cn = csiNodes.find(p->spec.nodeName);
+        if (cn == csiNodes.end()) continue;
+        auto migrated = cn->second->metadata.annotations.find("storage.alpha.kubernetes.io/migrated-plugins");
+        if (migrated == cn->second->metadata.annotations.end() ||
+            migrated->second.find(kAwsEbsInTreePlugin) == std::string::npos)
+          continue;
+        perNode[p->spec.nodeName][std::string(kEbsCsiDriver)].insert(pv.spec.awsElasticBlockStore->volumeID);
+      }
+    }
+  }
+  int64_t overLimit = 0;
+  size_t mostVolumes = 0;
+  for (const auto& [node, drivers] : perNode) {
+    auto cn = csiNodes.find(node);
+    for (const auto& [driver, handles] : drivers) {
+      mostVolumes = std::max(mostVolumes, handles.size());
+      if (cn == csiNodes.end()) continue;
+      for (const auto& d : cn->second->drivers) {
+        if (d.name == driver && d.allocatable && d.allocatable->count &&
+            handles.size() > static_cast<size_t>(*d.allocatable->count))
+          ++overLimit;
+      }
+    }
+  }
+  const int64_t volumeWrites = memory.callCount(client::Operation::UpdatePersistentVolumeBinding) +
+                               memory.callCount(client::Operation::UpdatePersistentVolumeClaimAnnotations);
+  Placement out;
+  out.violations = inconsistent + overLimit + volumeWrites;
+  std::ostringstream note;
+  note << podsWithClaim << " bound pods with a claim, " << inconsistent << " whose claim and PV are not bound"
+       << " to each other";
+  if (!firstInconsistent.empty()) note << " (" << firstInconsistent << ")";
+  note << "; PV/PVC writes by the scheduler " << volumeWrites << "; ";
+  if (perNode.empty()) {
+    note << "no volume counted against an attach limit (no CSINode)";
+  } else {
+    note << "counted volumes on " << perNode.size() << " nodes, at most " << mostVolumes
+         << " on one node (limit " << kEbsAttachLimit << "), nodes over the limit " << overLimit;
+  }
+  out.note = note.str();
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
-// Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading}/performance-config
-// .yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
+// Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading,volumes}/performance-
+// config.yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
 // variant (--quick: the 500Nodes variant) and its CI threshold.
 
 struct Counts {
   int nodes = 0, initPods = 0, measurePods = 0;
+};
+
+// One of upstream's workloads (params) of a test case.
+struct Variant {
+  std::string name;
+  Counts counts;
+  int threshold = 0;  // upstream's minimum pods/s (performance-config.yaml); 0 = none
 };
 
 struct Workload {
@@ -744,11 +944,16 @@ struct Workload {
   std::string variant;  // upstream's variant the counts come from
   Counts counts;
   int threshold = 0;  // upstream's minimum pods/s for that variant (performance-config.yaml); 0 = none
+  std::vector<Variant> variants;  // what --variant may pick
   std::vector<api::Namespace> namespaces;
   std::vector<api::Service> services;
   std::function<api::Node(int i)> node;
   std::function<api::Pod(int i)> initPod;     // i in [0, initPods)
   std::function<api::Pod(int i)> measurePod;  // i in [initPods, initPods + measurePods): one index space
+  // The volume workloads: the claim and volume of pod i (init or measured), created bound before it.
+  std::function<PodVolume(int i)> podVolume;
+  // Upstream's nodeAllocatableStrategy: a CSINode created with each node.
+  std::function<api::CSINode(const api::Node&)> csiNode;
   // Upstream's churn op (mode create): one pod every churnInterval, from just before the measured pods
   // are created until they are all bound; i continues the index space past the measured pods.
   std::function<api::Pod(int i)> churnPod;
@@ -813,15 +1018,34 @@ void nsSelectorWorkload(Workload& w, const AffinityShape& shape, std::string pre
 Workload makeWorkload(const std::string& name, const Flags& flags) {
   Workload w;
   w.name = name;
-  // full: upstream's largest performance variant; quick: its 500Nodes variant.
-  auto counts = [&](std::string variant, Counts full, Counts quick, int threshold,
-                    std::string quickVariant = "500Nodes") {
-    w.variant = flags.quick ? std::move(quickVariant) : std::move(variant);
-    w.counts = flags.quick ? quick : full;
-    w.threshold = flags.quick ? 0 : threshold;  // upstream sets thresholds on the large variants only
+  // The variant run: --variant's, else `full` (upstream's largest performance variant) or with --quick
+  // `quick`; --nodes, --init-pods, --measure-pods override its counts.
+  auto pick = [&](std::vector<Variant> variants, std::string_view full, std::string_view quick) {
+    w.variants = std::move(variants);
+    // Upstream's 5Nodes and thresholded variants come with SchedulerQueueingHints off and on
+    // (_QueueingHintsEnabled); we run with it on, so the plain name means the enabled one.
+    const std::string want = flags.variant.empty() ? std::string(flags.quick ? quick : full) : flags.variant;
+    auto it = std::find_if(w.variants.begin(), w.variants.end(), [&](const Variant& v) {
+      return v.name == want || v.name == want + "_QueueingHintsEnabled";
+    });
+    if (it == w.variants.end()) {
+      std::string names;
+      for (const auto& v : w.variants) names += " " + v.name;
+      std::cerr << name << " has no variant " << want << "; it has:" << names << "\n";
+      std::exit(2);
+    }
+    w.variant = it->name;
+    w.counts = it->counts;
+    w.threshold = it->threshold;
     if (flags.nodes) w.counts.nodes = *flags.nodes;
     if (flags.initPods) w.counts.initPods = *flags.initPods;
     if (flags.measurePods) w.counts.measurePods = *flags.measurePods;
+  };
+  // The workloads defined by two variants: the largest and 500Nodes (or quickVariant).
+  auto counts = [&](std::string variant, Counts full, Counts quick, int threshold,
+                    std::string quickVariant = "500Nodes") {
+    // Upstream sets thresholds on the large variants only.
+    pick({{variant, full, threshold}, {quickVariant, quick, 0}}, variant, quickVariant);
   };
   const std::vector<std::string> moons = {"moon-1", "moon-2", "moon-3"};
   w.node = [](int i) { return baseNode("node-" + std::to_string(i)); };
@@ -954,6 +1178,50 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-3"); };
     w.preemption = true;
     w.check = preemptionCheck;
+  } else if (name == "SchedulingInTreePVs" || name == "SchedulingMigratedInTreePVs" ||
+             name == "SchedulingCSIPVs") {
+    // volumes/performance-config.yaml: every pod (makeBasePod) mounts its own claim, bound to its own
+    // volume before the pod is created; init pods in namespace-1, measured pods in namespace-2.
+    //   InTree: pv-aws.yaml on base nodes, no CSINode (the in-tree volumes have no attach limit);
+    //   MigratedInTree: pv-aws.yaml on node-default.yaml nodes with the EBS attach limit, AWS EBS migrated
+    //     (counted as ebs.csi.aws.com volumes);
+    //   CSI: pv-csi.yaml on the same nodes, nothing migrated.
+    // The node templates are equivalent: makeBaseNode and node-default.yaml both give pods 110, cpu 4,
+    // memory 32Gi, Ready (allocatable = capacity by the apiserver's defaulting).
+    const bool csi = name == "SchedulingCSIPVs";
+    const bool inTree = name == "SchedulingInTreePVs";
+    const Counts tiny{5, 5, 10}, small{500, 500, 1000}, large{5000, 5000, 1000};
+    if (inTree) {
+      pick({{"5Nodes_QueueingHintsEnabled", tiny, 0},
+            {"500Nodes", small, 0},
+            {"5000Nodes", large, 0},
+            {"5000Nodes_2000Pods_QueueingHintsEnabled", {5000, 1000, 2000}, 90}},
+           "5000Nodes_2000Pods", "5Nodes");
+    } else {
+      pick({{"5Nodes_QueueingHintsEnabled", tiny, 0},
+            {"500Nodes", small, 0},
+            {"5000Nodes", large, 0},
+            {"5000Nodes_5000Pods_QueueingHintsEnabled", {5000, 5000, 5000}, csi ? 48 : 35}},
+           "5000Nodes_5000Pods", "5Nodes");
+    }
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false)};
+    if (!inTree) {
+      w.node = attachLimitedNode;
+      w.csiNode = [csi](const api::Node& n) { return ebsCSINode(n.metadata.name, !csi); };
+    }
+    const int initPods = w.counts.initPods;
+    // Claims and volumes are numbered per createPods op, as upstream's pod creator numbers them.
+    auto ns = [initPods](int i) {
+      return i < initPods ? std::string("namespace-1") : std::string("namespace-2");
+    };
+    auto k = [initPods](int i) { return i < initPods ? i : i - initPods; };
+    const PVTemplate source = csi ? PVTemplate::Csi : PVTemplate::AwsEbs;
+    w.podVolume = [source, ns, k](int i) { return boundPodVolume(source, ns(i), k(i)); };
+    w.initPod = [ns, k](int i) {
+      return podWithClaim("pod-" + std::to_string(i), ns(i), "pvc-" + std::to_string(k(i)));
+    };
+    w.measurePod = w.initPod;
+    w.check = volumeCheck;
   }
   return w;
 }
@@ -974,6 +1242,14 @@ void printUsage() {
                   c(f.counts).c_str(), c(q.counts).c_str(),
                   f.threshold > 0 ? std::to_string(f.threshold).c_str() : "-", f.variant.c_str());
     std::cout << line;
+    if (f.variants.size() > 2) {
+      std::cout << "    --variant:";
+      for (const auto& v : f.variants) {
+        std::cout << " " << v.name << " " << c(v.counts);
+        if (v.threshold > 0) std::cout << " (threshold " << v.threshold << ")";
+      }
+      std::cout << "\n";
+    }
   }
 }
 
@@ -1089,6 +1365,7 @@ std::string configYaml(int parallelism) {
 void checkPlacements(client::MemoryClient& memory, const Workload& w, PreemptionOutcome preemption,
                      Result_& res) {
   PlacementInput in;
+  in.memory = &memory;
   in.initPods = static_cast<size_t>(w.counts.initPods);
   in.measuredEnd = in.initPods + static_cast<size_t>(w.counts.measurePods);
   in.preemption = std::move(preemption);
@@ -1107,6 +1384,76 @@ void checkPlacements(client::MemoryClient& memory, const Workload& w, Preemption
   res.violations = placement.violations;
   res.placementNote = std::move(placement.note);
 }
+
+// Creates a pod's claim and volume as upstream's pod creator does through the apiserver: create (status
+// reset to phase Pending), then the status update to Bound; the claim first, as the volume refers to it.
+void createBoundVolume(client::MemoryClient& memory, const PodVolume& v) {
+  auto createThenBind = [&memory](auto obj, auto setPhase) {
+    setPhase(obj, "Pending");
+    auto created = memory.create(obj);
+    if (!created.ok()) {
+      std::cerr << "create " << obj.metadata.name << ": " << created.error().message() << "\n";
+      std::exit(1);
+    }
+    auto stored = std::move(created).value();
+    setPhase(stored, "Bound");
+    if (auto r = memory.update(stored); !r.ok()) {
+      std::cerr << "update status of " << obj.metadata.name << ": " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  };
+  createThenBind(v.pvc, [](api::PersistentVolumeClaim& c, const char* phase) { c.status.phase = phase; });
+  createThenBind(v.pv, [](api::PersistentVolume& p, const char* phase) { p.phase = phase; });
+}
+
+// The claims and volumes the scheduler's informers have handed to their handlers in phase Bound. Fed by a
+// handler registered after the scheduler's: once it has seen an object, so have VolumeBinding's assume
+// caches, NodeVolumeLimits' listers and the queue.
+//
+// Why the harness waits for it: upstream's pod creator writes the claim, its status, the volume and its
+// status, then the pod, one apiserver round trip each, so the informers have the bound claim and volume
+// long before the pod. Here the five writes take microseconds and each kind has its own watch thread, so
+// the pod can reach the scheduler first. VolumeBinding then fails PreFilter with an error (the claim is in
+// the informer's store but not yet in its assume cache: "error getting PVC ... could not find") and the
+// pod sits out a 1-2 s backoff; in 5Nodes runs without the wait that happened in a third of the runs.
+class DeliveredVolumes {
+ public:
+  void watch(informer::SharedInformerFactory& factory) {
+    informer::EventHandlerFuncs<api::PersistentVolumeClaim> claims;
+    claims.onAdd = [this](const auto& c, bool) {
+      note(c->metadata.namespace_ + "/" + c->metadata.name, c->status.phase);
+    };
+    claims.onUpdate = [this](const auto&, const auto& c) {
+      note(c->metadata.namespace_ + "/" + c->metadata.name, c->status.phase);
+    };
+    factory.persistentVolumeClaims().addEventHandler(std::move(claims));
+    informer::EventHandlerFuncs<api::PersistentVolume> volumes;
+    volumes.onAdd = [this](const auto& v, bool) { note(v->metadata.name, v->phase); };
+    volumes.onUpdate = [this](const auto&, const auto& v) { note(v->metadata.name, v->phase); };
+    factory.persistentVolumes().addEventHandler(std::move(volumes));
+  }
+  // Waits until both were delivered Bound; false after `timeout`.
+  bool wait(const PodVolume& v, std::chrono::seconds timeout) {
+    const std::string claim = v.pvc.metadata.namespace_ + "/" + v.pvc.metadata.name;
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout,
+                        [&] { return bound_.contains(claim) && bound_.contains(v.pv.metadata.name); });
+  }
+
+ private:
+  // Claim keys ("ns/name") and volume names cannot collide: only claim keys have a '/'.
+  void note(std::string key, const std::string& phase) {
+    if (phase != "Bound") return;
+    {
+      std::lock_guard lock(mu_);
+      bound_.insert(std::move(key));
+    }
+    cv_.notify_all();
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::set<std::string> bound_;
+};
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -1229,8 +1576,14 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   // createNodes
   auto t0 = Clock::now();
   for (int i = 0; i < n.nodes; ++i) {
-    if (auto r = memory.create(w.node(i)); !r.ok()) {
+    const api::Node node = w.node(i);
+    if (auto r = memory.create(node); !r.ok()) {
       std::cerr << "create node: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+    if (!w.csiNode) continue;
+    if (auto r = memory.create(w.csiNode(node)); !r.ok()) {
+      std::cerr << "create CSINode: " << r.error().message() << "\n";
       std::exit(1);
     }
   }
@@ -1274,6 +1627,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   so.bindingWorkers = flags.bindingWorkers;
   so.eventRecorder = recorder.get();
   if (flags.observer) so.observer = &observer;
+  DeliveredVolumes delivered;  // outlives the factory, whose informers call it
   informer::SharedInformerFactoryOptions fo;
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
   informer::SharedInformerFactory factory(client, fo);
@@ -1285,6 +1639,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   }
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
   sched->addEventHandlers(factory);
+  if (w.podVolume && flags.volumeLead > 0) delivered.watch(factory);
   t0 = Clock::now();
   factory.start();
   if (!factory.waitForCacheSync(60s)) {
@@ -1294,8 +1649,26 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   res.syncSec = seconds(Clock::now() - t0);
   std::jthread runner([&](std::stop_token stop) { sched->run(stop); });
 
+  // The volume workloads: pod i's claim and volume are created --volume-lead pods ahead of it, and pod i
+  // once the informers delivered both (see DeliveredVolumes).
   auto createPods = [&](size_t from, size_t to, const std::function<api::Pod(int)>& make) {
+    std::deque<PodVolume> ahead;  // created, for pods i, i + 1, ...
+    size_t volumesTo = from;
     for (size_t i = from; i < to; ++i) {
+      if (w.podVolume && flags.volumeLead == 0) {
+        createBoundVolume(memory, w.podVolume(static_cast<int>(i)));
+      } else if (w.podVolume) {
+        for (; volumesTo < std::min(to, i + static_cast<size_t>(flags.volumeLead)); ++volumesTo) {
+          ahead.push_back(w.podVolume(static_cast<int>(volumesTo)));
+          createBoundVolume(memory, ahead.back());
+        }
+        if (!delivered.wait(ahead.front(), 60s)) {
+          std::cerr << "the informers did not deliver " << ahead.front().pvc.metadata.name
+                    << " within 60 s\n";
+          std::exit(1);
+        }
+        ahead.pop_front();
+      }
       api::Pod pod = make(static_cast<int>(i));
       times.created[i].store(nowNs());
       if (auto r = memory.create(pod); !r.ok()) {
@@ -1556,6 +1929,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   spdlog::set_level(spdlog::level::from_str(flags->logLevel));
+  for (const auto& w : flags->workloads) makeWorkload(w, *flags);  // exits on a --variant it lacks
   std::vector<Result_> results;
   bool allComplete = true;
   for (const auto& w : flags->workloads) {
