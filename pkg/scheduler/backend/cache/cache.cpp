@@ -424,8 +424,6 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
   bool updateNodesHavePodsWithAffinity = false;
   // Likewise for pods with required anti-affinity.
   bool updateNodesHavePodsWithRequiredAntiAffinity = false;
-  // usedPVCSet must be rebuilt when a changed node's set of PVC keys changed.
-  bool updateUsedPVCSet = false;
 
   // From the head, copy the NodeInfos updated after the snapshot; the rest are older.
   for (const auto& item : nodeList_) {
@@ -445,20 +443,7 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
     if (existing.podsWithRequiredAntiAffinity().empty() != clone->podsWithRequiredAntiAffinity().empty()) {
       updateNodesHavePodsWithRequiredAntiAffinity = true;
     }
-    if (!updateUsedPVCSet) {
-      const auto& before = existing.pvcRefCounts();
-      const auto& after = clone->pvcRefCounts();
-      if (before.size() != after.size()) {
-        updateUsedPVCSet = true;
-      } else {
-        for (const auto& [key, _] : after) {
-          if (!before.contains(key)) {
-            updateUsedPVCSet = true;
-            break;
-          }
-        }
-      }
-    }
+    updateUsedPVCsLocked(snapshot, existing.pvcRefCounts(), clone->pvcRefCounts());
     // Assign in place: the lists hold this NodeInfo's address and may not be rebuilt.
     existing = std::move(*clone);
   }
@@ -473,8 +458,7 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
   // place in the list until the next full rebuild, although the tree's order changed. This decides which
   // nodes are examined first when not all are (numFeasibleNodesToFind).
 
-  if (updateAllLists || updateNodesHavePodsWithAffinity || updateNodesHavePodsWithRequiredAntiAffinity ||
-      updateUsedPVCSet) {
+  if (updateAllLists || updateNodesHavePodsWithAffinity || updateNodesHavePodsWithRequiredAntiAffinity) {
     updateNodeInfoSnapshotListLocked(snapshot, updateAllLists);
   }
 
@@ -492,19 +476,33 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
   return {};
 }
 
+void CacheImpl::updateUsedPVCsLocked(Snapshot& snapshot, const PVCRefCounts& before, const PVCRefCounts& after) {
+  for (const auto& [key, _] : before) {
+    if (after.contains(key)) continue;
+    auto it = snapshot.usedPVCs_.find(key);
+    if (it != snapshot.usedPVCs_.end() && --it->second <= 0) snapshot.usedPVCs_.erase(it);
+  }
+  for (const auto& [key, _] : after) {
+    if (!before.contains(key)) ++snapshot.usedPVCs_[key];
+  }
+}
+
 void CacheImpl::updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool updateAll) {
   const auto n = static_cast<std::size_t>(nodeTree_.numNodes());
   snapshot.havePodsWithAffinityNodeInfoList_.clear();
   snapshot.havePodsWithAffinityNodeInfoList_.reserve(n);
   snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.clear();
   snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.reserve(n);
-  snapshot.usedPVCSet_.clear();
-  auto collect = [&snapshot](const framework::NodeInfoPtr& info) {
+  // The node set changed: count the PVC users afresh rather than track removed nodes.
+  if (updateAll) snapshot.usedPVCs_.clear();
+  auto collect = [&snapshot, updateAll](const framework::NodeInfoPtr& info) {
     if (!info->podsWithAffinity().empty()) snapshot.havePodsWithAffinityNodeInfoList_.push_back(info);
     if (!info->podsWithRequiredAntiAffinity().empty()) {
       snapshot.havePodsWithRequiredAntiAffinityNodeInfoList_.push_back(info);
     }
-    for (const auto& [key, _] : info->pvcRefCounts()) snapshot.usedPVCSet_.insert(key);
+    if (updateAll) {
+      for (const auto& [key, _] : info->pvcRefCounts()) ++snapshot.usedPVCs_[key];
+    }
   };
   if (updateAll) {
     // Take the nodes in the tree's order.

@@ -121,6 +121,9 @@ class CacheImpl final : public Cache {
   void addNodeImageStatesLocked(const api::Node& node, framework::NodeInfo& info);
   void removeNodeImageStatesLocked(const api::Node* node);
   void updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool updateAll);
+  // Moves the snapshot's PVC users from a node's old claims to its new ones.
+  using PVCRefCounts = std::map<std::string, int>;
+  static void updateUsedPVCsLocked(Snapshot& snapshot, const PVCRefCounts& before, const PVCRefCounts& after);
   void removeDeletedNodesFromSnapshotLocked(Snapshot& snapshot);
   // Requires mu_ held (shared is enough).
   std::unique_ptr<framework::NodeInfo> snapshotNodeInfoLocked(const framework::NodeInfo& info) const;

@@ -82,8 +82,14 @@ Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api
     if (!listed.contains(name)) append(info);
   }
   for (auto& [name, info] : byName) s.nodeInfoMap_.emplace(name, std::move(info));
-  s.usedPVCSet_ = createUsedPVCSet(pods);
+  for (const std::string& key : createUsedPVCSet(pods)) s.usedPVCs_.emplace(key, 1);
   return s;
+}
+
+std::set<std::string, std::less<>> Snapshot::usedPVCSetForTest() const {
+  std::set<std::string, std::less<>> out;
+  for (const auto& [key, nodes] : usedPVCs_) out.insert(key);
+  return out;
 }
 
 }  // namespace ks::cache

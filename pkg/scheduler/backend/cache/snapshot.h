@@ -58,7 +58,7 @@ class Snapshot final : public framework::SharedLister,
   Result<framework::NodeInfoPtr> get(std::string_view nodeName) const override;
 
   // StorageInfoLister: whether a scheduled (or assumed) pod uses the PVC "namespace/name".
-  bool isPVCUsedByPods(std::string_view key) const override { return usedPVCSet_.contains(key); }
+  bool isPVCUsedByPods(std::string_view key) const override { return usedPVCs_.contains(key); }
 
   // Number of entries in list().
   int numNodes() const { return static_cast<int>(nodeInfoList_.size()); }
@@ -66,7 +66,7 @@ class Snapshot final : public framework::SharedLister,
   int64_t generation() const { return generation_; }
 
   const NodeInfoMap& nodeInfoMapForTest() const { return nodeInfoMap_; }
-  const std::set<std::string, std::less<>>& usedPVCSetForTest() const { return usedPVCSet_; }
+  std::set<std::string, std::less<>> usedPVCSetForTest() const;
 
  private:
   friend class CacheImpl;
@@ -77,8 +77,14 @@ class Snapshot final : public framework::SharedLister,
   std::vector<framework::NodeInfoPtr> nodeInfoList_;
   std::vector<framework::NodeInfoPtr> havePodsWithAffinityNodeInfoList_;
   std::vector<framework::NodeInfoPtr> havePodsWithRequiredAntiAffinityNodeInfoList_;
-  // PVC keys ("namespace/name") used by at least one pod in the snapshot.
-  std::set<std::string, std::less<>> usedPVCSet_;
+  // PVC keys ("namespace/name") used by at least one pod in the snapshot, with the number of nodes
+  // whose pods use it: kept up to date from the changed nodes alone (upstream rebuilds the whole set
+  // whenever one node's claims change, i.e. for every pod with a claim).
+  struct StringHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> usedPVCs_;
   int64_t generation_ = 0;
 };
 
