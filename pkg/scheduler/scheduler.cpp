@@ -120,6 +120,9 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fw->setPodNominator(s->queue_.get());
     fw->setPodActivator([q = s->queue_.get()](const std::vector<api::PodPtr>& pods) { q->activate(pods); });
   }
+  // spdlog creates its default logger on first use, inside the (uninstrumented) shared library: create it
+  // before the scheduling and binding threads may first log at once, so ThreadSanitizer sees it published.
+  (void)spdlog::default_logger_raw();
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
   if (s->options_.metrics)
     s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);

@@ -297,10 +297,6 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   framework::ManualClock clock(std::chrono::system_clock::now());
   informer::SharedInformerFactoryOptions fo;
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-  // spdlog creates its default logger on first use, inside the (uninstrumented) shared library; create it
-  // here, before the informer, scheduling and binding threads may log for the first time at once, so that
-  // ThreadSanitizer sees it published to them.
-  (void)spdlog::default_logger_raw();
   informer::SharedInformerFactory factory(cluster, fo);
 
   PreemptionRecorder preemptions;

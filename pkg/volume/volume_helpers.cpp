@@ -22,6 +22,10 @@ api::Quantity storageOf(const api::ResourceList& list) {
 
 }  // namespace
 
+std::string listerNotFound(std::string_view resource, std::string_view name) {
+  return std::string(resource) + " \"" + std::string(name) + "\" not found";
+}
+
 std::string claimKey(const api::PersistentVolumeClaim& claim) {
   return claim.metadata.namespace_ + "/" + claim.metadata.name;
 }

@@ -39,6 +39,10 @@ inline constexpr std::string_view kVolumeBindingWaitForFirstConsumer = "WaitForF
 inline constexpr std::string_view kVolumeAvailable = "Available";
 inline constexpr std::string_view kClaimLost = "Lost";
 
+// What an informer lister answers for a missing object (errors.NewNotFound), e.g.
+// `persistentvolumeclaim "data" not found`; `resource` is the singular (qualified) resource.
+std::string listerNotFound(std::string_view resource, std::string_view name);
+
 // "namespace/name" of a claim (upstream claimToClaimKey / getPVCName).
 std::string claimKey(const api::PersistentVolumeClaim& claim);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pkg/util/strings.h"
+#include "pkg/volume/volume_helpers.h"
 
 namespace ks::volume::csitranslation {
 
@@ -672,6 +673,25 @@ Result<api::PersistentVolume> Translator::translateInTreeInlineVolumeToCSI(
   // Inline volumes are always filesystem volumes; no PV defaulting fills this in for them.
   if (!pv->spec.volumeMode) pv->spec.volumeMode = "Filesystem";
   return pv;
+}
+
+bool isCSIMigrationOnForPlugin(std::string_view inTreePluginName, bool enableCSIMigrationPortworx) {
+  if (inTreePluginName == kAWSEBSInTreePluginName || inTreePluginName == kGCEPDInTreePluginName ||
+      inTreePluginName == kAzureDiskInTreePluginName || inTreePluginName == kCinderInTreePluginName) {
+    return true;
+  }
+  return inTreePluginName == kPortworxVolumePluginName && enableCSIMigrationPortworx;
+}
+
+bool isPluginMigratedToCSIOnNode(std::string_view inTreePluginName, const api::CSINode* csiNode) {
+  if (csiNode == nullptr) return false;
+  const auto& annotations = csiNode->metadata.annotations;
+  auto it = annotations.find(std::string(volume::kMigratedPluginsAnnotation));
+  if (it == annotations.end() || it->second.empty()) return false;
+  for (std::string_view migrated : split(it->second, ',')) {
+    if (migrated == inTreePluginName) return true;
+  }
+  return false;
 }
 
 }  // namespace ks::volume::csitranslation

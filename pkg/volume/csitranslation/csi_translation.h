@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "pkg/api/core.h"
+#include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
 namespace ks::volume::csitranslation {
@@ -48,6 +49,13 @@ inline constexpr std::string_view kVSphereTopologyRegionKey = "topology.csi.vmwa
 
 inline constexpr std::string_view kPortworxVolumePluginName = "kubernetes.io/portworx-volume";
 inline constexpr std::string_view kPortworxDriverName = "pxd.portworx.com";
+
+// Whether CSI migration is on for the in-tree plugin in v1.34: always for the GA ones (AWS EBS, GCE PD,
+// Azure Disk, Cinder), for Portworx with the CSIMigrationPortworx gate, never for the others.
+bool isCSIMigrationOnForPlugin(std::string_view inTreePluginName, bool enableCSIMigrationPortworx);
+// Whether the node's CSINode lists the plugin in its storage.alpha.kubernetes.io/migrated-plugins
+// annotation (the kubelet migrated it there); false without CSINode.
+bool isPluginMigratedToCSIOnNode(std::string_view inTreePluginName, const api::CSINode* csiNode);
 
 // Upstream's CSITranslator. Stateless: a member or a temporary works equally well.
 class Translator {

@@ -261,7 +261,7 @@ Result<void, CSILimits::VolumeError> CSILimits::filterAttachableVolumes(const ap
       // can't be found may not belong to it, so it is not counted.
       if (newPod) {
         return VolumeError{"looking up PVC " + pod.metadata.namespace_ + "/" + claimName +
-                               ": persistentvolumeclaim \"" + claimName + "\" not found",
+                               ": " + volume::listerNotFound("persistentvolumeclaim", claimName),
                            true};
       }
       continue;

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -25,6 +26,14 @@
 #include "pkg/volume/volume_helpers.h"
 
 namespace ks::volumebinding {
+
+// A resourceVersion as the integer the apiserver (etcd) makes of it; nullopt when it is not one.
+inline std::optional<int64_t> parseResourceVersion(std::string_view rv) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
+  if (ec != std::errc() || end != rv.data() + rv.size()) return std::nullopt;
+  return v;
+}
 
 template <typename T>
 class AssumeCache {
@@ -141,12 +150,8 @@ class AssumeCache {
 
   Result<int64_t> version(const std::string& key, const T& obj) const {
     const std::string& rv = obj.metadata.resourceVersion;
-    int64_t v = 0;
-    auto [end, ec] = std::from_chars(rv.data(), rv.data() + rv.size(), v);
-    if (ec != std::errc() || end != rv.data() + rv.size()) {
-      return Error("error parsing ResourceVersion \"" + rv + "\" for " + description_ + " \"" + key + "\"");
-    }
-    return v;
+    if (auto v = parseResourceVersion(rv)) return *v;
+    return Error("error parsing ResourceVersion \"" + rv + "\" for " + description_ + " \"" + key + "\"");
   }
 
   const std::string description_;

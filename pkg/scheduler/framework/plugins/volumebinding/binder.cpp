@@ -10,50 +10,21 @@
 
 #include "pkg/api/labels.h"
 #include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/volume/csitranslation/csi_translation.h"
 #include "pkg/volume/volume_helpers.h"
 
 namespace ks::volumebinding {
+
+const std::optional<api::Quantity>& volumeLimit(const api::CSIStorageCapacity& c) {
+  return c.maximumVolumeSize ? c.maximumVolumeSize : c.capacity;
+}
 
 namespace {
 
 std::string podKey(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 
-// The in-tree plugins whose CSI migration is on in v1.34 (Portworx behind its gate).
-bool isCSIMigrationOnForPlugin(std::string_view plugin, bool enablePortworx) {
-  if (plugin == "kubernetes.io/aws-ebs" || plugin == "kubernetes.io/gce-pd" || plugin == "kubernetes.io/azure-disk" ||
-      plugin == "kubernetes.io/cinder") {
-    return true;
-  }
-  return plugin == "kubernetes.io/portworx-volume" && enablePortworx;
-}
-
-// Whether the node's CSINode lists `plugin` as migrated.
-bool isPluginMigratedToCSIOnNode(std::string_view plugin, const api::CSINode* csiNode) {
-  if (csiNode == nullptr) return false;
-  auto it = csiNode->metadata.annotations.find(std::string(volume::kMigratedPluginsAnnotation));
-  if (it == csiNode->metadata.annotations.end() || it->second.empty()) return false;
-  std::string_view rest = it->second;
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == plugin) return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-// The capacity a CSIStorageCapacity offers one volume: maximumVolumeSize, else capacity.
-const std::optional<api::Quantity>& volumeLimit(const api::CSIStorageCapacity& c) {
-  return c.maximumVolumeSize ? c.maximumVolumeSize : c.capacity;
-}
-
-int64_t resourceVersionOf(const api::ObjectMeta& m) {
-  try {
-    return std::stoll(m.resourceVersion);
-  } catch (...) {
-    return 0;
-  }
-}
+// As upstream storage.APIObjectVersioner: an unparsable resourceVersion counts as 0.
+int64_t resourceVersionOf(const api::ObjectMeta& m) { return parseResourceVersion(m.resourceVersion).value_or(0); }
 
 class VolumeBinder final : public SchedulerVolumeBinder {
  public:
@@ -261,8 +232,8 @@ class VolumeBinder final : public SchedulerVolumeBinder {
     if (!translator_ || !translator_->isPVMigratable(*pv)) return pv;
     auto plugin = translator_->inTreePluginName(*pv);
     if (!plugin.ok()) return Error("could not get plugin name from pv: " + plugin.error().message());
-    if (!isCSIMigrationOnForPlugin(*plugin, options_.enableCSIMigrationPortworx)) return pv;
-    if (!isPluginMigratedToCSIOnNode(*plugin, csiNode)) return pv;
+    if (!volume::csitranslation::isCSIMigrationOnForPlugin(*plugin, options_.enableCSIMigrationPortworx)) return pv;
+    if (!volume::csitranslation::isPluginMigratedToCSIOnNode(*plugin, csiNode)) return pv;
     auto translated = translator_->translateInTreePVToCSI(*pv);
     if (!translated.ok()) return Error("could not translate pv: " + translated.error().message());
     return std::make_shared<const api::PersistentVolume>(std::move(translated).value());
@@ -408,10 +379,10 @@ class VolumeBinder final : public SchedulerVolumeBinder {
   // True when the PV controller has bound every claim; an error when binding can no longer succeed.
   Result<bool> checkBindings(const api::Pod& pod, const std::string& nodeName, const PodVolumes& podVolumes) {
     api::NodePtr node = listers_.node(nodeName);
-    if (!node) return Error("failed to get node \"" + nodeName + "\": node \"" + nodeName + "\" not found");
+    if (!node) return Error("failed to get node \"" + nodeName + "\": " + volume::listerNotFound("node", nodeName));
     auto csiNode = listers_.csiNode(nodeName);
     if (!listers_.pod(pod.metadata.namespace_, pod.metadata.name)) {
-      return Error("pod does not exist any more: pod \"" + pod.metadata.name + "\" not found");
+      return Error("pod does not exist any more: " + volume::listerNotFound("pod", pod.metadata.name));
     }
 
     for (const BindingInfo& binding : podVolumes.staticBindings) {

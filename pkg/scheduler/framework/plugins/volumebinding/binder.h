@@ -60,6 +60,9 @@ struct PodVolumeClaims {
   std::map<std::string, std::vector<PVPtr>> unboundVolumesDelayBinding;
 };
 
+// The room a CSIStorageCapacity offers one volume: maximumVolumeSize, else capacity (either may be unset).
+const std::optional<api::Quantity>& volumeLimit(const api::CSIStorageCapacity& capacity);
+
 // The in-tree → CSI translation the binder needs to check a migrated PV's node affinity.
 class InTreeToCSITranslator {
  public:

@@ -126,7 +126,7 @@ Result<bool> VolumeBinding::podHasPVCs(const api::Pod& pod) const {
         return Error("waiting for ephemeral volume controller to create the persistentvolumeclaim \"" + claimName +
                      "\"");
       }
-      return Error("persistentvolumeclaim \"" + claimName + "\" not found");
+      return Error(volume::listerNotFound("persistentvolumeclaim", claimName));
     }
     if (pvc->status.phase == volume::kClaimLost) {
       return Error("persistentvolumeclaim \"" + pvc->metadata.name + "\" bound to non-existent persistentvolume \"" +
@@ -353,9 +353,8 @@ Result<framework::QueueingHint> VolumeBinding::isSchedulableAfterCSIStorageCapac
   if (!objs.ok()) return objs.error();
   if (objs->first == nullptr) return framework::QueueingHint::Queue;
   if (objs->second == nullptr) return framework::QueueingHint::QueueSkip;
-  auto limit = [](const api::CSIStorageCapacity& c) { return c.maximumVolumeSize ? c.maximumVolumeSize : c.capacity; };
-  const auto oldLimit = limit(*objs->first);
-  const auto newLimit = limit(*objs->second);
+  const auto& oldLimit = volumeLimit(*objs->first);
+  const auto& newLimit = volumeLimit(*objs->second);
   if (newLimit && (!oldLimit || newLimit->value() > oldLimit->value())) return framework::QueueingHint::Queue;
   return framework::QueueingHint::QueueSkip;
 }

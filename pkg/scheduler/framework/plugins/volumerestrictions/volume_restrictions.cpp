@@ -106,8 +106,7 @@ Status VolumeRestrictions::preFilter(framework::CycleState& state, const framewo
     const std::string& claimName = v.persistentVolumeClaim->claimName;
     const auto pvc = pvcs_.get(pod.metadata.namespace_ + "/" + claimName);
     if (!pvc) {
-      return Status(Code::UnschedulableAndUnresolvable,
-                    "persistentvolumeclaim \"" + claimName + "\" not found");
+      return Status(Code::UnschedulableAndUnresolvable, volume::listerNotFound("persistentvolumeclaim", claimName));
     }
     if (volume::containsAccessMode(pvc->spec.accessModes, volume::kReadWriteOncePod)) {
       rwopPVCs->insert(pvc->metadata.name);

@@ -52,8 +52,7 @@ std::optional<std::set<std::string>> labelZonesToSet(std::string_view value) {
 
 // What upstream's informer listers answer for a missing object (errors.NewNotFound).
 Status notFound(std::string_view qualifiedResource, const std::string& name) {
-  return Status(Code::UnschedulableAndUnresolvable,
-                std::string(qualifiedResource) + " \"" + name + "\" not found");
+  return Status(Code::UnschedulableAndUnresolvable, volume::listerNotFound(qualifiedResource, name));
 }
 
 bool isPVCRequestedFromPod(const api::PersistentVolumeClaim* pvc, const api::Pod& pod) {
