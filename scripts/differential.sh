@@ -7,7 +7,7 @@
 #   KS_DIFF_SEEDS=7 KS_DIFF_PODS=50 scripts/differential.sh
 #   KS_BUILD_DIR=build/mine scripts/differential.sh  # another build dir (default: the ci preset's build/ci)
 #
-# Needs what scripts/test.sh installs (scripts/setup.sh), Go (once, to build the upstream binaries) and kubectl.
+# Needs what scripts/test.sh installs (scripts/setup.sh) and Go (once, to build the upstream binaries and kubectl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +15,6 @@ export KS_DIFF_SEEDS="${KS_DIFF_SEEDS:-1,2,3,4,5}"
 export KS_DIFF_PODS="${KS_DIFF_PODS:-200}"
 build_dir="${KS_BUILD_DIR:-build/ci}"
 
-command -v kubectl >/dev/null || { echo "differential: kubectl not found on PATH" >&2; exit 1; }
 if [[ ! -f "$build_dir/build.ninja" ]]; then
   if [[ "$build_dir" == build/ci ]]; then
     cmake --preset ci >/dev/null
@@ -24,9 +23,9 @@ if [[ ! -f "$build_dir/build.ninja" ]]; then
   fi
 fi
 cmake --build "$build_dir" -j "$(nproc)" --target kube-scheduler-cpp differential_test
-# etcd, kube-apiserver and upstream kube-scheduler v1.34.4, built once through the Go module proxy.
+# etcd, kube-apiserver, upstream kube-scheduler and kubectl v1.34.4, built once through the Go module proxy.
 KS_CONTROL_PLANE_BIN="$(test/integration/controlplane.sh build)"
-export KS_CONTROL_PLANE_BIN
+export KS_CONTROL_PLANE_BIN KS_KUBECTL="$KS_CONTROL_PLANE_BIN/kubectl"
 echo "differential: seeds $KS_DIFF_SEEDS, $KS_DIFF_PODS pods each"
 log=$(mktemp "${TMPDIR:-/tmp}/ks-differential.XXXXXX.log")
 status=0

@@ -2,8 +2,9 @@
 # A real etcd + kube-apiserver, and on request kube-controller-manager, on loopback for the integration tests.
 #
 #   controlplane.sh build                 build (or reuse) the pinned binaries (etcd, kube-apiserver,
-#                                         kube-controller-manager, and kube-scheduler for the differential
-#                                         test); prints ONLY the bin dir
+#                                         kube-controller-manager, kube-scheduler for the differential
+#                                         test, and kubectl for the tests and the documented commands);
+#                                         prints ONLY the bin dir
 #   controlplane.sh up <workdir>          certs, etcd, kube-apiserver on free ports; writes <workdir>/kubeconfig
 #                                         and <workdir>/env (shell-sourceable KUBECONFIG, KS_APISERVER_URL, ...)
 #   controlplane.sh down <workdir>        stop everything (TERM, then KILL after 15 s), remove the data and
@@ -69,7 +70,7 @@ die() { printf 'controlplane: error: %s\n' "$*" >&2 || true; exit 1; }
 
 # Built from the wrapper module next to kube-apiserver. A binary counts only once its "<name> <version>" line
 # is in .complete (written after the binary is in place), so an interrupted build is redone, not trusted.
-readonly KUBE_EXTRA_BINARIES=(kube-scheduler kube-controller-manager)
+readonly KUBE_EXTRA_BINARIES=(kube-scheduler kube-controller-manager kubectl)
 
 bin_recorded() {  # <bin dir> <name> <version>
   [[ -x "$1/$2" ]] && grep -qxF -- "$2 $3" "$1/.complete" 2>/dev/null

@@ -133,8 +133,15 @@ class DaemonTest : public ::testing::Test {
   // Writes the scheduler config and starts a daemon with `flags`; returns it and its HTTPS port.
   Process& startDaemon(std::vector<std::string> flags, uint16_t* port = nullptr, const std::string& extra = "",
                        const std::string& profileExtra = "") {
-    const std::string cfgPath = dir_ + "/config.yaml";
-    std::ofstream(cfgPath) << schedulerConfig(cp_->kubeconfigPath(), extra, profileExtra);
+    return startDaemonWithConfig(schedulerConfig(cp_->kubeconfigPath(), extra, profileExtra), std::move(flags),
+                                 port);
+  }
+
+  // Starts a daemon with the configuration file `configYaml` and `flags`.
+  Process& startDaemonWithConfig(const std::string& configYaml, std::vector<std::string> flags,
+                                 uint16_t* port = nullptr) {
+    const std::string cfgPath = dir_ + "/config-" + std::to_string(daemons_.size()) + ".yaml";
+    std::ofstream(cfgPath) << configYaml;
     const uint16_t p = freePort();
     if (port != nullptr) *port = p;
     std::vector<std::string> args{"--config=" + cfgPath, "--bind-address=127.0.0.1",

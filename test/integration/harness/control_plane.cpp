@@ -154,15 +154,23 @@ Result<void> ControlPlane::stopControllerManager() {
   return {};
 }
 
+std::string kubectlBinary() {
+  if (const char* bin = std::getenv("KS_KUBECTL"); bin != nullptr && *bin != '\0') return bin;
+  // kubectl v1.34.4, built by controlplane.sh next to kube-apiserver.
+  if (const char* dir = std::getenv("KS_CONTROL_PLANE_BIN"); dir != nullptr && *dir != '\0') {
+    const std::string built = std::string(dir) + "/kubectl";
+    if (::access(built.c_str(), X_OK) == 0) return built;
+  }
+  return "kubectl";
+}
+
 Result<std::string> ControlPlane::kubectl(const std::vector<std::string>& args) const {
   return kubectl(args, {});
 }
 
 Result<std::string> ControlPlane::kubectl(const std::vector<std::string>& args,
                                           std::string_view input) const {
-  const char* bin = std::getenv("KS_KUBECTL");
-  std::vector<std::string> argv = {bin != nullptr && *bin != '\0' ? bin : "kubectl",
-                                   "--kubeconfig=" + kubeconfig_};
+  std::vector<std::string> argv = {kubectlBinary(), "--kubeconfig=" + kubeconfig_};
   argv.insert(argv.end(), args.begin(), args.end());
   auto r = runProcess(argv, {}, input, std::chrono::seconds(120));
   if (!r.ok()) return r.error();

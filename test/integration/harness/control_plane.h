@@ -26,6 +26,10 @@
 
 namespace ks::integration {
 
+// The kubectl the tests run: $KS_KUBECTL, else $KS_CONTROL_PLANE_BIN/kubectl (v1.34.4, built by
+// controlplane.sh), else kubectl from PATH.
+std::string kubectlBinary();
+
 struct ControlPlaneOptions {
   // Extra kube-apiserver flags, kept across restartApiserver(); each one "--name=value" without spaces.
   // They are appended to those in $KS_APISERVER_EXTRA_FLAGS, if set.
