@@ -19,7 +19,8 @@ std::string formatValue(double v);
 // Escapes '\\', '"' and newlines.
 std::string escapeLabelValue(std::string_view v);
 
-// The text exposition of `families` (sorted by name; prometheus-cpp's serializer for the rest).
+// The text exposition of `families` as client_golang writes it: families sorted by name (empty ones left
+// out), series by label values, values by formatValue, histogram buckets before _sum and _count.
 std::string serializeSorted(std::vector<prometheus::MetricFamily> families);
 
 }  // namespace ks::metrics
