@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
+#include <mutex>
 #include <regex>
 #include <sstream>
 
@@ -215,6 +216,8 @@ struct ComponentMetrics::Impl {
   }
 
   MetricsOptions options;
+  std::mutex seenMu;
+  std::map<std::string, std::string> seen;  // metric name -> stability level, for registered_metrics_total
   std::shared_ptr<prometheus::Registry> registry;
   std::shared_ptr<prometheus::Registry> slisRegistry;
   prometheus::Family<prometheus::Histogram>& requestLatency;
@@ -292,11 +295,17 @@ std::string ComponentMetrics::scrape(const Metrics* scheduler) const {
   }
   impl_->applyOptions(families);
 
-  // The meta metrics (component-base RegisterMetaMetrics): registered_metrics_total counts every metric
-  // registered with a stability level, the four meta metrics included; disabled ones are not registered.
+  // The meta metrics (component-base RegisterMetaMetrics): registered_metrics_total counts the metrics
+  // with a stability level, the four meta metrics included; disabled ones are not registered. Upstream
+  // counts at registration; prometheus-cpp cannot list a family before it has a series, so we count every
+  // metric exposed so far (a vector metric joins the count with its first series).
   std::map<std::string, double> registered;
-  for (const auto& f : families) {
-    if (auto level = stabilityOf(f.help); !level.empty()) registered[std::string(level)] += 1;
+  {
+    std::lock_guard lock(impl_->seenMu);
+    for (const auto& f : families) {
+      if (auto level = stabilityOf(f.help); !level.empty()) impl_->seen.emplace(f.name, std::string(level));
+    }
+    for (const auto& [name, level] : impl_->seen) registered[level] += 1;
   }
   registered["ALPHA"] += 1;  // cardinality_enforcement_unexpected_categorizations_total
   registered["BETA"] += 3;   // disabled_metrics_total, hidden_metrics_total, registered_metrics_total

@@ -22,7 +22,9 @@
 // --show-hidden-metrics-for-version) apply to every metric with a stability level (not to process_*,
 // which upstream registers raw): a disabled metric is not exposed; a label value outside its allow-list
 // reads "unexpected" (series that become equal are merged). None of our metrics is hidden (deprecated),
-// so showHiddenMetricsForVersion, once validated, changes nothing.
+// so showHiddenMetricsForVersion, once validated, changes nothing. registered_metrics_total counts the
+// metrics exposed so far (prometheus-cpp lists a family only once it has a series), where upstream counts
+// them at registration.
 //
 // Thread-safe: observations come from client threads, health checks from server threads, scrapes from
 // server threads.

@@ -1,5 +1,7 @@
 #include "pkg/scheduler/metrics/process_collector.h"
 
+#include "pkg/scheduler/metrics/text_format.h"
+
 #include <dirent.h>
 #include <unistd.h>
 
@@ -184,6 +186,10 @@ std::vector<prometheus::MetricFamily> processFamilies(const ProcessStats& s) {
                          s.network->transmitBytes));
   }
   return out;
+}
+
+std::string processMetricsText(const ProcessStats& stats) {
+  return serializeSorted(processFamilies(stats));
 }
 
 }  // namespace ks::metrics

@@ -52,5 +52,7 @@ ProcessStats readProcessStats(const std::string& procDir = "/proc/self", const s
 // The families for `stats`, in client_golang's order (cpu, open fds, max fds, vsize, max vsize, rss, start
 // time, network).
 std::vector<prometheus::MetricFamily> processFamilies(const ProcessStats& stats);
+// The same as exposition text.
+std::string processMetricsText(const ProcessStats& stats);
 
 }  // namespace ks::metrics
