@@ -1,6 +1,7 @@
 // The only translation unit that includes cpprestsdk (it costs ~3 s and ~430 MB to compile).
 #include "pkg/client/rest/rest_client.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -138,14 +139,17 @@ class WatchQueue {
     std::string retryAfter;
   };
 
-  // Waits for lines (once headers are known), the end of the stream, or `stop`.
+  // Waits for the headers (returned once, with or without lines), lines once headers are known, the end
+  // of the stream, or `stop`.
   Batch take(const std::stop_token& stop) {
     Batch b;
     std::optional<pplx::task_completion_event<size_t>> pending;
     size_t n = 0;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, stop, [&] { return done_ || (status_ >= 0 && !lines_.empty()); });
+      cv_.wait(lock, stop,
+               [&] { return done_ || (status_ >= 0 && (!lines_.empty() || !headersTaken_)); });
+      headersTaken_ = status_ >= 0;
       b.lines.swap(lines_);
       bytes_ = 0;
       b.done = done_;
@@ -169,6 +173,7 @@ class WatchQueue {
   bool abandoned_ = false;
   std::exception_ptr error_;
   int32_t status_ = -1;
+  bool headersTaken_ = false;
   std::string retryAfter_;
   std::optional<pplx::task_completion_event<size_t>> pending_;
   size_t pendingCount_ = 0;
@@ -395,12 +400,9 @@ class RestClient::Impl {
       streams::streambuf<uint8_t> buf(
           std::static_pointer_cast<streams::details::basic_streambuf<uint8_t>>(sink));
       req.set_response_stream(buf.create_ostream());
-      client->request(req, cts.get_token()).then([queue, metrics = metrics_, host = host_](
-                                                     pplx::task<http::http_response> t) {
+      client->request(req, cts.get_token()).then([queue](pplx::task<http::http_response> t) {
         try {
           http::http_response resp = t.get();
-          // client-go counts a watch's request when its response headers arrive (retry.After).
-          if (metrics != nullptr) metrics->requestResult(std::to_string(resp.status_code()), "GET", host);
           std::string retryAfter;
           if (resp.headers().has("Retry-After")) retryAfter = resp.headers()["Retry-After"];
           queue->setHeaders(static_cast<int32_t>(resp.status_code()), std::move(retryAfter));
@@ -413,7 +415,6 @@ class RestClient::Impl {
             }
           });
         } catch (...) {
-          if (metrics != nullptr) metrics->requestResult("<error>", "GET", host);
           queue->finish(std::current_exception());
         }
       });
@@ -421,10 +422,21 @@ class RestClient::Impl {
       return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
     }
 
+    // client-go counts a watch's request once, when its response headers arrive (retry.After after
+    // client.Do), or with "<error>" when none arrive. Counted here, on the watching thread, so that no
+    // cpprest continuation touches the metrics after the client is gone.
+    bool counted = false;
+    auto count = [&](int32_t status) {
+      if (counted || metrics_ == nullptr) return;
+      counted = true;
+      metrics_->requestResult(codeLabel(std::max(status, 0)), "GET", host_);
+    };
     std::string errorBody;
     while (true) {
       WatchQueue::Batch b = queue->take(stop);
+      if (b.status >= 0 || b.done) count(b.status);
       if (stop.stop_requested()) {
+        count(0);
         queue->abandon();
         return {};
       }

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -190,6 +192,31 @@ TEST(RequestMetricsTest, WatchIsCountedWhenHeadersArriveAndIsNotThrottled) {
   EXPECT_EQ(m.of("throttle").size(), 1u);
   EXPECT_EQ(m.of("requestSize").size(), 1u);
   EXPECT_EQ(m.of("latency").size(), 1u);
+}
+
+TEST(RequestMetricsTest, WatchErrorStatusAndCancelledWatch) {
+  std::atomic<bool> hang{false};
+  TestHttpServer server([&](const TestRequest&, ResponseWriter& w) {
+    if (hang) {
+      w.waitForPeerClose(5000);  // no headers until the client gives up
+      return;
+    }
+    w.send(410, R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Gone","code":410})");
+  });
+  RecordingMetrics m;
+  auto client = makeClient(configFor(server, &m));
+  EXPECT_FALSE(client->nodes().watch({}, [](api::WatchEvent<api::Node>&&) {}, {}).ok());
+  hang = true;
+  std::stop_source stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(100ms);
+    stop.request_stop();
+  });
+  EXPECT_TRUE(client->nodes().watch({}, [](api::WatchEvent<api::Node>&&) {}, stop.get_token()).ok());
+  stopper.join();
+  const std::string host = hostOf(server);
+  EXPECT_EQ(m.of("result"), (std::vector<Observation>{{"result", "410", "GET", host, 0},
+                                                      {"result", "<error>", "GET", host, 0}}));
 }
 
 }  // namespace

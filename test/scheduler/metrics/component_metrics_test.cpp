@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 
@@ -264,6 +265,32 @@ TEST(ComponentMetricsTest, SlisRecordHealthchecks) {
                       "seconds."),
             std::string::npos);
   EXPECT_TRUE(find(m.scrape(nullptr), "kubernetes_healthcheck").empty());  // only on /metrics/slis
+}
+
+TEST(ComponentMetricsTest, ConcurrentObservationsAndScrapes) {
+  MetricsOptions o;
+  o.allowLabels = *parseLabelAllowList({{"rest_client_requests_total,code", "201"}});
+  ComponentMetrics m(o);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&m, t] {
+      for (int i = 0; i < 200; ++i) {
+        m.restClientRequestResult(i % 2 == 0 ? "201" : "409", "POST", "h" + std::to_string(t % 2));
+        m.restClientRequestLatency("POST", "h", 0.001 * i);
+        m.observeHealthcheck("ping", "livez", true);
+        if (i % 50 == 0) {
+          (void)m.scrape(nullptr);
+          (void)m.scrapeSlis();
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  const std::string text = m.scrape(nullptr);
+  double total = 0;
+  for (const auto& s : find(text, "rest_client_requests_total")) total += s.value;
+  EXPECT_EQ(total, 800);
+  EXPECT_EQ(value(text, "rest_client_requests_total", {{"code", "unexpected"}, {"host", "h0"}}), 200);
 }
 
 // ---- options ----
