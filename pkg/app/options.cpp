@@ -278,7 +278,7 @@ const std::vector<Flag>& flags() {
          false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
 
     // metrics (component-base metrics.Options.AddFlags)
-    f.push_back({"allow-metric-labels", "", false, "stringToString", "", "Metrics",
+    f.push_back({"allow-metric-labels", "", false, "stringToString", "[]", "Metrics",
                  "The map from metric-label to value allow-list of this label. The key's format is "
                  "<MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. "
                  "metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'.",
