@@ -6,11 +6,14 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <algorithm>
 #include <map>
+#include <sstream>
 #include <string_view>
 
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
+#include "pkg/scheduler/metrics/component_metrics.h"
 
 namespace ks::app {
 namespace {
@@ -62,6 +65,52 @@ Result<std::chrono::milliseconds> parseDuration(std::string_view v) {
 bool isIp(const std::string& s) {
   unsigned char buf[sizeof(struct in6_addr)];
   return inet_pton(AF_INET, s.c_str(), buf) == 1 || inet_pton(AF_INET6, s.c_str(), buf) == 1;
+}
+
+// pflag's stringToString: "k=v" (one pair, surrounding quotes trimmed) or CSV "k1=v1,k2=v2".
+Result<std::map<std::string, std::string>> parseStringToString(std::string_view v) {
+  std::vector<std::string> pairs;
+  const auto eqs = std::count(v.begin(), v.end(), '=');
+  if (eqs == 0) return Error(std::string(v) + " must be formatted as key=value");
+  if (eqs == 1) {
+    std::string_view t = v;
+    while (!t.empty() && t.front() == '"') t.remove_prefix(1);
+    while (!t.empty() && t.back() == '"') t.remove_suffix(1);
+    pairs.emplace_back(t);
+  } else {
+    // encoding/csv, one record: fields split on ',', a field starting with '"' runs to its closing quote.
+    std::string field;
+    bool quoted = false;
+    for (size_t i = 0; i < v.size(); ++i) {
+      const char c = v[i];
+      if (quoted) {
+        if (c == '"' && i + 1 < v.size() && v[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else if (c == '"') {
+          quoted = false;
+        } else {
+          field += c;
+        }
+      } else if (c == '"' && field.empty()) {
+        quoted = true;
+      } else if (c == ',') {
+        pairs.push_back(std::move(field));
+        field.clear();
+      } else {
+        field += c;
+      }
+    }
+    if (quoted) return Error("parse error: extraneous or missing \" in quoted-field");
+    pairs.push_back(std::move(field));
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& pair : pairs) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos) return Error(pair + " must be formatted as key=value");
+    out[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return out;
 }
 
 // ---- the flag table ----
@@ -228,6 +277,47 @@ const std::vector<Flag>& flags() {
          "      StorageCapacityScoring=true|false (ALPHA - default=false)",
          false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
 
+    // metrics (component-base metrics.Options.AddFlags)
+    f.push_back({"allow-metric-labels", "", false, "stringToString", "[]", "Metrics",
+                 "The map from metric-label to value allow-list of this label. The key's format is "
+                 "<MetricName>,<LabelName>. The value's format is <allowed_value>,<allowed_value>...e.g. "
+                 "metric1,label1='v1,v2,v3', metric1,label2='v1,v2,v3' metric2,label1='v1,v2,v3'.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   auto pairs = parseStringToString(v);
+                   if (!pairs.ok()) return pairs.error();
+                   if (!o.metrics.allowMetricLabels) o.metrics.allowMetricLabels.emplace();
+                   for (auto& [k, val] : *pairs) (*o.metrics.allowMetricLabels)[k] = val;
+                   return {};
+                 }});
+    f.push_back({"allow-metric-labels-manifest", "", false, "string", "", "Metrics",
+                 "The path to the manifest file that contains the allow-list mapping. The format of the file "
+                 "is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will "
+                 "override the manifest file.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.metrics.allowMetricLabelsManifest = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"disabled-metrics", "", false, "strings", "", "Metrics",
+                 "This flag provides an escape hatch for misbehaving metrics. You must provide the fully "
+                 "qualified metric name in order to disable it. Disclaimer: disabling metrics is higher in "
+                 "precedence than showing hidden metrics.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   // pflag StringSlice: comma-separated; repeating the flag appends.
+                   std::stringstream in{std::string(v)};
+                   for (std::string name; std::getline(in, name, ',');) o.metrics.disabledMetrics.push_back(name);
+                   return {};
+                 }});
+    f.push_back({"show-hidden-metrics-for-version", "", false, "string", "", "Metrics",
+                 "The previous version for which you want to show hidden metrics. Only the previous minor "
+                 "version is meaningful, other values will not be allowed. The format is <major>.<minor>, "
+                 "e.g.: '1.16'. The purpose of this format is make sure you have the opportunity to notice if "
+                 "the next release hides additional metrics, rather than being surprised when they are "
+                 "permanently removed in the release after that.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.metrics.showHiddenMetricsForVersion = std::string(v);
+                   return {};
+                 }});
+
     // logs
     f.push_back({"v", "v", false, "Level", "0", "Logs",
                  "number for the log level verbosity (0-1: info, 2-3: debug, 4+: trace)", false,
@@ -312,6 +402,14 @@ VoidResult parseFeatureGates(std::string_view text, config::FeatureGates& gates)
   return {};
 }
 
+std::vector<FeatureGateState> featureGateStates(const config::FeatureGates& gates) {
+  return {
+      {"DRASchedulerFilterTimeout", "BETA", gates.draSchedulerFilterTimeout},
+      {"DynamicResourceAllocation", "", gates.dynamicResourceAllocation},
+      {"StorageCapacityScoring", "ALPHA", gates.storageCapacityScoring},
+  };
+}
+
 Result<Options> parseFlags(const std::vector<std::string>& args) {
   Options o;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -351,6 +449,15 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
     }
     if (auto r = flag->set(o, *value); !r.ok()) return invalidArgument(*value, *flag, r.error());
     if (flag->deprecated) o.deprecatedFlagsSet.push_back("--" + flag->name);
+  }
+  // component-base metrics Options.Validate.
+  if (auto v = metrics::validateShowHiddenMetricsVersion(kKubernetesMinorVersion,
+                                                         o.metrics.showHiddenMetricsForVersion);
+      !v.ok()) {
+    return v.error();
+  }
+  if (o.metrics.allowMetricLabels) {
+    if (auto v = metrics::parseLabelAllowList(*o.metrics.allowMetricLabels); !v.ok()) return v.error();
   }
   if (o.tlsCertFile.empty() != o.tlsPrivateKeyFile.empty()) {
     return Error("--tls-cert-file and --tls-private-key-file must be given together");

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -45,6 +46,18 @@ struct DeprecatedFlags {
   std::optional<std::string> kubeApiContentType;
 };
 
+// component-base's metrics options (the "Metrics flags" section).
+struct MetricsFlags {
+  std::string showHiddenMetricsForVersion;  // --show-hidden-metrics-for-version
+  std::vector<std::string> disabledMetrics;  // --disabled-metrics
+  // --allow-metric-labels: "metric,label" -> "value,value"; set when given (it overrides the manifest).
+  std::optional<std::map<std::string, std::string>> allowMetricLabels;
+  std::string allowMetricLabelsManifest;  // --allow-metric-labels-manifest
+};
+
+// The binary version the metrics options are validated against (we behave as kube-scheduler v1.34).
+inline constexpr std::string_view kKubernetesMinorVersion = "1.34";
+
 struct Options {
   bool help = false;
   bool version = false;
@@ -68,6 +81,7 @@ struct Options {
 
   LeaderElectionFlags leaderElection;
   DeprecatedFlags deprecated;
+  MetricsFlags metrics;
 
   // The deprecated flags given on the command line, as "--name", in order (for the warning).
   std::vector<std::string> deprecatedFlagsSet;
@@ -76,6 +90,15 @@ struct Options {
 // Parses argv (without the program name). Errors read as upstream's pflag errors where they exist
 // ("unknown flag: --foo", "invalid argument \"x\" for \"--secure-port\" flag: ...").
 Result<Options> parseFlags(const std::vector<std::string>& args);
+
+// One feature gate as kubernetes_feature_enabled{name,stage} reports it.
+struct FeatureGateState {
+  std::string name;
+  std::string stage;  // "ALPHA", "BETA", "DEPRECATED", "" when GA
+  bool enabled = false;
+};
+// Every gate the daemon knows, with its stage and value in `gates`, sorted by name.
+std::vector<FeatureGateState> featureGateStates(const config::FeatureGates& gates);
 
 // Parses --feature-gates "A=true,B=false" into `gates`; unknown gates and non-boolean values are errors
 // ("unrecognized feature gate: Foo").

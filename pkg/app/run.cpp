@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/json/yaml.h"
+#include "pkg/app/observability.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
 #include "pkg/informer/factory.h"
@@ -27,7 +28,9 @@
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/scheduler/metrics/component_metrics.h"
 #include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/scheduler/metrics/resources.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/server/healthz.h"
 #include "pkg/server/server.h"
@@ -155,8 +158,59 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
         "clientConnection.contentType {} requested; kube-scheduler-cpp always sends application/json",
         cc.contentType);
   }
-  rc.userAgent = std::string("kube-scheduler-cpp/v") + KS_VERSION;
+  rc.userAgent = userAgent();
   return rc;
+}
+
+// upstream createClients + resourcelock.NewFromKubeconfig: each client has its own connection pool and
+// token bucket, so events and lease renewals never queue behind bindings.
+struct Clients {
+  std::unique_ptr<client::rest::RestClient> scheduling;      // user agent ".../scheduler"
+  std::unique_ptr<client::rest::RestClient> events;          // the default user agent
+  std::unique_ptr<client::rest::RestClient> leaderElection;  // ".../leader-election", timeout renewDeadline
+};
+
+Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderElect,
+                              std::chrono::milliseconds renewDeadline) {
+  Clients c;
+  auto make = [&](std::string_view suffix, std::unique_ptr<client::rest::RestClient>& out) -> VoidResult {
+    client::rest::RestConfig rc = base;
+    rc.userAgent = userAgent(suffix);
+    if (suffix == "leader-election") {
+      // config.Timeout = renewDeadline (ours is an idle timeout per read, rounded up to whole seconds).
+      rc.requestTimeout = std::max(std::chrono::seconds(1),
+                                   std::chrono::ceil<std::chrono::seconds>(renewDeadline));
+    }
+    auto created = client::rest::RestClient::create(std::move(rc));
+    if (!created.ok()) return created.error();
+    out = std::move(created).value();
+    return {};
+  };
+  if (auto r = make("scheduler", c.scheduling); !r.ok()) return r.error();
+  if (auto r = make("", c.events); !r.ok()) return r.error();
+  if (leaderElect) {
+    if (auto r = make("leader-election", c.leaderElection); !r.ok()) return r.error();
+  }
+  return c;
+}
+
+// component-base metrics Options.Apply: the allow-list flag wins over the manifest; a manifest that cannot
+// be read is logged and ignored, as upstream.
+metrics::MetricsOptions metricsOptions(const MetricsFlags& flags) {
+  metrics::MetricsOptions o;
+  o.disabledMetrics.insert(flags.disabledMetrics.begin(), flags.disabledMetrics.end());
+  o.showHiddenMetricsForVersion = flags.showHiddenMetricsForVersion;
+  if (flags.allowMetricLabels) {
+    if (auto l = metrics::parseLabelAllowList(*flags.allowMetricLabels); l.ok()) o.allowLabels = *l;
+  } else if (!flags.allowMetricLabelsManifest.empty()) {
+    auto l = metrics::loadLabelAllowListManifest(flags.allowMetricLabelsManifest);
+    if (l.ok()) {
+      o.allowLabels = std::move(l).value();
+    } else {
+      spdlog::error("Failed to read allow list manifest: {}", l.error().message());
+    }
+  }
+  return o;
 }
 
 std::string configzJson(const config::KubeSchedulerConfiguration& cfg) {
@@ -219,12 +273,23 @@ int runDaemon(const Options& options) {
                       " (kube-scheduler-cpp supports \"leases\")"));
   }
 
+  metrics::ComponentMetrics componentMetrics(metricsOptions(options.metrics));
+  componentMetrics.setBuildInfo(buildInfo());
+  {
+    std::vector<metrics::FeatureState> features;
+    for (const auto& g : featureGateStates(options.featureGates)) features.push_back({g.name, g.stage, g.enabled});
+    componentMetrics.setFeatures(features);
+  }
+  RestClientMetricsAdapter restClientMetrics(componentMetrics);
+
   auto rc = restConfigFor(cfg.clientConnection, options.master);
   if (!rc.ok()) return fail(rc.error());
+  rc->metrics = &restClientMetrics;
   client::rest::initializeThreadPool(8);
-  auto createdClient = client::rest::RestClient::create(std::move(rc).value());
-  if (!createdClient.ok()) return fail(createdClient.error().wrap("creating the API client"));
-  std::unique_ptr<client::rest::RestClient> client = std::move(createdClient).value();
+  auto createdClients = createClients(*rc, le.leaderElect, le.renewDeadline);
+  if (!createdClients.ok()) return fail(createdClients.error().wrap("creating the API client"));
+  Clients clients = std::move(createdClients).value();
+  client::rest::RestClient& client = *clients.scheduling;
 
   metrics::Metrics metrics;
   const std::string identity = leaderelection::defaultIdentity();
@@ -232,19 +297,19 @@ int runDaemon(const Options& options) {
 
   informer::SharedInformerFactoryOptions fo;
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-  informer::SharedInformerFactory factory(*client, fo);
+  informer::SharedInformerFactory factory(client, fo);
 
   std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders;
   for (const auto& profile : cfg.profiles) {
     scheduler::EventRecorderOptions eo;
     eo.reportingController = profile.schedulerName;
     eo.reportingInstance = profile.schedulerName + "-" + host;  // client-go events.NewRecorder
-    recorders.emplace(profile.schedulerName, std::make_unique<scheduler::ApiEventRecorder>(*client, eo));
+    recorders.emplace(profile.schedulerName, std::make_unique<scheduler::ApiEventRecorder>(*clients.events, eo));
   }
   const std::string firstProfile =
       cfg.profiles.empty() ? std::string(config::kDefaultSchedulerName) : cfg.profiles.front().schedulerName;
   if (recorders.empty()) {
-    recorders.emplace(firstProfile, std::make_unique<scheduler::ApiEventRecorder>(*client));
+    recorders.emplace(firstProfile, std::make_unique<scheduler::ApiEventRecorder>(*clients.events));
   }
   ProfileEventRecorder recorder(std::move(recorders), firstProfile, factory.pods().store());
 
@@ -252,13 +317,15 @@ int runDaemon(const Options& options) {
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;
   so.metrics = &metrics;
-  auto createdSched = scheduler::Scheduler::create(*client, cfg, plugins::newInTreeRegistry(), so);
+  auto createdSched = scheduler::Scheduler::create(client, cfg, plugins::newInTreeRegistry(), so);
   if (!createdSched.ok()) return fail(createdSched.error().wrap("couldn't create scheduler"));
   std::unique_ptr<scheduler::Scheduler> sched = std::move(createdSched).value();
   sched->addEventHandlers(factory);
 
   // HTTPS endpoints (before the election, so that candidates serve health and metrics too).
   std::atomic<bool> synced{false};
+  // upstream isLeader for /metrics/resources: true once leading, or at once without leader election.
+  std::atomic<bool> leading{!le.leaderElect};
   leaderelection::HealthzAdaptor leaderHealth(kLeaderHealthzTolerance);
   std::unique_ptr<server::Server> srv;
   if (options.securePort != 0) {
@@ -277,7 +344,15 @@ int runDaemon(const Options& options) {
       eo.leaderElection = server::HealthCheck{std::string(leaderelection::HealthzAdaptor::name()),
                                               [&leaderHealth] { return leaderHealth.check(); }};
     }
-    eo.metrics = [&metrics] { return metrics.scrape(); };
+    eo.metrics = [&metrics, &componentMetrics] { return componentMetrics.scrape(&metrics); };
+    eo.resourceMetrics = [&leading, &factory]() -> std::string {
+      if (!leading.load()) return "";
+      return metrics::podResourceMetricsText(factory.pods().store().list());
+    };
+    eo.slisMetrics = [&componentMetrics] { return componentMetrics.scrapeSlis(); };
+    eo.healthcheckObserver = [&componentMetrics](std::string_view check, std::string_view type, bool ok) {
+      componentMetrics.observeHealthcheck(check, type, ok);
+    };
     eo.configzJson = [json = configzJson(cfg)] { return json; };
     server::installSchedulerEndpoints(*srv, std::move(eo));
     srv->start();
@@ -358,8 +433,9 @@ int runDaemon(const Options& options) {
     lease.name = le.resourceName;
     recorder.eventf(lease, nullptr, "Normal", "LeaderElection", "LeaderElection", message);
   };
-  lec.callbacks.onStartedLeading = [&](std::stop_token leading) {
+  lec.callbacks.onStartedLeading = [&](std::stop_token stillLeading) {
     started = true;
+    leading = true;
     if (cfg.delayCacheUntilActive && !startInformers()) {
       drained = true;
       return;
@@ -367,7 +443,7 @@ int runDaemon(const Options& options) {
     // Scheduling stops when leadership ends or on shutdown; on shutdown the bindings drain before the
     // lease is released (the elector is only stopped once `drained` is set).
     std::stop_source schedStop;
-    std::stop_callback onLost(leading, [&schedStop] { schedStop.request_stop(); });
+    std::stop_callback onLost(stillLeading, [&schedStop] { schedStop.request_stop(); });
     std::stop_callback onShutdown(shutdown.get_token(), [&schedStop] { schedStop.request_stop(); });
     sched->run(schedStop.get_token());
     if (shutdown.stop_requested()) drain();
@@ -379,7 +455,7 @@ int runDaemon(const Options& options) {
     spdlog::info("new leader elected: {}", holder.empty() ? "<none>" : holder);
   };
 
-  auto createdLe = leaderelection::LeaderElector::create(std::move(lec), *client);
+  auto createdLe = leaderelection::LeaderElector::create(std::move(lec), *clients.leaderElection);
   if (!createdLe.ok()) return fail(createdLe.error().wrap("couldn't create leader elector"));
   std::unique_ptr<leaderelection::LeaderElector> elector = std::move(createdLe).value();
   leaderHealth.setLeaderElection(elector.get());

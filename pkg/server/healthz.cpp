@@ -61,7 +61,8 @@ VoidResult runCheck(const HealthCheck& check) {
 
 }  // namespace
 
-Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req) {
+Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req,
+                     const HealthcheckObserver& observer) {
   std::vector<std::string> excludedList = req.queryValues("exclude");
   std::set<std::string> excluded(excludedList.begin(), excludedList.end());
   std::string individual;
@@ -73,6 +74,7 @@ Response serveHealth(std::string_view name, const std::vector<HealthCheck>& chec
       continue;
     }
     VoidResult r = runCheck(check);
+    if (observer) observer(check.name, name, r.ok());
     if (!r) {
       individual += "[-]" + check.name + " failed: reason withheld\n";
       failedLog += "[-]" + check.name + " failed: " + r.error().message() + "\n";
@@ -102,7 +104,8 @@ Response serveHealth(std::string_view name, const std::vector<HealthCheck>& chec
   return resp;
 }
 
-void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks) {
+void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks,
+                         HealthcheckObserver observer) {
   if (checks.empty()) checks.push_back(pingCheck());
   std::string name = path.substr(path.find_first_not_of('/'));
   name = name.substr(0, name.find('/'));
@@ -115,8 +118,8 @@ void installHealthChecks(Server& server, const std::string& path, std::vector<He
       return resp;
     });
   }
-  server.handle(path, [name, checks = std::move(checks)](const Request& req) {
-    return serveHealth(name, checks, req);
+  server.handle(path, [name, checks = std::move(checks), observer = std::move(observer)](const Request& req) {
+    return serveHealth(name, checks, req, observer);
   });
 }
 
@@ -129,9 +132,9 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
   }
   readyz.push_back(shutdownCheck(options.shuttingDown));
   readyz.push_back(handlerSyncCheck(options.handlersSynced));
-  installHealthChecks(server, "/healthz", std::move(healthz));
-  installHealthChecks(server, "/livez", {});
-  installHealthChecks(server, "/readyz", std::move(readyz));
+  installHealthChecks(server, "/healthz", std::move(healthz), options.healthcheckObserver);
+  installHealthChecks(server, "/livez", {}, options.healthcheckObserver);
+  installHealthChecks(server, "/readyz", std::move(readyz), options.healthcheckObserver);
 
   if (options.metrics) {
     server.handle("/metrics", [scrape = std::move(options.metrics)](const Request&) {
@@ -141,6 +144,16 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       return resp;
     });
   }
+  auto text = [](std::function<std::string()> scrape) {
+    return [scrape = std::move(scrape)](const Request&) {
+      Response resp;
+      resp.contentType = "text/plain; version=0.0.4; charset=utf-8";
+      resp.body = scrape();
+      return resp;
+    };
+  };
+  if (options.resourceMetrics) server.handle("/metrics/resources", text(std::move(options.resourceMetrics)));
+  if (options.slisMetrics) server.handle("/metrics/slis", text(std::move(options.slisMetrics)));
   if (options.configzJson) {
     server.handle("/configz", [configz = std::move(options.configzJson)](const Request&) {
       Response resp;

@@ -43,12 +43,18 @@ HealthCheck leaderElectionCheck(std::function<bool()> isLeader,
                                 std::chrono::milliseconds tolerance = std::chrono::seconds(20),
                                 std::function<std::chrono::steady_clock::time_point()> now = {});
 
+// component-base slis.ObserveHealthcheck: told the result of every check a root endpoint ran (excluded
+// checks and the per-check paths are not observed, as upstream). `type` is "healthz", "livez" or "readyz".
+using HealthcheckObserver = std::function<void(std::string_view check, std::string_view type, bool ok)>;
+
 // Serves a root health endpoint; `name` is "healthz", "livez" or "readyz".
-Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req);
+Response serveHealth(std::string_view name, const std::vector<HealthCheck>& checks, const Request& req,
+                     const HealthcheckObserver& observer = {});
 
 // Routes `path` and `path/<check>` for every check (only ping when `checks` is empty), as upstream
 // InstallPathHandler.
-void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks);
+void installHealthChecks(Server& server, const std::string& path, std::vector<HealthCheck> checks,
+                         HealthcheckObserver observer = {});
 
 struct SchedulerEndpointsOptions {
   // Required: true once informer caches synced and event handlers are registered.
@@ -61,9 +67,15 @@ struct SchedulerEndpointsOptions {
   std::function<std::string()> metrics;
   // Optional: the effective KubeSchedulerConfiguration as a JSON object; /configz is 404 without it.
   std::function<std::string()> configzJson;
+  // Optional: /metrics/resources (upstream: the pod resource collector, an empty 200 unless leading; the
+  // function decides) and /metrics/slis with the health checks' results reported to healthcheckObserver.
+  std::function<std::string()> resourceMetrics;
+  std::function<std::string()> slisMetrics;
+  HealthcheckObserver healthcheckObserver;
 };
 
-// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics and /configz.
+// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics, /metrics/resources, /metrics/slis and
+// /configz.
 void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options);
 
 }  // namespace ks::server

@@ -146,6 +146,46 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring=yes"}), HasSubstr("invalid value of"));
 }
 
+TEST(ParseFlags, MetricsFlags) {
+  Options o = parse({"--disabled-metrics=a_total,b_total", "--disabled-metrics", "c_total",
+                     "--show-hidden-metrics-for-version=1.33", "--allow-metric-labels=metric1,label1='v1,v2'",
+                     "--allow-metric-labels", "\"metric2,label2=v3,v4\",\"metric3,label3=x\"",
+                     "--allow-metric-labels-manifest=/m.yaml"});
+  EXPECT_EQ(o.metrics.disabledMetrics, (std::vector<std::string>{"a_total", "b_total", "c_total"}));
+  EXPECT_EQ(o.metrics.showHiddenMetricsForVersion, "1.33");
+  // pflag stringToString: a single pair is taken whole; several are one CSV record; repeats merge.
+  ASSERT_TRUE(o.metrics.allowMetricLabels);
+  EXPECT_EQ(*o.metrics.allowMetricLabels, (std::map<std::string, std::string>{{"metric1,label1", "'v1,v2'"},
+                                                                               {"metric2,label2", "v3,v4"},
+                                                                               {"metric3,label3", "x"}}));
+  EXPECT_EQ(o.metrics.allowMetricLabelsManifest, "/m.yaml");
+  EXPECT_FALSE(parse({}).metrics.allowMetricLabels);
+
+  EXPECT_EQ(parseError({"--show-hidden-metrics-for-version=1.32"}),
+            "--show-hidden-metrics-for-version must be omitted or have the value '1.33'. Only the previous "
+            "minor version is allowed");
+  EXPECT_EQ(parseError({"--allow-metric-labels=metric1=v1"}),
+            "--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, "
+            "labelValue,...`");
+  EXPECT_THAT(parseError({"--allow-metric-labels=novalue"}), HasSubstr("must be formatted as key=value"));
+  EXPECT_THAT(parseError({"--allow-metric-labels=m,l=a,m2,l2=b"}), HasSubstr("m must be formatted as key=value"));
+}
+
+TEST(FeatureGateStates, ListsEveryGateWithStageAndValue) {
+  config::FeatureGates g;
+  g.storageCapacityScoring = true;
+  auto states = featureGateStates(g);
+  ASSERT_EQ(states.size(), 3u);
+  EXPECT_EQ(states[0].name, "DRASchedulerFilterTimeout");
+  EXPECT_EQ(states[0].stage, "BETA");
+  EXPECT_TRUE(states[0].enabled);
+  EXPECT_EQ(states[1].name, "DynamicResourceAllocation");
+  EXPECT_EQ(states[1].stage, "");  // GA
+  EXPECT_EQ(states[2].name, "StorageCapacityScoring");
+  EXPECT_EQ(states[2].stage, "ALPHA");
+  EXPECT_TRUE(states[2].enabled);
+}
+
 TEST(ParseFlags, Errors) {
   EXPECT_EQ(parseError({"--no-such-flag"}), "unknown flag: --no-such-flag");
   EXPECT_EQ(parseError({"--no-such-flag=1"}), "unknown flag: --no-such-flag");
@@ -267,6 +307,11 @@ TEST(Usage, ListsTheFlags) {
                            "--kube-api-qps",
                            "--kube-api-burst",
                            "--kube-api-content-type",
+                           "Metrics flags:",
+                           "--allow-metric-labels stringToString",
+                           "--allow-metric-labels-manifest string",
+                           "--disabled-metrics strings",
+                           "--show-hidden-metrics-for-version string",
                            "simulate"}) {
     EXPECT_THAT(u, HasSubstr(flag));
   }

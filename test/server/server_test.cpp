@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -160,6 +161,12 @@ class SchedulerEndpointsTest : public ::testing::Test {
                             std::chrono::seconds(15), std::chrono::seconds(20), [this] { return now_; });
     opts.metrics = [this] { return metrics_.scrape(); };
     opts.configzJson = [] { return std::string(R"({"apiVersion":"kubescheduler.config.k8s.io/v1"})"); };
+    opts.resourceMetrics = [this] { return leading_.load() ? std::string("kube_pod_resource_request 1\n") : ""; };
+    opts.slisMetrics = [] { return std::string("kubernetes_healthcheck 1\n"); };
+    opts.healthcheckObserver = [this](std::string_view check, std::string_view type, bool ok) {
+      std::lock_guard lock(observedMu_);
+      observed_.push_back(std::string(type) + "/" + std::string(check) + (ok ? " ok" : " failed"));
+    };
     installSchedulerEndpoints(*server_, std::move(opts));
     server_->start();
   }
@@ -171,7 +178,33 @@ class SchedulerEndpointsTest : public ::testing::Test {
   std::atomic<bool> leading_{true};
   std::chrono::steady_clock::time_point now_{std::chrono::seconds(1000)};
   std::chrono::steady_clock::time_point lastRenewed_{std::chrono::seconds(995)};
+  std::mutex observedMu_;
+  std::vector<std::string> observed_;
 };
+
+TEST_F(SchedulerEndpointsTest, RootHealthEndpointsReportEachCheckToTheSliObserver) {
+  synced_ = false;
+  EXPECT_EQ(tlsGet(server_->port(), "/readyz?exclude=shutdown").status, 500);
+  EXPECT_EQ(tlsGet(server_->port(), "/livez").status, 200);
+  EXPECT_EQ(tlsGet(server_->port(), "/healthz/leaderElection").status, 200);  // per-check paths: not observed
+  std::lock_guard lock(observedMu_);
+  EXPECT_EQ(observed_, (std::vector<std::string>{"readyz/leaderElection ok", "readyz/sched-handler-sync failed",
+                                                 "livez/ping ok"}));
+}
+
+TEST_F(SchedulerEndpointsTest, MetricsResourcesAndSlis) {
+  HttpReply r = tlsGet(server_->port(), "/metrics/resources");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "kube_pod_resource_request 1\n");
+  EXPECT_EQ(headerValue(r, "Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  leading_ = false;  // upstream: an empty 200 unless leading
+  r = tlsGet(server_->port(), "/metrics/resources");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "");
+  r = tlsGet(server_->port(), "/metrics/slis");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "kubernetes_healthcheck 1\n");
+}
 
 TEST_F(SchedulerEndpointsTest, HealthEndpointsOk) {
   for (const char* path : {"/healthz", "/livez", "/readyz"}) {

@@ -13,6 +13,8 @@
 
 namespace ks::client::rest {
 
+class RequestMetrics;
+
 // Retries of failed requests: exponential backoff with jitter, bounded attempts (see retry.h).
 struct RetryParams {
   int maxRetries = 5;  // retries after the first attempt; 0 disables
@@ -42,6 +44,9 @@ struct RestConfig {
   std::chrono::seconds watchIdleMargin{30};  // watch idle timeout = timeoutSeconds + this
   std::chrono::seconds tokenFileRefresh{60};
   RetryParams retry;
+  // Optional: receives the rest_client_* observations (request_metrics.h). Not owned; must outlive the
+  // client.
+  RequestMetrics* metrics = nullptr;
 };
 
 // Loads a kubeconfig file. `context` = "" uses current-context. Relative file paths in the file are

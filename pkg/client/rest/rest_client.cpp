@@ -1,6 +1,7 @@
 // The only translation unit that includes cpprestsdk (it costs ~3 s and ~430 MB to compile).
 #include "pkg/client/rest/rest_client.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -18,6 +19,7 @@
 #include "pkg/client/rest/line_splitter.h"
 #include "pkg/client/rest/rate_limiter.h"
 #include "pkg/client/rest/request_bodies.h"
+#include "pkg/client/rest/request_metrics.h"
 #include "pkg/client/rest/retry.h"
 #include "pkg/client/rest/tls.h"
 #include "pkg/client/rest/token_source.h"
@@ -44,6 +46,14 @@ constexpr size_t kWatchBufferHighWater = 4u << 20;  // bytes of undelivered line
 
 ApiError decodeError(const std::string& what, const Error& e) {
   return ApiError(0, "DecodeError", what + ": " + e.message());
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string codeLabel(int32_t status) {
+  return status == 0 ? std::string("<error>") : std::to_string(status);
 }
 
 double random01() {
@@ -129,14 +139,17 @@ class WatchQueue {
     std::string retryAfter;
   };
 
-  // Waits for lines (once headers are known), the end of the stream, or `stop`.
+  // Waits for the headers (returned once, with or without lines), lines once headers are known, the end
+  // of the stream, or `stop`.
   Batch take(const std::stop_token& stop) {
     Batch b;
     std::optional<pplx::task_completion_event<size_t>> pending;
     size_t n = 0;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, stop, [&] { return done_ || (status_ >= 0 && !lines_.empty()); });
+      cv_.wait(lock, stop,
+               [&] { return done_ || (status_ >= 0 && (!lines_.empty() || !headersTaken_)); });
+      headersTaken_ = status_ >= 0;
       b.lines.swap(lines_);
       bytes_ = 0;
       b.done = done_;
@@ -160,6 +173,7 @@ class WatchQueue {
   bool abandoned_ = false;
   std::exception_ptr error_;
   int32_t status_ = -1;
+  bool headersTaken_ = false;
   std::string retryAfter_;
   std::optional<pplx::task_completion_event<size_t>> pending_;
   size_t pendingCount_ = 0;
@@ -233,6 +247,13 @@ struct Attempt {
 
 }  // namespace
 
+std::string_view urlHost(std::string_view server) {
+  if (auto scheme = server.find("://"); scheme != std::string_view::npos) server.remove_prefix(scheme + 3);
+  server = server.substr(0, server.find_first_of("/?#"));
+  if (auto at = server.rfind('@'); at != std::string_view::npos) server.remove_prefix(at + 1);
+  return server;
+}
+
 // ---- the shared transport --------------------------------------------------------------------
 
 class RestClient::Impl {
@@ -244,6 +265,8 @@ class RestClient::Impl {
       : config_(std::move(config)),
         tls_(std::move(tls)),
         baseUri_(config_.server),
+        host_(urlHost(config_.server)),
+        metrics_(config_.metrics),
         limiter_(config_.qps, config_.burst),
         token_(config_.bearerToken, config_.bearerTokenFile, config_.tokenFileRefresh),
         client_(baseUri_, clientConfig(config_.requestTimeout)) {
@@ -281,10 +304,25 @@ class RestClient::Impl {
     }
   }
 
+  // One attempt: a token from the limiter, the request, its metrics (`retry` counts from 1).
   Attempt attempt(const http::method& method, const std::string& target, const std::string* body,
-                  const char* contentType) {
+                  const char* contentType, int retry) {
     Attempt a;
+    const auto throttleStart = std::chrono::steady_clock::now();
     limiter_.accept();
+    if (metrics_ != nullptr) metrics_->rateLimiterLatency(method, host_, secondsSince(throttleStart));
+    sendOnce(a, method, target, body, contentType);
+    if (metrics_ != nullptr) {
+      metrics_->requestSize(method, host_, body != nullptr ? static_cast<double>(body->size()) : 0.0);
+      const std::string code = codeLabel(a.status);
+      metrics_->requestResult(code, method, host_);
+      if (retry > 1) metrics_->requestRetry(code, method, host_);
+    }
+    return a;
+  }
+
+  void sendOnce(Attempt& a, const http::method& method, const std::string& target, const std::string* body,
+                const char* contentType) {
     try {
       http::http_request req(method);
       req.set_request_uri(target);
@@ -303,22 +341,35 @@ class RestClient::Impl {
       a.status = 0;
       a.transportError = e.what();
     }
-    return a;
   }
 
   // One call with retries (retry.h).
   ApiResult<std::string> call(const http::method& method, const std::string& target, RequestKind kind,
                               const std::string* body = nullptr,
                               const char* contentType = "application/json") {
+    const auto start = std::chrono::steady_clock::now();
+    // client-go observes the request's latency once, retries and throttling included, and the size of the
+    // final response's body (when one arrived).
+    auto finished = [&](const Attempt& a) {
+      if (metrics_ == nullptr) return;
+      if (a.status != 0) metrics_->responseSize(method, host_, static_cast<double>(a.body.size()));
+      metrics_->requestLatency(method, host_, secondsSince(start));
+    };
     for (int retry = 1;; ++retry) {
-      Attempt a = attempt(method, target, body, contentType);
-      if (a.status >= 200 && a.status < 300) return std::move(a.body);
+      Attempt a = attempt(method, target, body, contentType, retry);
+      if (a.status >= 200 && a.status < 300) {
+        finished(a);
+        return std::move(a.body);
+      }
       ApiError err = a.status == 0
                          ? ApiError(0, "", method + " " + config_.server + target + ": " + a.transportError)
                          : apiErrorFromResponse(a.status, a.body, a.retryAfter);
       AttemptOutcome outcome{a.status, a.mayHaveBeenSent, err.retryAfter()};
       auto delay = retryDelay(kind, outcome, retry, config_.retry, random01());
-      if (!delay) return err;
+      if (!delay) {
+        finished(a);
+        return err;
+      }
       std::this_thread::sleep_for(*delay);
     }
   }
@@ -328,7 +379,8 @@ class RestClient::Impl {
   ApiResult<void> watch(const std::string& target, int64_t timeoutSeconds,
                         const std::function<ApiResult<void>(std::string&&)>& onLine, std::stop_token stop) {
     if (stop.stop_requested()) return {};
-    if (!limiter_.accept(stop)) return {};
+    // Not throttled: client-go's Request.Watch deliberately bypasses the rate limiter (a watch is one
+    // long request, and relists after it are throttled as lists).
     const auto idle = timeoutSeconds > 0 ? std::chrono::seconds(timeoutSeconds) + config_.watchIdleMargin
                                          : std::chrono::seconds(7200);
     auto queue = std::make_shared<WatchQueue>();
@@ -370,10 +422,21 @@ class RestClient::Impl {
       return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
     }
 
+    // client-go counts a watch's request once, when its response headers arrive (retry.After after
+    // client.Do), or with "<error>" when none arrive. Counted here, on the watching thread, so that no
+    // cpprest continuation touches the metrics after the client is gone.
+    bool counted = false;
+    auto count = [&](int32_t status) {
+      if (counted || metrics_ == nullptr) return;
+      counted = true;
+      metrics_->requestResult(codeLabel(std::max(status, 0)), "GET", host_);
+    };
     std::string errorBody;
     while (true) {
       WatchQueue::Batch b = queue->take(stop);
+      if (b.status >= 0 || b.done) count(b.status);
       if (stop.stop_requested()) {
+        count(0);
         queue->abandon();
         return {};
       }
@@ -411,6 +474,8 @@ class RestClient::Impl {
   RestConfig config_;
   std::shared_ptr<const TlsMaterial> tls_;
   web::uri baseUri_;
+  const std::string host_;       // the rest_client_* host label
+  RequestMetrics* const metrics_;  // optional
   TokenBucketRateLimiter limiter_;
   TokenSource token_;
   std::string basicAuth_;

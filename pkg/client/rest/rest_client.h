@@ -4,7 +4,9 @@
 //  - TLS: the config's CA (only it is trusted when given), client certificate/key, hostname
 //    verification; insecureSkipTlsVerify turns verification off.
 //  - Auth: bearer token (token file re-read every tokenFileRefresh), or basic auth.
-//  - Client-side rate limiting: one token bucket (qps/burst) over every request, watches included.
+//  - Client-side rate limiting: one token bucket (qps/burst) per client over every request except watches
+//    (client-go's Watch is not throttled either). Each RestClient has its own bucket and connection pool.
+//  - Metrics: RestConfig::metrics receives client-go's rest_client_* observations (request_metrics.h).
 //  - Retries (retry.h): 429 honouring Retry-After, 5xx and safe transport failures, bounded.
 //  - Watches stream line by line with bounded buffering; events are decoded and delivered on the
 //    calling thread; std::stop_token cancels the HTTP request promptly.

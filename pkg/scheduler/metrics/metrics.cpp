@@ -528,4 +528,8 @@ std::string Metrics::scrape() const {
   return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
 }
 
+std::vector<prometheus::MetricFamily> Metrics::collect() const {
+  return impl_->registry->Collect();
+}
+
 }  // namespace ks::metrics

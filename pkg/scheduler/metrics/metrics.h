@@ -26,6 +26,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "pkg/scheduler/framework/status.h"
 
@@ -33,6 +34,7 @@ namespace prometheus {
 class Counter;
 class Gauge;
 class Histogram;
+struct MetricFamily;
 }  // namespace prometheus
 
 namespace ks::metrics {
@@ -239,6 +241,8 @@ class Metrics {
 
   // The Prometheus text exposition (format 0.0.4) of every metric.
   std::string scrape() const;
+  // The same as families (ComponentMetrics::scrape merges them with the process and client metrics).
+  std::vector<prometheus::MetricFamily> collect() const;
 
  private:
   struct Impl;

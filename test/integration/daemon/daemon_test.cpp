@@ -93,6 +93,33 @@ TEST_F(DaemonTest, BindsPodsRecordsEventsAndServesEndpoints) {
                                {{"profile", kSchedulerName}, {"result", "scheduled"}});
   ASSERT_TRUE(scheduled) << "scheduler_schedule_attempts_total{result=scheduled} absent from the scrape";
   EXPECT_EQ(*scheduled, 5);
+  // What upstream's libraries add to /metrics: the process collector, client-go's request metrics (each
+  // binding is a POST answered 201; events are POSTed with 201 too) and the build info.
+  auto rss = metricValue(metrics->second, "process_resident_memory_bytes", {});
+  ASSERT_TRUE(rss) << "process_resident_memory_bytes absent";
+  EXPECT_GT(*rss, 0);
+  auto posts = metricValue(metrics->second, "rest_client_requests_total", {{"method", "POST"}, {"code", "201"}});
+  ASSERT_TRUE(posts) << "rest_client_requests_total{method=POST,code=201} absent";
+  EXPECT_GE(*posts, 5);
+  auto build = metricValue(metrics->second, "kubernetes_build_info", {{"git_version", "v" KS_VERSION}});
+  ASSERT_TRUE(build) << "kubernetes_build_info absent";
+  EXPECT_EQ(*build, 1);
+  // /metrics/resources (this instance leads: no leader election): the bound pod's request.
+  auto resources = httpsGet(port, "/metrics/resources");
+  ASSERT_TRUE(resources);
+  ASSERT_EQ(resources->first, 200);
+  auto cpu0 = metricValue(resources->second, "kube_pod_resource_request",
+                          {{"namespace", "t"}, {"pod", "p0"}, {"resource", "cpu"}, {"unit", "cores"},
+                           {"scheduler", kSchedulerName}, {"node", nodeNameOf("t", "p0")}});
+  ASSERT_TRUE(cpu0) << resources->second;
+  EXPECT_DOUBLE_EQ(*cpu0, 0.01);
+  // /metrics/slis: the /healthz and /livez requests above.
+  auto slis = httpsGet(port, "/metrics/slis");
+  ASSERT_TRUE(slis);
+  auto ping = metricValue(slis->second, "kubernetes_healthchecks_total",
+                          {{"name", "ping"}, {"type", "livez"}, {"status", "success"}});
+  ASSERT_TRUE(ping) << slis->second;
+  EXPECT_GE(*ping, 1);
 
   d.signal(SIGTERM);
   auto code = d.waitExit(40s);
