@@ -2,10 +2,12 @@
 // run(): the daemon, as upstream kube-scheduler's app.Run (cmd/kube-scheduler/app/server.go):
 //
 //   effective config (options.h) -> [--write-config-to: write it, exit 0]
-//   -> REST client (kubeconfig, --master override, or in-cluster) -> metrics, event recorders (one per
+//   -> REST clients (kubeconfig, --master override, or in-cluster; one each for scheduling, events and
+//   leader election, as upstream's createClients) -> metrics, event recorders (one per
 //   profile, reportingController = the profile's schedulerName, as upstream's recorder factory)
 //   -> pod informer with kSchedulerPodFieldSelector + the other informers -> Scheduler::create,
-//   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /configz) -> informers started and
+//   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /metrics/resources /metrics/slis
+//   /configz) -> informers started and
 //   synced (after winning the election when delayCacheUntilActive) -> with leader election: only the
 //   leader schedules; losing the lease exits 1 ("leaderelection lost"); without: schedule at once.
 //

@@ -209,6 +209,15 @@ TEST_F(DaemonTest, LeaderElectionHandoverAndRelease) {
   };
   EXPECT_EQ(leaderStatus(portA), 1.0);
   EXPECT_EQ(leaderStatus(portB).value_or(0), 0.0);
+  // /metrics/resources: only the leader reports (upstream's isLeader); the standby answers an empty 200.
+  auto resourcesA = httpsGet(portA, "/metrics/resources");
+  auto resourcesB = httpsGet(portB, "/metrics/resources");
+  ASSERT_TRUE(resourcesA && resourcesB);
+  EXPECT_EQ(resourcesA->first, 200);
+  EXPECT_TRUE(metricValue(resourcesA->second, "kube_pod_resource_request", {{"pod", "p0"}, {"resource", "cpu"}}))
+      << resourcesA->second;
+  EXPECT_EQ(resourcesB->first, 200);
+  EXPECT_EQ(resourcesB->second, "");
   EXPECT_TRUE(waitFor([&] { return !events("kube-system", "reason=LeaderElection").empty(); }, 10s));
 
   // Kill the leader; the other candidate takes over within leaseDuration (4s) + retry jitter.
