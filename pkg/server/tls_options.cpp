@@ -1,5 +1,6 @@
 #include "pkg/server/tls_options.h"
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include <algorithm>
@@ -48,6 +49,17 @@ const std::map<std::string_view, Suite>& suites() {
   return kSuites;
 }
 
+// Whether this OpenSSL offers `cipher` (builds leave out RC4 and 3DES, which Go still implements).
+bool opensslHas(std::string_view cipher) {
+  SSL_CTX* probe = SSL_CTX_new(TLS_server_method());
+  if (probe == nullptr) return false;
+  SSL_CTX_set_security_level(probe, 0);
+  const bool ok = SSL_CTX_set_cipher_list(probe, std::string(cipher).c_str()) == 1;
+  ERR_clear_error();
+  SSL_CTX_free(probe);
+  return ok;
+}
+
 }  // namespace
 
 Result<int> tlsVersion(std::string_view name) {
@@ -64,7 +76,10 @@ Result<std::string> tlsCipherList(const std::vector<std::string>& names) {
   std::vector<std::string_view> seen;
   for (const auto& name : names) {
     auto it = suites().find(name);
-    if (it == suites().end()) return Error("Cipher suite " + name + " not supported or doesn't exist");
+    // Go's text; also for the names Go knows and this OpenSSL does not offer.
+    if (it == suites().end() || (!it->second.openssl.empty() && !opensslHas(it->second.openssl))) {
+      return Error("Cipher suite " + name + " not supported or doesn't exist");
+    }
     std::string_view o = it->second.openssl;
     if (o.empty() || std::find(seen.begin(), seen.end(), o) != seen.end()) continue;
     seen.push_back(o);

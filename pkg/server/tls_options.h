@@ -17,7 +17,8 @@ namespace ks::server {
 Result<int> tlsVersion(std::string_view name);
 
 // The OpenSSL cipher list for `names` (in order; TLS 1.3 names skipped). An unknown name:
-// "Cipher suite <name> not supported or doesn't exist". Empty `names` gives "" (OpenSSL's defaults).
+// "Cipher suite <name> not supported or doesn't exist" -- also for the RC4 and 3DES suites, which Go still
+// implements but Debian's OpenSSL 3 leaves out. Empty `names` gives "" (OpenSSL's defaults).
 Result<std::string> tlsCipherList(const std::vector<std::string>& names);
 
 // For --help, sorted as upstream prints them.
