@@ -287,6 +287,7 @@ int runDaemon(const Options& options) {
                                                             server::auth::restAuthApiFactory());
     if (!createdAuth.ok()) return fail(createdAuth.error());
     delegatingAuth = std::move(createdAuth).value();
+    sopts.requestClientCertificates = delegatingAuth->usesClientCertificates();
     auto createdSrv = server::Server::create(sopts);
     if (!createdSrv.ok()) return fail(createdSrv.error());
     srv = std::move(createdSrv).value();

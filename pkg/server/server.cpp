@@ -482,7 +482,9 @@ struct Server::Impl {
     SSL_CTX_set_mode(ssl.get(), SSL_MODE_AUTO_RETRY);
     // Request (never require) a client certificate, as Go's tls.RequestClientCert: the handshake accepts
     // any certificate and the authentication filter verifies it against the current client CAs.
-    SSL_CTX_set_verify(ssl.get(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+    if (options.requestClientCertificates) {
+      SSL_CTX_set_verify(ssl.get(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+    }
     static const unsigned char kSessionContext[] = "kube-scheduler-cpp";
     SSL_CTX_set_session_id_context(ssl.get(), kSessionContext, sizeof(kSessionContext) - 1);
     if (options.certFile.empty() != options.keyFile.empty()) {

@@ -81,6 +81,9 @@ struct ServerOptions {
   // OpenSSL cipher list for TLS 1.0-1.2 (--tls-cipher-suites mapped by tls_options.h); empty keeps
   // OpenSSL's defaults. As in Go, TLS 1.3 suites are not configurable.
   std::string cipherList;
+  // Ask clients for a certificate in the handshake (never require one), as Go's tls.RequestClientCert, which
+  // upstream sets whenever a client CA is configured.
+  bool requestClientCertificates = true;
   int maxConnections = 64;
   std::chrono::milliseconds ioTimeout{10000};
 };

@@ -156,6 +156,7 @@ struct DelegatingAuth::State {
 
   std::shared_ptr<Authenticator> authenticator;
   std::shared_ptr<Authorizer> authorizer;
+  bool requestHeaderOn = false;
 
   std::mutex mu;
   std::condition_variable cv;
@@ -375,6 +376,7 @@ Result<std::unique_ptr<DelegatingAuth>> DelegatingAuth::create(const DelegatingA
   }
 
   std::vector<std::unique_ptr<Authenticator>> authenticators;
+  s->requestHeaderOn = requestHeaderOn;
   if (requestHeaderOn) authenticators.push_back(newRequestHeaderAuthenticator(s->requestHeader));
   if (s->clientCaSource != Source::None) authenticators.push_back(newX509Authenticator(s->clientCa));
   if (s->authnApi) {
@@ -429,6 +431,10 @@ std::shared_ptr<Authenticator> DelegatingAuth::authenticator() const {
 
 std::shared_ptr<Authorizer> DelegatingAuth::authorizer() const {
   return state_->authorizer;
+}
+
+bool DelegatingAuth::usesClientCertificates() const {
+  return state_->clientCaSource != State::Source::None || state_->requestHeaderOn;
 }
 
 Filter DelegatingAuth::filter() const {

@@ -102,6 +102,9 @@ class DelegatingAuth {
   std::shared_ptr<Authorizer> authorizer() const;
   // The filter for Server::setFilter.
   Filter filter() const;
+  // Whether a client CA (x509 or request header) is configured: upstream's server then asks TLS clients for
+  // a certificate (ServerOptions::requestClientCertificates).
+  bool usesClientCertificates() const;
 
   struct State;
 

@@ -70,6 +70,7 @@ class DelegatingTest : public ::testing::Test {
 TEST_F(DelegatingTest, UpstreamStatusMatrix) {
   auto auth = build();
   ASSERT_TRUE(auth);
+  EXPECT_TRUE(auth->usesClientCertificates());
   Filter f = auth->filter();
   // Anonymous is authenticated, then not authorized: 403; an invalid token fails authentication: 401.
   EXPECT_EQ(statusOf(f, request("/metrics")), 403);
@@ -169,6 +170,7 @@ TEST_F(DelegatingTest, WithoutKubeconfigsOnlyAlwaysAllowedPathsAndGroups) {
   EXPECT_EQ(statusOf(f, bearer("/metrics", "bound-token")), 403);
   EXPECT_EQ(api_->tokenReviews(), 0);
   EXPECT_EQ(api_->accessReviews(), 0);
+  EXPECT_FALSE(auth->usesClientCertificates());  // no client CA: the server does not ask for certificates
 }
 
 TEST_F(DelegatingTest, AlwaysAllowPathsPrefix) {

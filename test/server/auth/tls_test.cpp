@@ -126,6 +126,18 @@ TEST_F(TlsServerTest, RequestsButDoesNotRequireClientCertificates) {
   EXPECT_EQ(chainLength_, 2);
 }
 
+TEST_F(TlsServerTest, WithoutClientCaNoCertificateIsAskedFor) {
+  ServerOptions opts;
+  opts.requestClientCertificates = false;
+  auto srv = start(opts);
+  ASSERT_TRUE(srv);
+  auto client = makeCert("alice", {}, &ca_);
+  ClientOptions o;
+  o.cert = &client;
+  EXPECT_EQ(tlsGet(srv->port(), o), 401);  // the client was not asked, so it sent nothing
+  EXPECT_EQ(chainLength_, 0);
+}
+
 TEST_F(TlsServerTest, MinVersionDefaultsToTls12) {
   auto srv = start();
   ASSERT_TRUE(srv);
