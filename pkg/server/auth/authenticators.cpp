@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <future>
+#include <mutex>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -210,9 +213,29 @@ class CachedTokenAuthenticator final : public TokenAuthenticator {
   AuthnResult authenticateToken(const std::string& token) override {
     const std::string key = keyFor(token);
     if (auto hit = cache_.get(key)) return *hit;
-    AuthnResult r = inner_->authenticateToken(token);
-    if (r.error) return r;  // cacheErrs=false: errors are retried on the next request
-    cache_.set(key, r, r.ok ? successTtl_ : failureTtl_);
+    // Concurrent misses of one key share one lookup (upstream's singleflight group).
+    std::promise<AuthnResult> promise;
+    std::shared_future<AuthnResult> shared;
+    {
+      std::lock_guard lock(inflightMu_);
+      if (auto it = inflight_.find(key); it != inflight_.end()) {
+        shared = it->second;
+      } else {
+        inflight_.emplace(key, promise.get_future().share());
+      }
+    }
+    if (shared.valid()) return shared.get();
+    AuthnResult r;
+    if (auto hit = cache_.get(key)) {
+      r = *hit;
+    } else {
+      r = inner_->authenticateToken(token);
+      // cacheErrs=false: errors are retried on the next request.
+      if (!r.error) cache_.set(key, r, r.ok ? successTtl_ : failureTtl_);
+    }
+    promise.set_value(r);
+    std::lock_guard lock(inflightMu_);
+    inflight_.erase(key);
     return r;
   }
 
@@ -246,6 +269,8 @@ class CachedTokenAuthenticator final : public TokenAuthenticator {
   const std::vector<std::string> audiences_;
   std::array<unsigned char, 32> key_{};
   TtlCache<AuthnResult> cache_;
+  std::mutex inflightMu_;
+  std::unordered_map<std::string, std::shared_future<AuthnResult>> inflight_;  // guarded by inflightMu_
 };
 
 class BearerTokenAuthenticator final : public Authenticator {

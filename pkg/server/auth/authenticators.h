@@ -53,7 +53,7 @@ std::unique_ptr<TokenAuthenticator> newWebhookTokenAuthenticator(AuthApi& api, s
 
 // token/cache with cacheErrs=false: results without an error are cached, successes for successTtl and
 // failures for failureTtl, keyed by an HMAC-SHA256 of the token (and audiences) under a random per-process
-// key, so the cache never holds a token.
+// key, so the cache never holds a token. Concurrent lookups of one token wait for one TokenReview.
 std::unique_ptr<TokenAuthenticator> newCachedTokenAuthenticator(std::unique_ptr<TokenAuthenticator> inner,
                                                                 std::chrono::steady_clock::duration successTtl,
                                                                 std::chrono::steady_clock::duration failureTtl,

@@ -243,7 +243,9 @@ struct DelegatingAuth::State {
     if (clientCaSource != Source::ConfigMap && requestHeaderSource != Source::ConfigMap) return;
     auto data = configMapData();
     if (!data.ok()) {
-      spdlog::error("key failed with : {}", data.error().message());
+      // upstream's controllers: utilruntime.HandleError("<ns>/<name> failed with : <err>")
+      spdlog::error("{}/{} failed with : {}", kAuthenticationConfigMapNamespace, kAuthenticationConfigMapName,
+                    data.error().message());
       return;
     }
     if (clientCaSource == Source::ConfigMap) {

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "test/server/auth/fake_auth_api.h"
 #include "test/server/auth/test_certs.h"
 
@@ -269,6 +274,51 @@ TEST(CachedTokenAuthenticator, ErrorsAreNotCached) {
   EXPECT_FALSE(cached->authenticateToken("old").ok);
   EXPECT_FALSE(cached->authenticateToken("old").ok);
   EXPECT_EQ(api.tokenReviews(), 4);
+}
+
+// A token authenticator that blocks until released and counts its calls.
+class GateTokens final : public TokenAuthenticator {
+ public:
+  AuthnResult authenticateToken(const std::string&) override {
+    std::unique_lock lock(mu_);
+    ++calls;
+    cv_.wait(lock, [&] { return open_; });
+    return AuthnResult::authenticated(UserInfo{"gated", "", {}, {}});
+  }
+  void open() {
+    std::lock_guard lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  int callCount() {
+    std::lock_guard lock(mu_);
+    return calls;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int calls = 0;
+};
+
+TEST(CachedTokenAuthenticator, ConcurrentLookupsOfOneTokenShareOneReview) {
+  auto gate = std::make_unique<GateTokens>();
+  GateTokens* g = gate.get();
+  auto cached = newCachedTokenAuthenticator(std::move(gate), 10s, 10s);
+  std::vector<std::thread> threads;
+  std::atomic<int> authenticated{0};
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&] {
+      if (cached->authenticateToken("t").ok) ++authenticated;
+    });
+  }
+  while (g->callCount() == 0) std::this_thread::sleep_for(1ms);
+  std::this_thread::sleep_for(50ms);  // let the others queue up behind the first
+  g->open();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(authenticated, 8);
+  EXPECT_EQ(g->callCount(), 1);
 }
 
 TEST(TtlCache, EvictsClosestToExpiryWhenFull) {
