@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
+#include "pkg/server/tls_options.h"
 
 namespace ks::app {
 namespace {
@@ -60,6 +62,26 @@ Result<std::chrono::milliseconds> parseDuration(std::string_view v) {
   auto d = config::parseGoDuration(v);
   if (!d.ok()) return d.error();
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
+}
+
+// pflag's StringSlice: comma-separated ("" is no element); the first use replaces the default, later
+// uses of the same flag append.
+void setStringSlice(Options& o, const std::string& name, std::vector<std::string>& field, std::string_view v) {
+  const bool repeated = std::find(o.flagsSet.begin(), o.flagsSet.end(), name) != o.flagsSet.end();
+  if (!repeated) field.clear();
+  size_t pos = 0;
+  while (!v.empty() && pos <= v.size()) {
+    size_t comma = v.find(',', pos);
+    if (comma == std::string_view::npos) comma = v.size();
+    field.emplace_back(v.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+}
+
+std::string joinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 bool isIp(const std::string& s) {
@@ -193,9 +215,135 @@ const std::vector<Flag>& flags() {
          "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key "
          "are generated in memory.",
          false, str(&Options::tlsCertFile)});
+    f.push_back({"tls-cipher-suites", "", false, "strings", "", "Secure serving",
+                 "Comma-separated list of cipher suites for the server. If omitted, the default Go cipher "
+                 "suites will be used. \n"
+                 "                Preferred values: " +
+                     joinNames(server::preferredTlsCipherNames()) +
+                     ". \n"
+                     "                Insecure values: " +
+                     joinNames(server::insecureTlsCipherNames()) + ".",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   setStringSlice(o, "tls-cipher-suites", o.tlsCipherSuites, v);
+                   return {};
+                 }});
+    f.push_back({"tls-min-version", "", false, "string", "", "Secure serving",
+                 "Minimum TLS version supported. Possible values: " + joinNames(server::tlsPossibleVersions()),
+                 false, str(&Options::tlsMinVersion)});
     f.push_back({"tls-private-key-file", "", false, "string", "", "Secure serving",
                  "File containing the default x509 private key matching --tls-cert-file.", false,
                  str(&Options::tlsPrivateKeyFile)});
+
+    // authentication (upstream DelegatingAuthenticationOptions.AddFlags, RemoteKubeConfigFileOptional)
+    auto authnDur = [](std::chrono::milliseconds server::auth::DelegatingAuthenticationOptions::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto d = parseDuration(v);
+        if (!d.ok()) return d.error();
+        o.authentication.*field = *d;
+        return {};
+      };
+    };
+    auto authnBool = [](bool server::auth::DelegatingAuthenticationOptions::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto b = parseBool(v);
+        if (!b.ok()) return b.error();
+        o.authentication.*field = *b;
+        return {};
+      };
+    };
+    auto rhSlice = [](const char* name, std::vector<std::string> server::auth::RequestHeaderOptions::*field) {
+      return [name, field](Options& o, std::string_view v) -> VoidResult {
+        setStringSlice(o, name, o.authentication.requestHeader.*field, v);
+        return {};
+      };
+    };
+    f.push_back({"authentication-kubeconfig", "", false, "string", "", "Authentication",
+                 "kubeconfig file pointing at the 'core' kubernetes server with enough rights to create "
+                 "tokenreviews.authentication.k8s.io. This is optional. If empty, all token requests are "
+                 "considered to be anonymous and no client CA is looked up in the cluster.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.authentication.remoteKubeconfig = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"authentication-skip-lookup", "", true, "", "", "Authentication",
+                 "If false, the authentication-kubeconfig will be used to lookup missing authentication "
+                 "configuration from the cluster.",
+                 false, authnBool(&server::auth::DelegatingAuthenticationOptions::skipLookup)});
+    f.push_back({"authentication-token-webhook-cache-ttl", "", false, "duration", "10s", "Authentication",
+                 "The duration to cache responses from the webhook token authenticator.", false,
+                 authnDur(&server::auth::DelegatingAuthenticationOptions::cacheTtl)});
+    f.push_back({"authentication-tolerate-lookup-failure", "", true, "", "true", "Authentication",
+                 "If true, failures to look up missing authentication configuration from the cluster are not "
+                 "considered fatal. Note that this can result in authentication that treats all requests as "
+                 "anonymous.",
+                 false, authnBool(&server::auth::DelegatingAuthenticationOptions::tolerateLookupFailure)});
+    f.push_back({"client-ca-file", "", false, "string", "", "Authentication",
+                 "If set, any request presenting a client certificate signed by one of the authorities in the "
+                 "client-ca-file is authenticated with an identity corresponding to the CommonName of the "
+                 "client certificate.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.authentication.clientCaFile = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"requestheader-allowed-names", "", false, "strings", "", "Authentication",
+                 "List of client certificate common names to allow to provide usernames in headers specified "
+                 "by --requestheader-username-headers. If empty, any client certificate validated by the "
+                 "authorities in --requestheader-client-ca-file is allowed.",
+                 false, rhSlice("requestheader-allowed-names", &server::auth::RequestHeaderOptions::allowedNames)});
+    f.push_back({"requestheader-client-ca-file", "", false, "string", "", "Authentication",
+                 "Root certificate bundle to use to verify client certificates on incoming requests before "
+                 "trusting usernames in headers specified by --requestheader-username-headers. WARNING: "
+                 "generally do not depend on authorization being already done for incoming requests.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.authentication.requestHeader.clientCaFile = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"requestheader-extra-headers-prefix", "", false, "strings", "[x-remote-extra-]", "Authentication",
+                 "List of request header prefixes to inspect. X-Remote-Extra- is suggested.", false,
+                 rhSlice("requestheader-extra-headers-prefix",
+                         &server::auth::RequestHeaderOptions::extraHeaderPrefixes)});
+    f.push_back({"requestheader-group-headers", "", false, "strings", "[x-remote-group]", "Authentication",
+                 "List of request headers to inspect for groups. X-Remote-Group is suggested.", false,
+                 rhSlice("requestheader-group-headers", &server::auth::RequestHeaderOptions::groupHeaders)});
+    f.push_back({"requestheader-uid-headers", "", false, "strings", "", "Authentication",
+                 "List of request headers to inspect for UIDs. X-Remote-Uid is suggested. Requires the "
+                 "RemoteRequestHeaderUID feature to be enabled.",
+                 false, rhSlice("requestheader-uid-headers", &server::auth::RequestHeaderOptions::uidHeaders)});
+    f.push_back({"requestheader-username-headers", "", false, "strings", "[x-remote-user]", "Authentication",
+                 "List of request headers to inspect for usernames. X-Remote-User is common.", false,
+                 rhSlice("requestheader-username-headers", &server::auth::RequestHeaderOptions::usernameHeaders)});
+
+    // authorization (upstream DelegatingAuthorizationOptions.AddFlags, RemoteKubeConfigFileOptional)
+    auto authzDur = [](std::chrono::milliseconds server::auth::DelegatingAuthorizationOptions::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto d = parseDuration(v);
+        if (!d.ok()) return d.error();
+        o.authorization.*field = *d;
+        return {};
+      };
+    };
+    f.push_back({"authorization-always-allow-paths", "", false, "strings", "[/healthz,/readyz,/livez]",
+                 "Authorization",
+                 "A list of HTTP paths to skip during authorization, i.e. these are authorized without "
+                 "contacting the 'core' kubernetes server.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   setStringSlice(o, "authorization-always-allow-paths", o.authorization.alwaysAllowPaths, v);
+                   return {};
+                 }});
+    f.push_back({"authorization-kubeconfig", "", false, "string", "", "Authorization",
+                 "kubeconfig file pointing at the 'core' kubernetes server with enough rights to create "
+                 "subjectaccessreviews.authorization.k8s.io. This is optional. If empty, all requests not "
+                 "skipped by authorization are forbidden.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.authorization.remoteKubeconfig = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"authorization-webhook-cache-authorized-ttl", "", false, "duration", "10s", "Authorization",
+                 "The duration to cache 'authorized' responses from the webhook authorizer.", false,
+                 authzDur(&server::auth::DelegatingAuthorizationOptions::allowCacheTtl)});
+    f.push_back({"authorization-webhook-cache-unauthorized-ttl", "", false, "duration", "10s", "Authorization",
+                 "The duration to cache 'unauthorized' responses from the webhook authorizer.", false,
+                 authzDur(&server::auth::DelegatingAuthorizationOptions::denyCacheTtl)});
 
     // deprecated
     constexpr const char* kIgnored = " This parameter is ignored if a config file is specified in --config.";
@@ -449,6 +597,7 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
     }
     if (auto r = flag->set(o, *value); !r.ok()) return invalidArgument(*value, *flag, r.error());
     if (flag->deprecated) o.deprecatedFlagsSet.push_back("--" + flag->name);
+    o.flagsSet.push_back(flag->name);
   }
   // component-base metrics Options.Validate.
   if (auto v = metrics::validateShowHiddenMetricsVersion(kKubernetesMinorVersion,
@@ -462,6 +611,10 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (o.tlsCertFile.empty() != o.tlsPrivateKeyFile.empty()) {
     return Error("--tls-cert-file and --tls-private-key-file must be given together");
   }
+  // Checked where upstream's SecureServingOptions.ApplyTo and the Validate functions check them.
+  if (auto v = server::tlsVersion(o.tlsMinVersion); !v.ok()) return v.error();
+  if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
+  if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
   return o;
 }
 

@@ -21,6 +21,7 @@
 
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/server/auth/delegating.h"
 #include "pkg/util/result.h"
 
 namespace ks::app {
@@ -72,6 +73,12 @@ struct Options {
   uint16_t securePort = kDefaultSecurePort;  // --secure-port; 0 disables serving
   std::string tlsCertFile;                   // --tls-cert-file
   std::string tlsPrivateKeyFile;             // --tls-private-key-file
+  std::string tlsMinVersion;                 // --tls-min-version ("" = VersionTLS12)
+  std::vector<std::string> tlsCipherSuites;  // --tls-cipher-suites (Go names)
+
+  // authentication / authorization of the secure port, delegated to kube-apiserver
+  server::auth::DelegatingAuthenticationOptions authentication;
+  server::auth::DelegatingAuthorizationOptions authorization;
 
   // logs
   int verbosity = 0;  // -v / --v
@@ -85,6 +92,9 @@ struct Options {
 
   // The deprecated flags given on the command line, as "--name", in order (for the warning).
   std::vector<std::string> deprecatedFlagsSet;
+  // Every flag given, by name (without dashes), in order: list flags replace their default when first
+  // given and append when repeated, as pflag's StringSlice.
+  std::vector<std::string> flagsSet;
 };
 
 // Parses argv (without the program name). Errors read as upstream's pflag errors where they exist

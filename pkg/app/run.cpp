@@ -33,7 +33,9 @@
 #include "pkg/scheduler/metrics/resources.h"
 #include "pkg/scheduler/scheduler.h"
 #include "pkg/server/healthz.h"
+#include "pkg/server/auth/delegating.h"
 #include "pkg/server/server.h"
+#include "pkg/server/tls_options.h"
 
 namespace ks::app {
 namespace {
@@ -327,6 +329,8 @@ int runDaemon(const Options& options) {
   // upstream isLeader for /metrics/resources: true once leading, or at once without leader election.
   std::atomic<bool> leading{!le.leaderElect};
   leaderelection::HealthzAdaptor leaderHealth(kLeaderHealthzTolerance);
+  // Declared before the server: its filter uses the authenticators' clients until the server stops.
+  std::unique_ptr<server::auth::DelegatingAuth> delegatingAuth;
   std::unique_ptr<server::Server> srv;
   if (options.securePort != 0) {
     server::ServerOptions sopts;
@@ -334,9 +338,29 @@ int runDaemon(const Options& options) {
     sopts.port = options.securePort;
     sopts.certFile = options.tlsCertFile;
     sopts.keyFile = options.tlsPrivateKeyFile;
+    auto minVersion = server::tlsVersion(options.tlsMinVersion);
+    if (!minVersion.ok()) return fail(minVersion.error());
+    sopts.minTlsVersion = *minVersion;
+    auto ciphers = server::tlsCipherList(options.tlsCipherSuites);
+    if (!ciphers.ok()) return fail(ciphers.error());
+    sopts.cipherList = std::move(ciphers).value();
+    // As upstream: delegated authentication and authorization only when serving (Options.ApplyTo).
+    std::vector<std::string> authWarnings;
+    if (auto v = server::auth::validateAuthentication(options.authentication, &authWarnings); !v.ok()) {
+      return fail(v.error());
+    }
+    for (const auto& w : authWarnings) spdlog::warn("{}", w);
+    auto createdAuth = server::auth::DelegatingAuth::create(options.authentication, options.authorization,
+                                                            server::auth::restAuthApiFactory());
+    if (!createdAuth.ok()) return fail(createdAuth.error());
+    delegatingAuth = std::move(createdAuth).value();
+    sopts.requestClientCertificates = delegatingAuth->usesClientCertificates();
     auto createdSrv = server::Server::create(sopts);
     if (!createdSrv.ok()) return fail(createdSrv.error());
     srv = std::move(createdSrv).value();
+    srv->setFilter(delegatingAuth->filter());
+    srv->addDefaultHeader("Cache-Control", "no-cache, private");  // upstream's WithCacheControl
+    delegatingAuth->start();
     server::SchedulerEndpointsOptions eo;
     eo.handlersSynced = [&synced] { return synced.load(); };
     eo.shuttingDown = [token = shutdown.get_token()] { return token.stop_requested(); };

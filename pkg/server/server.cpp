@@ -117,6 +117,10 @@ std::string_view reasonPhrase(int status) {
       return "OK";
     case 400:
       return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
     case 404:
       return "Not Found";
     case 405:
@@ -262,6 +266,31 @@ class Connection {
     bool ok = SSL_accept(ssl_) == 1;
     if (!ok) ERR_clear_error();
     return ok;
+  }
+
+  // The client's certificate chain (DER, leaf first), as Go's tls.ConnectionState.PeerCertificates.
+  std::vector<std::string> peerCertificates() const {
+    std::vector<std::string> out;
+    if (ssl_ == nullptr) return out;
+    auto der = [](X509* cert) {
+      unsigned char* buf = nullptr;
+      int n = i2d_X509(cert, &buf);
+      std::string s;
+      if (n > 0) s.assign(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
+      OPENSSL_free(buf);
+      return s;
+    };
+    X509* leaf = SSL_get0_peer_certificate(ssl_);
+    if (leaf == nullptr) return out;
+    out.push_back(der(leaf));
+    // On the server side the chain excludes the leaf.
+    STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl_);
+    for (int i = 0; chain != nullptr && i < sk_X509_num(chain); ++i) {
+      X509* c = sk_X509_value(chain, i);
+      if (X509_cmp(c, leaf) == 0) continue;
+      out.push_back(der(c));
+    }
+    return out;
   }
 
   // Bytes read (>0), or 0 on EOF / error / timeout.
@@ -420,6 +449,8 @@ struct Server::Impl {
   int wakeWrite = -1;
   uint16_t port = 0;
   std::map<std::string, Handler, std::less<>> routes;
+  Filter filter;
+  std::vector<std::pair<std::string, std::string>> defaultHeaders;
 
   std::thread acceptor;
   std::mutex mu;
@@ -438,8 +469,24 @@ struct Server::Impl {
   VoidResult setUpTls() {
     ssl.reset(SSL_CTX_new(TLS_server_method()));
     if (!ssl) return Error(sslError("creating TLS context"));
-    SSL_CTX_set_min_proto_version(ssl.get(), TLS1_2_VERSION);
+    SSL_CTX_set_min_proto_version(ssl.get(),
+                                  options.minTlsVersion == 0 ? TLS1_2_VERSION : options.minTlsVersion);
+    if (options.minTlsVersion != 0 && options.minTlsVersion < TLS1_2_VERSION) {
+      // OpenSSL 3's default security level 1 refuses TLS 1.0/1.1 (SHA-1 signatures); Go accepts them when
+      // asked to, so do we.
+      SSL_CTX_set_security_level(ssl.get(), 0);
+    }
+    if (!options.cipherList.empty() && SSL_CTX_set_cipher_list(ssl.get(), options.cipherList.c_str()) != 1) {
+      return Error(sslError("setting --tls-cipher-suites"));
+    }
     SSL_CTX_set_mode(ssl.get(), SSL_MODE_AUTO_RETRY);
+    // Request (never require) a client certificate, as Go's tls.RequestClientCert: the handshake accepts
+    // any certificate and the authentication filter verifies it against the current client CAs.
+    if (options.requestClientCertificates) {
+      SSL_CTX_set_verify(ssl.get(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+    }
+    static const unsigned char kSessionContext[] = "kube-scheduler-cpp";
+    SSL_CTX_set_session_id_context(ssl.get(), kSessionContext, sizeof(kSessionContext) - 1);
     if (options.certFile.empty() != options.keyFile.empty()) {
       return Error("--tls-cert-file and --tls-private-key-file must be given together");
     }
@@ -563,6 +610,7 @@ struct Server::Impl {
   }
 
   void serveRequest(Connection& conn) {
+    std::vector<std::string> peerCertificates = conn.peerCertificates();
     std::string buf;
     size_t headEnd = std::string::npos;
     char chunk[8192];
@@ -611,13 +659,24 @@ struct Server::Impl {
       req.body.append(chunk, n);
     }
     req.body.resize(contentLength);
-    reply(conn, req.method, dispatch(req));
+    req.peerCertificates = std::move(peerCertificates);
+    Response resp = dispatch(req);
+    for (const auto& [name, value] : defaultHeaders) {
+      const std::string key = lower(name);
+      bool present = key == "content-type" && !resp.contentType.empty();
+      for (const auto& [k, v] : resp.headers) present = present || lower(k) == key;
+      if (!present) resp.headers.emplace_back(name, value);
+    }
+    reply(conn, req.method, resp);
   }
 
   Response dispatch(const Request& req) const {
-    auto it = routes.find(req.path);
-    if (it == routes.end()) return Response::error(404, "404 page not found");
     try {
+      if (filter) {
+        if (auto answered = filter(req)) return std::move(*answered);
+      }
+      auto it = routes.find(req.path);
+      if (it == routes.end()) return Response::error(404, "404 page not found");
       return it->second(req);
     } catch (const std::exception& e) {
       return Response::error(500, std::string("internal server error: ") + e.what());
@@ -666,6 +725,14 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
 
 void Server::handle(std::string path, Handler handler) {
   impl_->routes[std::move(path)] = std::move(handler);
+}
+
+void Server::setFilter(Filter filter) {
+  impl_->filter = std::move(filter);
+}
+
+void Server::addDefaultHeader(std::string name, std::string value) {
+  impl_->defaultHeaders.emplace_back(std::move(name), std::move(value));
 }
 
 void Server::start() {

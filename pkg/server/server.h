@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -37,6 +38,10 @@ struct Request {
   std::vector<std::pair<std::string, std::string>> query;
   std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
+  // The client's certificate chain from the TLS handshake, DER, leaf first; empty when the client sent
+  // none. The server requests (never requires) one and does NOT verify it: the authentication filter
+  // does, against its (dynamic) client CAs, as upstream's x509 authenticator.
+  std::vector<std::string> peerCertificates;
 
   bool hasQuery(std::string_view key) const;
   std::vector<std::string> queryValues(std::string_view key) const;
@@ -53,6 +58,9 @@ struct Response {
 };
 
 using Handler = std::function<Response(const Request&)>;
+// Runs in front of every request (routed or not), as upstream's handler chain: nullopt lets the request
+// through to its handler, a Response answers it instead (401, 403, 500).
+using Filter = std::function<std::optional<Response>(const Request&)>;
 
 struct ServerOptions {
   // IP address to listen on ("0.0.0.0", "127.0.0.1", "::"); empty means all interfaces.
@@ -67,6 +75,15 @@ struct ServerOptions {
   // Extra DNS names / IP addresses for the self-signed certificate's SAN (besides localhost, 127.0.0.1
   // and the bind address).
   std::vector<std::string> alternateNames;
+  // Minimum TLS protocol version (OpenSSL's TLS1_VERSION .. TLS1_3_VERSION); 0 means TLS 1.2, upstream's
+  // default (--tls-min-version).
+  int minTlsVersion = 0;
+  // OpenSSL cipher list for TLS 1.0-1.2 (--tls-cipher-suites mapped by tls_options.h); empty keeps
+  // OpenSSL's defaults. As in Go, TLS 1.3 suites are not configurable.
+  std::string cipherList;
+  // Ask clients for a certificate in the handshake (never require one), as Go's tls.RequestClientCert, which
+  // upstream sets whenever a client CA is configured.
+  bool requestClientCertificates = true;
   int maxConnections = 64;
   std::chrono::milliseconds ioTimeout{10000};
 };
@@ -82,6 +99,11 @@ class Server {
 
   // Routes `path` (exact match) to `handler`. Call before start().
   void handle(std::string path, Handler handler);
+  // Installs the filter every request passes first (authentication and authorization). Call before start().
+  void setFilter(Filter filter);
+  // Adds header `name: value` to every response that does not set `name` itself (upstream's
+  // WithCacheControl: "Cache-Control: no-cache, private"). Call before start().
+  void addDefaultHeader(std::string name, std::string value);
   // Starts accepting connections on a background thread.
   void start();
   // Stops accepting, aborts open connections and waits for their threads. Idempotent.

@@ -199,7 +199,7 @@ TEST(ParseFlags, Errors) {
   EXPECT_THAT(parseError({"--bind-address=not-an-ip"}), HasSubstr("failed to parse IP"));
   EXPECT_THAT(parseError({"--tls-cert-file=/c.pem"}), HasSubstr("must be given together"));
   // Flags of upstream we do not implement are rejected, not silently accepted.
-  EXPECT_THAT(parseError({"--authentication-kubeconfig=/x"}), HasSubstr("unknown flag"));
+  EXPECT_THAT(parseError({"--tls-sni-cert-key=/c,/k"}), HasSubstr("unknown flag"));
 }
 
 TEST(BuildConfig, DefaultsWithoutConfigApplyDeprecatedAndLeaderElectionFlags) {
@@ -315,6 +315,101 @@ TEST(Usage, ListsTheFlags) {
                            "simulate"}) {
     EXPECT_THAT(u, HasSubstr(flag));
   }
+}
+
+TEST(AuthFlags, UpstreamDefaults) {
+  auto o = parseFlags({});
+  ASSERT_TRUE(o.ok()) << o.error().message();
+  const auto& authn = o->authentication;
+  EXPECT_EQ(authn.remoteKubeconfig, "");
+  EXPECT_EQ(authn.cacheTtl, 10s);
+  EXPECT_FALSE(authn.skipLookup);
+  EXPECT_TRUE(authn.tolerateLookupFailure);  // kube-scheduler's TolerateInClusterLookupFailure
+  EXPECT_EQ(authn.clientCaFile, "");
+  EXPECT_EQ(authn.requestHeader.usernameHeaders, (std::vector<std::string>{"x-remote-user"}));
+  EXPECT_EQ(authn.requestHeader.groupHeaders, (std::vector<std::string>{"x-remote-group"}));
+  EXPECT_EQ(authn.requestHeader.extraHeaderPrefixes, (std::vector<std::string>{"x-remote-extra-"}));
+  EXPECT_TRUE(authn.requestHeader.uidHeaders.empty());
+  EXPECT_TRUE(authn.requestHeader.allowedNames.empty());
+  const auto& authz = o->authorization;
+  EXPECT_EQ(authz.remoteKubeconfig, "");
+  EXPECT_EQ(authz.allowCacheTtl, 10s);
+  EXPECT_EQ(authz.denyCacheTtl, 10s);
+  EXPECT_EQ(authz.alwaysAllowPaths, (std::vector<std::string>{"/healthz", "/readyz", "/livez"}));
+  EXPECT_EQ(authz.alwaysAllowGroups, (std::vector<std::string>{"system:masters"}));
+  EXPECT_EQ(o->tlsMinVersion, "");
+  EXPECT_TRUE(o->tlsCipherSuites.empty());
+}
+
+TEST(AuthFlags, Parse) {
+  auto o = parseFlags({"--authentication-kubeconfig=/a.kubeconfig", "--authorization-kubeconfig", "/z.kubeconfig",
+                       "--authentication-skip-lookup", "--authentication-tolerate-lookup-failure=false",
+                       "--authentication-token-webhook-cache-ttl=1m", "--client-ca-file=/ca.crt",
+                       "--requestheader-client-ca-file=/rh.crt", "--requestheader-allowed-names=front-proxy-client,agg",
+                       "--requestheader-username-headers=X-Remote-User", "--requestheader-group-headers=X-Remote-Group",
+                       "--requestheader-group-headers=X-Other-Group", "--requestheader-extra-headers-prefix=",
+                       "--requestheader-uid-headers=X-Remote-Uid", "--authorization-always-allow-paths=/healthz,/metrics*",
+                       "--authorization-webhook-cache-authorized-ttl=30s",
+                       "--authorization-webhook-cache-unauthorized-ttl=500ms", "--tls-min-version=VersionTLS13",
+                       "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256"});
+  ASSERT_TRUE(o.ok()) << o.error().message();
+  const auto& authn = o->authentication;
+  EXPECT_EQ(authn.remoteKubeconfig, "/a.kubeconfig");
+  EXPECT_TRUE(authn.skipLookup);
+  EXPECT_FALSE(authn.tolerateLookupFailure);
+  EXPECT_EQ(authn.cacheTtl, 60s);
+  EXPECT_EQ(authn.clientCaFile, "/ca.crt");
+  EXPECT_EQ(authn.requestHeader.clientCaFile, "/rh.crt");
+  EXPECT_EQ(authn.requestHeader.allowedNames, (std::vector<std::string>{"front-proxy-client", "agg"}));
+  EXPECT_EQ(authn.requestHeader.usernameHeaders, (std::vector<std::string>{"X-Remote-User"}));
+  // A repeated list flag appends (pflag StringSlice); "" empties it.
+  EXPECT_EQ(authn.requestHeader.groupHeaders, (std::vector<std::string>{"X-Remote-Group", "X-Other-Group"}));
+  EXPECT_TRUE(authn.requestHeader.extraHeaderPrefixes.empty());
+  EXPECT_EQ(authn.requestHeader.uidHeaders, (std::vector<std::string>{"X-Remote-Uid"}));
+  EXPECT_EQ(o->authorization.remoteKubeconfig, "/z.kubeconfig");
+  EXPECT_EQ(o->authorization.alwaysAllowPaths, (std::vector<std::string>{"/healthz", "/metrics*"}));
+  EXPECT_EQ(o->authorization.allowCacheTtl, 30s);
+  EXPECT_EQ(o->authorization.denyCacheTtl, 500ms);
+  EXPECT_EQ(o->tlsMinVersion, "VersionTLS13");
+  EXPECT_EQ(o->tlsCipherSuites,
+            (std::vector<std::string>{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "TLS_AES_128_GCM_SHA256"}));
+}
+
+TEST(AuthFlags, Errors) {
+  EXPECT_EQ(parseFlags({"--tls-min-version=VersionTLS14"}).error().message(), "unknown tls version \"VersionTLS14\"");
+  EXPECT_EQ(parseFlags({"--tls-cipher-suites=TLS_FOO"}).error().message(),
+            "Cipher suite TLS_FOO not supported or doesn't exist");
+  EXPECT_EQ(parseFlags({"--authentication-token-webhook-cache-ttl=10"}).error().message(),
+            "invalid argument \"10\" for \"--authentication-token-webhook-cache-ttl\" flag: time: missing unit in "
+            "duration \"10\"");
+  EXPECT_THAT(parseFlags({"--authentication-skip-lookup=maybe"}).error().message(),
+              HasSubstr("strconv.ParseBool: parsing \"maybe\": invalid syntax"));
+  EXPECT_EQ(parseFlags({"--requestheader-uid-headers=X-Uid"}).error().message(),
+            "--requestheader-uid-headers is set without specifying the standard X-Remote-Uid header - API "
+            "aggregation will not work");
+}
+
+TEST(Usage, AuthenticationAndAuthorizationSections) {
+  const std::string u = usage();
+  const size_t serving = u.find("\nSecure serving flags:");
+  const size_t authn = u.find("\nAuthentication flags:");
+  const size_t authz = u.find("\nAuthorization flags:");
+  const size_t deprecated = u.find("\nDeprecated flags:");
+  ASSERT_NE(authn, std::string::npos);
+  ASSERT_NE(authz, std::string::npos);
+  EXPECT_LT(serving, authn);
+  EXPECT_LT(authn, authz);
+  EXPECT_LT(authz, deprecated);
+  EXPECT_THAT(u, HasSubstr("--authentication-token-webhook-cache-ttl duration\n                The duration to cache "
+                           "responses from the webhook token authenticator. (default 10s)"));
+  EXPECT_THAT(u, HasSubstr("--authorization-always-allow-paths strings\n                A list of HTTP paths to skip "
+                           "during authorization, i.e. these are authorized without contacting the 'core' "
+                           "kubernetes server. (default [/healthz,/readyz,/livez])"));
+  EXPECT_THAT(u, HasSubstr("This is optional. If empty, all requests not skipped by authorization are forbidden."));
+  EXPECT_THAT(u, HasSubstr("--authentication-tolerate-lookup-failure\n"));
+  EXPECT_THAT(u, HasSubstr("(default true)"));
+  EXPECT_THAT(u, HasSubstr("Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13"));
+  EXPECT_THAT(u, HasSubstr("Insecure values: TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, TLS_ECDHE_ECDSA_WITH_RC4_128_SHA"));
 }
 
 }  // namespace

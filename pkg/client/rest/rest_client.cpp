@@ -774,4 +774,18 @@ ApiResult<api::Lease> RestClient::updateLease(const api::Lease& lease) {
                                 "update lease");
 }
 
+ApiResult<std::string> RestClient::createTokenReview(const std::string& body) {
+  return impl_->call(http::methods::POST, "/apis/authentication.k8s.io/v1/tokenreviews", RequestKind::Idempotent,
+                     &body);
+}
+
+ApiResult<std::string> RestClient::createSubjectAccessReview(const std::string& body) {
+  return impl_->call(http::methods::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+                     RequestKind::Idempotent, &body);
+}
+
+ApiResult<std::string> RestClient::getConfigMap(const std::string& ns, const std::string& name) {
+  return impl_->call(http::methods::GET, nsPath("/api/v1", ns, "configmaps/" + urlEncode(name)), RequestKind::Read);
+}
+
 }  // namespace ks::client::rest

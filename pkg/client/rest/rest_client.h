@@ -70,6 +70,15 @@ class RestClient final : public Client {
   ApiResult<api::Lease> createLease(const api::Lease& lease) override;
   ApiResult<api::Lease> updateLease(const api::Lease& lease) override;
 
+  // Delegated authentication and authorization of the secure port (pkg/server/auth): JSON in, the
+  // server's JSON answer out. The reviews have no side effects, so they are retried as idempotent calls.
+  // POST /apis/authentication.k8s.io/v1/tokenreviews
+  ApiResult<std::string> createTokenReview(const std::string& body);
+  // POST /apis/authorization.k8s.io/v1/subjectaccessreviews
+  ApiResult<std::string> createSubjectAccessReview(const std::string& body);
+  // GET /api/v1/namespaces/<ns>/configmaps/<name>
+  ApiResult<std::string> getConfigMap(const std::string& ns, const std::string& name);
+
   const RestConfig& config() const;
 
   class Impl;

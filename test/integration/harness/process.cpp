@@ -272,10 +272,12 @@ std::string tail(const std::string& s, size_t n) {
   return s.size() <= n ? s : s.substr(s.size() - n);
 }
 
-std::optional<std::pair<int, std::string>> httpsGet(uint16_t port, const std::string& path) {
-  auto out = runProcess({"curl", "-sk", "--max-time", "5", "-w", "\n%{http_code}",
-                         "https://127.0.0.1:" + std::to_string(port) + path},
-                        {}, {}, std::chrono::seconds(10));
+std::optional<std::pair<int, std::string>> httpsGet(uint16_t port, const std::string& path,
+                                                    const std::vector<std::string>& curlArgs) {
+  std::vector<std::string> argv{"curl", "-sk", "--max-time", "5", "-w", "\n%{http_code}"};
+  argv.insert(argv.end(), curlArgs.begin(), curlArgs.end());
+  argv.push_back("https://127.0.0.1:" + std::to_string(port) + path);
+  auto out = runProcess(argv, {}, {}, std::chrono::seconds(10));
   if (!out.ok() || out->exitCode != 0) return std::nullopt;
   const std::string& s = out->out;
   size_t nl = s.rfind('\n');

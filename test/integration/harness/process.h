@@ -80,6 +80,8 @@ std::string tail(const std::string& s, size_t n = 4000);
 
 // GET https://127.0.0.1:<port><path> with curl, certificate verification off: the status and body, or
 // nullopt when no response came within 5 s.
-std::optional<std::pair<int, std::string>> httpsGet(uint16_t port, const std::string& path);
+// `curlArgs` go before the URL (e.g. {"--cert", crt, "--key", key} or {"-H", "Authorization: Bearer t"}).
+std::optional<std::pair<int, std::string>> httpsGet(uint16_t port, const std::string& path,
+                                                    const std::vector<std::string>& curlArgs = {});
 
 }  // namespace ks::integration
