@@ -126,8 +126,9 @@ class LeaderMetricsAdapter final : public leaderelection::LeaderMetrics {
   metrics::Metrics& m_;
 };
 
-// upstream createKubeConfig: clientcmd.BuildConfigFromFlags(--master, kubeconfig), then the
-// clientConnection settings.
+}  // namespace
+
+// Declared in run.h (explain uses it too).
 Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
                                                const std::string& master) {
   client::rest::RestConfig rc;
@@ -158,6 +159,8 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
   rc.userAgent = std::string("kube-scheduler-cpp/v") + KS_VERSION;
   return rc;
 }
+
+namespace {
 
 std::string configzJson(const config::KubeSchedulerConfiguration& cfg) {
   auto docs = api::yamlToJson(config::encodeConfig(cfg));
