@@ -26,7 +26,9 @@ namespace {
 
 constexpr std::string_view kUsage =
     "Usage: kube-scheduler-cpp explain [--kubeconfig KUBECONFIG] [--config CONFIG.yaml] [-o table|json]\n"
-    "                                  [--timeout DURATION] NAMESPACE/POD\n"
+    "                                  [--timeout DURATION] NAMESPACE/POD\n";
+// --help: the usage, then this.
+constexpr std::string_view kHelp =
     "\n"
     "Why is this pod pending, or where would it go: lists the cluster read-only, then runs the pod's\n"
     "profile once for this pod alone and prints the per-node filter reasons, scores and preemption.\n"
@@ -253,7 +255,7 @@ int runExplainCommand(const std::vector<std::string>& args) {
     return 2;
   }
   if (parsed->help) {
-    std::cout << kUsage;
+    std::cout << kUsage << kHelp;
     return 0;
   }
   const ExplainArgs& a = *parsed;
