@@ -99,6 +99,11 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args) {
       value = a.substr(eq + 1);
       a = a.substr(0, eq);
       hasValue = true;
+    } else if (a.size() > 2 && a.rfind("-o", 0) == 0) {
+      // pflag's shorthand forms, as kubectl takes them: -ojson, -o=json.
+      value = a.substr(a[2] == '=' ? 3 : 2);
+      a = "-o";
+      hasValue = true;
     }
     if (a == "-h" || a == "--help") {
       out.help = true;

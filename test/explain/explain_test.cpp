@@ -43,6 +43,11 @@ TEST(ExplainArgsTest, Defaults) {
   auto o = parseExplainArgs({"--output=table", "default/p"});
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->output, "table");
+  for (const char* shorthand : {"-ojson", "-o=json"}) {  // pflag's shorthand forms, as kubectl's
+    auto s = parseExplainArgs({shorthand, "default/p"});
+    ASSERT_TRUE(s.ok()) << shorthand << ": " << s.error().message();
+    EXPECT_EQ(s->output, "json") << shorthand;
+  }
 }
 
 TEST(ExplainArgsTest, Help) {
@@ -70,6 +75,7 @@ TEST(ExplainArgsTest, Errors) {
       {{"/p"}, "expected NAMESPACE/POD, got \"/p\""},
       {{"a/b/c"}, "expected NAMESPACE/POD, got \"a/b/c\""},
       {{"-o", "yaml", "ns/p"}, "-o must be json or table, got \"yaml\""},
+      {{"-o=", "ns/p"}, "-o must be json or table, got \"\""},
       {{"--timeout", "abc", "ns/p"}, "invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\""},
       {{"--timeout=0s", "ns/p"}, "invalid argument \"0s\" for \"--timeout\" flag: must be positive"},
   };
