@@ -1,5 +1,6 @@
 // `kube-scheduler-cpp explain` against a real kube-apiserver: the answer for a pending pod (per-node filter
 // reasons, the node it would go to, upstream's FitError when none), and nothing written to the cluster.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -129,6 +130,65 @@ TEST_F(ExplainTest, UnschedulablePodWithTheDefaultConfiguration) {
             std::string::npos)
       << table.out;
   EXPECT_NE(table.out.find("filtered: NodeResourcesFit: Insufficient cpu"), std::string::npos) << table.out;
+}
+
+// The ClusterRole docs/running.md gives explain: list, nothing else.
+constexpr const char* kListOnlyRole = R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: kube-scheduler-cpp-explain
+rules:
+- apiGroups: [""]
+  resources: [nodes, pods, namespaces, persistentvolumes, persistentvolumeclaims, services, replicationcontrollers]
+  verbs: [list]
+- apiGroups: [storage.k8s.io]
+  resources: [storageclasses, csinodes, csidrivers, csistoragecapacities, volumeattachments]
+  verbs: [list]
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
+  verbs: [list]
+- apiGroups: [apps]
+  resources: [replicasets, statefulsets]
+  verbs: [list]
+)";
+
+TEST_F(ExplainTest, ListPermissionIsAllItNeeds) {
+  createNodes(2);
+  kubectlOk({"create", "namespace", "t"});
+  kubectlOk({"create", "-f", "-"}, podJson("t", "web", "default-scheduler").dump());
+  kubectlOk({"create", "serviceaccount", "explainer", "-n", "t"});
+  kubectlOk({"apply", "-f", "-"}, kListOnlyRole);
+  kubectlOk({"create", "clusterrolebinding", "explainer", "--clusterrole=kube-scheduler-cpp-explain",
+             "--serviceaccount=t:explainer"});
+  auto token = cp_->kubectl({"create", "token", "explainer", "-n", "t"});
+  ASSERT_TRUE(token.ok()) << token.error().message();
+  std::string bearer = *token;
+  while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == ' ')) bearer.pop_back();
+  const std::string kubeconfig = dir_ + "/explainer.kubeconfig";
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " +
+                                   cp_->serverUrl() + "\n    certificate-authority: " + cp_->caFile() +
+                                   "\nusers:\n- name: explainer\n  user:\n    token: " + bearer +
+                                   "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: explainer\n"
+                                   "current-context: x\n";
+  auto denied = cp_->kubectl({"--kubeconfig=" + kubeconfig, "get", "pod", "-n", "t", "web"});
+  ASSERT_FALSE(denied.ok()) << "the role must not even allow get";
+
+  const ProcessOutput out = explain({"--kubeconfig", kubeconfig, "-o", "json", "t/web"});
+  ASSERT_EQ(out.exitCode, 0) << out.err << out.out;
+  const json p = json::parse(out.out)["pods"][0];
+  EXPECT_EQ(p["result"], "Scheduled") << out.out;
+  EXPECT_THAT(p["node"].get<std::string>(), ::testing::StartsWith("node-"));
+  EXPECT_EQ(nodeNameOf("t", "web"), "");
+
+  // Without the role: the first list that fails says which and why.
+  kubectlOk({"delete", "clusterrolebinding", "explainer"});
+  const ProcessOutput forbidden = explain({"--kubeconfig", kubeconfig, "t/web"});
+  EXPECT_EQ(forbidden.exitCode, 1);
+  EXPECT_EQ(forbidden.err.rfind("explain: listing nodes: nodes is forbidden: User "
+                                "\"system:serviceaccount:t:explainer\" cannot list resource \"nodes\"",
+                                0),
+            0u)
+      << forbidden.err;
 }
 
 TEST_F(ExplainTest, ErrorsAndExitCodes) {
