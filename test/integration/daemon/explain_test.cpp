@@ -1,5 +1,10 @@
 // `kube-scheduler-cpp explain` against a real kube-apiserver: the answer for a pending pod (per-node filter
 // reasons, the node it would go to, upstream's FitError when none), and nothing written to the cluster.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -212,6 +217,30 @@ TEST_F(ExplainTest, ErrorsAndExitCodes) {
   EXPECT_EQ(badFlag.exitCode, 2);
   EXPECT_EQ(badFlag.err.rfind("explain: unknown flag --cluster=x\nUsage: kube-scheduler-cpp explain", 0), 0u)
       << badFlag.err;
+
+  // A server that accepts the connection and never answers: --timeout ends the command.
+  const int sock = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(sock, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(::listen(sock, 16), 0);
+  socklen_t len = sizeof(addr);
+  ASSERT_EQ(::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string silent = dir_ + "/silent.kubeconfig";
+  std::ofstream(silent) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
+                           "https://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
+                               "\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user: {}\n"
+                               "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+                               "current-context: x\n";
+  const auto start = std::chrono::steady_clock::now();
+  const ProcessOutput slow = explain({"--kubeconfig", silent, "--timeout=2s", "t/theirs"});
+  const auto took = std::chrono::steady_clock::now() - start;
+  ::close(sock);
+  EXPECT_EQ(slow.exitCode, 1);
+  EXPECT_EQ(slow.err, "explain: timed out after 2s\n");
+  EXPECT_LT(took, 10s);
 
   const ProcessOutput help = explain({"--help"});
   EXPECT_EQ(help.exitCode, 0);
