@@ -120,12 +120,15 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args) {
         out.configPath = value;
       } else if (a == "--timeout") {
         auto d = config::parseGoDuration(value);
-        if (!d.ok()) return Error("invalid argument \"" + value + "\" for \"--timeout\" flag: " + d.error().message());
-        if (d->count() <= 0) return Error("invalid argument \"" + value + "\" for \"--timeout\" flag: must be positive");
-        out.timeout = std::max(std::chrono::milliseconds(1),
-                               std::chrono::duration_cast<std::chrono::milliseconds>(*d));
+        if (!d.ok())
+          return Error("invalid argument \"" + value + "\" for \"--timeout\" flag: " + d.error().message());
+        if (d->count() <= 0)
+          return Error("invalid argument \"" + value + "\" for \"--timeout\" flag: must be positive");
+        out.timeout =
+            std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(*d));
       } else {
-        if (value != "table" && value != "json") return Error("-o must be json or table, got \"" + value + "\"");
+        if (value != "table" && value != "json")
+          return Error("-o must be json or table, got \"" + value + "\"");
         out.output = value;
       }
       continue;
@@ -134,9 +137,9 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args) {
     positional.push_back(args[i]);
   }
   if (positional.size() != 1) {
-    return Error(positional.empty() ? "NAMESPACE/POD is required"
-                                    : "expected one NAMESPACE/POD, got " + std::to_string(positional.size()) +
-                                          " arguments");
+    return Error(positional.empty()
+                     ? "NAMESPACE/POD is required"
+                     : "expected one NAMESPACE/POD, got " + std::to_string(positional.size()) + " arguments");
   }
   const std::string& target = positional.front();
   const size_t slash = target.find('/');
@@ -218,8 +221,8 @@ Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClien
   auto any = client::rest::listAll(live.pods(), exact);
   if (!any.ok()) return Error("listing pods: " + any.error().message());
   if (!any->items.empty()) {
-    return Error("pod " + namespace_ + "/" + name + " has terminated (phase " + any->items.front().status.phase +
-                 "): the scheduler does not schedule it");
+    return Error("pod " + namespace_ + "/" + name + " has terminated (phase " +
+                 any->items.front().status.phase + "): the scheduler does not schedule it");
   }
   return Error("pods \"" + name + "\" not found");
 }

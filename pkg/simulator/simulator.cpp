@@ -501,7 +501,8 @@ Result<SimulationResult> simulateOnePod(const config::KubeSchedulerConfiguration
                                         client::MemoryClient& cluster, const SimulateOptions& options) {
   const std::string& key = options.onlyPod;
   const size_t slash = key.find('/');
-  if (slash == std::string::npos) return Error("the pod to schedule must be NAMESPACE/NAME, got \"" + key + "\"");
+  if (slash == std::string::npos)
+    return Error("the pod to schedule must be NAMESPACE/NAME, got \"" + key + "\"");
   auto target = cluster.get<api::Pod>(key.substr(0, slash), key.substr(slash + 1));
   if (!target.ok()) return Error(target.error().message());
   if (!isPending(*target, cfg)) {
@@ -515,8 +516,8 @@ Result<SimulationResult> simulateOnePod(const config::KubeSchedulerConfiguration
     profile.plugins.preEnqueue.enabled.push_back(config::Plugin{std::string(OnlyPodGate::kName), 0});
   framework::runtime::Registry extra;
   if (auto r = extra.registerPlugin(std::string(OnlyPodGate::kName),
-                                    [gate](const config::PluginArgs*, framework::Handle&)
-                                        -> Result<std::unique_ptr<framework::Plugin>> {
+                                    [gate](const config::PluginArgs*,
+                                           framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
                                       return std::unique_ptr<framework::Plugin>(
                                           std::make_unique<OnlyPodGate>(gate));
                                     });

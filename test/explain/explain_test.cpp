@@ -21,8 +21,8 @@ using testing::MakePod;
 // ---- Arguments ----
 
 TEST(ExplainArgsTest, FlagsAndTarget) {
-  auto a = parseExplainArgs({"--kubeconfig=/k", "--config", "/c.yaml", "-o", "json", "--timeout", "1m30s",
-                             "team-a/web-0"});
+  auto a = parseExplainArgs(
+      {"--kubeconfig=/k", "--config", "/c.yaml", "-o", "json", "--timeout", "1m30s", "team-a/web-0"});
   ASSERT_TRUE(a.ok()) << a.error().message();
   EXPECT_FALSE(a->help);
   EXPECT_EQ(a->kubeconfig, "/k");
@@ -76,7 +76,8 @@ TEST(ExplainArgsTest, Errors) {
       {{"a/b/c"}, "expected NAMESPACE/POD, got \"a/b/c\""},
       {{"-o", "yaml", "ns/p"}, "-o must be json or table, got \"yaml\""},
       {{"-o=", "ns/p"}, "-o must be json or table, got \"\""},
-      {{"--timeout", "abc", "ns/p"}, "invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\""},
+      {{"--timeout", "abc", "ns/p"},
+       "invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\""},
       {{"--timeout=0s", "ns/p"}, "invalid argument \"0s\" for \"--timeout\" flag: must be positive"},
   };
   for (const auto& c : cases) {
@@ -136,7 +137,8 @@ class ExplainPodTest : public ::testing::Test {
     EXPECT_EQ(live_.currentResourceVersion(), rv) << "the live cluster was written to";
     for (size_t i = 0; i < client::kOperationCount; ++i) {
       if (client::Operation(i) == client::Operation::List) continue;
-      EXPECT_EQ(live_.callCount(client::Operation(i)), before[i]) << "operation " << i << " on the live cluster";
+      EXPECT_EQ(live_.callCount(client::Operation(i)), before[i])
+          << "operation " << i << " on the live cluster";
     }
     EXPECT_GT(live_.callCount(client::Operation::List), before[static_cast<size_t>(client::Operation::List)]);
     return r;
@@ -190,16 +192,21 @@ TEST_F(ExplainPodTest, AGatedPodsNominationHoldsNothing) {
 
 TEST_F(ExplainPodTest, UnschedulableGetsUpstreamsFitError) {
   create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "10"}}).obj());
-  create(MakeNode().name("n2").label("disk", "ssd").capacity({{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "10"}}).obj());
+  create(MakeNode()
+             .name("n2")
+             .label("disk", "ssd")
+             .capacity({{"cpu", "2"}, {"memory", "8Gi"}, {"pods", "10"}})
+             .obj());
   create(MakePod().name("target").nodeSelector({{"disk", "ssd"}}).req({{"cpu", "3"}}).obj());
   auto r = explain("default", "target");
   ASSERT_TRUE(r.ok()) << r.error().message();
   const auto& p = r->pods.front();
   EXPECT_EQ(p.result, "Unschedulable");
   EXPECT_EQ(p.node, "");
-  EXPECT_EQ(p.message,
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. "
-            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
+  EXPECT_EQ(
+      p.message,
+      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. "
+      "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.")
       << "3 cpus exceed n2's allocatable: unresolvable, so preemption does not try n2 either";
   EXPECT_EQ(p.filtered.at("n1").plugin, "NodeAffinity");
   EXPECT_EQ(p.filtered.at("n2").plugin, "NodeResourcesFit");
@@ -233,7 +240,8 @@ TEST_F(ExplainPodTest, ABoundPodIsEvaluatedAsIfPending) {
   EXPECT_EQ(p.node, "n1") << "its own request no longer counts on n1";
   EXPECT_EQ(p.filtered.at("n2").reasons, std::vector<std::string>{"Insufficient cpu"});
   const std::string table = simulator::toTable(*r, true);
-  EXPECT_EQ(table.rfind("pod default/target is bound to n1; evaluating it as if pending\n\n", 0), 0u) << table;
+  EXPECT_EQ(table.rfind("pod default/target is bound to n1; evaluating it as if pending\n\n", 0), 0u)
+      << table;
   const auto j = nlohmann::json::parse(simulator::toJson(*r, true));
   EXPECT_EQ(j["pods"][0]["boundNode"], "n1");
   EXPECT_EQ(live_.get<api::Pod>("default", "target")->spec.nodeName, "n1");
@@ -265,7 +273,8 @@ TEST_F(ExplainPodTest, NotFoundTerminatedAndOtherSchedulers) {
 
   auto leaving = explain("default", "leaving");
   ASSERT_FALSE(leaving.ok());
-  EXPECT_EQ(leaving.error().message(), "pod default/leaving is being deleted: the scheduler does not schedule it");
+  EXPECT_EQ(leaving.error().message(),
+            "pod default/leaving is being deleted: the scheduler does not schedule it");
 }
 
 TEST_F(ExplainPodTest, TheCopyKeepsUids) {
@@ -285,16 +294,18 @@ TEST_F(ExplainPodTest, TheCopyKeepsUids) {
 }
 
 TEST_F(ExplainPodTest, ListFailuresNameTheResource) {
-  live_.injectFailures(client::Operation::List, 1,
-                       client::ApiError(403, "Forbidden",
-                                        "nodes is forbidden: User \"u\" cannot list resource \"nodes\" in API "
-                                        "group \"\" at the cluster scope"),
-                       "Node");
+  live_.injectFailures(
+      client::Operation::List, 1,
+      client::ApiError(403, "Forbidden",
+                       "nodes is forbidden: User \"u\" cannot list resource \"nodes\" in API "
+                       "group \"\" at the cluster scope"),
+      "Node");
   auto r = explainPod(live_, cfg_, "default", "target");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().message(),
-            "listing nodes: nodes is forbidden: User \"u\" cannot list resource \"nodes\" in API group \"\" at "
-            "the cluster scope");
+  EXPECT_EQ(
+      r.error().message(),
+      "listing nodes: nodes is forbidden: User \"u\" cannot list resource \"nodes\" in API group \"\" at "
+      "the cluster scope");
 }
 
 }  // namespace

@@ -245,8 +245,9 @@ TEST(SimulatorTest, OnlyPodSchedulesThatPodOnce) {
             ", namespace: default}\n  spec:\n    priority: " + (p[0] == 'a' ? "10" : "0") +
             "\n    containers: [{name: c, image: i, ports: [{containerPort: 80, hostPort: 80}]}]\n";
   }
-  yaml += "- {apiVersion: v1, kind: Pod, metadata: {name: bound, namespace: default}, spec: {nodeName: n1, "
-          "containers: [{name: c, image: i}]}}\n";
+  yaml +=
+      "- {apiVersion: v1, kind: Pod, metadata: {name: bound, namespace: default}, spec: {nodeName: n1, "
+      "containers: [{name: c, image: i}]}}\n";
   auto cfg = demoConfig();
   client::MemoryClient cluster;
   ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", cluster, cfg).ok());
@@ -261,8 +262,9 @@ TEST(SimulatorTest, OnlyPodSchedulesThatPodOnce) {
   EXPECT_EQ(cluster.get<api::Pod>("default", "a")->spec.nodeName, "") << "a is not scheduled";
 
   for (const auto& [pod, error] : std::vector<std::pair<std::string, std::string>>{
-           {"default/bound", "pod default/bound is not pending for any profile (bound, terminated, or "
-                             "schedulerName \"default-scheduler\" served by no profile)"},
+           {"default/bound",
+            "pod default/bound is not pending for any profile (bound, terminated, or "
+            "schedulerName \"default-scheduler\" served by no profile)"},
            {"default/nope", "pods \"nope\" not found"},
            {"nope", "the pod to schedule must be NAMESPACE/NAME, got \"nope\""}}) {
     options.onlyPod = pod;

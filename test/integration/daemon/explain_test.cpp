@@ -85,7 +85,8 @@ TEST_F(ExplainTest, PendingPodFitsOneNodeAndNothingIsWritten) {
   EXPECT_EQ(p["result"], "Scheduled") << out.out;
   EXPECT_EQ(p["node"], "node-1");
   EXPECT_EQ(p["filtered"]["node-0"]["plugin"], "NodeAffinity");
-  EXPECT_EQ(p["filtered"]["node-0"]["reasons"], json::array({"node(s) didn't match Pod's node affinity/selector"}));
+  EXPECT_EQ(p["filtered"]["node-0"]["reasons"],
+            json::array({"node(s) didn't match Pod's node affinity/selector"}));
   EXPECT_EQ(p["filtered"]["node-2"]["plugin"], "NodeResourcesFit");
   EXPECT_EQ(p["filtered"]["node-2"]["reasons"], json::array({"Insufficient cpu"}));
   EXPECT_FALSE(p["filtered"].contains("node-1"));
@@ -95,7 +96,8 @@ TEST_F(ExplainTest, PendingPodFitsOneNodeAndNothingIsWritten) {
   // The bound pod: said so, and evaluated as if pending; still bound where it was.
   const ProcessOutput bound = explain({"--config", config, "t/placed"});
   ASSERT_EQ(bound.exitCode, 0) << bound.err << bound.out;
-  EXPECT_EQ(bound.out.rfind("pod t/placed is bound to node-1; evaluating it as if pending\n", 0), 0u) << bound.out;
+  EXPECT_EQ(bound.out.rfind("pod t/placed is bound to node-1; evaluating it as if pending\n", 0), 0u)
+      << bound.out;
   EXPECT_NE(bound.out.find("t/placed   Scheduled"), std::string::npos) << bound.out;
   EXPECT_EQ(nodeNameOf("t", "placed"), "node-1");
   EXPECT_TRUE(events("t", "involvedObject.name=placed").empty());
@@ -117,9 +119,10 @@ TEST_F(ExplainTest, UnschedulablePodWithTheDefaultConfiguration) {
   EXPECT_EQ(p["profile"], "default-scheduler");
   EXPECT_EQ(p["result"], "Unschedulable");
   EXPECT_EQ(p["node"], "");
-  EXPECT_EQ(p["message"],
-            "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is "
-            "not helpful for scheduling.");
+  EXPECT_EQ(
+      p["message"],
+      "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is "
+      "not helpful for scheduling.");
   for (const char* node : {"node-0", "node-1", "node-2"}) {
     EXPECT_EQ(p["filtered"][node]["plugin"], "NodeResourcesFit") << node;
     EXPECT_EQ(p["filtered"][node]["reasons"], json::array({"Insufficient cpu"})) << node;
@@ -170,11 +173,12 @@ TEST_F(ExplainTest, ListPermissionIsAllItNeeds) {
   std::string bearer = *token;
   while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == ' ')) bearer.pop_back();
   const std::string kubeconfig = dir_ + "/explainer.kubeconfig";
-  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " +
-                                   cp_->serverUrl() + "\n    certificate-authority: " + cp_->caFile() +
-                                   "\nusers:\n- name: explainer\n  user:\n    token: " + bearer +
-                                   "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: explainer\n"
-                                   "current-context: x\n";
+  std::ofstream(kubeconfig)
+      << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " + cp_->serverUrl() +
+             "\n    certificate-authority: " + cp_->caFile() +
+             "\nusers:\n- name: explainer\n  user:\n    token: " + bearer +
+             "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: explainer\n"
+             "current-context: x\n";
   auto denied = cp_->kubectl({"--kubeconfig=" + kubeconfig, "get", "pod", "-n", "t", "web"});
   ASSERT_FALSE(denied.ok()) << "the role must not even allow get";
 
@@ -230,7 +234,8 @@ TEST_F(ExplainTest, ErrorsAndExitCodes) {
   ASSERT_EQ(::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   const std::string silent = dir_ + "/silent.kubeconfig";
   std::ofstream(silent) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
-                           "https://127.0.0.1:" + std::to_string(ntohs(addr.sin_port)) +
+                           "https://127.0.0.1:" +
+                               std::to_string(ntohs(addr.sin_port)) +
                                "\n    insecure-skip-tls-verify: true\nusers:\n- name: u\n  user: {}\n"
                                "contexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
                                "current-context: x\n";
