@@ -9,6 +9,7 @@
 
 #include "pkg/app/options.h"
 #include "pkg/app/run.h"
+#include "pkg/explain/explain.h"
 #include "pkg/simulator/simulator.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +19,10 @@ int main(int argc, char** argv) {
   if (!args.empty() && args[0] == "simulate") {
     spdlog::set_level(spdlog::level::warn);
     return ks::simulator::runSimulateCommand(std::vector<std::string>(args.begin() + 1, args.end()));
+  }
+  if (!args.empty() && args[0] == "explain") {
+    spdlog::set_level(spdlog::level::warn);
+    return ks::explain::runExplainCommand(std::vector<std::string>(args.begin() + 1, args.end()));
   }
   auto options = ks::app::parseFlags(args);
   if (!options.ok()) {

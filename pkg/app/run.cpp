@@ -131,8 +131,9 @@ class LeaderMetricsAdapter final : public leaderelection::LeaderMetrics {
   metrics::Metrics& m_;
 };
 
-// upstream createKubeConfig: clientcmd.BuildConfigFromFlags(--master, kubeconfig), then the
-// clientConnection settings.
+}  // namespace
+
+// Declared in run.h (explain uses it too).
 Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
                                                const std::string& master) {
   client::rest::RestConfig rc;
@@ -163,6 +164,8 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
   rc.userAgent = userAgent();
   return rc;
 }
+
+namespace {
 
 // upstream createClients + resourcelock.NewFromKubeconfig: each client has its own connection pool and
 // token bucket, so events and lease renewals never queue behind bindings.

@@ -17,10 +17,17 @@
 #include <chrono>
 
 #include "pkg/app/options.h"
+#include "pkg/client/rest/config.h"
 
 namespace ks::app {
 
 inline constexpr std::chrono::seconds kShutdownBindingDeadline{30};
+
+// Where the API server is and how to reach it (upstream createKubeConfig: clientcmd.BuildConfigFromFlags
+// with --master and clientConnection.kubeconfig, else the in-cluster config; then qps / burst). Also used
+// by `explain`.
+Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
+                                               const std::string& master);
 
 // Sets spdlog's level from klog's verbosity: 0-1 info, 2-3 debug, 4+ trace.
 void setupLogging(int verbosity);

@@ -290,85 +290,55 @@ Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClien
   return loadClusterText(ss.str(), path, cluster, cfg);
 }
 
-Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
-                                  client::MemoryClient& cluster, const SimulateOptions& options) {
-  Recorder recorder;
-  // Virtual time: a pod waiting out a backoff is retried at once when nothing else can happen.
-  framework::ManualClock clock(std::chrono::system_clock::now());
-  informer::SharedInformerFactoryOptions fo;
-  fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-  informer::SharedInformerFactory factory(cluster, fo);
+namespace {
 
-  PreemptionRecorder preemptions;
-  scheduler::SchedulerOptions so;
-  so.seed = options.seed;
-  so.observer = &recorder;
-  so.eventRecorder = &preemptions;
-  so.clock = &clock;
-  so.informerFactory = &factory;
-  // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
-  // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
-  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry({.enableAsyncPreemption = false, .assumeVolumeBindingCompletes = true}), so);
-  if (!created.ok()) return created.error();
-  std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
-  sched->addEventHandlers(factory);
-  factory.start();
-  if (!factory.waitForCacheSync(std::chrono::seconds(30))) return Error("informers did not sync");
+// One scheduler over the in-memory cluster, its informers synced: what simulate() and simulate() of one pod
+// (explain) share. Virtual time: a pod waiting out a backoff is retried at once when nothing else can happen.
+struct SchedulerRun {
+  SchedulerRun(client::MemoryClient& cluster, const informer::SharedInformerFactoryOptions& fo)
+      : clock(std::chrono::system_clock::now()), factory(cluster, fo) {}
 
-  std::vector<api::PodPtr> pending;
-  for (const auto& p : cluster.objects<api::Pod>()) {
-    if (isPending(*p, cfg)) pending.push_back(p);
+  // `registry` adds to the in-tree plugins (explain's gate); `cfg` is the profile set to run.
+  static Result<std::unique_ptr<SchedulerRun>> start(const config::KubeSchedulerConfiguration& cfg,
+                                                     client::MemoryClient& cluster,
+                                                     const SimulateOptions& options,
+                                                     const framework::runtime::Registry& extra) {
+    informer::SharedInformerFactoryOptions fo;
+    fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+    auto run = std::make_unique<SchedulerRun>(cluster, fo);
+    scheduler::SchedulerOptions so;
+    so.seed = options.seed;
+    so.observer = &run->recorder;
+    so.eventRecorder = &run->preemptions;
+    so.clock = &run->clock;
+    so.informerFactory = &run->factory;
+    // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
+    // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
+    auto registry =
+        plugins::newInTreeRegistry({.enableAsyncPreemption = false, .assumeVolumeBindingCompletes = true});
+    if (auto merged = registry.merge(extra); !merged.ok()) return merged.error();
+    auto created = scheduler::Scheduler::create(cluster, cfg, registry, so);
+    if (!created.ok()) return created.error();
+    run->sched = std::move(created).value();
+    run->sched->addEventHandlers(run->factory);
+    run->factory.start();
+    if (!run->factory.waitForCacheSync(std::chrono::seconds(30))) return Error("informers did not sync");
+    return run;
   }
-  std::jthread runner([&](std::stop_token stop) { sched->run(stop); });
 
-  // Settled: nothing queued to run, nothing in flight or binding, the informer has seen every pod change
-  // (bindings and status patches come back through it), and no pod waiting out a backoff could fare
-  // differently on a retry (nothing was bound since its last attempt), for a few consecutive checks.
-  // Backoffs pass in virtual time, so this takes as long as the scheduling work, not the backoffs.
-  queue::PriorityQueue& q = sched->schedulingQueue();
-  auto backoffRetryMayHelp = [&] {
-    for (const auto& p : q.pendingPods()) {
-      const std::string k = Recorder::key(*p);
-      if (q.whereIs(k) == queue::QueueName::BackoffQ && recorder.clusterChangedSinceLastAttempt(k))
-        return true;
-    }
-    return false;
-  };
-  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
-  int quietChecks = 0;
-  bool timedOut = false;
-  while (quietChecks < 5) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      timedOut = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    const auto counts = q.pendingCounts();
-    const bool idle = counts.active == 0 && q.inFlightCount() == 0 && sched->bindingsInFlight() == 0 &&
-                      std::strtoll(factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
-                          maxPodResourceVersion(cluster);
-    if (idle && counts.backoff != 0 && backoffRetryMayHelp()) {
-      clock.step(std::chrono::seconds(cfg.podMaxBackoffSeconds) + queue::kBackoffQOrderingWindow);
-      q.flushBackoffQCompleted();
-      quietChecks = 0;
-      continue;
-    }
-    quietChecks = idle ? quietChecks + 1 : 0;
+  // Closes the scheduler (in-flight bindings finish) and stops the informers.
+  void stop() {
+    if (stopped_) return;
+    stopped_ = true;
+    if (sched) sched->close();
+    factory.stop();
   }
-  runner.request_stop();
-  runner.join();
-  sched->close();
-  factory.stop();
-  // A safety net only: every input settles (each retry needs a binding since the last one, and bindings
-  // are finite), so reaching it is a bug.
-  if (timedOut)
-    spdlog::error("simulation did not settle within {} ms (a bug); reporting the state so far",
-                  options.timeout.count());
+  ~SchedulerRun() { stop(); }
 
-  const auto attempts = recorder.attempts();
-  const auto bindErrors = recorder.bindErrors();
-  SimulationResult result;
-  for (const auto& original : pending) {
+  // What happened to `original` (a pod pending when the run started); call after stop().
+  PodResult podResult(const api::PodPtr& original, client::MemoryClient& cluster) const {
+    const auto attempts = recorder.attempts();
+    const auto bindErrors = recorder.bindErrors();
     PodResult r;
     r.namespace_ = original->metadata.namespace_;
     r.name = original->metadata.name;
@@ -403,9 +373,191 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
     if (attempt != attempts.end()) fillExplain(attempt->second, r);
     r.nominatedNode = recorder.nominatedNode(key);
     r.victims = preemptions.victimsOf(key);
-    result.pods.push_back(std::move(r));
+    return r;
   }
+
+  Recorder recorder;
+  framework::ManualClock clock;
+  informer::SharedInformerFactory factory;
+  PreemptionRecorder preemptions;
+  std::unique_ptr<scheduler::Scheduler> sched;
+
+ private:
+  bool stopped_ = false;
+};
+
+// Keeps every pod but one out of activeQ, so that a run schedules that pod alone (explain). Enabled last at
+// PreEnqueue in every profile: a pod that reaches it passed the profile's own PreEnqueue plugins, so the
+// real queue would have put it in activeQ and recorded its nomination (upstream moveToActiveQ); the gate
+// remembers those pods for that. It registers no events: a gated pod never moves.
+class OnlyPodGate final : public framework::PreEnqueuePlugin, public framework::EnqueueExtensions {
+ public:
+  static constexpr std::string_view kName = "KubeSchedulerCppExplainOnlyPod";
+
+  // Shared by the gate of every profile; PreEnqueue runs on informer threads.
+  class State {
+   public:
+    explicit State(std::string onlyPodKey) : only_(std::move(onlyPodKey)) {}
+    const std::string& only() const { return only_; }
+    void passed(const api::PodPtr& pod) {
+      std::lock_guard lock(mu_);
+      passed_[Recorder::key(*pod)] = pod;
+    }
+    // The pods other than `only` that passed the profile's own PreEnqueue plugins, latest versions.
+    std::vector<api::PodPtr> passedPods() const {
+      std::lock_guard lock(mu_);
+      std::vector<api::PodPtr> out;
+      for (const auto& [key, pod] : passed_) out.push_back(pod);
+      return out;
+    }
+
+   private:
+    const std::string only_;
+    mutable std::mutex mu_;
+    std::map<std::string, api::PodPtr> passed_;
+  };
+
+  explicit OnlyPodGate(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::string_view name() const override { return kName; }
+
+  framework::Status preEnqueue(const framework::PodInfo& pod) override {
+    if (Recorder::key(pod.pod()) == state_->only()) return {};
+    state_->passed(pod.podPtr());
+    return framework::Status(framework::Code::UnschedulableAndUnresolvable,
+                             "not the pod being explained (" + state_->only() + ")");
+  }
+  Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override {
+    return std::vector<framework::ClusterEventWithHint>{};
+  }
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+Result<SimulationResult> simulateAll(const config::KubeSchedulerConfiguration& cfg,
+                                     client::MemoryClient& cluster, const SimulateOptions& options) {
+  auto started = SchedulerRun::start(cfg, cluster, options, {});
+  if (!started.ok()) return started.error();
+  std::unique_ptr<SchedulerRun> run = std::move(started).value();
+  Recorder& recorder = run->recorder;
+  scheduler::Scheduler& sched = *run->sched;
+
+  std::vector<api::PodPtr> pending;
+  for (const auto& p : cluster.objects<api::Pod>()) {
+    if (isPending(*p, cfg)) pending.push_back(p);
+  }
+  std::jthread runner([&](std::stop_token stop) { sched.run(stop); });
+
+  // Settled: nothing queued to run, nothing in flight or binding, the informer has seen every pod change
+  // (bindings and status patches come back through it), and no pod waiting out a backoff could fare
+  // differently on a retry (nothing was bound since its last attempt), for a few consecutive checks.
+  // Backoffs pass in virtual time, so this takes as long as the scheduling work, not the backoffs.
+  queue::PriorityQueue& q = sched.schedulingQueue();
+  auto backoffRetryMayHelp = [&] {
+    for (const auto& p : q.pendingPods()) {
+      const std::string k = Recorder::key(*p);
+      if (q.whereIs(k) == queue::QueueName::BackoffQ && recorder.clusterChangedSinceLastAttempt(k))
+        return true;
+    }
+    return false;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  int quietChecks = 0;
+  bool timedOut = false;
+  while (quietChecks < 5) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      timedOut = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const auto counts = q.pendingCounts();
+    const bool idle = counts.active == 0 && q.inFlightCount() == 0 && sched.bindingsInFlight() == 0 &&
+                      std::strtoll(run->factory.pods().lastSyncResourceVersion().c_str(), nullptr, 10) >=
+                          maxPodResourceVersion(cluster);
+    if (idle && counts.backoff != 0 && backoffRetryMayHelp()) {
+      run->clock.step(std::chrono::seconds(cfg.podMaxBackoffSeconds) + queue::kBackoffQOrderingWindow);
+      q.flushBackoffQCompleted();
+      quietChecks = 0;
+      continue;
+    }
+    quietChecks = idle ? quietChecks + 1 : 0;
+  }
+  runner.request_stop();
+  runner.join();
+  run->stop();
+  // A safety net only: every input settles (each retry needs a binding since the last one, and bindings
+  // are finite), so reaching it is a bug.
+  if (timedOut)
+    spdlog::error("simulation did not settle within {} ms (a bug); reporting the state so far",
+                  options.timeout.count());
+
+  SimulationResult result;
+  for (const auto& original : pending) result.pods.push_back(run->podResult(original, cluster));
   return result;
+}
+
+// One scheduling cycle of options.onlyPod, the other pending pods gated (see OnlyPodGate).
+Result<SimulationResult> simulateOnePod(const config::KubeSchedulerConfiguration& cfg,
+                                        client::MemoryClient& cluster, const SimulateOptions& options) {
+  const std::string& key = options.onlyPod;
+  const size_t slash = key.find('/');
+  if (slash == std::string::npos)
+    return Error("the pod to schedule must be NAMESPACE/NAME, got \"" + key + "\"");
+  auto target = cluster.get<api::Pod>(key.substr(0, slash), key.substr(slash + 1));
+  if (!target.ok()) return Error(target.error().message());
+  if (!isPending(*target, cfg)) {
+    return Error("pod " + key + " is not pending for any profile (bound, terminated, or schedulerName \"" +
+                 api::schedulerNameOf(*target) + "\" served by no profile)");
+  }
+
+  auto gate = std::make_shared<OnlyPodGate::State>(key);
+  config::KubeSchedulerConfiguration gated = cfg;
+  for (auto& profile : gated.profiles)
+    profile.plugins.preEnqueue.enabled.push_back(config::Plugin{std::string(OnlyPodGate::kName), 0});
+  framework::runtime::Registry extra;
+  if (auto r = extra.registerPlugin(std::string(OnlyPodGate::kName),
+                                    [gate](const config::PluginArgs*,
+                                           framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
+                                      return std::unique_ptr<framework::Plugin>(
+                                          std::make_unique<OnlyPodGate>(gate));
+                                    });
+      !r.ok()) {
+    return r.error();
+  }
+  auto started = SchedulerRun::start(gated, cluster, options, extra);
+  if (!started.ok()) return started.error();
+  std::unique_ptr<SchedulerRun> run = std::move(started).value();
+  for (const auto& [name, fw] : run->sched->profiles()) {
+    const auto& pre = fw->preEnqueuePlugins();
+    if (pre.empty() || pre.back()->name() != OnlyPodGate::kName)
+      return Error("profile \"" + name + "\": the explain gate is not the last PreEnqueue plugin");
+  }
+
+  // The informers synced, so every pending pod went through the queue's add.
+  queue::PriorityQueue& q = run->sched->schedulingQueue();
+  const auto deadline = std::chrono::steady_clock::now() + options.timeout;
+  while (q.whereIs(key) == queue::QueueName::None) {
+    if (std::chrono::steady_clock::now() > deadline) return Error("pod " + key + " never reached the queue");
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  for (const auto& pod : gate->passedPods()) {
+    if (!pod->status.nominatedNodeName.empty())
+      q.addNominatedPod(framework::PodInfo::create(pod), framework::NominatingInfo{});
+  }
+  // In activeQ alone (else gated by the profile's PreEnqueue plugins): exactly one attempt, on this thread.
+  if (q.whereIs(key) == queue::QueueName::ActiveQ) run->sched->scheduleOne();
+  run->stop();
+
+  SimulationResult result;
+  result.pods.push_back(run->podResult(std::make_shared<const api::Pod>(std::move(target).value()), cluster));
+  return result;
+}
+
+}  // namespace
+
+Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
+                                  client::MemoryClient& cluster, const SimulateOptions& options) {
+  return options.onlyPod.empty() ? simulateAll(cfg, cluster, options) : simulateOnePod(cfg, cluster, options);
 }
 
 std::string toJson(const SimulationResult& result, bool explain) {
@@ -436,6 +588,7 @@ std::string toJson(const SimulationResult& result, bool explain) {
       j["nominatedNode"] = p.nominatedNode;
       j["victims"] = p.victims;
     }
+    if (!p.boundNode.empty()) j["boundNode"] = p.boundNode;
     pods.push_back(std::move(j));
   }
   nlohmann::ordered_json out;
@@ -473,6 +626,11 @@ void printRows(std::ostringstream& out, const std::vector<std::vector<std::strin
 
 std::string toTable(const SimulationResult& result, bool explain) {
   std::ostringstream out;
+  for (const auto& p : result.pods) {
+    if (!p.boundNode.empty())
+      out << "pod " << p.namespace_ << "/" << p.name << " is bound to " << p.boundNode
+          << "; evaluating it as if pending\n\n";
+  }
   std::vector<std::vector<std::string>> rows{{"POD", "RESULT", "NODE", "MESSAGE"}};
   int scheduled = 0;
   for (const auto& p : result.pods) {

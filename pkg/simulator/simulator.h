@@ -37,6 +37,8 @@ struct PodResult {
   // for it ("namespace/name"). In simulate the evictions happen within the attempt (synchronously).
   std::string nominatedNode;
   std::vector<std::string> victims;
+  // explain: the node the pod is bound to in the live cluster (it was evaluated as if pending); "" else.
+  std::string boundNode;
 };
 
 struct SimulationResult {
@@ -59,14 +61,18 @@ Result<LoadSummary> loadClusterText(std::string_view text, const std::string& so
 struct SimulateOptions {
   uint64_t seed = 1;  // tie-breaks among equal scores are reproducible
   std::chrono::milliseconds timeout{60000};
+  // "namespace/name" (explain): one scheduling cycle of this pod alone, reported alone. The other pending
+  // pods are cluster state only: gated out of activeQ, so they are not scheduled, while those nominated to
+  // a node (status.nominatedNodeName) hold capacity there as in the real scheduler's queue.
+  std::string onlyPod;
 };
 
-// Schedules every pending pod of `cluster` until nothing more can happen.
+// Schedules every pending pod of `cluster` until nothing more can happen, or (options.onlyPod) one pod once.
 Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
                                   client::MemoryClient& cluster, const SimulateOptions& options = {});
 
 // {"pods": [{"namespace", "name", "profile", "result", "node", "message", "filtered", "scores",
-// "totalScores", "nominatedNode", "victims"}]}; the last four only with explain.
+// "totalScores", "nominatedNode", "victims"}]}; the last four only with explain; "boundNode" when set.
 std::string toJson(const SimulationResult& result, bool explain);
 // Aligned columns for people; with explain, each pod's nodes with their filter reason or scores.
 std::string toTable(const SimulationResult& result, bool explain);

@@ -100,6 +100,30 @@ TEST(MemoryClientTest, CreateAssignsIncreasingVersionsUidAndTimestamp) {
   EXPECT_EQ(c.create(api::Pod{}).error().code(), 422);
 }
 
+TEST(MemoryClientTest, CreateReplacesAGivenUidUnlessAskedToKeepIt) {
+  api::Pod withUid = makePod("a");
+  withUid.metadata.uid = "uid-from-the-live-cluster";
+  withUid.metadata.creationTimestamp = api::Time(std::chrono::seconds(1'600'000'000));
+
+  MemoryClient apiserver;  // as kube-apiserver: a create gets a new uid and timestamp
+  auto a = apiserver.create(withUid);
+  ASSERT_TRUE(a.ok());
+  EXPECT_NE(a->metadata.uid, "uid-from-the-live-cluster");
+  EXPECT_NE(a->metadata.creationTimestamp, withUid.metadata.creationTimestamp);
+
+  MemoryClientOptions keep;
+  keep.keepUidsOnCreate = true;
+  MemoryClient copy(keep);
+  auto b = copy.create(withUid);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->metadata.uid, "uid-from-the-live-cluster");
+  EXPECT_EQ(b->metadata.creationTimestamp, withUid.metadata.creationTimestamp);
+  auto fresh = copy.create(makePod("b"));  // nothing to keep: assigned as usual
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_FALSE(fresh->metadata.uid.empty());
+  EXPECT_TRUE(fresh->metadata.creationTimestamp.has_value());
+}
+
 TEST(MemoryClientTest, UpdateUsesOptimisticConcurrency) {
   MemoryClient c;
   auto a = c.create(makePod("a")).value();

@@ -233,6 +233,47 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
   EXPECT_EQ(unschedulable, 1);
 }
 
+// onlyPod (explain): one attempt of that pod; the other pending pods are not scheduled, though the one
+// listed first would have taken the port.
+TEST(SimulatorTest, OnlyPodSchedulesThatPodOnce) {
+  std::string yaml =
+      "apiVersion: v1\nkind: List\nitems:\n"
+      "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: \"4\", memory: 8Gi, "
+      "pods: \"110\"}}}\n";
+  for (const char* p : {"a", "b"}) {
+    yaml += std::string("- apiVersion: v1\n  kind: Pod\n  metadata: {name: ") + p +
+            ", namespace: default}\n  spec:\n    priority: " + (p[0] == 'a' ? "10" : "0") +
+            "\n    containers: [{name: c, image: i, ports: [{containerPort: 80, hostPort: 80}]}]\n";
+  }
+  yaml +=
+      "- {apiVersion: v1, kind: Pod, metadata: {name: bound, namespace: default}, spec: {nodeName: n1, "
+      "containers: [{name: c, image: i}]}}\n";
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", cluster, cfg).ok());
+  SimulateOptions options;
+  options.onlyPod = "default/b";
+  auto r = simulate(cfg, cluster, options);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->pods.size(), 1u);
+  EXPECT_EQ(r->pods[0].name, "b");
+  EXPECT_EQ(r->pods[0].result, "Scheduled");
+  EXPECT_EQ(r->pods[0].node, "n1");
+  EXPECT_EQ(cluster.get<api::Pod>("default", "a")->spec.nodeName, "") << "a is not scheduled";
+
+  for (const auto& [pod, error] : std::vector<std::pair<std::string, std::string>>{
+           {"default/bound",
+            "pod default/bound is not pending for any profile (bound, terminated, or "
+            "schedulerName \"default-scheduler\" served by no profile)"},
+           {"default/nope", "pods \"nope\" not found"},
+           {"nope", "the pod to schedule must be NAMESPACE/NAME, got \"nope\""}}) {
+    options.onlyPod = pod;
+    auto bad = simulate(cfg, cluster, options);
+    ASSERT_FALSE(bad.ok()) << pod;
+    EXPECT_EQ(bad.error().message(), error) << pod;
+  }
+}
+
 // Pods that can never be placed settle at once: with no nodes at all (an error, retried with backoff in
 // the daemon) and with nodes that never fit. Backoffs pass in virtual time; before, the error pods
 // spun until the 60 s "did not settle" fallback. The bound here only catches that regression.

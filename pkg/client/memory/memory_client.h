@@ -87,6 +87,10 @@ struct MemoryClientOptions {
   uint64_t seed = 1;
   // Clock for creationTimestamp, condition transition times; system_clock::now when empty.
   std::function<api::Time()> now;
+  // create keeps a uid and creationTimestamp the object already has (the apiserver always assigns new
+  // ones): `explain` copies a live cluster whose references (a PV's claimRef.uid, an ephemeral claim's
+  // owner) must keep naming the same objects.
+  bool keepUidsOnCreate = false;
 };
 
 namespace memory {
@@ -410,8 +414,9 @@ ApiResult<T> MemoryClient::createLocked(T obj) {
   auto& s = state<T>();
   std::string key = memory::storageKey<T>(obj.metadata.namespace_, obj.metadata.name);
   if (s.objects.contains(key)) return memory::alreadyExists(qr, obj.metadata.name);
-  obj.metadata.uid = newUidLocked();
-  obj.metadata.creationTimestamp = std::chrono::floor<std::chrono::seconds>(now());
+  if (!options_.keepUidsOnCreate || obj.metadata.uid.empty()) obj.metadata.uid = newUidLocked();
+  if (!options_.keepUidsOnCreate || !obj.metadata.creationTimestamp)
+    obj.metadata.creationTimestamp = std::chrono::floor<std::chrono::seconds>(now());
   if (obj.metadata.generation == 0) obj.metadata.generation = 1;
   obj.metadata.resourceVersion = std::to_string(++currentRV_);
   auto stored = std::make_shared<const T>(std::move(obj));
