@@ -18,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/json/yaml.h"
+#include "pkg/app/logging.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
 #include "pkg/informer/factory.h"
@@ -249,10 +250,13 @@ int runDaemon(const Options& options) {
   ProfileEventRecorder recorder(std::move(recorders), firstProfile, factory.pods().store());
 
   scheduler::SchedulerOptions so;
+  so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
+  so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;
   so.metrics = &metrics;
-  auto createdSched = scheduler::Scheduler::create(*client, cfg, plugins::newInTreeRegistry(), so);
+  auto createdSched = scheduler::Scheduler::create(*client, cfg,
+                                                   plugins::newInTreeRegistry(options.schedulerFeatures.plugins), so);
   if (!createdSched.ok()) return fail(createdSched.error().wrap("couldn't create scheduler"));
   std::unique_ptr<scheduler::Scheduler> sched = std::move(createdSched).value();
   sched->addEventHandlers(factory);
@@ -279,6 +283,11 @@ int runDaemon(const Options& options) {
     }
     eo.metrics = [&metrics] { return metrics.scrape(); };
     eo.configzJson = [json = configzJson(cfg)] { return json; };
+    if (cfg.debugging.enableProfiling) {
+      // upstream routes.DebugFlags with logs.GlogSetter; /debug/pprof is Go's runtime profiler and has no
+      // counterpart here (docs/running.md: use perf).
+      eo.verbositySetter = [](int v) { setVerbosity(v); };
+    }
     server::installSchedulerEndpoints(*srv, std::move(eo));
     srv->start();
     spdlog::info("Serving securely on {}:{}", options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress,
@@ -413,18 +422,12 @@ int runDaemon(const Options& options) {
 
 }  // namespace
 
-void setupLogging(int verbosity) {
-  if (verbosity >= 4) {
-    spdlog::set_level(spdlog::level::trace);
-  } else if (verbosity >= 2) {
-    spdlog::set_level(spdlog::level::debug);
-  } else {
-    spdlog::set_level(spdlog::level::info);
-  }
-}
-
 int run(const Options& options) {
-  setupLogging(options.verbosity);
+  setupLogging(options.logging);
+  for (const auto& w : options.featureGateWarnings) spdlog::warn("{}", w);
+  if (!options.featureGates.explicitlySet().empty()) {
+    spdlog::info("feature gates: {}", options.featureGates.toString());
+  }
   try {
     return runDaemon(options);
   } catch (const std::exception& e) {

@@ -5,7 +5,8 @@
 //   -> REST client (kubeconfig, --master override, or in-cluster) -> metrics, event recorders (one per
 //   profile, reportingController = the profile's schedulerName, as upstream's recorder factory)
 //   -> pod informer with kSchedulerPodFieldSelector + the other informers -> Scheduler::create,
-//   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /configz) -> informers started and
+//   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /configz, /debug/flags/v when
+//   enableProfiling) -> informers started and
 //   synced (after winning the election when delayCacheUntilActive) -> with leader election: only the
 //   leader schedules; losing the lease exits 1 ("leaderelection lost"); without: schedule at once.
 //
@@ -19,9 +20,6 @@
 namespace ks::app {
 
 inline constexpr std::chrono::seconds kShutdownBindingDeadline{30};
-
-// Sets spdlog's level from klog's verbosity: 0-1 info, 2-3 debug, 4+ trace.
-void setupLogging(int verbosity);
 
 // Runs the daemon until a signal or lost leadership; returns the process exit code. Never throws.
 int run(const Options& options);

@@ -61,9 +61,12 @@ struct SchedulerEndpointsOptions {
   std::function<std::string()> metrics;
   // Optional: the effective KubeSchedulerConfiguration as a JSON object; /configz is 404 without it.
   std::function<std::string()> configzJson;
+  // Optional (enableProfiling): sets the log verbosity; installs /debug/flags (index) and /debug/flags/v
+  // (PUT a number, as upstream's routes.DebugFlags with logs.GlogSetter).
+  std::function<void(int)> verbositySetter;
 };
 
-// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics and /configz.
+// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics, /configz and /debug/flags/v.
 void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options);
 
 }  // namespace ks::server

@@ -308,7 +308,11 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
   so.informerFactory = &factory;
   // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
   // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
-  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry({.enableAsyncPreemption = false, .assumeVolumeBindingCompletes = true}), so);
+  so.popFromBackoffQ = options.features.popFromBackoffQ;
+  plugins::Features pluginFeatures = options.features.plugins;
+  pluginFeatures.enableAsyncPreemption = false;
+  pluginFeatures.assumeVolumeBindingCompletes = true;
+  auto created = scheduler::Scheduler::create(cluster, cfg, plugins::newInTreeRegistry(pluginFeatures), so);
   if (!created.ok()) return created.error();
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
   sched->addEventHandlers(factory);
@@ -520,12 +524,13 @@ int runSimulateCommand(const std::vector<std::string>& args) {
   static constexpr std::string_view kUsage =
       "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o "
       "json|table]\n"
-      "                                   [--seed N]\n";
+      "                                   [--seed N] [--feature-gates kube:A=true,B=false]\n";
   std::string configPath;
   std::string clusterPath;
   std::string output = "table";
   bool explain = false;
   SimulateOptions options;
+  std::vector<std::string> featureGatesFlags;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;
@@ -545,7 +550,8 @@ int runSimulateCommand(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--explain") {
       explain = true;
-    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed") {
+    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed" ||
+               a == "--feature-gates") {
       auto v = next();
       if (!v) {
         std::cerr << "simulate: flag " << a << " needs a value\n" << kUsage;
@@ -555,6 +561,8 @@ int runSimulateCommand(const std::vector<std::string>& args) {
         configPath = *v;
       else if (a == "--cluster")
         clusterPath = *v;
+      else if (a == "--feature-gates")
+        featureGatesFlags.push_back(*v);
       else if (a == "--seed")
         options.seed = std::strtoull(v->c_str(), nullptr, 10);
       else
@@ -572,7 +580,23 @@ int runSimulateCommand(const std::vector<std::string>& args) {
     std::cerr << "simulate: -o must be json or table, got \"" << output << "\"\n";
     return 2;
   }
-  auto cfg = config::loadConfigFile(configPath);
+  // The daemon's --feature-gates, with the same errors and refusals.
+  features::FeatureGate gates;
+  std::vector<std::string> warnings;
+  if (auto r = features::applyFeatureGatesFlags(featureGatesFlags, gates, &warnings); !r.ok()) {
+    std::cerr << "simulate: " << r.error().message() << "\n";
+    return 1;
+  }
+  for (const auto& w : warnings) std::cerr << "simulate: warning: " << w << "\n";
+  auto sf = features::schedulerFeatures(gates);
+  if (!sf.ok()) {
+    std::cerr << "simulate: " << sf.error().message() << "\n";
+    return 1;
+  }
+  options.features = std::move(sf).value();
+  config::DecodeOptions decode;
+  decode.features = options.features.config;
+  auto cfg = config::loadConfigFile(configPath, decode);
   if (!cfg.ok()) {
     std::cerr << "simulate: " << cfg.error().message() << "\n";
     return 1;

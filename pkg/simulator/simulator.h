@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pkg/client/memory/memory_client.h"
+#include "pkg/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/util/result.h"
 
@@ -59,6 +60,9 @@ Result<LoadSummary> loadClusterText(std::string_view text, const std::string& so
 struct SimulateOptions {
   uint64_t seed = 1;  // tie-breaks among equal scores are reproducible
   std::chrono::milliseconds timeout{60000};
+  // From --feature-gates. Preemption stays synchronous and VolumeBinding takes its bindings as done
+  // whatever the gates say (simulate's own modes, see simulate()).
+  features::SchedulerFeatures features;
 };
 
 // Schedules every pending pod of `cluster` until nothing more can happen.
