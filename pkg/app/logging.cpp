@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -14,6 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include <nlohmann/json.hpp>
+
+#include "pkg/api/quantity.h"
 
 namespace ks::app {
 namespace {
@@ -124,38 +125,10 @@ Result<std::vector<VModuleEntry>> parseVModule(std::string_view text) {
 }
 
 Result<uint64_t> parseQuantity(std::string_view text) {
-  const Error bad(
-      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
-  std::string s(text);
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  const size_t numStart = i;
-  while (i < s.size() && (std::isdigit(static_cast<unsigned char>(s[i])) || s[i] == '.')) ++i;
-  if (i == numStart) return bad;
-  const double number = std::strtod(s.substr(0, i).c_str(), nullptr);
-  const std::string suffix = s.substr(i);
-  static const std::vector<std::pair<std::string, double>> kSuffixes = {
-      {"m", 1e-3},       {"", 1},           {"k", 1e3},        {"M", 1e6},        {"G", 1e9},        {"T", 1e12},
-      {"P", 1e15},       {"E", 1e18},       {"Ki", 1024.0},    {"Mi", 1048576.0}, {"Gi", 1073741824.0},
-      {"Ti", 1099511627776.0}, {"Pi", 1125899906842624.0}, {"Ei", 1152921504606846976.0}};
-  double multiplier = -1;
-  for (const auto& [name, m] : kSuffixes) {
-    if (suffix == name) multiplier = m;
-  }
-  if (multiplier < 0 && !suffix.empty() && (suffix[0] == 'e' || suffix[0] == 'E')) {
-    char* end = nullptr;
-    const long exp = std::strtol(suffix.c_str() + 1, &end, 10);
-    if (suffix.size() > 1 && *end == '\0') multiplier = std::pow(10.0, static_cast<double>(exp));
-  }
-  if (multiplier < 0) {
-    for (char c : suffix) {
-      if (std::string_view("eEinumkKMGTP+-0123456789").find(c) == std::string_view::npos) return bad;
-    }
-    return Error("unable to parse quantity's suffix");
-  }
-  const double value = number * multiplier;
-  if (value < 0 || value > 1.8e19) return Error("quantity out of range: " + s);
-  return static_cast<uint64_t>(std::ceil(value));
+  auto q = api::Quantity::parse(text);
+  if (!q.ok()) return q.error();
+  // Negative sizes disable buffering (upstream's would be a non-zero, meaningless size).
+  return static_cast<uint64_t>(std::max<int64_t>(0, q->value()));
 }
 
 VoidResult validateLogging(const LoggingOptions& o, const features::FeatureGate& gates) {
