@@ -423,6 +423,14 @@ int runDaemon(const Options& options) {
 }  // namespace
 
 int run(const Options& options) {
+  // setupLogging starts spdlog's flusher thread: block SIGTERM / SIGINT first, so that it inherits the mask
+  // and the signals reach only SignalHandler's sigtimedwait (an unblocked thread would take the default
+  // action and kill the process).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   setupLogging(options.logging);
   for (const auto& w : options.featureGateWarnings) spdlog::warn("{}", w);
   if (!options.featureGates.explicitlySet().empty()) {
