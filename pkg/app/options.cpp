@@ -135,6 +135,18 @@ Result<std::map<std::string, std::string>> parseStringToString(std::string_view 
   return out;
 }
 
+// upstream componentGlobalsRegistry.AddFlags' text, with the known gates as its "Options are:" list.
+std::string featureGatesHelp() {
+  std::string help =
+      "Comma-separated list of component:key=value pairs that describe feature gates for alpha/experimental "
+      "features of different components.\n"
+      "If the component is not specified, defaults to \"kube\". This flag can be repeatedly invoked. For "
+      "example: --feature-gates 'wardle:featureA=true,wardle:featureB=false' --feature-gates "
+      "'kube:featureC=true'Options are:";
+  for (const auto& line : features::knownFeaturesHelp()) help += "\n" + line;
+  return help;
+}
+
 // ---- the flag table ----
 
 struct Flag {
@@ -347,6 +359,14 @@ const std::vector<Flag>& flags() {
 
     // deprecated
     constexpr const char* kIgnored = " This parameter is ignored if a config file is specified in --config.";
+    f.push_back({"contention-profiling", "", true, "", "true", "Deprecated",
+                 std::string("DEPRECATED: enable block profiling, if profiling is enabled.") + kIgnored, true,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto b = parseBool(v);
+                   if (!b.ok()) return b.error();
+                   o.deprecated.contentionProfiling = *b;
+                   return {};
+                 }});
     f.push_back({"kubeconfig", "", false, "string", "", "Deprecated",
                  std::string("DEPRECATED: path to kubeconfig file with authorization and master location "
                              "information.") +
@@ -376,6 +396,25 @@ const std::vector<Flag>& flags() {
                    auto q = parseFloat(v);
                    if (!q.ok()) return q.error();
                    o.deprecated.kubeApiQps = *q;
+                   return {};
+                 }});
+
+    f.push_back({"pod-max-in-unschedulable-pods-duration", "", false, "duration", "5m0s", "Deprecated",
+                 "DEPRECATED: the maximum time a pod can stay in unschedulablePods. If a pod stays in "
+                 "unschedulablePods for longer than this value, the pod will be moved from unschedulablePods to "
+                 "backoffQ or activeQ. This flag is deprecated and will be removed in a future version.",
+                 true, [](Options& o, std::string_view v) -> VoidResult {
+                   auto d = parseDuration(v);
+                   if (!d.ok()) return d.error();
+                   o.deprecated.podMaxInUnschedulablePodsDuration = *d;
+                   return {};
+                 }});
+    f.push_back({"profiling", "", true, "", "true", "Deprecated",
+                 std::string("DEPRECATED: enable profiling via web interface host:port/debug/pprof/.") + kIgnored,
+                 true, [](Options& o, std::string_view v) -> VoidResult {
+                   auto b = parseBool(v);
+                   if (!b.ok()) return b.error();
+                   o.deprecated.profiling = *b;
                    return {};
                  }});
 
@@ -417,13 +456,29 @@ const std::vector<Flag>& flags() {
                  false, dur(&LeaderElectionFlags::retryPeriod)});
 
     // feature gate
-    f.push_back(
-        {"feature-gates", "", false, "mapStringBool", "", "Feature gate",
-         "A set of key=value pairs that describe feature gates for alpha/experimental features. Options "
-         "are:\n      DRASchedulerFilterTimeout=true|false (BETA - default=true)\n"
-         "      DynamicResourceAllocation=true|false (default=true)\n"
-         "      StorageCapacityScoring=true|false (ALPHA - default=false)",
-         false, [](Options& o, std::string_view v) { return parseFeatureGates(v, o.featureGates); }});
+    f.push_back({"emulated-version", "", false, "strings", "", "Feature gate",
+                 "The versions different components emulate their capabilities (APIs, features, ...) of.\n"
+                 "If set, the component will emulate the behavior of this version instead of the underlying "
+                 "binary version.\n"
+                 "Version format could only be major.minor, for example: "
+                 "'--emulated-version=wardle=1.2,kube=1.31'.\n"
+                 "Options are: kube=1.34..1.34(default:1.34)\n"
+                 "If the component is not specified, defaults to \"kube\"",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   // pflag StringSlice: comma-separated, repeated flags append.
+                   size_t pos = 0;
+                   while (pos <= v.size()) {
+                     size_t comma = std::min(v.find(',', pos), v.size());
+                     o.emulatedVersion.emplace_back(v.substr(pos, comma - pos));
+                     pos = comma + 1;
+                   }
+                   return {};
+                 }});
+    f.push_back({"feature-gates", "", false, "colonSeparatedMultimapStringString", "", "Feature gate",
+                 featureGatesHelp(), false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.featureGatesFlags.emplace_back(v);
+                   return {};
+                 }});
 
     // metrics (component-base metrics.Options.AddFlags)
     f.push_back({"allow-metric-labels", "", false, "stringToString", "[]", "Metrics",
@@ -467,12 +522,76 @@ const std::vector<Flag>& flags() {
                  }});
 
     // logs
-    f.push_back({"v", "v", false, "Level", "0", "Logs",
-                 "number for the log level verbosity (0-1: info, 2-3: debug, 4+: trace)", false,
+    f.push_back({"log-flush-frequency", "", false, "duration", "5s", "Logs",
+                 "Maximum number of seconds between log flushes", false,
+                 [](Options& o, std::string_view v) -> VoidResult {
+                   auto d = parseDuration(v);
+                   if (!d.ok()) return d.error();
+                   if (d->count() <= 0) return Error("must be positive");  // upstream's ticker panics
+                   o.logging.flushFrequency = *d;
+                   return {};
+                 }});
+    auto quantity = [](uint64_t LoggingOptions::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto q = parseQuantity(v);
+        if (!q.ok()) return q.error();
+        o.logging.*field = *q;
+        return {};
+      };
+    };
+    auto boolean = [](bool LoggingOptions::*field) {
+      return [field](Options& o, std::string_view v) -> VoidResult {
+        auto b = parseBool(v);
+        if (!b.ok()) return b.error();
+        o.logging.*field = *b;
+        return {};
+      };
+    };
+    constexpr const char* kBuffer =
+        "The default value of zero bytes disables buffering. The size can be specified as number of bytes "
+        "(512), multiples of 1000 (1K), multiples of 1024 (2Ki), or powers of those (3M, 4G, 5Mi, 6Gi). "
+        "Enable the LoggingAlphaOptions feature gate to use this.";
+    f.push_back({"log-json-info-buffer-size", "", false, "quantity", "", "Logs",
+                 std::string("[Alpha] In JSON format with split output streams, the info messages can be "
+                             "buffered for a while to increase performance. ") +
+                     kBuffer,
+                 false, quantity(&LoggingOptions::jsonInfoBufferSize)});
+    f.push_back({"log-json-split-stream", "", true, "", "", "Logs",
+                 "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The "
+                 "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
+                 "to use this.",
+                 false, boolean(&LoggingOptions::jsonSplitStream)});
+    f.push_back({"log-text-info-buffer-size", "", false, "quantity", "", "Logs",
+                 std::string("[Alpha] In text format with split output streams, the info messages can be "
+                             "buffered for a while to increase performance. ") +
+                     kBuffer,
+                 false, quantity(&LoggingOptions::textInfoBufferSize)});
+    f.push_back({"log-text-split-stream", "", true, "", "", "Logs",
+                 "[Alpha] In text format, write error messages to stderr and info messages to stdout. The "
+                 "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
+                 "to use this.",
+                 false, boolean(&LoggingOptions::textSplitStream)});
+    f.push_back({"logging-format", "", false, "string", "text", "Logs",
+                 "Sets the log format. Permitted formats: \"json\" (gated by LoggingBetaOptions), \"text\".",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   o.logging.format = std::string(v);
+                   return {};
+                 }});
+    f.push_back({"v", "v", false, "Level", "", "Logs", "number for the log level verbosity", false,
                  [](Options& o, std::string_view v) -> VoidResult {
                    auto n = parseInt(v, 0, INT32_MAX, "strconv.ParseInt");
                    if (!n.ok()) return n.error();
                    o.verbosity = static_cast<int>(*n);
+                   o.logging.verbosity = o.verbosity;
+                   return {};
+                 }});
+    f.push_back({"vmodule", "", false, "pattern=N,...", "", "Logs",
+                 "comma-separated list of pattern=N settings for file-filtered logging (only works for text "
+                 "log format)",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   auto m = parseVModule(v);
+                   if (!m.ok()) return m.error();
+                   o.logging.vmodule.insert(o.logging.vmodule.end(), m->begin(), m->end());
                    return {};
                  }});
 
@@ -517,45 +636,13 @@ Error invalidArgument(std::string_view value, const Flag& flag, const Error& why
 
 }  // namespace
 
-VoidResult parseFeatureGates(std::string_view text, config::FeatureGates& gates) {
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    size_t comma = text.find(',', pos);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = text.substr(pos, comma - pos);
-    pos = comma + 1;
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item.empty()) {
-      if (comma == text.size()) break;
-      continue;
-    }
-    size_t eq = item.find('=');
-    if (eq == std::string_view::npos) return Error("missing bool value for " + std::string(item));
-    std::string_view key = item.substr(0, eq);
-    std::string_view value = item.substr(eq + 1);
-    auto b = parseBool(value);
-    if (!b.ok()) return Error("invalid value of " + std::string(item) + ", err: " + b.error().message());
-    if (key == "DynamicResourceAllocation") {
-      gates.dynamicResourceAllocation = *b;
-    } else if (key == "DRASchedulerFilterTimeout") {
-      gates.draSchedulerFilterTimeout = *b;
-    } else if (key == "StorageCapacityScoring") {
-      gates.storageCapacityScoring = *b;
-    } else {
-      return Error("unrecognized feature gate: " + std::string(key));
-    }
-    if (comma == text.size()) break;
+std::vector<FeatureGateState> featureGateStates(const features::FeatureGate& gates) {
+  std::vector<FeatureGateState> states;
+  for (const features::FeatureSpec& spec : features::knownFeatures()) {
+    states.push_back({std::string(spec.name), std::string(features::stageText(spec.stage)),
+                      gates.enabled(spec.name)});
   }
-  return {};
-}
-
-std::vector<FeatureGateState> featureGateStates(const config::FeatureGates& gates) {
-  return {
-      {"DRASchedulerFilterTimeout", "BETA", gates.draSchedulerFilterTimeout},
-      {"DynamicResourceAllocation", "", gates.dynamicResourceAllocation},
-      {"StorageCapacityScoring", "ALPHA", gates.storageCapacityScoring},
-  };
+  return states;
 }
 
 Result<Options> parseFlags(const std::vector<std::string>& args) {
@@ -615,13 +702,23 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (auto v = server::tlsVersion(o.tlsMinVersion); !v.ok()) return v.error();
   if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
+  // upstream Options.Complete / Validate: the registry's emulated version and gates, then logging.
+  if (auto r = features::applyEmulatedVersion(o.emulatedVersion); !r.ok()) return r.error();
+  if (auto r = features::applyFeatureGatesFlags(o.featureGatesFlags, o.featureGates, &o.featureGateWarnings);
+      !r.ok()) {
+    return r.error();
+  }
+  if (auto r = validateLogging(o.logging, o.featureGates); !r.ok()) return r.error();
+  auto sf = features::schedulerFeatures(o.featureGates);
+  if (!sf.ok()) return sf.error();
+  o.schedulerFeatures = std::move(sf).value();
   return o;
 }
 
 Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options,
                                                        std::vector<std::string>* warnings) {
   config::DecodeOptions decode;
-  decode.features = options.featureGates;
+  decode.features = options.schedulerFeatures.config;
   decode.validate = false;  // validated below, after the flags are applied (as upstream)
   config::KubeSchedulerConfiguration cfg;
   if (options.configFile.empty()) {
@@ -634,12 +731,15 @@ Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options,
     if (d.kubeApiQps) cfg.clientConnection.qps = *d.kubeApiQps;
     if (d.kubeApiBurst) cfg.clientConnection.burst = *d.kubeApiBurst;
     if (d.kubeApiContentType) cfg.clientConnection.contentType = *d.kubeApiContentType;
+    if (d.profiling) cfg.debugging.enableProfiling = *d.profiling;
+    if (d.contentionProfiling) cfg.debugging.enableContentionProfiling = *d.contentionProfiling;
   } else {
     auto loaded = config::loadConfigFile(options.configFile, decode);
     if (!loaded.ok()) return loaded.error();
     cfg = std::move(loaded).value();
     if (warnings != nullptr) {
       for (const auto& name : options.deprecatedFlagsSet) {
+        if (name == "--pod-max-in-unschedulable-pods-duration") continue;  // not a config file field
         warnings->push_back("flag " + name +
                             " is deprecated and ignored when --config is set; set it in the "
                             "configuration file instead");
@@ -656,7 +756,7 @@ Result<config::KubeSchedulerConfiguration> buildConfig(const Options& options,
   if (le.resourceName) cfg.leaderElection.resourceName = *le.resourceName;
   if (le.resourceNamespace) cfg.leaderElection.resourceNamespace = *le.resourceNamespace;
 
-  if (auto v = config::validateConfig(cfg, options.featureGates); !v.ok()) return v.error();
+  if (auto v = config::validateConfig(cfg, options.schedulerFeatures.config); !v.ok()) return v.error();
   return cfg;
 }
 
@@ -679,7 +779,11 @@ std::string usage() {
     }
     std::string head = f.shorthand.empty() ? "      --" + f.name : "  -" + f.shorthand + ", --" + f.name;
     if (!f.valueType.empty()) head += " " + f.valueType;
-    out += head + "\n                " + f.help;
+    std::string help = f.help;
+    for (size_t p = help.find('\n'); p != std::string::npos; p = help.find('\n', p + 17)) {
+      help.replace(p, 1, "\n                ");
+    }
+    out += head + "\n                " + help;
     if (!f.defaultText.empty()) {
       out += " (default " + (f.valueType == "string" ? "\"" + f.defaultText + "\"" : f.defaultText) + ")";
     }

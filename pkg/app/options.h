@@ -19,6 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "pkg/app/logging.h"
+#include "pkg/features/features.h"
+#include "pkg/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/server/auth/delegating.h"
@@ -45,6 +48,11 @@ struct DeprecatedFlags {
   std::optional<float> kubeApiQps;
   std::optional<int32_t> kubeApiBurst;
   std::optional<std::string> kubeApiContentType;
+  std::optional<bool> profiling;            // --profiling: enableProfiling
+  std::optional<bool> contentionProfiling;  // --contention-profiling: enableContentionProfiling
+  // --pod-max-in-unschedulable-pods-duration: not in the configuration file, so applied with and without
+  // --config (upstream Options.ApplyTo).
+  std::chrono::milliseconds podMaxInUnschedulablePodsDuration{std::chrono::minutes(5)};
 };
 
 // component-base's metrics options (the "Metrics flags" section).
@@ -82,9 +90,15 @@ struct Options {
 
   // logs
   int verbosity = 0;  // -v / --v
+  LoggingOptions logging;  // --logging-format, --vmodule, --log-*; logging.verbosity mirrors -v
 
-  // feature gate
-  config::FeatureGates featureGates;  // --feature-gates
+  // feature gate: --feature-gates and --emulated-version values, as given; parseFlags applies them to
+  // featureGates (upstream componentGlobalsRegistry.Set).
+  std::vector<std::string> featureGatesFlags;
+  std::vector<std::string> emulatedVersion;
+  features::FeatureGate featureGates;
+  features::SchedulerFeatures schedulerFeatures;  // what the gates switch in the scheduler
+  std::vector<std::string> featureGateWarnings;   // "Setting GA feature gate ...", logged at start
 
   LeaderElectionFlags leaderElection;
   DeprecatedFlags deprecated;
@@ -107,12 +121,8 @@ struct FeatureGateState {
   std::string stage;  // "ALPHA", "BETA", "DEPRECATED", "" when GA
   bool enabled = false;
 };
-// Every gate the daemon knows, with its stage and value in `gates`, sorted by name.
-std::vector<FeatureGateState> featureGateStates(const config::FeatureGates& gates);
-
-// Parses --feature-gates "A=true,B=false" into `gates`; unknown gates and non-boolean values are errors
-// ("unrecognized feature gate: Foo").
-VoidResult parseFeatureGates(std::string_view text, config::FeatureGates& gates);
+// Every gate upstream v1.34.4 knows, with its stage and value in `gates`, sorted by name.
+std::vector<FeatureGateState> featureGateStates(const features::FeatureGate& gates);
 
 // The effective configuration (see the file comment). Warnings (ignored deprecated flags) are appended to
 // `warnings` when given.

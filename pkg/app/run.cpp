@@ -19,6 +19,7 @@
 
 #include "pkg/api/json/yaml.h"
 #include "pkg/app/observability.h"
+#include "pkg/app/logging.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
 #include "pkg/informer/factory.h"
@@ -319,10 +320,13 @@ int runDaemon(const Options& options) {
   ProfileEventRecorder recorder(std::move(recorders), firstProfile, factory.pods().store());
 
   scheduler::SchedulerOptions so;
+  so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
+  so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;
   so.metrics = &metrics;
-  auto createdSched = scheduler::Scheduler::create(client, cfg, plugins::newInTreeRegistry(), so);
+  auto createdSched =
+      scheduler::Scheduler::create(client, cfg, plugins::newInTreeRegistry(options.schedulerFeatures.plugins), so);
   if (!createdSched.ok()) return fail(createdSched.error().wrap("couldn't create scheduler"));
   std::unique_ptr<scheduler::Scheduler> sched = std::move(createdSched).value();
   sched->addEventHandlers(factory);
@@ -381,6 +385,11 @@ int runDaemon(const Options& options) {
       componentMetrics.observeHealthcheck(check, type, ok);
     };
     eo.configzJson = [json = configzJson(cfg)] { return json; };
+    if (cfg.debugging.enableProfiling) {
+      // upstream routes.DebugFlags with logs.GlogSetter; /debug/pprof is Go's runtime profiler and has no
+      // counterpart here (docs/running.md: use perf).
+      eo.verbositySetter = [](int v) { setVerbosity(v); };
+    }
     server::installSchedulerEndpoints(*srv, std::move(eo));
     srv->start();
     spdlog::info("Serving securely on {}:{}", options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress,
@@ -516,18 +525,20 @@ int runDaemon(const Options& options) {
 
 }  // namespace
 
-void setupLogging(int verbosity) {
-  if (verbosity >= 4) {
-    spdlog::set_level(spdlog::level::trace);
-  } else if (verbosity >= 2) {
-    spdlog::set_level(spdlog::level::debug);
-  } else {
-    spdlog::set_level(spdlog::level::info);
-  }
-}
-
 int run(const Options& options) {
-  setupLogging(options.verbosity);
+  // setupLogging starts spdlog's flusher thread: block SIGTERM / SIGINT first, so that it inherits the mask
+  // and the signals reach only SignalHandler's sigtimedwait (an unblocked thread would take the default
+  // action and kill the process).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  setupLogging(options.logging);
+  for (const auto& w : options.featureGateWarnings) spdlog::warn("{}", w);
+  if (!options.featureGates.explicitlySet().empty()) {
+    spdlog::info("feature gates: {}", options.featureGates.toString());
+  }
   try {
     return runDaemon(options);
   } catch (const std::exception& e) {

@@ -7,7 +7,7 @@
 //   profile, reportingController = the profile's schedulerName, as upstream's recorder factory)
 //   -> pod informer with kSchedulerPodFieldSelector + the other informers -> Scheduler::create,
 //   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /metrics/resources /metrics/slis
-//   /configz) -> informers started and
+//   /configz, /debug/flags/v when enableProfiling) -> informers started and
 //   synced (after winning the election when delayCacheUntilActive) -> with leader election: only the
 //   leader schedules; losing the lease exits 1 ("leaderelection lost"); without: schedule at once.
 //
@@ -28,9 +28,6 @@ inline constexpr std::chrono::seconds kShutdownBindingDeadline{30};
 // by `explain`.
 Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
                                                const std::string& master);
-
-// Sets spdlog's level from klog's verbosity: 0-1 info, 2-3 debug, 4+ trace.
-void setupLogging(int verbosity);
 
 // Runs the daemon until a signal or lost leadership; returns the process exit code. Never throws.
 int run(const Options& options);

@@ -109,6 +109,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   qo.clock = s->clock_;
   qo.podInitialBackoff = std::chrono::seconds(cfg.podInitialBackoffSeconds);
   qo.podMaxBackoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
+  qo.podMaxInUnschedulablePodsDuration = s->options_.podMaxInUnschedulablePodsDuration;
+  qo.popFromBackoffQ = s->options_.popFromBackoffQ;
   if (s->options_.queueOptions) {
     qo = *s->options_.queueOptions;
     if (!qo.clock) qo.clock = s->clock_;

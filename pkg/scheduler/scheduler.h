@@ -93,7 +93,11 @@ struct SchedulerOptions {
   informer::SharedInformerFactory* informerFactory = nullptr;
   metrics::Metrics* metrics = nullptr;                // none: nothing is recorded
   framework::Clock* clock = nullptr;                  // realClock() when null
-  // Overrides of the queue options derived from the config (tests).
+  // SchedulerPopFromBackoffQ feature gate (upstream reads it in NewSchedulingQueue).
+  bool popFromBackoffQ = true;
+  // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
+  std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
+  // Overrides of the queue options derived from the config and the two above (tests).
   std::optional<queue::QueueOptions> queueOptions;
 };
 

@@ -163,6 +163,42 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       return resp;
     });
   }
+  if (options.verbositySetter) {
+    auto index = [](const Request&) {
+      Response resp;
+      resp.contentType = "text/html; charset=utf-8";
+      resp.body =
+          "<html>\n<head>\n<title>/debug/flags/</title>\n</head>\n<body>\n/debug/flags/<br>\n<br>\n"
+          "flags:<br>\n<table>\n<tr>v<br>\n</table>\n<br>\nfull flags configurable<br>\n</body>\n</html>\n";
+      return resp;
+    };
+    server.handle("/debug/flags", index);
+    server.handle("/debug/flags/", index);
+    server.handle("/debug/flags/v", [setter = std::move(options.verbositySetter)](const Request& req) {
+      // upstream StringFlagPutHandler + GlogSetter: text/plain answers ending in "\n".
+      auto plain = [](int status, std::string text) {
+        Response resp;
+        resp.status = status;
+        resp.contentType = "text/plain";
+        resp.headers.emplace_back("X-Content-Type-Options", "nosniff");
+        resp.body = std::move(text) + "\n";
+        return resp;
+      };
+      if (req.method != "PUT") return plain(406, "unsupported http method");
+      const std::string& body = req.body;
+      bool digits = !body.empty() && body.size() <= 10;
+      for (char c : body) digits = digits && c >= '0' && c <= '9';
+      if (!digits) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": invalid syntax");
+      const unsigned long long v = std::stoull(body);
+      if (v > 0xffffffffULL) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": value out of range");
+      if (v > 0x7fffffffULL) {
+        return plain(400, "failed set klog.logging.verbosity " + body + ": strconv.ParseInt: parsing \"" + body +
+                              "\": value out of range");
+      }
+      setter(static_cast<int>(v));
+      return plain(200, "successfully set klog.logging.verbosity to " + body);
+    });
+  }
 }
 
 }  // namespace ks::server

@@ -72,10 +72,13 @@ struct SchedulerEndpointsOptions {
   std::function<std::string()> resourceMetrics;
   std::function<std::string()> slisMetrics;
   HealthcheckObserver healthcheckObserver;
+  // Optional (enableProfiling): sets the log verbosity; installs /debug/flags (index) and /debug/flags/v
+  // (PUT a number, as upstream's routes.DebugFlags with logs.GlogSetter).
+  std::function<void(int)> verbositySetter;
 };
 
-// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics, /metrics/resources, /metrics/slis and
-// /configz.
+// Installs /healthz, /livez, /readyz (+ per-check paths), /metrics, /metrics/resources, /metrics/slis,
+// /configz and, with verbositySetter, /debug/flags/v.
 void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options);
 
 }  // namespace ks::server

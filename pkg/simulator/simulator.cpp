@@ -314,8 +314,11 @@ struct SchedulerRun {
     so.informerFactory = &run->factory;
     // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
-    auto registry =
-        plugins::newInTreeRegistry({.enableAsyncPreemption = false, .assumeVolumeBindingCompletes = true});
+    so.popFromBackoffQ = options.features.popFromBackoffQ;
+    plugins::Features pluginFeatures = options.features.plugins;
+    pluginFeatures.enableAsyncPreemption = false;
+    pluginFeatures.assumeVolumeBindingCompletes = true;
+    auto registry = plugins::newInTreeRegistry(pluginFeatures);
     if (auto merged = registry.merge(extra); !merged.ok()) return merged.error();
     auto created = scheduler::Scheduler::create(cluster, cfg, registry, so);
     if (!created.ok()) return created.error();
@@ -678,12 +681,13 @@ int runSimulateCommand(const std::vector<std::string>& args) {
   static constexpr std::string_view kUsage =
       "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o "
       "json|table]\n"
-      "                                   [--seed N]\n";
+      "                                   [--seed N] [--feature-gates kube:A=true,B=false]\n";
   std::string configPath;
   std::string clusterPath;
   std::string output = "table";
   bool explain = false;
   SimulateOptions options;
+  std::vector<std::string> featureGatesFlags;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
     std::string value;
@@ -703,7 +707,8 @@ int runSimulateCommand(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--explain") {
       explain = true;
-    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed") {
+    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed" ||
+               a == "--feature-gates") {
       auto v = next();
       if (!v) {
         std::cerr << "simulate: flag " << a << " needs a value\n" << kUsage;
@@ -713,6 +718,8 @@ int runSimulateCommand(const std::vector<std::string>& args) {
         configPath = *v;
       else if (a == "--cluster")
         clusterPath = *v;
+      else if (a == "--feature-gates")
+        featureGatesFlags.push_back(*v);
       else if (a == "--seed")
         options.seed = std::strtoull(v->c_str(), nullptr, 10);
       else
@@ -730,7 +737,23 @@ int runSimulateCommand(const std::vector<std::string>& args) {
     std::cerr << "simulate: -o must be json or table, got \"" << output << "\"\n";
     return 2;
   }
-  auto cfg = config::loadConfigFile(configPath);
+  // The daemon's --feature-gates, with the same errors and refusals.
+  features::FeatureGate gates;
+  std::vector<std::string> warnings;
+  if (auto r = features::applyFeatureGatesFlags(featureGatesFlags, gates, &warnings); !r.ok()) {
+    std::cerr << "simulate: " << r.error().message() << "\n";
+    return 1;
+  }
+  for (const auto& w : warnings) std::cerr << "simulate: warning: " << w << "\n";
+  auto sf = features::schedulerFeatures(gates);
+  if (!sf.ok()) {
+    std::cerr << "simulate: " << sf.error().message() << "\n";
+    return 1;
+  }
+  options.features = std::move(sf).value();
+  config::DecodeOptions decode;
+  decode.features = options.features.config;
+  auto cfg = config::loadConfigFile(configPath, decode);
   if (!cfg.ok()) {
     std::cerr << "simulate: " << cfg.error().message() << "\n";
     return 1;

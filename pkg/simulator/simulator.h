@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pkg/client/memory/memory_client.h"
+#include "pkg/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/util/result.h"
 
@@ -65,6 +66,9 @@ struct SimulateOptions {
   // pods are cluster state only: gated out of activeQ, so they are not scheduled, while those nominated to
   // a node (status.nominatedNodeName) hold capacity there as in the real scheduler's queue.
   std::string onlyPod;
+  // From --feature-gates. Preemption stays synchronous and VolumeBinding takes its bindings as done
+  // whatever the gates say (simulate's own modes, see simulate()).
+  features::SchedulerFeatures features;
 };
 
 // Schedules every pending pod of `cluster` until nothing more can happen, or (options.onlyPod) one pod once.

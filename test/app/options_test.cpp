@@ -18,6 +18,7 @@ namespace {
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class TempDir {
  public:
@@ -69,8 +70,13 @@ TEST(ParseFlags, Defaults) {
   EXPECT_EQ(o.verbosity, 0);
   EXPECT_TRUE(o.configFile.empty());
   EXPECT_FALSE(o.leaderElection.leaderElect.has_value());
-  EXPECT_TRUE(o.featureGates.dynamicResourceAllocation);
-  EXPECT_FALSE(o.featureGates.storageCapacityScoring);
+  EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
+  EXPECT_FALSE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_TRUE(o.featureGates.explicitlySet().empty());
+  EXPECT_EQ(o.logging.format, "text");
+  EXPECT_EQ(o.logging.flushFrequency, 5000ms);
+  EXPECT_EQ(o.deprecated.podMaxInUnschedulablePodsDuration, 5min);
+  EXPECT_FALSE(o.deprecated.profiling.has_value());
 }
 
 TEST(ParseFlags, EqualsAndSpaceForms) {
@@ -137,13 +143,144 @@ TEST(ParseFlags, DeprecatedFlags) {
 
 TEST(ParseFlags, FeatureGates) {
   Options o = parse({"--feature-gates=StorageCapacityScoring=true,DRASchedulerFilterTimeout=false"});
-  EXPECT_TRUE(o.featureGates.storageCapacityScoring);
-  EXPECT_FALSE(o.featureGates.draSchedulerFilterTimeout);
-  EXPECT_TRUE(o.featureGates.dynamicResourceAllocation);
-  EXPECT_THAT(parseError({"--feature-gates=NoSuchGate=true"}),
-              HasSubstr("unrecognized feature gate: NoSuchGate"));
-  EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring"}), HasSubstr("missing bool value"));
-  EXPECT_THAT(parseError({"--feature-gates=StorageCapacityScoring=yes"}), HasSubstr("invalid value of"));
+  EXPECT_TRUE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_TRUE(o.schedulerFeatures.plugins.enableStorageCapacityScoring);
+  EXPECT_FALSE(o.schedulerFeatures.config.draSchedulerFilterTimeout);
+  EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
+  // Repeated flags accumulate; the kube: prefix is the default component.
+  Options r = parse({"--feature-gates", "kube:SchedulerPopFromBackoffQ=false",
+                     "--feature-gates=kube:SchedulerAsyncPreemption=false, kube:MatchLabelKeysInPodTopologySpread=false"});
+  EXPECT_FALSE(r.schedulerFeatures.popFromBackoffQ);
+  EXPECT_FALSE(r.schedulerFeatures.plugins.enableAsyncPreemption);
+  EXPECT_FALSE(r.schedulerFeatures.plugins.enableMatchLabelKeysInPodTopologySpread);
+  EXPECT_TRUE(r.schedulerFeatures.plugins.enableVolumeAttributesClass);
+  EXPECT_FALSE(parse({"--feature-gates=VolumeAttributesClass=false"}).schedulerFeatures.plugins.enableVolumeAttributesClass);
+  // Gates that do not touch the scheduler are accepted, as upstream.
+  EXPECT_TRUE(parse({"--feature-gates=ImageVolume=true,KubeletPodResourcesGet=false"}).featureGates.enabled("ImageVolume"));
+  // A GA gate set to its value: upstream's warning.
+  Options ga = parse({"--feature-gates=SchedulerQueueingHints=true"});
+  EXPECT_EQ(ga.featureGateWarnings, (std::vector<std::string>{"Setting GA feature gate SchedulerQueueingHints=true. It "
+                                                              "will be removed in a future release."}));
+
+  EXPECT_EQ(parseError({"--feature-gates=NoSuchGate=true"}), "unrecognized feature gate: NoSuchGate");
+  EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring"}), "missing bool value for StorageCapacityScoring");
+  EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring=yes"}),
+            "invalid value of StorageCapacityScoring=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax");
+  EXPECT_EQ(parseError({"--feature-gates=SchedulerQueueingHints=false"}),
+            "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+  EXPECT_EQ(parseError({"--feature-gates=wardle:A=true"}), "component not registered: wardle");
+  EXPECT_EQ(parseError({"--feature-gates=kube:AllBeta=true,AllAlpha=false"}),
+            "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use");
+  EXPECT_EQ(parseError({"--feature-gates=PodLevelResources=false"}),
+            "feature gate PodLevelResources=false is not supported by kube-scheduler-cpp: pod-level spec.resources "
+            "would be ignored; kube-scheduler-cpp's node accounting always honours them");
+}
+
+TEST(ParseFlags, EmulatedVersion) {
+  EXPECT_EQ(parse({"--emulated-version=1.34"}).emulatedVersion, (std::vector<std::string>{"1.34"}));
+  parse({"--emulated-version=kube=1.34"});
+  parse({"--emulated-version=v1.34"});
+  EXPECT_EQ(parseError({"--emulated-version=1.30"}), "emulation version 1.30 is not between [1.31, 1.34.0]");
+  EXPECT_EQ(parseError({"--emulated-version=1.35"}), "emulation version 1.35 is not between [1.31, 1.34.0]");
+  EXPECT_THAT(parseError({"--emulated-version=1.33"}),
+              HasSubstr("--emulated-version kube=1.33 is not supported by kube-scheduler-cpp"));
+  EXPECT_EQ(parseError({"--emulated-version=1.34.1"}), "patch version not allowed, got: kube=1.34.1");
+  EXPECT_EQ(parseError({"--emulated-version=foo=1.34"}), "component not registered: foo");
+  EXPECT_EQ(parseError({"--emulated-version=foo"}), "could not parse \"foo\" as version");
+  EXPECT_EQ(parseError({"--emulated-version=1"}), "illegal version string \"1\"");
+  EXPECT_EQ(parseError({"--emulated-version=kube=1.34,kube=1.33"}), "duplicate version flag, kube=1.34 and kube=1.33");
+}
+
+TEST(ParseFlags, LogsFlags) {
+  Options o = parse({"--logging-format=json", "--log-flush-frequency=2s", "-v=3"});
+  EXPECT_EQ(o.logging.format, "json");
+  EXPECT_EQ(o.logging.flushFrequency, 2000ms);
+  EXPECT_EQ(o.logging.verbosity, 3);
+  Options t = parse({"--vmodule=scheduler*=4,queue=2", "--vmodule", "cache=1"});
+  EXPECT_EQ(t.logging.vmodule, (std::vector<VModuleEntry>{{"scheduler*", 4}, {"queue", 2}, {"cache", 1}}));
+  Options alpha = parse({"--feature-gates=LoggingAlphaOptions=true", "--log-text-split-stream",
+                         "--log-text-info-buffer-size=2Ki", "--log-json-split-stream=true",
+                         "--log-json-info-buffer-size=1M"});
+  EXPECT_TRUE(alpha.logging.textSplitStream);
+  EXPECT_EQ(alpha.logging.textInfoBufferSize, 2048u);
+  EXPECT_TRUE(alpha.logging.jsonSplitStream);
+  EXPECT_EQ(alpha.logging.jsonInfoBufferSize, 1000000u);
+
+  EXPECT_EQ(parseError({"--logging-format=xml"}), "format: Invalid value: \"xml\": Unsupported log format");
+  EXPECT_EQ(parseError({"--logging-format=json", "--feature-gates=LoggingBetaOptions=false"}),
+            "format: Forbidden: Log format json is disabled, see LoggingBetaOptions feature");
+  EXPECT_EQ(parseError({"--logging-format=json", "--vmodule=a=1"}),
+            "vmodule: Forbidden: Only supported for text log format");
+  EXPECT_EQ(parseError({"--log-text-split-stream"}),
+            "options.text.splitStream: Forbidden: Feature LoggingAlphaOptions is disabled");
+  EXPECT_EQ(parseError({"--log-json-info-buffer-size=1Ki"}),
+            "options.json.infoBufferSize: Forbidden: Feature LoggingAlphaOptions is disabled");
+  EXPECT_EQ(parseError({"--vmodule=foo"}),
+            "invalid argument \"foo\" for \"--vmodule\" flag: \"foo\" does not have the pattern=N format");
+  EXPECT_EQ(parseError({"--vmodule==1"}),
+            "invalid argument \"=1\" for \"--vmodule\" flag: \"=1\" does not have the pattern=N format");
+  EXPECT_EQ(parseError({"--vmodule=a=-1"}),
+            "invalid argument \"a=-1\" for \"--vmodule\" flag: parsing verbosity in \"a=-1\": "
+            "strconv.ParseUint: parsing \"-1\": invalid syntax");
+  EXPECT_EQ(parseError({"--log-text-info-buffer-size=1x"}),
+            "invalid argument \"1x\" for \"--log-text-info-buffer-size\" flag: quantities must match the "
+            "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  EXPECT_THAT(parseError({"--log-flush-frequency=soon"}), HasSubstr("time: invalid duration"));
+}
+
+TEST(ParseFlags, ProfilingAndPodMaxInUnschedulable) {
+  Options o = parse({"--profiling=false", "--contention-profiling=false",
+                     "--pod-max-in-unschedulable-pods-duration=90s"});
+  EXPECT_EQ(o.deprecated.profiling, false);
+  EXPECT_EQ(o.deprecated.contentionProfiling, false);
+  EXPECT_EQ(o.deprecated.podMaxInUnschedulablePodsDuration, 90s);
+  EXPECT_EQ(parse({"--profiling"}).deprecated.profiling, true);
+  EXPECT_EQ(parseError({"--profiling=x"}),
+            "invalid argument \"x\" for \"--profiling\" flag: strconv.ParseBool: parsing \"x\": invalid syntax");
+  EXPECT_EQ(parseError({"--pod-max-in-unschedulable-pods-duration=x"}),
+            "invalid argument \"x\" for \"--pod-max-in-unschedulable-pods-duration\" flag: time: invalid "
+            "duration \"x\"");
+
+  // Without --config they set enableProfiling / enableContentionProfiling; with it they are ignored.
+  auto cfg = buildConfig(o);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  EXPECT_FALSE(cfg->debugging.enableProfiling);
+  EXPECT_FALSE(cfg->debugging.enableContentionProfiling);
+  EXPECT_TRUE(buildConfig(parse({}))->debugging.enableProfiling);
+
+  TempDir dir;
+  Options withConfig = parse({"--config=" + dir.write("c.yaml", kConfig), "--profiling=false",
+                              "--pod-max-in-unschedulable-pods-duration=90s"});
+  std::vector<std::string> warnings;
+  auto fromFile = buildConfig(withConfig, &warnings);
+  ASSERT_TRUE(fromFile.ok()) << fromFile.error().message();
+  EXPECT_TRUE(fromFile->debugging.enableProfiling);
+  // --pod-max-in-unschedulable-pods-duration is no config file field: applied either way, not warned about.
+  EXPECT_EQ(warnings, (std::vector<std::string>{"flag --profiling is deprecated and ignored when --config is set; "
+                                                "set it in the configuration file instead"}));
+}
+
+TEST(Usage, NewFlagLines) {
+  const std::string u = usage();
+  EXPECT_THAT(u, HasSubstr("      --feature-gates colonSeparatedMultimapStringString\n"));
+  EXPECT_THAT(u, HasSubstr("'kube:featureC=true'Options are:\n                kube:APIResponseCompression=true|false "
+                           "(BETA - default=true)\n                kube:APIServerIdentity=true|false (BETA - "
+                           "default=true)\n"));
+  EXPECT_THAT(u, HasSubstr("kube:AllAlpha=true|false (ALPHA - default=false)\n"));
+  EXPECT_THAT(u, HasSubstr("kube:SchedulerAsyncAPICalls=true|false (BETA - default=false)\n"));
+  EXPECT_THAT(u, Not(HasSubstr("kube:SchedulerQueueingHints=")));  // GA: not listed, as upstream
+  EXPECT_THAT(u, HasSubstr("      --emulated-version strings\n"));
+  EXPECT_THAT(u, HasSubstr("      --profiling\n                DEPRECATED: enable profiling via web interface "
+                           "host:port/debug/pprof/. This parameter is ignored if a config file is specified in "
+                           "--config. (default true)\n"));
+  EXPECT_THAT(u, HasSubstr("      --pod-max-in-unschedulable-pods-duration duration\n"));
+  EXPECT_THAT(u, HasSubstr("(default 5m0s)\n"));
+  EXPECT_THAT(u, HasSubstr("      --logging-format string\n                Sets the log format. Permitted formats: "
+                           "\"json\" (gated by LoggingBetaOptions), \"text\". (default \"text\")\n"));
+  EXPECT_THAT(u, HasSubstr("      --vmodule pattern=N,...\n"));
+  EXPECT_THAT(u, HasSubstr("      --log-flush-frequency duration\n                Maximum number of seconds between "
+                           "log flushes (default 5s)\n"));
+  EXPECT_THAT(u, HasSubstr("      --log-text-info-buffer-size quantity\n"));
 }
 
 TEST(ParseFlags, MetricsFlags) {

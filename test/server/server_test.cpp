@@ -167,6 +167,7 @@ class SchedulerEndpointsTest : public ::testing::Test {
       std::lock_guard lock(observedMu_);
       observed_.push_back(std::string(type) + "/" + std::string(check) + (ok ? " ok" : " failed"));
     };
+    opts.verbositySetter = [this](int v) { verbosity_ = v; };
     installSchedulerEndpoints(*server_, std::move(opts));
     server_->start();
   }
@@ -180,6 +181,7 @@ class SchedulerEndpointsTest : public ::testing::Test {
   std::chrono::steady_clock::time_point lastRenewed_{std::chrono::seconds(995)};
   std::mutex observedMu_;
   std::vector<std::string> observed_;
+  std::atomic<int> verbosity_{-1};
 };
 
 TEST_F(SchedulerEndpointsTest, RootHealthEndpointsReportEachCheckToTheSliObserver) {
@@ -290,6 +292,47 @@ TEST_F(SchedulerEndpointsTest, ConfigzWrapsComponentConfig) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(headerValue(r, "Content-Type"), "application/json");
   EXPECT_EQ(r.body, R"({"componentconfig":{"apiVersion":"kubescheduler.config.k8s.io/v1"}})");
+}
+
+HttpReply tlsPut(uint16_t port, const std::string& target, const std::string& body) {
+  auto raw = tlsExchange(port, "PUT " + target + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: " +
+                                   std::to_string(body.size()) + "\r\n\r\n" + body);
+  return raw ? parseReply(*raw) : HttpReply{};
+}
+
+// upstream routes.DebugFlags + StringFlagPutHandler(logs.GlogSetter), installed when enableProfiling.
+TEST_F(SchedulerEndpointsTest, DebugFlagsVSetsTheVerbosity) {
+  HttpReply r = tlsPut(server_->port(), "/debug/flags/v", "4");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(headerValue(r, "Content-Type"), "text/plain");
+  EXPECT_EQ(r.body, "successfully set klog.logging.verbosity to 4\n");
+  EXPECT_EQ(verbosity_.load(), 4);
+
+  HttpReply bad = tlsPut(server_->port(), "/debug/flags/v", "loud");
+  EXPECT_EQ(bad.status, 400);
+  EXPECT_EQ(bad.body, "strconv.ParseUint: parsing \"loud\": invalid syntax\n");
+  EXPECT_EQ(verbosity_.load(), 4);
+
+  HttpReply get = tlsGet(server_->port(), "/debug/flags/v");
+  EXPECT_EQ(get.status, 406);
+  EXPECT_EQ(get.body, "unsupported http method\n");
+
+  HttpReply index = tlsGet(server_->port(), "/debug/flags");
+  EXPECT_EQ(index.status, 200);
+  EXPECT_THAT(index.body, HasSubstr("<tr>v<br>"));
+}
+
+TEST(SchedulerEndpoints, NoDebugFlagsWithoutProfiling) {
+  auto s = Server::create(loopback());
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  SchedulerEndpointsOptions opts;
+  opts.handlersSynced = [] { return true; };
+  opts.metrics = [] { return std::string(); };
+  installSchedulerEndpoints(**s, std::move(opts));
+  (*s)->start();
+  EXPECT_EQ(tlsPut((*s)->port(), "/debug/flags/v", "4").status, 404);
+  EXPECT_EQ(tlsGet((*s)->port(), "/debug/flags").status, 404);
+  (*s)->stop();
 }
 
 TEST_F(SchedulerEndpointsTest, UnknownPathIs404) {

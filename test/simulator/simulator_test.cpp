@@ -1,6 +1,7 @@
 // Multi-pod scenarios through `simulate`: cluster file in -> placements, filter reasons and scores out.
 #include "pkg/simulator/simulator.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -499,6 +500,26 @@ TEST(SimulatorTest, MissingFileIsAnError) {
   auto r = loadClusterFile("/nonexistent/cluster.yaml", cluster, demoConfig());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message(), "/nonexistent/cluster.yaml: cannot open the cluster file");
+}
+
+// simulate takes the daemon's --feature-gates, with its errors and refusals.
+TEST(SimulatorTest, FeatureGatesFlag) {
+  const std::string config = std::string(KS_SOURCE_DIR) + "/config/demo-scheduler.yaml";
+  const std::string cluster = std::string(KS_SOURCE_DIR) + "/config/demo-cluster.yaml";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(runSimulateCommand({"--config", config, "--cluster", cluster, "--feature-gates", "Foo=true"}), 1);
+  EXPECT_EQ(runSimulateCommand({"--config", config, "--cluster", cluster,
+                                "--feature-gates=SchedulerAsyncAPICalls=true"}),
+            1);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(err, ::testing::HasSubstr("simulate: unrecognized feature gate: Foo\n"));
+  EXPECT_THAT(err, ::testing::HasSubstr("simulate: feature gate SchedulerAsyncAPICalls=true is not supported by "
+                             "kube-scheduler-cpp"));
+  ::testing::internal::CaptureStdout();
+  EXPECT_EQ(runSimulateCommand({"--config", config, "--cluster", cluster, "-o", "json", "--feature-gates",
+                                "kube:SchedulerPopFromBackoffQ=false", "--feature-gates=kube:StorageCapacityScoring=true"}),
+            0);
+  EXPECT_THAT(::testing::internal::GetCapturedStdout(), ::testing::HasSubstr("\"pods\""));
 }
 
 TEST(SimulatorTest, CommandLineErrors) {

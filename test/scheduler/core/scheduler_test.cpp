@@ -573,6 +573,31 @@ TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {
   EXPECT_GT(attempts_.attempts("p"), before);
 }
 
+// SchedulerPopFromBackoffQ and --pod-max-in-unschedulable-pods-duration reach the queue (whose behaviour
+// under each is covered by scheduling_queue_test).
+TEST(SchedulerCreateTest, QueueTakesTheGateAndTheUnschedulableDuration) {
+  client::MemoryClient client;
+  informer::SharedInformerFactory factory(client);
+  auto cfg = config::decodeConfig(configYaml());
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  SchedulerOptions defaults;
+  defaults.informerFactory = &factory;
+  auto a = Scheduler::create(client, *cfg, plugins::newInTreeRegistry(), defaults);
+  ASSERT_TRUE(a.ok()) << a.error().message();
+  EXPECT_TRUE((*a)->schedulingQueue().optionsForTest().popFromBackoffQ);
+  EXPECT_EQ((*a)->schedulingQueue().optionsForTest().podMaxInUnschedulablePodsDuration, 5min);
+  (*a)->close();
+
+  SchedulerOptions set = defaults;
+  set.popFromBackoffQ = false;
+  set.podMaxInUnschedulablePodsDuration = 90s;
+  auto b = Scheduler::create(client, *cfg, plugins::newInTreeRegistry(), set);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  EXPECT_FALSE((*b)->schedulingQueue().optionsForTest().popFromBackoffQ);
+  EXPECT_EQ((*b)->schedulingQueue().optionsForTest().podMaxInUnschedulablePodsDuration, 90s);
+  (*b)->close();
+}
+
 TEST(SchedulerCreateTest, UnimplementedDefaultPluginsGiveClearError) {
   client::MemoryClient client;
   auto cfg =

@@ -173,6 +173,8 @@ class PriorityQueue final : public framework::PodNominator {
   // Where the pod (namespace/name) is.
   QueueName whereIs(const std::string& podKey) const;
   std::optional<framework::QueuedPodInfo> getForTest(const std::string& podKey) const;
+  // The options the queue was built with (immutable).
+  const QueueOptions& optionsForTest() const { return options_; }
 
   static std::string podKey(const api::Pod& pod) { return pod.metadata.namespace_ + "/" + pod.metadata.name; }
 

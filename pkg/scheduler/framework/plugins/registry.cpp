@@ -55,7 +55,9 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<noderesources::Fit>(r);
   add<noderesources::BalancedAllocation>(r);
   add<imagelocality::ImageLocality>(r);
-  add<podtopologyspread::PodTopologySpread>(r);
+  podtopologyspread::Features spread;
+  spread.enableMatchLabelKeysInPodTopologySpread = features.enableMatchLabelKeysInPodTopologySpread;
+  add<podtopologyspread::PodTopologySpread>(r, spread);
   add<interpodaffinity::InterPodAffinity>(r);
   add<defaultpreemption::DefaultPreemption>(
       r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption});
@@ -64,6 +66,8 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<volumezone::VolumeZone>(r);
   volumebinding::VolumeBindingFeatures volumeBinding;
   volumeBinding.assumeBindingCompletes = features.assumeVolumeBindingCompletes;
+  volumeBinding.enableStorageCapacityScoring = features.enableStorageCapacityScoring;
+  volumeBinding.enableVolumeAttributesClass = features.enableVolumeAttributesClass;
   add<volumebinding::VolumeBinding>(r, volumeBinding);
   add<defaultbinder::DefaultBinder>(r);
   return r;

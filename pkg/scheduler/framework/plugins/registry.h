@@ -10,10 +10,18 @@
 
 namespace ks::plugins {
 
-// The feature gates in-tree plugins read (upstream plugins/feature.Features), v1.34 defaults.
+// The feature gates in-tree plugins read (upstream plugins/feature.Features), v1.34 defaults. Only the gates
+// whose both values kube-scheduler-cpp implements are here (pkg/app/gates.h refuses the others at a
+// non-default value); the gates locked in v1.34 keep the plugins' defaults.
 struct Features {
   // SchedulerAsyncPreemption: DefaultPreemption evicts off the scheduling thread.
   bool enableAsyncPreemption = true;
+  // StorageCapacityScoring (alpha, off): VolumeBinding scores nodes by the capacity of their storage.
+  bool enableStorageCapacityScoring = false;
+  // VolumeAttributesClass (GA, not locked): VolumeBinding matches the claim's volumeAttributesClassName.
+  bool enableVolumeAttributesClass = true;
+  // MatchLabelKeysInPodTopologySpread (beta, on): PodTopologySpread ANDs matchLabelKeys into the selector.
+  bool enableMatchLabelKeysInPodTopologySpread = true;
   // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
   bool assumeVolumeBindingCompletes = false;
 };

@@ -160,6 +160,27 @@ TEST_F(QueueTest, RejectedPodWaitsForRegisteredEventOnly) {
   EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
 }
 
+// --pod-max-in-unschedulable-pods-duration (upstream TestHighPriorityFlushUnschedulablePodsLeftover with
+// a custom duration): a pod stays in unschedulablePods until it has been there longer than the duration.
+TEST_F(QueueTest, PodMaxInUnschedulablePodsDurationBoundsTheStay) {
+  auto q = makeQueue(QueueOptions{.podMaxInUnschedulablePodsDuration = std::chrono::seconds(90)});
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  failAttempt(*q, {"fooPlugin"});
+  clock_.step(std::chrono::seconds(60));
+  q->flushUnschedulablePodsLeftover();
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::UnschedulablePods);  // the default 5m would keep it too
+  clock_.step(std::chrono::seconds(31));
+  q->flushUnschedulablePodsLeftover();
+  EXPECT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);  // 91 s > 90 s, backoff long over
+
+  auto d = makeQueue();  // default: 5 minutes
+  d->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  failAttempt(*d, {"fooPlugin"});
+  clock_.step(std::chrono::seconds(91));
+  d->flushUnschedulablePodsLeftover();
+  EXPECT_EQ(d->whereIs("ns/p"), QueueName::UnschedulablePods);
+}
+
 TEST_F(QueueTest, EventAfterBackoffExpiredGoesStraightToActiveQ) {
   auto q = makeQueue();
   q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());

@@ -52,14 +52,15 @@ bool checkTopologyKeyLabelsChanged(const api::Labels& originalLabels, const api:
 }  // namespace
 
 Result<std::unique_ptr<framework::Plugin>> PodTopologySpread::create(const config::PluginArgs* args,
-                                                                     framework::Handle& handle) {
+                                                                     framework::Handle& handle,
+                                                                     Features features) {
   static const config::PodTopologySpreadArgs kDefaults{};
   const config::PodTopologySpreadArgs* typed = &kDefaults;
   if (args != nullptr) {
     typed = dynamic_cast<const config::PodTopologySpreadArgs*>(args);
     if (typed == nullptr) return Error("want args to be of type PodTopologySpreadArgs");
   }
-  auto pl = create(*typed, handle, Features{});
+  auto pl = create(*typed, handle, features);
   if (!pl.ok()) return pl.error();
   return std::unique_ptr<framework::Plugin>(std::move(pl).value());
 }

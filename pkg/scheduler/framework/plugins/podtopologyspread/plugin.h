@@ -119,8 +119,9 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   // constraints without an informer factory ("SharedInformerFactory is nil"). With default constraints
   // it takes the Service, ReplicationController, ReplicaSet and StatefulSet informers of the factory.
   static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
-                                                           framework::Handle& handle);
-  // Same, with explicit feature gates.
+                                                           framework::Handle& handle,
+                                                           Features features = {});
+  // Same, from typed args.
   static Result<std::unique_ptr<PodTopologySpread>> create(const config::PodTopologySpreadArgs& args,
                                                            framework::Handle& handle,
                                                            const Features& features);
