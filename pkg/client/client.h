@@ -5,6 +5,9 @@
 //
 // All calls are blocking and may be made from any thread; implementations are thread-safe.
 // Errors are typed (ApiError) so callers can tell 404 / 409 / 410 / 429 / 5xx apart.
+//
+// A new call here is a new permission: exercise it in test/deploy/rbac_test.cpp and grant it in
+// deploy/base/rbac.yaml (the test fails until both agree).
 
 #include <chrono>
 #include <cstdint>

@@ -136,15 +136,8 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
   installHealthChecks(server, "/livez", {}, options.healthcheckObserver);
   installHealthChecks(server, "/readyz", std::move(readyz), options.healthcheckObserver);
 
-  if (options.metrics) {
-    server.handle("/metrics", [scrape = std::move(options.metrics)](const Request&) {
-      Response resp;
-      resp.contentType = "text/plain; version=0.0.4; charset=utf-8";
-      resp.body = scrape();
-      return resp;
-    });
-  }
-  auto text = [](std::function<std::string()> scrape) {
+  // Prometheus text exposition of `scrape()`.
+  auto metricsText = [](std::function<std::string()> scrape) {
     return [scrape = std::move(scrape)](const Request&) {
       Response resp;
       resp.contentType = "text/plain; version=0.0.4; charset=utf-8";
@@ -152,8 +145,9 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       return resp;
     };
   };
-  if (options.resourceMetrics) server.handle("/metrics/resources", text(std::move(options.resourceMetrics)));
-  if (options.slisMetrics) server.handle("/metrics/slis", text(std::move(options.slisMetrics)));
+  if (options.metrics) server.handle("/metrics", metricsText(std::move(options.metrics)));
+  if (options.resourceMetrics) server.handle("/metrics/resources", metricsText(std::move(options.resourceMetrics)));
+  if (options.slisMetrics) server.handle("/metrics/slis", metricsText(std::move(options.slisMetrics)));
   if (options.configzJson) {
     server.handle("/configz", [configz = std::move(options.configzJson)](const Request&) {
       Response resp;

@@ -5,12 +5,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "pkg/features/features.h"
 #include "pkg/scheduler/apis/config/config.h"
 
 namespace ks::app {
@@ -309,18 +311,21 @@ TEST(ParseFlags, MetricsFlags) {
 }
 
 TEST(FeatureGateStates, ListsEveryGateWithStageAndValue) {
-  config::FeatureGates g;
-  g.storageCapacityScoring = true;
+  features::FeatureGate g;
+  ASSERT_TRUE(g.set("StorageCapacityScoring=true").ok());
   auto states = featureGateStates(g);
-  ASSERT_EQ(states.size(), 3u);
-  EXPECT_EQ(states[0].name, "DRASchedulerFilterTimeout");
-  EXPECT_EQ(states[0].stage, "BETA");
-  EXPECT_TRUE(states[0].enabled);
-  EXPECT_EQ(states[1].name, "DynamicResourceAllocation");
-  EXPECT_EQ(states[1].stage, "");  // GA
-  EXPECT_EQ(states[2].name, "StorageCapacityScoring");
-  EXPECT_EQ(states[2].stage, "ALPHA");
-  EXPECT_TRUE(states[2].enabled);
+  ASSERT_EQ(states.size(), features::knownFeatures().size());  // upstream lists every known gate
+  auto find = [&](std::string_view name) {
+    auto it = std::find_if(states.begin(), states.end(), [&](const FeatureGateState& s) { return s.name == name; });
+    EXPECT_NE(it, states.end()) << name;
+    return it == states.end() ? FeatureGateState{} : *it;
+  };
+  EXPECT_EQ(find("DRASchedulerFilterTimeout").stage, "BETA");
+  EXPECT_TRUE(find("DRASchedulerFilterTimeout").enabled);
+  EXPECT_EQ(find("DynamicResourceAllocation").stage, "");  // GA
+  EXPECT_EQ(find("StorageCapacityScoring").stage, "ALPHA");
+  EXPECT_TRUE(find("StorageCapacityScoring").enabled);
+  EXPECT_FALSE(find("AllAlpha").enabled);
 }
 
 TEST(ParseFlags, Errors) {

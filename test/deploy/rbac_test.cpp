@@ -190,7 +190,7 @@ void listAndWatch(client::ListWatcher<T>& lw) {
   (void)lw.watch({}, [](api::WatchEvent<T>&&) {}, stop.get_token());
 }
 
-// Every call of client::Client, once.
+// Every call of client::Client and of the auth API (server::auth::AuthApi) the RestClient implements, once.
 void callEveryApi(RestClient& c, const std::string& leaseNamespace, const std::string& leaseName) {
   listAndWatch(c.pods());
   listAndWatch(c.nodes());
@@ -242,6 +242,11 @@ void callEveryApi(RestClient& c, const std::string& leaseNamespace, const std::s
   (void)c.getLease(leaseNamespace, leaseName);
   (void)c.createLease(lease);
   (void)c.updateLease(lease);
+
+  // Delegated authentication and authorization of the secure port (pkg/server/auth).
+  (void)c.createTokenReview(R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview"})");
+  (void)c.createSubjectAccessReview(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview"})");
+  (void)c.getConfigMap("kube-system", "extension-apiserver-authentication");
 }
 
 TEST(RbacTest, DeployedRolesGrantExactlyWhatTheClientCalls) {
