@@ -5,42 +5,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "pkg/api/field.h"
+
 namespace ks::server::auth {
 namespace {
-
-// A JSON string as Go's encoding/json writes it (HTML-safe: <, >, & as \u003c, \u003e, \u0026).
-std::string goJsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (u < 0x20 || c == '<' || c == '>' || c == '&') {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-          out += buf;
-        } else {
-          out.push_back(c);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 // responsewriters' sanitizer.
 std::string sanitize(std::string_view s) {
@@ -98,7 +66,7 @@ Response statusResponse(const Request& req, int code, std::string_view reason, c
                         bool details) {
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"kind", "\"Status\""},       {"apiVersion", "\"v1\""},         {"metadata", "{}"},
-      {"status", "\"Failure\""},    {"message", goJsonString(message)}, {"reason", goJsonString(reason)},
+      {"status", "\"Failure\""},    {"message", api::field::jsonValue(message)}, {"reason", api::field::jsonValue(reason)},
       {"details", details ? "{}" : ""}, {"code", std::to_string(code)}};
   const bool pretty = prettyPrint(req);
   std::string body = pretty ? "{\n" : "{";
