@@ -200,17 +200,20 @@ TEST_F(SchedulerTest, BindsPendingPodsRespectingFilters) {
   ASSERT_TRUE(waitForPod("tolerates", bound));
   EXPECT_EQ(nodeOf("wants-b"), "zone-b");
   EXPECT_EQ(nodeOf("tolerates"), "zone-a");
-  // The binding set PodScheduled=True (API server side) and we reported Scheduled.
-  recorder_->flush();
-  bool sawScheduled = false;
-  for (const auto& e : client_.objects<api::Event>()) {
-    if (e->reason == "Scheduled" && e->regarding.name == "wants-b") {
-      EXPECT_EQ(e->note, "Successfully assigned default/wants-b to zone-b");
-      EXPECT_EQ(e->type, "Normal");
-      sawScheduled = true;
+  // The binding set PodScheduled=True (API server side) and we reported Scheduled. The binding thread
+  // records the event after the Binding call returns, so the pod can be seen bound before it is recorded.
+  std::shared_ptr<const api::Event> scheduled;
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!scheduled && std::chrono::steady_clock::now() < deadline) {
+    recorder_->flush();
+    for (const auto& e : client_.objects<api::Event>()) {
+      if (e->reason == "Scheduled" && e->regarding.name == "wants-b") scheduled = e;
     }
+    if (!scheduled) std::this_thread::sleep_for(5ms);
   }
-  EXPECT_TRUE(sawScheduled);
+  ASSERT_TRUE(scheduled);
+  EXPECT_EQ(scheduled->note, "Successfully assigned default/wants-b to zone-b");
+  EXPECT_EQ(scheduled->type, "Normal");
 }
 
 TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNodeAppears) {
