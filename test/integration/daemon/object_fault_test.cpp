@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <thread>
@@ -29,6 +30,11 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::Contains;
 using ::testing::HasSubstr;
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
 
 double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -316,6 +322,61 @@ TEST_F(ObjectFaultTest, PodBoundByAnotherSchedulerFirstGetsOne409AndIsAccountedW
   EXPECT_THAT(podCondition("fill-1", "message"), HasSubstr("Insufficient cpu"));
   EXPECT_EQ(nodeNameOf("t", "fill-1"), "");
   expectCacheConsistent();  // nodes 2, pods 2 (web, fill-0)
+}
+
+// RBAC without pods/binding: deploy/base's ServiceAccount, its ClusterRole minus that rule. Every Binding
+// is refused (403); as upstream the pod goes back through the backoff queue (1 s doubling up to 10 s), so
+// the attempts stay few, and it is reported with the apiserver's error. Once the rule is back, it binds.
+TEST_F(ObjectFaultTest, BindingForbiddenByRbacIsRetriedWithBackoffAndBindsOnceAllowed) {
+  kubectlOk({"apply", "-k", KS_SOURCE_DIR "/deploy/base"});
+  auto role = cp_->kubectl({"get", "clusterrole", "kube-scheduler-cpp", "-o", "json"});
+  ASSERT_TRUE(role.ok()) << role.error().message();
+  json withoutBinding = json::parse(*role);
+  json rules = json::array();
+  for (const auto& rule : withoutBinding["rules"]) {
+    if (rule["resources"] != json::array({"pods/binding"})) rules.push_back(rule);
+  }
+  ASSERT_EQ(rules.size() + 1, withoutBinding["rules"].size()) << withoutBinding.dump();
+  withoutBinding["rules"] = rules;
+  kubectlOk({"replace", "-f", "-"}, withoutBinding.dump());
+
+  auto token = cp_->kubectl({"create", "token", "kube-scheduler-cpp", "-n", "kube-system", "--duration=1h"});
+  ASSERT_TRUE(token.ok()) << token.error().message();
+  const std::string kubeconfig = dir_ + "/sa.kubeconfig";
+  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
+                            << cp_->serverUrl() << "\n    certificate-authority: " << cp_->caFile()
+                            << "\nusers:\n- name: u\n  user:\n    token: " << trimmed(*token)
+                            << "\ncontexts:\n- name: x\n  context: {cluster: c, user: u}\ncurrent-context: x\n";
+  create({smallNode("node-0")});
+  Process& d = startReadyDaemon(kubeconfig);
+
+  create({pod("web", "100m")});
+  auto forbidden = [&] { return metric("rest_client_requests_total", {{"method", "POST"}, {"code", "403"}}); };
+  ASSERT_TRUE(waitFor([&] { return forbidden() >= 1; }, 20s)) << tail(d.log());
+  const auto first = std::chrono::steady_clock::now();
+  ASSERT_TRUE(waitFor([&] { return podCondition("web", "reason") == "SchedulerError"; }, 10s)) << tail(d.log());
+  EXPECT_EQ(podCondition("web", "message"),
+            "running Bind plugin \"DefaultBinder\": pods \"web\" is forbidden: User "
+            "\"system:serviceaccount:kube-system:kube-scheduler-cpp\" cannot create resource \"pods/binding\" in API "
+            "group \"\" in the namespace \"t\"");
+  EXPECT_THAT(failedSchedulingMessages("web"), Contains(podCondition("web", "message")));
+
+  // Attempts at about 0, 1, 3, 7 and 15 s: 5 in 20 s (a hot loop would make hundreds).
+  std::this_thread::sleep_for(20s - (std::chrono::steady_clock::now() - first));
+  const double attempts = forbidden();
+  std::printf("Binding attempts refused in the first 20 s: %.0f\n", attempts);
+  EXPECT_GE(attempts, 3);
+  EXPECT_LE(attempts, 6);
+  EXPECT_EQ(nodeNameOf("t", "web"), "");
+  EXPECT_EQ(cacheSize("assumed_pods"), 0);
+
+  const auto fixed = std::chrono::steady_clock::now();
+  kubectlOk({"apply", "-k", KS_SOURCE_DIR "/deploy/base"});
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "web") == "node-0"; }, 20s)) << tail(d.log());
+  std::printf("recovery: pod bound %.3f s after the role was fixed\n", secondsSince(fixed));
+  EXPECT_TRUE(waitFor([&] { return events("t", "reason=Scheduled,involvedObject.name=web").size() == 1; }, 10s));
+  EXPECT_LE(forbidden() - attempts, 1);  // at most the attempt in flight when the role changed
+  expectCacheConsistent();
 }
 
 }  // namespace
