@@ -210,7 +210,8 @@ class ObjectFaultTest : public DaemonTest {
 // The node a pod is assumed on is deleted while the pod waits in PreBind: VolumeBinding's check of the
 // bindings fails on the missing node (as upstream's checkBindings), the assumed pod is forgotten and the
 // pod retried; with no node left it is reported unschedulable. The node's NodeInfo goes with the pod (no
-// phantom node). When the node returns and the PV controller binds the claim, the pod is bound once.
+// phantom node; a pod another scheduler binds to the deleted node keeps a NodeInfo only while it exists).
+// When the node returns and the PV controller binds the claim, the pod is bound once.
 TEST_F(ObjectFaultTest, NodeDeletedWhileItsPodWaitsInPreBindThePodIsRetriedAndTheCacheDropsTheNode) {
   create({smallNode("node-0")});
   createClaimThatWillHoldItsPod("node-0");
@@ -232,6 +233,26 @@ TEST_F(ObjectFaultTest, NodeDeletedWhileItsPodWaitsInPreBindThePodIsRetriedAndTh
   EXPECT_EQ(podCondition("web", "reason"), "Unschedulable");
   EXPECT_EQ(nodeNameOf("t", "web"), "");
   expectCacheConsistent();  // nodes 0, pods 0, assumed 0
+
+  // The apiserver does not check that a Binding's node exists: a pod of another scheduler bound to the
+  // deleted node is in our cache on a NodeInfo without node (upstream's cache too), which is no candidate
+  // for our pods; it goes when the pod goes (pod GC deletes such pods).
+  create({podJson("t", "foreign", "other-scheduler")});
+  auto api = ApiClient::create(cp_->kubeconfigPath());
+  ASSERT_TRUE(api.ok()) << api.error().message();
+  auto foreign = (*api)->post("/api/v1/namespaces/t/pods/foreign/binding",
+                              {{"apiVersion", "v1"},
+                               {"kind", "Binding"},
+                               {"metadata", {{"name", "foreign"}, {"namespace", "t"}}},
+                               {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", "node-0"}}}});
+  ASSERT_TRUE(foreign.ok()) << foreign.error().message();
+  EXPECT_EQ(foreign->status, 201) << foreign->body.dump();
+  ASSERT_TRUE(waitFor([&] { return cacheSize("nodes") == 1 && cacheSize("pods") == 1; }, 10s)) << tail(d.log());
+  std::this_thread::sleep_for(2s);  // the assigned pod's add may retry web: still no node for it
+  EXPECT_EQ(nodeNameOf("t", "web"), "");
+  EXPECT_EQ(podCondition("web", "message"), "no nodes available to schedule pods");
+  kubectlOk({"delete", "pod", "-n", "t", "foreign", "--grace-period=0", "--force"});
+  expectCacheConsistent();  // nodes 0 again
 
   const auto back = std::chrono::steady_clock::now();
   create({smallNode("node-0")});
