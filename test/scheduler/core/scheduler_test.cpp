@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -574,6 +575,128 @@ TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {
   while (attempts_.attempts("p") == before && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(5ms);
   EXPECT_GT(attempts_.attempts("p"), before);
+}
+
+// A Permit plugin that makes the pods named in `waitFor` wait (at most `timeout`) and allows the others.
+class GatePlugin final : public framework::PermitPlugin {
+ public:
+  GatePlugin(std::set<std::string> waitFor, std::atomic<int>& calls)
+      : waitFor_(std::move(waitFor)), calls_(calls) {}
+  std::string_view name() const override { return "Gate"; }
+  framework::Status permit(framework::CycleState&, const framework::PodInfo& pod, const std::string&,
+                           std::chrono::milliseconds& timeout) override {
+    calls_.fetch_add(1);
+    if (!waitFor_.contains(pod.pod().metadata.name)) return framework::Status();
+    timeout = 30s;
+    return framework::Status(framework::Code::Wait, "waiting for the gate").withPlugin("Gate");
+  }
+
+ private:
+  std::set<std::string> waitFor_;
+  std::atomic<int>& calls_;
+};
+
+// Issue 15: pods assumed and waiting at Permit while the API object they depend on goes away.
+class PermitFaultTest : public SchedulerTest {
+ protected:
+  void startWithGate(std::set<std::string> waitFor) {
+    ASSERT_TRUE(registry_
+                    .registerPlugin("Gate",
+                                    [this, waitFor](const config::PluginArgs*, framework::Handle&)
+                                        -> Result<std::unique_ptr<framework::Plugin>> {
+                                      return std::unique_ptr<framework::Plugin>(
+                                          std::make_unique<GatePlugin>(waitFor, permitCalls_));
+                                    })
+                    .ok());
+    start(configYaml() + "    permit:\n      enabled:\n      - name: Gate\n");
+  }
+  framework::runtime::Framework& framework() { return *sched_->profiles().at("default-scheduler"); }
+  cache::CacheImpl& cache() { return dynamic_cast<cache::CacheImpl&>(sched_->schedulerCache()); }
+  std::string uidOf(const std::string& name) {
+    auto p = client_.get<api::Pod>("default", name);
+    return p.ok() ? p->metadata.uid : "";
+  }
+  bool waitUntil(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
+  bool waitingAtPermit(const std::string& name) {
+    const std::string uid = uidOf(name);
+    return !uid.empty() && framework().getWaitingPod(uid) != nullptr;
+  }
+
+  std::atomic<int> permitCalls_{0};
+};
+
+// Upstream's deletePodFromSchedulingQueue rejects a deleted pod waiting at Permit: its binding cycle ends,
+// the assumed pod is forgotten (what it held on the node goes back: a pod that only fits then binds),
+// nothing is bound and the deleted pod is not retried.
+TEST_F(PermitFaultTest, PodDeletedWhileWaitingAtPermitIsRejectedForgottenAndNeverBound) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "1"}}).obj()).ok());
+  startWithGate({"waiting"});
+  ASSERT_TRUE(client_.create(MakePod().name("waiting").namespace_("default").req({{"cpu", "600m"}}).obj()).ok());
+  ASSERT_TRUE(waitUntil([&] { return waitingAtPermit("waiting"); }));
+  EXPECT_EQ(cache().assumedPodCount(), 1u);
+  // Only fits once the waiting pod's 600m are released.
+  ASSERT_TRUE(client_.create(MakePod().name("second").namespace_("default").req({{"cpu", "600m"}}).obj()).ok());
+  ASSERT_TRUE(waitForPod("second", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  EXPECT_FALSE(bound(*client_.get<api::Pod>("default", "second")));
+
+  const auto deleted = std::chrono::steady_clock::now();
+  ASSERT_TRUE(client_.remove<api::Pod>("default", "waiting").ok());
+  ASSERT_TRUE(waitForPod("second", bound)) << "the deleted pod's resources were not released";
+  std::printf("recovery: second pod bound %.3f s after the waiting pod's delete\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - deleted).count());
+  ASSERT_TRUE(waitUntil([&] { return sched_->bindingsInFlight() == 0; }));
+  const int callsAfter = permitCalls_.load();
+  std::this_thread::sleep_for(500ms);  // no error loop: the deleted pod is not attempted again
+  EXPECT_EQ(permitCalls_.load(), callsAfter);
+  EXPECT_EQ(client_.callCount(client::Operation::Bind), 1);  // the second pod's only
+  EXPECT_EQ(cache().assumedPodCount(), 0u);
+  EXPECT_EQ(cache().podCount(), 1);
+  EXPECT_EQ(cache().nodeCount(), 1);
+  const queue::PendingCounts pending = sched_->schedulingQueue().pendingCounts();
+  EXPECT_EQ(pending.active + pending.backoff + pending.unschedulable + pending.gated, 0u);
+  EXPECT_FALSE(framework().getWaitingPod(uidOf("waiting")));
+}
+
+// A node deleted while a pod assumed on it waits at Permit: as upstream, the cache keeps the node's
+// NodeInfo (without node) while the assumed pod is on it, yet no new pod is placed there; once allowed,
+// the pod's Binding succeeds (the apiserver does not check that the node exists) and the pod counts once;
+// when the pod goes (pod GC deletes pods of nodes that are gone), the NodeInfo goes too.
+TEST_F(PermitFaultTest, NodeDeletedWhileAPodWaitsAtPermitThenAllowedBindsAndTheCacheEndsConsistent) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  startWithGate({"waiting"});
+  ASSERT_TRUE(client_.create(MakePod().name("waiting").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitUntil([&] { return waitingAtPermit("waiting"); }));
+  ASSERT_TRUE(client_.remove<api::Node>("", "n1").ok());
+  // The node is gone for scheduling: a new pod finds no nodes.
+  ASSERT_TRUE(client_.create(MakePod().name("later").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("later", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c != nullptr && c->message == "no nodes available to schedule pods";
+  }));
+  EXPECT_EQ(cache().nodeCount(), 1);  // the NodeInfo holding the assumed pod
+  EXPECT_EQ(cache().assumedPodCount(), 1u);
+
+  auto waiting = framework().getWaitingPod(uidOf("waiting"));
+  ASSERT_TRUE(waiting);
+  waiting->allow("Gate");
+  ASSERT_TRUE(waitForPod("waiting", bound));
+  EXPECT_EQ(nodeOf("waiting"), "n1");
+  ASSERT_TRUE(waitUntil([&] { return cache().assumedPodCount() == 0; })) << "the informer confirms the pod";
+  EXPECT_EQ(cache().podCount(), 1);
+  EXPECT_EQ(cache().nodeCount(), 1);
+  EXPECT_EQ(nodeOf("later"), "");
+
+  ASSERT_TRUE(client_.remove<api::Pod>("default", "waiting").ok());
+  ASSERT_TRUE(waitUntil([&] { return cache().nodeCount() == 0 && cache().podCount() == 0; }))
+      << "no phantom node once its last pod is gone";
+  EXPECT_EQ(client_.callCount(client::Operation::Bind), 1);
 }
 
 // SchedulerPopFromBackoffQ and --pod-max-in-unschedulable-pods-duration reach the queue (whose behaviour
