@@ -518,7 +518,7 @@ int runDaemon(const Options& options) {
   }
   // The elector returned on its own: the lease was lost (upstream: klog.FlushAndExit(1)).
   electing.join();
-  spdlog::error("leaderelection lost");
+  spdlog::error("Leaderelection lost");  // upstream's text, capital L
   spdlog::default_logger()->flush();
   std::_Exit(1);
 }
