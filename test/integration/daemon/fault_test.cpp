@@ -19,6 +19,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,6 +91,15 @@ class PodObserver {
     }
     return std::nullopt;
   }
+  // The first successful list after `t` (e.g. when a restarted apiserver answers again: it serves before
+  // its /readyz passes).
+  std::optional<Clock::time_point> firstAnswerAfter(Clock::time_point t) const {
+    std::lock_guard lock(mu_);
+    for (const auto& [at, count] : samples_) {
+      if (at > t) return at;
+    }
+    return std::nullopt;
+  }
   // The earliest time a pod bound by a write after etcd revision `revision` was seen.
   std::optional<Clock::time_point> firstBoundAfterRevision(long long revision) const {
     std::lock_guard lock(mu_);
@@ -127,6 +137,15 @@ class PodObserver {
   int total_ = 0;                                           // guarded by mu_
   std::jthread thread_;                                     // last: stopped before the members it uses go
 };
+
+// The sum of every sample of `name` whose labels include `labels` (metricValue returns only the first).
+double metricSum(const std::string& text, const std::string& name, const std::map<std::string, std::string>& labels) {
+  double sum = 0;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) sum += metricValue(line, name, labels).value_or(0);
+  return sum;
+}
 
 // etcd's current revision (its gRPC gateway's range reply header), or -1.
 long long etcdRevision(const ControlPlane& cp) {
@@ -198,13 +217,18 @@ TEST_F(FaultTest, ApiserverKilledMidBurstLosesAndDoubleBindsNothing) {
       << tail(d.log());
   const auto allBound = observer.reached(kPods);
   const auto firstNew = observer.firstBoundAfterRevision(revisionAtKill);
-  ASSERT_TRUE(allBound && firstNew);
-  const double toFirst = secondsBetween(readyAt, *firstNew);
-  const double toAll = secondsBetween(readyAt, *allBound);
+  // kube-apiserver serves (and the daemon binds) a few seconds before its /readyz passes: recovery is
+  // measured from the first answer the observer got after the restart.
+  const auto answering = observer.firstAnswerAfter(killedAt + 5s);
+  ASSERT_TRUE(allBound && firstNew && answering);
+  const double toFirst = secondsBetween(*answering, *firstNew);
+  const double toAll = secondsBetween(*answering, *allBound);
   std::printf(
-      "recovery: SIGKILL with %d of %d bound; apiserver down %.1f s; first new binding seen %.2f s after "
-      "/readyz, all %d bound %.2f s after /readyz (observer polls every ~50 ms + list time)\n",
-      boundBeforeKill, kPods, secondsBetween(killedAt, readyAt), toFirst, kPods, toAll);
+      "recovery: SIGKILL with %d of %d bound; apiserver answered again %.1f s after the kill (/readyz %.1f "
+      "s); first new binding seen %.2f s after it answered, all %d bound %.2f s after (/readyz %+.2f s); "
+      "observer resolution ~50 ms + one list\n",
+      boundBeforeKill, kPods, secondsBetween(killedAt, *answering), secondsBetween(killedAt, readyAt), toFirst,
+      kPods, toAll, secondsBetween(readyAt, *allBound));
   EXPECT_LT(boundBeforeKill, kPods);
   EXPECT_LT(toFirst, 15.0);  // goal: 2 s; generous for a loaded CI machine
   EXPECT_LT(toAll, 120.0);
@@ -304,7 +328,7 @@ spec:
       "  leaderElect: false\n"
       "profiles:\n"
       "  - schedulerName: kube-scheduler-cpp\n" + disabledPluginsYaml(),
-      {}, &port);
+      {"-v=4"}, &port);
   const auto daemonStart = Clock::now();
   ASSERT_TRUE(waitFor([&] { return observer.bound() == kPods; }, 180s, 100ms))
       << observer.bound() << " of " << kPods << " bound\n"
@@ -313,21 +337,24 @@ spec:
 
   auto metrics = httpsGet(port, "/metrics");
   ASSERT_TRUE(metrics && metrics->first == 200);
-  const double daemon429 = metricValue(metrics->second, "rest_client_requests_total", {{"code", "429"}}).value_or(0);
-  const double retries429 =
-      metricValue(metrics->second, "rest_client_request_retries_total", {{"code", "429"}}).value_or(0);
+  const double daemon429 = metricSum(metrics->second, "rest_client_requests_total", {{"code", "429"}});
+  // rest_client_request_retries_total counts retries by the code the retry got.
+  const double retries = metricSum(metrics->second, "rest_client_request_retries_total", {});
   auto apiMetrics = cp_->kubectl({"get", "--raw", "/metrics"});
   ASSERT_TRUE(apiMetrics.ok()) << apiMetrics.error().message();
   const double rejected = metricValue(*apiMetrics, "apiserver_flowcontrol_rejected_requests_total",
                                       {{"priority_level", "fault-tiny"}})
                               .value_or(0);
   std::printf(
-      "recovery: %d pods bound %.2f s after the daemon started; 429s seen by the daemon: %.0f (retries after "
-      "429: %.0f), rejected by APF at fault-tiny: %.0f\n",
-      kPods, allBound, daemon429, retries429, rejected);
+      "recovery: %d pods bound %.2f s after the daemon started; 429s seen by the daemon: %.0f, retries: %.0f, "
+      "rejected by APF at fault-tiny: %.0f\n",
+      kPods, allBound, daemon429, retries, rejected);
   EXPECT_GT(rejected, 0) << "no 429 happened: the test proves nothing";
   EXPECT_GT(daemon429, 0);
-  EXPECT_GT(retries429, 0);
+  EXPECT_GE(retries, daemon429);  // every 429 was retried
+  // ... after the Retry-After APF sent (whole seconds, at least 1).
+  EXPECT_THAT(d.log(), ::testing::ContainsRegex("Got a Retry-After response delay=\"[1-9][0-9]*s\" attempt=1 "
+                                                "url=\"[^\"]*/pods/p[0-9]+/binding\""));
   EXPECT_THAT(observer.moves(), ::testing::IsEmpty());
   // Every 429 was retried to success: no binding failed for it.
   for (const auto& e : events("t", "reason=FailedScheduling")) {
