@@ -7,9 +7,9 @@
 //   BOOKMARK only advances it;
 //   watch ended normally -> rewatch from the last-synced version (after a backoff if the watch ended
 //   at once with nothing delivered); a stream that broke after delivering events or running shortWatch ->
-//   rewatch at once; other transport errors, 429 (honouring Retry-After) or 5xx -> backoff, then rewatch from the
-//   same version; 410 Gone/Expired (error result or ERROR event) -> relist;
-//   any other error -> backoff, then relist. Errors are recorded (lastError), never thrown.
+//   rewatch at once; other transport errors, 429 (honouring Retry-After) or 5xx -> backoff, then rewatch from
+//   the same version; 410 Gone/Expired (error result or ERROR event) -> relist; any other error -> backoff,
+//   then relist. Errors are recorded (lastError), never thrown.
 // The loop runs on its own std::jthread between start() and stop().
 //
 // Thread-safety: the sink is called only from the reflector thread. lastSyncResourceVersion(),

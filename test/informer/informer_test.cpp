@@ -267,13 +267,15 @@ TEST(ReflectorTest, BrokenStreamRewatchesAtOnceRefusedWatchBacksOff) {
   ASSERT_TRUE(c.create(makePod("a")).ok());
   ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 1; }));
   c.closeAllWatchesForTest(ApiError(0, "", "Retrieving message chunk header"));
-  ASSERT_TRUE(eventually([&] { return c.callCount(Operation::Watch) == 2 && c.activeWatchCountForTest() == 1; }));
+  ASSERT_TRUE(
+      eventually([&] { return c.callCount(Operation::Watch) == 2 && c.activeWatchCountForTest() == 1; }));
   EXPECT_EQ(sleeps.load(), 0);
 
   // Nothing delivered on the new stream: a transport error now backs off before the next watch.
   c.injectFailures(Operation::Watch, 1, ApiError(0, "", "connection refused"));
   c.closeAllWatchesForTest(ApiError(0, "", "connection reset by peer"));
-  ASSERT_TRUE(eventually([&] { return c.callCount(Operation::Watch) == 4 && c.activeWatchCountForTest() == 1; }));
+  ASSERT_TRUE(
+      eventually([&] { return c.callCount(Operation::Watch) == 4 && c.activeWatchCountForTest() == 1; }));
   EXPECT_EQ(sleeps.load(), 2);
   ASSERT_TRUE(c.create(makePod("b")).ok());
   ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 2; }));

@@ -375,8 +375,8 @@ class RestClient::Impl {
       }
       if (a.status != 0 && outcome.retryAfter.count() > 0) {
         // client-go's V(4) line before it waits for a Retry-After.
-        spdlog::trace("Got a Retry-After response delay=\"{}s\" attempt={} url=\"{}{}\"", outcome.retryAfter.count(),
-                      retry, config_.server, target);
+        spdlog::trace("Got a Retry-After response delay=\"{}s\" attempt={} url=\"{}{}\"",
+                      outcome.retryAfter.count(), retry, config_.server, target);
       }
       std::this_thread::sleep_for(*delay);
     }

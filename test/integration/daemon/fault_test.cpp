@@ -123,7 +123,8 @@ class PodObserver {
       const std::string name = p["metadata"].value("name", "");
       const long long rv = std::stoll(p["metadata"].value("resourceVersion", "0"));
       auto [it, inserted] = bound_.emplace(name, Bound{node, now, rv});
-      if (!inserted && it->second.node != node) moves_.push_back(name + ": " + it->second.node + " -> " + node);
+      if (!inserted && it->second.node != node)
+        moves_.push_back(name + ": " + it->second.node + " -> " + node);
     }
     samples_.emplace_back(now, static_cast<int>(bound_.size()));
   }
@@ -139,7 +140,8 @@ class PodObserver {
 };
 
 // The sum of every sample of `name` whose labels include `labels` (metricValue returns only the first).
-double metricSum(const std::string& text, const std::string& name, const std::map<std::string, std::string>& labels) {
+double metricSum(const std::string& text, const std::string& name,
+                 const std::map<std::string, std::string>& labels) {
   double sum = 0;
   std::istringstream in(text);
   std::string line;
@@ -227,8 +229,8 @@ TEST_F(FaultTest, ApiserverKilledMidBurstLosesAndDoubleBindsNothing) {
       "recovery: SIGKILL with %d of %d bound; apiserver answered again %.1f s after the kill (/readyz %.1f "
       "s); first new binding seen %.2f s after it answered, all %d bound %.2f s after (/readyz %+.2f s); "
       "observer resolution ~50 ms + one list\n",
-      boundBeforeKill, kPods, secondsBetween(killedAt, *answering), secondsBetween(killedAt, readyAt), toFirst,
-      kPods, toAll, secondsBetween(readyAt, *allBound));
+      boundBeforeKill, kPods, secondsBetween(killedAt, *answering), secondsBetween(killedAt, readyAt),
+      toFirst, kPods, toAll, secondsBetween(readyAt, *allBound));
   EXPECT_LT(boundBeforeKill, kPods);
   EXPECT_LT(toFirst, 15.0);  // goal: 2 s; generous for a loaded CI machine
   EXPECT_LT(toAll, 120.0);
@@ -236,7 +238,8 @@ TEST_F(FaultTest, ApiserverKilledMidBurstLosesAndDoubleBindsNothing) {
   EXPECT_THAT(observer.moves(), ::testing::IsEmpty());
   EXPECT_EQ(observer.total(), kPods);
   // Every pod is on one of our nodes, and the daemon is alive and well.
-  for (const auto& [name, b] : observer.boundPods()) EXPECT_THAT(b.node, ::testing::StartsWith("node-")) << name;
+  for (const auto& [name, b] : observer.boundPods())
+    EXPECT_THAT(b.node, ::testing::StartsWith("node-")) << name;
   std::printf("binding conflicts reported as FailedScheduling: %d\n", alreadyAssignedEvents("t"));
   EXPECT_TRUE(d.running());
   EXPECT_TRUE(ready(port));
@@ -268,11 +271,12 @@ TEST_F(FaultTest429, TooManyRequestsAreRetriedAfterRetryAfter) {
   auto token = cp_->kubectl({"create", "token", "scheduler", "-n", "t", "--duration=1h"});
   ASSERT_TRUE(token.ok()) << token.error().message();
   const std::string kubeconfig = dir_ + "/scheduler.kubeconfig";
-  std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " +
-                                   cp_->serverUrl() + "\n    certificate-authority: " + cp_->caFile() +
-                                   "\nusers:\n- name: u\n  user:\n    token: " + std::string(trim(*token)) +
-                                   "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
-                                   "current-context: x\n";
+  std::ofstream(kubeconfig)
+      << "apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: " + cp_->serverUrl() +
+             "\n    certificate-authority: " + cp_->caFile() +
+             "\nusers:\n- name: u\n  user:\n    token: " + std::string(trim(*token)) +
+             "\ncontexts:\n- name: x\n  context:\n    cluster: c\n    user: u\n"
+             "current-context: x\n";
   // One seat, nothing borrowed, a queue of 2: more than 3 concurrent Bindings get 429.
   kubectlOk({"apply", "-f", "-"}, R"(
 apiVersion: flowcontrol.apiserver.k8s.io/v1
@@ -321,13 +325,16 @@ spec:
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
       "clientConnection:\n"
-      "  kubeconfig: " + kubeconfig + "\n"
-      "  qps: 1000\n"
-      "  burst: 2000\n"
-      "leaderElection:\n"
-      "  leaderElect: false\n"
-      "profiles:\n"
-      "  - schedulerName: kube-scheduler-cpp\n" + disabledPluginsYaml(),
+      "  kubeconfig: " +
+          kubeconfig +
+          "\n"
+          "  qps: 1000\n"
+          "  burst: 2000\n"
+          "leaderElection:\n"
+          "  leaderElect: false\n"
+          "profiles:\n"
+          "  - schedulerName: kube-scheduler-cpp\n" +
+          disabledPluginsYaml(),
       {"-v=4"}, &port);
   const auto daemonStart = Clock::now();
   ASSERT_TRUE(waitFor([&] { return observer.bound() == kPods; }, 180s, 100ms))
@@ -346,7 +353,8 @@ spec:
                                       {{"priority_level", "fault-tiny"}})
                               .value_or(0);
   std::printf(
-      "recovery: %d pods bound %.2f s after the daemon started; 429s seen by the daemon: %.0f, retries: %.0f, "
+      "recovery: %d pods bound %.2f s after the daemon started; 429s seen by the daemon: %.0f, retries: "
+      "%.0f, "
       "rejected by APF at fault-tiny: %.0f\n",
       kPods, allBound, daemon429, retries, rejected);
   EXPECT_GT(rejected, 0) << "no 429 happened: the test proves nothing";
@@ -380,8 +388,8 @@ class FaultTestWatch : public FaultTest {
 
 TEST_F(FaultTestWatch, RelistAfter410SeesWhatHappenedDuringTheOutage) {
   kubectlOk({"create", "namespace", "t"});
-  kubectlOk({"create", "-f", "-"}, listOf({nodeJson("kept", {{"pool", "kept"}}), nodeJson("gone", {{"pool", "gone"}})})
-                                       .dump());
+  kubectlOk({"create", "-f", "-"},
+            listOf({nodeJson("kept", {{"pool", "kept"}}), nodeJson("gone", {{"pool", "gone"}})}).dump());
   uint16_t port = 0;
   Process& d = startDaemon({"-v=4"}, &port);
   ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
@@ -400,10 +408,9 @@ TEST_F(FaultTestWatch, RelistAfter410SeesWhatHappenedDuringTheOutage) {
   ASSERT_TRUE(started.ok()) << started.error().message();
   kubectlOk({"delete", "node", "gone"});
   kubectlOk({"create", "-f", "-"}, nodeJson("fresh", {{"pool", "fresh"}}).dump());
-  kubectlOk({"create", "-f", "-"},
-            listOf({podJson("t", "during-kept", kSchedulerName, {{"pool", "kept"}}),
-                    podJson("t", "during-fresh", kSchedulerName, {{"pool", "fresh"}})})
-                .dump());
+  kubectlOk({"create", "-f", "-"}, listOf({podJson("t", "during-kept", kSchedulerName, {{"pool", "kept"}}),
+                                           podJson("t", "during-fresh", kSchedulerName, {{"pool", "fresh"}})})
+                                       .dump());
   auto compacted = cp_->compact();
   d.signal(SIGCONT);
   ASSERT_TRUE(compacted.ok()) << compacted.error().message();
@@ -412,22 +419,23 @@ TEST_F(FaultTestWatch, RelistAfter410SeesWhatHappenedDuringTheOutage) {
   ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "during-kept") == "kept"; }, 60s)) << tail(d.log());
   const double recovery = secondsBetween(thawed, Clock::now());
   ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "during-fresh") == "fresh"; }, 30s)) << tail(d.log());
-  std::printf("recovery: a pod created during the watch outage bound %.2f s after the daemon resumed\n", recovery);
+  std::printf("recovery: a pod created during the watch outage bound %.2f s after the daemon resumed\n",
+              recovery);
   EXPECT_LT(recovery, 20.0);
   // The deleted node left the cache: a pod that only fits there is unschedulable, with the reason. (A pod
   // created during the outage may race the relists, as upstream's: the pod informer may relist before the
   // node informer has seen the deletion; hence a pod created once the new node was seen.)
   kubectlOk({"create", "-f", "-"}, podJson("t", "after-gone", kSchedulerName, {{"pool", "gone"}}).dump());
   for (const std::string pod : {"after-gone"}) {
-    ASSERT_TRUE(waitFor([&] { return !events("t", "reason=FailedScheduling,involvedObject.name=" + pod).empty(); },
-                        30s))
+    ASSERT_TRUE(waitFor(
+        [&] { return !events("t", "reason=FailedScheduling,involvedObject.name=" + pod).empty(); }, 30s))
         << pod << "\n"
         << tail(d.log());
     const auto e = events("t", "reason=FailedScheduling,involvedObject.name=" + pod);
     EXPECT_THAT(e[0].value("message", ""), HasSubstr("didn't match Pod's node affinity/selector")) << pod;
     EXPECT_EQ(nodeNameOf("t", pod), "") << pod;
-    auto reason = cp_->kubectl(
-        {"get", "pod", "-n", "t", pod, "-o", R"(jsonpath={.status.conditions[?(@.type=="PodScheduled")].reason})"});
+    auto reason = cp_->kubectl({"get", "pod", "-n", "t", pod, "-o",
+                                R"(jsonpath={.status.conditions[?(@.type=="PodScheduled")].reason})"});
     ASSERT_TRUE(reason.ok());
     EXPECT_EQ(*reason, "Unschedulable") << pod;
   }
@@ -456,7 +464,8 @@ TEST_F(FaultTest, LeaderLosesLeaseDuringOutageExitsAndItsRestartFinishesThePods)
                                     "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"};
   uint16_t port = 0;
   Process& first = startDaemon(le, &port);
-  ASSERT_TRUE(waitFor([&] { return first.log().find("successfully acquired lease") != std::string::npos; }, 30s))
+  ASSERT_TRUE(
+      waitFor([&] { return first.log().find("successfully acquired lease") != std::string::npos; }, 30s))
       << tail(first.log());
   createPods("t", 20, "early-");
   ASSERT_TRUE(waitFor([&] { return boundCount("t") == 20; }, 30s)) << tail(first.log());
@@ -472,7 +481,8 @@ TEST_F(FaultTest, LeaderLosesLeaseDuringOutageExitsAndItsRestartFinishesThePods)
   EXPECT_THAT(first.log(), HasSubstr("Leaderelection lost"));
   std::printf("leader exited %.2f s after the apiserver was killed (renewDeadline 3s)\n", gaveUp);
   EXPECT_GE(gaveUp, 2.0);  // not before the renew deadline (its last renewal was up to 1 s earlier)
-  EXPECT_LT(gaveUp, 3.0 + 5.0);  // upstream: renewDeadline after the last renewal, requests cut at the deadline
+  EXPECT_LT(gaveUp,
+            3.0 + 5.0);  // upstream: renewDeadline after the last renewal, requests cut at the deadline
 
   auto started = cp_->startApiserver();
   ASSERT_TRUE(started.ok()) << started.error().message();
@@ -481,9 +491,10 @@ TEST_F(FaultTest, LeaderLosesLeaseDuringOutageExitsAndItsRestartFinishesThePods)
   Process& second = startDaemon(le, &port);
   ASSERT_TRUE(waitFor([&] { return boundCount("t") == 50; }, 60s)) << tail(second.log());
   const double recovery = secondsBetween(restartedAt, Clock::now());
-  std::printf("recovery: the restarted daemon bound the 30 pods created during its absence %.2f s after it "
-              "started (it first waits out the old lease: leaseDuration 4s)\n",
-              recovery);
+  std::printf(
+      "recovery: the restarted daemon bound the 30 pods created during its absence %.2f s after it "
+      "started (it first waits out the old lease: leaseDuration 4s)\n",
+      recovery);
   EXPECT_LT(recovery, 30.0);
   EXPECT_THAT(second.log(), HasSubstr("successfully acquired lease kube-system/kube-scheduler-cpp"));
   for (const auto& [name, node] : podNodes("t")) {
