@@ -186,6 +186,11 @@ Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderE
       // config.Timeout = renewDeadline (ours is an idle timeout per read, rounded up to whole seconds).
       rc.requestTimeout = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(renewDeadline));
+      // No retries on our own backoff (client-go makes none for a refused connection or a 5xx without
+      // Retry-After): the elector retries every retryPeriod within renewDeadline itself, and backed-off
+      // retries of the Lease calls (~6 s each) kept a leader that could not renew alive 20 s past its
+      // renewDeadline while the apiserver was down.
+      rc.retry.maxBackoffRetries = 0;
     }
     auto created = client::rest::RestClient::create(std::move(rc));
     if (!created.ok()) return created.error();
@@ -518,7 +523,7 @@ int runDaemon(const Options& options) {
   }
   // The elector returned on its own: the lease was lost (upstream: klog.FlushAndExit(1)).
   electing.join();
-  spdlog::error("leaderelection lost");
+  spdlog::error("Leaderelection lost");  // upstream's text, capital L
   spdlog::default_logger()->flush();
   std::_Exit(1);
 }

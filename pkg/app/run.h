@@ -9,7 +9,7 @@
 //   addEventHandlers -> HTTPS server (/healthz /livez /readyz /metrics /metrics/resources /metrics/slis
 //   /configz, /debug/flags/v when enableProfiling) -> informers started and
 //   synced (after winning the election when delayCacheUntilActive) -> with leader election: only the
-//   leader schedules; losing the lease exits 1 ("leaderelection lost"); without: schedule at once.
+//   leader schedules; losing the lease exits 1 ("Leaderelection lost"); without: schedule at once.
 //
 // SIGTERM / SIGINT: readiness fails, scheduling stops popping, in-flight binding cycles get up to
 // kShutdownBindingDeadline to finish, the lease is released, exit 0. A second signal exits 1 at once.

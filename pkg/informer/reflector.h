@@ -6,9 +6,10 @@
 //   each ADDED / MODIFIED / DELETED goes to the sink and advances the last-synced resourceVersion, a
 //   BOOKMARK only advances it;
 //   watch ended normally -> rewatch from the last-synced version (after a backoff if the watch ended
-//   at once with nothing delivered); transport error, 429 (honouring Retry-After) or 5xx -> backoff,
-//   then rewatch from the same version; 410 Gone/Expired (error result or ERROR event) -> relist;
-//   any other error -> backoff, then relist. Errors are recorded (lastError), never thrown.
+//   at once with nothing delivered); a stream that broke after delivering events or running shortWatch ->
+//   rewatch at once; other transport errors, 429 (honouring Retry-After) or 5xx -> backoff, then rewatch from
+//   the same version; 410 Gone/Expired (error result or ERROR event) -> relist; any other error -> backoff,
+//   then relist. Errors are recorded (lastError), never thrown.
 // The loop runs on its own std::jthread between start() and stop().
 //
 // Thread-safety: the sink is called only from the reflector thread. lastSyncResourceVersion(),
@@ -28,6 +29,7 @@
 
 #include "pkg/client/client.h"
 #include "pkg/informer/backoff.h"
+#include "pkg/informer/reflector_log.h"
 
 namespace ks::informer {
 
@@ -115,6 +117,7 @@ class Reflector {
       auto rv = listAndReplace();
       if (!rv.ok()) {
         recordError(rv.error());
+        reflectorlog::listFailed(options_.name, rv.error());
         if (!options_.sleep(backoff_.next(rv.error().retryAfter()), stop)) return;
         continue;
       }
@@ -163,6 +166,7 @@ class Reflector {
     }
     sink_.replace(std::move(items), rv);
     setLastSyncRV(rv);
+    reflectorlog::cachesPopulated(options_.name, rv);
     return rv;
   }
 
@@ -221,7 +225,15 @@ class Reflector {
       if (!err && !result.ok()) err = result.error();
       if (err) {
         recordError(*err);
+        reflectorlog::watchEnded(options_.name, *err);
         if (err->isGone()) return AfterWatch::Relist;
+        if (err->isTransport() &&
+            (events > 0 || std::chrono::steady_clock::now() - started >= options_.shortWatch)) {
+          // A stream that ran and then broke (the apiserver went away mid-stream): client-go's
+          // StreamWatcher treats that as the end of the watch and rewatches at once; only a watch that
+          // cannot be (re-)established backs off.
+          continue;
+        }
         if (err->isTransport() || err->isTooManyRequests() || err->isServerError()) {
           if (!options_.sleep(backoff_.next(err->retryAfter()), stop)) return AfterWatch::Stopped;
           continue;  // rewatch from the same version

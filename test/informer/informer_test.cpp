@@ -249,6 +249,40 @@ TEST(ReflectorTest, DroppedWatchResumesFromLastVersionWithoutRelist) {
   r.stop();
 }
 
+// client-go: a stream that broke after it delivered (the apiserver died mid-stream) is rewatched at once;
+// a watch that cannot be established (connection refused) waits for the backoff.
+TEST(ReflectorTest, BrokenStreamRewatchesAtOnceRefusedWatchBacksOff) {
+  MemoryClient c;
+  std::atomic<int> sleeps{0};
+  ReflectorOptions o = fastOptions();
+  o.shortWatch = std::chrono::hours(1);  // only the delivered event makes the watch "not short"
+  o.sleep = [&](std::chrono::milliseconds, std::stop_token) {
+    ++sleeps;
+    return true;
+  };
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(c.pods(), sink, o);
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 1; }));
+  c.closeAllWatchesForTest(ApiError(0, "", "Retrieving message chunk header"));
+  ASSERT_TRUE(
+      eventually([&] { return c.callCount(Operation::Watch) == 2 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(sleeps.load(), 0);
+
+  // Nothing delivered on the new stream: a transport error now backs off before the next watch.
+  c.injectFailures(Operation::Watch, 1, ApiError(0, "", "connection refused"));
+  c.closeAllWatchesForTest(ApiError(0, "", "connection reset by peer"));
+  ASSERT_TRUE(
+      eventually([&] { return c.callCount(Operation::Watch) == 4 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(sleeps.load(), 2);
+  ASSERT_TRUE(c.create(makePod("b")).ok());
+  ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 2; }));
+  EXPECT_EQ(r.listCount(), 1);
+  r.stop();
+}
+
 TEST(ReflectorTest, TooManyRequestsOnWatchBacksOffAndRewatches) {
   MemoryClient c;
   c.injectFailures(Operation::Watch, 2, ApiError(429, "TooManyRequests", "slow down"));

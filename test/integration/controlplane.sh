@@ -11,6 +11,12 @@
 #                                         <workdir>
 #   controlplane.sh restart-apiserver <workdir>
 #                                         restart kube-apiserver only (same port and flags), wait for /readyz
+#   controlplane.sh kill-apiserver <workdir>
+#                                         SIGKILL kube-apiserver (no graceful shutdown: open requests and
+#                                         watches are cut), return once it is gone; etcd keeps running
+#   controlplane.sh start-apiserver <workdir>
+#                                         start kube-apiserver again after kill-apiserver (same port and
+#                                         flags), wait for /readyz
 #   controlplane.sh compact <workdir>     compact etcd at its current revision; prints that revision
 #   controlplane.sh start-controller-manager <workdir> <controllers>
 #                                         start kube-controller-manager running only <controllers> (its
@@ -655,6 +661,37 @@ cmd_restart_apiserver() {
   write_env "$w"
 }
 
+cmd_kill_apiserver() {
+  local w i
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  pid_is_ours "${KS_APISERVER_PID:-}" "$w" || die "kube-apiserver of $w is not running"
+  kill -KILL "$KS_APISERVER_PID" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    pid_running "$KS_APISERVER_PID" || break
+    sleep 0.05
+  done
+  pid_running "$KS_APISERVER_PID" && die "kube-apiserver ($KS_APISERVER_PID) still alive after KILL"
+  log "kube-apiserver ($KS_APISERVER_PID) killed"
+  KS_APISERVER_PID=''
+  write_env "$w"
+}
+
+cmd_start_apiserver() {
+  local w
+  w=$(abs_workdir "${1:-}")
+  load_env "$w"
+  pid_is_ours "$KS_ETCD_PID" "$w" || die "etcd of $w is not running"
+  if pid_is_ours "${KS_APISERVER_PID:-}" "$w"; then
+    die "kube-apiserver already runs in $w (pid $KS_APISERVER_PID; kill-apiserver first)"
+  fi
+  if ! launch_apiserver "$w"; then
+    log_tail "$w/kube-apiserver.log" "kube-apiserver log"
+    die "kube-apiserver exited during start"
+  fi
+  write_env "$w"
+}
+
 cmd_compact() {
   local w
   w=$(abs_workdir "${1:-}")
@@ -720,10 +757,13 @@ case "${1:-}" in
   up) cmd_up "${2:-}" ;;
   down) cmd_down "${2:-}" ;;
   restart-apiserver) cmd_restart_apiserver "${2:-}" ;;
+  kill-apiserver) cmd_kill_apiserver "${2:-}" ;;
+  start-apiserver) cmd_start_apiserver "${2:-}" ;;
   compact) cmd_compact "${2:-}" ;;
   start-controller-manager) cmd_start_controller_manager "${2:-}" "${3:-}" ;;
   stop-controller-manager) cmd_stop_controller_manager "${2:-}" ;;
   __watch) cmd_watch "$2" "$3" "$4" ;;
-  *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir> | compact <workdir>" \
+  *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir>" \
+    "| kill-apiserver <workdir> | start-apiserver <workdir> | compact <workdir>" \
     "| start-controller-manager <workdir> <controllers> | stop-controller-manager <workdir>" ;;
 esac

@@ -17,7 +17,13 @@ class RequestMetrics;
 
 // Retries of failed requests: exponential backoff with jitter, bounded attempts (see retry.h).
 struct RetryParams {
-  int maxRetries = 5;  // retries after the first attempt; 0 disables
+  // Retries after the first attempt; 0 disables. 10 is client-go's Request.maxRetries, which bounds its
+  // retries of 429 / 5xx answers carrying Retry-After (APF's 429s always do).
+  int maxRetries = 10;
+  // The retries client-go does not make (5xx without Retry-After, transport errors; see retry.h) wait for
+  // their own exponential backoff and stop after min(maxRetries, maxBackoffRetries): 200ms doubling gives
+  // up after ~6 s instead of holding a binding for a minute.
+  int maxBackoffRetries = 5;
   std::chrono::milliseconds initialBackoff{200};
   std::chrono::milliseconds maxBackoff{10000};
   double jitter = 0.2;  // delay += rand[0,1) * jitter * delay

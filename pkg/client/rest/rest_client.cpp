@@ -10,6 +10,9 @@
 #include <system_error>
 #include <thread>
 
+// spdlog (fmt) before cpprest: cpprest defines a macro U() that breaks fmt's templates.
+#include <spdlog/spdlog.h>
+
 #include <cpprest/astreambuf.h>
 #include <cpprest/http_client.h>
 #include <pplx/threadpool.h>
@@ -369,6 +372,11 @@ class RestClient::Impl {
       if (!delay) {
         finished(a);
         return err;
+      }
+      if (a.status != 0 && outcome.retryAfter.count() > 0) {
+        // client-go's V(4) line before it waits for a Retry-After.
+        spdlog::trace("Got a Retry-After response delay=\"{}s\" attempt={} url=\"{}{}\"",
+                      outcome.retryAfter.count(), retry, config_.server, target);
       }
       std::this_thread::sleep_for(*delay);
     }

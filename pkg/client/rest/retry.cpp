@@ -27,6 +27,7 @@ std::optional<std::chrono::milliseconds> retryDelay(RequestKind kind, const Atte
   if (s != 0 && outcome.retryAfter.count() > 0) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(outcome.retryAfter);
   }
+  if (retry > params.maxBackoffRetries) return std::nullopt;
   return backoffDelay(retry, params, rand01);
 }
 

@@ -5,7 +5,8 @@
 //    applied or a retry ends in a recognisable 409 — see isAlreadyAssignedTo);
 //  - transport errors: reads and idempotent writes always; non-idempotent POSTs only when the
 //    request cannot have reached the server (connection refused);
-// with exponential backoff and jitter, at most RetryParams::maxRetries retries.
+// a server's Retry-After is waited for as sent, up to RetryParams::maxRetries retries (client-go's 10);
+// otherwise exponential backoff and jitter, at most min(maxRetries, maxBackoffRetries) retries.
 // Note: cpprestsdk itself re-sends any request once, invisibly, when a reused pooled connection
 // fails while reading the status line (it assumes the server closed the idle connection). A POST
 // can therefore reach the server twice; RestClient::bind copes (see isAlreadyAssignedTo).

@@ -493,6 +493,15 @@ TEST(RetryTest, Decisions) {
   EXPECT_EQ(d(K::NonIdempotent, 429), 10ms);
   EXPECT_EQ(d(K::NonIdempotent, 503), 10ms);  // the server answered: binding safe
   EXPECT_EQ(d(K::Read, 503, true, 2), 2000ms);
+  // Retry-After answers are retried up to maxRetries (client-go: 10), others only maxBackoffRetries times.
+  p.maxRetries = 10;
+  p.maxBackoffRetries = 5;
+  EXPECT_EQ(d(K::NonIdempotent, 429, true, 1, 10), 1000ms);
+  EXPECT_EQ(d(K::NonIdempotent, 429, true, 1, 11), std::nullopt);
+  EXPECT_EQ(d(K::Read, 503, true, 0, 5), 160ms);
+  EXPECT_EQ(d(K::Read, 503, true, 0, 6), std::nullopt);
+  EXPECT_EQ(d(K::Read, 0, true, 0, 6), std::nullopt);
+  EXPECT_EQ(RetryParams{}.maxRetries, 10);
   for (int32_t s : {400, 401, 403, 404, 409, 410, 422, 501}) {
     EXPECT_EQ(d(K::Read, s), std::nullopt) << s;
   }
@@ -909,7 +918,8 @@ TEST(RestClientTest, RetriesServerErrorsBounded) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().code(), 500);
   EXPECT_EQ(bad.error().message(), "boom");
-  EXPECT_EQ(calls, config.retry.maxRetries + 1);
+  // A 500 without Retry-After: our own backoff retries, fewer than the Retry-After ones.
+  EXPECT_EQ(calls, std::min(config.retry.maxRetries, config.retry.maxBackoffRetries) + 1);
 }
 
 TEST(RestClientTest, TransportErrorsRetryReadsButNotPosts) {

@@ -121,6 +121,18 @@ Result<void> ControlPlane::restartApiserver() {
   return loadEnv();
 }
 
+Result<void> ControlPlane::killApiserver() {
+  auto r = runScript("kill-apiserver", std::chrono::seconds(60));
+  if (!r.ok()) return r.error();
+  return loadEnv();
+}
+
+Result<void> ControlPlane::startApiserver() {
+  auto r = runScript("start-apiserver", std::chrono::seconds(300));
+  if (!r.ok()) return r.error();
+  return loadEnv();
+}
+
 Result<long long> ControlPlane::compact() {
   auto r = runScript("compact", std::chrono::seconds(120));
   if (!r.ok()) return r.error();

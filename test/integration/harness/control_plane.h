@@ -69,6 +69,14 @@ class ControlPlane {
   // /readyz answers. etcd and its data stay, so resourceVersions continue.
   Result<void> restartApiserver();
 
+  // An apiserver crash: SIGKILLs kube-apiserver (no graceful shutdown, so requests in flight and watches
+  // are cut without a response) and returns once the process is gone. etcd keeps running. Until
+  // startApiserver(), clients get "connection refused".
+  Result<void> killApiserver();
+  // Starts kube-apiserver again after killApiserver() on the same port with the same flags; returns once
+  // /readyz answers. An error when it already runs.
+  Result<void> startApiserver();
+
   // Compacts etcd at its current revision (physical) and returns that revision. Watches and lists at an
   // older resourceVersion that reach etcd then fail with 410 Gone. With the watch cache on (the default)
   // kube-apiserver keeps serving older resourceVersions from its cache; to get 410 either start with

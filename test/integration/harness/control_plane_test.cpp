@@ -1,6 +1,7 @@
 // The harness itself against a real etcd + kube-apiserver: kubectl round trips (no shell in between), an
-// apiserver restart that keeps data and port, etcd compaction turning old resourceVersions into 410 Gone, and
-// kube-controller-manager's disruption and PV binder controllers at work, stopped and started again.
+// apiserver restart that keeps data and port, a SIGKILLed apiserver started again, etcd compaction turning
+// old resourceVersions into 410 Gone, and kube-controller-manager's disruption and PV binder controllers at
+// work, stopped and started again.
 #include "test/integration/harness/control_plane.h"
 
 #include <gtest/gtest.h>
@@ -74,6 +75,21 @@ TEST(ControlPlaneTest, KubectlWorksAcrossApiserverRestart) {
   EXPECT_EQ(*node2, "node/cp-test-node\n");
   auto ns2 = cp.kubectl({"create", "namespace", "cp-test-2"});
   ASSERT_TRUE(ns2.ok()) << ns2.error().message();
+
+  // A crash: SIGKILL, then nobody answers on the port until startApiserver(); a second start is refused.
+  auto killed = cp.killApiserver();
+  ASSERT_TRUE(killed.ok()) << killed.error().message();
+  auto down = cp.kubectl({"get", "namespace", "cp-test-2", "--request-timeout=5s"});
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.error().message().find("refused"), std::string::npos) << down.error().message();
+  EXPECT_FALSE(cp.killApiserver().ok());
+  auto again = cp.startApiserver();
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_EQ(cp.serverUrl(), url);
+  EXPECT_FALSE(cp.startApiserver().ok());
+  auto ns3 = cp.kubectl({"get", "namespace", "cp-test-2", "-o", "name"});
+  ASSERT_TRUE(ns3.ok()) << ns3.error().message();
+  EXPECT_EQ(*ns3, "namespace/cp-test-2\n");
 }
 
 TEST(ControlPlaneTest, CompactionMakesOldResourceVersionsGoneWithoutWatchCache) {

@@ -1,0 +1,19 @@
+#pragma once
+// What a Reflector logs, with client-go's reflector messages and verbosities (-v=2 is spdlog debug, -v=4
+// trace): kept out of reflector.h so that the template does not drag the logger into every user.
+
+#include <string_view>
+
+#include "pkg/client/client.h"
+
+namespace ks::informer::reflectorlog {
+
+// After every successful list (V(2) "Caches populated"): a relist shows up as a second line.
+void cachesPopulated(std::string_view reflector, std::string_view resourceVersion);
+// A list failed (DefaultWatchErrorHandler: "Failed to watch"; a 410 only at V(4) as "Watch closed").
+void listFailed(std::string_view reflector, const client::ApiError& err);
+// A watch ended with an error; the level says what happens next (410 Gone: relist at once; transport
+// errors, 429 and 5xx: rewatch from the same version after a backoff; anything else: relist after one).
+void watchEnded(std::string_view reflector, const client::ApiError& err);
+
+}  // namespace ks::informer::reflectorlog
