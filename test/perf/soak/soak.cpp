@@ -360,7 +360,6 @@ class Soak {
     sampler.join();
     takeSample();  // one last sample, after the end check
     const bool rssOk = rssCheck();
-    writeCsv();
     daemon_->stop();
     const bool ok = endOk && rssOk && failures_.empty() && daemonAlive_;
     summary(ok, std::chrono::duration<double>(Clock::now() - wallStart).count());
@@ -665,13 +664,17 @@ class Soak {
     s.apiNodes = c.nodes;
     s.apiPods = c.pods;
     s.apiAssigned = c.assigned;
-    std::lock_guard lock(sampleMu_);
-    if (!samples_.empty()) {
-      const Sample& prev = samples_.back();
-      if (s.t > prev.t) s.cpuPercent = 100 * (s.proc.cpuSeconds - prev.proc.cpuSeconds) / (s.t - prev.t);
+    {
+      std::lock_guard lock(sampleMu_);
+      if (!samples_.empty()) {
+        const Sample& prev = samples_.back();
+        if (s.t > prev.t) s.cpuPercent = 100 * (s.proc.cpuSeconds - prev.proc.cpuSeconds) / (s.t - prev.t);
+      }
+      samples_.push_back(s);
+      if (s.proc.rssKb == 0) daemonAlive_ = false;
     }
-    samples_.push_back(s);
-    if (s.proc.rssKb == 0) daemonAlive_ = false;
+    // Rewritten after every sample, so that an interrupted run keeps its figures.
+    writeCsv();
   }
 
   // RSS flat after the warm-up: median of the last kMedianWindow samples vs median of the kMedianWindow
@@ -701,6 +704,7 @@ class Soak {
     return true;
   }
 
+  // samples.csv and waves.csv. Called by the sampler thread, and by the main thread once it has stopped.
   void writeCsv() {
     {
       std::lock_guard lock(failMu_);
