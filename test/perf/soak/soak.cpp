@@ -730,14 +730,21 @@ class Soak {
     std::lock_guard lock(sampleMu_);
     s << "soak: " << o_.duration.count() << " s of churn, " << waves_ << " waves, " << samples_.size()
       << " samples (" << o_.outDir << "/samples.csv), wall time " << fmt("%.0f", wallSeconds) << " s\n";
-    s << "RSS per minute (kB) / pending / cache pods vs apiserver assigned:\n";
+    s << "per minute: RSS, CPU over the minute before (% of one core), pending pods, cache vs apiserver "
+         "(assigned pods / nodes):\n";
+    const Sample* prev = nullptr;
     for (int minute = 0;; ++minute) {
       const Sample* best = nullptr;
       for (const Sample& x : samples_) {
         if (best == nullptr || std::abs(x.t - 60.0 * minute) < std::abs(best->t - 60.0 * minute)) best = &x;
       }
       if (best == nullptr || std::abs(best->t - 60.0 * minute) > 6) break;
-      s << "  " << minute << " min: " << best->proc.rssKb << " kB, cpu " << fmt("%.0f", best->cpuPercent)
+      // Over the whole minute: a single 10 s interval may fall between two waves.
+      const double cpu = prev != nullptr && best->t > prev->t
+                             ? 100 * (best->proc.cpuSeconds - prev->proc.cpuSeconds) / (best->t - prev->t)
+                             : 0;
+      prev = best;
+      s << "  " << minute << " min: " << best->proc.rssKb << " kB, cpu " << fmt("%.1f", cpu)
         << "%, pending " << (best->metrics ? fmt("%.0f", best->metrics->pending()) : "?") << ", cache "
         << (best->metrics ? fmt("%.0f", best->metrics->cachePods) : "?") << " pods / "
         << (best->metrics ? fmt("%.0f", best->metrics->cacheNodes) : "?") << " nodes vs apiserver "
