@@ -6,8 +6,8 @@
 #   test/perf/soak/run.sh [--duration=30m] [--out=DIR] [more soak flags, see --help]
 #
 # Writes DIR/samples.csv (one row every 10 s), DIR/waves.csv (one row per wave), DIR/summary.txt and the
-# daemon's log; exit code 0 when every
-# check passed, 1 when one failed. Runs everything on 127.0.0.1.
+# daemon's log (DIR defaults to build/soak/<UTC time>). Exit code 0 when every check passed, 1 when one
+# failed, 2 on bad flags. Runs everything on 127.0.0.1. KS_SOAK_BUILD_JOBS caps the build's parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 root=$PWD
