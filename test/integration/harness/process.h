@@ -51,6 +51,8 @@ class Process {
 
   bool started() const { return pid_ > 0; }
   bool running() const { return pid_ > 0 && !exitCode_; }
+  // The child's process id (e.g. to read /proc/<pid>/status), -1 when it could not be started.
+  pid_t pid() const { return pid_; }
   void signal(int sig) const;
   // The exit status (128 + signal when killed), or nullopt if still running after `timeout`.
   std::optional<int> waitExit(std::chrono::milliseconds timeout);
