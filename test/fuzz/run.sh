@@ -9,7 +9,8 @@
 # from test/fuzz/dict/<target>.dict. Crashes, leaks, timeouts and out-of-memory inputs are written to
 # $KS_FUZZ_OUT/<target>/ (default build/fuzz/findings) and make the script exit non-zero, after the
 # remaining targets have run. Per target it prints executions, wall time, exec/s and libFuzzer's final
-# cov: and ft: counts. KS_FUZZ_NO_BUILD=1 runs the binaries already in build/fuzz.
+# cov: and ft: counts. KS_FUZZ_NO_BUILD=1 runs the binaries already in build/fuzz; KS_FUZZ_MAX_SECONDS caps
+# each long run's wall time.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -86,6 +87,8 @@ for entry in "${selected[@]}"; do
     runner=()
   else
     args+=(-runs="$execs")
+    # A wall-clock cap for slow targets on a shared machine (0 = none): the summary shows how far it got.
+    [ "${KS_FUZZ_MAX_SECONDS:-0}" != 0 ] && args+=(-max_total_time="$KS_FUZZ_MAX_SECONDS")
     runner=(nice -n 19)
   fi
   seeds=()

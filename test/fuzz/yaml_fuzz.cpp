@@ -10,6 +10,14 @@
 #include "pkg/api/json/yaml.h"
 #include "test/fuzz/fuzz_check.h"
 
+namespace {
+
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto docs = ks::api::yamlToJson(text);
@@ -21,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // A null document is dropped ("null" reads as an empty document), everything else comes back.
       if (doc.is_null()) continue;
       FUZZ_CHECK(back->size() == 1);
-      if ((*back)[0] != doc) ks::fuzz::checkFailed("round trip equal", __FILE__, __LINE__, doc.dump(), (*back)[0].dump());
+      if ((*back)[0] != doc) ks::fuzz::checkFailed("round trip equal", __FILE__, __LINE__, dump(doc), dump((*back)[0]));
     }
   } else {
     FUZZ_CHECK(!docs.error().message().empty());
