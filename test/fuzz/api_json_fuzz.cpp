@@ -25,7 +25,8 @@ void roundTripObject(std::string_view json) {
   }
   const std::string once = encodeJson(*decoded);
   auto again = decodeJson<T>(once);
-  if (!again.ok()) ks::fuzz::checkFailed("decode(encode(x)) ok", __FILE__, __LINE__, once, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("decode(encode(x)) ok", __FILE__, __LINE__, once, again.error().message());
   const std::string twice = encodeJson(*again);
   FUZZ_CHECK_EQ_STR(once, twice);
   FUZZ_CHECK(*again == *decoded);
@@ -37,7 +38,8 @@ void roundTripList(std::string_view json) {
   if (!decoded.ok()) return;
   const std::string once = encodeListJson(*decoded);
   auto again = decodeListJson<T>(once);
-  if (!again.ok()) ks::fuzz::checkFailed("decode(encode(list)) ok", __FILE__, __LINE__, once, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("decode(encode(list)) ok", __FILE__, __LINE__, once, again.error().message());
   FUZZ_CHECK_EQ_STR(once, encodeListJson(*again));
   FUZZ_CHECK(again->metadata == decoded->metadata && again->items == decoded->items);
 }
@@ -48,7 +50,8 @@ void roundTripWatchEvent(std::string_view json) {
   if (!decoded.ok()) return;
   const std::string once = encodeWatchEventJson(*decoded);
   auto again = decodeWatchEventJson<T>(once);
-  if (!again.ok()) ks::fuzz::checkFailed("decode(encode(event)) ok", __FILE__, __LINE__, once, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("decode(encode(event)) ok", __FILE__, __LINE__, once, again.error().message());
   FUZZ_CHECK_EQ_STR(once, encodeWatchEventJson(*again));
   FUZZ_CHECK(again->type == decoded->type);
   if (decoded->type == WatchEventType::Error) {

@@ -26,7 +26,7 @@ namespace ks::fuzz {
   } while (0)
 
 // Asserts two strings are equal, printing both when not.
-#define FUZZ_CHECK_EQ_STR(a, b)                                                \
-  do {                                                                         \
+#define FUZZ_CHECK_EQ_STR(a, b)                                                          \
+  do {                                                                                   \
     if ((a) != (b)) ::ks::fuzz::checkFailed(#a " == " #b, __FILE__, __LINE__, (a), (b)); \
   } while (0)

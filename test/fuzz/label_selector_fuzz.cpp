@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::string printed = selector->toString();
   auto again = ks::api::Selector::parse(printed);
-  if (!again.ok()) ks::fuzz::checkFailed("parse(toString(s)) ok", __FILE__, __LINE__, printed, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("parse(toString(s)) ok", __FILE__, __LINE__, printed, again.error().message());
   FUZZ_CHECK_EQ_STR(printed, again->toString());
   FUZZ_CHECK(*again == *selector);
   // Label sets built from the selector's own keys and values, so matching gets past the key lookup.

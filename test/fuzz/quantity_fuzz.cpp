@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::string canonical = q->toString();
   auto again = ks::api::Quantity::parse(canonical);
-  if (!again.ok()) ks::fuzz::checkFailed("parse(toString(q)) ok", __FILE__, __LINE__, canonical, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("parse(toString(q)) ok", __FILE__, __LINE__, canonical, again.error().message());
   FUZZ_CHECK_EQ_STR(canonical, again->toString());
   FUZZ_CHECK(again->compare(*q) == 0);
   FUZZ_CHECK(again->sign() == q->sign());

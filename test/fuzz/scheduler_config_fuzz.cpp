@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   const std::string written = encodeConfig(*validated);
   auto again = decodeConfig(written);
-  if (!again.ok()) ks::fuzz::checkFailed("decode(encode(c)) ok", __FILE__, __LINE__, written, again.error().message());
+  if (!again.ok())
+    ks::fuzz::checkFailed("decode(encode(c)) ok", __FILE__, __LINE__, written, again.error().message());
   FUZZ_CHECK(*again == *validated);
   FUZZ_CHECK_EQ_STR(written, encodeConfig(*again));
   return 0;

@@ -25,11 +25,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& doc : *docs) {
       const std::string yaml = ks::api::jsonToYaml(doc);
       auto back = ks::api::yamlToJson(yaml);
-      if (!back.ok()) ks::fuzz::checkFailed("yamlToJson(jsonToYaml(doc)) ok", __FILE__, __LINE__, yaml, back.error().message());
+      if (!back.ok())
+        ks::fuzz::checkFailed("yamlToJson(jsonToYaml(doc)) ok", __FILE__, __LINE__, yaml,
+                              back.error().message());
       // A null document is dropped ("null" reads as an empty document), everything else comes back.
       if (doc.is_null()) continue;
       FUZZ_CHECK(back->size() == 1);
-      if ((*back)[0] != doc) ks::fuzz::checkFailed("round trip equal", __FILE__, __LINE__, dump(doc), dump((*back)[0]));
+      if ((*back)[0] != doc)
+        ks::fuzz::checkFailed("round trip equal", __FILE__, __LINE__, dump(doc), dump((*back)[0]));
     }
   } else {
     FUZZ_CHECK(!docs.error().message().empty());

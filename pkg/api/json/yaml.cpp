@@ -462,9 +462,10 @@ std::string checkYamlCharacters(std::string_view text) {
       return "invalid length of a UTF-8 sequence";
     }
     if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) return "invalid Unicode character";
-    const bool printable = value == 0x09 || value == 0x0A || value == 0x0D || (value >= 0x20 && value <= 0x7E) ||
-                           value == 0x85 || (value >= 0xA0 && value <= 0xD7FF) ||
-                           (value >= 0xE000 && value <= 0xFFFD) || value >= 0x10000;
+    const bool printable = value == 0x09 || value == 0x0A || value == 0x0D ||
+                           (value >= 0x20 && value <= 0x7E) || value == 0x85 ||
+                           (value >= 0xA0 && value <= 0xD7FF) || (value >= 0xE000 && value <= 0xFFFD) ||
+                           value >= 0x10000;
     if (!printable) return "control characters are not allowed";
     i += width;
   }
@@ -488,9 +489,11 @@ class StuckDocumentDetector : public YAML::EventHandler {
   void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
   void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
   void OnMapEnd() override {}
 
  private:

@@ -180,8 +180,9 @@ TEST(DecodeTest, OutOfTreePluginArgsStayOpaque) {
 // opaque plugin args were kept as a JSON string, and serializing the args threw out of decodeConfig.
 // Now the YAML reader rejects them, as go-yaml's does.
 TEST(DecodeTest, InvalidUtf8IsAnErrorNotACrash) {
-  auto c = decodeConfig(std::string(kHeader) + "profiles:\n- pluginConfig:\n  - name: OutOfTreePlugin\n"
-                                               "    args: {foo: \"\x90\"}\n");
+  auto c = decodeConfig(std::string(kHeader) +
+                        "profiles:\n- pluginConfig:\n  - name: OutOfTreePlugin\n"
+                        "    args: {foo: \"\x90\"}\n");
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.error().message(), "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
   // And a ',' where a node should start (yaml-cpp looped forever on it) is a parse error.
