@@ -1,6 +1,6 @@
 // Fuzzes the YAML -> JSON conversion the config loader, the kubeconfig parser and the simulator use
 // (pkg/api/json/yaml.h). Every document that converts is printed back as YAML with jsonToYaml, which
-// promises output that converts back to the same JSON.
+// promises output that converts back to the same JSON; input that is JSON is printed as YAML the same way.
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   } else {
     FUZZ_CHECK(!docs.error().message().empty());
+  }
+  // JSON (valid UTF-8, any string content, as API objects hold) printed as YAML converts back the same.
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_discarded() && !json.is_null()) {
+    const std::string yaml = ks::api::jsonToYaml(json);
+    auto back = ks::api::yamlToJson(yaml);
+    if (!back.ok()) {
+      ks::fuzz::checkFailed("yamlToJson(jsonToYaml(json)) ok", __FILE__, __LINE__, yaml,
+                            back.error().message());
+    }
+    FUZZ_CHECK(back->size() == 1);
+    if ((*back)[0] != json)
+      ks::fuzz::checkFailed("JSON round trip equal", __FILE__, __LINE__, dump(json), dump((*back)[0]));
   }
   (void)ks::api::parseJsonOrYaml(text);
   return 0;

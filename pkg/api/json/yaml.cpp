@@ -312,8 +312,32 @@ class Converter {
 
 // ---- JSON -> YAML ----------------------------------------------------------------------------------
 
+// A double-quoted YAML scalar. JSON's escapes are YAML's, but JSON leaves DEL, the C1 controls and
+// U+FFFE/U+FFFF raw, which YAML readers (go-yaml's, ours) refuse: those get \u escapes too.
 std::string quoted(const std::string& s) {
-  return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string json = Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    const auto c = static_cast<unsigned char>(json[i]);
+    const auto next = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
+    if (c == 0x7F) {
+      out += "\\u007f";
+    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {  // C1, and NEL, a line break in YAML 1.1
+      constexpr std::string_view kHex = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[next >> 4];
+      out += kHex[next & 0xF];
+      ++i;
+    } else if (c == 0xEF && i + 2 < json.size() && next == 0xBF &&
+               (static_cast<unsigned char>(json[i + 2]) & 0xFE) == 0xBE) {
+      out += json[i + 2] == '\xBE' ? "\\ufffe" : "\\uffff";
+      i += 2;
+    } else {
+      out += json[i];
+    }
+  }
+  return out;
 }
 
 bool needsQuotes(const std::string& s) {
@@ -325,7 +349,7 @@ bool needsQuotes(const std::string& s) {
   if (kIndicators.find(static_cast<char>(first)) != std::string_view::npos) return true;
   if (first == ' ' || last == ' ' || last == ':') return true;
   for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) return true;
+    if (c < 0x20 || c == 0x7f || c == 0xC2 || c == 0xEF) return true;  // controls; C1 and U+FFFx maybe
   }
   if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos) return true;
   if (s == "<<") return true;

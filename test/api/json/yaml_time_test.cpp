@@ -249,6 +249,23 @@ TEST(Yaml, RejectsWhatGoYamlsReaderRejects) {
   EXPECT_EQ((*ok)[0]["a"], "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
 }
 
+// Strings from the API may hold characters a YAML reader refuses raw (DEL, C1 controls, U+FFFE/U+FFFF);
+// jsonToYaml escapes them so its output still converts back (checked by test/fuzz/yaml_fuzz).
+TEST(Yaml, PrintsUnreadableCharactersEscaped) {
+  const json j = {{"s",
+                   "a\x7f"
+                   "b\xc2\x80"
+                   "c\xc2\x85"
+                   "d\xef\xbf\xbe"
+                   "e\xef\xbf\xbf"
+                   "\x01 \xc3\xa9"}};
+  const std::string yaml = jsonToYaml(j);
+  EXPECT_EQ(yaml, "s: \"a\\u007fb\\u0080c\\u0085d\\ufffee\\uffff\\u0001 \xc3\xa9\"\n");
+  auto back = yamlToJson(yaml);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ((*back)[0], j);
+}
+
 TEST(Yaml, PrintsBlockStyleThatReparses) {
   json j = json::parse(R"({
     "apiVersion": "kubescheduler.config.k8s.io/v1",
