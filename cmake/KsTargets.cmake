@@ -8,8 +8,9 @@
 add_library(ks_warnings INTERFACE)
 target_compile_options(ks_warnings INTERFACE
   -Wall -Wextra -Wshadow -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-align -Wunused
-  -Wpedantic -Wimplicit-fallthrough -Wmisleading-indentation -Wduplicated-cond
-  -Wlogical-op -Wno-missing-field-initializers
+  -Wpedantic -Wimplicit-fallthrough -Wmisleading-indentation -Wno-missing-field-initializers
+  # GCC-only warnings (clang, used by the fuzz preset, would reject the unknown options under -Werror).
+  $<$<CXX_COMPILER_ID:GNU>:-Wduplicated-cond -Wlogical-op>
   # GCC 12 reports false -Wrestrict positives inside std::string at -O3 (GCC bug 105329).
   $<$<AND:$<CXX_COMPILER_ID:GNU>,$<VERSION_LESS:$<CXX_COMPILER_VERSION>,13>>:-Wno-restrict>)
 if(KS_WERROR)
@@ -23,6 +24,13 @@ if(KS_SANITIZE)
   target_compile_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE} -fno-omit-frame-pointer
     -fno-sanitize-recover=all)
   target_link_options(ks_options INTERFACE -fsanitize=${KS_SANITIZE})
+endif()
+# The fuzz preset (clang): every library carries libFuzzer's coverage instrumentation plus ASan + UBSan;
+# only the fuzz target executables (test/fuzz) link the libFuzzer driver (-fsanitize=fuzzer).
+if(KS_FUZZ)
+  target_compile_options(ks_options INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  target_link_options(ks_options INTERFACE -fsanitize=address,undefined)
 endif()
 
 function(ks_add_library name)

@@ -9,6 +9,8 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang-format openssl curl ca-certificates
+  # the fuzz targets only (test/fuzz, the `fuzz` preset): clang-14, libFuzzer and clang's sanitizer runtimes
+  clang libfuzzer-14-dev libclang-rt-14-dev
 )
 
 missing=()

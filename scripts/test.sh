@@ -23,6 +23,23 @@ KS_CONTROL_PLANE_BIN="$(test/integration/controlplane.sh build)"
 export KS_CONTROL_PLANE_BIN KS_KUBECTL="$KS_CONTROL_PLANE_BIN/kubectl"
 ctest --preset ci -j "$(nproc)" "$@"
 
+# Fuzz smoke (KS_FUZZ_SMOKE=0 skips it; needs clang): every libFuzzer target of test/fuzz for 15 s from its
+# seed corpus, under ASan + UBSan with leak detection. A crash, sanitizer report, leak, timeout (10 s per
+# input) or out-of-memory (2 GB) fails the run; the input is kept in build/fuzz/findings/<target>/.
+fuzz_smoke() {
+  if ! command -v clang++ >/dev/null; then
+    echo "fuzz smoke: skipped (no clang++)"
+    return 0
+  fi
+  local t0
+  t0=$(date +%s)
+  test/fuzz/run.sh smoke
+  echo "fuzz smoke: $(( $(date +%s) - t0 )) s (build + runs)"
+}
+if [ "${KS_FUZZ_SMOKE:-1}" != 0 ]; then
+  fuzz_smoke
+fi
+
 # Sanitizer lanes (KS_SANITIZER_LANES=0 skips them): every unit test under AddressSanitizer +
 # UndefinedBehaviorSanitizer, and the concurrency-heavy ones (marked CONCURRENCY in test/: queue, cache,
 # scheduler with its binding pool and event recorder, informers, leader election, worker pool, framework

@@ -12,6 +12,10 @@
 #include <string_view>
 #include <utility>
 
+#include <sstream>
+
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 namespace ks::api {
@@ -308,8 +312,32 @@ class Converter {
 
 // ---- JSON -> YAML ----------------------------------------------------------------------------------
 
+// A double-quoted YAML scalar. JSON's escapes are YAML's, but JSON leaves DEL, the C1 controls and
+// U+FFFE/U+FFFF raw, which YAML readers (go-yaml's, ours) refuse: those get \u escapes too.
 std::string quoted(const std::string& s) {
-  return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+  const std::string json = Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(json.size());
+  for (size_t i = 0; i < json.size(); ++i) {
+    const auto c = static_cast<unsigned char>(json[i]);
+    const auto next = i + 1 < json.size() ? static_cast<unsigned char>(json[i + 1]) : 0;
+    if (c == 0x7F) {
+      out += "\\u007f";
+    } else if (c == 0xC2 && next >= 0x80 && next <= 0x9F) {  // C1, and NEL, a line break in YAML 1.1
+      constexpr std::string_view kHex = "0123456789abcdef";
+      out += "\\u00";
+      out += kHex[next >> 4];
+      out += kHex[next & 0xF];
+      ++i;
+    } else if (c == 0xEF && i + 2 < json.size() && next == 0xBF &&
+               (static_cast<unsigned char>(json[i + 2]) & 0xFE) == 0xBE) {
+      out += json[i + 2] == '\xBE' ? "\\ufffe" : "\\uffff";
+      i += 2;
+    } else {
+      out += json[i];
+    }
+  }
+  return out;
 }
 
 bool needsQuotes(const std::string& s) {
@@ -321,7 +349,7 @@ bool needsQuotes(const std::string& s) {
   if (kIndicators.find(static_cast<char>(first)) != std::string_view::npos) return true;
   if (first == ' ' || last == ' ' || last == ':') return true;
   for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) return true;
+    if (c < 0x20 || c == 0x7f || c == 0xC2 || c == 0xEF) return true;  // controls; C1 and U+FFFx maybe
   }
   if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos) return true;
   if (s == "<<") return true;
@@ -423,10 +451,91 @@ int jsonTextDepth(std::string_view text, int limit) {
   return maxDepth;
 }
 
+// go-yaml's reader: the input must be UTF-8 (no surrogates, nothing past U+10FFFF, shortest form) made of
+// printable characters (tab, LF, CR, #x20-#x7E, #x85, #xA0-#xD7FF, #xE000-#xFFFD, #x10000-#x10FFFF).
+// yaml-cpp accepts any bytes, and invalid UTF-8 would then reach JSON strings, whose serialization throws.
+// Returns go-yaml's message for the first offending character, or "".
+std::string checkYamlCharacters(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto octet = static_cast<unsigned char>(text[i]);
+    size_t width = 0;
+    char32_t value = 0;
+    if ((octet & 0x80) == 0x00) {
+      width = 1;
+      value = octet & 0x7F;
+    } else if ((octet & 0xE0) == 0xC0) {
+      width = 2;
+      value = octet & 0x1F;
+    } else if ((octet & 0xF0) == 0xE0) {
+      width = 3;
+      value = octet & 0x0F;
+    } else if ((octet & 0xF8) == 0xF0) {
+      width = 4;
+      value = octet & 0x07;
+    } else {
+      return "invalid leading UTF-8 octet";
+    }
+    if (width > text.size() - i) return "incomplete UTF-8 octet sequence";
+    for (size_t k = 1; k < width; ++k) {
+      const auto trailing = static_cast<unsigned char>(text[i + k]);
+      if ((trailing & 0xC0) != 0x80) return "invalid trailing UTF-8 octet";
+      value = (value << 6) + (trailing & 0x3F);
+    }
+    if ((width == 2 && value < 0x80) || (width == 3 && value < 0x800) || (width == 4 && value < 0x10000)) {
+      return "invalid length of a UTF-8 sequence";
+    }
+    if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) return "invalid Unicode character";
+    const bool printable = value == 0x09 || value == 0x0A || value == 0x0D ||
+                           (value >= 0x20 && value <= 0x7E) || value == 0x85 ||
+                           (value >= 0xA0 && value <= 0xD7FF) || (value >= 0xE000 && value <= 0xFFFD) ||
+                           value >= 0x10000;
+    if (!printable) return "control characters are not allowed";
+    i += width;
+  }
+  return "";
+}
+
+// yaml-cpp 0.7 loops forever in LoadAll on a token that cannot start a node outside a flow collection
+// (a ',' at block level: jbeder/yaml-cpp#1040, fixed upstream in 0.8.1 by #1319): every
+// HandleNextDocument reports one more null document at the same position without consuming the token,
+// and LoadAll allocates a node per round until memory runs out. This event-only pass (cheap: nothing is
+// built) notices a document starting where the previous one started and reports what go-yaml does.
+class StuckDocumentDetector : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (last_ && last_->pos >= mark.pos) {
+      throw YAML::ParserException(mark, "did not find expected node content");
+    }
+    last_ = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  }
+  void OnMapEnd() override {}
+
+ private:
+  std::optional<YAML::Mark> last_;
+};
+
 }  // namespace
 
 Result<std::vector<nlohmann::json>> yamlToJson(std::string_view text) {
+  if (std::string problem = checkYamlCharacters(text); !problem.empty()) return Error("yaml: " + problem);
   try {
+    {
+      std::istringstream in{std::string(text)};
+      YAML::Parser parser(in);
+      StuckDocumentDetector detector;
+      while (parser.HandleNextDocument(detector)) {
+      }
+    }
     std::vector<YAML::Node> docs = YAML::LoadAll(std::string(text));
     std::vector<Json> out;
     Converter conv(text.size() * 4 + 100000);

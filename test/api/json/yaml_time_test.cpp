@@ -1,6 +1,7 @@
 // RFC 3339 times, YAML -> JSON scalar resolution and errors, JSON -> YAML printing.
 
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -203,6 +204,66 @@ TEST(Yaml, SurvivesHostileInput) {
   auto fine = parseJsonOrYaml(std::string(500, '[') + std::string(500, ']'));
   ASSERT_TRUE(fine.ok());
   EXPECT_NE(jsonToYaml((*fine)[0]).find("- - - -"), std::string::npos);
+}
+
+// Found by test/fuzz/yaml_fuzz (corpus/yaml_fuzz/crash-*): a ',' where a block node should start made
+// yaml-cpp's LoadAll report empty documents forever (jbeder/yaml-cpp#1040), until memory ran out.
+TEST(Yaml, CommaAtBlockLevelIsAnErrorNotAHang) {
+  for (const char* in : {",", ",-r6", " ,", "---\n,", "a: 1\n---\n,", "&x ,", "- a\n,"}) {
+    auto r = yamlToJson(in);
+    ASSERT_FALSE(r.ok()) << in;
+    EXPECT_NE(r.error().message().find("did not find expected node content"), std::string::npos)
+        << r.error().message();
+  }
+  auto r = yamlToJson(",");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "yaml: line 1, column 1: did not find expected node content");
+  // Empty documents in a stream are still fine.
+  auto docs = yamlToJson("a: 1\n---\n---\nb: 2\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().message();
+  EXPECT_EQ(docs->size(), 2u);
+}
+
+// Found by test/fuzz/yaml_fuzz and scheduler_config_fuzz: bytes that are not UTF-8 reached JSON strings,
+// and serializing those threw (a crash of the config loader). go-yaml rejects them while reading.
+TEST(Yaml, RejectsWhatGoYamlsReaderRejects) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"a: \x97", "yaml: invalid leading UTF-8 octet"},
+      {"a: \xd0-", "yaml: invalid trailing UTF-8 octet"},
+      {"a: \xe2\x82", "yaml: incomplete UTF-8 octet sequence"},
+      {"a: \xc0\xaf", "yaml: invalid length of a UTF-8 sequence"},
+      {"a: \xed\xa0\x80", "yaml: invalid Unicode character"},
+      {"a: \xf4\x90\x80\x80", "yaml: invalid Unicode character"},
+      {std::string("a: b\0", 5), "yaml: control characters are not allowed"},
+      {"a: \x01", "yaml: control characters are not allowed"},
+      {"a: \xef\xbf\xbe", "yaml: control characters are not allowed"},  // U+FFFE
+  };
+  for (const auto& [in, want] : cases) {
+    auto r = yamlToJson(in);
+    ASSERT_FALSE(r.ok()) << in;
+    EXPECT_EQ(r.error().message(), want);
+    EXPECT_FALSE(parseJsonOrYaml(in).ok());
+  }
+  auto ok = yamlToJson("a: \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\r\nb:\t1\n");
+  ASSERT_TRUE(ok.ok()) << ok.error().message();
+  EXPECT_EQ((*ok)[0]["a"], "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+}
+
+// Strings from the API may hold characters a YAML reader refuses raw (DEL, C1 controls, U+FFFE/U+FFFF);
+// jsonToYaml escapes them so its output still converts back (checked by test/fuzz/yaml_fuzz).
+TEST(Yaml, PrintsUnreadableCharactersEscaped) {
+  const json j = {{"s",
+                   "a\x7f"
+                   "b\xc2\x80"
+                   "c\xc2\x85"
+                   "d\xef\xbf\xbe"
+                   "e\xef\xbf\xbf"
+                   "\x01 \xc3\xa9"}};
+  const std::string yaml = jsonToYaml(j);
+  EXPECT_EQ(yaml, "s: \"a\\u007fb\\u0080c\\u0085d\\ufffee\\uffff\\u0001 \xc3\xa9\"\n");
+  auto back = yamlToJson(yaml);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ((*back)[0], j);
 }
 
 TEST(Yaml, PrintsBlockStyleThatReparses) {

@@ -181,6 +181,17 @@ TEST(KubeconfigTest, InlineDataCurrentContext) {
   EXPECT_TRUE(c->bearerToken.empty());
 }
 
+// Found by test/fuzz/kubeconfig_fuzz (corpus crash-yaml-cpp-comma-loop): yaml-cpp looped forever, allocating,
+// on a ',' where a document should start; now a parse error.
+TEST(KubeconfigTest, MalformedYamlIsAnErrorNotAHang) {
+  auto c = parseKubeconfig(",-r6", "/nowhere", "kc");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), "kc: yaml: line 1, column 1: did not find expected node content");
+  auto bad = parseKubeconfig("clusters: \xd0-\n", "/nowhere", "kc");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().message(), "kc: yaml: invalid trailing UTF-8 octet");
+}
+
 TEST(KubeconfigTest, ExplicitContext) {
   auto c = parseKubeconfig(kInlineKubeconfig, "/nowhere", "kc", "ctx-b");
   ASSERT_TRUE(c.ok()) << c.error().message();

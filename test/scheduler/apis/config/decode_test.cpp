@@ -176,6 +176,22 @@ TEST(DecodeTest, OutOfTreePluginArgsStayOpaque) {
   EXPECT_EQ(o->json, R"({"foo":"bar","nested":{"a":[true],"b":1}})");
 }
 
+// Found by test/fuzz/scheduler_config_fuzz (corpus crash-invalid-utf8-args): bytes that are not UTF-8 in
+// opaque plugin args were kept as a JSON string, and serializing the args threw out of decodeConfig.
+// Now the YAML reader rejects them, as go-yaml's does.
+TEST(DecodeTest, InvalidUtf8IsAnErrorNotACrash) {
+  auto c = decodeConfig(std::string(kHeader) +
+                        "profiles:\n- pluginConfig:\n  - name: OutOfTreePlugin\n"
+                        "    args: {foo: \"\x90\"}\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().message(), "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+  // And a ',' where a node should start (yaml-cpp looped forever on it) is a parse error.
+  auto comma = decodeConfig(",\n");
+  ASSERT_FALSE(comma.ok());
+  EXPECT_EQ(comma.error().message(),
+            "error converting YAML to JSON: yaml: line 1, column 1: did not find expected node content");
+}
+
 TEST(DecodeTest, EmptyAndNoPluginArgs) {
   auto c = decodeConfig(std::string(kHeader) + R"(profiles:
 - pluginConfig:

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Regenerates the seed corpora of test/fuzz/corpus/ from the repository's own fixtures: the API objects of
+test/api/json/testdata (as objects, lists and watch events), the YAML under config/ and deploy/, the
+KubeSchedulerConfiguration and kubeconfig texts embedded in the unit tests. Seeds are files named
+seed-*; inputs added by hand (crash reproducers, named crash-*) are left alone."""
+import glob
+import hashlib
+import json
+import os
+import re
+
+import yaml
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+CORPUS = os.path.join(ROOT, "test", "fuzz", "corpus")
+
+# The kind order of api_json_fuzz.cpp's dispatch table; Status and LabelSelector come last.
+KINDS = ["Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Binding", "StorageClass",
+         "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "PodDisruptionBudget", "Service",
+         "ReplicationController", "ReplicaSet", "StatefulSet", "Lease", "Event", "Status", "LabelSelector"]
+SLOTS = len(KINDS)
+LIST_KINDS = len(KINDS) - 2  # the kinds with list and watch decoding
+
+# Kinds the testdata has no file for.
+EXTRA = [
+    {"kind": "Service", "apiVersion": "v1", "metadata": {"name": "s", "namespace": "d"},
+     "spec": {"selector": {"app": "a"}}},
+    {"kind": "ReplicaSet", "apiVersion": "apps/v1", "metadata": {"name": "r", "namespace": "d"},
+     "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "a"},
+              "matchExpressions": [{"key": "t", "operator": "In", "values": ["x"]}]}}},
+    {"kind": "ReplicationController", "apiVersion": "v1", "metadata": {"name": "rc"},
+     "spec": {"replicas": 1, "selector": {"app": "a"}}},
+    {"kind": "StatefulSet", "apiVersion": "apps/v1", "metadata": {"name": "ss", "uid": "u1"},
+     "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "a"}}}},
+    {"kind": "VolumeAttachment", "apiVersion": "storage.k8s.io/v1", "metadata": {"name": "va"},
+     "spec": {"attacher": "csi.example.com", "nodeName": "n1", "source": {"persistentVolumeName": "pv1"}},
+     "status": {"attached": True}},
+    {"kind": "LabelSelector", "matchLabels": {"a": "b"},
+     "matchExpressions": [{"key": "k", "operator": "NotIn", "values": ["1", "2"]},
+                          {"key": "e", "operator": "Exists"}]},
+]
+
+
+def write(target, data, tag):
+    d = os.path.join(CORPUS, target)
+    os.makedirs(d, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode()
+    name = "seed-%s-%s" % (tag, hashlib.sha1(data).hexdigest()[:10])
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def clean(target):
+    for f in glob.glob(os.path.join(CORPUS, target, "seed-*")):
+        os.remove(f)
+
+
+def api_objects():
+    objs = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "test/api/json/testdata/*"))):
+        with open(path) as f:
+            text = f.read()
+        try:
+            docs = [json.loads(text)] if path.endswith(".json") else [d for d in yaml.safe_load_all(text) if d]
+        except (ValueError, yaml.YAMLError):
+            # One JSON document per line (watch streams).
+            docs = [json.loads(l) for l in text.splitlines() if l.strip().startswith("{")]
+            docs = [d.get("object", d) for d in docs]
+        for d in docs:
+            if d.get("kind", "").endswith("List"):
+                objs.extend(d.get("items", []))
+                for item in d.get("items", []):
+                    item.setdefault("kind", d["kind"][:-4])
+            else:
+                objs.append(d)
+    return objs + EXTRA
+
+
+def compact(o):
+    return json.dumps(o, separators=(",", ":"), default=str)
+
+
+def raw_strings(pattern, marker):
+    """C++ raw string literals R"(...)" in files matching `pattern` that contain `marker`."""
+    out = []
+    for path in glob.glob(os.path.join(ROOT, pattern), recursive=True):
+        with open(path) as f:
+            src = f.read()
+        out += [s for s in re.findall(r'R"\((.*?)\)"', src, re.S) if marker in s]
+    return out
+
+
+def main():
+    targets = ["api_json_fuzz", "yaml_fuzz", "node_affinity_fuzz", "scheduler_config_fuzz", "watch_stream_fuzz",
+               "kubeconfig_fuzz"]
+    for t in targets:
+        clean(t)
+    objs = api_objects()
+    pods = [o for o in objs if o.get("kind") == "Pod"]
+    nodes = [o for o in objs if o.get("kind") == "Node"]
+    for o in objs:
+        kind = o.get("kind")
+        if kind not in KINDS:
+            continue
+        k = KINDS.index(kind)
+        body = compact(o)
+        write("api_json_fuzz", bytes([k]) + body.encode(), kind.lower())
+        if k < LIST_KINDS:
+            lst = {"kind": kind + "List", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}, "items": [o]}
+            write("api_json_fuzz", bytes([SLOTS + k]) + compact(lst).encode(), kind.lower() + "-list")
+            ev = {"type": "MODIFIED", "object": o}
+            write("api_json_fuzz", bytes([2 * SLOTS + k]) + compact(ev).encode(), kind.lower() + "-watch")
+    status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
+              "message": "too old resource version"}
+    write("api_json_fuzz", bytes([2 * SLOTS]) + compact({"type": "ERROR", "object": status}).encode(), "error")
+    write("api_json_fuzz", bytes([2 * SLOTS]) + b'{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}',
+          "bookmark")
+
+    # node affinity: each pod with affinity against each node, plus a hand-made pair covering all operators.
+    affinity_pod = {"metadata": {"name": "p"}, "spec": {"nodeSelector": {"zone": "a"}, "affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a", "b"]},
+                                  {"key": "gpu", "operator": "DoesNotExist"},
+                                  {"key": "cpu", "operator": "Gt", "values": ["3"]}]},
+            {"matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["n2"]}]}]},
+        "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 10, "preference": {"matchExpressions": [{"key": "disk", "operator": "Exists"}]}},
+            {"weight": 5, "preference": {"matchExpressions": [{"key": "cpu", "operator": "Lt", "values": ["9"]}]}}],
+    }}}}
+    affinity_node = {"metadata": {"name": "n1", "labels": {"zone": "a", "cpu": "4", "disk": "ssd"}}}
+    write("node_affinity_fuzz", compact({"pod": affinity_pod, "node": affinity_node}), "ops")
+    for p in pods:
+        for n in nodes:
+            write("node_affinity_fuzz", compact({"pod": p, "node": n}), "fixture")
+
+    # watch stream: a split count, the chunk lengths, then a stream of events (one with \r\n).
+    lines = [compact({"type": "ADDED", "object": o}) for o in pods[:2]]
+    lines.append(compact({"type": "ERROR", "object": status}))
+    stream = ("\n".join(lines) + "\r\n\n").encode()
+    write("watch_stream_fuzz", bytes([3, 17, 200, 1]) + stream, "chunks")
+    write("watch_stream_fuzz", bytes([0]) + stream, "whole")
+
+    # YAML: every YAML file of config/ and deploy/ and the API testdata.
+    yaml_texts = []
+    for pattern in ["config/*.yaml", "deploy/**/*.yaml", "test/api/json/testdata/*.yaml"]:
+        for path in sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True)):
+            with open(path) as f:
+                yaml_texts.append(f.read())
+    yaml_texts.append("a: &x {b: 1}\nc:\n  <<: *x\n  d: [0x1F, 0o17, 1_000, .5, ~, yes, 'q', \"e\\n\"]\n---\n- |\n  block\n")
+    for t in yaml_texts:
+        write("yaml_fuzz", t, "file")
+
+    # Scheduler configuration: the files and the tests' embedded texts (with the tests' header).
+    header = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    configs = []
+    for path in ["config/demo-scheduler.yaml"]:
+        with open(os.path.join(ROOT, path)) as f:
+            configs.append(f.read())
+    for s in raw_strings("test/scheduler/apis/config/*.cpp", "profiles") + raw_strings("test/**/*.cpp", "KubeSchedulerConfiguration"):
+        configs.append(s if "kind: KubeSchedulerConfiguration" in s else header + s)
+    for c in configs:
+        write("scheduler_config_fuzz", c, "config")
+        write("yaml_fuzz", c, "config")
+
+    # kubeconfig: the tests' embedded kubeconfigs.
+    for s in raw_strings("test/**/*.cpp", "clusters:"):
+        write("kubeconfig_fuzz", s, "kubeconfig")
+    write("kubeconfig_fuzz", "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
+          "- name: ctx\n  context: {cluster: k, user: u, namespace: ns}\nclusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:6443\n"
+          "    certificate-authority-data: LS0tLS1CRUdJTg==\nusers:\n- name: u\n  user: {token: abc}\n", "handmade")
+
+
+if __name__ == "__main__":
+    main()
