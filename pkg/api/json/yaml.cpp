@@ -372,6 +372,10 @@ bool isBlock(const Json& j) {
 
 void writeYaml(std::string& out, const Json& j, size_t indent, bool inlineFirst, int depth);
 
+// YAML allows implicit keys of at most 1024 characters; like go-yaml's emitter, a key longer than 128 is
+// written as an explicit key ("? key" on its own line, then ": value").
+constexpr size_t kMaxSimpleKeyLength = 128;
+
 void writeValueAfterKey(std::string& out, const Json& v, size_t indent, int depth) {
   if (v.is_object() && !v.empty()) {
     out += '\n';
@@ -401,9 +405,26 @@ void writeYaml(std::string& out, const Json& j, size_t indent, bool inlineFirst,
   if (j.is_object() && !j.empty()) {
     for (auto it = j.begin(); it != j.end(); ++it) {
       pad();
-      out += needsQuotes(it.key()) ? quoted(it.key()) : it.key();
+      const std::string key = needsQuotes(it.key()) ? quoted(it.key()) : it.key();
+      if (key.size() <= kMaxSimpleKeyLength) {
+        out += key;
+        out += ':';
+        writeValueAfterKey(out, it.value(), indent, depth);
+        continue;
+      }
+      out += "? ";
+      out += key;
+      out += '\n';
+      out.append(indent, ' ');
       out += ':';
-      writeValueAfterKey(out, it.value(), indent, depth);
+      if (isBlock(it.value())) {
+        out += '\n';
+        writeYaml(out, it.value(), indent + 2, false, depth + 1);
+      } else {
+        out += ' ';
+        out += scalarText(it.value());
+        out += '\n';
+      }
     }
   } else if (j.is_array() && !j.empty()) {
     for (const Json& e : j) {

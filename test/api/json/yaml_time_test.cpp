@@ -266,6 +266,23 @@ TEST(Yaml, PrintsUnreadableCharactersEscaped) {
   EXPECT_EQ((*back)[0], j);
 }
 
+// Found by yaml_fuzz: YAML limits implicit keys to 1024 characters, so a long key printed as "key: value"
+// did not read back ("illegal map value"). Keys over 128 characters are explicit, as go-yaml prints them.
+TEST(Yaml, PrintsLongKeysAsExplicitKeys) {
+  const std::string longKey(1500, 'k');
+  const json j = {{longKey, nullptr},
+                  {"list", {{{longKey + " # a: b", {1, 2}}}}},
+                  {"nested", {{std::string(129, 'n'), {{"a", "b"}}}}}};
+  const std::string yaml = jsonToYaml(j);
+  EXPECT_NE(yaml.find("? " + longKey + "\n: null\n"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("  ? " + std::string(129, 'n') + "\n  :\n    a: b\n"), std::string::npos) << yaml;
+  auto back = yamlToJson(yaml);
+  ASSERT_TRUE(back.ok()) << back.error().message() << "\n" << yaml;
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0], j) << yaml;
+  EXPECT_EQ(jsonToYaml(json{{std::string(128, 's'), 1}}), std::string(128, 's') + ": 1\n");
+}
+
 TEST(Yaml, PrintsBlockStyleThatReparses) {
   json j = json::parse(R"({
     "apiVersion": "kubescheduler.config.k8s.io/v1",

@@ -220,6 +220,23 @@ class DaemonTest : public ::testing::Test {
   std::vector<std::unique_ptr<Process>> daemons_;
 };
 
+// For volume tests: kube-controller-manager runs the PV binder (claims bind as in a cluster), and the
+// tests' objects go in namespace "t".
+class PvBinderDaemonTest : public DaemonTest {
+ protected:
+  ControlPlaneOptions controlPlaneOptions() const override {
+    ControlPlaneOptions o;
+    o.controllers = {"persistentvolume-binder-controller"};
+    return o;
+  }
+
+  void SetUp() override {
+    DaemonTest::SetUp();
+    if (HasFatalFailure()) return;
+    kubectlOk({"create", "namespace", "t"});
+  }
+};
+
 inline bool ready(uint16_t port) {
   auto r = httpsGet(port, "/readyz");
   return r && r->first == 200;

@@ -29,6 +29,7 @@
 #include "pkg/util/strings.h"
 #include "test/integration/daemon/daemon_fixture.h"
 #include "test/integration/harness/api_client.h"
+#include "test/integration/harness/list_poller.h"
 
 namespace ks::integration {
 namespace {
@@ -52,20 +53,9 @@ class PodObserver {
     long long resourceVersion = 0;
   };
 
-  PodObserver(const std::string& kubeconfig, std::string ns) : path_("/api/v1/namespaces/" + ns + "/pods") {
-    auto api = ApiClient::create(kubeconfig);
-    if (!api.ok()) {
-      ADD_FAILURE() << api.error().message();
-      return;
-    }
-    api_ = std::move(api).value();
-    thread_ = std::jthread([this](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        poll();
-        std::this_thread::sleep_for(50ms);
-      }
-    });
-  }
+  PodObserver(const std::string& kubeconfig, const std::string& ns)
+      : poller_(kubeconfig, "/api/v1/namespaces/" + ns + "/pods", 50ms,
+                [this](ApiClient&, const json& list) { record(list); }) {}
 
   int bound() const {
     std::lock_guard lock(mu_);
@@ -111,13 +101,11 @@ class PodObserver {
   }
 
  private:
-  void poll() {
-    auto list = api_->get(path_);
+  void record(const json& list) {
     const auto now = Clock::now();
-    if (!list.ok() || list->status != 200 || !list->body.contains("items")) return;
     std::lock_guard lock(mu_);
-    total_ = static_cast<int>(list->body["items"].size());
-    for (const auto& p : list->body["items"]) {
+    total_ = static_cast<int>(list["items"].size());
+    for (const auto& p : list["items"]) {
       const std::string node = p["spec"].value("nodeName", "");
       if (node.empty()) continue;
       const std::string name = p["metadata"].value("name", "");
@@ -129,14 +117,12 @@ class PodObserver {
     samples_.emplace_back(now, static_cast<int>(bound_.size()));
   }
 
-  const std::string path_;
-  std::unique_ptr<ApiClient> api_;
   mutable std::mutex mu_;
   std::map<std::string, Bound> bound_;                      // guarded by mu_
   std::vector<std::string> moves_;                          // guarded by mu_
   std::vector<std::pair<Clock::time_point, int>> samples_;  // guarded by mu_
   int total_ = 0;                                           // guarded by mu_
-  std::jthread thread_;                                     // last: stopped before the members it uses go
+  ListPoller poller_;                                       // last: stopped before the members it uses go
 };
 
 // The sum of every sample of `name` whose labels include `labels` (metricValue returns only the first).

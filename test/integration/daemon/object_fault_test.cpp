@@ -40,20 +40,8 @@ double secondsSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-class ObjectFaultTest : public DaemonTest {
+class ObjectFaultTest : public PvBinderDaemonTest {
  protected:
-  ControlPlaneOptions controlPlaneOptions() const override {
-    ControlPlaneOptions o;
-    o.controllers = {"persistentvolume-binder-controller"};
-    return o;
-  }
-
-  void SetUp() override {
-    DaemonTest::SetUp();
-    if (HasFatalFailure()) return;
-    kubectlOk({"create", "namespace", "t"});
-  }
-
   // A node with 1 CPU: two pods of 600m don't fit together.
   static json smallNode(const std::string& name) {
     json n = nodeJson(name);
@@ -129,6 +117,15 @@ class ObjectFaultTest : public DaemonTest {
     Process& d = startDaemonWithConfig(
         schedulerConfig(kubeconfig.empty() ? cp_->kubeconfigPath() : kubeconfig, "", profileExtra), {}, &port_);
     EXPECT_TRUE(waitFor([&] { return ready(port_); }, 30s)) << tail(d.log());
+    return d;
+  }
+
+  // Creates `held` (a pod using claim "data" of createClaimThatWillHoldItsPod), starts the daemon and
+  // waits until the pod waits in PreBind.
+  Process& startWithPodHeldInPreBind(const json& held) {
+    create({held});
+    Process& d = startReadyDaemon();
+    EXPECT_TRUE(waitFor([&] { return heldInPreBind(); }, 30s)) << tail(d.log()) << debugState();
     return d;
   }
 
@@ -216,9 +213,8 @@ TEST_F(ObjectFaultTest, NodeDeletedWhileItsPodWaitsInPreBindThePodIsRetriedAndTh
   create({smallNode("node-0")});
   createClaimThatWillHoldItsPod("node-0");
   if (HasFatalFailure()) return;
-  create({pod("web", "600m", "data")});
-  Process& d = startReadyDaemon();
-  ASSERT_TRUE(waitFor([&] { return heldInPreBind(); }, 30s)) << tail(d.log()) << debugState();
+  Process& d = startWithPodHeldInPreBind(pod("web", "600m", "data"));
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(cacheSize("nodes"), 1);
 
   const auto deleted = std::chrono::steady_clock::now();
@@ -270,9 +266,8 @@ TEST_F(ObjectFaultTest, PodDeletedWhileInPreBindIsNotBoundAndReleasesItsResource
   create({smallNode("node-0")});
   createClaimThatWillHoldItsPod("node-0");
   if (HasFatalFailure()) return;
-  create({pod("web", "600m", "data")});
-  Process& d = startReadyDaemon();
-  ASSERT_TRUE(waitFor([&] { return heldInPreBind(); }, 30s)) << tail(d.log()) << debugState();
+  Process& d = startWithPodHeldInPreBind(pod("web", "600m", "data"));
+  ASSERT_FALSE(HasFailure());
   create({pod("second", "600m")});
   ASSERT_TRUE(waitFor([&] { return podCondition("second", "reason") == "Unschedulable"; }, 20s)) << tail(d.log());
   EXPECT_THAT(podCondition("second", "message"), HasSubstr("Insufficient cpu"));
@@ -306,9 +301,8 @@ TEST_F(ObjectFaultTest, PodBoundByAnotherSchedulerFirstGetsOne409AndIsAccountedW
   create({smallNode("node-0"), smallNode("node-1")});
   createClaimThatWillHoldItsPod("");
   if (HasFatalFailure()) return;
-  create({pod("web", "600m", "data", "node-0")});
-  Process& d = startReadyDaemon();
-  ASSERT_TRUE(waitFor([&] { return heldInPreBind(); }, 30s)) << tail(d.log()) << debugState();
+  Process& d = startWithPodHeldInPreBind(pod("web", "600m", "data", "node-0"));
+  ASSERT_FALSE(HasFailure());
 
   auto api = ApiClient::create(cp_->kubeconfigPath());
   ASSERT_TRUE(api.ok()) << api.error().message();

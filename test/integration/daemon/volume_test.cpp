@@ -86,20 +86,8 @@ class TestProvisioner {
   ListPoller poller_;  // last: stopped before the members it uses go
 };
 
-class VolumeTest : public DaemonTest {
+class VolumeTest : public PvBinderDaemonTest {
  protected:
-  ControlPlaneOptions controlPlaneOptions() const override {
-    ControlPlaneOptions o;
-    o.controllers = {"persistentvolume-binder-controller"};
-    return o;
-  }
-
-  void SetUp() override {
-    DaemonTest::SetUp();
-    if (HasFatalFailure()) return;
-    kubectlOk({"create", "namespace", "t"});
-  }
-
   static json storageClass(const std::string& name, const std::string& provisioner, const std::string& mode) {
     return {{"apiVersion", "storage.k8s.io/v1"},
             {"kind", "StorageClass"},
