@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the libFuzzer targets of test/fuzz (the `fuzz` CMake preset: clang-14, ASan + UBSan).
 #
-#   test/fuzz/run.sh smoke [target...]        each target for KS_FUZZ_SECONDS (15) seconds
+#   test/fuzz/run.sh smoke [target...]        each target for KS_FUZZ_SECONDS (15) seconds, at most
+#                                             KS_FUZZ_SMOKE_RUNS (50000) execs, seed KS_FUZZ_SEED (1)
 #   test/fuzz/run.sh long [execs] [target...] each target for `execs` executions (default 10^7), one
 #                                             after the other, under nice -n 19
 #
@@ -87,7 +88,10 @@ main() {
       -artifact_prefix="$out/$name/")
     [ -f "$root/test/fuzz/dict/$name.dict" ] && args+=(-dict="$root/test/fuzz/dict/$name.dict")
     if [ "$mode" = smoke ]; then
-      args+=(-max_total_time="${KS_FUZZ_SECONDS:-15}")
+      # A fixed seed and an execution cap make the smoke repeatable: a clean run of a commit passes again
+      # (the long runs explore with random seeds). KS_FUZZ_SEED=0 lets libFuzzer pick one.
+      args+=(-max_total_time="${KS_FUZZ_SECONDS:-15}" -runs="${KS_FUZZ_SMOKE_RUNS:-50000}")
+      [ "${KS_FUZZ_SEED:-1}" != 0 ] && args+=(-seed="${KS_FUZZ_SEED:-1}")
       runner=()
     else
       args+=(-runs="$execs")

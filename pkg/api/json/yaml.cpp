@@ -166,6 +166,36 @@ Json resolvePlain(std::string_view s) {
   return std::string(s);
 }
 
+// yaml-cpp 0.7 decodes the escapes "\N" and "\_" of double-quoted scalars to the single bytes 0x85 and 0xA0
+// (Latin-1) instead of U+0085 and U+00A0 in UTF-8, as go-yaml does. The input is checked to be UTF-8, so
+// these are the only bytes of a scalar that start no valid sequence: each is re-encoded as its code point.
+std::string latin1EscapesAsUtf8(const std::string& scalar) {
+  std::string out;
+  size_t copied = 0;
+  for (size_t i = 0; i < scalar.size();) {
+    const auto octet = static_cast<unsigned char>(scalar[i]);
+    const size_t width = octet < 0x80             ? 1
+                         : (octet & 0xE0) == 0xC0 ? 2
+                         : (octet & 0xF0) == 0xE0 ? 3
+                         : (octet & 0xF8) == 0xF0 ? 4
+                                                  : 0;
+    bool valid = width != 0 && width <= scalar.size() - i;
+    for (size_t k = 1; valid && k < width; ++k)
+      valid = (static_cast<unsigned char>(scalar[i + k]) & 0xC0) == 0x80;
+    if (valid) {
+      i += width;
+      continue;
+    }
+    out.append(scalar, copied, i - copied);
+    out += static_cast<char>(0xC0 | (octet >> 6));
+    out += static_cast<char>(0x80 | (octet & 0x3F));
+    copied = ++i;
+  }
+  if (copied == 0) return scalar;
+  out.append(scalar, copied, std::string::npos);
+  return out;
+}
+
 class Converter {
  public:
   explicit Converter(size_t budget) : budget_(budget) {}
@@ -208,7 +238,7 @@ class Converter {
 
   bool scalar(const YAML::Node& n, Json& out) {
     const std::string& tag = n.Tag();
-    const std::string& value = n.Scalar();
+    const std::string value = latin1EscapesAsUtf8(n.Scalar());
     constexpr std::string_view kPrefix = "tag:yaml.org,2002:";
     if (tag == "?") {
       out = resolvePlain(value);
@@ -353,6 +383,8 @@ bool needsQuotes(const std::string& s) {
   }
   if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos) return true;
   if (s == "<<") return true;
+  // At the start of a line "..." ends the document (as go-yaml, quote any scalar that begins with it).
+  if (s.rfind("...", 0) == 0) return true;
   return false;
 }
 

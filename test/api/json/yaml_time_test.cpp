@@ -283,6 +283,17 @@ TEST(Yaml, PrintsLongKeysAsExplicitKeys) {
   EXPECT_EQ(jsonToYaml(json{{std::string(128, 's'), 1}}), std::string(128, 's') + ": 1\n");
 }
 
+// Found by yaml_fuzz: yaml-cpp decodes "\N" and "\_" to Latin-1 bytes; go-yaml gives U+0085 and U+00A0.
+TEST(Yaml, NextLineAndNoBreakSpaceEscapesAreUtf8) {
+  auto docs = yamlToJson("a: \"x\\Ny\\_z\\x85\"\nb: \"\\N\"\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().message();
+  EXPECT_EQ((*docs)[0]["a"], "x\xc2\x85y\xc2\xa0z\xc2\x85");
+  EXPECT_EQ((*docs)[0]["b"], "\xc2\x85");
+  auto back = yamlToJson(jsonToYaml((*docs)[0]));
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ((*back)[0], (*docs)[0]);
+}
+
 TEST(Yaml, PrintsBlockStyleThatReparses) {
   json j = json::parse(R"({
     "apiVersion": "kubescheduler.config.k8s.io/v1",
@@ -317,6 +328,10 @@ TEST(Yaml, PrintsBlockStyleThatReparses) {
   ASSERT_EQ(back->size(), 1u);
   EXPECT_EQ((*back)[0], j) << yaml;
   EXPECT_EQ(jsonToYaml(json("scalar")), "scalar\n");
+  // Found by yaml_fuzz: "..." at the start of a line ends the document.
+  EXPECT_EQ(jsonToYaml(json("...")), "\"...\"\n");
+  EXPECT_EQ(jsonToYaml(json{{"k", "... x"}}), "k: \"... x\"\n");
+  EXPECT_EQ(yamlToJson(jsonToYaml(json("...")))->at(0), "...");
   EXPECT_EQ(jsonToYaml(json::object()), "{}\n");
 }
 
