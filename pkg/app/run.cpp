@@ -19,6 +19,7 @@
 
 #include "pkg/api/json/yaml.h"
 #include "pkg/app/observability.h"
+#include "pkg/app/heap_trimmer.h"
 #include "pkg/app/logging.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
@@ -284,6 +285,7 @@ int runDaemon(const Options& options) {
                       " (kube-scheduler-cpp supports \"leases\")"));
   }
 
+  HeapTrimmer heapTrimmer;
   metrics::ComponentMetrics componentMetrics(metricsOptions(options.metrics));
   componentMetrics.setBuildInfo(buildInfo());
   {
