@@ -187,11 +187,12 @@ Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderE
       // config.Timeout = renewDeadline (ours is an idle timeout per read, rounded up to whole seconds).
       rc.requestTimeout = std::max(std::chrono::seconds(1),
                                    std::chrono::ceil<std::chrono::seconds>(renewDeadline));
-      // No retries on our own backoff (client-go makes none for a refused connection or a 5xx without
-      // Retry-After): the elector retries every retryPeriod within renewDeadline itself, and backed-off
-      // retries of the Lease calls (~6 s each) kept a leader that could not renew alive 20 s past its
-      // renewDeadline while the apiserver was down.
-      rc.retry.maxBackoffRetries = 0;
+      // No retries inside a Lease call: the elector retries every retryPeriod until renewDeadline itself.
+      // client-go's Lease calls run under a context that ends at renewDeadline, which cuts any retry
+      // short; ours have no such deadline, so a retry could outlast it. Backed-off retries (~6 s per
+      // call) kept a leader that could not renew alive 20 s past its renewDeadline while the apiserver
+      // was down, and ten honoured Retry-Afters would do the same under API Priority and Fairness 429s.
+      rc.retry.maxRetries = 0;
     }
     auto created = client::rest::RestClient::create(std::move(rc));
     if (!created.ok()) return created.error();

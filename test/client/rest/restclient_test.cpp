@@ -513,6 +513,10 @@ TEST(RetryTest, Decisions) {
   EXPECT_EQ(d(K::Read, 503, true, 0, 6), std::nullopt);
   EXPECT_EQ(d(K::Read, 0, true, 0, 6), std::nullopt);
   EXPECT_EQ(RetryParams{}.maxRetries, 10);
+  // maxRetries 0 (the leader-election client) retries nothing, not even a Retry-After answer.
+  p.maxRetries = 0;
+  EXPECT_EQ(d(K::Idempotent, 429, true, 1, 1), std::nullopt);
+  EXPECT_EQ(d(K::Read, 503, true, 0, 1), std::nullopt);
   for (int32_t s : {400, 401, 403, 404, 409, 410, 422, 501}) {
     EXPECT_EQ(d(K::Read, s), std::nullopt) << s;
   }
