@@ -152,7 +152,7 @@ void LeaderElector::renew(std::stop_token stop) {
     for (;;) {
       // An attempt that returns after the deadline counts as failed, as a request cancelled by
       // upstream's timeout context would.
-      if (tryAcquireOrRenew() && clock_.now() <= deadline) {
+      if (tryAcquireOrRenew(deadline) && clock_.now() <= deadline) {
         renewed = true;
         break;
       }
@@ -190,8 +190,9 @@ bool LeaderElector::release() {
   return true;
 }
 
-bool LeaderElector::tryAcquireOrRenew() {
+bool LeaderElector::tryAcquireOrRenew(std::optional<api::Time> deadline) {
   const api::Time now = clock_.now();
+  auto expired = [&] { return deadline && clock_.now() >= *deadline; };
   LeaderElectionRecord record;
   record.holderIdentity = config_.identity;
   record.leaseDurationSeconds =
@@ -210,6 +211,10 @@ bool LeaderElector::tryAcquireOrRenew() {
       return true;
     }
     logError("Failed to update lock optimitically: " + r.error().message() + ", falling back to slow path");
+  }
+  if (expired()) {
+    logError("error retrieving resource lock " + lock_.describe() + ": context deadline exceeded");
+    return false;
   }
 
   // 2. Read the record, or create it.
@@ -237,6 +242,10 @@ bool LeaderElector::tryAcquireOrRenew() {
     observedRawRecord_ = std::move(raw);
   }
   if (!old.holderIdentity.empty() && isLeaseValid(now) && !isLeader()) return false;
+  if (expired()) {
+    logError("Failed to update lock: context deadline exceeded");
+    return false;
+  }
 
   // 4. Take over or renew.
   if (isLeader()) {

@@ -166,8 +166,10 @@ class LeaderElector {
 
   const LeaderElectionConfig& config() const { return config_; }
 
-  // One attempt to acquire the lease, or to renew it when we hold it. Returns true on success.
-  bool tryAcquireOrRenew();
+  // One attempt to acquire the lease, or to renew it when we hold it. Returns true on success. Past
+  // `deadline` (the renew loop's renewDeadline) it sends nothing more and returns false, as a call under
+  // upstream's expired timeout context fails before it reaches the server.
+  bool tryAcquireOrRenew(std::optional<api::Time> deadline = std::nullopt);
   // Gives the lease up if we hold it: holder "", leaseDurationSeconds 1. Returns false if the write
   // failed.
   bool release();

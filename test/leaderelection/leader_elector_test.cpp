@@ -38,6 +38,7 @@ class TestLeaseClient final : public client::LeaseClient {
   explicit TestLeaseClient(client::LeaseClient& inner) : inner_(inner) {}
 
   client::ApiResult<api::Lease> getLease(const std::string& ns, const std::string& name) override {
+    ++gets;
     return inner_.getLease(ns, name);
   }
   client::ApiResult<api::Lease> createLease(const api::Lease& lease) override {
@@ -45,12 +46,15 @@ class TestLeaseClient final : public client::LeaseClient {
     return inner_.createLease(lease);
   }
   client::ApiResult<api::Lease> updateLease(const api::Lease& lease) override {
+    ++updates;
     if (failUpdates) return ApiError(503, "ServiceUnavailable", "injected");
     if (auto hook = std::exchange(beforeUpdate, nullptr)) hook();
     return inner_.updateLease(lease);
   }
 
   std::atomic<bool> failUpdates{false};
+  std::atomic<int> gets{0};
+  std::atomic<int> updates{0};
   std::function<void()> beforeCreate;  // one-shot; single-threaded tests only
   std::function<void()> beforeUpdate;  // one-shot; single-threaded tests only
 
@@ -318,6 +322,24 @@ TEST_F(LeaderElectorTest, FastPathConflictFallsBackToSlowPath) {
   EXPECT_EQ(l.spec.holderIdentity, "a");
   EXPECT_EQ(l.spec.renewTime, clock_.now());
   EXPECT_EQ(l.metadata.annotations.at("touched"), "yes");
+}
+
+// Upstream's renew loop runs tryAcquireOrRenew under a context that ends at renewDeadline: once it has
+// passed, the slow path's read and write fail without reaching the server.
+TEST_F(LeaderElectorTest, NothingIsSentPastTheRenewDeadline) {
+  Candidate a("a", api_, clock_);
+  ASSERT_TRUE(a.elector->tryAcquireOrRenew());
+  a.client.failUpdates = true;
+  clock_.step(2s);
+  // Before the deadline a failed optimistic update falls back to reading the lease, then writing it.
+  const int gets = a.client.gets, updates = a.client.updates;
+  EXPECT_FALSE(a.elector->tryAcquireOrRenew(clock_.now() + 1s));
+  EXPECT_EQ(a.client.gets, gets + 1);
+  EXPECT_EQ(a.client.updates, updates + 2);
+  // At the deadline the failed optimistic update is the last request.
+  EXPECT_FALSE(a.elector->tryAcquireOrRenew(clock_.now()));
+  EXPECT_EQ(a.client.gets, gets + 1);
+  EXPECT_EQ(a.client.updates, updates + 3);
 }
 
 TEST_F(LeaderElectorTest, OtherHolderRespectedUntilObservedTimePlusLeaseDuration) {

@@ -235,6 +235,18 @@ class PvBinderDaemonTest : public DaemonTest {
     if (HasFatalFailure()) return;
     kubectlOk({"create", "namespace", "t"});
   }
+
+  // Waits until the PV binder has made `pv` Available (only then is it a candidate for a claim), then stops
+  // kube-controller-manager, so that no controller finishes a binding the scheduler started.
+  void stopControllerOnceAvailable(const std::string& pv) {
+    ASSERT_TRUE(waitFor(
+        [&] {
+          auto phase = cp_->kubectl({"get", "pv", pv, "-o", "jsonpath={.status.phase}"});
+          return phase.ok() && *phase == "Available";
+        },
+        std::chrono::seconds(30)));
+    ASSERT_TRUE(cp_->stopControllerManager().ok());
+  }
 };
 
 inline bool ready(uint16_t port) {

@@ -98,13 +98,7 @@ class ObjectFaultTest : public PvBinderDaemonTest {
               {{"accessModes", {"ReadWriteOnce"}},
                {"storageClassName", "local"},
                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}}});
-    ASSERT_TRUE(waitFor(
-        [&] {
-          auto phase = cp_->kubectl({"get", "pv", "pv-0", "-o", "jsonpath={.status.phase}"});
-          return phase.ok() && *phase == "Available";
-        },
-        30s));
-    ASSERT_TRUE(cp_->stopControllerManager().ok());
+    stopControllerOnceAvailable("pv-0");
   }
 
   // bindTimeoutSeconds far beyond the tests: a PreBind that ends did so for the reason under test.

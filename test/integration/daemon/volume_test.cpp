@@ -297,14 +297,7 @@ TEST_F(VolumeTest, PVControllerDownFailsAtTheBindTimeoutThenSucceedsWhenItReturn
   createNodes(2);
   create({storageClass("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"),
           localPV("pv-0", "local", "1Gi", "node-0"), claim("data", "local", "1Gi")});
-  // Only a PV the controller has made Available is a candidate: stop it after that.
-  ASSERT_TRUE(waitFor(
-      [&] {
-        auto phase = cp_->kubectl({"get", "pv", "pv-0", "-o", "jsonpath={.status.phase}"});
-        return phase.ok() && *phase == "Available";
-      },
-      30s));
-  ASSERT_TRUE(cp_->stopControllerManager().ok());
+  stopControllerOnceAvailable("pv-0");
   create({podWithClaims("web", {"data"})});
   Process& d = startReadyDaemon(
       "    pluginConfig:\n"
