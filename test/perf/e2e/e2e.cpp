@@ -1,0 +1,622 @@
+// The end-to-end throughput benchmark (issue 13): upstream kube-scheduler v1.34.4 and kube-scheduler-cpp,
+// one after the other on the same real etcd + kube-apiserver (loopback), on scheduler_perf's SchedulingBasic
+// shape, plus that apiserver's bare Binding capacity measured in the same run. Run through
+// test/perf/e2e/run.sh, which builds this and the daemon and gets the pinned binaries; see
+// docs/performance.md, "End to end".
+//
+// The cluster: --nodes nodes of scheduler_perf's node-default template (4 CPU, 32Gi, 110 pods). Then, per
+// run (bare, upstream, ours; --runs), in a namespace of its own:
+//   1. burst: --pods pods of pod-default (100m / 500Mi) are created pending, for a scheduler name nobody
+//      serves yet; then the scheduler starts (or, for "bare", --bind-concurrency threads POST a Binding for
+//      each pod, round robin over the nodes, with no scheduling at all: the apiserver's limit). pods/s =
+//      pods / (last bind - first bind), binds seen on a watch of the pods;
+//   2. latency (schedulers only): with the scheduler still running, --latency-pods more pods are created at
+//      --latency-rate pods/s, far below either scheduler's capacity; create->bound is from the create
+//      request's send to the bind seen on the watch;
+//   3. the scheduler is stopped (SIGTERM) and the run's pods deleted, so every run starts from the same
+//      cluster.
+// Both schedulers get the same configuration: clientConnection qps/burst --qps, no leader election, no
+// serving (--secure-port=0), the default plugins minus those kube-scheduler-cpp lacks (objects.h).
+// CPU is utime + stime from /proc, over the burst (first to last bind) and over the whole run; peak RSS
+// is VmHWM just before the scheduler is stopped.
+//
+// Output: the table on stdout and in <out>/results.md, the figures in <out>/results.json, each
+// scheduler's config and log in <out>. Exit 0 when every run finished, 1 when one did not (timeout,
+// scheduler exited), 2 on bad flags.
+
+#include <sys/types.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pkg/client/rest/config.h"
+#include "pkg/client/rest/rest_client.h"
+#include "test/integration/harness/api_client.h"
+#include "test/integration/harness/control_plane.h"
+#include "test/integration/harness/objects.h"
+#include "test/integration/harness/process.h"
+#include "test/perf/support/perf_support.h"
+
+namespace ks::e2e {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using integration::ApiClient;
+using integration::ControlPlane;
+using integration::Process;
+
+constexpr const char* kRunLabel = "e2e.ks/run";
+
+struct Options {
+  int nodes = 5000;
+  int pods = 10000;
+  int latencyPods = 2000;
+  double latencyRate = 200;
+  int bindConcurrency = 32;
+  int loaderThreads = 8;
+  int qps = 5000;  // clientConnection qps and burst of both schedulers
+  std::vector<std::string> runs = {"bare", "upstream", "ours"};
+  std::string verbosity;  // --v for both schedulers; "" = their default
+  std::chrono::seconds timeout{900};  // per phase
+  std::string out;
+};
+
+const char* kUsage =
+    "usage: e2e [--nodes=N] [--pods=N] [--latency-pods=N] [--latency-rate=R] [--bind-concurrency=N]\n"
+    "           [--loader-threads=N] [--qps=N] [--runs=bare,upstream,ours] [--v=N] [--timeout=SECONDS]\n"
+    "           --out=DIR\n"
+    "Defaults: 5000 nodes, 10000 pods, 2000 latency pods at 200/s, 32 binders, 8 loaders, qps 5000,\n"
+    "all three runs, the schedulers' default verbosity, 900 s per phase.\n"
+    "KS_E2E_OUR_BINARY overrides the kube-scheduler-cpp binary; KS_CONTROL_PLANE_BIN the upstream ones.\n";
+
+std::optional<Options> parseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const size_t eq = a.find('=');
+    const std::string key = a.substr(0, eq);
+    const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
+    auto number = [&](auto& field) {
+      char* end = nullptr;
+      const double v = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || v <= 0) return false;
+      field = static_cast<std::remove_reference_t<decltype(field)>>(v);
+      return true;
+    };
+    bool ok = true;
+    if (key == "--nodes") ok = number(o.nodes);
+    else if (key == "--pods") ok = number(o.pods);
+    else if (key == "--latency-pods") ok = value == "0" ? (o.latencyPods = 0, true) : number(o.latencyPods);
+    else if (key == "--latency-rate") ok = number(o.latencyRate);
+    else if (key == "--bind-concurrency") ok = number(o.bindConcurrency);
+    else if (key == "--loader-threads") ok = number(o.loaderThreads);
+    else if (key == "--qps") ok = number(o.qps);
+    else if (key == "--v") o.verbosity = value;
+    else if (key == "--out") o.out = value;
+    else if (key == "--timeout") {
+      int s = 0;
+      ok = number(s);
+      o.timeout = std::chrono::seconds(s);
+    } else if (key == "--runs") {
+      o.runs.clear();
+      std::stringstream in(value);
+      for (std::string r; std::getline(in, r, ',');) {
+        if (r != "bare" && r != "upstream" && r != "ours") ok = false;
+        o.runs.push_back(r);
+      }
+      ok = ok && !o.runs.empty();
+    } else if (key == "--help" || key == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else {
+      ok = false;
+    }
+    if (!ok) {
+      std::fprintf(stderr, "e2e: bad flag %s\n%s", a.c_str(), kUsage);
+      return std::nullopt;
+    }
+  }
+  if (o.out.empty()) {
+    std::fprintf(stderr, "e2e: --out is required\n%s", kUsage);
+    return std::nullopt;
+  }
+  return o;
+}
+
+void log(const std::string& line) {
+  static const auto start = Clock::now();
+  std::printf("[e2e %7.1fs] %s\n", std::chrono::duration<double>(Clock::now() - start).count(), line.c_str());
+  std::fflush(stdout);
+}
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// ---- Objects: scheduler_perf's templates/node-default.yaml and pod-default.yaml ----
+
+json nodeJson(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+          {"status",
+           {{"capacity", {{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}}},
+            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
+            {"phase", "Running"}}}};
+}
+
+json podJson(const std::string& ns, const std::string& name, const std::string& run,
+             const std::string& schedulerName) {
+  const json resources = {{"cpu", "100m"}, {"memory", "500Mi"}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{kRunLabel, run}}}}},
+          {"spec",
+           {{"schedulerName", schedulerName},
+            {"terminationGracePeriodSeconds", 0},
+            {"containers",
+             {{{"name", "pause"},
+               {"image", "registry.k8s.io/pause:3.10.1"},
+               {"ports", {{{"containerPort", 80}}}},
+               {"resources", {{"limits", resources}, {"requests", resources}}}}}}}}};
+}
+
+std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName, int qps) {
+  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
+         "kind: KubeSchedulerConfiguration\n"
+         "clientConnection:\n"
+         "  kubeconfig: " +
+         kubeconfig + "\n  qps: " + std::to_string(qps) + "\n  burst: " + std::to_string(qps) +
+         "\n"
+         "leaderElection:\n"
+         "  leaderElect: false\n"
+         "profiles:\n"
+         "  - schedulerName: " +
+         schedulerName + "\n" + integration::disabledPluginsYaml();
+}
+
+// ---- API calls from many threads ----
+
+// One request with retries of what an overloaded apiserver answers (429, 5xx, transport errors); true
+// when it ended in `want` (or 409 AlreadyExists for a create that may have landed before a retry).
+bool call(ApiClient& api, const std::string& method, const std::string& path, const json& body, int want) {
+  for (int attempt = 1; attempt <= 10; ++attempt) {
+    auto r = api.request(method, path, &body);
+    if (r.ok() && (r->status == want || (attempt > 1 && want == 201 && r->status == 409))) return true;
+    if (r.ok() && r->status != 429 && r->status < 500) {
+      log(method + " " + path + ": HTTP " + std::to_string(r->status) + " " + r->body.dump().substr(0, 300));
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
+  }
+  log(method + " " + path + ": gave up after 10 attempts");
+  return false;
+}
+
+// Runs work(api, i) for i in [0, n) on `threads` threads, each with its own connection; false when a
+// call failed or a connection could not be made.
+bool parallel(const std::string& kubeconfig, int n, int threads,
+              const std::function<bool(ApiClient&, int)>& work) {
+  std::atomic<int> next{0};
+  std::atomic<bool> ok{true};
+  std::vector<std::jthread> pool;
+  for (int t = 0; t < std::min(threads, std::max(n, 1)); ++t) {
+    pool.emplace_back([&] {
+      auto api = ApiClient::create(kubeconfig);
+      if (!api.ok()) {
+        log("connection: " + api.error().message());
+        ok = false;
+        return;
+      }
+      for (int i = next++; i < n && ok; i = next++) {
+        if (!work(**api, i)) ok = false;
+      }
+    });
+  }
+  pool.clear();
+  return ok;
+}
+
+// ---- Seeing binds ----
+
+// Watches the pods labelled e2e.ks/run=<run> and remembers when each was first seen with a node.
+class BindWatcher {
+ public:
+  BindWatcher(client::rest::RestClient& client, std::string run) : client_(client), run_(std::move(run)) {
+    thread_ = std::jthread([this](std::stop_token stop) { loop(stop); });
+  }
+  ~BindWatcher() {
+    thread_.request_stop();
+    thread_.join();
+  }
+
+  // Waits until the first list has been taken: binds from then on are timed when the watch sees them.
+  bool waitListed(std::chrono::seconds timeout) const {
+    return integration::waitFor([this] { return listed_.load(); }, timeout, std::chrono::milliseconds(10));
+  }
+
+  size_t bound() const {
+    std::lock_guard lock(mu_);
+    return boundAt_.size();
+  }
+  std::map<std::string, Clock::time_point> boundAt() const {
+    std::lock_guard lock(mu_);
+    return boundAt_;
+  }
+  // Waits until `n` pods are bound, `timeout` has passed or `alive` says the binder is gone.
+  bool waitBound(size_t n, std::chrono::seconds timeout, const std::function<bool()>& alive) const {
+    const auto until = Clock::now() + timeout;
+    while (bound() < n) {
+      if (Clock::now() >= until || !alive()) return bound() >= n;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+ private:
+  void see(const api::Pod& pod, Clock::time_point now) {
+    if (pod.spec.nodeName.empty()) return;
+    std::lock_guard lock(mu_);
+    boundAt_.emplace(pod.metadata.name, now);
+  }
+
+  void loop(std::stop_token stop) {
+    const std::string selector = std::string(kRunLabel) + "=" + run_;
+    while (!stop.stop_requested()) {
+      client::ListOptions lo;
+      lo.labelSelector = selector;
+      auto listed = client_.pods().list(lo);
+      if (!listed.ok()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        continue;
+      }
+      const auto now = Clock::now();
+      for (const auto& p : listed->items) see(p, now);
+      listed_ = true;
+      client::WatchOptions wo;
+      wo.labelSelector = selector;
+      wo.resourceVersion = listed->metadata.resourceVersion;
+      wo.timeoutSeconds = 600;
+      (void)client_.pods().watch(
+          wo,
+          [this](api::WatchEvent<api::Pod>&& e) {
+            if (e.type == api::WatchEventType::Added || e.type == api::WatchEventType::Modified) {
+              see(e.object, Clock::now());
+            }
+          },
+          stop);
+    }
+  }
+
+  client::rest::RestClient& client_;
+  const std::string run_;
+  mutable std::mutex mu_;
+  std::map<std::string, Clock::time_point> boundAt_;  // guarded by mu_
+  std::atomic<bool> listed_{false};
+  std::jthread thread_;
+};
+
+// ---- CPU of a process over time ----
+
+// Samples a process's CPU seconds every 50 ms, so that the CPU spent between two instants can be read.
+class CpuSampler {
+ public:
+  explicit CpuSampler(pid_t pid) : pid_(pid) {
+    thread_ = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        if (auto s = perf::procStats(pid_)) {
+          std::lock_guard lock(mu_);
+          samples_.emplace_back(Clock::now(), s->cpuSeconds);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  }
+  ~CpuSampler() {
+    thread_.request_stop();
+    thread_.join();
+  }
+  // CPU seconds at the last sample taken at or before `t` (0 before the first).
+  double at(Clock::time_point t) const {
+    std::lock_guard lock(mu_);
+    double v = 0;
+    for (const auto& [when, cpu] : samples_) {
+      if (when > t) break;
+      v = cpu;
+    }
+    return v;
+  }
+
+ private:
+  const pid_t pid_;
+  mutable std::mutex mu_;
+  std::vector<std::pair<Clock::time_point, double>> samples_;  // guarded by mu_
+  std::jthread thread_;
+};
+
+// ---- One run ----
+
+struct RunResult {
+  std::string run;
+  bool finished = false;
+  int pods = 0;
+  double podsPerSecond = 0;
+  double firstBindAfterStart = 0;  // s from the scheduler's exec (or the binders' start) to the first bind
+  double latencyP50Ms = 0, latencyP99Ms = 0;
+  int latencyPods = 0;
+  double burstCpuSeconds = 0, totalCpuSeconds = 0;
+  double peakRssMb = 0;
+};
+
+class Benchmark {
+ public:
+  explicit Benchmark(Options o) : o_(std::move(o)) {}
+
+  int run() {
+    std::filesystem::create_directories(o_.out);
+    auto bin = ControlPlane::binDir();
+    if (!bin.ok()) return fail("control plane binaries: " + bin.error().message());
+    upstreamBinary_ = *bin + "/kube-scheduler";
+    const char* ours = std::getenv("KS_E2E_OUR_BINARY");
+    ourBinary_ = ours != nullptr && *ours != '\0' ? ours : KS_SCHEDULER_BINARY;
+
+    log("starting etcd + kube-apiserver");
+    auto cp = ControlPlane::start();
+    if (!cp.ok()) return fail("control plane: " + cp.error().message());
+    cp_ = std::move(cp).value();
+    auto rc = client::rest::loadKubeconfig(cp_->kubeconfigPath());
+    if (!rc.ok()) return fail(rc.error().message());
+    rc->qps = 0;  // the watcher's list is not throttled
+    auto rest = client::rest::RestClient::create(std::move(rc).value());
+    if (!rest.ok()) return fail(rest.error().message());
+    rest_ = std::move(rest).value();
+
+    const auto t0 = Clock::now();
+    const bool nodesOk = parallel(cp_->kubeconfigPath(), o_.nodes, o_.loaderThreads, [](ApiClient& api, int i) {
+      return call(api, "POST", "/api/v1/nodes", nodeJson("node-" + std::to_string(i)), 201);
+    });
+    if (!nodesOk) return fail("creating the nodes failed");
+    log(std::to_string(o_.nodes) + " nodes created in " + perf::fmt("%.1f", seconds(Clock::now() - t0)) + " s");
+
+    std::vector<RunResult> results;
+    for (const auto& r : o_.runs) {
+      results.push_back(r == "bare" ? bare() : scheduler(r));
+      if (!results.back().finished) log(r + ": did not finish");
+      if (!cleanup(r)) return fail("deleting the pods of run " + r + " failed");
+    }
+    report(results);
+    return std::all_of(results.begin(), results.end(), [](const RunResult& r) { return r.finished; }) ? 0 : 1;
+  }
+
+ private:
+  int fail(const std::string& why) {
+    log("FAILED: " + why);
+    return 1;
+  }
+
+  std::string ns(const std::string& run) const { return "e2e-" + run; }
+
+  bool createNamespaceAndPods(const std::string& run, const std::string& schedulerName) {
+    auto api = ApiClient::create(cp_->kubeconfigPath());
+    if (!api.ok()) return false;
+    const json nsJson = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns(run)}}}};
+    if (!call(**api, "POST", "/api/v1/namespaces", nsJson, 201)) return false;
+    const auto t0 = Clock::now();
+    const bool ok = parallel(cp_->kubeconfigPath(), o_.pods, o_.loaderThreads, [&](ApiClient& a, int i) {
+      return call(a, "POST", "/api/v1/namespaces/" + ns(run) + "/pods",
+                  podJson(ns(run), "p-" + std::to_string(i), run, schedulerName), 201);
+    });
+    log(run + ": " + std::to_string(o_.pods) + " pending pods created in " +
+        perf::fmt("%.1f", seconds(Clock::now() - t0)) + " s");
+    return ok;
+  }
+
+  // pods/s between the first and the last of the burst's binds.
+  static void burstFigures(const std::map<std::string, Clock::time_point>& boundAt, Clock::time_point start,
+                           RunResult& r, Clock::time_point* first, Clock::time_point* last) {
+    *first = Clock::time_point::max();
+    *last = Clock::time_point::min();
+    for (const auto& [name, t] : boundAt) {
+      if (name.rfind("p-", 0) != 0) continue;
+      *first = std::min(*first, t);
+      *last = std::max(*last, t);
+    }
+    const double span = seconds(*last - *first);
+    r.podsPerSecond = span > 0 ? (r.pods - 1) / span : 0;
+    r.firstBindAfterStart = seconds(*first - start);
+  }
+
+  RunResult bare() {
+    RunResult r{.run = "bare", .pods = o_.pods};
+    if (!createNamespaceAndPods("bare", "e2e-nobody")) return r;
+    BindWatcher watcher(*rest_, "bare");
+    if (!watcher.waitListed(o_.timeout)) return r;
+    log("bare: " + std::to_string(o_.bindConcurrency) + " threads POST the Bindings");
+    const auto start = Clock::now();
+    const bool ok = parallel(cp_->kubeconfigPath(), o_.pods, o_.bindConcurrency, [&](ApiClient& a, int i) {
+      const std::string name = "p-" + std::to_string(i);
+      const json binding = {{"apiVersion", "v1"},
+                            {"kind", "Binding"},
+                            {"metadata", {{"name", name}, {"namespace", ns("bare")}}},
+                            {"target", {{"kind", "Node"}, {"name", "node-" + std::to_string(i % o_.nodes)}}}};
+      return call(a, "POST", "/api/v1/namespaces/" + ns("bare") + "/pods/" + name + "/binding", binding, 201);
+    });
+    r.finished = ok && watcher.waitBound(o_.pods, o_.timeout, [] { return true; });
+    Clock::time_point first, last;
+    burstFigures(watcher.boundAt(), start, r, &first, &last);
+    log("bare: " + std::to_string(watcher.bound()) + " bound, " + perf::fmt("%.0f", r.podsPerSecond) +
+        " bindings/s");
+    return r;
+  }
+
+  RunResult scheduler(const std::string& run) {
+    RunResult r{.run = run, .pods = o_.pods};
+    const std::string name = "e2e-" + run;
+    if (!createNamespaceAndPods(run, name)) return r;
+    BindWatcher watcher(*rest_, run);
+    if (!watcher.waitListed(o_.timeout)) return r;
+    const std::string config = o_.out + "/" + run + "-config.yaml";
+    std::ofstream(config) << schedulerConfig(cp_->kubeconfigPath(), name, o_.qps);
+    std::vector<std::string> argv = {run == "upstream" ? upstreamBinary_ : ourBinary_, "--config=" + config,
+                                     "--secure-port=0"};
+    if (!o_.verbosity.empty()) argv.push_back("--v=" + o_.verbosity);
+    log(run + ": starting " + argv[0]);
+    const auto start = Clock::now();
+    Process proc(argv, o_.out + "/" + run + ".log");
+    if (!proc.started()) return r;
+    CpuSampler cpu(proc.pid());
+    auto alive = [&proc] { return proc.running(); };
+    const bool burstDone = watcher.waitBound(o_.pods, o_.timeout, alive);
+    Clock::time_point first, last;
+    burstFigures(watcher.boundAt(), start, r, &first, &last);
+    r.burstCpuSeconds = cpu.at(last) - cpu.at(first);
+    log(run + ": " + std::to_string(watcher.bound()) + " of " + std::to_string(o_.pods) + " bound, " +
+        perf::fmt("%.0f", r.podsPerSecond) + " pods/s, first bind " + perf::fmt("%.2f", r.firstBindAfterStart) +
+        " s after the start");
+
+    bool latencyDone = true;
+    if (burstDone && o_.latencyPods > 0) latencyDone = latency(run, name, watcher, alive, r);
+
+    if (auto s = perf::procStats(proc.pid())) {
+      r.peakRssMb = static_cast<double>(s->peakRssKb) / 1024.0;
+      r.totalCpuSeconds = s->cpuSeconds;
+    }
+    const auto code = proc.stop(std::chrono::seconds(30));
+    r.finished = burstDone && latencyDone && proc.started();
+    if (!r.finished) log(run + ": scheduler exit status " + (code ? std::to_string(*code) : "?") + ", log " +
+                         proc.logPath());
+    return r;
+  }
+
+  // Pods created at a steady rate while the scheduler runs; create->bound per pod.
+  bool latency(const std::string& run, const std::string& schedulerName, const BindWatcher& watcher,
+               const std::function<bool()>& alive, RunResult& r) {
+    std::vector<Clock::time_point> sentAt(static_cast<size_t>(o_.latencyPods));
+    const auto period = std::chrono::duration<double>(1.0 / o_.latencyRate);
+    const auto begin = Clock::now();
+    // Enough threads that a slow create does not hold back the rate.
+    const bool created = parallel(cp_->kubeconfigPath(), o_.latencyPods, 8, [&](ApiClient& a, int i) {
+      std::this_thread::sleep_until(begin + std::chrono::duration_cast<Clock::duration>(period * i));
+      sentAt[static_cast<size_t>(i)] = Clock::now();
+      return call(a, "POST", "/api/v1/namespaces/" + ns(run) + "/pods",
+                  podJson(ns(run), "l-" + std::to_string(i), run, schedulerName), 201);
+    });
+    const bool done = created && watcher.waitBound(static_cast<size_t>(o_.pods + o_.latencyPods), o_.timeout, alive);
+    const auto boundAt = watcher.boundAt();
+    std::vector<double> ms;
+    for (int i = 0; i < o_.latencyPods; ++i) {
+      auto it = boundAt.find("l-" + std::to_string(i));
+      if (it != boundAt.end()) {
+        ms.push_back(std::chrono::duration<double, std::milli>(it->second - sentAt[static_cast<size_t>(i)]).count());
+      }
+    }
+    r.latencyPods = static_cast<int>(ms.size());
+    r.latencyP50Ms = perf::percentile(ms, 50);
+    r.latencyP99Ms = perf::percentile(ms, 99);
+    log(run + ": create->bound at " + perf::fmt("%.0f", o_.latencyRate) + " pods/s: p50 " +
+        perf::fmt("%.1f", r.latencyP50Ms) + " ms, p99 " + perf::fmt("%.1f", r.latencyP99Ms) + " ms (" +
+        std::to_string(ms.size()) + " pods)");
+    return done;
+  }
+
+  // Deletes the run's pods (grace period 0: there is no kubelet) and waits until they are gone.
+  bool cleanup(const std::string& run) {
+    auto api = ApiClient::create(cp_->kubeconfigPath());
+    if (!api.ok()) return false;
+    const auto t0 = Clock::now();
+    if (!call(**api, "DELETE", "/api/v1/namespaces/" + ns(run) + "/pods", json{{"gracePeriodSeconds", 0}}, 200)) {
+      return false;
+    }
+    const bool gone = integration::waitFor(
+        [&] {
+          auto l = (*api)->get("/api/v1/namespaces/" + ns(run) + "/pods?limit=1");
+          return l.ok() && l->status == 200 && l->body["items"].empty();
+        },
+        std::chrono::seconds(300), std::chrono::milliseconds(500));
+    log(run + ": pods deleted in " + perf::fmt("%.1f", seconds(Clock::now() - t0)) + " s");
+    return gone;
+  }
+
+  void report(const std::vector<RunResult>& results) {
+    auto title = [](const std::string& run) {
+      if (run == "bare") return std::string("bare Binding POSTs");
+      if (run == "upstream") return std::string("upstream kube-scheduler v1.34.4");
+      return std::string("kube-scheduler-cpp");
+    };
+    auto cell = [](bool show, const std::string& v) { return show ? v : std::string("—"); };
+    std::ostringstream md;
+    md << "SchedulingBasic, " << o_.nodes << " nodes, " << o_.pods << " pods created pending, then the scheduler "
+       << "started; qps/burst " << o_.qps << "; latency: " << o_.latencyPods << " more pods at "
+       << perf::fmt("%.0f", o_.latencyRate) << " pods/s.\n\n|  |";
+    for (const auto& r : results) md << ' ' << title(r.run) << " |";
+    md << "\n|---|";
+    for (size_t i = 0; i < results.size(); ++i) md << "---|";
+    md << '\n';
+    auto row = [&](const std::string& label, const std::function<std::string(const RunResult&)>& f) {
+      md << "| " << label << " |";
+      for (const auto& r : results) md << ' ' << (r.finished ? f(r) : "did not finish") << " |";
+      md << '\n';
+    };
+    row("pods/s (first to last bind)", [](const RunResult& r) { return perf::fmt("%.0f", r.podsPerSecond); });
+    row("first bind after start (s)", [](const RunResult& r) { return perf::fmt("%.2f", r.firstBindAfterStart); });
+    row("create→bound p50 / p99 (ms)", [&](const RunResult& r) {
+      return cell(r.run != "bare" && r.latencyPods > 0,
+                  perf::fmt("%.1f", r.latencyP50Ms) + " / " + perf::fmt("%.1f", r.latencyP99Ms));
+    });
+    row("scheduler CPU per pod in the burst (ms)", [&](const RunResult& r) {
+      return cell(r.run != "bare", perf::fmt("%.2f", 1000 * r.burstCpuSeconds / r.pods));
+    });
+    row("scheduler CPU, whole run (s)", [&](const RunResult& r) {
+      return cell(r.run != "bare", perf::fmt("%.1f", r.totalCpuSeconds));
+    });
+    row("peak RSS (MiB)", [&](const RunResult& r) { return cell(r.run != "bare", perf::fmt("%.0f", r.peakRssMb)); });
+    std::fputs(("\n" + md.str()).c_str(), stdout);
+    std::ofstream(o_.out + "/results.md") << md.str();
+
+    json j = json::array();
+    for (const auto& r : results) {
+      j.push_back({{"run", r.run},
+                   {"finished", r.finished},
+                   {"nodes", o_.nodes},
+                   {"pods", r.pods},
+                   {"podsPerSecond", r.podsPerSecond},
+                   {"firstBindAfterStartSeconds", r.firstBindAfterStart},
+                   {"latencyPods", r.latencyPods},
+                   {"latencyP50Ms", r.latencyP50Ms},
+                   {"latencyP99Ms", r.latencyP99Ms},
+                   {"burstCpuSeconds", r.burstCpuSeconds},
+                   {"totalCpuSeconds", r.totalCpuSeconds},
+                   {"peakRssMiB", r.peakRssMb}});
+    }
+    std::ofstream(o_.out + "/results.json") << j.dump(2) << '\n';
+  }
+
+  const Options o_;
+  std::string upstreamBinary_, ourBinary_;
+  std::unique_ptr<ControlPlane> cp_;
+  std::unique_ptr<client::rest::RestClient> rest_;
+};
+
+}  // namespace
+}  // namespace ks::e2e
+
+int main(int argc, char** argv) {
+  auto o = ks::e2e::parseArgs(argc, argv);
+  if (!o) return 2;
+  return ks::e2e::Benchmark(std::move(*o)).run();
+}
