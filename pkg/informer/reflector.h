@@ -78,6 +78,7 @@ class Reflector {
   void start() {
     std::lock_guard lock(mu_);
     if (thread_.joinable()) return;
+    reflectorlog::buildLogger();
     thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
   }
 

@@ -4,6 +4,8 @@
 
 namespace ks::informer::reflectorlog {
 
+void buildLogger() { (void)spdlog::default_logger_raw(); }
+
 void cachesPopulated(std::string_view reflector, std::string_view resourceVersion) {
   spdlog::debug("Caches populated reflector=\"{}\" resourceVersion=\"{}\"", reflector, resourceVersion);
 }

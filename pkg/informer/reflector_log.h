@@ -8,6 +8,12 @@
 
 namespace ks::informer::reflectorlog {
 
+// Builds spdlog's default logger if nothing has logged yet. Reflector::start() calls it on the starting
+// thread: otherwise the first reflector threads to log would build it concurrently. That is safe (a
+// function-local static), but it happens inside the uninstrumented libspdlog, where ThreadSanitizer cannot
+// see the ordering, and TSan reports the logger's construction as racing with its use.
+void buildLogger();
+
 // After every successful list (V(2) "Caches populated"): a relist shows up as a second line.
 void cachesPopulated(std::string_view reflector, std::string_view resourceVersion);
 // A list failed (DefaultWatchErrorHandler: "Failed to watch"; a 410 only at V(4) as "Watch closed").
