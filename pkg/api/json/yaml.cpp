@@ -166,6 +166,37 @@ Json resolvePlain(std::string_view s) {
   return std::string(s);
 }
 
+// One UTF-8 sequence at text[i]: its width and code point, or go-yaml's reader message for why the bytes
+// there are not one (overlong forms, surrogates and the range are left to the caller).
+struct Utf8Sequence {
+  size_t width = 0;
+  char32_t value = 0;
+  const char* error = nullptr;
+};
+
+Utf8Sequence decodeUtf8(std::string_view text, size_t i) {
+  const auto octet = static_cast<unsigned char>(text[i]);
+  Utf8Sequence seq;
+  if ((octet & 0x80) == 0x00) {
+    seq = {1, static_cast<char32_t>(octet & 0x7F)};
+  } else if ((octet & 0xE0) == 0xC0) {
+    seq = {2, static_cast<char32_t>(octet & 0x1F)};
+  } else if ((octet & 0xF0) == 0xE0) {
+    seq = {3, static_cast<char32_t>(octet & 0x0F)};
+  } else if ((octet & 0xF8) == 0xF0) {
+    seq = {4, static_cast<char32_t>(octet & 0x07)};
+  } else {
+    return {0, 0, "invalid leading UTF-8 octet"};
+  }
+  if (seq.width > text.size() - i) return {0, 0, "incomplete UTF-8 octet sequence"};
+  for (size_t k = 1; k < seq.width; ++k) {
+    const auto trailing = static_cast<unsigned char>(text[i + k]);
+    if ((trailing & 0xC0) != 0x80) return {0, 0, "invalid trailing UTF-8 octet"};
+    seq.value = (seq.value << 6) + (trailing & 0x3F);
+  }
+  return seq;
+}
+
 // yaml-cpp 0.7 decodes the escapes "\N" and "\_" of double-quoted scalars to the single bytes 0x85 and 0xA0
 // (Latin-1) instead of U+0085 and U+00A0 in UTF-8, as go-yaml does. The input is checked to be UTF-8, so
 // these are the only bytes of a scalar that start no valid sequence: each is re-encoded as its code point.
@@ -173,19 +204,11 @@ std::string latin1EscapesAsUtf8(const std::string& scalar) {
   std::string out;
   size_t copied = 0;
   for (size_t i = 0; i < scalar.size();) {
-    const auto octet = static_cast<unsigned char>(scalar[i]);
-    const size_t width = octet < 0x80             ? 1
-                         : (octet & 0xE0) == 0xC0 ? 2
-                         : (octet & 0xF0) == 0xE0 ? 3
-                         : (octet & 0xF8) == 0xF0 ? 4
-                                                  : 0;
-    bool valid = width != 0 && width <= scalar.size() - i;
-    for (size_t k = 1; valid && k < width; ++k)
-      valid = (static_cast<unsigned char>(scalar[i + k]) & 0xC0) == 0x80;
-    if (valid) {
-      i += width;
+    if (const Utf8Sequence seq = decodeUtf8(scalar, i); seq.error == nullptr) {
+      i += seq.width;
       continue;
     }
+    const auto octet = static_cast<unsigned char>(scalar[i]);
     out.append(scalar, copied, i - copied);
     out += static_cast<char>(0xC0 | (octet >> 6));
     out += static_cast<char>(0x80 | (octet & 0x3F));
@@ -511,30 +534,10 @@ int jsonTextDepth(std::string_view text, int limit) {
 std::string checkYamlCharacters(std::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
-    const auto octet = static_cast<unsigned char>(text[i]);
-    size_t width = 0;
-    char32_t value = 0;
-    if ((octet & 0x80) == 0x00) {
-      width = 1;
-      value = octet & 0x7F;
-    } else if ((octet & 0xE0) == 0xC0) {
-      width = 2;
-      value = octet & 0x1F;
-    } else if ((octet & 0xF0) == 0xE0) {
-      width = 3;
-      value = octet & 0x0F;
-    } else if ((octet & 0xF8) == 0xF0) {
-      width = 4;
-      value = octet & 0x07;
-    } else {
-      return "invalid leading UTF-8 octet";
-    }
-    if (width > text.size() - i) return "incomplete UTF-8 octet sequence";
-    for (size_t k = 1; k < width; ++k) {
-      const auto trailing = static_cast<unsigned char>(text[i + k]);
-      if ((trailing & 0xC0) != 0x80) return "invalid trailing UTF-8 octet";
-      value = (value << 6) + (trailing & 0x3F);
-    }
+    const Utf8Sequence seq = decodeUtf8(text, i);
+    if (seq.error != nullptr) return seq.error;
+    const size_t width = seq.width;
+    const char32_t value = seq.value;
     if ((width == 2 && value < 0x80) || (width == 3 && value < 0x800) || (width == 4 && value < 0x10000)) {
       return "invalid length of a UTF-8 sequence";
     }
