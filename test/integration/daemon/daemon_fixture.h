@@ -64,23 +64,6 @@ inline std::optional<double> metricValue(const std::string& text, const std::str
   return std::nullopt;
 }
 
-// `extra` goes at the top level, `profileExtra` into the profile (e.g. "    pluginConfig: ...").
-inline std::string schedulerConfig(const std::string& kubeconfig, const std::string& extra = "",
-                                   const std::string& profileExtra = "") {
-  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
-         "kind: KubeSchedulerConfiguration\n"
-         "clientConnection:\n"
-         "  kubeconfig: " +
-         kubeconfig + "\n" + extra +
-         "leaderElection:\n"
-         "  leaderElect: false\n"
-         "  resourceNamespace: kube-system\n"
-         "  resourceName: kube-scheduler-cpp\n"
-         "profiles:\n"
-         "  - schedulerName: kube-scheduler-cpp\n" +
-         disabledPluginsYaml() + profileExtra;
-}
-
 inline json nodeJson(const std::string& name, const std::map<std::string, std::string>& labels = {}) {
   json node = {{"apiVersion", "v1"},
                {"kind", "Node"},

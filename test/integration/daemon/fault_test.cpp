@@ -307,21 +307,7 @@ spec:
   createPods("t", kPods);
   PodObserver observer(cp_->kubeconfigPath(), "t");
   uint16_t port = 0;
-  Process& d = startDaemonWithConfig(
-      "apiVersion: kubescheduler.config.k8s.io/v1\n"
-      "kind: KubeSchedulerConfiguration\n"
-      "clientConnection:\n"
-      "  kubeconfig: " +
-          kubeconfig +
-          "\n"
-          "  qps: 1000\n"
-          "  burst: 2000\n"
-          "leaderElection:\n"
-          "  leaderElect: false\n"
-          "profiles:\n"
-          "  - schedulerName: kube-scheduler-cpp\n" +
-          disabledPluginsYaml(),
-      {"-v=4"}, &port);
+  Process& d = startDaemonWithConfig(schedulerConfig(kubeconfig, "  qps: 1000\n  burst: 2000\n"), {"-v=4"}, &port);
   const auto daemonStart = Clock::now();
   ASSERT_TRUE(waitFor([&] { return observer.bound() == kPods; }, 180s, 100ms))
       << observer.bound() << " of " << kPods << " bound\n"

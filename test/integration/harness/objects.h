@@ -32,6 +32,27 @@ inline std::string disabledPluginsYaml() {
   return out;
 }
 
+// A KubeSchedulerConfiguration without leader election and with one profile, `schedulerName`, that disables
+// kNotYetImplementedPlugins. `extra` follows clientConnection's kubeconfig line, so indented lines extend
+// clientConnection ("  qps: 1000\n") and unindented ones add top-level sections; `profileExtra` goes into
+// the profile (e.g. "    pluginConfig: ...").
+inline std::string schedulerConfig(const std::string& kubeconfig, const std::string& extra = "",
+                                   const std::string& profileExtra = "",
+                                   const std::string& schedulerName = "kube-scheduler-cpp") {
+  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
+         "kind: KubeSchedulerConfiguration\n"
+         "clientConnection:\n"
+         "  kubeconfig: " +
+         kubeconfig + "\n" + extra +
+         "leaderElection:\n"
+         "  leaderElect: false\n"
+         "  resourceNamespace: kube-system\n"
+         "  resourceName: kube-scheduler-cpp\n"
+         "profiles:\n"
+         "  - schedulerName: " +
+         schedulerName + "\n" + disabledPluginsYaml() + profileExtra;
+}
+
 // {"apiVersion": "v1", "kind": "List", "items": items}: what `kubectl create -f -` takes for many objects.
 inline nlohmann::json listOf(const std::vector<nlohmann::json>& items) {
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};

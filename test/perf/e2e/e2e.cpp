@@ -176,20 +176,6 @@ json podJson(const std::string& ns, const std::string& name, const std::string& 
                {"resources", {{"limits", resources}, {"requests", resources}}}}}}}}};
 }
 
-std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName, int qps) {
-  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
-         "kind: KubeSchedulerConfiguration\n"
-         "clientConnection:\n"
-         "  kubeconfig: " +
-         kubeconfig + "\n  qps: " + std::to_string(qps) + "\n  burst: " + std::to_string(qps) +
-         "\n"
-         "leaderElection:\n"
-         "  leaderElect: false\n"
-         "profiles:\n"
-         "  - schedulerName: " +
-         schedulerName + "\n" + integration::disabledPluginsYaml();
-}
-
 // ---- API calls from many threads ----
 
 // One request with retries of what an overloaded apiserver answers (429, 5xx, transport errors); true
@@ -471,7 +457,8 @@ class Benchmark {
     BindWatcher watcher(*rest_, run);
     if (!watcher.waitListed(o_.timeout)) return r;
     const std::string config = o_.out + "/" + run + "-config.yaml";
-    std::ofstream(config) << schedulerConfig(cp_->kubeconfigPath(), name, o_.qps);
+    const std::string limits = "  qps: " + std::to_string(o_.qps) + "\n  burst: " + std::to_string(o_.qps) + "\n";
+    std::ofstream(config) << integration::schedulerConfig(cp_->kubeconfigPath(), limits, "", name);
     std::vector<std::string> argv = {run == "upstream" ? upstreamBinary_ : ourBinary_, "--config=" + config,
                                      "--secure-port=0"};
     if (!o_.verbosity.empty()) argv.push_back("--v=" + o_.verbosity);

@@ -222,20 +222,6 @@ json podJson(const std::string& name, int wave, const char* kind, std::optional<
   return pod;
 }
 
-std::string schedulerConfig(const std::string& kubeconfig) {
-  return "apiVersion: kubescheduler.config.k8s.io/v1\n"
-         "kind: KubeSchedulerConfiguration\n"
-         "clientConnection:\n"
-         "  kubeconfig: " +
-         kubeconfig +
-         "\n"
-         "leaderElection:\n"
-         "  leaderElect: false\n"
-         "profiles:\n"
-         "  - schedulerName: kube-scheduler-cpp\n" +
-         integration::disabledPluginsYaml();
-}
-
 // ---- Measurements ----
 
 // The daemon's figures from /metrics; nullopt fields when the scrape failed.
@@ -321,7 +307,7 @@ class Soak {
 
   VoidResult startDaemon() {
     const std::string cfg = o_.outDir + "/scheduler-config.yaml";
-    std::ofstream(cfg) << schedulerConfig(cp_->kubeconfigPath());
+    std::ofstream(cfg) << integration::schedulerConfig(cp_->kubeconfigPath());
     port_ = integration::freePort();
     std::vector<std::string> argv{o_.schedulerBinary,
                                   "--config=" + cfg,
