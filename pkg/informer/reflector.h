@@ -1,8 +1,13 @@
 #pragma once
 // Reflector<T>: keeps a ReflectorSink in step with the server through a client::ListWatcher<T>, as
 // client-go's tools/cache/reflector.go:
-//   list (paginated by `pageSize`, one consistent snapshot; a 410 on a continue token falls back to a
-//   full unpaginated list) -> sink.replace(items, rv) -> watch from that rv, bookmarks allowed;
+//   list -> sink.replace(items, rv) -> watch from that rv, bookmarks allowed;
+//   the list's resourceVersion is client-go's relistResourceVersion: "0" at first (any version: the
+//   apiserver's watch cache answers at once, whole, ignoring the limit), then the last-synced version
+//   (at least that fresh, again from the cache, unpaginated), and "" (a consistent read, in pages of
+//   `pageSize`) once a list at that version failed with 410 Expired or "Too large resource version",
+//   retried at once; until the next successful list. A server that paginated a "0" list (no watch cache)
+//   gets paginated lists from then on. A 410 on a continue token falls back to one unpaginated list;
 //   each ADDED / MODIFIED / DELETED goes to the sink and advances the last-synced resourceVersion, a
 //   BOOKMARK only advances it;
 //   watch ended normally -> rewatch from the last-synced version (after a backoff if the watch ended
@@ -134,15 +139,63 @@ class Reflector {
     }
   }
 
-  // Lists every page and hands the result to the sink; returns the list's resourceVersion.
+  // client-go's relistResourceVersion (see the file comment).
+  std::string relistResourceVersion() const {
+    std::lock_guard lock(mu_);
+    if (lastSyncRVUnavailable_) return "";
+    if (lastSyncRV_.empty()) return "0";
+    return lastSyncRV_;
+  }
+
+  // 410 Expired, or the watch cache not reaching the version in time (504 "Too large resource version").
+  static bool versionUnavailable(const client::ApiError& err) {
+    return err.isGone() ||
+           (err.code() == 504 && err.message().find("Too large resource version") != std::string::npos);
+  }
+
+  // Lists (see the file comment) and hands the result to the sink; returns the list's resourceVersion.
   client::ApiResult<std::string> listAndReplace() {
     ++lists_;
-    std::vector<T> items;
-    std::string rv;
     client::ListOptions options;
     options.labelSelector = options_.labelSelector;
     options.fieldSelector = options_.fieldSelector;
-    options.limit = options_.pageSize;
+    options.resourceVersion = relistResourceVersion();
+    auto listed = listAll(options);
+    if (!listed.ok() && versionUnavailable(listed.error())) {
+      {
+        std::lock_guard lock(mu_);
+        lastSyncRVUnavailable_ = true;
+      }
+      options.resourceVersion = relistResourceVersion();
+      listed = listAll(options);
+    }
+    if (!listed.ok()) return listed.error();
+    auto& [items, rv, paginated] = listed.value();
+    if (options.resourceVersion == "0" && paginated) paginatedResult_ = true;
+    {
+      std::lock_guard lock(mu_);
+      lastSyncRVUnavailable_ = false;
+    }
+    sink_.replace(std::move(items), rv);
+    setLastSyncRV(rv);
+    reflectorlog::cachesPopulated(options_.name, rv);
+    return rv;
+  }
+
+  struct Listed {
+    std::vector<T> items;
+    std::string resourceVersion;
+    bool paginated = false;  // the first response had a continue token
+  };
+
+  // client-go's pager: pages of pageSize unless the list is at a specific version (served whole from the
+  // watch cache) and the server has not paginated before.
+  client::ApiResult<Listed> listAll(client::ListOptions options) {
+    const bool specificVersion = !options.resourceVersion.empty() && options.resourceVersion != "0";
+    options.limit = specificVersion && !paginatedResult_ ? 0 : options_.pageSize;
+    Listed out;
+    std::vector<T>& items = out.items;
+    std::string& rv = out.resourceVersion;
     for (;;) {
       auto page = lw_.list(options);
       if (!page.ok()) {
@@ -163,12 +216,10 @@ class Reflector {
       }
       rv = list.metadata.resourceVersion;
       if (list.metadata.continue_.empty()) break;
+      if (options.continue_.empty()) out.paginated = true;
       options.continue_ = list.metadata.continue_;
     }
-    sink_.replace(std::move(items), rv);
-    setLastSyncRV(rv);
-    reflectorlog::cachesPopulated(options_.name, rv);
-    return rv;
+    return out;
   }
 
   AfterWatch watchLoop(std::stop_token stop) {
@@ -264,11 +315,13 @@ class Reflector {
   ReflectorOptions options_;
   Backoff backoff_;      // reflector thread only
   std::mt19937_64 rng_;  // reflector thread only
+  bool paginatedResult_ = false;  // reflector thread only: a "0" list came back paginated
   std::atomic<int64_t> lists_{0};
   std::atomic<int64_t> watches_{0};
 
   mutable std::mutex mu_;
   std::string lastSyncRV_;                     // guarded by mu_
+  bool lastSyncRVUnavailable_ = false;         // guarded by mu_
   std::optional<client::ApiError> lastError_;  // guarded by mu_
   std::jthread thread_;                        // guarded by mu_
 };

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -202,6 +203,94 @@ TEST(ReflectorTest, PaginatedListThenWatch) {
   EXPECT_EQ(r.lastSyncResourceVersion(), c.currentResourceVersion());
   r.stop();
   EXPECT_EQ(c.activeWatchCountForTest(), 0u);
+}
+
+// A ListWatcher in front of the memory client that records each list's resourceVersion and limit and, as
+// kube-apiserver's watch cache does, answers a resourceVersion "0" list whole (ignoring the limit) and can
+// fail the next lists at a given version with 410.
+class WatchCacheLike final : public client::ListWatcher<api::Pod> {
+ public:
+  explicit WatchCacheLike(client::ListWatcher<api::Pod>& inner) : inner_(inner) {}
+
+  client::ApiResult<api::List<api::Pod>> list(const client::ListOptions& o) override {
+    {
+      std::lock_guard l(mu_);
+      lists_.push_back(o.resourceVersion + "/" + std::to_string(o.limit) + (o.continue_.empty() ? "" : "+"));
+      if (expireVersion_ && o.resourceVersion == *expireVersion_) {
+        expireVersion_.reset();
+        return ApiError(410, "Expired", "too old resource version");
+      }
+    }
+    client::ListOptions forwarded = o;
+    if (o.resourceVersion == "0") forwarded.limit = 0;
+    forwarded.resourceVersion.clear();
+    return inner_.list(forwarded);
+  }
+  client::ApiResult<void> watch(const client::WatchOptions& o,
+                                const std::function<void(api::WatchEvent<api::Pod>&&)>& onEvent,
+                                std::stop_token stop) override {
+    return inner_.watch(o, onEvent, std::move(stop));
+  }
+
+  void expireListsAt(std::string rv) {
+    std::lock_guard l(mu_);
+    expireVersion_ = std::move(rv);
+  }
+  // "<resourceVersion>/<limit>", "+" for a continue page.
+  std::vector<std::string> lists() const {
+    std::lock_guard l(mu_);
+    return lists_;
+  }
+
+ private:
+  client::ListWatcher<api::Pod>& inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> lists_;
+  std::optional<std::string> expireVersion_;
+};
+
+// client-go's relistResourceVersion: "0" first (from the watch cache, whole), the last-synced version after a
+// watch's 410 (whole: the cache serves it), and "" in pages once that version is gone too.
+TEST(ReflectorTest, ListsAtVersionZeroThenAtTheLastSyncedVersionThenConsistently) {
+  MemoryClient c;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c.create(makePod("p" + std::to_string(i))).ok());
+  WatchCacheLike cache(c.pods());
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(cache, sink, fastOptions());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(cache.lists(), (std::vector<std::string>{"0/2"}));
+  const std::string synced = r.lastSyncResourceVersion();
+
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 2 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(cache.lists(), (std::vector<std::string>{"0/2", synced + "/0"}));
+
+  cache.expireListsAt(synced);
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 3 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(cache.lists(), (std::vector<std::string>{"0/2", synced + "/0", synced + "/0", "/2", "/2+", "/2+"}));
+  {
+    std::lock_guard l(sink.mu);
+    EXPECT_EQ(sink.replaces[2].first.size(), 5u);
+  }
+  EXPECT_EQ(r.listCount(), 3);
+  r.stop();
+}
+
+// A server that paginates a "0" list has no watch cache: later lists are paginated too.
+TEST(ReflectorTest, PaginatedVersionZeroListKeepsLaterListsPaginated) {
+  MemoryClient c;
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(c.create(makePod("p" + std::to_string(i))).ok());
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(c.pods(), sink, fastOptions());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(c.callCount(Operation::List), 2);
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 2; }));
+  EXPECT_EQ(c.callCount(Operation::List), 4);  // pages of 2 again
+  r.stop();
 }
 
 TEST(ReflectorTest, ListErrorsAreRetriedWithBackoff) {

@@ -1,12 +1,20 @@
 // Entry points of codec.h / codec_nlohmann.h: top-level objects, lists and watch events, with the
 // explicit instantiations for every supported type.
 
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "pkg/api/json/codec.h"
 #include "pkg/api/json/codec_nlohmann.h"
 #include "pkg/api/json/internal.h"
+#include "pkg/api/json/list_splitter.h"
 
 namespace ks::api {
 
@@ -151,6 +159,143 @@ Result<List<T>> decodeListJson(std::string_view json) {
 }
 
 template <typename T>
+struct JsonListDecoder<T>::State {
+  static constexpr size_t kBatchItems = 256;
+  static constexpr size_t kMaxPendingBatches = 4;  // beyond that the feeding thread decodes itself
+
+  struct Batch {
+    size_t firstIndex = 0;
+    std::vector<std::string> texts;
+    std::vector<T> objects;
+    std::optional<Error> error;
+  };
+
+  JsonListSplitter splitter;
+  std::deque<std::unique_ptr<Batch>> batches;  // all of them, in order
+  std::unique_ptr<Batch> open;                 // being filled
+  size_t itemCount = 0;
+
+  // The helper takes batches from `pending`; what it decoded is read after join() only.
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<Batch*> pending;  // guarded by mu
+  bool closing = false;        // guarded by mu
+  std::jthread helper;
+
+  ~State() { join(); }
+
+  static void decode(Batch& b) {
+    b.objects.reserve(b.texts.size());
+    for (size_t i = 0; i < b.texts.size(); ++i) {
+      auto item = decodeJson<T>(b.texts[i]);
+      if (!item.ok()) {
+        b.error = Error("items[" + std::to_string(b.firstIndex + i) + "]: " + item.error().message());
+        break;
+      }
+      b.objects.push_back(std::move(item).value());
+    }
+    b.texts = {};
+  }
+
+  Result<void> add(std::string&& text) {
+    if (!open) {
+      open = std::make_unique<Batch>();
+      open->firstIndex = itemCount;
+      open->texts.reserve(kBatchItems);
+    }
+    open->texts.push_back(std::move(text));
+    ++itemCount;
+    if (open->texts.size() < kBatchItems) return {};
+    return submit();
+  }
+
+  // Hands the open batch to the helper unless it is behind; then decodes it on this thread.
+  Result<void> submit() {
+    Batch* b = open.get();
+    batches.push_back(std::move(open));
+    bool handed = false;
+    {
+      std::lock_guard lock(mu);
+      if (pending.size() < kMaxPendingBatches) {
+        pending.push_back(b);
+        handed = true;
+      }
+    }
+    if (handed) {
+      if (!helper.joinable()) helper = std::jthread([this] { helperLoop(); });
+      cv.notify_one();
+      return {};
+    }
+    decode(*b);
+    if (!b->error) return {};
+    join();  // an earlier batch, decoded by the helper, may hold the first error
+    return *firstError();
+  }
+
+  // The error of the first bad batch in order (call after join()).
+  std::optional<Error> firstError() const {
+    for (const auto& b : batches) {
+      if (b->error) return b->error;
+    }
+    return std::nullopt;
+  }
+
+  void helperLoop() {
+    for (;;) {
+      Batch* b = nullptr;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [this] { return closing || !pending.empty(); });
+        if (pending.empty()) return;
+        b = pending.front();
+        pending.pop_front();
+      }
+      decode(*b);
+    }
+  }
+
+  // Lets the helper finish what it was given, then joins it.
+  void join() {
+    {
+      std::lock_guard lock(mu);
+      closing = true;
+    }
+    cv.notify_all();
+    if (helper.joinable()) helper.join();
+  }
+};
+
+template <typename T>
+JsonListDecoder<T>::JsonListDecoder() : state_(std::make_unique<State>()) {}
+template <typename T>
+JsonListDecoder<T>::~JsonListDecoder() = default;
+
+template <typename T>
+Result<void> JsonListDecoder<T>::feed(std::string_view chunk) {
+  return state_->splitter.feed(chunk, [this](std::string&& text) { return state_->add(std::move(text)); });
+}
+
+template <typename T>
+Result<List<T>> JsonListDecoder<T>::finish() {
+  State& st = *state_;
+  if (st.open) {
+    State::decode(*st.open);
+    st.batches.push_back(std::move(st.open));
+  }
+  st.join();
+  if (auto r = st.splitter.finish(); !r.ok()) return r.error();
+  auto list = decodeListJson<T>(st.splitter.envelope());
+  if (!list.ok()) return list.error();
+  if (auto err = st.firstError()) return *err;
+  list->items.reserve(st.itemCount);
+  for (auto& b : st.batches) {
+    for (T& obj : b->objects) list->items.push_back(std::move(obj));
+    b.reset();  // its moved-from objects
+  }
+  return list;
+}
+
+template <typename T>
 Result<WatchEvent<T>> decodeWatchEventJson(std::string_view line) {
   auto parsed = jsoncodec::parseText(line);
   if (!parsed) return parsed.error();
@@ -176,6 +321,7 @@ std::string encodeWatchEventJson(const WatchEvent<T>& event) {
 #define KS_JSON_INSTANTIATE_KIND(T)                                            \
   KS_JSON_INSTANTIATE_OBJECT(T)                                                \
   template Result<List<T>> decodeListJson<T>(std::string_view);                \
+  template class JsonListDecoder<T>;                                           \
   template Result<WatchEvent<T>> decodeWatchEventJson<T>(std::string_view);    \
   template std::string encodeListJson<T>(const List<T>&);                      \
   template std::string encodeWatchEventJson<T>(const WatchEvent<T>&);          \

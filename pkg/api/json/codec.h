@@ -12,6 +12,7 @@
 // Times: metav1.Time fields are truncated to seconds on decode and MicroTime fields (Event.eventTime,
 // series.lastObservedTime, Lease acquireTime/renewTime) to microseconds, so encode/decode round-trips.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -41,6 +42,27 @@ std::string encodeJson(const T& object);
 // Decodes a list response ({"kind":"PodList","metadata":{...},"items":[...]}).
 template <typename T>
 Result<List<T>> decodeListJson(std::string_view json);
+
+// Decodes a list response as it arrives, item by item, so that neither the whole text nor its parse tree is
+// ever held (a 100k-pod list is ~200 MB of JSON): feed() the body's chunks, then finish(). Gives what
+// decodeListJson gives for the whole text; an item's error names it ("items[3]: spec..."). Items are
+// decoded in batches, shared with one helper thread when the list is long: a start-up's lists are
+// decoding-bound.
+template <typename T>
+class JsonListDecoder {
+ public:
+  JsonListDecoder();
+  ~JsonListDecoder();
+  JsonListDecoder(const JsonListDecoder&) = delete;
+  JsonListDecoder& operator=(const JsonListDecoder&) = delete;
+  // After an error, stop feeding.
+  Result<void> feed(std::string_view chunk);
+  Result<List<T>> finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 // Decodes one watch event line ({"type":"ADDED","object":{...}}); for ERROR, fills `status`.
 template <typename T>

@@ -45,7 +45,7 @@ void initializeThreadPool(size_t threads) {
 
 namespace {
 
-constexpr size_t kWatchBufferHighWater = 4u << 20;  // bytes of undelivered lines before backpressure
+constexpr size_t kBodyBufferHighWater = 4u << 20;  // bytes of undelivered body before backpressure
 
 ApiError decodeError(const std::string& what, const Error& e) {
   return ApiError(0, "DecodeError", what + ": " + e.message());
@@ -64,22 +64,20 @@ double random01() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
-// ---- watch streaming -------------------------------------------------------------------------
+// ---- streamed bodies (watches, lists) ---------------------------------------------------------
 
-// Shared between the cpprest side (writes body bytes, reports completion) and the watching thread
-// (takes complete lines). Bounded: past kWatchBufferHighWater the write task stays pending, which
-// stops cpprest reading the socket until the watcher catches up — backpressure without blocking a
-// pool thread.
-class WatchQueue {
+// Shared between the cpprest side (writes body bytes, reports completion) and the thread that consumes
+// the body as it arrives. Bounded: past kBodyBufferHighWater the write task stays pending, which stops
+// cpprest reading the socket until the consumer catches up — backpressure without blocking a pool
+// thread.
+class BodyQueue {
  public:
   pplx::task<size_t> write(const uint8_t* data, size_t n) {
     std::unique_lock lock(mu_);
     if (abandoned_) return pplx::task_from_result(n);
-    splitter_.feed(std::string_view(reinterpret_cast<const char*>(data), n), [this](std::string&& line) {
-      bytes_ += line.size();
-      lines_.push_back(std::move(line));
-    });
-    if (bytes_ > kWatchBufferHighWater) {
+    chunks_.emplace_back(reinterpret_cast<const char*>(data), n);
+    bytes_ += n;
+    if (bytes_ > kBodyBufferHighWater) {
       pending_.emplace();
       pendingCount_ = n;
       pplx::task<size_t> t(*pending_);
@@ -105,10 +103,6 @@ class WatchQueue {
     {
       std::lock_guard lock(mu_);
       if (done_) return;
-      splitter_.finish([this](std::string&& line) {
-        bytes_ += line.size();
-        lines_.push_back(std::move(line));
-      });
       done_ = true;
       error_ = std::move(error);
     }
@@ -127,7 +121,7 @@ class WatchQueue {
     {
       std::lock_guard lock(mu_);
       abandoned_ = true;
-      lines_.clear();
+      chunks_.clear();
       pending.swap(pending_);
       n = pendingCount_;
     }
@@ -135,15 +129,15 @@ class WatchQueue {
   }
 
   struct Batch {
-    std::deque<std::string> lines;
+    std::deque<std::string> chunks;
     bool done = false;
     std::exception_ptr error;
     int32_t status = -1;  // -1: headers not seen
     std::string retryAfter;
   };
 
-  // Waits for the headers (returned once, with or without lines), lines once headers are known, the end
-  // of the stream, or `stop`.
+  // Waits for the headers (returned once, with or without body bytes), body bytes once headers are known,
+  // the end of the stream, or `stop`.
   Batch take(const std::stop_token& stop) {
     Batch b;
     std::optional<pplx::task_completion_event<size_t>> pending;
@@ -151,9 +145,9 @@ class WatchQueue {
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, stop,
-               [&] { return done_ || (status_ >= 0 && (!lines_.empty() || !headersTaken_)); });
+               [&] { return done_ || (status_ >= 0 && (!chunks_.empty() || !headersTaken_)); });
       headersTaken_ = status_ >= 0;
-      b.lines.swap(lines_);
+      b.chunks.swap(chunks_);
       bytes_ = 0;
       b.done = done_;
       b.error = error_;
@@ -169,8 +163,7 @@ class WatchQueue {
  private:
   std::mutex mu_;
   std::condition_variable_any cv_;
-  LineSplitter splitter_;
-  std::deque<std::string> lines_;
+  std::deque<std::string> chunks_;
   size_t bytes_ = 0;
   bool done_ = false;
   bool abandoned_ = false;
@@ -182,12 +175,12 @@ class WatchQueue {
   size_t pendingCount_ = 0;
 };
 
-// A write-only cpprest stream buffer that hands the bytes to a WatchQueue.
-class LineSinkBuf : public streams::details::streambuf_state_manager<uint8_t> {
+// A write-only cpprest stream buffer that hands the bytes to a BodyQueue.
+class BodySinkBuf : public streams::details::streambuf_state_manager<uint8_t> {
   using Base = streams::details::streambuf_state_manager<uint8_t>;
 
  public:
-  explicit LineSinkBuf(std::shared_ptr<WatchQueue> queue)
+  explicit BodySinkBuf(std::shared_ptr<BodyQueue> queue)
       : Base(std::ios_base::out), queue_(std::move(queue)) {}
 
   bool can_seek() const override { return false; }
@@ -227,7 +220,7 @@ class LineSinkBuf : public streams::details::streambuf_state_manager<uint8_t> {
   void _commit(size_t) override {}
 
  private:
-  std::shared_ptr<WatchQueue> queue_;
+  std::shared_ptr<BodyQueue> queue_;
 };
 
 std::string exceptionMessage(const std::exception_ptr& e) {
@@ -382,6 +375,56 @@ class RestClient::Impl {
     }
   }
 
+  // GET `target` with the body streamed to `onChunk` as it arrives, with call()'s throttling, retries and
+  // metrics (a list of 100k objects is decoded while it arrives, never held whole). `restart` is called
+  // before each attempt: a retried request delivers its body from the start again. An error of onChunk
+  // ends the call without retries.
+  ApiResult<void> getStreamed(const std::string& target, RequestKind kind, const std::function<void()>& restart,
+                              const std::function<ApiResult<void>(std::string_view)>& onChunk) {
+    const http::method method = http::methods::GET;
+    const auto start = std::chrono::steady_clock::now();
+    for (int retry = 1;; ++retry) {
+      const auto throttleStart = std::chrono::steady_clock::now();
+      limiter_.accept();
+      if (metrics_ != nullptr) metrics_->rateLimiterLatency(method, host_, secondsSince(throttleStart));
+      restart();
+      int32_t status = 0;
+      size_t bytes = 0;
+      bool consumerFailed = false;
+      auto r = stream(
+          client_, target, [&](int32_t s) { status = s; },
+          [&](std::string_view chunk) -> ApiResult<void> {
+            bytes += chunk.size();
+            auto consumed = onChunk(chunk);
+            consumerFailed = !consumed.ok();
+            return consumed;
+          },
+          {});
+      if (metrics_ != nullptr) {
+        metrics_->requestSize(method, host_, 0.0);
+        metrics_->requestResult(codeLabel(status), method, host_);
+        if (retry > 1) metrics_->requestRetry(codeLabel(status), method, host_);
+      }
+      auto finished = [&] {
+        if (metrics_ == nullptr) return;
+        if (status != 0) metrics_->responseSize(method, host_, static_cast<double>(bytes));
+        metrics_->requestLatency(method, host_, secondsSince(start));
+      };
+      if (r.ok() || consumerFailed) {
+        finished();
+        return r;
+      }
+      const ApiError& err = r.error();
+      AttemptOutcome outcome{err.code(), true, err.retryAfter()};
+      auto delay = retryDelay(kind, outcome, retry, config_.retry, random01());
+      if (!delay) {
+        finished();
+        return r;
+      }
+      std::this_thread::sleep_for(*delay);
+    }
+  }
+
   // Streams the watch at `target`, handing each line to `onLine` on this thread; onLine returns an
   // error to end the watch.
   ApiResult<void> watch(const std::string& target, int64_t timeoutSeconds,
@@ -391,24 +434,62 @@ class RestClient::Impl {
     // long request, and relists after it are throttled as lists).
     const auto idle = timeoutSeconds > 0 ? std::chrono::seconds(timeoutSeconds) + config_.watchIdleMargin
                                          : std::chrono::seconds(7200);
-    auto queue = std::make_shared<WatchQueue>();
+    // Its own client: the idle timeout is the watch's, not that of ordinary requests.
+    std::optional<http::client::http_client> client;
+    try {
+      client.emplace(baseUri_, clientConfig(idle));
+    } catch (const std::exception& e) {
+      return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
+    }
+    LineSplitter lines;
+    ApiResult<void> lineResult;
+    auto deliver = [&](std::string&& line) {
+      if (lineResult.ok() && !stop.stop_requested()) lineResult = onLine(std::move(line));
+    };
+    // client-go counts a watch's request once, when its response headers arrive (retry.After after
+    // client.Do), or with "<error>" when none arrive.
+    auto count = [this](int32_t status) {
+      if (metrics_ != nullptr) metrics_->requestResult(codeLabel(status), "GET", host_);
+    };
+    auto r = stream(
+        *client, target, count,
+        [&](std::string_view chunk) {
+          lines.feed(chunk, deliver);
+          return lineResult;
+        },
+        stop);
+    if (r.ok() && !stop.stop_requested()) {
+      lines.finish(deliver);  // a last line without its newline
+      return lineResult;
+    }
+    return r;
+  }
+
+ private:
+  // Sends GET `target` on `client` and hands the body to `onChunk`, on this thread, as it arrives
+  // (neither throttled nor retried). `onHeaders` hears the status once: when the headers arrive, or 0
+  // when none did. An error for a non-200 response (decoded from its body), a stream that broke or
+  // onChunk's error; success, with the rest dropped, once `stop` is requested.
+  ApiResult<void> stream(http::client::http_client& client, const std::string& target,
+                         const std::function<void(int32_t status)>& onHeaders,
+                         const std::function<ApiResult<void>(std::string_view chunk)>& onChunk,
+                         std::stop_token stop) {
+    if (stop.stop_requested()) return {};
+    auto queue = std::make_shared<BodyQueue>();
     pplx::cancellation_token_source cts;
     std::stop_callback onStop(stop, [&cts, &queue] {
       cts.cancel();
       queue->wake();
     });
-    // Outlives the streaming below (the request would keep it alive anyway, but say so).
-    std::optional<http::client::http_client> client;
     try {
-      client.emplace(baseUri_, clientConfig(idle));
       http::http_request req(http::methods::GET);
       req.set_request_uri(target);
       addHeaders(req);
-      auto sink = std::make_shared<LineSinkBuf>(queue);
+      auto sink = std::make_shared<BodySinkBuf>(queue);
       streams::streambuf<uint8_t> buf(
           std::static_pointer_cast<streams::details::basic_streambuf<uint8_t>>(sink));
       req.set_response_stream(buf.create_ostream());
-      client->request(req, cts.get_token()).then([queue](pplx::task<http::http_response> t) {
+      client.request(req, cts.get_token()).then([queue](pplx::task<http::http_response> t) {
         try {
           http::http_response resp = t.get();
           std::string retryAfter;
@@ -430,31 +511,29 @@ class RestClient::Impl {
       return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
     }
 
-    // client-go counts a watch's request once, when its response headers arrive (retry.After after
-    // client.Do), or with "<error>" when none arrive. Counted here, on the watching thread, so that no
-    // cpprest continuation touches the metrics after the client is gone.
-    bool counted = false;
-    auto count = [&](int32_t status) {
-      if (counted || metrics_ == nullptr) return;
-      counted = true;
-      metrics_->requestResult(codeLabel(std::max(status, 0)), "GET", host_);
+    // Heard on this thread, so that no cpprest continuation touches the caller's state after it returned.
+    bool heard = false;
+    auto headers = [&](int32_t status) {
+      if (heard) return;
+      heard = true;
+      onHeaders(std::max(status, 0));
     };
     std::string errorBody;
     while (true) {
-      WatchQueue::Batch b = queue->take(stop);
-      if (b.status >= 0 || b.done) count(b.status);
+      BodyQueue::Batch b = queue->take(stop);
+      if (b.status >= 0 || b.done) headers(b.status);
       if (stop.stop_requested()) {
-        count(0);
+        headers(0);
         queue->abandon();
         return {};
       }
       if (b.status >= 0 && b.status != 200) {
-        for (auto& l : b.lines) errorBody += l;
+        for (auto& c : b.chunks) errorBody += c;
         if (!b.done) continue;
         return apiErrorFromResponse(b.status, errorBody, b.retryAfter);
       }
-      for (auto& line : b.lines) {
-        if (auto r = onLine(std::move(line)); !r.ok()) {
+      for (auto& chunk : b.chunks) {
+        if (auto r = onChunk(chunk); !r.ok()) {
           queue->abandon();
           cts.cancel();
           return r;
@@ -469,16 +548,15 @@ class RestClient::Impl {
           return ApiError(0, "", "GET " + config_.server + target + ": " + exceptionMessage(b.error));
         }
         if (b.error) {
-          // The stream broke after a 200 (idle timeout, connection reset): the watch simply ends;
-          // the caller re-watches from its last resourceVersion.
-          return ApiError(0, "", "watch " + config_.server + target + ": " + exceptionMessage(b.error));
+          // The stream broke after a 200 (idle timeout, connection reset): a watch simply ends and the
+          // caller re-watches from its last resourceVersion; a list is retried or fails.
+          return ApiError(0, "", "GET " + config_.server + target + ": " + exceptionMessage(b.error));
         }
         return {};
       }
     }
   }
 
- private:
   RestConfig config_;
   std::shared_ptr<const TlsMaterial> tls_;
   web::uri baseUri_;
@@ -516,9 +594,17 @@ class RestListWatcher final : public ListWatcher<T> {
     addQuery(target, sep, "resourceVersion", o.resourceVersion);
     if (o.limit > 0) addQuery(target, sep, "limit", std::to_string(o.limit));
     addQuery(target, sep, "continue", o.continue_);
-    auto body = impl_.call(web::http::methods::GET, target, RequestKind::Read);
-    if (!body.ok()) return body.error();
-    auto list = api::decodeListJson<T>(*body);
+    // Decoded while it arrives: an unpaginated list (resourceVersion "0", served whole from the watch
+    // cache) of 100k pods is ~200 MB of JSON, never held.
+    std::optional<api::JsonListDecoder<T>> decoder;
+    auto streamed = impl_.getStreamed(
+        target, RequestKind::Read, [&] { decoder.emplace(); },
+        [&](std::string_view chunk) -> ApiResult<void> {
+          if (auto r = decoder->feed(chunk); !r.ok()) return decodeError("list " + path_, r.error());
+          return {};
+        });
+    if (!streamed.ok()) return streamed.error();
+    auto list = decoder->finish();
     if (!list.ok()) return decodeError("list " + path_, list.error());
     return std::move(list).value();
   }

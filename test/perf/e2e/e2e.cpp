@@ -51,14 +51,20 @@
 #include "test/integration/harness/control_plane.h"
 #include "test/integration/harness/objects.h"
 #include "test/integration/harness/process.h"
+#include "test/perf/support/load.h"
 #include "test/perf/support/perf_support.h"
 
 namespace ks::e2e {
 namespace {
 
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
 using integration::ApiClient;
+using perf::call;
+using perf::Clock;
+using perf::CpuSampler;
+using perf::log;
+using perf::parallel;
+using perf::seconds;
 using integration::ControlPlane;
 using integration::Process;
 
@@ -140,84 +146,6 @@ std::optional<Options> parseArgs(int argc, char** argv) {
   return o;
 }
 
-void log(const std::string& line) {
-  static const auto start = Clock::now();
-  std::printf("[e2e %7.1fs] %s\n", std::chrono::duration<double>(Clock::now() - start).count(), line.c_str());
-  std::fflush(stdout);
-}
-
-double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-// ---- Objects: scheduler_perf's templates/node-default.yaml and pod-default.yaml ----
-
-json nodeJson(const std::string& name) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
-          {"status",
-           {{"capacity", {{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}}},
-            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}},
-            {"phase", "Running"}}}};
-}
-
-json podJson(const std::string& ns, const std::string& name, const std::string& run,
-             const std::string& schedulerName) {
-  const json resources = {{"cpu", "100m"}, {"memory", "500Mi"}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{kRunLabel, run}}}}},
-          {"spec",
-           {{"schedulerName", schedulerName},
-            {"terminationGracePeriodSeconds", 0},
-            {"containers",
-             {{{"name", "pause"},
-               {"image", "registry.k8s.io/pause:3.10.1"},
-               {"ports", {{{"containerPort", 80}}}},
-               {"resources", {{"limits", resources}, {"requests", resources}}}}}}}}};
-}
-
-// ---- API calls from many threads ----
-
-// One request with retries of what an overloaded apiserver answers (429, 5xx, transport errors); true
-// when it ended in `want` (or 409 AlreadyExists for a create that may have landed before a retry).
-bool call(ApiClient& api, const std::string& method, const std::string& path, const json& body, int want) {
-  for (int attempt = 1; attempt <= 10; ++attempt) {
-    auto r = api.request(method, path, &body);
-    if (r.ok() && (r->status == want || (attempt > 1 && want == 201 && r->status == 409))) return true;
-    if (r.ok() && r->status != 429 && r->status < 500) {
-      log(method + " " + path + ": HTTP " + std::to_string(r->status) + " " + r->body.dump().substr(0, 300));
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100 * attempt));
-  }
-  log(method + " " + path + ": gave up after 10 attempts");
-  return false;
-}
-
-// Runs work(api, i) for i in [0, n) on `threads` threads, each with its own connection; false when a
-// call failed or a connection could not be made.
-bool parallel(const std::string& kubeconfig, int n, int threads,
-              const std::function<bool(ApiClient&, int)>& work) {
-  std::atomic<int> next{0};
-  std::atomic<bool> ok{true};
-  std::vector<std::jthread> pool;
-  for (int t = 0; t < std::min(threads, std::max(n, 1)); ++t) {
-    pool.emplace_back([&] {
-      auto api = ApiClient::create(kubeconfig);
-      if (!api.ok()) {
-        log("connection: " + api.error().message());
-        ok = false;
-        return;
-      }
-      for (int i = next++; i < n && ok; i = next++) {
-        if (!work(**api, i)) ok = false;
-      }
-    });
-  }
-  pool.clear();
-  return ok;
-}
-
 // ---- Seeing binds ----
 
 // Watches the pods labelled e2e.ks/run=<run> and remembers when each was first seen with a node.
@@ -297,44 +225,6 @@ class BindWatcher {
   std::jthread thread_;
 };
 
-// ---- CPU of a process over time ----
-
-// Samples a process's CPU seconds every 50 ms, so that the CPU spent between two instants can be read.
-class CpuSampler {
- public:
-  explicit CpuSampler(pid_t pid) : pid_(pid) {
-    thread_ = std::jthread([this](std::stop_token stop) {
-      while (!stop.stop_requested()) {
-        if (auto s = perf::procStats(pid_)) {
-          std::lock_guard lock(mu_);
-          samples_.emplace_back(Clock::now(), s->cpuSeconds);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    });
-  }
-  ~CpuSampler() {
-    thread_.request_stop();
-    thread_.join();
-  }
-  // CPU seconds at the last sample taken at or before `t` (0 before the first).
-  double at(Clock::time_point t) const {
-    std::lock_guard lock(mu_);
-    double v = 0;
-    for (const auto& [when, cpu] : samples_) {
-      if (when > t) break;
-      v = cpu;
-    }
-    return v;
-  }
-
- private:
-  const pid_t pid_;
-  mutable std::mutex mu_;
-  std::vector<std::pair<Clock::time_point, double>> samples_;  // guarded by mu_
-  std::jthread thread_;
-};
-
 // ---- One run ----
 
 struct RunResult {
@@ -374,7 +264,7 @@ class Benchmark {
 
     const auto t0 = Clock::now();
     const bool nodesOk = parallel(cp_->kubeconfigPath(), o_.nodes, o_.loaderThreads, [](ApiClient& api, int i) {
-      return call(api, "POST", "/api/v1/nodes", nodeJson("node-" + std::to_string(i)), 201);
+      return call(api, "POST", "/api/v1/nodes", perf::nodeJson("node-" + std::to_string(i)), 201);
     });
     if (!nodesOk) return fail("creating the nodes failed");
     log(std::to_string(o_.nodes) + " nodes created in " + perf::fmt("%.1f", seconds(Clock::now() - t0)) + " s");
@@ -405,7 +295,7 @@ class Benchmark {
     const auto t0 = Clock::now();
     const bool ok = parallel(cp_->kubeconfigPath(), o_.pods, o_.loaderThreads, [&](ApiClient& a, int i) {
       return call(a, "POST", "/api/v1/namespaces/" + ns(run) + "/pods",
-                  podJson(ns(run), "p-" + std::to_string(i), run, schedulerName), 201);
+                  perf::podJson(ns(run), "p-" + std::to_string(i), kRunLabel, run, schedulerName), 201);
     });
     log(run + ": " + std::to_string(o_.pods) + " pending pods created in " +
         perf::fmt("%.1f", seconds(Clock::now() - t0)) + " s");
@@ -501,7 +391,7 @@ class Benchmark {
       std::this_thread::sleep_until(begin + std::chrono::duration_cast<Clock::duration>(period * i));
       sentAt[static_cast<size_t>(i)] = Clock::now();
       return call(a, "POST", "/api/v1/namespaces/" + ns(run) + "/pods",
-                  podJson(ns(run), "l-" + std::to_string(i), run, schedulerName), 201);
+                  perf::podJson(ns(run), "l-" + std::to_string(i), kRunLabel, run, schedulerName), 201);
     });
     const bool done = created && watcher.waitBound(static_cast<size_t>(o_.pods + o_.latencyPods), o_.timeout, alive);
     const auto boundAt = watcher.boundAt();
@@ -603,6 +493,7 @@ class Benchmark {
 }  // namespace ks::e2e
 
 int main(int argc, char** argv) {
+  ks::perf::setLogDriver("e2e");
   auto o = ks::e2e::parseArgs(argc, argv);
   if (!o) return 2;
   return ks::e2e::Benchmark(std::move(*o)).run();

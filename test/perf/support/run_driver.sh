@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What test/perf/<name>/run.sh does for the drivers that run real processes (soak, e2e):
+# What test/perf/<name>/run.sh does for the drivers that run real processes (soak, e2e, startup):
 #
 #   test/perf/support/run_driver.sh <name> [--out=DIR | --out DIR] [driver flags...]
 #

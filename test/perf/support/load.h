@@ -1,0 +1,65 @@
+#pragma once
+// What the drivers that load a real apiserver and time a scheduler against it share (test/perf/e2e,
+// test/perf/startup): scheduler_perf's node and pod templates, API calls from many threads with retries
+// of what an overloaded apiserver answers, a CPU sampler of a process, and timestamped progress lines.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test/integration/harness/api_client.h"
+
+namespace ks::perf {
+
+using Clock = std::chrono::steady_clock;
+
+// "[<driver> <seconds since the first line>s] <line>" on stdout, flushed. setLogDriver names the driver.
+void setLogDriver(std::string driver);
+void log(const std::string& line);
+
+double seconds(Clock::duration d);
+
+// scheduler_perf's templates/node-default.yaml: 4 CPU, 32Gi, 110 pods, Ready.
+nlohmann::json nodeJson(const std::string& name);
+// scheduler_perf's templates/pod-default.yaml (one pause container, 100m / 500Mi), labelled
+// `labelKey`=`labelValue`, for `schedulerName`; bound to `nodeName` when it is not empty.
+nlohmann::json podJson(const std::string& ns, const std::string& name, const std::string& labelKey,
+                       const std::string& labelValue, const std::string& schedulerName,
+                       const std::string& nodeName = "");
+
+// One request with retries of what an overloaded apiserver answers (429, 5xx, transport errors); true
+// when it ended in `want` (or 409 AlreadyExists for a create that may have landed before a retry).
+bool call(integration::ApiClient& api, const std::string& method, const std::string& path,
+          const nlohmann::json& body, int want);
+
+// Runs work(api, i) for i in [0, n) on `threads` threads, each with its own connection; false when a
+// call failed or a connection could not be made.
+bool parallel(const std::string& kubeconfig, int n, int threads,
+              const std::function<bool(integration::ApiClient&, int)>& work);
+
+// Samples a process's CPU seconds every 50 ms, so that the CPU spent between two instants can be read.
+class CpuSampler {
+ public:
+  explicit CpuSampler(pid_t pid);
+  ~CpuSampler();
+  CpuSampler(const CpuSampler&) = delete;
+  CpuSampler& operator=(const CpuSampler&) = delete;
+  // CPU seconds at the last sample taken at or before `t` (0 before the first).
+  double at(Clock::time_point t) const;
+
+ private:
+  const pid_t pid_;
+  mutable std::mutex mu_;
+  std::vector<std::pair<Clock::time_point, double>> samples_;  // guarded by mu_
+  std::jthread thread_;
+};
+
+}  // namespace ks::perf
