@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -78,6 +79,13 @@ struct WatchOptions {
   std::string fieldSelector;
 };
 
+// A list page whose items are already shared, immutable objects, as informers keep them.
+template <typename T>
+struct SharedList {
+  api::ListMeta metadata;
+  std::vector<std::shared_ptr<const T>> items;
+};
+
 // List and watch of one resource across all namespaces.
 template <typename T>
 class ListWatcher {
@@ -86,6 +94,18 @@ class ListWatcher {
 
   // One page of the list (follow metadata.continue_ for the next).
   virtual ApiResult<api::List<T>> list(const ListOptions& options) = 0;
+
+  // The same page with each item allocated once as a shared object: what informers list with, so that
+  // a 100k-pod list is never also held as one contiguous vector of objects. By default from list().
+  virtual ApiResult<SharedList<T>> listShared(const ListOptions& options) {
+    auto page = list(options);
+    if (!page.ok()) return page.error();
+    SharedList<T> out;
+    out.metadata = std::move(page->metadata);
+    out.items.reserve(page->items.size());
+    for (T& item : page->items) out.items.push_back(std::make_shared<const T>(std::move(item)));
+    return out;
+  }
 
   // Streams events to `onEvent` (on the calling thread) until the server ends the watch, an error
   // occurs or `stop` is requested. Returns OK when the stream ended normally or was stopped; a 410

@@ -22,6 +22,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <iterator>
+#include <memory>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -44,7 +46,7 @@ class ReflectorSink {
  public:
   virtual ~ReflectorSink() = default;
   // The complete state at `resourceVersion` (after every list).
-  virtual void replace(std::vector<T>&& items, const std::string& resourceVersion) = 0;
+  virtual void replace(std::vector<std::shared_ptr<const T>>&& items, const std::string& resourceVersion) = 0;
   virtual void add(T&& obj) = 0;
   virtual void update(T&& obj) = 0;
   // `obj` is the final state of the deleted object.
@@ -183,7 +185,7 @@ class Reflector {
   }
 
   struct Listed {
-    std::vector<T> items;
+    std::vector<std::shared_ptr<const T>> items;
     std::string resourceVersion;
     bool paginated = false;  // the first response had a continue token
   };
@@ -194,10 +196,10 @@ class Reflector {
     const bool specificVersion = !options.resourceVersion.empty() && options.resourceVersion != "0";
     options.limit = specificVersion && !paginatedResult_ ? 0 : options_.pageSize;
     Listed out;
-    std::vector<T>& items = out.items;
+    std::vector<std::shared_ptr<const T>>& items = out.items;
     std::string& rv = out.resourceVersion;
     for (;;) {
-      auto page = lw_.list(options);
+      auto page = lw_.listShared(options);
       if (!page.ok()) {
         if (page.error().isGone() && !options.continue_.empty()) {
           // The snapshot expired between pages: fall back to one full list (pager.FullListIfExpired).
@@ -208,11 +210,12 @@ class Reflector {
         }
         return page.error();
       }
-      api::List<T>& list = page.value();
+      client::SharedList<T>& list = page.value();
       if (items.empty()) {
         items = std::move(list.items);
       } else {
-        for (T& item : list.items) items.push_back(std::move(item));
+        items.insert(items.end(), std::make_move_iterator(list.items.begin()),
+                     std::make_move_iterator(list.items.end()));
       }
       rv = list.metadata.resourceVersion;
       if (list.metadata.continue_.empty()) break;

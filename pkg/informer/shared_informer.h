@@ -156,10 +156,7 @@ class SharedInformer final : public InformerBase, private ReflectorSink<T> {
 
   // --- ReflectorSink, on the reflector thread ---
 
-  void replace(std::vector<T>&& items, const std::string& /*resourceVersion*/) override {
-    std::vector<ObjectPtr> objects;
-    objects.reserve(items.size());
-    for (T& item : items) objects.push_back(std::make_shared<const T>(std::move(item)));
+  void replace(std::vector<ObjectPtr>&& objects, const std::string& /*resourceVersion*/) override {
     std::lock_guard lock(mu_);
     std::map<std::string, ObjectPtr> old = store_.replace(objects);
     const bool initial = !replaced_;

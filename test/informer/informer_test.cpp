@@ -97,7 +97,7 @@ class GatedListWatcher final : public client::ListWatcher<T> {
 template <typename T>
 class RecordingSink final : public ReflectorSink<T> {
  public:
-  void replace(std::vector<T>&& items, const std::string& rv) override {
+  void replace(std::vector<std::shared_ptr<const T>>&& items, const std::string& rv) override {
     std::lock_guard l(mu);
     replaces.push_back({std::move(items), rv});
   }
@@ -118,7 +118,7 @@ class RecordingSink final : public ReflectorSink<T> {
   }
 
   std::mutex mu;
-  std::vector<std::pair<std::vector<T>, std::string>> replaces;
+  std::vector<std::pair<std::vector<std::shared_ptr<const T>>, std::string>> replaces;
   std::vector<std::string> ops;
 };
 

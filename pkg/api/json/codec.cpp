@@ -3,6 +3,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -166,7 +167,7 @@ struct JsonListDecoder<T>::State {
   struct Batch {
     size_t firstIndex = 0;
     std::vector<std::string> texts;
-    std::vector<T> objects;
+    std::vector<std::shared_ptr<T>> objects;
     std::optional<Error> error;
   };
 
@@ -192,7 +193,7 @@ struct JsonListDecoder<T>::State {
         b.error = Error("items[" + std::to_string(b.firstIndex + i) + "]: " + item.error().message());
         break;
       }
-      b.objects.push_back(std::move(item).value());
+      b.objects.push_back(std::make_shared<T>(std::move(item).value()));
     }
     b.texts = {};
   }
@@ -276,7 +277,7 @@ Result<void> JsonListDecoder<T>::feed(std::string_view chunk) {
 }
 
 template <typename T>
-Result<List<T>> JsonListDecoder<T>::finish() {
+Result<ListMeta> JsonListDecoder<T>::finishShared(std::vector<std::shared_ptr<const T>>& items) {
   State& st = *state_;
   if (st.open) {
     State::decode(*st.open);
@@ -287,10 +288,26 @@ Result<List<T>> JsonListDecoder<T>::finish() {
   auto list = decodeListJson<T>(st.splitter.envelope());
   if (!list.ok()) return list.error();
   if (auto err = st.firstError()) return *err;
-  list->items.reserve(st.itemCount);
+  items.reserve(items.size() + st.itemCount);
   for (auto& b : st.batches) {
-    for (T& obj : b->objects) list->items.push_back(std::move(obj));
-    b.reset();  // its moved-from objects
+    items.insert(items.end(), std::make_move_iterator(b->objects.begin()), std::make_move_iterator(b->objects.end()));
+    b.reset();
+  }
+  return std::move(list->metadata);
+}
+
+template <typename T>
+Result<List<T>> JsonListDecoder<T>::finish() {
+  std::vector<std::shared_ptr<const T>> shared;
+  auto meta = finishShared(shared);
+  if (!meta.ok()) return meta.error();
+  List<T> list;
+  list.metadata = std::move(meta).value();
+  list.items.reserve(shared.size());
+  for (auto& obj : shared) {
+    // Sole owner: the object was made here and never shared, so it may be moved from.
+    list.items.push_back(std::move(const_cast<T&>(*obj)));
+    obj.reset();
   }
   return list;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
@@ -57,7 +58,10 @@ class JsonListDecoder {
   JsonListDecoder& operator=(const JsonListDecoder&) = delete;
   // After an error, stop feeding.
   Result<void> feed(std::string_view chunk);
+  // The list's metadata and items (call one of the two, once).
   Result<List<T>> finish();
+  // The same with each item allocated once as a shared object (no contiguous vector of objects).
+  Result<ListMeta> finishShared(std::vector<std::shared_ptr<const T>>& items);
 
  private:
   struct State;
