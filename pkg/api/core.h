@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/heap_optional.h"
 #include "pkg/api/meta.h"
 #include "pkg/api/quantity.h"
 
@@ -246,7 +247,7 @@ struct Volume {
 struct PodSpec {
   std::string nodeName;
   std::map<std::string, std::string> nodeSelector;
-  std::optional<Affinity> affinity;
+  HeapOptional<Affinity> affinity;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topologySpreadConstraints;
   std::vector<PodSchedulingGate> schedulingGates;
@@ -258,7 +259,7 @@ struct PodSpec {
   std::vector<Container> initContainers;
   std::vector<Container> containers;
   ResourceList overhead;
-  std::optional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
+  HeapOptional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
   bool hostNetwork = false;
   std::string restartPolicy;
   std::string serviceAccountName;

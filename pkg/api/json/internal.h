@@ -180,6 +180,13 @@ bool read(DecodeContext& ctx, const Json& j, std::optional<T>& out) {
 }
 
 template <typename T>
+bool read(DecodeContext& ctx, const Json& j, HeapOptional<T>& out) {
+  if (j.is_null()) return true;
+  if (!out) out.emplace();
+  return read(ctx, j, *out);
+}
+
+template <typename T>
 bool read(DecodeContext& ctx, const Json& j, std::vector<T>& out) {
   if (j.is_null()) return true;
   if (!j.is_array()) return ctx.fail(std::string("expected an array, got ").append(typeName(j)));
@@ -319,6 +326,10 @@ inline void put(Json& o, const char* name, int64_t v) {
 }
 template <typename T>
 void put(Json& o, const char* name, const std::optional<T>& v) {
+  if (v) o[name] = write(*v);
+}
+template <typename T>
+void put(Json& o, const char* name, const HeapOptional<T>& v) {
   if (v) o[name] = write(*v);
 }
 template <typename T>
