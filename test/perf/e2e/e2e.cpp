@@ -94,51 +94,30 @@ const char* kUsage =
 
 std::optional<Options> parseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const size_t eq = a.find('=');
-    const std::string key = a.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
-    auto number = [&](auto& field) {
-      char* end = nullptr;
-      const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || v <= 0) return false;
-      field = static_cast<std::remove_reference_t<decltype(field)>>(v);
-      return true;
-    };
-    bool ok = true;
-    if (key == "--nodes") ok = number(o.nodes);
-    else if (key == "--pods") ok = number(o.pods);
-    else if (key == "--latency-pods") ok = value == "0" ? (o.latencyPods = 0, true) : number(o.latencyPods);
-    else if (key == "--latency-rate") ok = number(o.latencyRate);
-    else if (key == "--bind-concurrency") ok = number(o.bindConcurrency);
-    else if (key == "--loader-threads") ok = number(o.loaderThreads);
-    else if (key == "--qps") ok = number(o.qps);
-    else if (key == "--v") o.verbosity = value;
-    else if (key == "--out") o.out = value;
-    else if (key == "--timeout") {
-      int s = 0;
-      ok = number(s);
-      o.timeout = std::chrono::seconds(s);
-    } else if (key == "--runs") {
+  const bool ok = perf::parseFlags(argc, argv, "e2e", kUsage, [&](const std::string& key, const std::string& value) {
+    if (key == "--nodes") return perf::positiveNumber(value, o.nodes);
+    if (key == "--pods") return perf::positiveNumber(value, o.pods);
+    if (key == "--latency-pods") return value == "0" ? (o.latencyPods = 0, true) : perf::positiveNumber(value, o.latencyPods);
+    if (key == "--latency-rate") return perf::positiveNumber(value, o.latencyRate);
+    if (key == "--bind-concurrency") return perf::positiveNumber(value, o.bindConcurrency);
+    if (key == "--loader-threads") return perf::positiveNumber(value, o.loaderThreads);
+    if (key == "--qps") return perf::positiveNumber(value, o.qps);
+    if (key == "--timeout") return perf::positiveSeconds(value, o.timeout);
+    if (key == "--v") return (o.verbosity = value, true);
+    if (key == "--out") return (o.out = value, true);
+    if (key == "--runs") {
       o.runs.clear();
       std::stringstream in(value);
+      bool known = true;
       for (std::string r; std::getline(in, r, ',');) {
-        if (r != "bare" && r != "upstream" && r != "ours") ok = false;
+        known = known && (r == "bare" || r == "upstream" || r == "ours");
         o.runs.push_back(r);
       }
-      ok = ok && !o.runs.empty();
-    } else if (key == "--help" || key == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else {
-      ok = false;
+      return known && !o.runs.empty();
     }
-    if (!ok) {
-      std::fprintf(stderr, "e2e: bad flag %s\n%s", a.c_str(), kUsage);
-      return std::nullopt;
-    }
-  }
+    return false;
+  });
+  if (!ok) return std::nullopt;
   if (o.out.empty()) {
     std::fprintf(stderr, "e2e: --out is required\n%s", kUsage);
     return std::nullopt;

@@ -63,7 +63,7 @@ struct Options {
   int nodes = 5000;
   int pods = 100000;
   int namespaces = 10;
-  int loaderThreads = 8;
+  int loaderThreads = 12;
   std::vector<std::string> runs = {"upstream", "ours"};
   bool relist = true;
   bool hold = false;  // keep the loaded cluster after the runs, until stdin ends (for profiling)
@@ -75,7 +75,7 @@ struct Options {
 const char* kUsage =
     "usage: startup [--nodes=N] [--pods=N] [--namespaces=N] [--loader-threads=N] [--runs=upstream,ours]\n"
     "               [--relist=true|false] [--settle=SECONDS] [--timeout=SECONDS] [--hold] --out=DIR\n"
-    "Defaults: 5000 nodes, 100000 bound pods in 10 namespaces, 8 loaders, both runs, a forced relist of\n"
+    "Defaults: 5000 nodes, 100000 bound pods in 10 namespaces, 12 loaders, both runs, a forced relist of\n"
     "ours, settled RSS 15 s after ready, 600 s to get ready.\n"
     "--hold keeps the loaded cluster after the runs (its kubeconfig is printed) until stdin ends, e.g. to\n"
     "profile a scheduler against it; --runs= (empty) with --hold only loads.\n"
@@ -83,54 +83,33 @@ const char* kUsage =
 
 std::optional<Options> parseArgs(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const size_t eq = a.find('=');
-    const std::string key = a.substr(0, eq);
-    const std::string value = eq == std::string::npos ? "" : a.substr(eq + 1);
-    auto number = [&](auto& field) {
-      char* end = nullptr;
-      const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || v <= 0) return false;
-      field = static_cast<std::remove_reference_t<decltype(field)>>(v);
-      return true;
-    };
-    auto duration = [&](std::chrono::seconds& field) {
-      int s = 0;
-      if (!number(s)) return false;
-      field = std::chrono::seconds(s);
-      return true;
-    };
-    bool ok = true;
-    if (key == "--nodes") ok = number(o.nodes);
-    else if (key == "--pods") ok = number(o.pods);
-    else if (key == "--namespaces") ok = number(o.namespaces);
-    else if (key == "--loader-threads") ok = number(o.loaderThreads);
-    else if (key == "--settle") ok = duration(o.settle);
-    else if (key == "--timeout") ok = duration(o.timeout);
-    else if (key == "--out") o.out = value;
-    else if (key == "--hold") o.hold = true;
-    else if (key == "--relist") {
-      ok = value == "true" || value == "false";
-      o.relist = value == "true";
-    } else if (key == "--runs") {
-      o.runs.clear();
-      std::stringstream in(value);
-      for (std::string r; std::getline(in, r, ',');) {
-        if (r != "upstream" && r != "ours") ok = false;
-        o.runs.push_back(r);
-      }
-    } else if (key == "--help" || key == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else {
-      ok = false;
-    }
-    if (!ok) {
-      std::fprintf(stderr, "startup: bad flag %s\n%s", a.c_str(), kUsage);
-      return std::nullopt;
-    }
-  }
+  const bool ok =
+      perf::parseFlags(argc, argv, "startup", kUsage, [&](const std::string& key, const std::string& value) {
+        if (key == "--nodes") return perf::positiveNumber(value, o.nodes);
+        if (key == "--pods") return perf::positiveNumber(value, o.pods);
+        if (key == "--namespaces") return perf::positiveNumber(value, o.namespaces);
+        if (key == "--loader-threads") return perf::positiveNumber(value, o.loaderThreads);
+        if (key == "--settle") return perf::positiveSeconds(value, o.settle);
+        if (key == "--timeout") return perf::positiveSeconds(value, o.timeout);
+        if (key == "--out") return (o.out = value, true);
+        if (key == "--hold") return (o.hold = true, true);
+        if (key == "--relist") {
+          o.relist = value == "true";
+          return value == "true" || value == "false";
+        }
+        if (key == "--runs") {  // empty: only load (with --hold)
+          o.runs.clear();
+          std::stringstream in(value);
+          bool known = true;
+          for (std::string r; std::getline(in, r, ',');) {
+            known = known && (r == "upstream" || r == "ours");
+            o.runs.push_back(r);
+          }
+          return known;
+        }
+        return false;
+      });
+  if (!ok) return std::nullopt;
   if (o.out.empty()) {
     std::fprintf(stderr, "startup: --out is required\n%s", kUsage);
     return std::nullopt;

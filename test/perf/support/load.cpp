@@ -30,6 +30,24 @@ void log(const std::string& line) {
 
 double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
 
+bool parseFlags(int argc, char** argv, const char* driver, const char* usage,
+                const std::function<bool(const std::string& name, const std::string& value)>& handle) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    if (name == "--help" || name == "-h") {
+      std::fputs(usage, stdout);
+      std::exit(0);
+    }
+    if (!handle(name, eq == std::string::npos ? "" : a.substr(eq + 1))) {
+      std::fprintf(stderr, "%s: bad flag %s\n%s", driver, a.c_str(), usage);
+      return false;
+    }
+  }
+  return true;
+}
+
 json nodeJson(const std::string& name) {
   return {{"apiVersion", "v1"},
           {"kind", "Node"},

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -26,6 +27,28 @@ void setLogDriver(std::string driver);
 void log(const std::string& line);
 
 double seconds(Clock::duration d);
+
+// The drivers' flags, "--name=value" or "--name": calls handle(name, value) for each; prints `usage` for
+// --help (and exits 0) and "<driver>: bad flag ..." with the usage when handle returns false. False on a
+// bad flag.
+bool parseFlags(int argc, char** argv, const char* driver, const char* usage,
+                const std::function<bool(const std::string& name, const std::string& value)>& handle);
+
+// `value` as a positive number into `field` (of any arithmetic type); false when it is not one.
+template <typename T>
+bool positiveNumber(const std::string& value, T& field) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || v <= 0) return false;
+  field = static_cast<T>(v);
+  return true;
+}
+inline bool positiveSeconds(const std::string& value, std::chrono::seconds& field) {
+  int s = 0;
+  if (!positiveNumber(value, s)) return false;
+  field = std::chrono::seconds(s);
+  return true;
+}
 
 // scheduler_perf's templates/node-default.yaml: 4 CPU, 32Gi, 110 pods, Ready.
 nlohmann::json nodeJson(const std::string& name);
