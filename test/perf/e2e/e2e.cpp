@@ -223,17 +223,11 @@ class Benchmark {
   explicit Benchmark(Options o) : o_(std::move(o)) {}
 
   int run() {
-    std::filesystem::create_directories(o_.out);
-    auto bin = ControlPlane::binDir();
-    if (!bin.ok()) return fail("control plane binaries: " + bin.error().message());
-    upstreamBinary_ = *bin + "/kube-scheduler";
-    const char* ours = std::getenv("KS_E2E_OUR_BINARY");
-    ourBinary_ = ours != nullptr && *ours != '\0' ? ours : KS_SCHEDULER_BINARY;
-
-    log("starting etcd + kube-apiserver");
-    auto cp = ControlPlane::start();
-    if (!cp.ok()) return fail("control plane: " + cp.error().message());
-    cp_ = std::move(cp).value();
+    auto setup = perf::setUp(o_.out, KS_SCHEDULER_BINARY);
+    if (!setup.ok()) return fail(setup.error().message());
+    upstreamBinary_ = std::move(setup->upstreamBinary);
+    ourBinary_ = std::move(setup->ourBinary);
+    cp_ = std::move(setup->controlPlane);
     auto rc = client::rest::loadKubeconfig(cp_->kubeconfigPath());
     if (!rc.ok()) return fail(rc.error().message());
     rc->qps = 0;  // the watcher's list is not throttled
@@ -415,18 +409,17 @@ class Benchmark {
       return std::string("kube-scheduler-cpp");
     };
     auto cell = [](bool show, const std::string& v) { return show ? v : std::string("—"); };
-    std::ostringstream md;
-    md << "SchedulingBasic, " << o_.nodes << " nodes, " << o_.pods << " pods created pending, then the scheduler "
-       << "started; qps/burst " << o_.qps << "; latency: " << o_.latencyPods << " more pods at "
-       << perf::fmt("%.0f", o_.latencyRate) << " pods/s.\n\n|  |";
-    for (const auto& r : results) md << ' ' << title(r.run) << " |";
-    md << "\n|---|";
-    for (size_t i = 0; i < results.size(); ++i) md << "---|";
-    md << '\n';
+    std::vector<std::string> columns;
+    for (const auto& r : results) columns.push_back(title(r.run));
+    perf::ResultsTable table("SchedulingBasic, " + std::to_string(o_.nodes) + " nodes, " + std::to_string(o_.pods) +
+                                 " pods created pending, then the scheduler started; qps/burst " +
+                                 std::to_string(o_.qps) + "; latency: " + std::to_string(o_.latencyPods) +
+                                 " more pods at " + perf::fmt("%.0f", o_.latencyRate) + " pods/s.",
+                             columns);
     auto row = [&](const std::string& label, const std::function<std::string(const RunResult&)>& f) {
-      md << "| " << label << " |";
-      for (const auto& r : results) md << ' ' << (r.finished ? f(r) : "did not finish") << " |";
-      md << '\n';
+      std::vector<std::string> cells;
+      for (const auto& r : results) cells.push_back(r.finished ? f(r) : "did not finish");
+      table.row(label, cells);
     };
     row("pods/s (first to last bind)", [](const RunResult& r) { return perf::fmt("%.0f", r.podsPerSecond); });
     row("first bind after start (s)", [](const RunResult& r) { return perf::fmt("%.2f", r.firstBindAfterStart); });
@@ -441,8 +434,7 @@ class Benchmark {
       return cell(r.run != "bare", perf::fmt("%.1f", r.totalCpuSeconds));
     });
     row("peak RSS (MiB)", [&](const RunResult& r) { return cell(r.run != "bare", perf::fmt("%.0f", r.peakRssMb)); });
-    std::fputs(("\n" + md.str()).c_str(), stdout);
-    std::ofstream(o_.out + "/results.md") << md.str();
+    table.write(o_.out);
 
     json j = json::array();
     for (const auto& r : results) {

@@ -174,17 +174,11 @@ class Benchmark {
   explicit Benchmark(Options o) : o_(std::move(o)) {}
 
   int run() {
-    std::filesystem::create_directories(o_.out);
-    auto bin = ControlPlane::binDir();
-    if (!bin.ok()) return fail("control plane binaries: " + bin.error().message());
-    upstreamBinary_ = *bin + "/kube-scheduler";
-    const char* ours = std::getenv("KS_E2E_OUR_BINARY");
-    ourBinary_ = ours != nullptr && *ours != '\0' ? ours : KS_SCHEDULER_BINARY;
-
-    log("starting etcd + kube-apiserver");
-    auto cp = ControlPlane::start();
-    if (!cp.ok()) return fail("control plane: " + cp.error().message());
-    cp_ = std::move(cp).value();
+    auto setup = perf::setUp(o_.out, KS_SCHEDULER_BINARY);
+    if (!setup.ok()) return fail(setup.error().message());
+    upstreamBinary_ = std::move(setup->upstreamBinary);
+    ourBinary_ = std::move(setup->ourBinary);
+    cp_ = std::move(setup->controlPlane);
     if (!load()) return fail("loading the cluster failed");
 
     std::vector<RunResult> results;
@@ -334,17 +328,16 @@ class Benchmark {
     auto title = [](const std::string& run) {
       return run == "upstream" ? std::string("upstream kube-scheduler v1.34.4") : std::string("kube-scheduler-cpp");
     };
-    std::ostringstream md;
-    md << o_.nodes << " nodes, " << o_.pods << " bound pods in " << o_.namespaces
-       << " namespaces; each scheduler started alone, same configuration.\n\n|  |";
-    for (const auto& r : results) md << ' ' << title(r.run) << " |";
-    md << "\n|---|";
-    for (size_t i = 0; i < results.size(); ++i) md << "---|";
-    md << '\n';
+    std::vector<std::string> columns;
+    for (const auto& r : results) columns.push_back(title(r.run));
+    perf::ResultsTable table(std::to_string(o_.nodes) + " nodes, " + std::to_string(o_.pods) + " bound pods in " +
+                                 std::to_string(o_.namespaces) +
+                                 " namespaces; each scheduler started alone, same configuration.",
+                             columns);
     auto row = [&](const std::string& what, const std::function<std::string(const RunResult&)>& f) {
-      md << "| " << what << " |";
-      for (const auto& r : results) md << ' ' << (r.ready ? f(r) : "not ready") << " |";
-      md << '\n';
+      std::vector<std::string> cells;
+      for (const auto& r : results) cells.push_back(r.ready ? f(r) : "not ready");
+      table.row(what, cells);
     };
     row("time to /readyz (s)", [](const RunResult& r) { return perf::fmt("%.2f", r.readySeconds); });
     row("CPU to ready (s)", [](const RunResult& r) { return perf::fmt("%.2f", r.cpuToReady); });
@@ -355,8 +348,7 @@ class Benchmark {
       return r.relist ? perf::fmt("%.2f", r.relist->seconds) + " / " + perf::fmt("%.2f", r.relist->cpuSeconds)
                       : std::string("—");
     });
-    std::fputs(("\n" + md.str()).c_str(), stdout);
-    std::ofstream(o_.out + "/results.md") << md.str();
+    table.write(o_.out);
 
     json j = json::array();
     for (const auto& r : results) {

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "test/perf/support/perf_support.h"
@@ -76,6 +79,21 @@ json podJson(const std::string& ns, const std::string& name, const std::string& 
   return pod;
 }
 
+Result<Setup> setUp(const std::string& out, const std::string& builtOurs) {
+  std::filesystem::create_directories(out);
+  auto bin = integration::ControlPlane::binDir();
+  if (!bin.ok()) return Error("control plane binaries: " + bin.error().message());
+  Setup s;
+  s.upstreamBinary = *bin + "/kube-scheduler";
+  const char* ours = std::getenv("KS_E2E_OUR_BINARY");
+  s.ourBinary = ours != nullptr && *ours != '\0' ? ours : builtOurs;
+  log("starting etcd + kube-apiserver");
+  auto cp = integration::ControlPlane::start();
+  if (!cp.ok()) return Error("control plane: " + cp.error().message());
+  s.controlPlane = std::move(cp).value();
+  return s;
+}
+
 bool call(integration::ApiClient& api, const std::string& method, const std::string& path, const json& body,
           int want) {
   for (int attempt = 1; attempt <= 10; ++attempt) {
@@ -111,6 +129,26 @@ bool parallel(const std::string& kubeconfig, int n, int threads,
   }
   pool.clear();
   return ok;
+}
+
+ResultsTable::ResultsTable(std::string caption, const std::vector<std::string>& columns)
+    : text_(std::move(caption)) {
+  text_ += "\n\n|  |";
+  for (const auto& c : columns) text_ += " " + c + " |";
+  text_ += "\n|---|";
+  for (size_t i = 0; i < columns.size(); ++i) text_ += "---|";
+  text_ += '\n';
+}
+
+void ResultsTable::row(const std::string& label, const std::vector<std::string>& cells) {
+  text_ += "| " + label + " |";
+  for (const auto& c : cells) text_ += " " + c + " |";
+  text_ += '\n';
+}
+
+void ResultsTable::write(const std::string& out) const {
+  std::fputs(("\n" + text_).c_str(), stdout);
+  std::ofstream(out + "/results.md") << text_;
 }
 
 CpuSampler::CpuSampler(pid_t pid) : pid_(pid) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -16,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pkg/util/result.h"
 #include "test/integration/harness/api_client.h"
+#include "test/integration/harness/control_plane.h"
 
 namespace ks::perf {
 
@@ -58,6 +61,16 @@ nlohmann::json podJson(const std::string& ns, const std::string& name, const std
                        const std::string& labelValue, const std::string& schedulerName,
                        const std::string& nodeName = "");
 
+// What a driver compares and where: the two schedulers' binaries and a running etcd + kube-apiserver.
+struct Setup {
+  std::string upstreamBinary;  // the pinned kube-scheduler v1.34.4
+  std::string ourBinary;       // $KS_E2E_OUR_BINARY, else the build's
+  std::unique_ptr<integration::ControlPlane> controlPlane;
+};
+// Creates `out`, finds the binaries (`builtOurs` unless $KS_E2E_OUR_BINARY is set) and starts the control
+// plane; the error says which step failed.
+Result<Setup> setUp(const std::string& out, const std::string& builtOurs);
+
 // One request with retries of what an overloaded apiserver answers (429, 5xx, transport errors); true
 // when it ended in `want` (or 409 AlreadyExists for a create that may have landed before a retry).
 bool call(integration::ApiClient& api, const std::string& method, const std::string& path,
@@ -67,6 +80,18 @@ bool call(integration::ApiClient& api, const std::string& method, const std::str
 // call failed or a connection could not be made.
 bool parallel(const std::string& kubeconfig, int n, int threads,
               const std::function<bool(integration::ApiClient&, int)>& work);
+
+// The results table of a driver, in Markdown: a caption, then a row per figure with a column per run.
+class ResultsTable {
+ public:
+  ResultsTable(std::string caption, const std::vector<std::string>& columns);
+  void row(const std::string& label, const std::vector<std::string>& cells);
+  // Prints the table and writes it to <out>/results.md.
+  void write(const std::string& out) const;
+
+ private:
+  std::string text_;
+};
 
 // Samples a process's CPU seconds every 50 ms, so that the CPU spent between two instants can be read.
 class CpuSampler {
