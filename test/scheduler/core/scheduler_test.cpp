@@ -674,6 +674,11 @@ TEST_F(PermitFaultTest, NodeDeletedWhileAPodWaitsAtPermitThenAllowedBindsAndTheC
   ASSERT_TRUE(client_.create(MakePod().name("waiting").namespace_("default").obj()).ok());
   ASSERT_TRUE(waitUntil([&] { return waitingAtPermit("waiting"); }));
   ASSERT_TRUE(client_.remove<api::Node>("", "n1").ok());
+  // The node and pod informers are separate streams: let the delete reach the cache before the new pod.
+  ASSERT_TRUE(waitUntil([&] {
+    const auto info = cache().nodeInfoForTest("n1");
+    return info != nullptr && info->node() == nullptr;
+  }));
   // The node is gone for scheduling: a new pod finds no nodes.
   ASSERT_TRUE(client_.create(MakePod().name("later").namespace_("default").obj()).ok());
   ASSERT_TRUE(waitForPod("later", [](const api::Pod& p) {
