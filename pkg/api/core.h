@@ -26,9 +26,18 @@ inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage
 inline constexpr std::string_view kResourcePods = "pods";
 inline constexpr std::string_view kResourceHugePagesPrefix = "hugepages-";
 
+// core/v1 ResourceClaim: a container's use of one of the pod's resource claims (resources.claims[]).
+struct ContainerResourceClaim {
+  std::string name;     // a pod.spec.resourceClaims[].name
+  std::string request;  // one request of that claim; empty: all of them
+  bool operator==(const ContainerResourceClaim&) const = default;
+};
+
 struct ResourceRequirements {
   ResourceList limits;
   ResourceList requests;
+  // Containers only (DRA). The initialiser keeps {limits, requests} initialisers free of warnings.
+  std::vector<ContainerResourceClaim> claims{};
   bool operator==(const ResourceRequirements&) const = default;
 };
 
@@ -244,6 +253,15 @@ struct Volume {
   bool operator==(const Volume&) const = default;
 };
 
+// A ResourceClaim the pod uses: an existing claim or one generated from a template for the pod (named in
+// status.resourceClaimStatuses). Exactly one of the two names is set.
+struct PodResourceClaim {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  std::optional<std::string> resourceClaimTemplateName;
+  bool operator==(const PodResourceClaim&) const = default;
+};
+
 struct PodSpec {
   std::string nodeName;
   std::map<std::string, std::string> nodeSelector;
@@ -260,6 +278,7 @@ struct PodSpec {
   std::vector<Container> containers;
   ResourceList overhead;
   HeapOptional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
+  std::vector<PodResourceClaim> resourceClaims;  // DRA
   bool hostNetwork = false;
   std::string restartPolicy;
   std::string serviceAccountName;
@@ -284,6 +303,28 @@ struct ContainerStatus {
   bool operator==(const ContainerStatus&) const = default;
 };
 
+// The claim generated for a pod.spec.resourceClaims entry with a template; no resourceClaimName: none was
+// needed.
+struct PodResourceClaimStatus {
+  std::string name;
+  std::optional<std::string> resourceClaimName;
+  bool operator==(const PodResourceClaimStatus&) const = default;
+};
+
+struct ContainerExtendedResourceRequest {
+  std::string containerName;
+  std::string resourceName;
+  std::string requestName;
+  bool operator==(const ContainerExtendedResourceRequest&) const = default;
+};
+
+// The claim the scheduler created for extended resources backed by DRA devices (DRAExtendedResource).
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> requestMappings;
+  std::string resourceClaimName;
+  bool operator==(const PodExtendedResourceClaimStatus&) const = default;
+};
+
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
@@ -293,6 +334,8 @@ struct PodStatus {
   std::optional<Time> startTime;
   std::vector<ContainerStatus> initContainerStatuses;
   std::vector<ContainerStatus> containerStatuses;
+  std::vector<PodResourceClaimStatus> resourceClaimStatuses;
+  HeapOptional<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
   bool operator==(const PodStatus&) const = default;
 };
 

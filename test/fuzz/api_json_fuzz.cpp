@@ -98,6 +98,10 @@ constexpr KindFn kKinds[] = {
     fuzzKind<StatefulSet>,
     fuzzKind<Lease>,
     fuzzKind<Event>,
+    fuzzKind<DeviceClass>,
+    fuzzKind<ResourceClaim>,
+    fuzzKind<ResourceClaimTemplate>,
+    fuzzKind<ResourceSlice>,
 };
 constexpr unsigned kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 

@@ -17,7 +17,8 @@ CORPUS = os.path.join(ROOT, "test", "fuzz", "corpus")
 # The kind order of api_json_fuzz.cpp's dispatch table; Status and LabelSelector come last.
 KINDS = ["Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Binding", "StorageClass",
          "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "PodDisruptionBudget", "Service",
-         "ReplicationController", "ReplicaSet", "StatefulSet", "Lease", "Event", "Status", "LabelSelector"]
+         "ReplicationController", "ReplicaSet", "StatefulSet", "Lease", "Event", "DeviceClass", "ResourceClaim",
+         "ResourceClaimTemplate", "ResourceSlice", "Status", "LabelSelector"]
 SLOTS = len(KINDS)
 LIST_KINDS = len(KINDS) - 2  # the kinds with list and watch decoding
 

@@ -24,14 +24,16 @@
 #include "pkg/api/events.h"
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
 namespace ks::api {
 
 // Decodes one object. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
-// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service,
-// ReplicationController, ReplicaSet, StatefulSet, Lease, Event, ApiStatus and LabelSelector.
+// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget,
+// Service, ReplicationController, ReplicaSet, StatefulSet, Lease, Event, DeviceClass, ResourceClaim,
+// ResourceClaimTemplate, ResourceSlice, ApiStatus and LabelSelector.
 template <typename T>
 Result<T> decodeJson(std::string_view json);
 

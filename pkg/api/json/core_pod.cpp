@@ -7,14 +7,30 @@
 
 namespace ks::api::jsoncodec {
 
+bool read(DecodeContext& ctx, const Json& j, ContainerResourceClaim& out) {
+  return ObjectReader(ctx, j).field("name", out.name).field("request", out.request).ok();
+}
+
+Json write(const ContainerResourceClaim& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "request", in.request);
+  return o;
+}
+
 bool read(DecodeContext& ctx, const Json& j, ResourceRequirements& out) {
-  return ObjectReader(ctx, j).field("limits", out.limits).field("requests", out.requests).ok();
+  return ObjectReader(ctx, j)
+      .field("limits", out.limits)
+      .field("requests", out.requests)
+      .field("claims", out.claims)
+      .ok();
 }
 
 Json write(const ResourceRequirements& in) {
   Json o = Json::object();
   put(o, "limits", in.limits);
   put(o, "requests", in.requests);
+  put(o, "claims", in.claims);
   return o;
 }
 
@@ -515,6 +531,22 @@ Json write(const Volume& in) {
   return o;
 }
 
+bool read(DecodeContext& ctx, const Json& j, PodResourceClaim& out) {
+  return ObjectReader(ctx, j)
+      .field("name", out.name)
+      .field("resourceClaimName", out.resourceClaimName)
+      .field("resourceClaimTemplateName", out.resourceClaimTemplateName)
+      .ok();
+}
+
+Json write(const PodResourceClaim& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "resourceClaimName", in.resourceClaimName);
+  put(o, "resourceClaimTemplateName", in.resourceClaimTemplateName);
+  return o;
+}
+
 bool read(DecodeContext& ctx, const Json& j, PodSpec& out) {
   bool ok = ObjectReader(ctx, j)
                 .field("volumes", out.volumes)
@@ -535,6 +567,7 @@ bool read(DecodeContext& ctx, const Json& j, PodSpec& out) {
                 .field("topologySpreadConstraints", out.topologySpreadConstraints)
                 .field("schedulingGates", out.schedulingGates)
                 .field("resources", out.resources)
+                .field("resourceClaims", out.resourceClaims)
                 .ok();
   if (out.schedulerName.empty()) out.schedulerName = "default-scheduler";  // SetDefaults_PodSpec
   return ok;
@@ -560,6 +593,7 @@ Json write(const PodSpec& in) {
   put(o, "topologySpreadConstraints", in.topologySpreadConstraints);
   put(o, "schedulingGates", in.schedulingGates);
   put(o, "resources", in.resources);
+  put(o, "resourceClaims", in.resourceClaims);
   return o;
 }
 
@@ -603,6 +637,47 @@ Json write(const ContainerStatus& in) {
   return o;
 }
 
+bool read(DecodeContext& ctx, const Json& j, PodResourceClaimStatus& out) {
+  return ObjectReader(ctx, j).field("name", out.name).field("resourceClaimName", out.resourceClaimName).ok();
+}
+
+Json write(const PodResourceClaimStatus& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "resourceClaimName", in.resourceClaimName);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ContainerExtendedResourceRequest& out) {
+  return ObjectReader(ctx, j)
+      .field("containerName", out.containerName)
+      .field("resourceName", out.resourceName)
+      .field("requestName", out.requestName)
+      .ok();
+}
+
+Json write(const ContainerExtendedResourceRequest& in) {
+  Json o = Json::object();
+  o["containerName"] = in.containerName;
+  o["resourceName"] = in.resourceName;
+  o["requestName"] = in.requestName;
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, PodExtendedResourceClaimStatus& out) {
+  return ObjectReader(ctx, j)
+      .field("requestMappings", out.requestMappings)
+      .field("resourceClaimName", out.resourceClaimName)
+      .ok();
+}
+
+Json write(const PodExtendedResourceClaimStatus& in) {
+  Json o = Json::object();
+  o["requestMappings"] = write(in.requestMappings);
+  o["resourceClaimName"] = in.resourceClaimName;
+  return o;
+}
+
 bool read(DecodeContext& ctx, const Json& j, PodStatus& out) {
   return ObjectReader(ctx, j)
       .field("phase", out.phase)
@@ -613,6 +688,8 @@ bool read(DecodeContext& ctx, const Json& j, PodStatus& out) {
       .field("initContainerStatuses", out.initContainerStatuses)
       .field("containerStatuses", out.containerStatuses)
       .field("resize", out.resize)
+      .field("resourceClaimStatuses", out.resourceClaimStatuses)
+      .field("extendedResourceClaimStatus", out.extendedResourceClaimStatus)
       .ok();
 }
 
@@ -626,6 +703,8 @@ Json write(const PodStatus& in) {
   put(o, "initContainerStatuses", in.initContainerStatuses);
   put(o, "containerStatuses", in.containerStatuses);
   put(o, "resize", in.resize);
+  put(o, "resourceClaimStatuses", in.resourceClaimStatuses);
+  put(o, "extendedResourceClaimStatus", in.extendedResourceClaimStatus);
   return o;
 }
 

@@ -25,6 +25,7 @@
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
 #include "pkg/api/quantity.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -82,7 +83,7 @@ bool read(DecodeContext& ctx, const Json& j, IntOrString& out);
 bool read(DecodeContext& ctx, const Json& j, Time& out);           // metav1.Time: truncated to seconds
 bool readMicroTime(DecodeContext& ctx, const Json& j, Time& out);  // metav1.MicroTime: microseconds
 
-// ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp) -------------
+// ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp) ----
 #define KS_JSON_DECLARE(Type)                              \
   bool read(DecodeContext& ctx, const Json& j, Type& out); \
   Json write(const Type& in);
@@ -95,6 +96,7 @@ KS_JSON_DECLARE(StatusDetails)
 KS_JSON_DECLARE(ApiStatus)
 KS_JSON_DECLARE(ListMeta)
 KS_JSON_DECLARE(ObjectReference)
+KS_JSON_DECLARE(ContainerResourceClaim)
 KS_JSON_DECLARE(ResourceRequirements)
 KS_JSON_DECLARE(ContainerPort)
 KS_JSON_DECLARE(Container)
@@ -124,9 +126,13 @@ KS_JSON_DECLARE(VsphereVirtualDiskVolumeSource)
 KS_JSON_DECLARE(PortworxVolumeSource)
 KS_JSON_DECLARE(EphemeralVolumeSource)
 KS_JSON_DECLARE(Volume)
+KS_JSON_DECLARE(PodResourceClaim)
 KS_JSON_DECLARE(PodSpec)
 KS_JSON_DECLARE(PodCondition)
 KS_JSON_DECLARE(ContainerStatus)
+KS_JSON_DECLARE(PodResourceClaimStatus)
+KS_JSON_DECLARE(ContainerExtendedResourceRequest)
+KS_JSON_DECLARE(PodExtendedResourceClaimStatus)
 KS_JSON_DECLARE(PodStatus)
 KS_JSON_DECLARE(Pod)
 KS_JSON_DECLARE(NodeCondition)
@@ -169,6 +175,46 @@ KS_JSON_DECLARE(LeaseSpec)
 KS_JSON_DECLARE(Lease)
 KS_JSON_DECLARE(EventSeries)
 KS_JSON_DECLARE(Event)
+KS_JSON_DECLARE(RawExtension)
+KS_JSON_DECLARE(Condition)
+KS_JSON_DECLARE(CELDeviceSelector)
+KS_JSON_DECLARE(DeviceSelector)
+KS_JSON_DECLARE(OpaqueDeviceConfiguration)
+KS_JSON_DECLARE(DeviceClassConfiguration)
+KS_JSON_DECLARE(DeviceClassSpec)
+KS_JSON_DECLARE(DeviceClass)
+KS_JSON_DECLARE(DeviceToleration)
+KS_JSON_DECLARE(CapacityRequirements)
+KS_JSON_DECLARE(ExactDeviceRequest)
+KS_JSON_DECLARE(DeviceSubRequest)
+KS_JSON_DECLARE(DeviceRequest)
+KS_JSON_DECLARE(DeviceConstraint)
+KS_JSON_DECLARE(DeviceClaimConfiguration)
+KS_JSON_DECLARE(DeviceClaim)
+KS_JSON_DECLARE(ResourceClaimSpec)
+KS_JSON_DECLARE(DeviceRequestAllocationResult)
+KS_JSON_DECLARE(DeviceAllocationConfiguration)
+KS_JSON_DECLARE(DeviceAllocationResult)
+KS_JSON_DECLARE(AllocationResult)
+KS_JSON_DECLARE(ResourceClaimConsumerReference)
+KS_JSON_DECLARE(NetworkDeviceData)
+KS_JSON_DECLARE(AllocatedDeviceStatus)
+KS_JSON_DECLARE(ResourceClaimStatus)
+KS_JSON_DECLARE(ResourceClaim)
+KS_JSON_DECLARE(ResourceClaimTemplateSpec)
+KS_JSON_DECLARE(ResourceClaimTemplate)
+KS_JSON_DECLARE(ResourcePool)
+KS_JSON_DECLARE(DeviceAttribute)
+KS_JSON_DECLARE(CapacityRequestPolicyRange)
+KS_JSON_DECLARE(CapacityRequestPolicy)
+KS_JSON_DECLARE(DeviceCapacity)
+KS_JSON_DECLARE(Counter)
+KS_JSON_DECLARE(CounterSet)
+KS_JSON_DECLARE(DeviceCounterConsumption)
+KS_JSON_DECLARE(DeviceTaint)
+KS_JSON_DECLARE(Device)
+KS_JSON_DECLARE(ResourceSliceSpec)
+KS_JSON_DECLARE(ResourceSlice)
 #undef KS_JSON_DECLARE
 
 // ---- containers ----------------------------------------------------------------------------------

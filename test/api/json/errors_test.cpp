@@ -166,6 +166,132 @@ TEST(CodecErrors, OtherKinds) {
   EXPECT_EQ(cap.error().message(), "maximumVolumeSize: " + kQuantityRegexError);
 }
 
+class ResourceErrorTest : public ::testing::TestWithParam<ErrorCase> {};
+
+// The four resource.k8s.io kinds, by the first word of the case's name.
+TEST_P(ResourceErrorTest, ReportsPathAndReason) {
+  const ErrorCase& c = GetParam();
+  const std::string name = c.name;
+  std::string message;
+  if (name.rfind("Slice", 0) == 0) {
+    auto r = decodeJson<ResourceSlice>(c.input);
+    ASSERT_FALSE(r.ok()) << c.name;
+    message = r.error().message();
+  } else if (name.rfind("Class", 0) == 0) {
+    auto r = decodeJson<DeviceClass>(c.input);
+    ASSERT_FALSE(r.ok()) << c.name;
+    message = r.error().message();
+  } else if (name.rfind("Template", 0) == 0) {
+    auto r = decodeJson<ResourceClaimTemplate>(c.input);
+    ASSERT_FALSE(r.ok()) << c.name;
+    message = r.error().message();
+  } else {
+    auto r = decodeJson<ResourceClaim>(c.input);
+    ASSERT_FALSE(r.ok()) << c.name;
+    message = r.error().message();
+  }
+  EXPECT_EQ(message, c.error) << c.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Malformed, ResourceErrorTest,
+    ::testing::Values(
+        ErrorCase{"ClaimNotAnObject", "[]", "expected an object, got array"},
+        ErrorCase{"ClaimRequestsObject", R"({"spec":{"devices":{"requests":{"name":"a"}}}})",
+                  "spec.devices.requests: expected an array, got object"},
+        ErrorCase{
+            "ClaimCountString",
+            R"({"spec":{"devices":{"requests":[{"name":"a","exactly":{"deviceClassName":"c","count":"2"}}]}}})",
+            "spec.devices.requests[0].exactly.count: expected an integer, got string"},
+        ErrorCase{
+            "ClaimSubrequestSelector",
+            R"({"spec":{"devices":{"requests":[{"name":"a","firstAvailable":[{"name":"s",)"
+            R"("deviceClassName":"c","selectors":[{"cel":{"expression":true}}]}]}]}}})",
+            "spec.devices.requests[0].firstAvailable[0].selectors[0].cel.expression: expected a string, got "
+            "boolean"},
+        ErrorCase{
+            "ClaimCapacityQuantity",
+            R"({"spec":{"devices":{"requests":[{"name":"a","exactly":{"deviceClassName":"c",)"
+            R"("capacity":{"requests":{"example.com/mem":"lots"}}}}]}}})",
+            "spec.devices.requests[0].exactly.capacity.requests.example.com/mem: " + kQuantityRegexError},
+        ErrorCase{
+            "ClaimTolerationSeconds",
+            R"({"spec":{"devices":{"requests":[{"name":"a","exactly":{"deviceClassName":"c",)"
+            R"("tolerations":[{"key":"k","tolerationSeconds":1.5}]}}]}}})",
+            "spec.devices.requests[0].exactly.tolerations[0].tolerationSeconds: expected an integer, got "
+            "number 1.5"},
+        ErrorCase{"ClaimReservedForUid",
+                  R"({"status":{"reservedFor":[{"resource":"pods","name":"p","uid":7}]}})",
+                  "status.reservedFor[0].uid: expected a string, got number"},
+        ErrorCase{"ClaimAllocationNodeSelector",
+                  R"({"status":{"allocation":{"nodeSelector":{"nodeSelectorTerms":{}}}}})",
+                  "status.allocation.nodeSelector.nodeSelectorTerms: expected an array, got object"},
+        ErrorCase{"ClaimAllocationTimestamp",
+                  R"({"status":{"allocation":{"allocationTimestamp":"yesterday"}}})",
+                  "status.allocation.allocationTimestamp: parsing time \"yesterday\" as "
+                  "\"2006-01-02T15:04:05Z07:00\": cannot parse \"yesterday\" as \"2006\""},
+        ErrorCase{"ClaimConsumedCapacity",
+                  R"({"status":{"allocation":{"devices":{"results":[{"request":"a","driver":"d","pool":"p",)"
+                  R"("device":"x","consumedCapacity":{"bw":[]}}]}}}})",
+                  "status.allocation.devices.results[0].consumedCapacity.bw: expected a quantity string, got "
+                  "array"},
+        ErrorCase{
+            "ClaimDeviceCondition",
+            R"({"status":{"devices":[{"driver":"d","pool":"p","device":"x","conditions":[{"type":"Ready",)"
+            R"("status":"True","observedGeneration":"1"}]}]}})",
+            "status.devices[0].conditions[0].observedGeneration: expected an integer, got string"},
+        ErrorCase{"ClassSelectorsObject", R"({"spec":{"selectors":{"cel":{}}}})",
+                  "spec.selectors: expected an array, got object"},
+        ErrorCase{"ClassOpaqueDriver", R"({"spec":{"config":[{"opaque":{"driver":["a"]}}]}})",
+                  "spec.config[0].opaque.driver: expected a string, got array"},
+        ErrorCase{"TemplateRequestName", R"({"spec":{"spec":{"devices":{"requests":[{"name":1}]}}}})",
+                  "spec.spec.devices.requests[0].name: expected a string, got number"},
+        ErrorCase{"SliceGenerationString", R"({"spec":{"pool":{"name":"p","generation":"7"}}})",
+                  "spec.pool.generation: expected an integer, got string"},
+        ErrorCase{"SliceAttributeIntString",
+                  R"({"spec":{"devices":[{"name":"d","attributes":{"example.com/index":{"int":"0"}}}]}})",
+                  "spec.devices[0].attributes.example.com/index.int: expected an integer, got string"},
+        ErrorCase{"SliceAttributeBoolNumber",
+                  R"({"spec":{"devices":[{"name":"d","attributes":{"healthy":{"bool":1}}}]}})",
+                  "spec.devices[0].attributes.healthy.bool: expected a boolean, got number"},
+        ErrorCase{"SliceCapacityValue",
+                  R"({"spec":{"devices":[{"name":"d","capacity":{"memory":{"value":"8 Gi"}}}]}})",
+                  "spec.devices[0].capacity.memory.value: " + kQuantityRegexError},
+        ErrorCase{"SliceRequestPolicyRange",
+                  R"({"spec":{"devices":[{"name":"d","capacity":{"m":{"value":"8Gi","requestPolicy":)"
+                  R"({"validRange":{"min":"1Gi","step":"x"}}}}}]}})",
+                  "spec.devices[0].capacity.m.requestPolicy.validRange.step: " + kQuantityRegexError},
+        ErrorCase{
+            "SliceTaintTime",
+            R"({"spec":{"devices":[{"name":"d","taints":[{"key":"k","effect":"NoSchedule","timeAdded":5}]}]}})",
+            "spec.devices[0].taints[0].timeAdded: expected a time string, got number"},
+        ErrorCase{"SliceCounterSet",
+                  R"({"spec":{"sharedCounters":[{"name":"c","counters":{"sms":{"value":true}}}]}})",
+                  "spec.sharedCounters[0].counters.sms.value: expected a quantity string, got boolean"},
+        ErrorCase{"SliceAllNodesString", R"({"spec":{"allNodes":"yes"}})",
+                  "spec.allNodes: expected a boolean, got string"}));
+
+TEST(CodecErrors, PodResourceClaims) {
+  auto spec = decodeJson<Pod>(R"({"spec":{"resourceClaims":[{"name":"a","resourceClaimName":5}]}})");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.error().message(),
+            "spec.resourceClaims[0].resourceClaimName: expected a string, got number");
+  auto container =
+      decodeJson<Pod>(R"({"spec":{"containers":[{"name":"c","resources":{"claims":[{"name":1}]}}]}})");
+  ASSERT_FALSE(container.ok());
+  EXPECT_EQ(container.error().message(),
+            "spec.containers[0].resources.claims[0].name: expected a string, got number");
+  auto status = decodeJson<Pod>(R"({"status":{"resourceClaimStatuses":{}}})");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.error().message(), "status.resourceClaimStatuses: expected an array, got object");
+  auto extended = decodeJson<Pod>(
+      R"({"status":{"extendedResourceClaimStatus":{"requestMappings":[{"containerName":2}]}}})");
+  ASSERT_FALSE(extended.ok());
+  EXPECT_EQ(
+      extended.error().message(),
+      "status.extendedResourceClaimStatus.requestMappings[0].containerName: expected a string, got number");
+}
+
 TEST(CodecErrors, WatchEvents) {
   auto unknown = decodeWatchEventJson<Pod>(R"({"type":"UPSERTED","object":{}})");
   ASSERT_FALSE(unknown.ok());
