@@ -8,6 +8,8 @@ packages=(
   libcpprest-dev libssl-dev libboost-system-dev
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # RE2 (Go's regular-expression syntax) for the CEL evaluator of DRA selectors (pkg/dra/cel)
+  libre2-dev
   clang-format openssl curl ca-certificates
   # the fuzz targets only (test/fuzz, the `fuzz` preset): clang-14, libFuzzer and clang's sanitizer runtimes
   clang libfuzzer-14-dev libclang-rt-14-dev

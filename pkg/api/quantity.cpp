@@ -23,6 +23,8 @@
 #include <array>
 #include <charconv>
 #include <climits>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -639,6 +641,21 @@ int64_t Quantity::scaledValue(int32_t scale) const {
   if (delta >= 19 || !positiveScale(mantissa_, delta, &out))
     return mantissa_ < 0 ? kMostNegative : kMostPositive;
   return out;
+}
+
+std::optional<int64_t> Quantity::asInt64() const {
+  if (!big_.empty()) return std::nullopt;
+  if (scale_ == 0) return mantissa_;
+  if (scale_ < 0) return std::nullopt;
+  int64_t out = 0;
+  if (scale_ >= 19 || !positiveScale(mantissa_, scale_, &out)) return std::nullopt;
+  return out;
+}
+
+double Quantity::asApproximateFloat64() const {
+  double base = big_.empty() ? static_cast<double>(mantissa_) : std::strtod(big_.c_str(), nullptr);
+  if (scale_ == 0) return base;
+  return base * std::pow(10.0, scale_);
 }
 
 bool Quantity::isZero() const {

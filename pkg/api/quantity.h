@@ -4,6 +4,7 @@
 // formatting (String()), and the rounding of Value() (up) and MilliValue() (up).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,11 @@ class Quantity {
   int64_t milliValue() const;
   // Value * 10^-scale rounded up, as upstream's ScaledValue(scale).
   int64_t scaledValue(int32_t scale) const;
+
+  // The exact integer value when there is one that fits (upstream's AsInt64): no fraction, no overflow.
+  std::optional<int64_t> asInt64() const;
+  // The value as a double, possibly rounded (upstream's AsApproximateFloat64).
+  double asApproximateFloat64() const;
 
   bool isZero() const;
   int sign() const;  // -1, 0, 1

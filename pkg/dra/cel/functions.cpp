@@ -1,0 +1,1118 @@
+#include "pkg/dra/cel/functions.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <set>
+
+namespace ks::cel {
+
+uint64_t traversalCost(double factor, size_t n) {
+  return static_cast<uint64_t>(std::ceil(factor * static_cast<double>(n)));
+}
+
+int64_t codePointCount(std::string_view s) {
+  int64_t n = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+namespace {
+
+using VK = Value::Kind;
+using Args = std::span<const Value>;
+
+Value err(std::string m) {
+  return Value::error(std::move(m));
+}
+Value noOverload() {
+  return err(kNoSuchOverload);
+}
+
+// Integer arithmetic with cel-go's overflow errors.
+Value intResult(bool overflow, int64_t v) {
+  return overflow ? err("integer overflow") : Value::integer(v);
+}
+Value uintResult(bool overflow, uint64_t v) {
+  return overflow ? err("unsigned integer overflow") : Value::uinteger(v);
+}
+
+size_t textSize(const Value& v) {
+  return v.kind() == VK::String || v.kind() == VK::Bytes ? v.text().size() : 0;
+}
+
+// Regular expressions compiled once per pattern (RE2 has Go's regexp syntax).
+std::shared_ptr<const re2::RE2> compileRegex(const std::string& pattern, std::string& error) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const re2::RE2>> cache;
+  std::lock_guard lock(mu);
+  if (auto it = cache.find(pattern); it != cache.end()) return it->second;
+  re2::RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_shared<const re2::RE2>(pattern, options);
+  if (!re->ok()) {
+    error = "error parsing regexp: " + re->error();
+    return nullptr;
+  }
+  if (cache.size() > 1000) cache.clear();
+  cache.emplace(pattern, re);
+  return re;
+}
+
+uint64_t regexCost(Args a, const Value&) {
+  // cel-go: ceil(0.1 * (1 + len(text))) * ceil(0.25 * len(pattern)), the pattern being the last string.
+  return traversalCost(0.1, 1 + textSize(a[0])) * traversalCost(0.25, textSize(a[1]));
+}
+uint64_t stringCompareCost(Args a, const Value&) {
+  return traversalCost(0.1, std::min(textSize(a[0]), textSize(a[1])));
+}
+uint64_t receiverTraversalCost(Args a, const Value&) {
+  return traversalCost(0.1, textSize(a[0]));
+}
+uint64_t receiverTraversalCost2(Args a, const Value&) {
+  return traversalCost(0.2, textSize(a[0]));
+}
+uint64_t argTraversalCost(Args a, const Value&) {
+  return traversalCost(0.1, textSize(a[0]));
+}
+uint64_t containsCost(Args a, const Value&) {
+  return traversalCost(0.1, textSize(a[0])) * traversalCost(0.1, textSize(a[1]));
+}
+uint64_t inCost(Args a, const Value&) {
+  return a[1].kind() == VK::List ? a[1].items().size() : 1;
+}
+uint64_t concatCost(Args a, const Value&) {
+  if (a[0].kind() == VK::List) return 1;  // list concatenation is a view in cel-go
+  return traversalCost(0.1, textSize(a[0]) + textSize(a[1]));
+}
+uint64_t freeCost(Args, const Value&) {
+  return 0;
+}
+
+std::optional<int> compareArgs(Args a) {
+  return compareValues(a[0], a[1]);
+}
+
+Value less(Args a) {
+  auto c = compareArgs(a);
+  if (!c) return isNaN(a[0]) || isNaN(a[1]) ? Value::boolean(false) : noOverload();
+  return Value::boolean(*c < 0);
+}
+Value lessEquals(Args a) {
+  auto c = compareArgs(a);
+  if (!c) return isNaN(a[0]) || isNaN(a[1]) ? Value::boolean(false) : noOverload();
+  return Value::boolean(*c <= 0);
+}
+Value greater(Args a) {
+  auto c = compareArgs(a);
+  if (!c) return isNaN(a[0]) || isNaN(a[1]) ? Value::boolean(false) : noOverload();
+  return Value::boolean(*c > 0);
+}
+Value greaterEquals(Args a) {
+  auto c = compareArgs(a);
+  if (!c) return isNaN(a[0]) || isNaN(a[1]) ? Value::boolean(false) : noOverload();
+  return Value::boolean(*c >= 0);
+}
+
+Value add(Args a) {
+  const Value& x = a[0];
+  const Value& y = a[1];
+  if (x.kind() != y.kind()) return noOverload();
+  switch (x.kind()) {
+    case VK::Int: {
+      int64_t r = 0;
+      const bool overflow = __builtin_add_overflow(x.asInt(), y.asInt(), &r);
+      return intResult(overflow, r);
+    }
+    case VK::Uint: {
+      uint64_t r = 0;
+      const bool overflow = __builtin_add_overflow(x.asUint(), y.asUint(), &r);
+      return uintResult(overflow, r);
+    }
+    case VK::Double:
+      return Value::dbl(x.asDouble() + y.asDouble());
+    case VK::String:
+      return Value::string(x.text() + y.text());
+    case VK::Bytes:
+      return Value::bytes(x.text() + y.text());
+    case VK::List: {
+      if (y.items().empty()) return x;
+      if (x.items().empty()) return y;
+      ValueList out = x.items();
+      out.insert(out.end(), y.items().begin(), y.items().end());
+      return Value::list(std::move(out));
+    }
+    default:
+      return noOverload();
+  }
+}
+
+Value subtract(Args a) {
+  const Value& x = a[0];
+  const Value& y = a[1];
+  if (x.kind() != y.kind()) return noOverload();
+  switch (x.kind()) {
+    case VK::Int: {
+      int64_t r = 0;
+      const bool overflow = __builtin_sub_overflow(x.asInt(), y.asInt(), &r);
+      return intResult(overflow, r);
+    }
+    case VK::Uint: {
+      uint64_t r = 0;
+      const bool overflow = __builtin_sub_overflow(x.asUint(), y.asUint(), &r);
+      return uintResult(overflow, r);
+    }
+    case VK::Double:
+      return Value::dbl(x.asDouble() - y.asDouble());
+    default:
+      return noOverload();
+  }
+}
+
+Value multiply(Args a) {
+  const Value& x = a[0];
+  const Value& y = a[1];
+  if (x.kind() != y.kind()) return noOverload();
+  switch (x.kind()) {
+    case VK::Int: {
+      int64_t r = 0;
+      const bool overflow = __builtin_mul_overflow(x.asInt(), y.asInt(), &r);
+      return intResult(overflow, r);
+    }
+    case VK::Uint: {
+      uint64_t r = 0;
+      const bool overflow = __builtin_mul_overflow(x.asUint(), y.asUint(), &r);
+      return uintResult(overflow, r);
+    }
+    case VK::Double:
+      return Value::dbl(x.asDouble() * y.asDouble());
+    default:
+      return noOverload();
+  }
+}
+
+Value divide(Args a) {
+  const Value& x = a[0];
+  const Value& y = a[1];
+  if (x.kind() != y.kind()) return noOverload();
+  switch (x.kind()) {
+    case VK::Int:
+      if (y.asInt() == 0) return err("division by zero");
+      if (x.asInt() == std::numeric_limits<int64_t>::min() && y.asInt() == -1) return err("integer overflow");
+      return Value::integer(x.asInt() / y.asInt());
+    case VK::Uint:
+      if (y.asUint() == 0) return err("division by zero");
+      return Value::uinteger(x.asUint() / y.asUint());
+    case VK::Double:
+      return Value::dbl(x.asDouble() / y.asDouble());
+    default:
+      return noOverload();
+  }
+}
+
+Value modulo(Args a) {
+  const Value& x = a[0];
+  const Value& y = a[1];
+  if (x.kind() != y.kind()) return noOverload();
+  switch (x.kind()) {
+    case VK::Int:
+      if (y.asInt() == 0) return err("modulus by zero");
+      if (x.asInt() == std::numeric_limits<int64_t>::min() && y.asInt() == -1) return err("integer overflow");
+      return Value::integer(x.asInt() % y.asInt());
+    case VK::Uint:
+      if (y.asUint() == 0) return err("modulus by zero");
+      return Value::uinteger(x.asUint() % y.asUint());
+    default:
+      return noOverload();
+  }
+}
+
+Value negate(Args a) {
+  if (a[0].kind() == VK::Int) {
+    if (a[0].asInt() == std::numeric_limits<int64_t>::min()) return err("integer overflow");
+    return Value::integer(-a[0].asInt());
+  }
+  if (a[0].kind() == VK::Double) return Value::dbl(-a[0].asDouble());
+  return noOverload();
+}
+
+Value logicalNot(Args a) {
+  return a[0].kind() == VK::Bool ? Value::boolean(!a[0].asBool()) : noOverload();
+}
+
+Value equalsFn(Args a) {
+  return equals(a[0], a[1]);
+}
+Value notEqualsFn(Args a) {
+  Value e = equals(a[0], a[1]);
+  return e.isError() ? e : Value::boolean(!e.asBool());
+}
+
+Value inFn(Args a) {
+  const Value& elem = a[0];
+  if (a[1].kind() == VK::List) {
+    for (const Value& v : a[1].items())
+      if (equalValues(v, elem)) return Value::boolean(true);
+    return Value::boolean(false);
+  }
+  if (a[1].kind() == VK::Map) return Value::boolean(a[1].mapValue().contains(elem));
+  return noOverload();
+}
+
+Value indexFn(Args a) {
+  const Value& c = a[0];
+  const Value& k = a[1];
+  if (c.kind() == VK::List) {
+    int64_t i = 0;
+    if (k.kind() == VK::Int) {
+      i = k.asInt();
+    } else if (k.kind() == VK::Uint) {
+      i = static_cast<int64_t>(k.asUint());
+    } else if (k.kind() == VK::Double && std::trunc(k.asDouble()) == k.asDouble()) {
+      i = static_cast<int64_t>(k.asDouble());
+    } else {
+      return err("unsupported index type '" + std::string(k.typeName()) + "' in list");
+    }
+    if (i < 0 || static_cast<size_t>(i) >= c.items().size())
+      return err("index out of bounds: " + std::to_string(i));
+    return c.items()[static_cast<size_t>(i)];
+  }
+  if (c.kind() == VK::Map) {
+    if (auto v = c.mapValue().find(k)) return *v;
+    if (k.kind() == VK::String) return err("no such key: " + k.text());
+    if (k.kind() == VK::Int) return err("no such key: " + std::to_string(k.asInt()));
+    if (k.kind() == VK::Uint) return err("no such key: " + std::to_string(k.asUint()));
+    if (k.kind() == VK::Bool) return err(std::string("no such key: ") + (k.asBool() ? "true" : "false"));
+    return err("no such key");
+  }
+  return noOverload();
+}
+
+Value sizeFn(Args a) {
+  switch (a[0].kind()) {
+    case VK::String:
+      return Value::integer(codePointCount(a[0].text()));
+    case VK::Bytes:
+      return Value::integer(static_cast<int64_t>(a[0].text().size()));
+    case VK::List:
+      return Value::integer(static_cast<int64_t>(a[0].items().size()));
+    case VK::Map:
+      return Value::integer(static_cast<int64_t>(a[0].mapValue().size()));
+    default:
+      return noOverload();
+  }
+}
+
+// Conversions ---------------------------------------------------------------------------------------
+
+Value toInt(Args a) {
+  const Value& v = a[0];
+  switch (v.kind()) {
+    case VK::Int:
+      return v;
+    case VK::Uint:
+      if (v.asUint() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+        return err("integer overflow");
+      return Value::integer(static_cast<int64_t>(v.asUint()));
+    case VK::Double: {
+      const double d = v.asDouble();
+      if (!(d > -9223372036854775808.0 && d < 9223372036854775807.0)) return err("integer overflow");
+      return Value::integer(static_cast<int64_t>(d));
+    }
+    case VK::String: {
+      int64_t out = 0;
+      const std::string& s = v.text();
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+      if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+        return err("type conversion error from 'string' to 'int'");
+      return Value::integer(out);
+    }
+    default:
+      return noOverload();
+  }
+}
+
+Value toUint(Args a) {
+  const Value& v = a[0];
+  switch (v.kind()) {
+    case VK::Uint:
+      return v;
+    case VK::Int:
+      if (v.asInt() < 0) return err("unsigned integer overflow");
+      return Value::uinteger(static_cast<uint64_t>(v.asInt()));
+    case VK::Double: {
+      const double d = v.asDouble();
+      if (!(d >= 0 && d < 18446744073709551616.0)) return err("unsigned integer overflow");
+      return Value::uinteger(static_cast<uint64_t>(d));
+    }
+    case VK::String: {
+      uint64_t out = 0;
+      const std::string& s = v.text();
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+      if (ec != std::errc() || p != s.data() + s.size() || s.empty())
+        return err("type conversion error from 'string' to 'uint'");
+      return Value::uinteger(out);
+    }
+    default:
+      return noOverload();
+  }
+}
+
+Value toDouble(Args a) {
+  const Value& v = a[0];
+  switch (v.kind()) {
+    case VK::Double:
+      return v;
+    case VK::Int:
+      return Value::dbl(static_cast<double>(v.asInt()));
+    case VK::Uint:
+      return Value::dbl(static_cast<double>(v.asUint()));
+    case VK::String: {
+      const std::string& s = v.text();
+      char* end = nullptr;
+      const double d = std::strtod(s.c_str(), &end);
+      if (s.empty() || end != s.c_str() + s.size())
+        return err("type conversion error from 'string' to 'double'");
+      return Value::dbl(d);
+    }
+    default:
+      return noOverload();
+  }
+}
+
+bool validUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+Value toString(Args a) {
+  const Value& v = a[0];
+  switch (v.kind()) {
+    case VK::String:
+      return v;
+    case VK::Int:
+      return Value::string(std::to_string(v.asInt()));
+    case VK::Uint:
+      return Value::string(std::to_string(v.asUint()));
+    case VK::Double:
+      return Value::string(formatDouble(v.asDouble()));
+    case VK::Bool:
+      return Value::string(v.asBool() ? "true" : "false");
+    case VK::Bytes:
+      if (!validUtf8(v.text())) return err("invalid UTF-8 in bytes, cannot convert to string");
+      return Value::string(v.text());
+    default:
+      return noOverload();
+  }
+}
+
+Value toBytes(Args a) {
+  if (a[0].kind() == VK::Bytes) return a[0];
+  if (a[0].kind() == VK::String) return Value::bytes(a[0].text());
+  return noOverload();
+}
+
+Value toBool(Args a) {
+  if (a[0].kind() == VK::Bool) return a[0];
+  if (a[0].kind() != VK::String) return noOverload();
+  static const std::set<std::string, std::less<>> trues = {"1", "t", "true", "TRUE", "True"};
+  static const std::set<std::string, std::less<>> falses = {"0", "f", "false", "FALSE", "False"};
+  if (trues.contains(a[0].text())) return Value::boolean(true);
+  if (falses.contains(a[0].text())) return Value::boolean(false);
+  return err("type conversion error from 'string' to 'bool'");
+}
+
+Value dynFn(Args a) {
+  return a[0];
+}
+Value typeFn(Args a) {
+  return Value::type(std::string(a[0].typeName()));
+}
+
+// Strings -------------------------------------------------------------------------------------------
+
+Value containsFn(Args a) {
+  return Value::boolean(a[0].text().find(a[1].text()) != std::string::npos);
+}
+Value startsWithFn(Args a) {
+  return Value::boolean(a[0].text().starts_with(a[1].text()));
+}
+Value endsWithFn(Args a) {
+  return Value::boolean(a[0].text().ends_with(a[1].text()));
+}
+
+Value matchesFn(Args a) {
+  std::string error;
+  auto re = compileRegex(a[1].text(), error);
+  if (!re) return err(error);
+  return Value::boolean(re2::RE2::PartialMatch(a[0].text(), *re));
+}
+
+// Code-point boundaries of s: starts[i] is the byte offset of code point i; starts.back() == s.size().
+std::vector<size_t> codePointStarts(std::string_view s) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  starts.push_back(s.size());
+  return starts;
+}
+
+Value charAtFn(Args a) {
+  const auto starts = codePointStarts(a[0].text());
+  const int64_t i = a[1].asInt();
+  const auto n = static_cast<int64_t>(starts.size() - 1);
+  if (i < 0 || i > n) return err("index out of range: " + std::to_string(i));
+  if (i == n) return Value::string("");
+  const auto k = static_cast<size_t>(i);
+  return Value::string(a[0].text().substr(starts[k], starts[k + 1] - starts[k]));
+}
+
+Value indexOfImpl(Args a, bool last) {
+  const std::string& s = a[0].text();
+  const std::string& sub = a[1].text();
+  const auto starts = codePointStarts(s);
+  const auto n = static_cast<int64_t>(starts.size() - 1);
+  int64_t from = last ? n : 0;
+  if (a.size() == 3) {
+    from = a[2].asInt();
+    if (from < 0 || from > n) return err("index out of range: " + std::to_string(from));
+  }
+  // Positions are in code points; search byte offsets that start code points.
+  if (!last) {
+    for (int64_t i = from; i <= n; ++i)
+      if (s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0 &&
+          starts[static_cast<size_t>(i)] + sub.size() <= s.size())
+        return Value::integer(i);
+  } else {
+    for (int64_t i = from; i >= 0; --i)
+      if (starts[static_cast<size_t>(i)] + sub.size() <= s.size() &&
+          s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0)
+        return Value::integer(i);
+  }
+  return Value::integer(-1);
+}
+Value indexOfFn(Args a) {
+  return indexOfImpl(a, false);
+}
+Value lastIndexOfFn(Args a) {
+  return indexOfImpl(a, true);
+}
+
+Value lowerAsciiFn(Args a) {
+  std::string s = a[0].text();
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return Value::string(std::move(s));
+}
+Value upperAsciiFn(Args a) {
+  std::string s = a[0].text();
+  for (char& c : s)
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  return Value::string(std::move(s));
+}
+
+Value replaceFn(Args a) {
+  const std::string& s = a[0].text();
+  const std::string& from = a[1].text();
+  const std::string& to = a[2].text();
+  int64_t limit = a.size() == 4 ? a[3].asInt() : -1;
+  if (limit == 0) return a[0];
+  std::string out;
+  if (from.empty()) {
+    // Go's strings.Replace with an empty old string inserts `to` before every code point and at the end.
+    const auto starts = codePointStarts(s);
+    for (size_t i = 0; i + 1 < starts.size(); ++i) {
+      if (limit != 0) {
+        out += to;
+        if (limit > 0) --limit;
+      }
+      out.append(s, starts[i], starts[i + 1] - starts[i]);
+    }
+    if (limit != 0) out += to;
+    return Value::string(std::move(out));
+  }
+  size_t pos = 0;
+  for (;;) {
+    const size_t at = limit == 0 ? std::string::npos : s.find(from, pos);
+    if (at == std::string::npos) break;
+    out.append(s, pos, at - pos);
+    out += to;
+    pos = at + from.size();
+    if (limit > 0) --limit;
+  }
+  out.append(s, pos, std::string::npos);
+  return Value::string(std::move(out));
+}
+
+Value splitFn(Args a) {
+  const std::string& s = a[0].text();
+  const std::string& sep = a[1].text();
+  int64_t limit = a.size() == 3 ? a[2].asInt() : -1;
+  ValueList out;
+  if (limit == 0) return Value::list({});
+  if (limit == 1) return Value::list({Value::string(s)});
+  if (sep.empty()) {
+    const auto starts = codePointStarts(s);
+    for (size_t i = 0; i + 1 < starts.size(); ++i) {
+      if (limit > 0 && static_cast<int64_t>(out.size()) == limit - 1) {
+        out.push_back(Value::string(s.substr(starts[i])));
+        return Value::list(std::move(out));
+      }
+      out.push_back(Value::string(s.substr(starts[i], starts[i + 1] - starts[i])));
+    }
+    return Value::list(std::move(out));
+  }
+  size_t pos = 0;
+  for (;;) {
+    if (limit > 0 && static_cast<int64_t>(out.size()) == limit - 1) break;
+    const size_t at = s.find(sep, pos);
+    if (at == std::string::npos) break;
+    out.push_back(Value::string(s.substr(pos, at - pos)));
+    pos = at + sep.size();
+  }
+  out.push_back(Value::string(s.substr(pos)));
+  return Value::list(std::move(out));
+}
+
+Value substringFn(Args a) {
+  const auto starts = codePointStarts(a[0].text());
+  const auto n = static_cast<int64_t>(starts.size() - 1);
+  const int64_t begin = a[1].asInt();
+  const int64_t end = a.size() == 3 ? a[2].asInt() : n;
+  if (begin < 0 || begin > n) return err("index out of range: " + std::to_string(begin));
+  if (end < 0 || end > n) return err("index out of range: " + std::to_string(end));
+  if (begin > end)
+    return err("invalid substring range. start: " + std::to_string(begin) + ", end: " + std::to_string(end));
+  const size_t b = starts[static_cast<size_t>(begin)];
+  return Value::string(a[0].text().substr(b, starts[static_cast<size_t>(end)] - b));
+}
+
+Value trimFn(Args a) {
+  // Unicode white space as Go's unicode.IsSpace sees it (ASCII and the common multi-byte ones).
+  static const std::vector<std::string> spaces = {" ",
+                                                  "\t",
+                                                  "\n",
+                                                  "\v",
+                                                  "\f",
+                                                  "\r",
+                                                  "\xC2\x85",
+                                                  "\xC2\xA0",
+                                                  "\xE1\x9A\x80",
+                                                  "\xE2\x80\xA8",
+                                                  "\xE2\x80\xA9",
+                                                  "\xE2\x80\xAF",
+                                                  "\xE2\x81\x9F",
+                                                  "\xE3\x80\x80"};
+  std::string_view s = a[0].text();
+  auto strip = [&](bool front) {
+    for (bool changed = true; changed && !s.empty();) {
+      changed = false;
+      for (const std::string& sp : spaces) {
+        if (front ? s.starts_with(sp) : s.ends_with(sp)) {
+          front ? s.remove_prefix(sp.size()) : s.remove_suffix(sp.size());
+          changed = true;
+        }
+      }
+      // U+2000..U+200A
+      if (!changed && s.size() >= 3) {
+        std::string_view c = front ? s.substr(0, 3) : s.substr(s.size() - 3);
+        if (c[0] == '\xE2' && c[1] == '\x80' && static_cast<unsigned char>(c[2]) >= 0x80 &&
+            static_cast<unsigned char>(c[2]) <= 0x8A) {
+          front ? s.remove_prefix(3) : s.remove_suffix(3);
+          changed = true;
+        }
+      }
+    }
+  };
+  strip(true);
+  strip(false);
+  return Value::string(std::string(s));
+}
+
+Value joinFn(Args a) {
+  std::string out;
+  const std::string sep = a.size() == 2 ? a[1].text() : "";
+  bool first = true;
+  for (const Value& v : a[0].items()) {
+    if (v.kind() != VK::String) return noOverload();
+    if (!first) out += sep;
+    out += v.text();
+    first = false;
+  }
+  return Value::string(std::move(out));
+}
+
+// Kubernetes quantity library --------------------------------------------------------------------------
+
+Value quantityFn(Args a) {
+  auto q = api::Quantity::parse(a[0].text());
+  if (!q.ok()) return err(q.error().message());
+  return Value::quantity(std::move(*q));
+}
+Value isQuantityFn(Args a) {
+  return Value::boolean(api::Quantity::parse(a[0].text()).ok());
+}
+Value quantitySignFn(Args a) {
+  return Value::integer(a[0].asQuantity().sign());
+}
+Value quantityIsGreaterThan(Args a) {
+  return Value::boolean(a[0].asQuantity().compare(a[1].asQuantity()) == 1);
+}
+Value quantityIsLessThan(Args a) {
+  return Value::boolean(a[0].asQuantity().compare(a[1].asQuantity()) == -1);
+}
+Value quantityCompareTo(Args a) {
+  return Value::integer(a[0].asQuantity().compare(a[1].asQuantity()));
+}
+Value quantityAsApproximateFloat(Args a) {
+  return Value::dbl(a[0].asQuantity().asApproximateFloat64());
+}
+Value quantityIsInteger(Args a) {
+  return Value::boolean(a[0].asQuantity().asInt64().has_value());
+}
+Value quantityAsInteger(Args a) {
+  auto v = a[0].asQuantity().asInt64();
+  if (!v) return err("cannot convert value to integer");
+  return Value::integer(*v);
+}
+Value quantityAdd(Args a) {
+  api::Quantity q = a[0].asQuantity();
+  q.add(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
+                               : a[1].asQuantity());
+  return Value::quantity(std::move(q));
+}
+Value quantitySub(Args a) {
+  api::Quantity q = a[0].asQuantity();
+  q.sub(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
+                               : a[1].asQuantity());
+  return Value::quantity(std::move(q));
+}
+
+// Kubernetes semver library ----------------------------------------------------------------------------
+
+Value semverFn(Args a) {
+  const bool normalize = a.size() == 2 && a[1].asBool();
+  auto v = normalize ? Semver::parseNormalized(a[0].text()) : Semver::parse(a[0].text());
+  if (!v.ok()) return err(v.error().message());
+  return Value::semver(std::move(*v));
+}
+Value isSemverFn(Args a) {
+  const bool normalize = a.size() == 2 && a[1].asBool();
+  return Value::boolean(normalize ? Semver::parseNormalized(a[0].text()).ok()
+                                  : Semver::parse(a[0].text()).ok());
+}
+Value semverMajor(Args a) {
+  return Value::integer(static_cast<int64_t>(a[0].asSemver().major));
+}
+Value semverMinor(Args a) {
+  return Value::integer(static_cast<int64_t>(a[0].asSemver().minor));
+}
+Value semverPatch(Args a) {
+  return Value::integer(static_cast<int64_t>(a[0].asSemver().patch));
+}
+Value semverIsGreaterThan(Args a) {
+  return Value::boolean(a[0].asSemver().compare(a[1].asSemver()) == 1);
+}
+Value semverIsLessThan(Args a) {
+  return Value::boolean(a[0].asSemver().compare(a[1].asSemver()) == -1);
+}
+Value semverCompareTo(Args a) {
+  return Value::integer(a[0].asSemver().compare(a[1].asSemver()));
+}
+
+// Kubernetes regex library -----------------------------------------------------------------------------
+
+Value findFn(Args a) {
+  std::string error;
+  auto re = compileRegex(a[1].text(), error);
+  if (!re) return err(error);
+  re2::StringPiece match;
+  if (!re->Match(a[0].text(), 0, a[0].text().size(), re2::RE2::UNANCHORED, &match, 1))
+    return Value::string("");
+  return Value::string(std::string(match.data(), match.size()));
+}
+
+Value findAllFn(Args a) {
+  std::string error;
+  auto re = compileRegex(a[1].text(), error);
+  if (!re) return err(error);
+  int64_t limit = a.size() == 3 ? a[2].asInt() : -1;
+  ValueList out;
+  const std::string& s = a[0].text();
+  size_t pos = 0;
+  size_t prevEnd = std::string::npos;
+  while (pos <= s.size() && (limit < 0 || static_cast<int64_t>(out.size()) < limit)) {
+    re2::StringPiece m;
+    if (!re->Match(s, pos, s.size(), re2::RE2::UNANCHORED, &m, 1)) break;
+    const auto start = static_cast<size_t>(m.data() - s.data());
+    const size_t end = start + m.size();
+    // Go's FindAll skips an empty match right after the previous match.
+    if (!(m.empty() && start == prevEnd)) out.push_back(Value::string(std::string(m.data(), m.size())));
+    prevEnd = end;
+    if (end > pos) {
+      pos = end;
+    } else {
+      size_t n = 1;
+      while (pos + n < s.size() && (static_cast<unsigned char>(s[pos + n]) & 0xC0) == 0x80) ++n;
+      pos += n;
+    }
+  }
+  return Value::list(std::move(out));
+}
+
+// Kubernetes lists library -----------------------------------------------------------------------------
+
+Value isSortedFn(Args a) {
+  const ValueList& l = a[0].items();
+  for (size_t i = 1; i < l.size(); ++i) {
+    auto c = compareValues(l[i - 1], l[i]);
+    if (!c) return noOverload();
+    if (*c > 0) return Value::boolean(false);
+  }
+  return Value::boolean(true);
+}
+
+Value sumFn(Args a) {
+  const ValueList& l = a[0].items();
+  if (l.empty()) return Value::integer(0);  // the checker types the zero by the element type
+  Value acc = l[0];
+  for (size_t i = 1; i < l.size(); ++i) {
+    const Value pair[2] = {acc, l[i]};
+    acc = add(pair);
+    if (acc.isError()) return acc;
+  }
+  return acc;
+}
+
+Value minMaxImpl(Args a, int want) {
+  const ValueList& l = a[0].items();
+  if (l.empty()) return err(want < 0 ? "min called on empty list" : "max called on empty list");
+  Value best = l[0];
+  for (size_t i = 1; i < l.size(); ++i) {
+    auto c = compareValues(l[i], best);
+    if (!c) return noOverload();
+    if (*c == want) best = l[i];
+  }
+  return best;
+}
+Value minFn(Args a) {
+  return minMaxImpl(a, -1);
+}
+Value maxFn(Args a) {
+  return minMaxImpl(a, 1);
+}
+
+Value listIndexOf(Args a) {
+  const ValueList& l = a[0].items();
+  for (size_t i = 0; i < l.size(); ++i)
+    if (equalValues(l[i], a[1])) return Value::integer(static_cast<int64_t>(i));
+  return Value::integer(-1);
+}
+Value listLastIndexOf(Args a) {
+  const ValueList& l = a[0].items();
+  for (size_t i = l.size(); i-- > 0;)
+    if (equalValues(l[i], a[1])) return Value::integer(static_cast<int64_t>(i));
+  return Value::integer(-1);
+}
+
+// cel-go ext sets --------------------------------------------------------------------------------------
+
+bool listHas(const ValueList& l, const Value& v) {
+  return std::any_of(l.begin(), l.end(), [&](const Value& e) { return equalValues(e, v); });
+}
+Value setsContains(Args a) {
+  for (const Value& v : a[1].items())
+    if (!listHas(a[0].items(), v)) return Value::boolean(false);
+  return Value::boolean(true);
+}
+Value setsEquivalent(Args a) {
+  const Value ab[2] = {a[0], a[1]};
+  const Value ba[2] = {a[1], a[0]};
+  return Value::boolean(setsContains(ab).asBool() && setsContains(ba).asBool());
+}
+Value setsIntersects(Args a) {
+  for (const Value& v : a[1].items())
+    if (listHas(a[0].items(), v)) return Value::boolean(true);
+  return Value::boolean(false);
+}
+
+uint64_t listTraversalCost(Args a, const Value&) {
+  return a[0].kind() == VK::List ? a[0].items().size() : 1;
+}
+uint64_t setsCost(Args a, const Value&) {
+  const size_t x = a[0].kind() == VK::List ? a[0].items().size() : 0;
+  const size_t y = a[1].kind() == VK::List ? a[1].items().size() : 0;
+  return std::max<uint64_t>(1, x * y);
+}
+
+}  // namespace
+
+FunctionRegistry::FunctionRegistry() {
+  auto add = [this](const char* fn, const char* id, bool member, std::initializer_list<const char*> params,
+                    const char* result, FunctionImpl impl, CostFunction cost = nullptr) {
+    Overload o;
+    o.id = id;
+    o.function = fn;
+    o.member = member;
+    for (const char* p : params) o.params.push_back(CelType::parse(p));
+    o.result = CelType::parse(result);
+    o.impl = impl;
+    o.cost = cost;
+    functions_[fn].push_back(std::move(o));
+  };
+  const bool G = false, M = true;
+
+  // Operators.
+  for (const char* t : {"bool", "int", "uint", "double", "string", "bytes"}) {
+    const std::string ts(t);
+    const bool isString = ts == "string" || ts == "bytes";
+    add("_<_", ("less_" + ts).c_str(), G, {t, t}, "bool", less, isString ? stringCompareCost : nullptr);
+    add("_<=_", ("less_equals_" + ts).c_str(), G, {t, t}, "bool", lessEquals,
+        isString ? stringCompareCost : nullptr);
+    add("_>_", ("greater_" + ts).c_str(), G, {t, t}, "bool", greater, isString ? stringCompareCost : nullptr);
+    add("_>=_", ("greater_equals_" + ts).c_str(), G, {t, t}, "bool", greaterEquals,
+        isString ? stringCompareCost : nullptr);
+  }
+  for (const char* a : {"int", "uint", "double"}) {
+    for (const char* b : {"int", "uint", "double"}) {
+      if (std::string(a) == b) continue;
+      const std::string id = std::string(a) + "_" + b;
+      add("_<_", ("less_" + id).c_str(), G, {a, b}, "bool", less);
+      add("_<=_", ("less_equals_" + id).c_str(), G, {a, b}, "bool", lessEquals);
+      add("_>_", ("greater_" + id).c_str(), G, {a, b}, "bool", greater);
+      add("_>=_", ("greater_equals_" + id).c_str(), G, {a, b}, "bool", greaterEquals);
+    }
+  }
+  add("_==_", "equals", G, {"A", "A"}, "bool", equalsFn, stringCompareCost);
+  add("_!=_", "not_equals", G, {"A", "A"}, "bool", notEqualsFn, stringCompareCost);
+  add("_+_", "add_int64", G, {"int", "int"}, "int", ks::cel::add);
+  add("_+_", "add_uint64", G, {"uint", "uint"}, "uint", ks::cel::add);
+  add("_+_", "add_double", G, {"double", "double"}, "double", ks::cel::add);
+  add("_+_", "add_string", G, {"string", "string"}, "string", ks::cel::add, concatCost);
+  add("_+_", "add_bytes", G, {"bytes", "bytes"}, "bytes", ks::cel::add, concatCost);
+  add("_+_", "add_list", G, {"list(A)", "list(A)"}, "list(A)", ks::cel::add, concatCost);
+  for (const char* t : {"int", "uint", "double"}) {
+    const std::string ts =
+        std::string(t) == "int" ? "int64" : (std::string(t) == "uint" ? "uint64" : "double");
+    add("_-_", ("subtract_" + ts).c_str(), G, {t, t}, t, subtract);
+    add("_*_", ("multiply_" + ts).c_str(), G, {t, t}, t, multiply);
+    add("_/_", ("divide_" + ts).c_str(), G, {t, t}, t, divide);
+    if (std::string(t) != "double") add("_%_", ("modulo_" + ts).c_str(), G, {t, t}, t, modulo);
+  }
+  add("-_", "negate_int64", G, {"int"}, "int", negate);
+  add("-_", "negate_double", G, {"double"}, "double", negate);
+  add("!_", "logical_not", G, {"bool"}, "bool", logicalNot);
+  add("@in", "in_list", G, {"A", "list(A)"}, "bool", inFn, inCost);
+  add("@in", "in_map", G, {"A", "map(A, B)"}, "bool", inFn, inCost);
+  add("_[_]", "index_list", G, {"list(A)", "int"}, "A", indexFn);
+  add("_[_]", "index_map", G, {"map(A, B)", "A"}, "B", indexFn);
+
+  for (const char* t : {"string", "bytes", "list(A)", "map(A, B)"}) {
+    const std::string ts = std::string(t).substr(0, std::string(t).find('('));
+    add("size", ("size_" + ts).c_str(), G, {t}, "int", sizeFn);
+    add("size", (ts + "_size").c_str(), M, {t}, "int", sizeFn);
+  }
+
+  // Conversions.
+  for (const char* t : {"int", "uint", "double", "string"})
+    add("int", (std::string(t) + "_to_int64").c_str(), G, {t}, "int", toInt);
+  for (const char* t : {"int", "uint", "double", "string"})
+    add("uint", (std::string(t) + "_to_uint64").c_str(), G, {t}, "uint", toUint);
+  for (const char* t : {"int", "uint", "double", "string"})
+    add("double", (std::string(t) + "_to_double").c_str(), G, {t}, "double", toDouble);
+  for (const char* t : {"int", "uint", "double", "string", "bytes", "bool"})
+    add("string", (std::string(t) + "_to_string").c_str(), G, {t}, "string", toString);
+  add("bytes", "bytes_to_bytes", G, {"bytes"}, "bytes", toBytes);
+  add("bytes", "string_to_bytes", G, {"string"}, "bytes", toBytes);
+  add("bool", "bool_to_bool", G, {"bool"}, "bool", toBool);
+  add("bool", "string_to_bool", G, {"string"}, "bool", toBool);
+  add("dyn", "to_dyn", G, {"A"}, "dyn", dynFn);
+  add("type", "type", G, {"A"}, "type", typeFn);
+
+  // Strings (standard library).
+  add("contains", "contains_string", M, {"string", "string"}, "bool", containsFn, containsCost);
+  add("startsWith", "starts_with_string", M, {"string", "string"}, "bool", startsWithFn, argTraversalCost);
+  add("endsWith", "ends_with_string", M, {"string", "string"}, "bool", endsWithFn, argTraversalCost);
+  add("matches", "matches_string", M, {"string", "string"}, "bool", matchesFn, regexCost);
+  add("matches", "matches", G, {"string", "string"}, "bool", matchesFn, regexCost);
+
+  // cel-go ext strings (version 2).
+  add("charAt", "string_char_at_int", M, {"string", "int"}, "string", charAtFn, receiverTraversalCost);
+  add("indexOf", "string_index_of_string", M, {"string", "string"}, "int", indexOfFn, receiverTraversalCost);
+  add("indexOf", "string_index_of_string_int", M, {"string", "string", "int"}, "int", indexOfFn,
+      receiverTraversalCost);
+  add("lastIndexOf", "string_last_index_of_string", M, {"string", "string"}, "int", lastIndexOfFn,
+      receiverTraversalCost);
+  add("lastIndexOf", "string_last_index_of_string_int", M, {"string", "string", "int"}, "int", lastIndexOfFn,
+      receiverTraversalCost);
+  add("lowerAscii", "string_lower_ascii", M, {"string"}, "string", lowerAsciiFn, receiverTraversalCost);
+  add("upperAscii", "string_upper_ascii", M, {"string"}, "string", upperAsciiFn, receiverTraversalCost);
+  add("replace", "string_replace_string_string", M, {"string", "string", "string"}, "string", replaceFn,
+      receiverTraversalCost2);
+  add("replace", "string_replace_string_string_int", M, {"string", "string", "string", "int"}, "string",
+      replaceFn, receiverTraversalCost2);
+  add("split", "string_split_string", M, {"string", "string"}, "list(string)", splitFn,
+      receiverTraversalCost2);
+  add("split", "string_split_string_int", M, {"string", "string", "int"}, "list(string)", splitFn,
+      receiverTraversalCost2);
+  add("substring", "string_substring_int", M, {"string", "int"}, "string", substringFn,
+      receiverTraversalCost);
+  add("substring", "string_substring_int_int", M, {"string", "int", "int"}, "string", substringFn,
+      receiverTraversalCost);
+  add("trim", "string_trim", M, {"string"}, "string", trimFn, receiverTraversalCost);
+  add("join", "list_join", M, {"list(string)"}, "string", joinFn, listTraversalCost);
+  add("join", "list_join_string", M, {"list(string)", "string"}, "string", joinFn, listTraversalCost);
+
+  // Kubernetes quantity.
+  add("quantity", "string_to_quantity", G, {"string"}, "kubernetes.Quantity", quantityFn, argTraversalCost);
+  add("isQuantity", "is_quantity_string", G, {"string"}, "bool", isQuantityFn, argTraversalCost);
+  add("sign", "quantity_sign", M, {"kubernetes.Quantity"}, "int", quantitySignFn);
+  add("isGreaterThan", "quantity_is_greater_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
+      quantityIsGreaterThan);
+  add("isLessThan", "quantity_is_less_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
+      quantityIsLessThan);
+  add("compareTo", "quantity_compare_to", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "int",
+      quantityCompareTo);
+  add("asApproximateFloat", "quantity_get_float", M, {"kubernetes.Quantity"}, "double",
+      quantityAsApproximateFloat);
+  add("asInteger", "quantity_get_int", M, {"kubernetes.Quantity"}, "int", quantityAsInteger);
+  add("isInteger", "quantity_is_integer", M, {"kubernetes.Quantity"}, "bool", quantityIsInteger);
+  add("add", "quantity_add", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "kubernetes.Quantity",
+      quantityAdd);
+  add("add", "quantity_add_int", M, {"kubernetes.Quantity", "int"}, "kubernetes.Quantity", quantityAdd);
+  add("sub", "quantity_sub", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "kubernetes.Quantity",
+      quantitySub);
+  add("sub", "quantity_sub_int", M, {"kubernetes.Quantity", "int"}, "kubernetes.Quantity", quantitySub);
+
+  // Kubernetes semver.
+  add("semver", "string_to_semver", G, {"string"}, "kubernetes.Semver", semverFn, argTraversalCost);
+  add("semver", "string_bool_to_semver", G, {"string", "bool"}, "kubernetes.Semver", semverFn,
+      argTraversalCost);
+  add("isSemver", "is_semver_string", G, {"string"}, "bool", isSemverFn, argTraversalCost);
+  add("isSemver", "is_semver_string_bool", G, {"string", "bool"}, "bool", isSemverFn, argTraversalCost);
+  add("major", "semver_major", M, {"kubernetes.Semver"}, "int", semverMajor);
+  add("minor", "semver_minor", M, {"kubernetes.Semver"}, "int", semverMinor);
+  add("patch", "semver_patch", M, {"kubernetes.Semver"}, "int", semverPatch);
+  add("isGreaterThan", "semver_is_greater_than", M, {"kubernetes.Semver", "kubernetes.Semver"}, "bool",
+      semverIsGreaterThan);
+  add("isLessThan", "semver_is_less_than", M, {"kubernetes.Semver", "kubernetes.Semver"}, "bool",
+      semverIsLessThan);
+  add("compareTo", "semver_compare_to", M, {"kubernetes.Semver", "kubernetes.Semver"}, "int",
+      semverCompareTo);
+
+  // Kubernetes regex.
+  add("find", "string_find_string", M, {"string", "string"}, "string", findFn, regexCost);
+  add("findAll", "string_find_all_string", M, {"string", "string"}, "list(string)", findAllFn, regexCost);
+  add("findAll", "string_find_all_string_int", M, {"string", "string", "int"}, "list(string)", findAllFn,
+      regexCost);
+
+  // Kubernetes lists.
+  add("isSorted", "list_is_sorted", M, {"list(A)"}, "bool", isSortedFn, listTraversalCost);
+  add("sum", "list_sum", M, {"list(A)"}, "A", sumFn, listTraversalCost);
+  add("min", "list_min", M, {"list(A)"}, "A", minFn, listTraversalCost);
+  add("max", "list_max", M, {"list(A)"}, "A", maxFn, listTraversalCost);
+  add("indexOf", "list_index_of", M, {"list(A)", "A"}, "int", listIndexOf, listTraversalCost);
+  add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
+
+  // cel-go ext sets.
+  add("sets.contains", "list_sets_contains_list", G, {"list(A)", "list(A)"}, "bool", setsContains, setsCost);
+  add("sets.equivalent", "list_sets_equivalent_list", G, {"list(A)", "list(A)"}, "bool", setsEquivalent,
+      setsCost);
+  add("sets.intersects", "list_sets_intersects_list", G, {"list(A)", "list(A)"}, "bool", setsIntersects,
+      setsCost);
+  (void)freeCost;
+}
+
+const std::vector<Overload>* FunctionRegistry::find(std::string_view function) const {
+  auto it = functions_.find(std::string(function));
+  return it == functions_.end() ? nullptr : &it->second;
+}
+
+bool FunctionRegistry::notImplemented(std::string_view function) const {
+  // Declared by upstream's StoredExpressions environment, not implemented here yet.
+  static const std::set<std::string, std::less<>> names = {"duration",
+                                                           "timestamp",
+                                                           "getFullYear",
+                                                           "getMonth",
+                                                           "getDate",
+                                                           "getDayOfMonth",
+                                                           "getDayOfWeek",
+                                                           "getDayOfYear",
+                                                           "getHours",
+                                                           "getMinutes",
+                                                           "getSeconds",
+                                                           "getMilliseconds",
+                                                           "format",
+                                                           "strings.quote",
+                                                           "reverse",
+                                                           "slice",
+                                                           "flatten",
+                                                           "sort",
+                                                           "sortBy",
+                                                           "lists.range",
+                                                           "distinct",
+                                                           "transformList",
+                                                           "transformMap",
+                                                           "transformMapEntry",
+                                                           "optMap",
+                                                           "optFlatMap",
+                                                           "optional.of",
+                                                           "optional.none",
+                                                           "optional.ofNonZeroValue",
+                                                           "optional.unwrap",
+                                                           "or",
+                                                           "orValue",
+                                                           "hasValue",
+                                                           "value",
+                                                           "first",
+                                                           "last",
+                                                           "url",
+                                                           "isURL",
+                                                           "getScheme",
+                                                           "getHost",
+                                                           "getHostname",
+                                                           "getPort",
+                                                           "getEscapedPath",
+                                                           "getQuery",
+                                                           "ip",
+                                                           "isIP",
+                                                           "ip.isCanonical",
+                                                           "family",
+                                                           "isUnspecified",
+                                                           "isLoopback",
+                                                           "isLinkLocalMulticast",
+                                                           "isLinkLocalUnicast",
+                                                           "isGlobalUnicast",
+                                                           "cidr",
+                                                           "isCIDR",
+                                                           "containsIP",
+                                                           "containsCIDR",
+                                                           "prefixLength",
+                                                           "masked",
+                                                           "format.named",
+                                                           "validate",
+                                                           "_?._",
+                                                           "_[?_]",
+                                                           "math.greatest",
+                                                           "math.least"};
+  return names.contains(function);
+}
+
+const FunctionRegistry& functionRegistry() {
+  static const FunctionRegistry registry;
+  return registry;
+}
+
+}  // namespace ks::cel

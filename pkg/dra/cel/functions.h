@@ -1,0 +1,60 @@
+#pragma once
+// The functions of DRA's CEL environment: cel-go's standard library and the Kubernetes and cel-go
+// extension libraries that v1.34.4's StoredExpressions environment enables. Each overload has the
+// signature the checker resolves against, an implementation, and the runtime cost cel-go (with
+// Kubernetes' cost estimator) charges for it.
+//
+// Functions upstream declares that this evaluator does not implement yet are listed by name: an
+// expression using one fails to compile with an error saying so, never evaluates differently.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pkg/dra/cel/types.h"
+#include "pkg/dra/cel/value.h"
+
+namespace ks::cel {
+
+// Arguments include the receiver first for member-style overloads.
+using FunctionImpl = Value (*)(std::span<const Value> args);
+// Runtime cost of one call, given its arguments and result; null means 1.
+using CostFunction = uint64_t (*)(std::span<const Value> args, const Value& result);
+
+struct Overload {
+  std::string id;  // cel-go's overload id ("size_string", "string_contains", ...)
+  std::string function;
+  bool member = false;
+  std::vector<CelType> params;  // the receiver first when member
+  CelType result;
+  FunctionImpl impl = nullptr;
+  CostFunction cost = nullptr;
+};
+
+class FunctionRegistry {
+ public:
+  FunctionRegistry();
+  // All overloads of a function name, or null when the environment does not declare the name.
+  const std::vector<Overload>* find(std::string_view function) const;
+  // True when upstream's environment declares `function` but this evaluator does not implement it.
+  bool notImplemented(std::string_view function) const;
+
+ private:
+  std::unordered_map<std::string, std::vector<Overload>> functions_;
+};
+
+const FunctionRegistry& functionRegistry();
+
+// Runtime error texts cel-go produces.
+inline constexpr const char* kNoSuchOverload = "no such overload";
+
+// ceil(factor * n), cel-go's traversal cost.
+uint64_t traversalCost(double factor, size_t n);
+
+// Size of a string in code points, as CEL's size() counts.
+int64_t codePointCount(std::string_view s);
+
+}  // namespace ks::cel

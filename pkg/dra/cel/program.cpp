@@ -1,0 +1,513 @@
+#include "pkg/dra/cel/program.h"
+
+#include <map>
+
+#include "pkg/dra/cel/functions.h"
+
+namespace ks::cel {
+namespace {
+
+using K = CelType::Kind;
+
+CelType dyn() {
+  return CelType::of(K::Dyn);
+}
+
+// Type-parameter bindings while matching one overload.
+using Bindings = std::map<std::string, CelType>;
+
+bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
+  if (param.kind == K::Dyn || arg.kind == K::Dyn || arg.kind == K::Error) return true;
+  if (param.kind == K::Param) {
+    auto it = b.find(param.param);
+    if (it == b.end()) {
+      b.emplace(param.param, arg);
+      return true;
+    }
+    if (it->second.kind == K::Dyn) return true;
+    return assignable(it->second, arg, b);
+  }
+  if (param.kind != arg.kind) return false;
+  if (param.params.size() != arg.params.size()) return param.kind == K::Type;
+  for (size_t i = 0; i < param.params.size(); ++i)
+    if (!assignable(param.params[i], arg.params[i], b)) return false;
+  return true;
+}
+
+CelType substitute(const CelType& t, const Bindings& b) {
+  if (t.kind == K::Param) {
+    auto it = b.find(t.param);
+    return it == b.end() ? dyn() : it->second;
+  }
+  CelType out = t;
+  for (CelType& p : out.params) p = substitute(p, b);
+  return out;
+}
+
+// The type both a and b fit: equal types stay, anything else is dyn.
+CelType join(const CelType& a, const CelType& b) {
+  if (a == b) return a;
+  if (a.kind == K::Error) return b;
+  if (b.kind == K::Error) return a;
+  return dyn();
+}
+
+CelType deviceFieldType(std::string_view field, bool& known) {
+  known = true;
+  if (field == "driver") return CelType::of(K::String);
+  if (field == "allowMultipleAllocations") return CelType::of(K::Bool);
+  if (field == "attributes")
+    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), dyn()));
+  if (field == "capacity")
+    return CelType::map(CelType::of(K::String),
+                        CelType::map(CelType::of(K::String), CelType::of(K::Quantity)));
+  known = false;
+  return CelType::of(K::Error);
+}
+
+class Checker {
+ public:
+  Checker(const SourceInfo& source, Issues& issues) : source_(source), issues_(issues) {}
+
+  CelType check(Expr& e) {
+    switch (e.kind) {
+      case ExprKind::Constant:
+        return constantType(e.constant);
+      case ExprKind::Ident:
+        return ident(e);
+      case ExprKind::Select:
+        return select(e);
+      case ExprKind::Call:
+        return call(e);
+      case ExprKind::List:
+        return list(e);
+      case ExprKind::Map:
+        return map(e);
+      case ExprKind::Comprehension:
+        return comprehension(e);
+    }
+    return dyn();
+  }
+
+ private:
+  static CelType constantType(const Value& v) {
+    switch (v.kind()) {
+      case Value::Kind::Null:
+        return CelType::of(K::Null);
+      case Value::Kind::Bool:
+        return CelType::of(K::Bool);
+      case Value::Kind::Int:
+        return CelType::of(K::Int);
+      case Value::Kind::Uint:
+        return CelType::of(K::Uint);
+      case Value::Kind::Double:
+        return CelType::of(K::Double);
+      case Value::Kind::String:
+        return CelType::of(K::String);
+      case Value::Kind::Bytes:
+        return CelType::of(K::Bytes);
+      default:
+        return dyn();
+    }
+  }
+
+  void error(const Expr& at, std::string message) {
+    issues_.add(source_.offsetOf(at.id), std::move(message));
+  }
+
+  CelType ident(const Expr& e) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->first == e.name) return it->second;
+    if (e.name == "device") return CelType::of(K::Device);
+    error(e, "undeclared reference to '" + e.name + "' (in container '')");
+    return CelType::of(K::Error);
+  }
+
+  CelType select(Expr& e) {
+    // A.B where A is not a variable may be a namespaced name; DRA's environment has none as values.
+    const CelType operand = check(*e.operand);
+    CelType result;
+    switch (operand.kind) {
+      case K::Device: {
+        bool known = false;
+        result = deviceFieldType(e.name, known);
+        if (!known) error(e, "undefined field '" + e.name + "'");
+        break;
+      }
+      case K::Map:
+        result = operand.params[1];
+        break;
+      case K::Dyn:
+      case K::Error:
+        result = operand.kind == K::Error ? operand : dyn();
+        break;
+      default:
+        error(e, "type '" + operand.toString() + "' does not support field selection");
+        result = CelType::of(K::Error);
+    }
+    return e.testOnly ? CelType::of(K::Bool) : result;
+  }
+
+  CelType call(Expr& e) {
+    // Namespaced global functions (sets.contains, strings.quote, ...) parse as member calls on an
+    // identifier that is not a variable.
+    if (e.operand && e.operand->kind == ExprKind::Ident && !isVariable(e.operand->name)) {
+      const std::string qualified = e.operand->name + "." + e.name;
+      if (functionRegistry().find(qualified) || functionRegistry().notImplemented(qualified)) {
+        e.name = qualified;
+        e.operand.reset();
+      }
+    }
+    std::vector<CelType> argTypes;
+    if (e.operand) argTypes.push_back(check(*e.operand));
+    for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
+
+    if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
+      for (size_t i = 0; i < argTypes.size(); ++i) {
+        if (argTypes[i].kind != K::Bool && argTypes[i].kind != K::Dyn && argTypes[i].kind != K::Error) {
+          noMatchingOverload(e, argTypes);
+          return CelType::of(K::Error);
+        }
+      }
+      return CelType::of(K::Bool);
+    }
+    if (e.name == op::kConditional) {
+      if (argTypes[0].kind != K::Bool && argTypes[0].kind != K::Dyn && argTypes[0].kind != K::Error) {
+        noMatchingOverload(e, argTypes);
+        return CelType::of(K::Error);
+      }
+      return join(argTypes[1], argTypes[2]);
+    }
+
+    const std::vector<Overload>* overloads = functionRegistry().find(e.name);
+    if (!overloads) {
+      if (functionRegistry().notImplemented(e.name)) {
+        error(e, "function '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
+      } else {
+        error(e, "undeclared reference to '" + e.name + "' (in container '')");
+      }
+      return CelType::of(K::Error);
+    }
+    std::optional<CelType> result;
+    for (const Overload& o : *overloads) {
+      if (o.member != (e.operand != nullptr) || o.params.size() != argTypes.size()) continue;
+      Bindings b;
+      bool ok = true;
+      for (size_t i = 0; i < argTypes.size() && ok; ++i) ok = assignable(o.params[i], argTypes[i], b);
+      if (!ok) continue;
+      e.overloads.push_back(&o);
+      const CelType r = substitute(o.result, b);
+      result = result ? join(*result, r) : r;
+    }
+    if (e.overloads.empty()) {
+      noMatchingOverload(e, argTypes);
+      return CelType::of(K::Error);
+    }
+    return *result;
+  }
+
+  void noMatchingOverload(const Expr& e, const std::vector<CelType>& args) {
+    std::string list;
+    const size_t first = e.operand ? 1 : 0;
+    for (size_t i = first; i < args.size(); ++i) list += (i > first ? ", " : "") + args[i].toString();
+    const std::string applied = e.operand ? args[0].toString() + ".(" + list + ")" : "(" + list + ")";
+    error(e, "found no matching overload for '" + e.name + "' applied to '" + applied + "'");
+  }
+
+  CelType list(Expr& e) {
+    std::optional<CelType> elem;
+    for (ExprPtr& a : e.args) {
+      const CelType t = check(*a);
+      if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
+        elem = t;
+      } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == *elem)) {
+        error(*a, "expected type '" + elem->toString() + "' but found '" + t.toString() + "'");
+      }
+    }
+    return CelType::list(elem && elem->kind != K::Error ? *elem : dyn());
+  }
+
+  CelType map(Expr& e) {
+    std::optional<CelType> key, value;
+    for (MapEntry& entry : e.entries) {
+      const CelType k = check(*entry.key);
+      const CelType v = check(*entry.value);
+      for (auto [seen, t, at] :
+           {std::tuple{&key, k, entry.key.get()}, std::tuple{&value, v, entry.value.get()}}) {
+        if (!*seen || (*seen)->kind == K::Dyn) {
+          *seen = t;
+        } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == **seen)) {
+          error(*at, "expected type '" + (*seen)->toString() + "' but found '" + t.toString() + "'");
+        }
+      }
+    }
+    return CelType::map(key ? *key : dyn(), value ? *value : dyn());
+  }
+
+  CelType comprehension(Expr& e) {
+    const CelType range = check(*e.iterRange);
+    CelType var1 = dyn(), var2 = dyn();
+    if (range.kind == K::List) {
+      if (e.iterVar2.empty()) {
+        var1 = range.params[0];
+      } else {
+        var1 = CelType::of(K::Int);
+        var2 = range.params[0];
+      }
+    } else if (range.kind == K::Map) {
+      var1 = range.params[0];
+      var2 = range.params[1];
+    } else if (range.kind != K::Dyn && range.kind != K::Error) {
+      error(*e.iterRange, "expression of type '" + range.toString() +
+                              "' cannot be range of a comprehension (must be list, map, or dynamic)");
+    }
+    const CelType init = check(*e.accuInit);
+    scopes_.emplace_back(e.accuVar, init.kind == K::List && init.params[0].kind == K::Dyn ? dyn() : init);
+    scopes_.emplace_back(e.iterVar, var1);
+    if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
+    check(*e.loopCondition);
+    const CelType step = check(*e.loopStep);
+    if (!e.iterVar2.empty()) scopes_.pop_back();
+    scopes_.pop_back();
+    // The accumulator's type is what the step makes of it.
+    scopes_.back().second = join(init, step).kind == K::Dyn && init.kind == K::List ? step : join(init, step);
+    const CelType result = check(*e.result);
+    scopes_.pop_back();
+    return result;
+  }
+
+  bool isVariable(const std::string& name) const {
+    if (name == "device") return true;
+    for (const auto& s : scopes_)
+      if (s.first == name) return true;
+    return false;
+  }
+
+  const SourceInfo& source_;
+  Issues& issues_;
+  std::vector<std::pair<std::string, CelType>> scopes_;
+};
+
+// The interpreter -----------------------------------------------------------------------------------
+
+class Interpreter {
+ public:
+  Interpreter(const Value& device, const EvalOptions& options) : device_(device), options_(options) {}
+
+  Value eval(const Expr& e) {
+    if (aborted_) return abortValue();
+    switch (e.kind) {
+      case ExprKind::Constant:
+        return e.constant;
+      case ExprKind::Ident: {
+        charge(1);
+        return lookup(e.name);
+      }
+      case ExprKind::Select:
+        return select(e);
+      case ExprKind::Call:
+        return call(e);
+      case ExprKind::List: {
+        charge(10);
+        ValueList items;
+        items.reserve(e.args.size());
+        for (const ExprPtr& a : e.args) {
+          Value v = eval(*a);
+          if (v.isError()) return v;
+          items.push_back(std::move(v));
+        }
+        return Value::list(std::move(items));
+      }
+      case ExprKind::Map: {
+        charge(30);
+        std::vector<std::pair<Value, Value>> entries;
+        for (const MapEntry& m : e.entries) {
+          Value k = eval(*m.key);
+          if (k.isError()) return k;
+          Value v = eval(*m.value);
+          if (v.isError()) return v;
+          for (const auto& existing : entries)
+            if (equalValues(existing.first, k)) return Value::error("Failed with repeated key");
+          entries.emplace_back(std::move(k), std::move(v));
+        }
+        return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+      }
+      case ExprKind::Comprehension:
+        return comprehension(e);
+    }
+    return Value::error("unknown expression");
+  }
+
+  uint64_t cost() const { return cost_; }
+  bool aborted() const { return aborted_; }
+
+ private:
+  Value abortValue() const { return Value::error(abortMessage_); }
+
+  void abort(const char* message) {
+    if (!aborted_) {
+      aborted_ = true;
+      abortMessage_ = message;
+    }
+  }
+
+  void charge(uint64_t c) {
+    cost_ += c;
+    if (cost_ > options_.costLimit) abort(kCostLimitExceeded);
+  }
+
+  Value lookup(const std::string& name) {
+    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
+      if (it->first == name) return it->second;
+    if (name == "device") return device_;
+    return Value::error("no such attribute(s): " + name);
+  }
+
+  Value select(const Expr& e) {
+    Value operand = eval(*e.operand);
+    if (aborted_) return abortValue();
+    if (operand.isError()) return operand;
+    if (!e.testOnly) charge(1);
+    if (operand.kind() != Value::Kind::Map)
+      return Value::error(e.testOnly ? "invalid type for field selection." : kNoSuchOverload);
+    const Value key = Value::string(e.name);
+    auto v = operand.mapValue().find(key);
+    if (e.testOnly) return Value::boolean(v.has_value());
+    if (!v) return Value::error("no such key: " + e.name);
+    return *v;
+  }
+
+  Value logical(const Expr& e, bool isAnd) {
+    // cel-go: the result is decided by either side; errors only matter when nothing decides it.
+    Value l = eval(*e.args[0]);
+    if (aborted_) return abortValue();
+    if (l.kind() == Value::Kind::Bool && l.asBool() != isAnd) return l;
+    Value r = eval(*e.args[1]);
+    if (aborted_) return abortValue();
+    if (r.kind() == Value::Kind::Bool && r.asBool() != isAnd) return r;
+    if (l.kind() == Value::Kind::Bool && r.kind() == Value::Kind::Bool) return l;
+    if (l.isError()) return l;
+    if (r.isError()) return r;
+    return Value::error(kNoSuchOverload);
+  }
+
+  Value call(const Expr& e) {
+    const std::string& fn = e.name;
+    if (fn == op::kLogicalAnd) return logical(e, true);
+    if (fn == op::kLogicalOr) return logical(e, false);
+    if (fn == op::kConditional) {
+      Value c = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      if (c.isError()) return c;
+      if (c.kind() != Value::Kind::Bool) return Value::error(kNoSuchOverload);
+      return eval(*e.args[c.asBool() ? 1 : 2]);
+    }
+    if (fn == op::kNotStrictlyFalse) {
+      Value v = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      return Value::boolean(v.kind() != Value::Kind::Bool || v.asBool());
+    }
+    std::vector<Value> args;
+    args.reserve(e.args.size() + 1);
+    if (e.operand) args.push_back(eval(*e.operand));
+    for (const ExprPtr& a : e.args) {
+      if (aborted_) return abortValue();
+      args.push_back(eval(*a));
+    }
+    if (aborted_) return abortValue();
+    for (const Value& a : args)
+      if (a.isError()) return a;
+    for (const Overload* o : e.overloads) {
+      bool match = true;
+      for (size_t i = 0; i < args.size() && match; ++i) match = runtimeKindMatches(o->params[i], args[i]);
+      if (!match) continue;
+      Value result = o->impl(args);
+      charge(o->cost ? o->cost(args, result) : 1);
+      if (aborted_) return abortValue();
+      return result;
+    }
+    charge(1);
+    return Value::error(kNoSuchOverload);
+  }
+
+  Value comprehension(const Expr& e) {
+    Value range = eval(*e.iterRange);
+    if (aborted_) return abortValue();
+    if (range.isError()) return range;
+    if (range.kind() != Value::Kind::List && range.kind() != Value::Kind::Map)
+      return Value::error(kNoSuchOverload);
+    Value accu = eval(*e.accuInit);
+    if (aborted_) return abortValue();
+    const size_t base = vars_.size();
+    vars_.emplace_back(e.accuVar, std::move(accu));
+    const size_t accuSlot = base;
+    vars_.emplace_back(e.iterVar, Value());
+    if (!e.iterVar2.empty()) vars_.emplace_back(e.iterVar2, Value());
+
+    const bool isList = range.kind() == Value::Kind::List;
+    const ValueList keys = isList ? ValueList{} : range.mapValue().keys();
+    const size_t n = isList ? range.items().size() : keys.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (++iterations_ % 100 == 0 && options_.interrupted && options_.interrupted()) abort(kInterrupted);
+      if (aborted_) break;
+      if (isList) {
+        if (e.iterVar2.empty()) {
+          vars_[base + 1].second = range.items()[i];
+        } else {
+          vars_[base + 1].second = Value::integer(static_cast<int64_t>(i));
+          vars_[base + 2].second = range.items()[i];
+        }
+      } else {
+        vars_[base + 1].second = keys[i];
+        if (!e.iterVar2.empty()) {
+          auto v = range.mapValue().find(keys[i]);
+          vars_[base + 2].second = v ? *v : Value();
+        }
+      }
+      Value cond = eval(*e.loopCondition);
+      if (aborted_) break;
+      if (cond.kind() == Value::Kind::Bool && !cond.asBool()) break;
+      Value step = eval(*e.loopStep);
+      vars_[accuSlot].second = std::move(step);
+    }
+    if (aborted_) {
+      vars_.resize(base);
+      return abortValue();
+    }
+    // The result sees the accumulator but not the iteration variables.
+    vars_.resize(base + 1);
+    Value result = eval(*e.result);
+    vars_.resize(base);
+    return result;
+  }
+
+  const Value& device_;
+  const EvalOptions& options_;
+  std::vector<std::pair<std::string, Value>> vars_;
+  uint64_t cost_ = 0;
+  uint64_t iterations_ = 0;
+  bool aborted_ = false;
+  const char* abortMessage_ = "";
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const Program>> Program::compile(std::string_view expression) {
+  Issues issues;
+  ParsedExpr parsed = parse(expression, issues);
+  if (!issues.empty() || !parsed.expr) return Error(issues.toString(parsed.source));
+  Checker checker(parsed.source, issues);
+  CelType output = checker.check(*parsed.expr);
+  if (!issues.empty()) return Error(issues.toString(parsed.source));
+  return std::shared_ptr<const Program>(new Program(std::move(parsed), std::move(output)));
+}
+
+EvalResult Program::eval(const Value& device, const EvalOptions& options) const {
+  Interpreter interpreter(device, options);
+  EvalResult r;
+  r.value = interpreter.eval(*parsed_.expr);
+  r.actualCost = interpreter.cost();
+  return r;
+}
+
+}  // namespace ks::cel
