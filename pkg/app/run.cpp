@@ -329,6 +329,7 @@ int runDaemon(const Options& options) {
 
   scheduler::SchedulerOptions so;
   so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
+  so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;

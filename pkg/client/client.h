@@ -23,6 +23,7 @@
 #include "pkg/api/events.h"
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -135,6 +136,12 @@ class ListWatchers {
   virtual ListWatcher<api::ReplicationController>& replicationControllers() = 0;
   virtual ListWatcher<api::ReplicaSet>& replicaSets() = 0;
   virtual ListWatcher<api::StatefulSet>& statefulSets() = 0;
+  // Dynamic resource allocation (resource.k8s.io/v1): what the DynamicResources plugin reads. Not claim
+  // templates: the resource claim controller generates a pod's claims from them and the scheduler finds
+  // their names in the pod's status (upstream's system:kube-scheduler role grants nothing on templates).
+  virtual ListWatcher<api::ResourceClaim>& resourceClaims() = 0;
+  virtual ListWatcher<api::ResourceSlice>& resourceSlices() = 0;
+  virtual ListWatcher<api::DeviceClass>& deviceClasses() = 0;
 };
 
 // What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a
@@ -177,6 +184,35 @@ class VolumeWriter {
       const api::PersistentVolumeClaim& claim) = 0;
 };
 
+// What DynamicResources does to ResourceClaims (upstream's calls on ResourceClaims(ns)): reads a claim
+// afresh after a conflict, adds or removes its finalizer, writes the allocation and reservation into its
+// status, drops a reservation, and creates and deletes the claims of extended resources.
+class ResourceClaimWriter {
+ public:
+  virtual ~ResourceClaimWriter() = default;
+  // GET resourceclaims/{name}.
+  virtual ApiResult<api::ResourceClaim> getResourceClaim(const std::string& ns, const std::string& name) = 0;
+  // POST; the server ignores the status and assigns name (from generateName), uid, resourceVersion.
+  virtual ApiResult<api::ResourceClaim> createResourceClaim(const api::ResourceClaim& claim) = 0;
+  // PUT resourceclaims/{name}: metadata (finalizers) with metadata.resourceVersion as the precondition (409
+  // when stale); the server keeps the status as stored and refuses a changed spec (422, it is immutable).
+  virtual ApiResult<api::ResourceClaim> updateResourceClaim(const api::ResourceClaim& claim) = 0;
+  // PUT resourceclaims/{name}/status: the status, with the same precondition; the server keeps spec,
+  // labels, annotations, finalizers and owner references as stored.
+  virtual ApiResult<api::ResourceClaim> updateResourceClaimStatus(const api::ResourceClaim& claim) = 0;
+  // PATCH resourceclaims/{name}/status (strategic merge): removes the status.reservedFor entry whose uid is
+  // `consumerUid`, if there is one, from the claim whose uid is `claimUid` (409 when the claim by that name
+  // has another uid). No resourceVersion precondition: the latest claim need not be known.
+  virtual ApiResult<api::ResourceClaim> removeResourceClaimReservation(const std::string& ns,
+                                                                       const std::string& name,
+                                                                       const std::string& claimUid,
+                                                                       const std::string& consumerUid) = 0;
+  // DELETE resourceclaims/{name}, honouring the preconditions. A claim with finalizers is only marked
+  // (deletionTimestamp) until they are removed.
+  virtual ApiResult<void> deleteResourceClaim(const std::string& ns, const std::string& name,
+                                              const DeleteOptions& options) = 0;
+};
+
 class EventWriter {
  public:
   virtual ~EventWriter() = default;
@@ -197,6 +233,11 @@ class LeaseClient {
 };
 
 // Everything the scheduler needs from the API.
-class Client : public ListWatchers, public PodWriter, public VolumeWriter, public EventWriter, public LeaseClient {};
+class Client : public ListWatchers,
+               public PodWriter,
+               public VolumeWriter,
+               public ResourceClaimWriter,
+               public EventWriter,
+               public LeaseClient {};
 
 }  // namespace ks::client

@@ -70,6 +70,15 @@ SharedInformer<api::ReplicaSet>& SharedInformerFactory::replicaSets() {
 SharedInformer<api::StatefulSet>& SharedInformerFactory::statefulSets() {
   return informerFor(statefulSets_, listWatchers_.statefulSets(), "statefulsets");
 }
+SharedInformer<api::ResourceClaim>& SharedInformerFactory::resourceClaims() {
+  return informerFor(resourceClaims_, listWatchers_.resourceClaims(), "resourceclaims");
+}
+SharedInformer<api::ResourceSlice>& SharedInformerFactory::resourceSlices() {
+  return informerFor(resourceSlices_, listWatchers_.resourceSlices(), "resourceslices");
+}
+SharedInformer<api::DeviceClass>& SharedInformerFactory::deviceClasses() {
+  return informerFor(deviceClasses_, listWatchers_.deviceClasses(), "deviceclasses");
+}
 
 void SharedInformerFactory::start() {
   std::lock_guard lock(mu_);

@@ -15,6 +15,7 @@
 #include "pkg/api/apps.h"
 #include "pkg/api/core.h"
 #include "pkg/api/policy.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/client/client.h"
 #include "pkg/informer/shared_informer.h"
@@ -55,6 +56,9 @@ class SharedInformerFactory {
   SharedInformer<api::ReplicationController>& replicationControllers();
   SharedInformer<api::ReplicaSet>& replicaSets();
   SharedInformer<api::StatefulSet>& statefulSets();
+  SharedInformer<api::ResourceClaim>& resourceClaims();
+  SharedInformer<api::ResourceSlice>& resourceSlices();
+  SharedInformer<api::DeviceClass>& deviceClasses();
 
   // Starts every informer created so far that is not running yet.
   void start();
@@ -92,6 +96,9 @@ class SharedInformerFactory {
   std::unique_ptr<SharedInformer<api::ReplicationController>> rcs_;
   std::unique_ptr<SharedInformer<api::ReplicaSet>> replicaSets_;
   std::unique_ptr<SharedInformer<api::StatefulSet>> statefulSets_;
+  std::unique_ptr<SharedInformer<api::ResourceClaim>> resourceClaims_;
+  std::unique_ptr<SharedInformer<api::ResourceSlice>> resourceSlices_;
+  std::unique_ptr<SharedInformer<api::DeviceClass>> deviceClasses_;
 };
 
 }  // namespace ks::informer

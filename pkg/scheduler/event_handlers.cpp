@@ -184,7 +184,8 @@ void Scheduler::onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr
     spdlog::error("Scheduler cache UpdatePod failed pod={}/{}: {}", newPod->metadata.namespace_,
                   newPod->metadata.name, r.error().message());
   }
-  const auto events = queue::podSchedulingPropertiesChange(*newPod, *oldPod);
+  const auto events =
+      queue::podSchedulingPropertiesChange(*newPod, *oldPod, options_.dynamicResourceAllocation);
   const double updating = options_.metrics ? secondsSince(start) : 0;
   for (const auto& e : events) {
     const auto moveStart = std::chrono::steady_clock::now();
@@ -322,7 +323,7 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     if (s == nullptr) return;
     // Upstream also records the update under each specific change's label.
     const double seconds = secondsSince(start);
-    for (const auto& e : queue::podSchedulingPropertiesChange(*n, *o)) {
+    for (const auto& e : queue::podSchedulingPropertiesChange(*n, *o, options_.dynamicResourceAllocation)) {
       const std::string label = queue::eventLabel(e);
       if (label != "UnschedulablePodUpdate") options_.metrics->observeEventHandling(label, seconds);
     }
@@ -369,6 +370,20 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   }
   if (wants(EventResource::VolumeAttachment)) {
     addClusterEventHandlers(factory.volumeAttachments(), EventResource::VolumeAttachment, *queue_, m);
+  }
+  // Upstream takes claim events from the DynamicResources plugin's assume cache over this informer (so its
+  // own assumed allocations count as updates too) and slice events from its slice tracker (slices patched
+  // by DeviceTaintRules); without the plugin, the informers are those sources.
+  if (options_.dynamicResourceAllocation) {
+    if (wants(EventResource::ResourceClaim)) {
+      addClusterEventHandlers(factory.resourceClaims(), EventResource::ResourceClaim, *queue_, m);
+    }
+    if (wants(EventResource::ResourceSlice)) {
+      addClusterEventHandlers(factory.resourceSlices(), EventResource::ResourceSlice, *queue_, m);
+    }
+    if (wants(EventResource::DeviceClass)) {
+      addClusterEventHandlers(factory.deviceClasses(), EventResource::DeviceClass, *queue_, m);
+    }
   }
 }
 

@@ -111,6 +111,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   qo.podMaxBackoff = std::chrono::seconds(cfg.podMaxBackoffSeconds);
   qo.podMaxInUnschedulablePodsDuration = s->options_.podMaxInUnschedulablePodsDuration;
   qo.popFromBackoffQ = s->options_.popFromBackoffQ;
+  qo.dynamicResourceAllocation = s->options_.dynamicResourceAllocation;
   if (s->options_.queueOptions) {
     qo = *s->options_.queueOptions;
     if (!qo.clock) qo.clock = s->clock_;

@@ -95,6 +95,9 @@ struct SchedulerOptions {
   framework::Clock* clock = nullptr;                  // realClock() when null
   // SchedulerPopFromBackoffQ feature gate (upstream reads it in NewSchedulingQueue).
   bool popFromBackoffQ = true;
+  // DynamicResourceAllocation feature gate: the resource.k8s.io event handlers and the pod update event
+  // for generated claims.
+  bool dynamicResourceAllocation = true;
   // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).

@@ -131,12 +131,16 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
   if (kind == "ReplicationController") return createObject<api::ReplicationController>(cluster, item, summary);
   if (kind == "ReplicaSet") return createObject<api::ReplicaSet>(cluster, item, summary);
   if (kind == "StatefulSet") return createObject<api::StatefulSet>(cluster, item, summary);
-  return Error(
-      "unknown kind \"" + kind +
-      "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, "
-      "CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, "
-      "ReplicaSet, "
-      "StatefulSet)");
+  if (kind == "DeviceClass") return createObject<api::DeviceClass>(cluster, item, summary);
+  if (kind == "ResourceClaim") return createObject<api::ResourceClaim>(cluster, item, summary);
+  if (kind == "ResourceClaimTemplate")
+    return createObject<api::ResourceClaimTemplate>(cluster, item, summary);
+  if (kind == "ResourceSlice") return createObject<api::ResourceSlice>(cluster, item, summary);
+  return Error("unknown kind \"" + kind +
+               "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, "
+               "CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service, "
+               "ReplicationController, ReplicaSet, StatefulSet, DeviceClass, ResourceClaim, "
+               "ResourceClaimTemplate, ResourceSlice)");
 }
 
 // Records the last attempt of every pod (scheduling thread) and binding failures (binding threads).
@@ -315,6 +319,7 @@ struct SchedulerRun {
     // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
     so.popFromBackoffQ = options.features.popFromBackoffQ;
+    so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

@@ -583,6 +583,225 @@ TEST(MemoryClientTest, FailureInjection) {
   EXPECT_TRUE(w.error().isTransport());
 }
 
+api::ResourceClaim makeClaim(const std::string& name, const std::string& ns = "default") {
+  api::ResourceClaim c;
+  c.metadata.name = name;
+  c.metadata.namespace_ = ns;
+  api::DeviceRequest r;
+  r.name = "gpu";
+  r.exactly.emplace();
+  r.exactly->deviceClassName = "gpu.example.com";
+  r.exactly->allocationMode = "ExactCount";
+  r.exactly->count = 1;
+  c.spec.devices.requests.push_back(r);
+  return c;
+}
+
+api::AllocationResult allocationOf(const std::vector<std::string>& devices) {
+  api::AllocationResult a;
+  for (const std::string& d : devices) {
+    api::DeviceRequestAllocationResult r;
+    r.request = "gpu";
+    r.driver = "gpu.example.com";
+    r.pool = "node-1";
+    r.device = d;
+    a.devices.results.push_back(r);
+  }
+  return a;
+}
+
+api::ResourceClaimConsumerReference podRef(const std::string& name, const std::string& uid) {
+  api::ResourceClaimConsumerReference r;
+  r.resource = "pods";
+  r.name = name;
+  r.uid = uid;
+  return r;
+}
+
+TEST(MemoryClientTest, ResourceClaimCreateDropsStatusAndGetFindsIt) {
+  MemoryClient c;
+  api::ResourceClaim claim = makeClaim("", "ml");
+  claim.metadata.generateName = "p-extended-resources-";
+  claim.status.allocation = allocationOf({"gpu-0"});
+  auto created = c.createResourceClaim(claim);
+  ASSERT_TRUE(created.ok()) << created.error().message();
+  EXPECT_EQ(created->metadata.name.rfind("p-extended-resources-", 0), 0u);
+  EXPECT_FALSE(created->metadata.uid.empty());
+  EXPECT_FALSE(created->status.allocation.has_value()) << "the status is not set on create";
+  EXPECT_EQ(c.getResourceClaim("ml", created->metadata.name).value(), *created);
+  EXPECT_EQ(c.getResourceClaim("ml", "nope").error().message(),
+            "resourceclaims.resource.k8s.io \"nope\" not found");
+  EXPECT_EQ(c.callCount(Operation::CreateResourceClaim), 1);
+  EXPECT_EQ(c.callCount(Operation::GetResourceClaim), 2);
+}
+
+TEST(MemoryClientTest, ResourceClaimUpdateKeepsStatusAndRefusesSpecChanges) {
+  MemoryClient c;
+  auto claim = c.createResourceClaim(makeClaim("gpu")).value();
+  api::ResourceClaim withStatus = claim;
+  withStatus.status.allocation = allocationOf({"gpu-0"});
+  auto allocated = c.updateResourceClaimStatus(withStatus).value();
+
+  // The finalizer goes in with a normal update; the status in that update is ignored.
+  api::ResourceClaim finalized = allocated;
+  finalized.metadata.finalizers.push_back(std::string(api::kResourceClaimFinalizer));
+  finalized.status = {};
+  auto updated = c.updateResourceClaim(finalized);
+  ASSERT_TRUE(updated.ok()) << updated.error().message();
+  EXPECT_EQ(updated->metadata.finalizers,
+            std::vector<std::string>{std::string(api::kResourceClaimFinalizer)});
+  EXPECT_TRUE(updated->status.allocation.has_value());
+  EXPECT_GT(rvOf(updated->metadata.resourceVersion), rvOf(allocated.metadata.resourceVersion));
+
+  auto stale = c.updateResourceClaim(finalized);
+  ASSERT_FALSE(stale.ok());
+  EXPECT_TRUE(stale.error().isConflict());
+  EXPECT_EQ(stale.error().message(),
+            "Operation cannot be fulfilled on resourceclaims.resource.k8s.io \"gpu\": the object has been "
+            "modified; please apply your changes to the latest version and try again");
+
+  api::ResourceClaim respec = *updated;
+  respec.spec.devices.requests[0].exactly->count = 2;
+  auto immutable = c.updateResourceClaim(respec);
+  ASSERT_FALSE(immutable.ok());
+  EXPECT_EQ(immutable.error().code(), 422);
+  EXPECT_EQ(immutable.error().message(),
+            "resourceclaims.resource.k8s.io \"gpu\" is invalid: spec: field is immutable");
+
+  api::ResourceClaim otherUid = *updated;
+  otherUid.metadata.uid = "someone-else";
+  EXPECT_EQ(
+      c.updateResourceClaim(otherUid).error().message(),
+      "Operation cannot be fulfilled on resourceclaims.resource.k8s.io \"gpu\": Precondition failed: UID "
+      "in precondition: someone-else, UID in object meta: " +
+          updated->metadata.uid);
+}
+
+TEST(MemoryClientTest, ResourceClaimStatusUpdateKeepsSpecAndMetadata) {
+  MemoryClient c;
+  api::ResourceClaim claim = makeClaim("gpu");
+  claim.metadata.labels["team"] = "ml";
+  auto created = c.createResourceClaim(claim).value();
+
+  api::ResourceClaim next = created;
+  next.metadata.labels["team"] = "changed";
+  next.metadata.finalizers.push_back("x");
+  next.spec.devices.requests.clear();
+  next.status.allocation = allocationOf({"gpu-0", "gpu-1"});
+  next.status.reservedFor.push_back(podRef("p", "pod-uid"));
+  api::AllocatedDeviceStatus s0;
+  s0.driver = "gpu.example.com";
+  s0.pool = "node-1";
+  s0.device = "gpu-0";
+  api::AllocatedDeviceStatus s1 = s0;
+  s1.device = "gpu-1";
+  next.status.devices = {s0, s1};
+  auto stored = c.updateResourceClaimStatus(next);
+  ASSERT_TRUE(stored.ok()) << stored.error().message();
+  EXPECT_EQ(stored->status, next.status);
+  EXPECT_EQ(stored->spec, created.spec);
+  EXPECT_EQ(stored->metadata.labels.at("team"), "ml");
+  EXPECT_TRUE(stored->metadata.finalizers.empty());
+  EXPECT_TRUE(c.updateResourceClaimStatus(next).error().isConflict()) << "stale resourceVersion";
+
+  // Taking a device out of the allocation drops its device status too (dropDeallocatedStatusDevices).
+  api::ResourceClaim shrink = *stored;
+  shrink.status.allocation = allocationOf({"gpu-1"});
+  auto shrunk = c.updateResourceClaimStatus(shrink).value();
+  ASSERT_EQ(shrunk.status.devices.size(), 1u);
+  EXPECT_EQ(shrunk.status.devices[0].device, "gpu-1");
+  api::ResourceClaim deallocate = shrunk;
+  deallocate.status.allocation.reset();
+  deallocate.status.reservedFor.clear();
+  EXPECT_TRUE(c.updateResourceClaimStatus(deallocate).value().status.devices.empty());
+}
+
+TEST(MemoryClientTest, ResourceClaimReservationRemoval) {
+  MemoryClient c;
+  auto claim = c.createResourceClaim(makeClaim("gpu")).value();
+  claim.status.allocation = allocationOf({"gpu-0"});
+  claim.status.reservedFor = {podRef("a", "uid-a"), podRef("b", "uid-b")};
+  claim = c.updateResourceClaimStatus(claim).value();
+
+  auto removed = c.removeResourceClaimReservation("default", "gpu", claim.metadata.uid, "uid-a");
+  ASSERT_TRUE(removed.ok()) << removed.error().message();
+  EXPECT_EQ(removed->status.reservedFor,
+            std::vector<api::ResourceClaimConsumerReference>{podRef("b", "uid-b")});
+  EXPECT_TRUE(removed->status.allocation.has_value());
+  // Not reserved (any more): nothing is written.
+  auto again = c.removeResourceClaimReservation("default", "gpu", claim.metadata.uid, "uid-a").value();
+  EXPECT_EQ(again.metadata.resourceVersion, removed->metadata.resourceVersion);
+  auto otherClaim = c.removeResourceClaimReservation("default", "gpu", "recreated-uid", "uid-b");
+  ASSERT_FALSE(otherClaim.ok());
+  EXPECT_TRUE(otherClaim.error().isConflict());
+  EXPECT_EQ(c.removeResourceClaimReservation("default", "nope", "", "uid-b").error().code(), 404);
+}
+
+TEST(MemoryClientTest, ResourceClaimDeleteWaitsForFinalizers) {
+  MemoryClient c;
+  api::ResourceClaim claim = makeClaim("gpu");
+  claim.metadata.finalizers.push_back(std::string(api::kResourceClaimFinalizer));
+  auto created = c.createResourceClaim(claim).value();
+  WatchOptions fromCreation;
+  fromCreation.resourceVersion = created.metadata.resourceVersion;
+  WatchCollector<api::ResourceClaim> w(c, fromCreation);
+
+  DeleteOptions wrongUid;
+  wrongUid.preconditionUid = "x";
+  EXPECT_TRUE(c.deleteResourceClaim("default", "gpu", wrongUid).error().isConflict());
+  ASSERT_TRUE(c.deleteResourceClaim("default", "gpu", {}).ok());
+  auto marked = c.getResourceClaim("default", "gpu").value();
+  ASSERT_TRUE(marked.metadata.deletionTimestamp.has_value()) << "kept while a finalizer is on it";
+  EXPECT_EQ(marked.metadata.deletionGracePeriodSeconds, std::optional<int64_t>(0));
+
+  // The update that removes the last finalizer deletes it.
+  api::ResourceClaim unfinalized = marked;
+  unfinalized.metadata.finalizers.clear();
+  unfinalized.metadata.deletionTimestamp.reset();  // an update cannot clear it
+  auto last = c.updateResourceClaim(unfinalized);
+  ASSERT_TRUE(last.ok()) << last.error().message();
+  EXPECT_TRUE(last->metadata.deletionTimestamp.has_value());
+  EXPECT_EQ(c.getResourceClaim("default", "gpu").error().code(), 404);
+  auto events = w.waitFor(2);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].type, WatchEventType::Modified);
+  EXPECT_EQ(events[1].type, WatchEventType::Deleted);
+
+  // Without finalizers the delete is immediate.
+  ASSERT_TRUE(c.createResourceClaim(makeClaim("plain")).ok());
+  ASSERT_TRUE(c.deleteResourceClaim("default", "plain", {}).ok());
+  EXPECT_EQ(c.getResourceClaim("default", "plain").error().code(), 404);
+  EXPECT_EQ(c.deleteResourceClaim("default", "plain", {}).error().code(), 404);
+}
+
+TEST(MemoryClientTest, ResourceSliceFieldSelectors) {
+  MemoryClient c;
+  api::ResourceSlice onNode;
+  onNode.metadata.name = "n1-gpu";
+  onNode.spec.driver = "gpu.example.com";
+  onNode.spec.nodeName = "n1";
+  api::ResourceSlice network;
+  network.metadata.name = "fabric";
+  network.spec.driver = "nic.example.com";
+  network.spec.allNodes = true;
+  ASSERT_TRUE(c.create(onNode).ok());
+  ASSERT_TRUE(c.create(network).ok());
+  auto names = [&](const std::string& selector) {
+    ListOptions o;
+    o.fieldSelector = selector;
+    std::vector<std::string> out;
+    auto list = c.resourceSlices().list(o);
+    for (const auto& s : list.value().items) out.push_back(s.metadata.name);
+    return out;
+  };
+  EXPECT_EQ(names("spec.nodeName=n1"), std::vector<std::string>{"n1-gpu"});
+  EXPECT_EQ(names("spec.nodeName="), std::vector<std::string>{"fabric"});
+  EXPECT_EQ(names("spec.driver=nic.example.com"), std::vector<std::string>{"fabric"});
+  ListOptions bad;
+  bad.fieldSelector = "spec.pool.name=x";
+  EXPECT_EQ(c.resourceSlices().list(bad).error().code(), 400);
+}
+
 TEST(MemoryClientTest, ListWatchersViewTheSameStore) {
   MemoryClient c;
   ASSERT_TRUE(c.create(makeNode("n1")).ok());
@@ -590,6 +809,16 @@ TEST(MemoryClientTest, ListWatchersViewTheSameStore) {
   EXPECT_EQ(lws.nodes().list(ListOptions{}).value().items.size(), 1u);
   EXPECT_EQ(lws.pods().list(ListOptions{}).value().items.size(), 0u);
   EXPECT_EQ(lws.csiNodes().list(ListOptions{}).value().metadata.resourceVersion, c.currentResourceVersion());
+  api::DeviceClass cls;
+  cls.metadata.name = "gpu.example.com";
+  cls.metadata.namespace_ = "ignored";
+  ASSERT_TRUE(c.create(cls).ok());
+  ASSERT_TRUE(c.createResourceClaim(makeClaim("gpu")).ok());
+  auto classes = lws.deviceClasses().list(ListOptions{}).value().items;
+  ASSERT_EQ(classes.size(), 1u);
+  EXPECT_TRUE(classes[0].metadata.namespace_.empty()) << "cluster-scoped";
+  EXPECT_EQ(lws.resourceClaims().list(ListOptions{}).value().items.size(), 1u);
+  EXPECT_EQ(lws.resourceSlices().list(ListOptions{}).value().items.size(), 0u);
 }
 
 }  // namespace

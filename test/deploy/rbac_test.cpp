@@ -207,6 +207,9 @@ void callEveryApi(RestClient& c, const std::string& leaseNamespace, const std::s
   listAndWatch(c.replicationControllers());
   listAndWatch(c.replicaSets());
   listAndWatch(c.statefulSets());
+  listAndWatch(c.resourceClaims());
+  listAndWatch(c.resourceSlices());
+  listAndWatch(c.deviceClasses());
 
   api::Binding binding;
   binding.metadata.namespace_ = "default";
@@ -228,6 +231,17 @@ void callEveryApi(RestClient& c, const std::string& leaseNamespace, const std::s
   pvc.metadata.name = "claim";
   pvc.metadata.resourceVersion = "1";
   (void)c.updatePersistentVolumeClaimAnnotations(pvc);
+
+  api::ResourceClaim claim;
+  claim.metadata.namespace_ = "default";
+  claim.metadata.name = "claim";
+  claim.metadata.resourceVersion = "1";
+  (void)c.getResourceClaim("default", "claim");
+  (void)c.createResourceClaim(claim);
+  (void)c.updateResourceClaim(claim);
+  (void)c.updateResourceClaimStatus(claim);
+  (void)c.removeResourceClaimReservation("default", "claim", "claim-uid", "pod-uid");
+  (void)c.deleteResourceClaim("default", "claim", {});
 
   api::Event event;
   event.metadata.namespace_ = "default";
@@ -307,6 +321,8 @@ TEST(RbacTest, RequestAttributesFollowTheApiserversRequestInfo) {
             "update coordination.k8s.io/leases in kube-system named l");
   EXPECT_EQ(attributesOf(req("POST", "/apis/authorization.k8s.io/v1/subjectaccessreviews")).str(),
             "create authorization.k8s.io/subjectaccessreviews");
+  EXPECT_EQ(attributesOf(req("PUT", "/apis/resource.k8s.io/v1/namespaces/ns/resourceclaims/c/status")).str(),
+            "update resource.k8s.io/resourceclaims/status in ns named c");
 }
 
 }  // namespace

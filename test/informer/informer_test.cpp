@@ -686,6 +686,34 @@ TEST(SharedInformerFactoryTest, StartsLazilyCreatedInformersAndWaitsForSync) {
   EXPECT_EQ(c.activeWatchCountForTest(), 0u);
 }
 
+TEST(SharedInformerFactoryTest, ResourceKinds) {
+  MemoryClient c;
+  api::DeviceClass cls;
+  cls.metadata.name = "gpu.example.com";
+  ASSERT_TRUE(c.create(cls).ok());
+  api::ResourceSlice slice;
+  slice.metadata.name = "n1-gpu";
+  slice.spec.nodeName = "n1";
+  ASSERT_TRUE(c.create(slice).ok());
+  api::ResourceClaim claim;
+  claim.metadata.name = "c";
+  claim.metadata.namespace_ = "ns";
+  ASSERT_TRUE(c.createResourceClaim(claim).ok());
+
+  SharedInformerFactoryOptions fo;
+  fo.reflector = fastOptions();
+  SharedInformerFactory f(c, fo);
+  EXPECT_EQ(&f.resourceClaims(), &f.resourceClaims());
+  f.resourceSlices();
+  f.deviceClasses();
+  f.start();
+  ASSERT_TRUE(f.waitForCacheSync(5s));
+  EXPECT_TRUE(f.resourceClaims().store().get("ns/c") != nullptr);
+  EXPECT_TRUE(f.resourceSlices().store().get("n1-gpu") != nullptr);
+  EXPECT_TRUE(f.deviceClasses().store().get("gpu.example.com") != nullptr);
+  f.stop();
+}
+
 TEST(SharedInformerFactoryTest, WaitForCacheSyncTimesOutWhileListsFail) {
   MemoryClient c;
   c.injectFailures(Operation::List, 1000000, ApiError(403, "Forbidden", "nodes is forbidden"), "Node");

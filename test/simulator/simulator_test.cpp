@@ -410,6 +410,52 @@ items:
             "nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
+// The resource.k8s.io kinds load into the in-memory API as given (a claim keeps its allocation, as a pod
+// keeps its nodeName); nothing schedules by them yet.
+TEST(SimulatorTest, LoadsTheResourceKinds) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu.example.com}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0, attributes: {model: {string: a100}}, capacity: {memory: {value: 80Gi}}}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu, namespace: default}
+  spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: shared, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+  status:
+    allocation:
+      devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+)";
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  auto loaded = loadClusterText(yaml, "cluster.yaml", cluster, cfg);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  EXPECT_EQ(loaded->objectsByKind["DeviceClass"], 1);
+  EXPECT_EQ(loaded->objectsByKind["ResourceSlice"], 1);
+  EXPECT_EQ(loaded->objectsByKind["ResourceClaimTemplate"], 1);
+  EXPECT_EQ(loaded->objectsByKind["ResourceClaim"], 1);
+  auto claim = cluster.getResourceClaim("default", "shared");
+  ASSERT_TRUE(claim.ok());
+  ASSERT_TRUE(claim->status.allocation.has_value());
+  EXPECT_EQ(claim->status.allocation->devices.results[0].device, "gpu-0");
+  EXPECT_EQ(claim->spec.devices.requests[0].exactly->count, 1);
+  auto slice = cluster.get<api::ResourceSlice>("", "n1-gpu");
+  ASSERT_TRUE(slice.ok());
+  EXPECT_EQ(slice->spec.devices[0].capacity.at("memory").value.value(), 80LL << 30);
+  EXPECT_TRUE(cluster.get<api::ResourceClaimTemplate>("default", "one-gpu").ok());
+}
+
 TEST(SimulatorTest, JsonShapeIsStable) {
   SimulationResult r;
   PodResult p;
@@ -447,7 +493,8 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
        "cluster.yaml: document 1 (Deployment web): unknown kind \"Deployment\" (supported: Node, Pod, "
        "Namespace, "
        "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
-       "VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet)"},
+       "VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet, "
+       "DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice)"},
       {"bad quantity in a list item",
        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: "
        "{capacity: "

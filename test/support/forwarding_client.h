@@ -36,6 +36,9 @@ class ForwardingClient : public client::Client {
   }
   client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
   client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
+  client::ListWatcher<api::ResourceClaim>& resourceClaims() override { return inner_.resourceClaims(); }
+  client::ListWatcher<api::ResourceSlice>& resourceSlices() override { return inner_.resourceSlices(); }
+  client::ListWatcher<api::DeviceClass>& deviceClasses() override { return inner_.deviceClasses(); }
 
   client::ApiResult<void> bind(const api::Binding& binding) override { return inner_.bind(binding); }
   client::ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,
@@ -52,6 +55,28 @@ class ForwardingClient : public client::Client {
   client::ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
       const api::PersistentVolumeClaim& claim) override {
     return inner_.updatePersistentVolumeClaimAnnotations(claim);
+  }
+  client::ApiResult<api::ResourceClaim> getResourceClaim(const std::string& ns,
+                                                         const std::string& name) override {
+    return inner_.getResourceClaim(ns, name);
+  }
+  client::ApiResult<api::ResourceClaim> createResourceClaim(const api::ResourceClaim& claim) override {
+    return inner_.createResourceClaim(claim);
+  }
+  client::ApiResult<api::ResourceClaim> updateResourceClaim(const api::ResourceClaim& claim) override {
+    return inner_.updateResourceClaim(claim);
+  }
+  client::ApiResult<api::ResourceClaim> updateResourceClaimStatus(const api::ResourceClaim& claim) override {
+    return inner_.updateResourceClaimStatus(claim);
+  }
+  client::ApiResult<api::ResourceClaim> removeResourceClaimReservation(
+      const std::string& ns, const std::string& name, const std::string& claimUid,
+      const std::string& consumerUid) override {
+    return inner_.removeResourceClaimReservation(ns, name, claimUid, consumerUid);
+  }
+  client::ApiResult<void> deleteResourceClaim(const std::string& ns, const std::string& name,
+                                              const client::DeleteOptions& options) override {
+    return inner_.deleteResourceClaim(ns, name, options);
   }
   client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
   client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,

@@ -14,6 +14,7 @@
 #include "pkg/api/events.h"
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 
 namespace ks::client::memory {
@@ -46,6 +47,10 @@ KS_MEMORY_KIND(ReplicaSet, "replicasets", "apps", true)
 KS_MEMORY_KIND(StatefulSet, "statefulsets", "apps", true)
 KS_MEMORY_KIND(Event, "events", "events.k8s.io", true)
 KS_MEMORY_KIND(Lease, "leases", "coordination.k8s.io", true)
+KS_MEMORY_KIND(DeviceClass, "deviceclasses", "resource.k8s.io", false)
+KS_MEMORY_KIND(ResourceClaim, "resourceclaims", "resource.k8s.io", true)
+KS_MEMORY_KIND(ResourceClaimTemplate, "resourceclaimtemplates", "resource.k8s.io", true)
+KS_MEMORY_KIND(ResourceSlice, "resourceslices", "resource.k8s.io", false)
 
 #undef KS_MEMORY_KIND
 
@@ -113,6 +118,14 @@ template <>
 inline std::optional<std::string> fieldValue(const api::PersistentVolumeClaim& pvc, std::string_view field) {
   if (field == "spec.volumeName") return pvc.spec.volumeName;
   return metaFieldValue(pvc.metadata, field, true);
+}
+
+// ResourceSliceSelectorNodeName and ResourceSliceSelectorDriver; an absent nodeName selects as "".
+template <>
+inline std::optional<std::string> fieldValue(const api::ResourceSlice& slice, std::string_view field) {
+  if (field == "spec.nodeName") return slice.spec.nodeName.value_or("");
+  if (field == "spec.driver") return slice.spec.driver;
+  return metaFieldValue(slice.metadata, field, false);
 }
 
 }  // namespace ks::client::memory

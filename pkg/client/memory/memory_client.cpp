@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cstdio>
+#include <set>
+#include <tuple>
 
 #include "pkg/util/strings.h"
 
@@ -67,7 +69,10 @@ MemoryClient::MemoryClient(MemoryClientOptions options)
       servicesLW_(std::make_unique<memory::KindListWatcher<api::Service>>(*this)),
       rcsLW_(std::make_unique<memory::KindListWatcher<api::ReplicationController>>(*this)),
       replicaSetsLW_(std::make_unique<memory::KindListWatcher<api::ReplicaSet>>(*this)),
-      statefulSetsLW_(std::make_unique<memory::KindListWatcher<api::StatefulSet>>(*this)) {}
+      statefulSetsLW_(std::make_unique<memory::KindListWatcher<api::StatefulSet>>(*this)),
+      resourceClaimsLW_(std::make_unique<memory::KindListWatcher<api::ResourceClaim>>(*this)),
+      resourceSlicesLW_(std::make_unique<memory::KindListWatcher<api::ResourceSlice>>(*this)),
+      deviceClassesLW_(std::make_unique<memory::KindListWatcher<api::DeviceClass>>(*this)) {}
 
 MemoryClient::~MemoryClient() = default;
 
@@ -115,6 +120,15 @@ ListWatcher<api::ReplicaSet>& MemoryClient::replicaSets() {
 }
 ListWatcher<api::StatefulSet>& MemoryClient::statefulSets() {
   return *statefulSetsLW_;
+}
+ListWatcher<api::ResourceClaim>& MemoryClient::resourceClaims() {
+  return *resourceClaimsLW_;
+}
+ListWatcher<api::ResourceSlice>& MemoryClient::resourceSlices() {
+  return *resourceSlicesLW_;
+}
+ListWatcher<api::DeviceClass>& MemoryClient::deviceClasses() {
+  return *deviceClassesLW_;
 }
 
 api::Time MemoryClient::now() const {
@@ -281,6 +295,170 @@ ApiResult<api::PersistentVolumeClaim> MemoryClient::updatePersistentVolumeClaimA
         for (const auto& [k, v] : claim.metadata.annotations) stored.metadata.annotations[k] = v;
         return {};
       });
+}
+
+// --- ResourceClaimWriter -----------------------------------------------------------------------------
+// As pkg/registry/resource/resourceclaim/strategy.go and the generic registry store apply these calls.
+
+namespace {
+
+const std::string kResourceClaims = "resourceclaims.resource.k8s.io";
+
+ApiError uidPreconditionFailed(const std::string& name, const std::string& given, const std::string& stored) {
+  return memory::conflict(
+      kResourceClaims, name,
+      "Precondition failed: UID in precondition: " + given + ", UID in object meta: " + stored);
+}
+
+// dropDeallocatedStatusDevices: a status update that takes devices out of the allocation also drops their
+// entries from status.devices.
+void dropDeallocatedStatusDevices(api::ResourceClaimStatus& next, const api::ResourceClaimStatus& old) {
+  using Id = std::tuple<std::string, std::string, std::string, std::optional<std::string>>;
+  std::set<Id> deallocated;
+  if (old.allocation) {
+    for (const auto& r : old.allocation->devices.results)
+      deallocated.insert({r.driver, r.pool, r.device, r.shareID});
+  }
+  if (next.allocation) {
+    for (const auto& r : next.allocation->devices.results)
+      deallocated.erase({r.driver, r.pool, r.device, r.shareID});
+  }
+  std::erase_if(next.devices, [&](const api::AllocatedDeviceStatus& d) {
+    return deallocated.contains({d.driver, d.pool, d.device, d.shareID});
+  });
+}
+
+}  // namespace
+
+ApiResult<api::ResourceClaim> MemoryClient::getResourceClaim(const std::string& ns, const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::GetResourceClaim, api::ResourceClaim::kKind)) return *e;
+  auto& s = state<api::ResourceClaim>();
+  auto it = s.objects.find(memory::storageKey<api::ResourceClaim>(ns, name));
+  if (it == s.objects.end()) return memory::notFound(kResourceClaims, name);
+  return *it->second;
+}
+
+ApiResult<api::ResourceClaim> MemoryClient::createResourceClaim(const api::ResourceClaim& claim) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::CreateResourceClaim, api::ResourceClaim::kKind)) return *e;
+  api::ResourceClaim c = claim;
+  c.status = {};  // the status must not be set on create
+  c.metadata.deletionTimestamp.reset();
+  c.metadata.deletionGracePeriodSeconds.reset();
+  return createLocked<api::ResourceClaim>(std::move(c));
+}
+
+ApiResult<api::ResourceClaim> MemoryClient::updateResourceClaim(const api::ResourceClaim& claim) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::UpdateResourceClaim, api::ResourceClaim::kKind)) return *e;
+  const std::string& ns = claim.metadata.namespace_;
+  const std::string& name = claim.metadata.name;
+  // The claim as the update would store it (BeforeUpdate and PrepareForUpdate), or an error.
+  auto merge = [&](const api::ResourceClaim& stored) -> ApiResult<api::ResourceClaim> {
+    if (!claim.metadata.uid.empty() && claim.metadata.uid != stored.metadata.uid) {
+      return uidPreconditionFailed(name, claim.metadata.uid, stored.metadata.uid);
+    }
+    if (!(claim.spec == stored.spec))
+      return memory::invalid(kResourceClaims, name, "spec: field is immutable");
+    api::ResourceClaim next = claim;
+    next.status = stored.status;
+    next.metadata.uid = stored.metadata.uid;
+    next.metadata.namespace_ = stored.metadata.namespace_;
+    next.metadata.creationTimestamp = stored.metadata.creationTimestamp;
+    next.metadata.generation = stored.metadata.generation;
+    next.metadata.resourceVersion = stored.metadata.resourceVersion;
+    next.metadata.deletionTimestamp = stored.metadata.deletionTimestamp;
+    if (stored.metadata.deletionGracePeriodSeconds && !next.metadata.deletionGracePeriodSeconds) {
+      next.metadata.deletionGracePeriodSeconds = stored.metadata.deletionGracePeriodSeconds;
+    }
+    return next;
+  };
+  auto& s = state<api::ResourceClaim>();
+  auto it = s.objects.find(memory::storageKey<api::ResourceClaim>(ns, name));
+  if (it == s.objects.end()) return memory::notFound(kResourceClaims, name);
+  if (!claim.metadata.resourceVersion.empty() &&
+      claim.metadata.resourceVersion != it->second->metadata.resourceVersion) {
+    return memory::conflict(kResourceClaims, name, std::string(memory::kConflictMessage));
+  }
+  auto next = merge(*it->second);
+  if (!next.ok()) return next.error();
+  if (next->metadata.deletionTimestamp && next->metadata.finalizers.empty()) {
+    // The last finalizer of a claim being deleted is gone: the update deletes it instead of storing it.
+    if (auto r = removeLocked<api::ResourceClaim>(ns, name, {}); !r.ok()) return r.error();
+    return next;
+  }
+  return updateLocked<api::ResourceClaim>(ns, name, claim.metadata.resourceVersion,
+                                          [&](api::ResourceClaim& stored) -> ApiResult<void> {
+                                            stored = *next;
+                                            return {};
+                                          });
+}
+
+ApiResult<api::ResourceClaim> MemoryClient::updateResourceClaimStatus(const api::ResourceClaim& claim) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::UpdateResourceClaimStatus, api::ResourceClaim::kKind)) return *e;
+  const std::string& name = claim.metadata.name;
+  return updateLocked<api::ResourceClaim>(
+      claim.metadata.namespace_, name, claim.metadata.resourceVersion,
+      [&](api::ResourceClaim& stored) -> ApiResult<void> {
+        if (!claim.metadata.uid.empty() && claim.metadata.uid != stored.metadata.uid) {
+          return uidPreconditionFailed(name, claim.metadata.uid, stored.metadata.uid);
+        }
+        api::ResourceClaimStatus next = claim.status;
+        dropDeallocatedStatusDevices(next, stored.status);
+        stored.status = std::move(next);
+        return {};
+      });
+}
+
+ApiResult<api::ResourceClaim> MemoryClient::removeResourceClaimReservation(const std::string& ns,
+                                                                           const std::string& name,
+                                                                           const std::string& claimUid,
+                                                                           const std::string& consumerUid) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::RemoveResourceClaimReservation, api::ResourceClaim::kKind))
+    return *e;
+  return updateLocked<api::ResourceClaim>(ns, name, "", [&](api::ResourceClaim& stored) -> ApiResult<void> {
+    if (!claimUid.empty() && claimUid != stored.metadata.uid) {
+      return uidPreconditionFailed(name, claimUid, stored.metadata.uid);
+    }
+    std::erase_if(stored.status.reservedFor,
+                  [&](const api::ResourceClaimConsumerReference& r) { return r.uid == consumerUid; });
+    return {};
+  });
+}
+
+ApiResult<void> MemoryClient::deleteResourceClaim(const std::string& ns, const std::string& name,
+                                                  const DeleteOptions& options) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::DeleteResourceClaim, api::ResourceClaim::kKind)) return *e;
+  auto& s = state<api::ResourceClaim>();
+  auto it = s.objects.find(memory::storageKey<api::ResourceClaim>(ns, name));
+  if (it == s.objects.end() || it->second->metadata.finalizers.empty()) {
+    return removeLocked<api::ResourceClaim>(ns, name, options);
+  }
+  const api::ObjectMeta& m = it->second->metadata;
+  if (options.preconditionUid && *options.preconditionUid != m.uid) {
+    return uidPreconditionFailed(name, *options.preconditionUid, m.uid);
+  }
+  if (options.preconditionResourceVersion && *options.preconditionResourceVersion != m.resourceVersion) {
+    return memory::conflict(
+        kResourceClaims, name,
+        "Precondition failed: ResourceVersion in precondition: " + *options.preconditionResourceVersion +
+            ", ResourceVersion in object meta: " + m.resourceVersion);
+  }
+  // Finalizers keep it: only marked, as the apiserver's graceful deletion of objects without a grace period.
+  const api::Time t = std::chrono::floor<std::chrono::seconds>(now());
+  auto r = updateLocked<api::ResourceClaim>(ns, name, "", [&](api::ResourceClaim& stored) -> ApiResult<void> {
+    if (!stored.metadata.deletionTimestamp) {
+      stored.metadata.deletionTimestamp = t;
+      stored.metadata.deletionGracePeriodSeconds = 0;
+    }
+    return {};
+  });
+  if (!r.ok()) return r.error();
+  return {};
 }
 
 // --- EventWriter -------------------------------------------------------------------------------------

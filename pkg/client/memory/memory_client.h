@@ -18,7 +18,8 @@
 //    synthetic ADDED events of the current state; selectors turn transitions into ADDED / DELETED as
 //    the watch cache does; periodic BOOKMARKs; ends on timeoutSeconds, stop, or closeAllWatchesForTest;
 //  - pods/binding (409 "pod p is already assigned to node \"n\"", PodScheduled=True), pods/status
-//    patches, events with generated names, leases.
+//    patches, events with generated names, leases, resource claims (their status subresource and
+//    finalizers, as the resource claim strategy treats them).
 // Failure injection: injectFailures(op, n, error) makes the next n calls of `op` fail with `error`.
 //
 // Thread-safety: every method may be called from any thread. Lock order: MemoryClient::mu_ ->
@@ -63,6 +64,12 @@ enum class Operation : uint8_t {
   DeletePod,
   UpdatePersistentVolumeBinding,
   UpdatePersistentVolumeClaimAnnotations,
+  GetResourceClaim,
+  CreateResourceClaim,
+  UpdateResourceClaim,
+  UpdateResourceClaimStatus,
+  RemoveResourceClaimReservation,
+  DeleteResourceClaim,
   CreateEvent,
   UpdateEventSeries,
   GetLease,
@@ -158,6 +165,9 @@ class MemoryClient final : public Client {
   ListWatcher<api::ReplicationController>& replicationControllers() override;
   ListWatcher<api::ReplicaSet>& replicaSets() override;
   ListWatcher<api::StatefulSet>& statefulSets() override;
+  ListWatcher<api::ResourceClaim>& resourceClaims() override;
+  ListWatcher<api::ResourceSlice>& resourceSlices() override;
+  ListWatcher<api::DeviceClass>& deviceClasses() override;
 
   // PodWriter
   ApiResult<void> bind(const api::Binding& binding) override;
@@ -170,6 +180,20 @@ class MemoryClient final : public Client {
   ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) override;
   ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
       const api::PersistentVolumeClaim& claim) override;
+
+  // ResourceClaimWriter, with the resource claim strategy's rules: create drops the status, an update keeps
+  // the stored status and refuses a spec change, a status update keeps the stored spec and metadata but
+  // for the status. A delete of a claim with finalizers sets deletionTimestamp; the update that removes the
+  // last finalizer then deletes it.
+  ApiResult<api::ResourceClaim> getResourceClaim(const std::string& ns, const std::string& name) override;
+  ApiResult<api::ResourceClaim> createResourceClaim(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> updateResourceClaim(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> updateResourceClaimStatus(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> removeResourceClaimReservation(const std::string& ns, const std::string& name,
+                                                               const std::string& claimUid,
+                                                               const std::string& consumerUid) override;
+  ApiResult<void> deleteResourceClaim(const std::string& ns, const std::string& name,
+                                      const DeleteOptions& options) override;
 
   // EventWriter
   ApiResult<api::Event> createEvent(const api::Event& event) override;
@@ -233,11 +257,12 @@ class MemoryClient final : public Client {
                  memory::KindState<api::PersistentVolume>, memory::KindState<api::PersistentVolumeClaim>,
                  memory::KindState<api::StorageClass>, memory::KindState<api::CSINode>,
                  memory::KindState<api::CSIDriver>, memory::KindState<api::CSIStorageCapacity>,
-                 memory::KindState<api::VolumeAttachment>,
-                 memory::KindState<api::PodDisruptionBudget>, memory::KindState<api::Service>,
-                 memory::KindState<api::ReplicationController>, memory::KindState<api::ReplicaSet>,
-                 memory::KindState<api::StatefulSet>, memory::KindState<api::Event>,
-                 memory::KindState<api::Lease>>;
+                 memory::KindState<api::VolumeAttachment>, memory::KindState<api::PodDisruptionBudget>,
+                 memory::KindState<api::Service>, memory::KindState<api::ReplicationController>,
+                 memory::KindState<api::ReplicaSet>, memory::KindState<api::StatefulSet>,
+                 memory::KindState<api::Event>, memory::KindState<api::Lease>,
+                 memory::KindState<api::DeviceClass>, memory::KindState<api::ResourceClaim>,
+                 memory::KindState<api::ResourceClaimTemplate>, memory::KindState<api::ResourceSlice>>;
 
   struct Injection {
     Operation op;
@@ -300,6 +325,9 @@ class MemoryClient final : public Client {
   std::unique_ptr<memory::KindListWatcher<api::ReplicationController>> rcsLW_;
   std::unique_ptr<memory::KindListWatcher<api::ReplicaSet>> replicaSetsLW_;
   std::unique_ptr<memory::KindListWatcher<api::StatefulSet>> statefulSetsLW_;
+  std::unique_ptr<memory::KindListWatcher<api::ResourceClaim>> resourceClaimsLW_;
+  std::unique_ptr<memory::KindListWatcher<api::ResourceSlice>> resourceSlicesLW_;
+  std::unique_ptr<memory::KindListWatcher<api::DeviceClass>> deviceClassesLW_;
 };
 
 namespace memory {

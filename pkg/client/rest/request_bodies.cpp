@@ -68,6 +68,14 @@ std::string eventSeriesPatchBody(const api::EventSeries& series) {
       .dump();
 }
 
+std::string resourceClaimReservationRemovalPatchBody(const std::string& claimUid,
+                                                     const std::string& consumerUid) {
+  json entry = {{"$patch", "delete"}, {"uid", consumerUid}};
+  return json{{"metadata", {{"uid", claimUid}}},
+              {"status", {{"reservedFor", json::array({std::move(entry)})}}}}
+      .dump();
+}
+
 std::string deleteOptionsBody(const DeleteOptions& options) {
   if (!options.preconditionUid && !options.preconditionResourceVersion && !options.gracePeriodSeconds) {
     return "";

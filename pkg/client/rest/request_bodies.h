@@ -23,6 +23,12 @@ std::string persistentVolumeBindingPatchBody(const api::PersistentVolume& pv);
 // {"series":{"count":N,"lastObservedTime":"<MicroTime>"}} as the events broadcaster's series patch.
 std::string eventSeriesPatchBody(const api::EventSeries& series);
 
+// {"metadata":{"uid":"<claim>"},"status":{"reservedFor":[{"$patch":"delete","uid":"<consumer>"}]}}: the
+// strategic-merge patch upstream's DynamicResources Unreserve sends (reservedFor merges by uid; the uid in
+// metadata makes the server refuse the patch for another claim of the same name).
+std::string resourceClaimReservationRemovalPatchBody(const std::string& claimUid,
+                                                     const std::string& consumerUid);
+
 // {"kind":"DeleteOptions","apiVersion":"v1",...}; "" when no option is set (no body needed).
 std::string deleteOptionsBody(const DeleteOptions& options);
 

@@ -684,7 +684,10 @@ struct RestListWatchers {
         services(impl, "/api/v1/services"),
         replicationControllers(impl, "/api/v1/replicationcontrollers"),
         replicaSets(impl, "/apis/apps/v1/replicasets"),
-        statefulSets(impl, "/apis/apps/v1/statefulsets") {}
+        statefulSets(impl, "/apis/apps/v1/statefulsets"),
+        resourceClaims(impl, "/apis/resource.k8s.io/v1/resourceclaims"),
+        resourceSlices(impl, "/apis/resource.k8s.io/v1/resourceslices"),
+        deviceClasses(impl, "/apis/resource.k8s.io/v1/deviceclasses") {}
   RestListWatcher<api::Pod> pods;
   RestListWatcher<api::Node> nodes;
   RestListWatcher<api::Namespace> namespaces;
@@ -700,6 +703,9 @@ struct RestListWatchers {
   RestListWatcher<api::ReplicationController> replicationControllers;
   RestListWatcher<api::ReplicaSet> replicaSets;
   RestListWatcher<api::StatefulSet> statefulSets;
+  RestListWatcher<api::ResourceClaim> resourceClaims;
+  RestListWatcher<api::ResourceSlice> resourceSlices;
+  RestListWatcher<api::DeviceClass> deviceClasses;
 };
 
 // The Impl plus the per-resource list/watchers, owned together.
@@ -793,6 +799,15 @@ ListWatcher<api::ReplicaSet>& RestClient::replicaSets() {
 ListWatcher<api::StatefulSet>& RestClient::statefulSets() {
   return lws(*impl_).statefulSets;
 }
+ListWatcher<api::ResourceClaim>& RestClient::resourceClaims() {
+  return lws(*impl_).resourceClaims;
+}
+ListWatcher<api::ResourceSlice>& RestClient::resourceSlices() {
+  return lws(*impl_).resourceSlices;
+}
+ListWatcher<api::DeviceClass>& RestClient::deviceClasses() {
+  return lws(*impl_).deviceClasses;
+}
 
 namespace {
 template <typename T>
@@ -852,6 +867,64 @@ ApiResult<api::PersistentVolumeClaim> RestClient::updatePersistentVolumeClaimAnn
                                                             RequestKind::Idempotent, &body,
                                                             "application/merge-patch+json"),
                                                 "update persistent volume claim");
+}
+
+namespace {
+constexpr std::string_view kResourceV1 = "/apis/resource.k8s.io/v1";
+
+std::string resourceClaimPath(const std::string& ns, const std::string& name,
+                              std::string_view subresource = "") {
+  std::string resource = "resourceclaims/" + urlEncode(name);
+  if (!subresource.empty()) resource.append("/").append(subresource);
+  return nsPath(kResourceV1, ns, resource);
+}
+}  // namespace
+
+ApiResult<api::ResourceClaim> RestClient::getResourceClaim(const std::string& ns, const std::string& name) {
+  return decodeBody<api::ResourceClaim>(
+      impl_->call(http::methods::GET, resourceClaimPath(ns, name), RequestKind::Read), "get resource claim");
+}
+
+ApiResult<api::ResourceClaim> RestClient::createResourceClaim(const api::ResourceClaim& claim) {
+  const std::string target = nsPath(kResourceV1, claim.metadata.namespace_, "resourceclaims");
+  const std::string body = api::encodeJson(claim);
+  return decodeBody<api::ResourceClaim>(
+      impl_->call(http::methods::POST, target, RequestKind::NonIdempotent, &body), "create resource claim");
+}
+
+ApiResult<api::ResourceClaim> RestClient::updateResourceClaim(const api::ResourceClaim& claim) {
+  const std::string target = resourceClaimPath(claim.metadata.namespace_, claim.metadata.name);
+  const std::string body = api::encodeJson(claim);
+  return decodeBody<api::ResourceClaim>(
+      impl_->call(http::methods::PUT, target, RequestKind::Idempotent, &body), "update resource claim");
+}
+
+ApiResult<api::ResourceClaim> RestClient::updateResourceClaimStatus(const api::ResourceClaim& claim) {
+  const std::string target = resourceClaimPath(claim.metadata.namespace_, claim.metadata.name, "status");
+  const std::string body = api::encodeJson(claim);
+  return decodeBody<api::ResourceClaim>(
+      impl_->call(http::methods::PUT, target, RequestKind::Idempotent, &body),
+      "update resource claim status");
+}
+
+ApiResult<api::ResourceClaim> RestClient::removeResourceClaimReservation(const std::string& ns,
+                                                                         const std::string& name,
+                                                                         const std::string& claimUid,
+                                                                         const std::string& consumerUid) {
+  const std::string body = resourceClaimReservationRemovalPatchBody(claimUid, consumerUid);
+  return decodeBody<api::ResourceClaim>(
+      impl_->call(http::methods::PATCH, resourceClaimPath(ns, name, "status"), RequestKind::Idempotent, &body,
+                  "application/strategic-merge-patch+json"),
+      "patch resource claim status");
+}
+
+ApiResult<void> RestClient::deleteResourceClaim(const std::string& ns, const std::string& name,
+                                                const DeleteOptions& options) {
+  const std::string body = deleteOptionsBody(options);
+  auto r = impl_->call(http::methods::DEL, resourceClaimPath(ns, name), RequestKind::Idempotent,
+                       body.empty() ? nullptr : &body);
+  if (!r.ok()) return r.error();
+  return {};
 }
 
 ApiResult<api::Event> RestClient::createEvent(const api::Event& event) {

@@ -48,6 +48,9 @@ class RestClient final : public Client {
   ListWatcher<api::ReplicationController>& replicationControllers() override;
   ListWatcher<api::ReplicaSet>& replicaSets() override;
   ListWatcher<api::StatefulSet>& statefulSets() override;
+  ListWatcher<api::ResourceClaim>& resourceClaims() override;
+  ListWatcher<api::ResourceSlice>& resourceSlices() override;
+  ListWatcher<api::DeviceClass>& deviceClasses() override;
 
   // A 409 "pod p is already assigned to node <binding.target.name>" returns OK: an earlier attempt
   // of ours may have landed (after a 5xx, or re-sent by cpprest on a stale pooled connection), and
@@ -61,6 +64,16 @@ class RestClient final : public Client {
   ApiResult<api::PersistentVolume> updatePersistentVolumeBinding(const api::PersistentVolume& pv) override;
   ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
       const api::PersistentVolumeClaim& claim) override;
+
+  ApiResult<api::ResourceClaim> getResourceClaim(const std::string& ns, const std::string& name) override;
+  ApiResult<api::ResourceClaim> createResourceClaim(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> updateResourceClaim(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> updateResourceClaimStatus(const api::ResourceClaim& claim) override;
+  ApiResult<api::ResourceClaim> removeResourceClaimReservation(const std::string& ns, const std::string& name,
+                                                               const std::string& claimUid,
+                                                               const std::string& consumerUid) override;
+  ApiResult<void> deleteResourceClaim(const std::string& ns, const std::string& name,
+                                      const DeleteOptions& options) override;
 
   ApiResult<api::Event> createEvent(const api::Event& event) override;
   ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,

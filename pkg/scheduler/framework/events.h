@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pkg/api/core.h"
+#include "pkg/api/resource.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -105,7 +106,9 @@ using EventObject =
     std::variant<std::monostate, api::PodPtr, api::NodePtr, std::shared_ptr<const api::PersistentVolume>,
                  std::shared_ptr<const api::PersistentVolumeClaim>, std::shared_ptr<const api::StorageClass>,
                  std::shared_ptr<const api::CSINode>, std::shared_ptr<const api::CSIDriver>,
-                 std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>>;
+                 std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>,
+                 std::shared_ptr<const api::ResourceClaim>, std::shared_ptr<const api::ResourceSlice>,
+                 std::shared_ptr<const api::DeviceClass>>;
 
 // Whether an event may make the pod schedulable.
 enum class QueueingHint : uint8_t {

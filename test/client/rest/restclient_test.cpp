@@ -622,6 +622,12 @@ TEST(RequestBodiesTest, DeleteOptionsAndSeries) {
   EXPECT_EQ(urlEncode("app in (a,b),tier!=x"), "app%20in%20%28a%2Cb%29%2Ctier%21%3Dx");
 }
 
+TEST(RequestBodiesTest, ResourceClaimReservationRemoval) {
+  EXPECT_EQ(json::parse(resourceClaimReservationRemovalPatchBody("claim-uid", "pod-uid")),
+            json::parse(R"({"metadata":{"uid":"claim-uid"},
+                            "status":{"reservedFor":[{"$patch":"delete","uid":"pod-uid"}]}})"));
+}
+
 // ---- TLS material ------------------------------------------------------------------------------
 
 TEST(TlsMaterialTest, RejectsBadPem) {
@@ -716,14 +722,18 @@ TEST(RestClientTest, ListPathsOfEveryKind) {
   auto pdbs = client->podDisruptionBudgets().list({});
   ASSERT_TRUE(pdbs.ok());
   EXPECT_EQ(pdbs->metadata.resourceVersion, "7");
+  ASSERT_TRUE(client->resourceClaims().list({}).ok());
+  ASSERT_TRUE(client->resourceSlices().list({}).ok());
+  ASSERT_TRUE(client->deviceClasses().list({}).ok());
   std::vector<std::string> paths;
   for (const auto& r : server.requests()) paths.push_back(r.target);
-  EXPECT_EQ(paths,
-            (std::vector<std::string>{
-                "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
-                "/api/v1/persistentvolumeclaims", "/apis/storage.k8s.io/v1/storageclasses",
-                "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
-                "/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/policy/v1/poddisruptionbudgets"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{
+                       "/api/v1/pods", "/api/v1/nodes", "/api/v1/namespaces", "/api/v1/persistentvolumes",
+                       "/api/v1/persistentvolumeclaims", "/apis/storage.k8s.io/v1/storageclasses",
+                       "/apis/storage.k8s.io/v1/csinodes", "/apis/storage.k8s.io/v1/csidrivers",
+                       "/apis/storage.k8s.io/v1/csistoragecapacities", "/apis/policy/v1/poddisruptionbudgets",
+                       "/apis/resource.k8s.io/v1/resourceclaims", "/apis/resource.k8s.io/v1/resourceslices",
+                       "/apis/resource.k8s.io/v1/deviceclasses"}));
 }
 
 TEST(RestClientTest, WatchStreamsManyEventsWithBookmarksAndError) {
@@ -1171,6 +1181,82 @@ TEST(RestClientTest, RequestShapes) {
   json jl = json::parse(reqs[7].body);
   EXPECT_EQ(jl["metadata"]["resourceVersion"], "8");
   EXPECT_EQ(jl["spec"]["holderIdentity"], "me");
+}
+
+// The ResourceClaimWriter calls: paths (namespaced, the status subresource), methods, bodies, content types.
+TEST(RestClientTest, ResourceClaimRequestShapes) {
+  TestHttpServer server([](const TestRequest& r, ResponseWriter& w) {
+    if (r.method == "DELETE") {
+      w.send(200, R"({"kind":"Status","apiVersion":"v1","status":"Success"})");
+      return;
+    }
+    w.send(
+        r.method == "POST" ? 201 : 200,
+        R"({"kind":"ResourceClaim","apiVersion":"resource.k8s.io/v1","metadata":{"name":"gpu-x1","namespace":"ml",)"
+        R"("uid":"claim-uid","resourceVersion":"12","finalizers":["resource.kubernetes.io/delete-protection"]},)"
+        R"("spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu.example.com"}}]}},)"
+        R"("status":{"reservedFor":[{"resource":"pods","name":"p","uid":"pod-uid"}]}})");
+  });
+  auto client = makeClient(testConfig(server));
+
+  auto claim = client->getResourceClaim("ml", "gpu-x1");
+  ASSERT_TRUE(claim.ok()) << claim.error().message();
+  EXPECT_EQ(claim->metadata.resourceVersion, "12");
+  EXPECT_EQ(claim->spec.devices.requests[0].exactly->count, 1);
+  EXPECT_EQ(claim->status.reservedFor[0].uid, "pod-uid");
+
+  api::ResourceClaim fresh = *claim;
+  fresh.metadata.name.clear();
+  fresh.metadata.generateName = "p-extended-resources-";
+  ASSERT_TRUE(client->createResourceClaim(fresh).ok());
+  ASSERT_TRUE(client->updateResourceClaim(*claim).ok());
+  api::ResourceClaim allocated = *claim;
+  allocated.status.allocation.emplace();
+  api::DeviceRequestAllocationResult result;
+  result.request = "gpu";
+  result.driver = "gpu.example.com";
+  result.pool = "node-1";
+  result.device = "gpu-0";
+  allocated.status.allocation->devices.results.push_back(result);
+  ASSERT_TRUE(client->updateResourceClaimStatus(allocated).ok());
+  ASSERT_TRUE(client->removeResourceClaimReservation("ml", "gpu-x1", "claim-uid", "pod-uid").ok());
+  DeleteOptions d;
+  d.preconditionUid = "claim-uid";
+  ASSERT_TRUE(client->deleteResourceClaim("ml", "gpu-x1", d).ok());
+
+  const auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 6u);
+  EXPECT_EQ(reqs[0].method, "GET");
+  EXPECT_EQ(reqs[0].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu-x1");
+  EXPECT_EQ(reqs[1].method, "POST");
+  EXPECT_EQ(reqs[1].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims");
+  json jc = json::parse(reqs[1].body);
+  EXPECT_EQ(jc["apiVersion"], "resource.k8s.io/v1");
+  EXPECT_EQ(jc["kind"], "ResourceClaim");
+  EXPECT_EQ(jc["metadata"]["generateName"], "p-extended-resources-");
+  EXPECT_FALSE(jc["metadata"].contains("name"));
+  EXPECT_EQ(reqs[2].method, "PUT");
+  EXPECT_EQ(reqs[2].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu-x1");
+  json ju = json::parse(reqs[2].body);
+  EXPECT_EQ(ju["metadata"]["resourceVersion"], "12");
+  EXPECT_EQ(ju["metadata"]["finalizers"], json::array({"resource.kubernetes.io/delete-protection"}));
+  EXPECT_EQ(ju["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"], "gpu.example.com");
+  EXPECT_EQ(reqs[3].method, "PUT");
+  EXPECT_EQ(reqs[3].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu-x1/status");
+  EXPECT_EQ(reqs[3].header("content-type"), "application/json");
+  json js = json::parse(reqs[3].body);
+  EXPECT_EQ(js["metadata"]["resourceVersion"], "12");
+  EXPECT_EQ(js["status"]["allocation"]["devices"]["results"][0],
+            json::parse(R"({"request":"gpu","driver":"gpu.example.com","pool":"node-1","device":"gpu-0"})"));
+  EXPECT_EQ(js["status"]["reservedFor"][0]["uid"], "pod-uid");
+  EXPECT_EQ(reqs[4].method, "PATCH");
+  EXPECT_EQ(reqs[4].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu-x1/status");
+  EXPECT_EQ(reqs[4].header("content-type"), "application/strategic-merge-patch+json");
+  EXPECT_EQ(json::parse(reqs[4].body),
+            json::parse(resourceClaimReservationRemovalPatchBody("claim-uid", "pod-uid")));
+  EXPECT_EQ(reqs[5].method, "DELETE");
+  EXPECT_EQ(reqs[5].path, "/apis/resource.k8s.io/v1/namespaces/ml/resourceclaims/gpu-x1");
+  EXPECT_EQ(json::parse(reqs[5].body)["preconditions"]["uid"], "claim-uid");
 }
 
 TEST(RestClientTest, TokenFileAndBasicAuth) {

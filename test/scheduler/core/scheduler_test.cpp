@@ -121,6 +121,7 @@ class SchedulerTest : public ::testing::Test {
     opts.seed = 1;
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
+    opts.dynamicResourceAllocation = dynamicResourceAllocation_;
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
     factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
@@ -179,6 +180,7 @@ class SchedulerTest : public ::testing::Test {
   // The observer keeps each attempted pod alive (AttemptRecord::pod); off to see object lifetimes as
   // the daemon has them.
   bool observeAttempts_ = true;
+  bool dynamicResourceAllocation_ = true;  // the feature gate
   std::unique_ptr<ApiEventRecorder> recorder_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<informer::SharedInformerFactory> factory_;
@@ -575,6 +577,102 @@ TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {
   while (attempts_.attempts("p") == before && std::chrono::steady_clock::now() < until)
     std::this_thread::sleep_for(5ms);
   EXPECT_GT(attempts_.attempts("p"), before);
+}
+
+// A PreFilter plugin that rejects every pod and registers for the resource.k8s.io events, as DynamicResources
+// will: the handlers for those resources exist only when a plugin wants them.
+class WantsDraEvents final : public framework::PreFilterPlugin, public framework::EnqueueExtensions {
+ public:
+  std::string_view name() const override { return "WantsDraEvents"; }
+  framework::Status preFilter(framework::CycleState&, const framework::PodInfo&,
+                              std::span<const framework::NodeInfoPtr>, framework::PreFilterResult&) override {
+    return framework::Status(framework::Code::UnschedulableAndUnresolvable, "waiting for devices")
+        .withPlugin("WantsDraEvents");
+  }
+  framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
+  Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override {
+    using framework::EventResource;
+    namespace action = framework::action;
+    return std::vector<framework::ClusterEventWithHint>{
+        {{EventResource::ResourceClaim, action::Add | action::Update, {}}, {}},
+        {{EventResource::ResourceSlice, action::Add | action::Update, {}}, {}},
+        {{EventResource::DeviceClass, action::Add | action::Update, {}}, {}},
+    };
+  }
+};
+
+class DraEventsTest : public SchedulerTest {
+ protected:
+  void startWanting() {
+    ASSERT_TRUE(registry_
+                    .registerPlugin("WantsDraEvents",
+                                    [](const config::PluginArgs*,
+                                       framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
+                                      return std::unique_ptr<framework::Plugin>(
+                                          std::make_unique<WantsDraEvents>());
+                                    })
+                    .ok());
+    ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+    start(configYaml() + "    preFilter:\n      enabled:\n      - name: WantsDraEvents\n");
+    ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+    ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+    std::this_thread::sleep_for(300ms);  // its own status update may retry it once; let that settle
+  }
+  // Whether the pod is attempted again within `within` after `event` happened.
+  bool retriedAfter(const std::function<void()>& event, std::chrono::milliseconds within = 3s) {
+    const int before = attempts_.attempts("p");
+    event();
+    const auto until = std::chrono::steady_clock::now() + within;
+    while (std::chrono::steady_clock::now() < until) {
+      if (attempts_.attempts("p") > before) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return false;
+  }
+};
+
+api::DeviceClass deviceClass(const std::string& name) {
+  api::DeviceClass c;
+  c.metadata.name = name;
+  return c;
+}
+
+api::ResourceSlice resourceSlice(const std::string& name) {
+  api::ResourceSlice s;
+  s.metadata.name = name;
+  s.spec.driver = "gpu.example.com";
+  s.spec.nodeName = "n1";
+  s.spec.pool.name = "n1";
+  s.spec.pool.resourceSliceCount = 1;
+  return s;
+}
+
+api::ResourceClaim resourceClaim(const std::string& name) {
+  api::ResourceClaim c;
+  c.metadata.name = name;
+  c.metadata.namespace_ = "default";
+  return c;
+}
+
+// UnschedulableAndUnresolvable pods wait for an event their rejector registered for; the resource.k8s.io
+// informers deliver those events (upstream's addAllEventHandlers for ResourceClaim, ResourceSlice,
+// DeviceClass).
+TEST_F(DraEventsTest, ClassSliceAndClaimEventsRequeueThePodsOfPluginsThatWantThem) {
+  startWanting();
+  EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.create(deviceClass("gpu.example.com")).ok()); }));
+  EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }));
+  EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.createResourceClaim(resourceClaim("c")).ok()); }));
+  // Not registered for deletes.
+  EXPECT_FALSE(
+      retriedAfter([&] { ASSERT_TRUE(client_.deleteResourceClaim("default", "c", {}).ok()); }, 500ms));
+}
+
+TEST_F(DraEventsTest, NoHandlersWithTheFeatureGateOff) {
+  dynamicResourceAllocation_ = false;
+  startWanting();
+  EXPECT_FALSE(
+      retriedAfter([&] { ASSERT_TRUE(client_.create(deviceClass("gpu.example.com")).ok()); }, 500ms));
+  EXPECT_FALSE(retriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }, 500ms));
 }
 
 // A Permit plugin that makes the pods named in `waitFor` wait (at most `timeout`) and allows the others.

@@ -230,7 +230,7 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   const std::string key = podKey(*newPod);
   std::vector<ClusterEvent> events;
   if (options_.queueingHints && oldPod) {
-    events = podSchedulingPropertiesChange(*newPod, *oldPod);
+    events = podSchedulingPropertiesChange(*newPod, *oldPod, options_.dynamicResourceAllocation);
     // The in-flight pod comes back through addUnschedulableIfNotPresent, which checks these events.
     if (inFlightPods_.count(newPod->metadata.uid)) {
       for (const auto& e : events) addEventIfAnyInFlight(e, EventObject(oldPod), EventObject(newPod));
@@ -720,7 +720,8 @@ bool scaledDown(const api::Pod& newPod, const api::Pod& oldPod) {
 
 }  // namespace
 
-std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod) {
+std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod,
+                                                        bool dynamicResourceAllocation) {
   const auto resource = newPod.spec.nodeName.empty() ? framework::EventResource::UnscheduledPod
                                                      : framework::EventResource::AssignedPod;
   std::vector<ClusterEvent> events;
@@ -732,6 +733,12 @@ std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, 
   // Upstream compares only the number of tolerations (they can only be added).
   if (newPod.spec.tolerations.size() != oldPod.spec.tolerations.size())
     events.push_back({resource, action::UpdatePodToleration});
+  // resourceclaim.PodStatusEqual / PodExtendedStatusEqual: entries compared in order.
+  if (dynamicResourceAllocation &&
+      (newPod.status.resourceClaimStatuses != oldPod.status.resourceClaimStatuses ||
+       newPod.status.extendedResourceClaimStatus != oldPod.status.extendedResourceClaimStatus)) {
+    events.push_back({resource, action::UpdatePodGeneratedResourceClaim});
+  }
   if (events.empty()) events.push_back({resource, action::UpdatePodOther});
   return events;
 }
@@ -741,7 +748,11 @@ bool isPodUpdated(const api::Pod& oldPod, const api::Pod& newPod) {
     api::Pod c = p;
     c.metadata.resourceVersion.clear();
     c.metadata.generation = 0;
+    c.metadata.finalizers.clear();
     c.status = api::PodStatus{};
+    // Changes of the claims generated for the pod may make it schedulable.
+    c.status.resourceClaimStatuses = p.status.resourceClaimStatuses;
+    c.status.extendedResourceClaimStatus = p.status.extendedResourceClaimStatus;
     return c;
   };
   return !(strip(oldPod) == strip(newPod));

@@ -68,6 +68,9 @@ struct QueueOptions {
   bool queueingHints = true;
   // SchedulerPopFromBackoffQ (on by default upstream): pop from backoffQ when activeQ is empty.
   bool popFromBackoffQ = true;
+  // DynamicResourceAllocation (GA, on by default): a pod update that changes its generated claims is an
+  // UpdatePodGeneratedResourceClaim event (podSchedulingPropertiesChange).
+  bool dynamicResourceAllocation = true;
   // Where to record the queue's metrics; none when null. Must outlive the queue.
   metrics::Metrics* metrics = nullptr;
 };
@@ -278,11 +281,15 @@ class PriorityQueue final : public framework::PodNominator {
 };
 
 // The events an update of a pod represents (upstream PodSchedulingPropertiesChange): label, scale
-// down, toleration and scheduling-gate changes, or UpdatePodOther when none of those changed.
+// down, toleration and scheduling-gate changes, with the DynamicResourceAllocation gate changes of the
+// claims generated for it (status.resourceClaimStatuses, status.extendedResourceClaimStatus), or
+// UpdatePodOther when none of those changed.
 std::vector<framework::ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod,
-                                                                   const api::Pod& oldPod);
+                                                                   const api::Pod& oldPod,
+                                                                   bool dynamicResourceAllocation = true);
 
-// False when only the status, resourceVersion or generation changed (upstream isPodUpdated).
+// False when only the status (but for the generated claims in it), resourceVersion, generation or
+// finalizers changed (upstream isPodUpdated).
 bool isPodUpdated(const api::Pod& oldPod, const api::Pod& newPod);
 
 }  // namespace ks::queue

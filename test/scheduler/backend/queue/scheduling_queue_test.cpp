@@ -811,8 +811,48 @@ TEST(PodChangeTest, StatusOnlyIsNotAnUpdate) {
   auto a = MakePod().name("p").resourceVersion("1").obj();
   auto b = MakePod().name("p").resourceVersion("2").condition("PodScheduled", "False").obj();
   EXPECT_FALSE(isPodUpdated(a, b));
+  b.metadata.finalizers.push_back("example.com/keep");
+  EXPECT_FALSE(isPodUpdated(a, b)) << "finalizers are stripped too";
   b.metadata.labels["x"] = "y";
   EXPECT_TRUE(isPodUpdated(a, b));
+}
+
+// The claims generated for a pod (by the resource claim controller, or by DynamicResources for extended
+// resources) are the status the scheduler waits for: UpdatePodGeneratedResourceClaim, and an update.
+TEST(PodChangeTest, GeneratedResourceClaims) {
+  auto base = MakePod().name("p").resourceVersion("1").obj();
+  base.spec.resourceClaims.push_back(api::PodResourceClaim{"gpu", std::nullopt, "single-gpu"});
+  auto generated = base;
+  generated.metadata.resourceVersion = "2";
+  generated.status.resourceClaimStatuses.push_back(api::PodResourceClaimStatus{"gpu", "p-gpu-x1"});
+  auto events = podSchedulingPropertiesChange(generated, base);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].resource, EventResource::UnscheduledPod);
+  EXPECT_EQ(events[0].actionType, action::UpdatePodGeneratedResourceClaim);
+  EXPECT_TRUE(isPodUpdated(base, generated));
+
+  auto renamed = generated;
+  renamed.status.resourceClaimStatuses[0].resourceClaimName.reset();
+  EXPECT_EQ(podSchedulingPropertiesChange(renamed, generated)[0].actionType,
+            action::UpdatePodGeneratedResourceClaim);
+
+  auto extended = generated;
+  extended.status.extendedResourceClaimStatus.emplace();
+  extended.status.extendedResourceClaimStatus->resourceClaimName = "p-extended-resources-x2";
+  EXPECT_EQ(podSchedulingPropertiesChange(extended, generated)[0].actionType,
+            action::UpdatePodGeneratedResourceClaim);
+  EXPECT_TRUE(isPodUpdated(generated, extended));
+
+  // Labels too: both events, in upstream's order.
+  auto both = generated;
+  both.metadata.labels["a"] = "b";
+  events = podSchedulingPropertiesChange(both, base);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].actionType, action::UpdatePodLabel);
+  EXPECT_EQ(events[1].actionType, action::UpdatePodGeneratedResourceClaim);
+
+  // With the DynamicResourceAllocation gate off, the change is a plain update.
+  EXPECT_EQ(podSchedulingPropertiesChange(generated, base, false)[0].actionType, action::UpdatePodOther);
 }
 
 }  // namespace
