@@ -19,9 +19,13 @@
 // cached per slice name for the allocator's lifetime.
 //
 // Deviations: pools are searched in the order their first slice appears in the slice list (upstream ranges
-// over a Go map, so its order is random); where upstream would panic (a capacity check indexing past the
-// slice's devices, a request with neither exactly nor firstAvailable), this returns an error; errors that
-// print a Go struct (an unparsable node selector) print a similar but not identical text; no logging.
+// over a Go map, so its order is random); where upstream would panic, this does not: a capacity check that
+// indexes past the slice's devices makes the device unusable, a request with neither exactly nor
+// firstAvailable is reported as missing its device class; errors that print a Go struct (an unparsable
+// node selector) print a similar but not identical text; no logging.
+//
+// Tests: test/dra/structured runs upstream's whole shared test table (allocatortesting, 151 cases),
+// evaluated from the Go source into allocator_cases.json by test/dra/structured/gen/gen_cases.py.
 
 #include <atomic>
 #include <map>
