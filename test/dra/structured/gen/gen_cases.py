@@ -6,7 +6,12 @@ rewrites the table's runner so that it writes every case (inputs, expected resul
 substring) as JSON instead of running it, and runs that with `go test`. Nothing of upstream's text ends up
 in this repository; only the data the table evaluates to.
 
-Usage: gen_cases.py [--version v0.34.4] [--out ../allocator_cases.json]
+With --diff it instead writes allocator_diff_cases.json: random allocation problems (diff_test.go.in) with
+the answers of upstream's experimental allocator. Problems whose answer depends on Go's random pool order
+(checked by solving each eight times) or on which upstream panics are left out, so a rerun with the same
+seed may keep a slightly different set.
+
+Usage: gen_cases.py [--version v0.34.4] [--out FILE] [--diff [--count 400] [--seed 1]]
 """
 import argparse
 import os
@@ -138,8 +143,13 @@ def patch(src: str) -> str:
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--version', default='v0.34.4')
-    ap.add_argument('--out', default=os.path.join(HERE, '..', 'allocator_cases.json'))
+    ap.add_argument('--out')
+    ap.add_argument('--diff', action='store_true')
+    ap.add_argument('--count', type=int, default=400)
+    ap.add_argument('--seed', type=int, default=1)
     args = ap.parse_args()
+    if not args.out:
+        args.out = os.path.join(HERE, '..', 'allocator_diff_cases.json' if args.diff else 'allocator_cases.json')
     gomodcache = subprocess.check_output(['go', 'env', 'GOMODCACHE'], text=True).strip()
     module = os.path.join(gomodcache, 'k8s.io', f'dynamic-resource-allocation@{args.version}')
     if not os.path.isdir(module):
@@ -150,6 +160,14 @@ def main():
         for root, dirs, files in os.walk(work):
             for name in dirs + files:
                 os.chmod(os.path.join(root, name), 0o755)
+        if args.diff:
+            pkg = os.path.join(work, 'structured', 'internal', 'experimental')
+            shutil.copy(os.path.join(HERE, 'diff_test.go.in'), os.path.join(pkg, 'diff_dump_test.go'))
+            env = dict(os.environ, DUMP_DIFF_CASES=os.path.abspath(args.out), DIFF_COUNT=str(args.count),
+                       DIFF_SEED=str(args.seed))
+            subprocess.check_call(['go', 'test', '-count=1', '-v', '-run', '^TestDumpDiffCases$', '.'], cwd=pkg, env=env)
+            print(f'wrote {args.out}')
+            return
         pkg = os.path.join(work, 'structured', 'internal', 'allocatortesting')
         path = os.path.join(pkg, 'allocator_testing.go')
         with open(path) as f:
