@@ -14,7 +14,8 @@
 //
 // Upstream quirks kept on purpose, because they change results: the distinct-attribute constraint only
 // rejects the very same device attribute (Go compares value pointers); a capacity check inside
-// allocateDevice looks at the slice's device at the request's device index; prioritized subrequests in
+// allocateDevice looks at the slice's device at the request's device index, and when it fails leaves that
+// device's constraint and in-use bookkeeping behind; prioritized subrequests in
 // "All" mode reuse the previous subrequest's selector cache while being validated; available counters are
 // cached per slice name for the allocator's lifetime.
 //
@@ -22,10 +23,15 @@
 // over a Go map, so its order is random); where upstream would panic, this does not: a capacity check that
 // indexes past the slice's devices makes the device unusable, a request with neither exactly nor
 // firstAvailable is reported as missing its device class; errors that print a Go struct (an unparsable
-// node selector) print a similar but not identical text; no logging.
+// node selector) print a similar but not identical text; no logging. (That capacity check does panic
+// upstream when ConsumableCapacity is on and a request's n-th device comes from a slice with fewer than n
+// devices; about one in five of the differential test's random problems hit it.) With ConsumableCapacity off,
+// upstream's CEL environment lacks device.allowMultipleAllocations, so such selectors fail to compile there;
+// ks::cel always declares it.
 //
 // Tests: test/dra/structured runs upstream's whole shared test table (allocatortesting, 151 cases),
-// evaluated from the Go source into allocator_cases.json by test/dra/structured/gen/gen_cases.py.
+// evaluated from the Go source into allocator_cases.json by test/dra/structured/gen/gen_cases.py, and 400
+// random problems whose answers (results or error texts) come from running upstream's Go allocator.
 
 #include <atomic>
 #include <map>
@@ -63,6 +69,10 @@ class Allocator {
   // apply then). The claims and slices are not modified. Thread-safe.
   Result<std::vector<api::AllocationResult>> allocate(const api::Node* node, const std::vector<ResourceClaimPtr>& claims,
                                                       const AllocateContext& ctx = {}) const;
+  Result<std::vector<api::AllocationResult>> allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+                                                      const AllocateContext& ctx = {}) const {
+    return allocate(&node, claims, ctx);
+  }
 
   // Work done so far by all allocate() calls.
   Stats stats() const;
