@@ -401,7 +401,6 @@ class AllocationRun {
   std::map<MatchKey, bool> deviceMatchesRequest_;
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;  // per claim
   // Counters consumed by the devices being allocated, by slice name.
-  Allocator::CounterSets emptyCounterSets_;
   std::map<std::string, Allocator::CounterSets> consumedCounters_;
   // One entry per request without subrequests and one per subrequest.
   std::map<RequestIndices, RequestData> requestData_;
