@@ -1,0 +1,118 @@
+#pragma once
+// The allocator's inputs besides claims, slices and classes: the feature switches, device identities and
+// what is already allocated (upstream's structured/internal types.go and allocatedstate.go).
+
+#include <atomic>
+#include <chrono>
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "pkg/api/quantity.h"
+#include "pkg/api/resource.h"
+#include "pkg/util/result.h"
+
+namespace ks::dra::structured {
+
+// Feature gates that change how claims are allocated. The scheduler's v1.34 defaults are AdminAccess,
+// PrioritizedList and DeviceStatus on, the rest off.
+struct Features {
+  bool adminAccess = false;
+  bool consumableCapacity = false;
+  bool deviceBinding = false;  // DRADeviceBindingConditions
+  bool deviceStatus = false;   // DRAResourceClaimDeviceStatus
+  bool deviceTaints = false;
+  bool partitionableDevices = false;
+  bool prioritizedList = false;
+
+  // The Kubernetes feature gate names of the enabled features ("DRAAdminAccess", ...).
+  std::set<std::string> enabledGates() const;
+  bool operator==(const Features&) const = default;
+
+  static Features all();
+  static Features schedulerDefaults();
+};
+
+struct DeviceID {
+  std::string driver;
+  std::string pool;
+  std::string device;
+
+  std::string toString() const { return driver + "/" + pool + "/" + device; }
+  auto operator<=>(const DeviceID&) const = default;
+  bool operator==(const DeviceID&) const = default;
+};
+
+// A device plus the share of it handed to one allocation (empty shareID: the whole device).
+struct SharedDeviceID {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::string shareID;
+
+  static SharedDeviceID make(const DeviceID& id, const std::optional<std::string>& shareID);
+  std::string toString() const;
+  auto operator<=>(const SharedDeviceID&) const = default;
+  bool operator==(const SharedDeviceID&) const = default;
+};
+
+// Capacity consumed from one device, by capacity name.
+class ConsumedCapacity : public std::map<std::string, api::Quantity> {
+ public:
+  using std::map<std::string, api::Quantity>::map;
+  // Adds each quantity, creating missing entries.
+  void add(const ConsumedCapacity& other);
+  // Subtracts each quantity whose entry exists; others are ignored.
+  void sub(const ConsumedCapacity& other);
+  // True when every quantity is zero (upstream Empty()).
+  bool allZero() const;
+};
+
+struct DeviceConsumedCapacity {
+  DeviceID deviceID;
+  ConsumedCapacity consumedCapacity;
+};
+
+// Consumed capacity per device.
+class ConsumedCapacityCollection : public std::map<DeviceID, ConsumedCapacity> {
+ public:
+  void insert(const DeviceConsumedCapacity& c);
+  // Subtracts; the device's entry goes away once nothing is consumed any more.
+  void remove(const DeviceConsumedCapacity& c);
+};
+
+// What allocated claims already use: whole devices, shares of multi-allocatable devices and their
+// aggregated consumed capacity.
+struct AllocatedState {
+  std::set<DeviceID> allocatedDevices;
+  std::set<SharedDeviceID> allocatedSharedDeviceIDs;
+  ConsumedCapacityCollection aggregatedCapacity;
+};
+
+// Looks up DeviceClasses (an informer lister in the scheduler). Called concurrently from allocate().
+class DeviceClassLister {
+ public:
+  virtual ~DeviceClassLister() = default;
+  // The class, or an error (e.g. not found) that the allocator reports as such.
+  virtual Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const = 0;
+};
+
+// Cancellation for one allocate() call, as upstream's context: a deadline and/or a flag another thread sets.
+struct AllocateContext {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  const std::atomic<bool>* cancelled = nullptr;
+
+  // Upstream's ctx.Err() text: "context canceled" or "context deadline exceeded"; nullopt while live.
+  std::optional<std::string> err() const;
+};
+
+struct Stats {
+  int64_t numAllocateOneInvocations = 0;
+};
+
+}  // namespace ks::dra::structured
