@@ -259,6 +259,33 @@ stop_pid() {  # <pid> <workdir> <name>: TERM, wait up to 15 s, then KILL
   log "warning: $name ($pid) still alive after KILL"
 }
 
+# Waits until nothing listens on 127.0.0.1:<port> any more (up to 10 s). A killed multi-threaded process's
+# leader shows as a zombie (pid_running: stopped) while its other threads still exit and its listening
+# socket is still open; starting the apiserver again on the same port then fails with "address already in
+# use" (seen in CI).
+wait_port_released() {  # <port>
+  local i
+  for ((i = 0; i < 200; i++)); do
+    ss -Hltn "sport = :$1" 2>/dev/null | grep -q . || return 0
+    sleep 0.05
+  done
+  log "warning: 127.0.0.1:$1 still has a listener"
+}
+
+# launch_apiserver on the port of <workdir>'s env, retried while that port is still held (a restart must
+# keep the port: clients and kubeconfigs point at it).
+relaunch_apiserver() {  # <workdir>
+  local w=$1 attempt
+  for ((attempt = 1; attempt <= 5; attempt++)); do
+    wait_port_released "$KS_APISERVER_PORT"
+    launch_apiserver "$w" && return 0
+    tail -n 20 "$w/kube-apiserver.log" | grep -q 'address already in use' || return 1
+    log "kube-apiserver port $KS_APISERVER_PORT still taken; retrying"
+    sleep 1
+  done
+  return 1
+}
+
 abs_workdir() {
   [[ -n "${1:-}" ]] || die "missing <workdir>"
   [[ "$1" != *[\'$'\n']* ]] || die "workdir must not contain quotes or newlines: $1"
@@ -654,7 +681,7 @@ cmd_restart_apiserver() {
   load_env "$w"
   pid_is_ours "$KS_ETCD_PID" "$w" || die "etcd of $w is not running"
   stop_pid "$KS_APISERVER_PID" "$w" kube-apiserver
-  if ! launch_apiserver "$w"; then
+  if ! relaunch_apiserver "$w"; then
     log_tail "$w/kube-apiserver.log" "kube-apiserver log"
     die "kube-apiserver exited during restart"
   fi
@@ -672,6 +699,7 @@ cmd_kill_apiserver() {
     sleep 0.05
   done
   pid_running "$KS_APISERVER_PID" && die "kube-apiserver ($KS_APISERVER_PID) still alive after KILL"
+  wait_port_released "$KS_APISERVER_PORT"
   log "kube-apiserver ($KS_APISERVER_PID) killed"
   KS_APISERVER_PID=''
   write_env "$w"
@@ -685,7 +713,7 @@ cmd_start_apiserver() {
   if pid_is_ours "${KS_APISERVER_PID:-}" "$w"; then
     die "kube-apiserver already runs in $w (pid $KS_APISERVER_PID; kill-apiserver first)"
   fi
-  if ! launch_apiserver "$w"; then
+  if ! relaunch_apiserver "$w"; then
     log_tail "$w/kube-apiserver.log" "kube-apiserver log"
     die "kube-apiserver exited during start"
   fi
