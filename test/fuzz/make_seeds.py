@@ -94,7 +94,7 @@ def raw_strings(pattern, marker):
 
 def main():
     targets = ["api_json_fuzz", "yaml_fuzz", "node_affinity_fuzz", "scheduler_config_fuzz", "watch_stream_fuzz",
-               "kubeconfig_fuzz"]
+               "kubeconfig_fuzz", "cel_fuzz"]
     for t in targets:
         clean(t)
     objs = api_objects()
@@ -170,6 +170,18 @@ def main():
     write("kubeconfig_fuzz", "apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
           "- name: ctx\n  context: {cluster: k, user: u, namespace: ns}\nclusters:\n- name: k\n  cluster:\n    server: https://127.0.0.1:6443\n"
           "    certificate-authority-data: LS0tLS1CRUdJTg==\nusers:\n- name: u\n  user: {token: abc}\n", "handmade")
+
+    # DRA CEL selectors: the CEL tests' expressions, plus a few that reach the libraries and the cost limit.
+    for s in raw_strings("test/dra/cel/*.cpp", "device."):
+        write("cel_fuzz", s, "test")
+    for s in ['device.attributes["dra.example.com"].model.startsWith("a") && device.capacity["dra.example.com"]'
+              '.memory.compareTo(quantity("1Gi")) > 0',
+              'cel.bind(d, device.attributes["dra.example.com"], d.driverVersion.isGreaterThan(semver("1.0.0")))',
+              '[1, 2, 3].map(x, [1, 2, 3].map(y, [1, 2, 3].map(z, x * y * z))).size() == 3',
+              'device.attributes.all(k, device.attributes[k].exists(a, a.matches("^[a-z]+$")))',
+              '"abc".indexOf("c") == 2 && sets.contains([1, 2], [2]) && optional.of(1).orValue(0) == 1',
+              'has(device.attributes["dra.example.com"].cores) ? device.attributes["dra.example.com"].cores / 0 > 1 : false']:
+        write("cel_fuzz", s, "handmade")
 
 
 if __name__ == "__main__":

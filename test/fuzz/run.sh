@@ -43,6 +43,7 @@ main() {
     scheduler_config_fuzz:4096
     watch_stream_fuzz:4096
     kubeconfig_fuzz:4096
+    cel_fuzz:1024
   )
   if [ $# -gt 0 ]; then
     selected=()

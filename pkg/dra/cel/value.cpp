@@ -181,13 +181,13 @@ std::string_view Value::typeName() const {
 
 EntryMap::EntryMap(std::vector<std::pair<Value, Value>> entries) {
   entries_.reserve(entries.size());
-  for (auto& [k, v] : entries) {
+  for (auto& entry : entries) {  // not a structured binding: clang 14 (the fuzz build) can't capture one
     auto same = std::find_if(entries_.begin(), entries_.end(),
-                             [&](const auto& e) { return equalValues(e.first, k); });
+                             [&](const auto& e) { return equalValues(e.first, entry.first); });
     if (same != entries_.end()) {
-      same->second = std::move(v);
+      same->second = std::move(entry.second);
     } else {
-      entries_.emplace_back(std::move(k), std::move(v));
+      entries_.push_back(std::move(entry));
     }
   }
 }
