@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -72,7 +73,8 @@ const Corpus& corpus() {
     if (!in) throw std::runtime_error("cannot open corpus.jsonl");
     std::string line;
     std::getline(in, line);
-    for (const auto& [name, d] : json::parse(line).at("devices").items()) out.devices[name] = parseDevice(d);
+    const json header = json::parse(line);
+    for (const auto& [name, d] : header.at("devices").items()) out.devices[name] = parseDevice(d);
     while (std::getline(in, line)) {
       const json j = json::parse(line);
       OracleCase k;
@@ -145,6 +147,9 @@ TEST(CelOracle, Corpus) {
   ASSERT_GT(corp.cases.size(), 1000u);
   size_t compared = 0, skipped = 0, known = 0, disagreements = 0;
   std::map<std::string, size_t> knownByReason;
+  // KS_CEL_ORACLE_DUMP=<file>: the disagreements as JSON lines, for sorting them into classes.
+  std::ofstream dump;
+  if (const char* path = std::getenv("KS_CEL_ORACLE_DUMP")) dump.open(path);
   for (const OracleCase& c : corp.cases) {
     if (c.nondeterministic) {
       ++skipped;
@@ -164,6 +169,7 @@ TEST(CelOracle, Corpus) {
     }
     if (want != got) {
       ++disagreements;
+      if (dump) dump << json{{"id", c.id}, {"device", c.deviceName}, {"expr", c.expr}, {"upstream", want}, {"ks", got}}.dump() << "\n";
       ADD_FAILURE() << c.id << " (device " << c.deviceName << ")\n  expr: " << c.expr << "\n  upstream: " << want
                     << "\n  ks::cel:  " << got;
     }
