@@ -592,11 +592,11 @@ class Parser {
         }
         if (cur().kind == Tok::Ident && peekKind(1) == Tok::LParen && !optional) {
           const Token id = take();
-          take();  // (
+          const Token open = take();  // cel-go places a call (and its macro expansion) at the '('
           std::vector<ExprPtr> args = exprList(Tok::RParen);
           expect(Tok::RParen, "')'");
           if (failed_) return nullptr;
-          e = memberCall(id, std::string(textOf(id)), std::move(e), std::move(args));
+          e = memberCall(open, std::string(textOf(id)), std::move(e), std::move(args));
           continue;
         }
         std::string field;
@@ -650,12 +650,12 @@ class Parser {
         const Token id = take();
         std::string name(textOf(id));
         if (cur().kind == Tok::LParen) {
-          take();
+          const Token open = take();  // cel-go places a call (and its macro expansion) at the '('
           std::vector<ExprPtr> args = exprList(Tok::RParen);
           expect(Tok::RParen, "')'");
           if (failed_) return nullptr;
           if (leadingDot) name.insert(0, ".");
-          return globalCall(id, std::move(name), std::move(args));
+          return globalCall(open, std::move(name), std::move(args));
         }
         if (cur().kind == Tok::LBrace ||
             (cur().kind == Tok::Dot && peekKind(1) == Tok::Ident && isMessageAhead())) {

@@ -17,16 +17,21 @@ CelType dyn() {
 using Bindings = std::map<std::string, CelType>;
 
 bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
-  if (param.kind == K::Dyn || arg.kind == K::Dyn || arg.kind == K::Error) return true;
   if (param.kind == K::Param) {
+    if (arg.kind == K::Error) return true;
     auto it = b.find(param.param);
     if (it == b.end()) {
       b.emplace(param.param, arg);
       return true;
     }
-    if (it->second.kind == K::Dyn) return true;
+    if (it->second.isDyn()) return true;
+    if (arg.isDyn()) {
+      it->second = arg;  // the more general type (cel-go's mostGeneral)
+      return true;
+    }
     return assignable(it->second, arg, b);
   }
+  if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
   if (param.kind != arg.kind) return false;
   if (param.params.size() != arg.params.size()) return param.kind == K::Type;
   for (size_t i = 0; i < param.params.size(); ++i)
@@ -57,7 +62,7 @@ CelType deviceFieldType(std::string_view field, bool& known) {
   if (field == "driver") return CelType::of(K::String);
   if (field == "allowMultipleAllocations") return CelType::of(K::Bool);
   if (field == "attributes")
-    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), dyn()));
+    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), CelType::of(K::Any)));
   if (field == "capacity")
     return CelType::map(CelType::of(K::String),
                         CelType::map(CelType::of(K::String), CelType::of(K::Quantity)));
@@ -138,6 +143,7 @@ class Checker {
         result = operand.params[1];
         break;
       case K::Dyn:
+      case K::Any:
       case K::Error:
         result = operand.kind == K::Error ? operand : dyn();
         break;
@@ -164,7 +170,7 @@ class Checker {
 
     if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
       for (size_t i = 0; i < argTypes.size(); ++i) {
-        if (argTypes[i].kind != K::Bool && argTypes[i].kind != K::Dyn && argTypes[i].kind != K::Error) {
+        if (argTypes[i].kind != K::Bool && !argTypes[i].isDyn() && argTypes[i].kind != K::Error) {
           noMatchingOverload(e, argTypes);
           return CelType::of(K::Error);
         }
@@ -172,11 +178,15 @@ class Checker {
       return CelType::of(K::Bool);
     }
     if (e.name == op::kConditional) {
-      if (argTypes[0].kind != K::Bool && argTypes[0].kind != K::Dyn && argTypes[0].kind != K::Error) {
+      // cel-go declares it as (bool, A, A) -> A.
+      Bindings b;
+      const CelType a = CelType{K::Param, {}, "A"};
+      if (!assignable(CelType::of(K::Bool), argTypes[0], b) || !assignable(a, argTypes[1], b) ||
+          !assignable(a, argTypes[2], b)) {
         noMatchingOverload(e, argTypes);
         return CelType::of(K::Error);
       }
-      return join(argTypes[1], argTypes[2]);
+      return substitute(a, b);
     }
 
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
@@ -218,9 +228,9 @@ class Checker {
     std::optional<CelType> elem;
     for (ExprPtr& a : e.args) {
       const CelType t = check(*a);
-      if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
+      if (!elem || elem->isDyn() || elem->kind == K::Error) {
         elem = t;
-      } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == *elem)) {
+      } else if (!t.isDyn() && t.kind != K::Error && !(t == *elem)) {
         error(*a, "expected type '" + elem->toString() + "' but found '" + t.toString() + "'");
       }
     }
@@ -234,9 +244,9 @@ class Checker {
       const CelType v = check(*entry.value);
       for (auto [seen, t, at] :
            {std::tuple{&key, k, entry.key.get()}, std::tuple{&value, v, entry.value.get()}}) {
-        if (!*seen || (*seen)->kind == K::Dyn) {
+        if (!*seen || (*seen)->isDyn()) {
           *seen = t;
-        } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == **seen)) {
+        } else if (!t.isDyn() && t.kind != K::Error && !(t == **seen)) {
           error(*at, "expected type '" + (*seen)->toString() + "' but found '" + t.toString() + "'");
         }
       }
@@ -257,7 +267,7 @@ class Checker {
     } else if (range.kind == K::Map) {
       var1 = range.params[0];
       var2 = range.params[1];
-    } else if (range.kind != K::Dyn && range.kind != K::Error) {
+    } else if (!range.isDyn() && range.kind != K::Error) {
       error(*e.iterRange, "expression of type '" + range.toString() +
                               "' cannot be range of a comprehension (must be list, map, or dynamic)");
     }
