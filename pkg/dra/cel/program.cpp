@@ -57,6 +57,26 @@ CelType join(const CelType& a, const CelType& b) {
   return dyn();
 }
 
+// The type names CEL declares as identifiers (type constants): `type(x) == int`.
+std::optional<CelType> typeIdentifier(std::string_view name) {
+  static const std::map<std::string, CelType, std::less<>> types = {
+      {"int", CelType::of(K::Int)},
+      {"uint", CelType::of(K::Uint)},
+      {"double", CelType::of(K::Double)},
+      {"bool", CelType::of(K::Bool)},
+      {"string", CelType::of(K::String)},
+      {"bytes", CelType::of(K::Bytes)},
+      {"null_type", CelType::of(K::Null)},
+      {"type", CelType::of(K::Type)},
+      {"list", CelType::list(CelType::of(K::Dyn))},
+      {"map", CelType::map(CelType::of(K::Dyn), CelType::of(K::Dyn))},
+      {"optional_type", CelType{K::Optional, {CelType::of(K::Dyn)}, {}}},
+  };
+  auto it = types.find(name);
+  if (it == types.end()) return std::nullopt;
+  return CelType{K::Type, {it->second}, {}};
+}
+
 CelType deviceFieldType(std::string_view field, bool& known) {
   known = true;
   if (field == "driver") return CelType::of(K::String);
@@ -124,6 +144,7 @@ class Checker {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
+    if (auto t = typeIdentifier(e.name)) return *t;
     error(e, "undeclared reference to '" + e.name + "' (in container '')");
     return CelType::of(K::Error);
   }
@@ -310,6 +331,7 @@ class Interpreter {
       case ExprKind::Constant:
         return e.constant;
       case ExprKind::Ident: {
+        if (!isBound(e.name) && typeIdentifier(e.name)) return Value::type(e.name);  // a constant: no cost
         charge(1);
         return lookup(e.name);
       }
@@ -364,6 +386,13 @@ class Interpreter {
   void charge(uint64_t c) {
     cost_ += c;
     if (cost_ > options_.costLimit) abort(kCostLimitExceeded);
+  }
+
+  bool isBound(const std::string& name) const {
+    if (name == "device") return true;
+    for (const auto& v : vars_)
+      if (v.first == name) return true;
+    return false;
   }
 
   Value lookup(const std::string& name) {
