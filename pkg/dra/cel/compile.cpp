@@ -71,7 +71,8 @@ CompilationResult compileExpression(std::string_view expression) {
   r.expression_ = std::string(expression);
   auto program = Program::compile(expression);
   if (!program.ok()) {
-    r.error_ = "compilation failed: " + program.error().message();
+    const std::string& message = program.error().message();
+    r.error_ = message.starts_with("program instantiation failed: ") ? message : "compilation failed: " + message;
     return r;
   }
   const CelType& out = (*program)->outputType();

@@ -1,6 +1,8 @@
 #include "pkg/dra/cel/program.h"
 
+#include <algorithm>
 #include <map>
+#include <set>
 
 #include "pkg/dra/cel/functions.h"
 
@@ -529,6 +531,88 @@ class Interpreter {
   const char* abortMessage_ = "";
 };
 
+// cel-go's OptOptimize (interpreter/decorators.go decOptimize), applied bottom-up while planning: list
+// and map literals of constants become constants; type conversions (bool, bytes, double, dyn, int,
+// string, type, uint) of a constant are evaluated, and an error there fails the program
+// ("program instantiation failed: ..."). Constants cost nothing at run time.
+class Folder {
+ public:
+  explicit Folder(std::string& error) : error_(error) {}
+
+  // Returns whether `e` is a constant after folding.
+  bool fold(ExprPtr& e) {
+    switch (e->kind) {
+      case ExprKind::Constant:
+        return true;
+      case ExprKind::Ident:
+        return !bound(e->name) && typeIdentifier(e->name).has_value();
+      case ExprKind::Select:
+        fold(e->operand);
+        return false;
+      case ExprKind::Call: {
+        if (e->operand) fold(e->operand);
+        bool allConst = !e->operand;
+        for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes", "double", "dyn", "int",
+                                                                        "string", "type", "uint"};
+        if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
+        return replace(e, true);
+      }
+      case ExprKind::List: {
+        bool allConst = e->optionalAt.empty();
+        for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        return allConst && replace(e, false);
+      }
+      case ExprKind::Map: {
+        bool allConst = true;
+        for (MapEntry& m : e->entries) {
+          allConst = fold(m.key) && allConst;
+          allConst = fold(m.value) && allConst && !m.optional;
+        }
+        return allConst && replace(e, false);
+      }
+      case ExprKind::Comprehension: {
+        fold(e->iterRange);
+        fold(e->accuInit);
+        scopes_.push_back(e->accuVar);
+        scopes_.push_back(e->iterVar);
+        scopes_.push_back(e->iterVar2);
+        fold(e->loopCondition);
+        fold(e->loopStep);
+        scopes_.resize(scopes_.size() - 2);
+        fold(e->result);
+        scopes_.pop_back();
+        return false;
+      }
+    }
+    return false;
+  }
+
+ private:
+  bool bound(const std::string& name) const {
+    return std::find(scopes_.begin(), scopes_.end(), name) != scopes_.end();
+  }
+
+  bool replace(ExprPtr& e, bool failOnError) {
+    EvalOptions options;
+    Interpreter interpreter(Value(), options);
+    Value v = interpreter.eval(*e);
+    if (v.isError() && failOnError) {
+      if (error_.empty()) error_ = "program instantiation failed: " + v.text();
+      return false;
+    }
+    auto c = std::make_unique<Expr>();
+    c->id = e->id;
+    c->kind = ExprKind::Constant;
+    c->constant = std::move(v);
+    e = std::move(c);
+    return true;
+  }
+
+  std::string& error_;
+  std::vector<std::string> scopes_;
+};
+
 }  // namespace
 
 Result<std::shared_ptr<const Program>> Program::compile(std::string_view expression) {
@@ -538,6 +622,9 @@ Result<std::shared_ptr<const Program>> Program::compile(std::string_view express
   Checker checker(parsed.source, issues);
   CelType output = checker.check(*parsed.expr);
   if (!issues.empty()) return Error(issues.toString(parsed.source));
+  std::string planError;
+  Folder(planError).fold(parsed.expr);
+  if (!planError.empty()) return Error(planError);
   return std::shared_ptr<const Program>(new Program(std::move(parsed), std::move(output)));
 }
 
