@@ -42,8 +42,20 @@ Value uintResult(bool overflow, uint64_t v) {
   return overflow ? err("unsigned integer overflow") : Value::uinteger(v);
 }
 
+// cel-go's actualSize: the size of a traits.Sizer (strings in code points, bytes, lists, maps), else 1.
 size_t textSize(const Value& v) {
-  return v.kind() == VK::String || v.kind() == VK::Bytes ? v.text().size() : 0;
+  switch (v.kind()) {
+    case VK::String:
+      return static_cast<size_t>(codePointCount(v.text()));
+    case VK::Bytes:
+      return v.text().size();
+    case VK::List:
+      return v.items().size();
+    case VK::Map:
+      return v.mapValue().size();
+    default:
+      return 1;
+  }
 }
 
 // Regular expressions compiled once per pattern (RE2 has Go's regexp syntax).
@@ -1108,6 +1120,77 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "math.greatest",
                                                            "math.least"};
   return names.contains(function);
+}
+
+namespace {
+
+uint64_t ceilCost(double x) {
+  return static_cast<uint64_t>(std::ceil(x));
+}
+
+// k8s.io/apiserver/pkg/cel/library traversalCost: string and bytes lengths (in bytes) times 0.1,
+// truncated; lists and maps the sum over their elements (and keys); anything else 1.
+uint64_t k8sTraversalCost(const Value& v) {
+  switch (v.kind()) {
+    case VK::String:
+    case VK::Bytes:
+      return static_cast<uint64_t>(static_cast<double>(v.text().size()) * 0.1);
+    case VK::List: {
+      uint64_t c = 0;
+      for (const Value& e : v.items()) c += k8sTraversalCost(e);
+      return c;
+    }
+    case VK::Map: {
+      uint64_t c = 0;
+      for (const Value& k : v.mapValue().keys()) {
+        c += k8sTraversalCost(k);
+        if (auto e = v.mapValue().find(k)) c += k8sTraversalCost(*e);
+      }
+      return c;
+    }
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> a,
+                  const Value& result) {
+  const auto size = [&](size_t i) { return static_cast<double>(textSize(a[i])); };
+  // 1. cel-go ext library trackers, by overload id (ext/sets.go).
+  if (overloadId == "list_sets_contains_list" || overloadId == "list_sets_intersects_list")
+    return 1 + static_cast<uint64_t>(textSize(a[0]) * textSize(a[1]));
+  if (overloadId == "list_sets_equivalent_list")
+    return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
+  // 2. Kubernetes' CostEstimator.CallCost, by function name (whatever the overload).
+  if (function == "isSorted" || function == "sum" || function == "max" || function == "min" ||
+      function == "indexOf" || function == "lastIndexOf")
+    return a.empty() ? 0 : k8sTraversalCost(a[0]);
+  if (!a.empty()) {
+    if (function == "url" || function == "lowerAscii" || function == "upperAscii" || function == "substring" ||
+        function == "trim" || function == "quantity" || function == "isQuantity" || function == "semver" ||
+        function == "isSemver")
+      return ceilCost(size(0) * 0.1);
+    if (function == "replace" || function == "split") return ceilCost(size(0) * 2 * 0.1);
+    if (function == "join") return ceilCost(static_cast<double>(textSize(result)) * 2 * 0.1);
+  }
+  if ((function == "find" || function == "findAll") && a.size() >= 2)
+    return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
+  // 3. cel-go's defaults, by overload id (interpreter/runtimecost.go).
+  if (overloadId == "starts_with_string" || overloadId == "ends_with_string" || overloadId == "string_to_bytes" ||
+      overloadId == "bytes_to_string")
+    return ceilCost(size(0) * 0.1);
+  if (overloadId == "in_list") return textSize(a[1]);
+  if (overloadId == "less_string" || overloadId == "greater_string" || overloadId == "less_equals_string" ||
+      overloadId == "greater_equals_string" || overloadId == "less_bytes" || overloadId == "greater_bytes" ||
+      overloadId == "less_equals_bytes" || overloadId == "greater_equals_bytes" || overloadId == "equals" ||
+      overloadId == "not_equals")
+    return ceilCost(std::min(size(0), size(1)) * 0.1);
+  if (overloadId == "add_string" || overloadId == "add_bytes") return ceilCost((size(0) + size(1)) * 0.1);
+  if (overloadId == "matches_string") return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
+  if (overloadId == "contains_string") return ceilCost(size(0) * 0.1) * ceilCost(size(1) * 0.1);
+  return 1;
 }
 
 const FunctionRegistry& functionRegistry() {

@@ -51,6 +51,13 @@ const FunctionRegistry& functionRegistry();
 // Runtime error texts cel-go produces.
 inline constexpr const char* kNoSuchOverload = "no such overload";
 
+// The runtime cost of one call as cel-go v0.26.0 with Kubernetes' cost estimator charges it: the ext
+// libraries' trackers (by overload id), then library.CostEstimator.CallCost (by function name), then
+// cel-go's defaults (by overload id; "" when the checker left several overloads), else 1. Arguments may
+// be errors (their size counts as 1).
+uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> args,
+                  const Value& result);
+
 // ceil(factor * n), cel-go's traversal cost.
 uint64_t traversalCost(double factor, size_t n);
 

@@ -404,9 +404,17 @@ class Interpreter {
     return Value::error("no such attribute(s): " + name);
   }
 
+  // A select or index whose operand is not itself an identifier, select or index starts a relative
+  // attribute in cel-go, which costs 1 more than its qualifiers.
+  static bool isAttribute(const Expr& e) {
+    return e.kind == ExprKind::Ident || (e.kind == ExprKind::Select && !e.testOnly) ||
+           (e.kind == ExprKind::Call && e.name == op::kIndex && !e.operand);
+  }
+
   Value select(const Expr& e) {
     Value operand = eval(*e.operand);
     if (aborted_) return abortValue();
+    if (!isAttribute(*e.operand)) charge(1);
     if (operand.isError()) return operand;
     if (!e.testOnly) charge(1);
     if (operand.kind() != Value::Kind::Map)
@@ -446,8 +454,11 @@ class Interpreter {
     if (fn == op::kNotStrictlyFalse) {
       Value v = eval(*e.args[0]);
       if (aborted_) return abortValue();
+      charge(1);
+      if (aborted_) return abortValue();
       return Value::boolean(v.kind() != Value::Kind::Bool || v.asBool());
     }
+    if (fn == op::kIndex && !e.operand && !isAttribute(*e.args[0])) charge(1);
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
     if (e.operand) args.push_back(eval(*e.operand));
@@ -456,19 +467,22 @@ class Interpreter {
       args.push_back(eval(*a));
     }
     if (aborted_) return abortValue();
+    // Every evaluated call is charged, also when an argument is an error (cel-go's cost observer).
+    const std::string_view overloadId = e.overloads.size() == 1 ? std::string_view(e.overloads[0]->id) : "";
+    const auto finish = [&](Value result) {
+      if (!e.noCallCost) charge(callCost(fn, overloadId, args, result));
+      if (aborted_) return abortValue();
+      return result;
+    };
     for (const Value& a : args)
-      if (a.isError()) return a;
+      if (a.isError()) return finish(a);
     for (const Overload* o : e.overloads) {
       bool match = true;
       for (size_t i = 0; i < args.size() && match; ++i) match = runtimeKindMatches(o->params[i], args[i]);
       if (!match) continue;
-      Value result = o->impl(args);
-      charge(o->cost ? o->cost(args, result) : 1);
-      if (aborted_) return abortValue();
-      return result;
+      return finish(o->impl(args));
     }
-    charge(1);
-    return Value::error(kNoSuchOverload);
+    return finish(Value::error(kNoSuchOverload));
   }
 
   Value comprehension(const Expr& e) {
@@ -553,6 +567,28 @@ class Folder {
         if (e->operand) fold(e->operand);
         bool allConst = !e->operand;
         for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        if (e->name == op::kIn && !e->operand && e->args.size() == 2 &&
+            e->args[1]->kind == ExprKind::Constant && e->args[1]->constant.kind() == Value::Kind::List) {
+          // maybeOptimizeSetMembership: `x in []` is false; `x in <constant list of bool, int, uint,
+          // double or string>` is a set lookup, not a charged call.
+          const ValueList& items = e->args[1]->constant.items();
+          if (items.empty()) {
+            auto c = std::make_unique<Expr>();
+            c->id = e->id;
+            c->kind = ExprKind::Constant;
+            c->constant = Value::boolean(false);
+            e = std::move(c);
+            return true;
+          }
+          bool primitive = true;
+          for (const Value& v : items) {
+            const Value::Kind k = v.kind();
+            primitive = primitive && (k == Value::Kind::Bool || k == Value::Kind::Int || k == Value::Kind::Uint ||
+                                      k == Value::Kind::Double || k == Value::Kind::String);
+          }
+          e->noCallCost = primitive;
+          return false;
+        }
         static const std::set<std::string, std::less<>> conversions = {"bool", "bytes", "double", "dyn", "int",
                                                                         "string", "type", "uint"};
         if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
