@@ -559,11 +559,12 @@ class Parser {
       return call(first, op::kLogicalNot, nullptr, vec(std::move(m)));
     }
     if (cur().kind == Tok::Minus) {
-      // A minus right before a number is the literal's sign (the grammar's `literal` alternative wins).
+      // A single minus right before a number is the literal's sign (ANTLR picks the `member` alternative
+      // on that ambiguity); two or more are all negations, the greedy `'-'+` loop taking them all.
       size_t n = 0;
       while (peekKind(n) == Tok::Minus) ++n;
       const Tok after = peekKind(n);
-      if (after == Tok::Int || after == Tok::Double) {
+      if (n == 1 && (after == Tok::Int || after == Tok::Double)) {
         const Token first = cur();
         for (size_t k = 0; k + 1 < n; ++k) take();
         ExprPtr m = member();

@@ -449,7 +449,13 @@ class Interpreter {
       if (aborted_) return abortValue();
       if (c.isError()) return c;
       if (c.kind() != Value::Kind::Bool) return Value::error(kNoSuchOverload);
-      return eval(*e.args[c.asBool() ? 1 : 2]);
+      const Expr& branch = *e.args[c.asBool() ? 1 : 2];
+      const uint64_t before = cost_;
+      Value v = eval(branch);
+      // cel-go plans a conditional over attribute branches as one conditional attribute: the chosen
+      // branch's root costs nothing of its own.
+      if (isAttribute(branch) && cost_ > before) --cost_;
+      return v;
     }
     if (fn == op::kNotStrictlyFalse) {
       Value v = eval(*e.args[0]);
