@@ -69,16 +69,18 @@ std::string toBoolConversionError(const Value& v) {
 CompilationResult compileExpression(std::string_view expression) {
   CompilationResult r;
   r.expression_ = std::string(expression);
-  auto program = Program::compile(expression);
+  // cel.AnyType (google.protobuf.Any, what attribute values are) is "the unknown type"; dyn is not.
+  const auto checkOutput = [](const CelType& out) -> std::optional<std::string> {
+    if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Any)
+      return "must evaluate to bool or the unknown type, not " + out.typeName();
+    return std::nullopt;
+  };
+  auto program = Program::compile(expression, checkOutput);
   if (!program.ok()) {
     const std::string& message = program.error().message();
-    r.error_ = message.starts_with("program instantiation failed: ") ? message : "compilation failed: " + message;
-    return r;
-  }
-  const CelType& out = (*program)->outputType();
-  // cel.AnyType (google.protobuf.Any, what attribute values are) is "the unknown type"; dyn is not.
-  if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Any) {
-    r.error_ = "must evaluate to bool or the unknown type, not " + out.typeName();
+    r.error_ = message.starts_with("program instantiation failed: ") || message.starts_with("must evaluate to ")
+                   ? message
+                   : "compilation failed: " + message;
     return r;
   }
   r.program_ = std::move(*program);

@@ -58,6 +58,58 @@ size_t textSize(const Value& v) {
   }
 }
 
+// Go's regexp.Compile error for a pattern RE2 rejected: "error parsing regexp: <code>: `<fragment>`".
+std::string goRegexpError(const re2::RE2& re) {
+  std::string code;
+  switch (re.error_code()) {
+    case re2::RE2::ErrorMissingBracket:
+      code = "missing closing ]";
+      break;
+    case re2::RE2::ErrorMissingParen:
+      code = "missing closing )";
+      break;
+    case re2::RE2::ErrorUnexpectedParen:
+      code = "unexpected )";
+      break;
+    case re2::RE2::ErrorRepeatArgument:
+      code = "missing argument to repetition operator";
+      break;
+    case re2::RE2::ErrorRepeatOp:
+      code = "invalid nested repetition operator";
+      break;
+    case re2::RE2::ErrorRepeatSize:
+      code = "invalid repeat count";
+      break;
+    case re2::RE2::ErrorBadEscape:
+      code = "invalid escape sequence";
+      break;
+    case re2::RE2::ErrorBadCharRange:
+      code = "invalid character class range";
+      break;
+    case re2::RE2::ErrorBadCharClass:
+      code = "invalid character class";
+      break;
+    case re2::RE2::ErrorTrailingBackslash:
+      code = "trailing backslash at end of expression";
+      break;
+    case re2::RE2::ErrorBadPerlOp:
+      code = "invalid or unsupported Perl syntax";
+      break;
+    case re2::RE2::ErrorBadNamedCapture:
+      code = "invalid named capture";
+      break;
+    case re2::RE2::ErrorBadUTF8:
+      code = "invalid UTF-8";
+      break;
+    case re2::RE2::ErrorPatternTooLarge:
+      code = "expression too large";
+      break;
+    default:
+      return "error parsing regexp: " + re.error();
+  }
+  return "error parsing regexp: " + code + ": `" + re.error_arg() + "`";
+}
+
 // Regular expressions compiled once per pattern (RE2 has Go's regexp syntax).
 std::shared_ptr<const re2::RE2> compileRegex(const std::string& pattern, std::string& error) {
   static std::mutex mu;
@@ -68,7 +120,7 @@ std::shared_ptr<const re2::RE2> compileRegex(const std::string& pattern, std::st
   options.set_log_errors(false);
   auto re = std::make_shared<const re2::RE2>(pattern, options);
   if (!re->ok()) {
-    error = "error parsing regexp: " + re->error();
+    error = goRegexpError(*re);
     return nullptr;
   }
   if (cache.size() > 1000) cache.clear();
@@ -1191,6 +1243,12 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   if (overloadId == "matches_string") return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
   if (overloadId == "contains_string") return ceilCost(size(0) * 0.1) * ceilCost(size(1) * 0.1);
   return 1;
+}
+
+std::optional<std::string> regexError(const std::string& pattern) {
+  std::string error;
+  if (compileRegex(pattern, error)) return std::nullopt;
+  return error;
 }
 
 const FunctionRegistry& functionRegistry() {

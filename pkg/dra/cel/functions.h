@@ -8,6 +8,7 @@
 // expression using one fails to compile with an error saying so, never evaluates differently.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,6 +58,10 @@ inline constexpr const char* kNoSuchOverload = "no such overload";
 // be errors (their size counts as 1).
 uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> args,
                   const Value& result);
+
+// Go's regexp.Compile error for `pattern` ("error parsing regexp: missing closing ): `(`"), or nullopt
+// when it compiles.
+std::optional<std::string> regexError(const std::string& pattern);
 
 // ceil(factor * n), cel-go's traversal cost.
 uint64_t traversalCost(double factor, size_t n);

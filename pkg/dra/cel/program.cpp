@@ -212,6 +212,15 @@ class Checker {
       return substitute(a, b);
     }
 
+    // cel-go's ValidateRegexLiterals: a constant pattern of matches() must compile.
+    if (e.name == "matches") {
+      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
+                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
+      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
+          regexError(pattern->constant.text())) {
+        error(*pattern, "invalid matches argument");
+      }
+    }
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
     if (!overloads) {
       if (functionRegistry().notImplemented(e.name)) {
@@ -322,6 +331,44 @@ class Checker {
 };
 
 // The interpreter -----------------------------------------------------------------------------------
+
+// The runtime error when no overload fits the argument values, worded as cel-go's paths word it: the
+// standard library's operators are singletons bound to a trait of the first argument ("no such overload:
+// _+_" when it lacks the trait, the trait method's plain "no such overload" when it has it but the other
+// argument does not fit); every other function dispatches over its overloads ("no such overload:
+// charAt(int, int)", the argument types in order, the receiver first).
+Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool constantPattern) {
+  using VK = Value::Kind;
+  static const std::map<std::string, std::set<VK>, std::less<>> traits = {
+      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List}},
+      {"_-_", {VK::Int, VK::Uint, VK::Double}},
+      {"_*_", {VK::Int, VK::Uint, VK::Double}},
+      {"_/_", {VK::Int, VK::Uint, VK::Double}},
+      {"_%_", {VK::Int, VK::Uint}},
+      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"size", {VK::String, VK::Bytes, VK::List, VK::Map}},
+      {"matches", {VK::String}},
+  };
+  // Plain: `in`, `!`, `-` (their bindings check the types themselves), contains/startsWith/endsWith
+  // (type guards disabled), and matches/find/findAll with a constant pattern (the regex optimizer's
+  // replacement call checks its receiver itself).
+  if (fn == op::kIn || fn == op::kLogicalNot || fn == op::kIndex || fn == op::kNegate || fn == "contains" ||
+      fn == "startsWith" || fn == "endsWith" ||
+      (constantPattern && (fn == "matches" || fn == "find" || fn == "findAll")))
+    return Value::error(kNoSuchOverload);
+  if (auto it = traits.find(fn); it != traits.end()) {
+    // A first argument with the trait, or a string (a traits.Receiver), answers with the plain error.
+    if (!args.empty() && (it->second.contains(args[0].kind()) || args[0].kind() == VK::String))
+      return Value::error(kNoSuchOverload);
+    return Value::error(std::string(kNoSuchOverload) + ": " + fn);
+  }
+  std::string signature;
+  for (size_t i = 0; i < args.size(); ++i) signature += (i ? ", " : "") + std::string(args[i].typeName());
+  return Value::error(std::string(kNoSuchOverload) + ": " + fn + "(" + signature + ")");
+}
 
 class Interpreter {
  public:
@@ -488,7 +535,9 @@ class Interpreter {
       if (!match) continue;
       return finish(o->impl(args));
     }
-    return finish(Value::error(kNoSuchOverload));
+    const Expr* pattern = e.operand ? (e.args.empty() ? nullptr : e.args[0].get())
+                                    : (e.args.size() < 2 ? nullptr : e.args[1].get());
+    return finish(noSuchOverload(fn, args, pattern && pattern->kind == ExprKind::Constant));
   }
 
   Value comprehension(const Expr& e) {
@@ -573,6 +622,13 @@ class Folder {
         if (e->operand) fold(e->operand);
         bool allConst = !e->operand;
         for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        if ((e->name == "find" || e->name == "findAll") && e->operand && !e->args.empty() &&
+            e->args[0]->kind == ExprKind::Constant && e->args[0]->constant.kind() == Value::Kind::String) {
+          // The regex optimizer compiles a constant pattern when the program is built.
+          if (auto err = regexError(e->args[0]->constant.text()); err && error_.empty())
+            error_ = "program instantiation failed: " + *err;
+          return false;
+        }
         if (e->name == op::kIn && !e->operand && e->args.size() == 2 &&
             e->args[1]->kind == ExprKind::Constant && e->args[1]->constant.kind() == Value::Kind::List) {
           // maybeOptimizeSetMembership: `x in []` is false; `x in <constant list of bool, int, uint,
@@ -657,13 +713,17 @@ class Folder {
 
 }  // namespace
 
-Result<std::shared_ptr<const Program>> Program::compile(std::string_view expression) {
+Result<std::shared_ptr<const Program>> Program::compile(
+    std::string_view expression, const std::function<std::optional<std::string>(const CelType&)>& checkOutput) {
   Issues issues;
   ParsedExpr parsed = parse(expression, issues);
   if (!issues.empty() || !parsed.expr) return Error(issues.toString(parsed.source));
   Checker checker(parsed.source, issues);
   CelType output = checker.check(*parsed.expr);
   if (!issues.empty()) return Error(issues.toString(parsed.source));
+  if (checkOutput) {
+    if (auto err = checkOutput(output)) return Error(*err);
+  }
   std::string planError;
   Folder(planError).fold(parsed.expr);
   if (!planError.empty()) return Error(planError);
