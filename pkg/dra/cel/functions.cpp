@@ -309,11 +309,18 @@ Value logicalNot(Args a) {
   return a[0].kind() == VK::Bool ? Value::boolean(!a[0].asBool()) : noOverload();
 }
 
+// Kubernetes' Quantity and Semver answer Equal with "no such overload" for another type (on the left
+// only: cel-go calls lhs.Equal(rhs); null on either side compares as null).
+Value equalsChecked(const Value& l, const Value& r) {
+  if ((l.kind() == VK::Quantity || l.kind() == VK::Semver) && r.kind() != l.kind() && r.kind() != VK::Null)
+    return err(kNoSuchOverload);
+  return equals(l, r);
+}
 Value equalsFn(Args a) {
-  return equals(a[0], a[1]);
+  return equalsChecked(a[0], a[1]);
 }
 Value notEqualsFn(Args a) {
-  Value e = equals(a[0], a[1]);
+  Value e = equalsChecked(a[0], a[1]);
   return e.isError() ? e : Value::boolean(!e.asBool());
 }
 
@@ -543,27 +550,35 @@ Value charAtFn(Args a) {
   return Value::string(a[0].text().substr(starts[k], starts[k + 1] - starts[k]));
 }
 
+// cel-go ext/strings.go indexOf / indexOfOffset / lastIndexOf / lastIndexOfOffset, in code points,
+// quirks included: an empty substring returns the offset unchecked, an offset past the end gives -1.
 Value indexOfImpl(Args a, bool last) {
   const std::string& s = a[0].text();
   const std::string& sub = a[1].text();
   const auto starts = codePointStarts(s);
   const auto n = static_cast<int64_t>(starts.size() - 1);
-  int64_t from = last ? n : 0;
+  const int64_t m = codePointCount(sub);
+  const auto matchesAt = [&](int64_t i) {
+    return i >= 0 && i + m <= n && s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0;
+  };
+  int64_t off = 0;
   if (a.size() == 3) {
-    from = a[2].asInt();
-    if (from < 0 || from > n) return err("index out of range: " + std::to_string(from));
+    off = a[2].asInt();
+  } else if (last) {
+    if (sub.empty()) return Value::integer(n);
+    if (s.size() < sub.size()) return Value::integer(-1);
+    off = n - 1;
   }
-  // Positions are in code points; search byte offsets that start code points.
+  if (sub.empty()) return Value::integer(off);
+  if (off < 0) return err("index out of range: " + std::to_string(off));
+  if (off >= n) return Value::integer(-1);
   if (!last) {
-    for (int64_t i = from; i <= n; ++i)
-      if (s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0 &&
-          starts[static_cast<size_t>(i)] + sub.size() <= s.size())
-        return Value::integer(i);
+    for (int64_t i = off; i < n - (m - 1); ++i)
+      if (matchesAt(i)) return Value::integer(i);
   } else {
-    for (int64_t i = from; i >= 0; --i)
-      if (starts[static_cast<size_t>(i)] + sub.size() <= s.size() &&
-          s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0)
-        return Value::integer(i);
+    if (off > n - m) off = n - m;
+    for (int64_t i = off; i >= 0; --i)
+      if (matchesAt(i)) return Value::integer(i);
   }
   return Value::integer(-1);
 }
@@ -1003,7 +1018,7 @@ FunctionRegistry::FunctionRegistry() {
   add("bool", "bool_to_bool", G, {"bool"}, "bool", toBool);
   add("bool", "string_to_bool", G, {"string"}, "bool", toBool);
   add("dyn", "to_dyn", G, {"A"}, "dyn", dynFn);
-  add("type", "type", G, {"A"}, "type", typeFn);
+  add("type", "type", G, {"A"}, "type(A)", typeFn);
 
   // Strings (standard library).
   add("contains", "contains_string", M, {"string", "string"}, "bool", containsFn, containsCost);
@@ -1042,7 +1057,8 @@ FunctionRegistry::FunctionRegistry() {
   // Kubernetes quantity.
   add("quantity", "string_to_quantity", G, {"string"}, "kubernetes.Quantity", quantityFn, argTraversalCost);
   add("isQuantity", "is_quantity_string", G, {"string"}, "bool", isQuantityFn, argTraversalCost);
-  add("sign", "quantity_sign", M, {"kubernetes.Quantity"}, "int", quantitySignFn);
+  // Declared global (cel.Overload), although the library docs show `<Quantity>.sign()`.
+  add("sign", "quantity_sign", G, {"kubernetes.Quantity"}, "int", quantitySignFn);
   add("isGreaterThan", "quantity_is_greater_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
       quantityIsGreaterThan);
   add("isLessThan", "quantity_is_less_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",

@@ -35,7 +35,8 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
   }
   if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
   if (param.kind != arg.kind) return false;
-  if (param.params.size() != arg.params.size()) return param.kind == K::Type;
+  if (param.kind == K::Type) return true;  // type(list(dyn)) == type(map(dyn, dyn)) checks
+  if (param.params.size() != arg.params.size()) return false;
   for (size_t i = 0; i < param.params.size(); ++i)
     if (!assignable(param.params[i], arg.params[i], b)) return false;
   return true;
@@ -142,7 +143,15 @@ class Checker {
     issues_.add(source_.offsetOf(at.id), std::move(message));
   }
 
-  CelType ident(const Expr& e) {
+  CelType ident(Expr& e) {
+    if (e.name.starts_with(".")) {
+      // A leading dot names the root scope: `.device`.
+      const std::string root = e.name.substr(1);
+      if (root == "device") {
+        e.name = root;
+        return CelType::of(K::Device);
+      }
+    }
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
@@ -192,11 +201,10 @@ class Checker {
     for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
 
     if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
+      // cel-go checks each operand of && and || against bool, at the operand.
       for (size_t i = 0; i < argTypes.size(); ++i) {
-        if (argTypes[i].kind != K::Bool && !argTypes[i].isDyn() && argTypes[i].kind != K::Error) {
-          noMatchingOverload(e, argTypes);
-          return CelType::of(K::Error);
-        }
+        if (argTypes[i].kind != K::Bool && !argTypes[i].isDyn() && argTypes[i].kind != K::Error)
+          error(*e.args[i], "expected type 'bool' but found '" + argTypes[i].toString() + "'");
       }
       return CelType::of(K::Bool);
     }
@@ -260,9 +268,9 @@ class Checker {
     std::optional<CelType> elem;
     for (ExprPtr& a : e.args) {
       const CelType t = check(*a);
-      if (!elem || elem->isDyn() || elem->kind == K::Error) {
+      if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
         elem = t;
-      } else if (!t.isDyn() && t.kind != K::Error && !(t == *elem)) {
+      } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == *elem)) {
         error(*a, "expected type '" + elem->toString() + "' but found '" + t.toString() + "'");
       }
     }
@@ -408,7 +416,9 @@ class Interpreter {
           Value v = eval(*m.value);
           if (v.isError()) return v;
           for (const auto& existing : entries)
-            if (equalValues(existing.first, k)) return Value::error("Failed with repeated key");
+            if (equalValues(existing.first, k)) {
+              // cel-go keeps the last value of a repeated key.
+            }
           entries.emplace_back(std::move(k), std::move(v));
         }
         return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
@@ -465,7 +475,7 @@ class Interpreter {
     if (operand.isError()) return operand;
     if (!e.testOnly) charge(1);
     if (operand.kind() != Value::Kind::Map)
-      return Value::error(e.testOnly ? "invalid type for field selection." : kNoSuchOverload);
+      return e.testOnly ? Value::boolean(false) : Value::error(kNoSuchOverload);
     const Value key = Value::string(e.name);
     auto v = operand.mapValue().find(key);
     if (e.testOnly) return Value::boolean(v.has_value());
@@ -482,9 +492,10 @@ class Interpreter {
     if (aborted_) return abortValue();
     if (r.kind() == Value::Kind::Bool && r.asBool() != isAnd) return r;
     if (l.kind() == Value::Kind::Bool && r.kind() == Value::Kind::Bool) return l;
-    if (l.isError()) return l;
-    if (r.isError()) return r;
-    return Value::error(kNoSuchOverload);
+    // cel-go: the first operand that is not a bool gives the error (a non-error, non-bool value gives
+    // "no such overload").
+    const Value& bad = l.kind() != Value::Kind::Bool ? l : r;
+    return bad.isError() ? bad : Value::error(kNoSuchOverload);
   }
 
   Value call(const Expr& e) {

@@ -69,7 +69,7 @@ std::string CelType::toString() const {
     case K::Any:
       return "any";
     case K::Null:
-      return "null_type";
+      return "null";
     case K::Bool:
       return "bool";
     case K::Int:
@@ -95,7 +95,7 @@ std::string CelType::toString() const {
     case K::Semver:
       return "kubernetes.Semver";
     case K::Error:
-      return "*error*";
+      return "!error!";
     case K::Device:
       return "kubernetes.DRADevice";
     case K::Param:
@@ -108,6 +108,8 @@ std::string CelType::typeName() const {
   switch (kind) {
     case Kind::Any:
       return "google.protobuf.Any";
+    case Kind::Null:
+      return "null_type";
     case Kind::List:
       return "list(" + params.at(0).typeName() + ")";
     case Kind::Map:
