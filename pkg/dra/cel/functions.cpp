@@ -320,7 +320,8 @@ Value equalsFn(Args a) {
   return equalsChecked(a[0], a[1]);
 }
 Value notEqualsFn(Args a) {
-  Value e = equalsChecked(a[0], a[1]);
+  // cel-go's evalNe: `Equal(l, r) != True`, so a Quantity or Semver against another type is unequal.
+  Value e = equals(a[0], a[1]);
   return e.isError() ? e : Value::boolean(!e.asBool());
 }
 

@@ -407,7 +407,7 @@ std::optional<std::string> unescape(std::string_view text, bool isBytes, std::st
       return std::nullopt;
     }
     if (*cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) {
-      error = "unable to unescape string";
+      error = "invalid unicode code point";
       return std::nullopt;
     }
     if (byteValue && isBytes) {
@@ -604,8 +604,11 @@ class Parser {
         if (cur().kind == Tok::Ident) {
           field = std::string(textOf(take()));
         } else if (cur().kind == Tok::EscIdent) {
-          const std::string_view t = textOf(take());
-          field = std::string(t.substr(1, t.size() - 2));
+          // cel-go v0.26.0 parses `escaped` field names but rejects them unless the environment enables
+          // identifier escape syntax, which Kubernetes' does not.
+          report(cur().begin, "unsupported syntax: '`'");
+          failed_ = true;
+          return nullptr;
         } else {
           syntaxError(cur(), "{IDENTIFIER, ESC_IDENTIFIER}");
           return nullptr;
@@ -655,6 +658,11 @@ class Parser {
           std::vector<ExprPtr> args = exprList(Tok::RParen);
           expect(Tok::RParen, "')'");
           if (failed_) return nullptr;
+          if (reservedIds().contains(name)) {
+            report(id.begin, "reserved identifier: " + name);
+            failed_ = true;
+            return nullptr;
+          }
           if (leadingDot) name.insert(0, ".");
           return globalCall(open, std::move(name), std::move(args));
         }

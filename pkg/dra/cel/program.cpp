@@ -229,6 +229,7 @@ class Checker {
         error(*pattern, "invalid matches argument");
       }
     }
+    if (!e.operand && e.name.starts_with(".")) e.name.erase(0, 1);  // `.f()` names the root scope's f
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
     if (!overloads) {
       if (functionRegistry().notImplemented(e.name)) {
@@ -312,7 +313,11 @@ class Checker {
                               "' cannot be range of a comprehension (must be list, map, or dynamic)");
     }
     const CelType init = check(*e.accuInit);
-    scopes_.emplace_back(e.accuVar, init.kind == K::List && init.params[0].kind == K::Dyn ? dyn() : init);
+    // The result accumulator of map/filter starts as `[]`, whose element type the step decides (cel-go
+    // unifies a type variable); other accumulators (cel.bind's variable) have their initializer's type.
+    const bool resultAccu = e.accuVar == "__result__" || e.accuVar == "@result";
+    scopes_.emplace_back(e.accuVar,
+                         resultAccu && init.kind == K::List && init.params[0].kind == K::Dyn ? dyn() : init);
     scopes_.emplace_back(e.iterVar, var1);
     if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
     check(*e.loopCondition);
