@@ -928,6 +928,70 @@ Value setsIntersects(Args a) {
   return Value::boolean(false);
 }
 
+// Optional types (cel-go's OptionalTypes library) -----------------------------------------------------
+
+Value optHasValue(Args a) {
+  return Value::boolean(a[0].optionalValue() != nullptr);
+}
+Value optValue(Args a) {
+  if (!a[0].optionalValue()) return err("optional.none() dereference");
+  return *a[0].optionalValue();
+}
+Value optOrValue(Args a) {
+  return a[0].optionalValue() ? *a[0].optionalValue() : a[1];
+}
+Value optOr(Args a) {
+  return a[0].optionalValue() ? a[0] : a[1];
+}
+Value optOf(Args a) {
+  return Value::optionalOf(a[0]);
+}
+Value optNone(Args) {
+  return Value::optionalNone();
+}
+bool isZeroValue(const Value& v) {
+  switch (v.kind()) {
+    case VK::Null:
+      return true;
+    case VK::Bool:
+      return !v.asBool();
+    case VK::Int:
+      return v.asInt() == 0;
+    case VK::Uint:
+      return v.asUint() == 0;
+    case VK::Double:
+      return v.asDouble() == 0;
+    case VK::String:
+    case VK::Bytes:
+      return v.text().empty();
+    case VK::List:
+      return v.items().empty();
+    case VK::Map:
+      return v.mapValue().size() == 0;
+    default:
+      return false;
+  }
+}
+Value optOfNonZero(Args a) {
+  return isZeroValue(a[0]) ? Value::optionalNone() : Value::optionalOf(a[0]);
+}
+Value optUnwrap(Args a) {
+  ValueList out;
+  for (const Value& v : a[0].items()) {
+    if (v.kind() != VK::Optional) return err(kNoSuchOverload);
+    if (v.optionalValue()) out.push_back(*v.optionalValue());
+  }
+  return Value::list(std::move(out));
+}
+Value listFirst(Args a) {
+  const ValueList& l = a[0].items();
+  return l.empty() ? Value::optionalNone() : Value::optionalOf(l.front());
+}
+Value listLast(Args a) {
+  const ValueList& l = a[0].items();
+  return l.empty() ? Value::optionalNone() : Value::optionalOf(l.back());
+}
+
 uint64_t listTraversalCost(Args a, const Value&) {
   return a[0].kind() == VK::List ? a[0].items().size() : 1;
 }
@@ -1108,6 +1172,18 @@ FunctionRegistry::FunctionRegistry() {
   add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
 
   // cel-go ext sets.
+  // Optional types.
+  add("hasValue", "optional_hasValue", M, {"optional_type(A)"}, "bool", optHasValue);
+  add("value", "optional_value", M, {"optional_type(A)"}, "A", optValue);
+  add("orValue", "optional_orValue_value", M, {"optional_type(A)", "A"}, "A", optOrValue);
+  add("or", "optional_or_optional", M, {"optional_type(A)", "optional_type(A)"}, "optional_type(A)", optOr);
+  add("optional.of", "optional_of", G, {"A"}, "optional_type(A)", optOf);
+  add("optional.ofNonZeroValue", "optional_ofNonZeroValue", G, {"A"}, "optional_type(A)", optOfNonZero);
+  add("optional.none", "optional_none", G, {}, "optional_type(A)", optNone);
+  add("optional.unwrap", "optional_unwrap", G, {"list(optional_type(A))"}, "list(A)", optUnwrap);
+  add("first", "list_first", M, {"list(A)"}, "optional_type(A)", listFirst);
+  add("last", "list_last", M, {"list(A)"}, "optional_type(A)", listLast);
+
   add("sets.contains", "list_sets_contains_list", G, {"list(A)", "list(A)"}, "bool", setsContains, setsCost);
   add("sets.equivalent", "list_sets_equivalent_list", G, {"list(A)", "list(A)"}, "bool", setsEquivalent,
       setsCost);
@@ -1147,19 +1223,7 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "transformList",
                                                            "transformMap",
                                                            "transformMapEntry",
-                                                           "optMap",
-                                                           "optFlatMap",
-                                                           "optional.of",
-                                                           "optional.none",
-                                                           "optional.ofNonZeroValue",
-                                                           "optional.unwrap",
-                                                           "or",
-                                                           "orValue",
-                                                           "hasValue",
-                                                           "value",
-                                                           "first",
-                                                           "last",
-                                                           "url",
+                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               "url",
                                                            "isURL",
                                                            "getScheme",
                                                            "getHost",
@@ -1183,11 +1247,7 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "prefixLength",
                                                            "masked",
                                                            "format.named",
-                                                           "validate",
-                                                           "_?._",
-                                                           "_[?_]",
-                                                           "math.greatest",
-                                                           "math.least"};
+                                                           "validate"};
   return names.contains(function);
 }
 

@@ -878,6 +878,24 @@ class Parser {
       return quantifier(at, name, std::move(target), std::move(args));
     if (name == "map" && (n == 2 || n == 3)) return mapMacro(at, std::move(target), std::move(args));
     if (name == "filter" && n == 2) return filterMacro(at, std::move(target), std::move(args));
+    if ((name == "optMap" || name == "optFlatMap") && n == 2) {
+      // cel-go: target.hasValue() ? [optional.of](cel.bind(v, target.value(), expr)) : optional.none()
+      if (args[0]->kind != ExprKind::Ident)
+        return macroError(*args[0], name + "() variable name must be a simple identifier");
+      ExprPtr copy = cloneExpr(*target);
+      ExprPtr bind = newExpr(at, ExprKind::Comprehension);
+      bind->iterRange = newExpr(at, ExprKind::List);
+      bind->iterVar = "#unused";
+      bind->accuVar = args[0]->name;
+      bind->accuInit = call(at, "value", std::move(copy), {});
+      bind->loopCondition = constant(at, Value::boolean(false));
+      bind->loopStep = ident(at, bind->accuVar);
+      bind->result = std::move(args[1]);
+      ExprPtr some = name == "optMap" ? call(at, "optional.of", nullptr, vec(std::move(bind))) : std::move(bind);
+      return call(at, op::kConditional, nullptr,
+                  vec(call(at, "hasValue", std::move(target), {}), std::move(some),
+                      call(at, "optional.none", nullptr, {})));
+    }
     return call(at, name.c_str(), std::move(target), std::move(args));
   }
 
@@ -974,6 +992,31 @@ class Parser {
   }
 
   // Node construction -----------------------------------------------------------------------------------
+
+  // A deep copy with fresh ids at the same source offsets (macros that use an argument twice).
+  ExprPtr cloneExpr(const Expr& e) {
+    auto c = std::make_unique<Expr>();
+    c->id = out_.nextId++;
+    out_.source.setOffset(c->id, out_.source.offsetOf(e.id));
+    c->kind = e.kind;
+    c->constant = e.constant;
+    c->name = e.name;
+    c->testOnly = e.testOnly;
+    c->optionalAt = e.optionalAt;
+    c->iterVar = e.iterVar;
+    c->iterVar2 = e.iterVar2;
+    c->accuVar = e.accuVar;
+    const auto copy = [&](const ExprPtr& p) { return p ? cloneExpr(*p) : nullptr; };
+    c->operand = copy(e.operand);
+    for (const ExprPtr& a : e.args) c->args.push_back(copy(a));
+    for (const MapEntry& m : e.entries) c->entries.push_back({copy(m.key), copy(m.value), m.optional});
+    c->iterRange = copy(e.iterRange);
+    c->accuInit = copy(e.accuInit);
+    c->loopCondition = copy(e.loopCondition);
+    c->loopStep = copy(e.loopStep);
+    c->result = copy(e.result);
+    return c;
+  }
 
   ExprPtr newExpr(const Token& at, ExprKind kind) {
     auto e = std::make_unique<Expr>();

@@ -1,6 +1,8 @@
 #include "pkg/dra/cel/program.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -162,13 +164,22 @@ class Checker {
 
   CelType select(Expr& e) {
     // A.B where A is not a variable may be a namespaced name; DRA's environment has none as values.
-    const CelType operand = check(*e.operand);
+    CelType operand = check(*e.operand);
+    // Selecting on an optional (after `.?`) selects on its value and stays optional.
+    const bool optional = operand.kind == K::Optional && !e.testOnly;
+    if (optional) operand = operand.params.at(0);
+    const CelType result = fieldType(e, operand, e.name);
+    if (e.testOnly) return CelType::of(K::Bool);
+    return optional && result.kind != K::Error ? CelType{K::Optional, {result}, {}} : result;
+  }
+
+  CelType fieldType(const Expr& e, const CelType& operand, const std::string& field) {
     CelType result;
     switch (operand.kind) {
       case K::Device: {
         bool known = false;
-        result = deviceFieldType(e.name, known);
-        if (!known) error(e, "undefined field '" + e.name + "'");
+        result = deviceFieldType(field, known);
+        if (!known) error(e, "undefined field '" + field + "'");
         break;
       }
       case K::Map:
@@ -183,7 +194,7 @@ class Checker {
         error(e, "type '" + operand.toString() + "' does not support field selection");
         result = CelType::of(K::Error);
     }
-    return e.testOnly ? CelType::of(K::Bool) : result;
+    return result;
   }
 
   CelType call(Expr& e) {
@@ -230,6 +241,30 @@ class Checker {
       }
     }
     if (!e.operand && e.name.starts_with(".")) e.name.erase(0, 1);  // `.f()` names the root scope's f
+    if (e.name == op::kOptSelect && argTypes.size() == 2) {
+      CelType operand = argTypes[0];
+      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      const CelType field = fieldType(e, operand, e.args[1]->constant.text());
+      return field.kind == K::Error ? field : CelType{K::Optional, {field}, {}};
+    }
+    if ((e.name == op::kOptIndex || e.name == op::kIndex) && argTypes.size() == 2 &&
+        (e.name == op::kOptIndex || argTypes[0].kind == K::Optional)) {
+      // x[?k] and an index on an optional: the element (or value) type, optional.
+      CelType operand = argTypes[0];
+      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      CelType elem;
+      if (operand.kind == K::List) {
+        elem = operand.params[0];
+      } else if (operand.kind == K::Map) {
+        elem = operand.params[1];
+      } else if (operand.isDyn() || operand.kind == K::Error) {
+        elem = dyn();
+      } else {
+        noMatchingOverload(e, argTypes);
+        return CelType::of(K::Error);
+      }
+      return CelType{K::Optional, {elem}, {}};
+    }
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
     if (!overloads) {
       if (functionRegistry().notImplemented(e.name)) {
@@ -267,8 +302,11 @@ class Checker {
 
   CelType list(Expr& e) {
     std::optional<CelType> elem;
-    for (ExprPtr& a : e.args) {
-      const CelType t = check(*a);
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      ExprPtr& a = e.args[i];
+      CelType t = check(*a);
+      const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
+      if (optionalEntry && t.kind == K::Optional) t = t.params.at(0);
       if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
         elem = t;
       } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == *elem)) {
@@ -282,7 +320,8 @@ class Checker {
     std::optional<CelType> key, value;
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
-      const CelType v = check(*entry.value);
+      CelType v = check(*entry.value);
+      if (entry.optional && v.kind == K::Optional) v = v.params.at(0);
       for (auto [seen, t, at] :
            {std::tuple{&key, k, entry.key.get()}, std::tuple{&value, v, entry.value.get()}}) {
         if (!*seen || (*seen)->isDyn()) {
@@ -405,9 +444,15 @@ class Interpreter {
         charge(10);
         ValueList items;
         items.reserve(e.args.size());
-        for (const ExprPtr& a : e.args) {
-          Value v = eval(*a);
+        for (size_t i = 0; i < e.args.size(); ++i) {
+          Value v = eval(*e.args[i]);
           if (v.isError()) return v;
+          if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
+              v.kind() == Value::Kind::Optional) {
+            // [?x]: the value when x has one, nothing otherwise.
+            if (v.optionalValue()) items.push_back(*v.optionalValue());
+            continue;
+          }
           items.push_back(std::move(v));
         }
         return Value::list(std::move(items));
@@ -420,6 +465,11 @@ class Interpreter {
           if (k.isError()) return k;
           Value v = eval(*m.value);
           if (v.isError()) return v;
+          if (m.optional && v.kind() == Value::Kind::Optional) {
+            // {?k: v}: the entry only when v has a value.
+            if (!v.optionalValue()) continue;
+            v = *v.optionalValue();
+          }
           for (const auto& existing : entries)
             if (equalValues(existing.first, k)) {
               // cel-go keeps the last value of a repeated key.
@@ -479,6 +529,11 @@ class Interpreter {
     if (!isAttribute(*e.operand)) charge(1);
     if (operand.isError()) return operand;
     if (!e.testOnly) charge(1);
+    if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
+      // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
+      if (!operand.optionalValue()) return operand;
+      return qualifyIfPresent(*operand.optionalValue(), Value::string(e.name));
+    }
     if (operand.kind() != Value::Kind::Map)
       return e.testOnly ? Value::boolean(false) : Value::error(kNoSuchOverload);
     const Value key = Value::string(e.name);
@@ -486,6 +541,28 @@ class Interpreter {
     if (e.testOnly) return Value::boolean(v.has_value());
     if (!v) return Value::error("no such key: " + e.name);
     return *v;
+  }
+
+  // A qualifier of an optional chain: optional.of(the value) when `key` is present, else optional.none().
+  static Value qualifyIfPresent(const Value& operand, const Value& key) {
+    if (operand.kind() == Value::Kind::Map) {
+      auto v = operand.mapValue().find(key);
+      return v ? Value::optionalOf(*v) : Value::optionalNone();
+    }
+    if (operand.kind() == Value::Kind::List) {
+      std::optional<int64_t> i;
+      if (key.kind() == Value::Kind::Int) i = key.asInt();
+      if (key.kind() == Value::Kind::Uint && key.asUint() <= INT64_MAX) i = static_cast<int64_t>(key.asUint());
+      if (key.kind() == Value::Kind::Double && std::trunc(key.asDouble()) == key.asDouble() &&
+          std::abs(key.asDouble()) < 9.2e18)
+        i = static_cast<int64_t>(key.asDouble());
+      if (!i) return Value::error(kNoSuchOverload);
+      const auto& items = operand.items();
+      if (*i < 0 || *i >= static_cast<int64_t>(items.size())) return Value::optionalNone();
+      return Value::optionalOf(items[static_cast<size_t>(*i)]);
+    }
+    if (operand.isError()) return operand;
+    return Value::error(kNoSuchOverload);
   }
 
   Value logical(const Expr& e, bool isAnd) {
@@ -527,7 +604,44 @@ class Interpreter {
       if (aborted_) return abortValue();
       return Value::boolean(v.kind() != Value::Kind::Bool || v.asBool());
     }
-    if (fn == op::kIndex && !e.operand && !isAttribute(*e.args[0])) charge(1);
+    if (fn == op::kOptSelect || fn == op::kOptIndex ||
+        (fn == op::kIndex && !e.operand && e.args.size() == 2)) {
+      const bool optionalCall = fn != op::kIndex;
+      Value operand = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      if (!isAttribute(*e.args[0])) charge(1);
+      if (operand.isError()) return operand;
+      if (optionalCall || operand.kind() == Value::Kind::Optional) {
+        Value key = eval(*e.args[1]);
+        if (aborted_) return abortValue();
+        if (key.isError()) return key;
+        charge(1);
+        if (aborted_) return abortValue();
+        if (operand.kind() == Value::Kind::Optional) {
+          if (!operand.optionalValue()) return operand;
+          return qualifyIfPresent(*operand.optionalValue(), key);
+        }
+        return qualifyIfPresent(operand, key);
+      }
+      // A plain index: the operand is evaluated already.
+      Value key = eval(*e.args[1]);
+      if (aborted_) return abortValue();
+      std::vector<Value> args{std::move(operand), std::move(key)};
+      return dispatch(e, args);
+    }
+    if ((fn == "or" || fn == "orValue") && e.operand && e.args.size() == 1) {
+      // cel-go evaluates the alternative only when the optional is empty.
+      Value opt = eval(*e.operand);
+      if (aborted_) return abortValue();
+      if (opt.kind() == Value::Kind::Optional && opt.optionalValue()) {
+        charge(1);
+        return fn == "or" ? opt : *opt.optionalValue();
+      }
+      Value alt = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      std::vector<Value> args{std::move(opt), std::move(alt)};
+      return dispatch(e, args);
+    }
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
     if (e.operand) args.push_back(eval(*e.operand));
@@ -535,6 +649,12 @@ class Interpreter {
       if (aborted_) return abortValue();
       args.push_back(eval(*a));
     }
+    return dispatch(e, args);
+  }
+
+  // Calls the overload that fits the evaluated arguments, charging the call.
+  Value dispatch(const Expr& e, std::vector<Value>& args) {
+    const std::string& fn = e.name;
     if (aborted_) return abortValue();
     // Every evaluated call is charged, also when an argument is an error (cel-go's cost observer).
     const std::string_view overloadId = e.overloads.size() == 1 ? std::string_view(e.overloads[0]->id) : "";
