@@ -928,6 +928,82 @@ Value setsIntersects(Args a) {
   return Value::boolean(false);
 }
 
+// cel-go ext lists (v3) ----------------------------------------------------------------------------
+
+Value listsRange(Args a) {
+  ValueList out;
+  for (int64_t i = 0; i < a[0].asInt(); ++i) out.push_back(Value::integer(i));
+  return Value::list(std::move(out));
+}
+Value listReverse(Args a) {
+  ValueList out(a[0].items().rbegin(), a[0].items().rend());
+  return Value::list(std::move(out));
+}
+Value listSlice(Args a) {
+  const int64_t start = a[1].asInt(), end = a[2].asInt();
+  const auto n = static_cast<int64_t>(a[0].items().size());
+  const std::string call = "cannot slice(" + std::to_string(start) + ", " + std::to_string(end) + "), ";
+  if (start < 0 || end < 0) return err(call + "negative indexes not supported");
+  if (start > end) return err(call + "start index must be less than or equal to end index");
+  if (n < end) return err(call + "list is length " + std::to_string(n));
+  return Value::list(ValueList(a[0].items().begin() + start, a[0].items().begin() + end));
+}
+void flattenInto(const ValueList& l, int64_t depth, ValueList& out) {
+  for (const Value& v : l) {
+    if (v.kind() != VK::List || depth == 0) {
+      out.push_back(v);
+    } else {
+      flattenInto(v.items(), depth - 1, out);
+    }
+  }
+}
+Value listFlatten(Args a) {
+  const int64_t depth = a.size() == 2 ? a[1].asInt() : 1;
+  if (depth < 0) return err("level must be non-negative");
+  ValueList out;
+  flattenInto(a[0].items(), depth, out);
+  return Value::list(std::move(out));
+}
+bool comparableKind(VK k) {
+  return k == VK::Int || k == VK::Uint || k == VK::Double || k == VK::Bool || k == VK::String || k == VK::Bytes;
+}
+// sortListByAssociatedKeys: keys must be comparable and of one type; Go's sort.Slice (insertion sort
+// below 12 elements, so stable there).
+Value sortByKeys(const ValueList& list, const ValueList& keys) {
+  if (list.size() != keys.size())
+    return err("@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got " +
+               std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
+  if (list.empty()) return Value::list(list);
+  if (!comparableKind(keys[0].kind())) return err("list elements must be comparable");
+  for (const Value& k : keys)
+    if (k.kind() != keys[0].kind()) return err("list elements must have the same type");
+  std::vector<size_t> idx(list.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+    auto c = compareValues(keys[x], keys[y]);
+    return c && *c < 0;
+  });
+  ValueList out;
+  for (size_t i : idx) out.push_back(list[i]);
+  return Value::list(std::move(out));
+}
+Value listSort(Args a) {
+  return sortByKeys(a[0].items(), a[0].items());
+}
+Value listSortByKeys(Args a) {
+  return sortByKeys(a[0].items(), a[1].items());
+}
+Value listDistinct(Args a) {
+  ValueList out;
+  for (const Value& v : a[0].items()) {
+    bool seen = false;
+    for (const Value& o : out)
+      if (equalValues(v, o)) seen = true;
+    if (!seen) out.push_back(v);
+  }
+  return Value::list(std::move(out));
+}
+
 // Optional types (cel-go's OptionalTypes library) -----------------------------------------------------
 
 Value optHasValue(Args a) {
@@ -1172,6 +1248,21 @@ FunctionRegistry::FunctionRegistry() {
   add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
 
   // cel-go ext sets.
+  // cel-go ext lists.
+  add("lists.range", "lists_range", G, {"int"}, "list(int)", listsRange);
+  add("reverse", "list_reverse", M, {"list(A)"}, "list(A)", listReverse);
+  add("slice", "list_slice", M, {"list(A)", "int", "int"}, "list(A)", listSlice);
+  add("flatten", "list_flatten", M, {"list(list(A))"}, "list(A)", listFlatten);
+  add("flatten", "list_flatten_int", M, {"list(dyn)", "int"}, "list(dyn)", listFlatten);
+  add("distinct", "list_distinct", M, {"list(A)"}, "list(A)", listDistinct);
+  for (const char* t : {"int", "uint", "double", "bool", "string", "bytes"}) {
+    const std::string ts(t);
+    add("sort", ("list_" + ts + "_sort").c_str(), M, {("list(" + ts + ")").c_str()}, ("list(" + ts + ")").c_str(),
+        listSort);
+    add("@sortByAssociatedKeys", ("list_" + ts + "_sortByAssociatedKeys").c_str(), M,
+        {"list(A)", ("list(" + ts + ")").c_str()}, "list(A)", listSortByKeys);
+  }
+
   // Optional types.
   add("hasValue", "optional_hasValue", M, {"optional_type(A)"}, "bool", optHasValue);
   add("value", "optional_value", M, {"optional_type(A)"}, "A", optValue);
@@ -1213,13 +1304,6 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "getMilliseconds",
                                                            "format",
                                                            "strings.quote",
-                                                           "reverse",
-                                                           "slice",
-                                                           "flatten",
-                                                           "sort",
-                                                           "sortBy",
-                                                           "lists.range",
-                                                           "distinct",
                                                            "transformList",
                                                            "transformMap",
                                                            "transformMapEntry",

@@ -878,6 +878,27 @@ class Parser {
       return quantifier(at, name, std::move(target), std::move(args));
     if (name == "map" && (n == 2 || n == 3)) return mapMacro(at, std::move(target), std::move(args));
     if (name == "filter" && n == 2) return filterMacro(at, std::move(target), std::move(args));
+    if (name == "sortBy" && n == 2) {
+      // cel-go ext lists: cel.bind(@__sortBy_input__, target,
+      //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
+      const ExprKind k = target->kind;
+      if (k != ExprKind::List && k != ExprKind::Select && k != ExprKind::Ident && k != ExprKind::Comprehension &&
+          k != ExprKind::Call)
+        return macroError(*target,
+                          "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+      const std::string var = "@__sortBy_input__";
+      ExprPtr keys = mapMacro(at, ident(at, var), std::move(args));
+      if (!keys) return nullptr;
+      ExprPtr bind = newExpr(at, ExprKind::Comprehension);
+      bind->iterRange = newExpr(at, ExprKind::List);
+      bind->iterVar = "#unused";
+      bind->accuVar = var;
+      bind->accuInit = std::move(target);
+      bind->loopCondition = constant(at, Value::boolean(false));
+      bind->loopStep = ident(at, var);
+      bind->result = call(at, "@sortByAssociatedKeys", ident(at, var), vec(std::move(keys)));
+      return bind;
+    }
     if ((name == "optMap" || name == "optFlatMap") && n == 2) {
       // cel-go: target.hasValue() ? [optional.of](cel.bind(v, target.value(), expr)) : optional.none()
       if (args[0]->kind != ExprKind::Ident)
