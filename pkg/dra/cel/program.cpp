@@ -28,11 +28,12 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
       b.emplace(param.param, arg);
       return true;
     }
-    if (it->second.isDyn()) return true;
-    if (arg.isDyn()) {
+    if (it->second.kind == K::Dyn) return true;
+    if (arg.kind == K::Dyn || (arg.kind == K::Any && !it->second.isDyn())) {
       it->second = arg;  // the more general type (cel-go's mostGeneral)
       return true;
     }
+    if (it->second.kind == K::Any) return true;
     return assignable(it->second, arg, b);
   }
   if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
@@ -309,40 +310,73 @@ class Checker {
     error(e, "found no matching overload for '" + e.name + "' applied to '" + applied + "'");
   }
 
+  // cel-go types a literal with the join of its elements (dyn when they differ); the homogeneous-
+  // literal validator (ValidateHomogeneousAggregateLiterals) then reports, only when checking found no
+  // error, the first element of each list whose type differs from the first one's, and every map key
+  // and value that differs from the first entry's.
+  static bool equivalentType(const CelType& a, const CelType& b) {
+    if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
+    for (size_t i = 0; i < a.params.size(); ++i) {
+      // optional.none() leaves its type parameter free (cel-go unifies it; dyn here).
+      if (a.kind == K::Optional && (a.params[i].kind == K::Dyn || b.params[i].kind == K::Dyn)) continue;
+      if (!equivalentType(a.params[i], b.params[i])) return false;
+    }
+    return a.kind != K::Param || a.param == b.param;
+  }
+
   CelType list(Expr& e) {
-    std::optional<CelType> elem;
+    std::optional<CelType> first, joined;
+    bool reported = false;
     for (size_t i = 0; i < e.args.size(); ++i) {
       ExprPtr& a = e.args[i];
       CelType t = check(*a);
       const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
       if (optionalEntry && t.kind == K::Optional) t = t.params.at(0);
-      if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
-        elem = t;
-      } else if (t.kind != K::Dyn && t.kind != K::Error && !sameModuloDyn(t, *elem)) {
-        error(*a, "expected type '" + elem->toString() + "' but found '" + t.toString() + "'");
+      if (!first) {
+        first = joined = t;
+        continue;
       }
+      if (!reported && !equivalentType(*first, t)) {
+        validatorIssues_.emplace_back(a.get(),
+                                      "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
+        reported = true;
+      }
+      if (!(*joined == t)) joined = dyn();
     }
-    return CelType::list(elem && elem->kind != K::Error ? *elem : dyn());
+    return CelType::list(joined && joined->kind != K::Error ? *joined : dyn());
   }
 
   CelType map(Expr& e) {
-    std::optional<CelType> key, value;
+    std::optional<CelType> firstKey, firstValue, key, value;
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
       CelType v = check(*entry.value);
       if (entry.optional && v.kind == K::Optional) v = v.params.at(0);
-      for (auto [seen, t, at] :
-           {std::tuple{&key, k, entry.key.get()}, std::tuple{&value, v, entry.value.get()}}) {
-        if (!*seen || (*seen)->isDyn()) {
-          *seen = t;
-        } else if (!t.isDyn() && t.kind != K::Error && !(t == **seen)) {
-          error(*at, "expected type '" + (*seen)->toString() + "' but found '" + t.toString() + "'");
-        }
+      if (!firstKey) {
+        firstKey = key = k;
+        firstValue = value = v;
+        continue;
       }
+      if (!equivalentType(*firstKey, k))
+        validatorIssues_.emplace_back(entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" +
+                                                           k.toString() + "'");
+      if (!equivalentType(*firstValue, v))
+        validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
+                                                             "' but found '" + v.toString() + "'");
+      if (!(*key == k)) key = dyn();
+      if (!(*value == v)) value = dyn();
     }
     return CelType::map(key ? *key : dyn(), value ? *value : dyn());
   }
 
+ public:
+  // Reports the validator's findings when checking found no error.
+  void validate() {
+    if (!issues_.empty()) return;
+    for (const auto& [at, message] : validatorIssues_) error(*at, message);
+  }
+
+ private:
   CelType comprehension(Expr& e) {
     const CelType range = check(*e.iterRange);
     CelType var1 = dyn(), var2 = dyn();
@@ -389,6 +423,7 @@ class Checker {
   const SourceInfo& source_;
   Issues& issues_;
   std::vector<std::pair<std::string, CelType>> scopes_;
+  std::vector<std::pair<const Expr*, std::string>> validatorIssues_;
 };
 
 // The interpreter -----------------------------------------------------------------------------------
@@ -865,6 +900,7 @@ Result<std::shared_ptr<const Program>> Program::compile(
   if (!issues.empty() || !parsed.expr) return Error(issues.toString(parsed.source));
   Checker checker(parsed.source, issues);
   CelType output = checker.check(*parsed.expr);
+  checker.validate();
   if (!issues.empty()) return Error(issues.toString(parsed.source));
   if (checkOutput) {
     if (auto err = checkOutput(output)) return Error(*err);
