@@ -113,7 +113,7 @@ class Lexer {
     switch (c) {
       case '=':
         if (peek(1) == '=') return one(Tok::Eq, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '!':
         return peek(1) == '=' ? one(Tok::Ne, 2) : one(Tok::Not);
       case '<':
@@ -122,10 +122,10 @@ class Lexer {
         return peek(1) == '=' ? one(Tok::Ge, 2) : one(Tok::Gt);
       case '&':
         if (peek(1) == '&') return one(Tok::And, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '|':
         if (peek(1) == '|') return one(Tok::Or, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '[':
         return one(Tok::LBracket);
       case ']':
@@ -199,6 +199,19 @@ class Lexer {
   }
 
  private:
+  // The first character of a two-character operator alone: ANTLR fails on the character after it and
+  // reports both (just the one at EOF).
+  Token invalidPair(Token t) {
+    pos_ = std::min(pos_ + 1, s_.size());
+    if (pos_ < s_.size()) {
+      ++pos_;
+      while (pos_ < s_.size() && (static_cast<unsigned char>(s_[pos_]) & 0xC0) == 0x80) ++pos_;
+    }
+    t.kind = Tok::Invalid;
+    t.end = pos_;
+    return t;
+  }
+
   void skipSpaceAndComments() {
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
@@ -262,6 +275,9 @@ class Lexer {
   }
 
   // A quoted literal whose opening quote is at `quote`; the prefix (r, b, br) is between begin and quote.
+  // Escapes follow CEL.g4's ESC_SEQ. When the literal does not lex, ANTLR falls back to the longest
+  // token it had matched (the prefix as an IDENTIFIER) or, without one, reports the text from the
+  // token's start through the character where lexing failed (to the end at EOF) and resumes after it.
   Token string(Token t, size_t quote, Tok kind) {
     const char q = s_[quote];
     const bool raw = std::any_of(s_.begin() + static_cast<std::ptrdiff_t>(t.begin),
@@ -269,10 +285,23 @@ class Lexer {
                                  [](char c) { return c == 'r' || c == 'R'; });
     const bool triple = quote + 2 < s_.size() && s_[quote + 1] == q && s_[quote + 2] == q;
     size_t i = quote + (triple ? 3 : 1);
+    const auto fail = [&](size_t at) {
+      if (quote > t.begin) {  // the prefix letters lex as an identifier
+        pos_ = quote;
+        t.kind = Tok::Ident;
+        t.end = pos_;
+        return t;
+      }
+      pos_ = at < s_.size() ? at + 1 : s_.size();
+      while (pos_ < s_.size() && (static_cast<unsigned char>(s_[pos_]) & 0xC0) == 0x80) ++pos_;
+      t.kind = Tok::Invalid;
+      t.end = pos_;
+      return t;
+    };
     while (i < s_.size()) {
       const char c = s_[i];
       if (triple) {
-        if (c == q && i + 2 < s_.size() + 0 && s_[i + 1] == q && s_[i + 2] == q) {
+        if (c == q && i + 2 < s_.size() && s_[i + 1] == q && s_[i + 2] == q) {
           pos_ = i + 3;
           t.kind = kind;
           t.end = pos_;
@@ -285,19 +314,36 @@ class Lexer {
           t.end = pos_;
           return t;
         }
-        if (c == '\n' || c == '\r') break;
+        if (c == '\n' || c == '\r') return fail(i);
       }
       if (c == '\\' && !raw) {
-        i += 2;
+        const size_t e = i + 1;
+        if (e >= s_.size()) return fail(e);
+        const char x = s_[e];
+        auto hexRun = [&](size_t from, size_t n) -> size_t {  // index of the first non-hex, or from+n
+          for (size_t k = 0; k < n; ++k)
+            if (from + k >= s_.size() || !isHex(s_[from + k])) return from + k;
+          return from + n;
+        };
+        if (std::string_view("abfnrtv\"'\\?`").find(x) != std::string_view::npos) {
+          i = e + 1;
+        } else if (x == 'x' || x == 'X' || x == 'u' || x == 'U') {
+          const size_t n = (x == 'u') ? 4 : (x == 'U' ? 8 : 2);
+          const size_t end = hexRun(e + 1, n);
+          if (end != e + 1 + n) return fail(end);
+          i = end;
+        } else if (x >= '0' && x <= '3') {
+          if (e + 1 >= s_.size() || s_[e + 1] < '0' || s_[e + 1] > '7') return fail(e + 1);
+          if (e + 2 >= s_.size() || s_[e + 2] < '0' || s_[e + 2] > '7') return fail(e + 2);
+          i = e + 3;
+        } else {
+          return fail(e);
+        }
         continue;
       }
       ++i;
     }
-    // Unterminated: the quote character alone is what ANTLR fails to recognise.
-    pos_ = t.begin + 1;
-    t.kind = Tok::Invalid;
-    t.end = pos_;
-    return t;
+    return fail(s_.size());
   }
 
   std::string_view s_;
@@ -432,14 +478,26 @@ class Parser {
     cpOffset_[text.size()] = cp;
     Lexer lexer(text);
     for (;;) {
-      tokens_.push_back(lexer.next());
-      if (tokens_.back().kind == Tok::End) break;
+      Token t = lexer.next();
+      if (t.kind == Tok::Invalid) {
+        // ANTLR's lexer reports the text it could not recognise and goes on after it.
+        report(t.begin, "Syntax error: token recognition error at: '" + std::string(textOf(t)) + "'");
+        continue;
+      }
+      tokens_.push_back(t);
+      if (t.kind == Tok::End) break;
     }
   }
 
   ExprPtr parseAll() {
     ExprPtr e = expr();
-    if (!failed_ && cur().kind != Tok::End) syntaxError(cur(), "<EOF>");
+    if (!failed_ && cur().kind != Tok::End) {
+      if (peekKind(1) == Tok::End) {
+        report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting <EOF>");
+      } else {
+        syntaxError(cur(), "<EOF>");
+      }
+    }
     return failed_ ? nullptr : std::move(e);
   }
 
@@ -824,11 +882,19 @@ class Parser {
       case Tok::Null:
         take();
         return constant(t, Value());
-      default:
-        syntaxError(t,
-                    "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
-                    "STRING, BYTES, IDENTIFIER}");
+      default: {
+        const char* starts =
+            "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+            "STRING, BYTES, IDENTIFIER}";
+        if (t.kind != Tok::End && startsExpression(peekKind(1)) && !failed_) {
+          // Single-token deletion: the token is extraneous, the expression starts after it.
+          report(t.begin, "Syntax error: extraneous input '" + std::string(textOf(t)) + "' expecting " + starts);
+          take();
+          return primary();
+        }
+        syntaxError(t, starts);
         return nullptr;
+      }
     }
   }
 
@@ -1094,13 +1160,82 @@ class Parser {
     return k > 0 && peekKind(k) == Tok::LBrace;
   }
 
+  // ANTLR's recoverInline: when the next token is the expected one, the current one is extraneous
+  // (reported and skipped); when the current token could follow the expected one, that one is missing
+  // (reported and taken as present); otherwise the input is mismatched.
   void expect(Tok kind, const char* what) {
     if (failed_) return;
-    if (cur().kind != kind) {
-      syntaxError(cur(), what);
+    if (cur().kind == kind) {
+      take();
       return;
     }
-    take();
+    const std::string found = cur().kind == Tok::End ? "<EOF>" : std::string(textOf(cur()));
+    if (peekKind(1) == kind) {
+      report(cur().begin, "Syntax error: extraneous input '" + found + "' expecting " + what);
+      take();
+      take();
+      return;
+    }
+    if (canFollowCloser(cur().kind)) {
+      report(cur().begin, "Syntax error: missing " + std::string(what) + " at '" + found + "'");
+      return;
+    }
+    syntaxError(cur(), what);
+  }
+
+  static bool startsExpression(Tok k) {
+    switch (k) {
+      case Tok::LBracket:
+      case Tok::LBrace:
+      case Tok::LParen:
+      case Tok::Dot:
+      case Tok::Minus:
+      case Tok::Not:
+      case Tok::True:
+      case Tok::False:
+      case Tok::Null:
+      case Tok::Int:
+      case Tok::Uint:
+      case Tok::Double:
+      case Tok::String:
+      case Tok::Bytes:
+      case Tok::Ident:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // Tokens that can follow a closing ')' ']' '}' of a primary expression.
+  static bool canFollowCloser(Tok k) {
+    switch (k) {
+      case Tok::End:
+      case Tok::RParen:
+      case Tok::RBracket:
+      case Tok::RBrace:
+      case Tok::Comma:
+      case Tok::Colon:
+      case Tok::Question:
+      case Tok::Dot:
+      case Tok::LBracket:
+      case Tok::Or:
+      case Tok::And:
+      case Tok::Eq:
+      case Tok::Ne:
+      case Tok::Lt:
+      case Tok::Le:
+      case Tok::Gt:
+      case Tok::Ge:
+      case Tok::In:
+      case Tok::Plus:
+      case Tok::Minus:
+      case Tok::Star:
+      case Tok::Slash:
+      case Tok::Percent:
+        return true;
+      default:
+        return false;
+    }
   }
 
   void syntaxError(const Token& t, const std::string& expecting) {
