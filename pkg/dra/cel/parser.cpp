@@ -511,7 +511,7 @@ class Parser {
     if (failed_ || cur().kind != Tok::Question) return cond;
     const Token q = take();
     ExprPtr a = conditionalOr();
-    expect(Tok::Colon, "':'");
+    expect(Tok::Colon, "':'", /*exprFollows=*/true);
     ExprPtr b = expr();
     if (failed_) return nullptr;
     return call(q, op::kConditional, nullptr, vec(std::move(cond), std::move(a), std::move(b)));
@@ -667,8 +667,18 @@ class Parser {
           report(cur().begin, "unsupported syntax: '`'");
           failed_ = true;
           return nullptr;
-        } else {
+        } else if (optional) {
           syntaxError(cur(), "{IDENTIFIER, ESC_IDENTIFIER}");
+          return nullptr;
+        } else if (cur().kind == Tok::True || cur().kind == Tok::False || cur().kind == Tok::Null) {
+          syntaxError(cur(), "IDENTIFIER");
+          return nullptr;
+        } else {
+          // ANTLR's prediction after '.' finds no alternative: the text from the '.' through the token.
+          const size_t end = cur().kind == Tok::End ? dot.end : cur().end;
+          report(cur().begin, "Syntax error: no viable alternative at input '" +
+                                  std::string(text_.substr(dot.begin, end - dot.begin)) + "'");
+          failed_ = true;
           return nullptr;
         }
         if (optional) {
@@ -755,21 +765,28 @@ class Parser {
       case Tok::LBracket: {
         take();
         ExprPtr list = newExpr(t, ExprKind::List);
+        // '[' listInit? ','? ']'
+        if (cur().kind == Tok::Comma && peekKind(1) == Tok::RBracket) take();
         while (!failed_ && cur().kind != Tok::RBracket) {
           if (cur().kind == Tok::Question) {
             take();
             list->optionalAt.push_back(list->args.size());
           }
           list->args.push_back(expr());
-          if (cur().kind != Tok::Comma) break;
+          if (failed_ || cur().kind != Tok::Comma) break;
           take();
+          if (cur().kind != Tok::RBracket && cur().kind != Tok::Question && !startsExpression(cur().kind)) {
+            syntaxError(cur(), "']'");
+            break;
+          }
         }
-        expect(Tok::RBracket, "']'");
+        closeAggregate(Tok::RBracket, "{']', ','}");
         return failed_ ? nullptr : std::move(list);
       }
       case Tok::LBrace: {
         take();
         ExprPtr map = newExpr(t, ExprKind::Map);
+        if (cur().kind == Tok::Comma && peekKind(1) == Tok::RBrace) take();
         while (!failed_ && cur().kind != Tok::RBrace) {
           MapEntry entry;
           if (cur().kind == Tok::Question) {
@@ -777,13 +794,17 @@ class Parser {
             entry.optional = true;
           }
           entry.key = expr();
-          expect(Tok::Colon, "':'");
+          expect(Tok::Colon, "':'", /*exprFollows=*/true);
           entry.value = expr();
           map->entries.push_back(std::move(entry));
-          if (cur().kind != Tok::Comma) break;
+          if (failed_ || cur().kind != Tok::Comma) break;
           take();
+          if (cur().kind != Tok::RBrace && cur().kind != Tok::Question && !startsExpression(cur().kind)) {
+            syntaxError(cur(), "'}'");
+            break;
+          }
         }
-        expect(Tok::RBrace, "'}'");
+        closeAggregate(Tok::RBrace, "{'}', ','}");
         return failed_ ? nullptr : std::move(map);
       }
       default:
@@ -901,6 +922,20 @@ class Parser {
   std::vector<ExprPtr> exprList(Tok close) {
     std::vector<ExprPtr> args;
     if (cur().kind == close) return args;
+    if (close == Tok::RParen && !startsExpression(cur().kind)) {
+      // '(' exprList? ')': the expected set includes ')'.
+      const char* expecting =
+          "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+          "BYTES, IDENTIFIER}";
+      if (cur().kind != Tok::End && (startsExpression(peekKind(1)) || peekKind(1) == close)) {
+        report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+        take();
+        if (cur().kind == close) return args;
+      } else {
+        syntaxError(cur(), expecting);
+        return args;
+      }
+    }
     for (;;) {
       args.push_back(expr());
       if (failed_ || cur().kind != Tok::Comma) return args;
@@ -1163,7 +1198,7 @@ class Parser {
   // ANTLR's recoverInline: when the next token is the expected one, the current one is extraneous
   // (reported and skipped); when the current token could follow the expected one, that one is missing
   // (reported and taken as present); otherwise the input is mismatched.
-  void expect(Tok kind, const char* what) {
+  void expect(Tok kind, const char* what, bool exprFollows = false) {
     if (failed_) return;
     if (cur().kind == kind) {
       take();
@@ -1176,7 +1211,7 @@ class Parser {
       take();
       return;
     }
-    if (canFollowCloser(cur().kind)) {
+    if (exprFollows ? startsExpression(cur().kind) : canFollowCloser(cur().kind)) {
       report(cur().begin, "Syntax error: missing " + std::string(what) + " at '" + found + "'");
       return;
     }
@@ -1204,6 +1239,26 @@ class Parser {
       default:
         return false;
     }
+  }
+
+  // The end of a list or map literal: after the elements ANTLR expects the optional trailing ',' or the
+  // closer; a token there is extraneous when one of those follows it, else the input is mismatched.
+  void closeAggregate(Tok closer, const char* expecting) {
+    if (failed_) return;
+    if (cur().kind == closer) {
+      take();
+      return;
+    }
+    if (cur().kind != Tok::End && (peekKind(1) == closer || peekKind(1) == Tok::Comma)) {
+      report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+      take();
+      if (cur().kind == Tok::Comma) take();
+      if (cur().kind == closer) {
+        take();
+        return;
+      }
+    }
+    syntaxError(cur(), expecting);
   }
 
   // Tokens that can follow a closing ')' ']' '}' of a primary expression.
