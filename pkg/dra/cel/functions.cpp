@@ -928,6 +928,45 @@ Value setsIntersects(Args a) {
   return Value::boolean(false);
 }
 
+// strings.quote (cel-go ext strings): the string in double quotes, escaping \a \b \f \n \r \t \v \\ and ".
+Value stringsQuote(Args a) {
+  std::string out = "\"";
+  for (char c : a[0].text()) {
+    switch (c) {
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return Value::string(out + "\"");
+}
+
 // cel-go ext lists (v3) ----------------------------------------------------------------------------
 
 Value listsRange(Args a) {
@@ -1248,6 +1287,8 @@ FunctionRegistry::FunctionRegistry() {
   add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
 
   // cel-go ext sets.
+  add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote, argTraversalCost);
+
   // cel-go ext lists.
   add("lists.range", "lists_range", G, {"int"}, "list(int)", listsRange);
   add("reverse", "list_reverse", M, {"list(A)"}, "list(A)", listReverse);
@@ -1303,7 +1344,6 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "getSeconds",
                                                            "getMilliseconds",
                                                            "format",
-                                                           "strings.quote",
                                                            "transformList",
                                                            "transformMap",
                                                            "transformMapEntry",
