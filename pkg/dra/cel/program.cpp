@@ -72,6 +72,13 @@ CelType join(const CelType& a, const CelType& b) {
   return dyn();
 }
 
+bool isAuthzFunction(std::string_view name) {
+  static const std::set<std::string, std::less<>> names = {
+      "check", "allowed", "reason", "errored", "error", "group", "resource", "subresource", "namespace",
+      "name", "path", "serviceAccount", "fieldSelector", "labelSelector"};
+  return names.contains(name);
+}
+
 // The type names CEL declares as identifiers (type constants): `type(x) == int`.
 std::optional<CelType> typeIdentifier(std::string_view name) {
   static const std::map<std::string, CelType, std::less<>> types = {
@@ -276,6 +283,14 @@ class Checker {
       return CelType{K::Optional, {elem}, {}};
     }
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
+    if (!overloads && isAuthzFunction(e.name)) {
+      // Kubernetes' authz library is declared, but nothing of type Authorizer exists in DRA's environment
+      // (`authorizer` is undeclared): after that error nothing more; otherwise no overload fits.
+      for (const CelType& t : argTypes)
+        if (t.kind == K::Error) return t;
+      noMatchingOverload(e, argTypes);
+      return CelType::of(K::Error);
+    }
     if (!overloads) {
       if (functionRegistry().notImplemented(e.name)) {
         error(e, "function '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
@@ -332,6 +347,8 @@ class Checker {
       CelType t = check(*a);
       const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
       if (optionalEntry && t.kind == K::Optional) t = t.params.at(0);
+      // ?optional.none(): its free type parameter unifies with the other elements in cel-go.
+      if (optionalEntry && t.kind == K::Dyn) continue;
       if (!first) {
         first = joined = t;
         continue;
@@ -352,6 +369,7 @@ class Checker {
       const CelType k = check(*entry.key);
       CelType v = check(*entry.value);
       if (entry.optional && v.kind == K::Optional) v = v.params.at(0);
+      if (entry.optional && v.kind == K::Dyn) continue;  // ?optional.none(), as for lists
       if (!firstKey) {
         firstKey = key = k;
         firstValue = value = v;
