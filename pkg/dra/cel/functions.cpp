@@ -1416,6 +1416,25 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
     return 1 + static_cast<uint64_t>(textSize(a[0]) * textSize(a[1]));
   if (overloadId == "list_sets_equivalent_list")
     return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
+  // cel-go ext lists v3 trackers: the result (or input) size times a factor, plus the call and the list.
+  const auto allocating = [](double factor, double n) {
+    return static_cast<uint64_t>(std::max(0.0, n * factor)) + 1 + 10;
+  };
+  const auto selfCompare = [&](const Value& l) {
+    const double n = static_cast<double>(textSize(l));
+    double factor = 2.0;
+    if (l.kind() == VK::List && !l.items().empty() &&
+        (l.items()[0].kind() == VK::String || l.items()[0].kind() == VK::Bytes))
+      factor += 0.1;
+    return allocating(factor, n * n);
+  };
+  if (overloadId == "list_slice" || overloadId == "lists_range" || overloadId == "list_reverse")
+    return allocating(1, static_cast<double>(textSize(result)));
+  if (overloadId == "list_flatten" || overloadId == "list_flatten_int")
+    return allocating(a.size() == 2 && a[1].kind() == VK::Int ? static_cast<double>(a[1].asInt()) : 1.0, size(0));
+  if (overloadId == "list_distinct" || (overloadId.starts_with("list_") && overloadId.ends_with("_sort")))
+    return selfCompare(a[0]);
+  if (overloadId.ends_with("_sortByAssociatedKeys") && a.size() == 2) return selfCompare(a[1]);
   // 2. Kubernetes' CostEstimator.CallCost, by function name (whatever the overload).
   if (function == "isSorted" || function == "sum" || function == "max" || function == "min" ||
       function == "indexOf" || function == "lastIndexOf")

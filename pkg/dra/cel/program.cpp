@@ -677,7 +677,7 @@ class Interpreter {
         Value key = eval(*e.args[1]);
         if (aborted_) return abortValue();
         if (key.isError()) return key;
-        charge(1);
+        if (!optionalCall) charge(1);  // an optional qualifier (.? and [?]) costs nothing
         if (aborted_) return abortValue();
         if (operand.kind() == Value::Kind::Optional) {
           if (!operand.optionalValue()) return operand;
