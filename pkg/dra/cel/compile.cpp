@@ -78,9 +78,10 @@ CompilationResult compileExpression(std::string_view expression) {
   auto program = Program::compile(expression, checkOutput);
   if (!program.ok()) {
     const std::string& message = program.error().message();
-    r.error_ = message.starts_with("program instantiation failed: ") || message.starts_with("must evaluate to ")
-                   ? message
-                   : "compilation failed: " + message;
+    r.error_ =
+        message.starts_with("program instantiation failed: ") || message.starts_with("must evaluate to ")
+            ? message
+            : "compilation failed: " + message;
     return r;
   }
   r.program_ = std::move(*program);

@@ -1004,14 +1004,16 @@ Value listFlatten(Args a) {
   return Value::list(std::move(out));
 }
 bool comparableKind(VK k) {
-  return k == VK::Int || k == VK::Uint || k == VK::Double || k == VK::Bool || k == VK::String || k == VK::Bytes;
+  return k == VK::Int || k == VK::Uint || k == VK::Double || k == VK::Bool || k == VK::String ||
+         k == VK::Bytes;
 }
 // sortListByAssociatedKeys: keys must be comparable and of one type; Go's sort.Slice (insertion sort
 // below 12 elements, so stable there).
 Value sortByKeys(const ValueList& list, const ValueList& keys) {
   if (list.size() != keys.size())
-    return err("@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got " +
-               std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
+    return err(
+        "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got " +
+        std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
   if (list.empty()) return Value::list(list);
   if (!comparableKind(keys[0].kind())) return err("list elements must be comparable");
   for (const Value& k : keys)
@@ -1298,8 +1300,8 @@ FunctionRegistry::FunctionRegistry() {
   add("distinct", "list_distinct", M, {"list(A)"}, "list(A)", listDistinct);
   for (const char* t : {"int", "uint", "double", "bool", "string", "bytes"}) {
     const std::string ts(t);
-    add("sort", ("list_" + ts + "_sort").c_str(), M, {("list(" + ts + ")").c_str()}, ("list(" + ts + ")").c_str(),
-        listSort);
+    add("sort", ("list_" + ts + "_sort").c_str(), M, {("list(" + ts + ")").c_str()},
+        ("list(" + ts + ")").c_str(), listSort);
     add("@sortByAssociatedKeys", ("list_" + ts + "_sortByAssociatedKeys").c_str(), M,
         {"list(A)", ("list(" + ts + ")").c_str()}, "list(A)", listSortByKeys);
   }
@@ -1347,7 +1349,7 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "transformList",
                                                            "transformMap",
                                                            "transformMapEntry",
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                               "url",
+                                                           "url",
                                                            "isURL",
                                                            "getScheme",
                                                            "getHost",
@@ -1431,7 +1433,8 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   if (overloadId == "list_slice" || overloadId == "lists_range" || overloadId == "list_reverse")
     return allocating(1, static_cast<double>(textSize(result)));
   if (overloadId == "list_flatten" || overloadId == "list_flatten_int")
-    return allocating(a.size() == 2 && a[1].kind() == VK::Int ? static_cast<double>(a[1].asInt()) : 1.0, size(0));
+    return allocating(a.size() == 2 && a[1].kind() == VK::Int ? static_cast<double>(a[1].asInt()) : 1.0,
+                      size(0));
   if (overloadId == "list_distinct" || (overloadId.starts_with("list_") && overloadId.ends_with("_sort")))
     return selfCompare(a[0]);
   if (overloadId.ends_with("_sortByAssociatedKeys") && a.size() == 2) return selfCompare(a[1]);
@@ -1440,9 +1443,9 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
       function == "indexOf" || function == "lastIndexOf")
     return a.empty() ? 0 : k8sTraversalCost(a[0]);
   if (!a.empty()) {
-    if (function == "url" || function == "lowerAscii" || function == "upperAscii" || function == "substring" ||
-        function == "trim" || function == "quantity" || function == "isQuantity" || function == "semver" ||
-        function == "isSemver")
+    if (function == "url" || function == "lowerAscii" || function == "upperAscii" ||
+        function == "substring" || function == "trim" || function == "quantity" || function == "isQuantity" ||
+        function == "semver" || function == "isSemver")
       return ceilCost(size(0) * 0.1);
     if (function == "replace" || function == "split") return ceilCost(size(0) * 2 * 0.1);
     if (function == "join") return ceilCost(static_cast<double>(textSize(result)) * 2 * 0.1);
@@ -1450,8 +1453,8 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   if ((function == "find" || function == "findAll") && a.size() >= 2)
     return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
   // 3. cel-go's defaults, by overload id (interpreter/runtimecost.go).
-  if (overloadId == "starts_with_string" || overloadId == "ends_with_string" || overloadId == "string_to_bytes" ||
-      overloadId == "bytes_to_string")
+  if (overloadId == "starts_with_string" || overloadId == "ends_with_string" ||
+      overloadId == "string_to_bytes" || overloadId == "bytes_to_string")
     return ceilCost(size(0) * 0.1);
   if (overloadId == "in_list") return textSize(a[1]);
   if (overloadId == "less_string" || overloadId == "greater_string" || overloadId == "less_equals_string" ||

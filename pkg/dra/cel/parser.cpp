@@ -493,7 +493,8 @@ class Parser {
     ExprPtr e = expr();
     if (!failed_ && cur().kind != Tok::End) {
       if (peekKind(1) == Tok::End) {
-        report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting <EOF>");
+        report(cur().begin,
+               "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting <EOF>");
       } else {
         syntaxError(cur(), "<EOF>");
       }
@@ -909,7 +910,8 @@ class Parser {
             "STRING, BYTES, IDENTIFIER}";
         if (t.kind != Tok::End && startsExpression(peekKind(1)) && !failed_) {
           // Single-token deletion: the token is extraneous, the expression starts after it.
-          report(t.begin, "Syntax error: extraneous input '" + std::string(textOf(t)) + "' expecting " + starts);
+          report(t.begin,
+                 "Syntax error: extraneous input '" + std::string(textOf(t)) + "' expecting " + starts);
           take();
           return primary();
         }
@@ -925,10 +927,12 @@ class Parser {
     if (close == Tok::RParen && !startsExpression(cur().kind)) {
       // '(' exprList? ')': the expected set includes ')'.
       const char* expecting =
-          "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+          "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+          "STRING, "
           "BYTES, IDENTIFIER}";
       if (cur().kind != Tok::End && (startsExpression(peekKind(1)) || peekKind(1) == close)) {
-        report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+        report(cur().begin,
+               "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
         take();
         if (cur().kind == close) return args;
       } else {
@@ -983,10 +987,11 @@ class Parser {
       // cel-go ext lists: cel.bind(@__sortBy_input__, target,
       //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
       const ExprKind k = target->kind;
-      if (k != ExprKind::List && k != ExprKind::Select && k != ExprKind::Ident && k != ExprKind::Comprehension &&
-          k != ExprKind::Call)
-        return macroError(*target,
-                          "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+      if (k != ExprKind::List && k != ExprKind::Select && k != ExprKind::Ident &&
+          k != ExprKind::Comprehension && k != ExprKind::Call)
+        return macroError(
+            *target,
+            "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
       const std::string var = "@__sortBy_input__";
       ExprPtr keys = mapMacro(at, ident(at, var), std::move(args));
       if (!keys) return nullptr;
@@ -1013,7 +1018,8 @@ class Parser {
       bind->loopCondition = constant(at, Value::boolean(false));
       bind->loopStep = ident(at, bind->accuVar);
       bind->result = std::move(args[1]);
-      ExprPtr some = name == "optMap" ? call(at, "optional.of", nullptr, vec(std::move(bind))) : std::move(bind);
+      ExprPtr some =
+          name == "optMap" ? call(at, "optional.of", nullptr, vec(std::move(bind))) : std::move(bind);
       return call(at, op::kConditional, nullptr,
                   vec(call(at, "hasValue", std::move(target), {}), std::move(some),
                       call(at, "optional.none", nullptr, {})));
@@ -1250,7 +1256,8 @@ class Parser {
       return;
     }
     if (cur().kind != Tok::End && (peekKind(1) == closer || peekKind(1) == Tok::Comma)) {
-      report(cur().begin, "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+      report(cur().begin,
+             "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
       take();
       if (cur().kind == Tok::Comma) take();
       if (cur().kind == closer) {

@@ -74,8 +74,8 @@ CelType join(const CelType& a, const CelType& b) {
 
 bool isAuthzFunction(std::string_view name) {
   static const std::set<std::string, std::less<>> names = {
-      "check", "allowed", "reason", "errored", "error", "group", "resource", "subresource", "namespace",
-      "name", "path", "serviceAccount", "fieldSelector", "labelSelector"};
+      "check",       "allowed",   "reason", "errored", "error",          "group",         "resource",
+      "subresource", "namespace", "name",   "path",    "serviceAccount", "fieldSelector", "labelSelector"};
   return names.contains(name);
 }
 
@@ -354,8 +354,8 @@ class Checker {
         continue;
       }
       if (!reported && !equivalentType(*first, t)) {
-        validatorIssues_.emplace_back(a.get(),
-                                      "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
+        validatorIssues_.emplace_back(
+            a.get(), "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
         reported = true;
       }
       if (!(*joined == t)) joined = dyn();
@@ -376,8 +376,8 @@ class Checker {
         continue;
       }
       if (!equivalentType(*firstKey, k))
-        validatorIssues_.emplace_back(entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" +
-                                                           k.toString() + "'");
+        validatorIssues_.emplace_back(
+            entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" + k.toString() + "'");
       if (!equivalentType(*firstValue, v))
         validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
                                                              "' but found '" + v.toString() + "'");
@@ -590,12 +590,15 @@ class Interpreter {
     if (aborted_) return abortValue();
     if (!isAttribute(*e.operand)) charge(1);
     if (operand.isError()) return operand;
-    if (!e.testOnly) charge(1);
+    // A presence test costs nothing; an optional qualifier only when present.
     if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
       // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
       if (!operand.optionalValue()) return operand;
-      return qualifyIfPresent(*operand.optionalValue(), Value::string(e.name));
+      Value r = qualifyIfPresent(*operand.optionalValue(), Value::string(e.name));
+      if (r.kind() == Value::Kind::Optional && r.optionalValue()) charge(1);
+      return r;
     }
+    if (!e.testOnly) charge(1);
     if (operand.kind() != Value::Kind::Map)
       return e.testOnly ? Value::boolean(false) : Value::error(kNoSuchOverload);
     const Value key = Value::string(e.name);
@@ -614,7 +617,8 @@ class Interpreter {
     if (operand.kind() == Value::Kind::List) {
       std::optional<int64_t> i;
       if (key.kind() == Value::Kind::Int) i = key.asInt();
-      if (key.kind() == Value::Kind::Uint && key.asUint() <= INT64_MAX) i = static_cast<int64_t>(key.asUint());
+      if (key.kind() == Value::Kind::Uint && key.asUint() <= INT64_MAX)
+        i = static_cast<int64_t>(key.asUint());
       if (key.kind() == Value::Kind::Double && std::trunc(key.asDouble()) == key.asDouble() &&
           std::abs(key.asDouble()) < 9.2e18)
         i = static_cast<int64_t>(key.asDouble());
@@ -677,13 +681,12 @@ class Interpreter {
         Value key = eval(*e.args[1]);
         if (aborted_) return abortValue();
         if (key.isError()) return key;
-        if (!optionalCall) charge(1);  // an optional qualifier (.? and [?]) costs nothing
+        Value r = operand.kind() == Value::Kind::Optional
+                      ? (operand.optionalValue() ? qualifyIfPresent(*operand.optionalValue(), key) : operand)
+                      : qualifyIfPresent(operand, key);
+        if (r.kind() == Value::Kind::Optional && r.optionalValue()) charge(1);  // charged when present
         if (aborted_) return abortValue();
-        if (operand.kind() == Value::Kind::Optional) {
-          if (!operand.optionalValue()) return operand;
-          return qualifyIfPresent(*operand.optionalValue(), key);
-        }
-        return qualifyIfPresent(operand, key);
+        return r;
       }
       // A plain index: the operand is evaluated already.
       Value key = eval(*e.args[1]);
@@ -843,14 +846,15 @@ class Folder {
           bool primitive = true;
           for (const Value& v : items) {
             const Value::Kind k = v.kind();
-            primitive = primitive && (k == Value::Kind::Bool || k == Value::Kind::Int || k == Value::Kind::Uint ||
-                                      k == Value::Kind::Double || k == Value::Kind::String);
+            primitive =
+                primitive && (k == Value::Kind::Bool || k == Value::Kind::Int || k == Value::Kind::Uint ||
+                              k == Value::Kind::Double || k == Value::Kind::String);
           }
           e->noCallCost = primitive;
           return false;
         }
-        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes", "double", "dyn", "int",
-                                                                        "string", "type", "uint"};
+        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes",  "double", "dyn",
+                                                                       "int",  "string", "type",   "uint"};
         if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
         return replace(e, true);
       }
@@ -912,7 +916,8 @@ class Folder {
 }  // namespace
 
 Result<std::shared_ptr<const Program>> Program::compile(
-    std::string_view expression, const std::function<std::optional<std::string>(const CelType&)>& checkOutput) {
+    std::string_view expression,
+    const std::function<std::optional<std::string>(const CelType&)>& checkOutput) {
   Issues issues;
   ParsedExpr parsed = parse(expression, issues);
   if (!issues.empty() || !parsed.expr) return Error(issues.toString(parsed.source));
