@@ -337,15 +337,21 @@ Value inFn(Args a) {
 }
 
 Value indexFn(Args a) {
-  const Value& c = a[0];
-  const Value& k = a[1];
+  return indexValue(a[0], a[1]);
+}
+
+}  // namespace
+
+Value indexValue(const Value& c, const Value& k) {
   if (c.kind() == VK::List) {
     int64_t i = 0;
     if (k.kind() == VK::Int) {
       i = k.asInt();
     } else if (k.kind() == VK::Uint) {
       i = static_cast<int64_t>(k.asUint());
-    } else if (k.kind() == VK::Double && std::trunc(k.asDouble()) == k.asDouble()) {
+    } else if (k.kind() == VK::Double) {
+      if (std::trunc(k.asDouble()) != k.asDouble())
+        return err("unsupported index value " + formatDouble(k.asDouble()) + " in list");
       i = static_cast<int64_t>(k.asDouble());
     } else {
       return err("unsupported index type '" + std::string(k.typeName()) + "' in list");
@@ -364,6 +370,8 @@ Value indexFn(Args a) {
   }
   return noOverload();
 }
+
+namespace {
 
 Value sizeFn(Args a) {
   switch (a[0].kind()) {

@@ -59,6 +59,10 @@ inline constexpr const char* kNoSuchOverload = "no such overload";
 uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> args,
                   const Value& result);
 
+// container[key] for a list or map value, with cel-go's errors ("no such key: k", "index out of bounds:
+// 5", "unsupported index type 'string' in list", "unsupported index value 0.1 in list").
+Value indexValue(const Value& container, const Value& key);
+
 // Go's regexp.Compile error for `pattern` ("error parsing regexp: missing closing ): `(`"), or nullopt
 // when it compiles.
 std::optional<std::string> regexError(const std::string& pattern);

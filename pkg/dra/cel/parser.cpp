@@ -665,9 +665,10 @@ class Parser {
         } else if (cur().kind == Tok::EscIdent) {
           // cel-go v0.26.0 parses `escaped` field names but rejects them unless the environment enables
           // identifier escape syntax, which Kubernetes' does not.
+          // The error is reported and parsing goes on (each occurrence is reported).
           report(cur().begin, "unsupported syntax: '`'");
-          failed_ = true;
-          return nullptr;
+          const std::string_view quoted = textOf(take());
+          field = std::string(quoted.substr(1, quoted.size() - 2));
         } else if (optional) {
           syntaxError(cur(), "{IDENTIFIER, ESC_IDENTIFIER}");
           return nullptr;
@@ -737,15 +738,32 @@ class Parser {
         }
         if (cur().kind == Tok::LBrace ||
             (cur().kind == Tok::Dot && peekKind(1) == Tok::Ident && isMessageAhead())) {
-          // Message construction (Foo{...}): DRA's environment declares no message types.
-          std::string type = name;
+          // Message construction (Foo{field: value, ...}): parsed, then left to the checker as a reference
+          // to the type name at the '{' (DRA's environment declares no message types).
+          std::string type = (leadingDot ? "." : "") + name;
           while (cur().kind == Tok::Dot) {
             take();
             type += "." + std::string(textOf(take()));
           }
-          report(t.begin, "undeclared reference to '" + type + "' (in container '')");
-          failed_ = true;
-          return nullptr;
+          const Token brace = cur();
+          expect(Tok::LBrace, "'{'");
+          while (!failed_ && cur().kind != Tok::RBrace) {
+            if (cur().kind == Tok::Question) take();
+            if (cur().kind != Tok::Ident) {
+              syntaxError(cur(), "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}");
+              break;
+            }
+            take();
+            expect(Tok::Colon, "':'", /*exprFollows=*/true);
+            expr();
+            if (failed_ || cur().kind != Tok::Comma) break;
+            take();
+          }
+          expect(Tok::RBrace, "'}'");
+          if (failed_) return nullptr;
+          ExprPtr e = newExpr(brace, ExprKind::Ident);
+          e->name = std::move(type);
+          return e;
         }
         if (reservedIds().contains(name)) {
           report(id.begin, "reserved identifier: " + name);

@@ -174,6 +174,12 @@ class Checker {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
+    if (e.name.starts_with("google.protobuf.") || e.name.starts_with(".google.protobuf.")) {
+      // A message literal of a protobuf well-known type (wrappers, Struct, Value, Any, ...): cel-go
+      // knows these in every environment; this evaluator does not build them.
+      error(e, "message type '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
+      return CelType::of(K::Error);
+    }
     if (auto t = typeIdentifier(e.name)) return *t;
     error(e, "undeclared reference to '" + e.name + "' (in container '')");
     return CelType::of(K::Error);
@@ -688,9 +694,16 @@ class Interpreter {
         if (aborted_) return abortValue();
         return r;
       }
-      // A plain index: the operand is evaluated already.
+      // A plain index: the operand is evaluated already. Lists take any numeric index at run time (the
+      // checker wants an int; a dyn index may be a uint or an integral double).
       Value key = eval(*e.args[1]);
       if (aborted_) return abortValue();
+      if (!key.isError() && (operand.kind() == Value::Kind::List || operand.kind() == Value::Kind::Map)) {
+        Value r = indexValue(operand, key);
+        charge(1);
+        if (aborted_) return abortValue();
+        return r;
+      }
       std::vector<Value> args{std::move(operand), std::move(key)};
       return dispatch(e, args);
     }
@@ -823,6 +836,12 @@ class Folder {
         if (e->operand) fold(e->operand);
         bool allConst = !e->operand;
         for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        if (e->name == op::kIndex && !e->operand && e->args.size() == 2 &&
+            e->args[1]->kind == ExprKind::Constant && e->args[1]->constant.kind() == Value::Kind::Bytes) {
+          // cel-go makes a constant index an attribute qualifier when planning; bytes cannot be one.
+          if (error_.empty()) error_ = "program instantiation failed: invalid qualifier type: types.Bytes";
+          return false;
+        }
         if ((e->name == "find" || e->name == "findAll") && e->operand && !e->args.empty() &&
             e->args[0]->kind == ExprKind::Constant && e->args[0]->constant.kind() == Value::Kind::String) {
           // The regex optimizer compiles a constant pattern when the program is built.
