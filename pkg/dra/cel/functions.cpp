@@ -975,6 +975,28 @@ Value stringsQuote(Args a) {
   return Value::string(out + "\"");
 }
 
+// cel.@mapInsert (ext TwoVarComprehensions): a copy of the map with the entry (or the entries of a map)
+// added; a key already there is an error.
+Value mapInsert(Args a) {
+  std::vector<std::pair<Value, Value>> entries;
+  for (const Value& k : a[0].mapValue().keys()) entries.emplace_back(k, *a[0].mapValue().find(k));
+  std::vector<std::pair<Value, Value>> add;
+  if (a.size() == 3) {
+    add.emplace_back(a[1], a[2]);
+  } else {
+    for (const Value& k : a[1].mapValue().keys()) add.emplace_back(k, *a[1].mapValue().find(k));
+  }
+  for (auto& [k, v] : add) {
+    if (a[0].mapValue().contains(k) ||
+        std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return equalValues(e.first, k); })) {
+      const std::string key = k.kind() == VK::String ? k.text() : toString(std::array{k}).text();
+      return err("insert failed: key " + key + " already exists");
+    }
+    entries.emplace_back(k, v);
+  }
+  return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+}
+
 // cel-go ext lists (v3) ----------------------------------------------------------------------------
 
 Value listsRange(Args a) {
@@ -1299,6 +1321,9 @@ FunctionRegistry::FunctionRegistry() {
   // cel-go ext sets.
   add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote, argTraversalCost);
 
+  add("cel.@mapInsert", "@mapInsert_map_key_value", G, {"map(K, V)", "K", "V"}, "map(K, V)", mapInsert);
+  add("cel.@mapInsert", "@mapInsert_map_map", G, {"map(K, V)", "map(K, V)"}, "map(K, V)", mapInsert);
+
   // cel-go ext lists.
   add("lists.range", "lists_range", G, {"int"}, "list(int)", listsRange);
   add("reverse", "list_reverse", M, {"list(A)"}, "list(A)", listReverse);
@@ -1354,9 +1379,6 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "getSeconds",
                                                            "getMilliseconds",
                                                            "format",
-                                                           "transformList",
-                                                           "transformMap",
-                                                           "transformMapEntry",
                                                            "url",
                                                            "isURL",
                                                            "getScheme",

@@ -1001,6 +1001,37 @@ class Parser {
       return quantifier(at, name, std::move(target), std::move(args));
     if (name == "map" && (n == 2 || n == 3)) return mapMacro(at, std::move(target), std::move(args));
     if (name == "filter" && n == 2) return filterMacro(at, std::move(target), std::move(args));
+    if ((name == "transformList" || name == "transformMap" || name == "transformMapEntry") &&
+        (n == 3 || n == 4)) {
+      // cel-go ext TwoVarComprehensions: accumulate a list (accu + [t]) or a map (cel.@mapInsert(accu, k, t),
+      // cel.@mapInsert(accu, t)); with a filter, the step only when it holds.
+      if (!iterVars(args, 2, "argument must be a simple name")) return nullptr;
+      ExprPtr c = newExpr(at, ExprKind::Comprehension);
+      c->iterRange = std::move(target);
+      c->iterVar = args[0]->name;
+      c->iterVar2 = args[1]->name;
+      c->accuVar = kAccumulator;
+      c->loopCondition = constant(at, Value::boolean(true));
+      ExprPtr transform = std::move(args.back());
+      ExprPtr step;
+      if (name == "transformList") {
+        c->accuInit = newExpr(at, ExprKind::List);
+        ExprPtr elem = newExpr(at, ExprKind::List);
+        elem->args.push_back(std::move(transform));
+        step = call(at, op::kAdd, nullptr, vec(accu(at), std::move(elem)));
+      } else {
+        c->accuInit = newExpr(at, ExprKind::Map);
+        step = name == "transformMap"
+                   ? call(at, "cel.@mapInsert", nullptr,
+                          vec(accu(at), ident(at, c->iterVar), std::move(transform)))
+                   : call(at, "cel.@mapInsert", nullptr, vec(accu(at), std::move(transform)));
+      }
+      if (n == 4)
+        step = call(at, op::kConditional, nullptr, vec(std::move(args[2]), std::move(step), accu(at)));
+      c->loopStep = std::move(step);
+      c->result = accu(at);
+      return c;
+    }
     if (name == "sortBy" && n == 2) {
       // cel-go ext lists: cel.bind(@__sortBy_input__, target,
       //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))

@@ -422,8 +422,10 @@ class Checker {
     // The result accumulator of map/filter starts as `[]`, whose element type the step decides (cel-go
     // unifies a type variable); other accumulators (cel.bind's variable) have their initializer's type.
     const bool resultAccu = e.accuVar == "__result__" || e.accuVar == "@result";
-    scopes_.emplace_back(e.accuVar,
-                         resultAccu && init.kind == K::List && init.params[0].kind == K::Dyn ? dyn() : init);
+    const bool emptyAggregate =
+        (init.kind == K::List && init.params[0].kind == K::Dyn) ||
+        (init.kind == K::Map && init.params[0].kind == K::Dyn && init.params[1].kind == K::Dyn);
+    scopes_.emplace_back(e.accuVar, resultAccu && emptyAggregate ? dyn() : init);
     scopes_.emplace_back(e.iterVar, var1);
     if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
     check(*e.loopCondition);
@@ -431,7 +433,9 @@ class Checker {
     if (!e.iterVar2.empty()) scopes_.pop_back();
     scopes_.pop_back();
     // The accumulator's type is what the step makes of it.
-    scopes_.back().second = join(init, step).kind == K::Dyn && init.kind == K::List ? step : join(init, step);
+    scopes_.back().second = join(init, step).kind == K::Dyn && (init.kind == K::List || init.kind == K::Map)
+                                ? step
+                                : join(init, step);
     const CelType result = check(*e.result);
     scopes_.pop_back();
     return result;
