@@ -28,12 +28,13 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
       b.emplace(param.param, arg);
       return true;
     }
-    if (it->second.kind == K::Dyn) return true;
-    if (arg.kind == K::Dyn || (arg.kind == K::Any && !it->second.isDyn())) {
-      it->second = arg;  // the more general type (cel-go's mostGeneral)
+    // cel-go's mostGeneral(arg, bound): a dyn or any argument replaces the binding (the last one wins);
+    // a specific argument leaves a dyn or any binding as it is.
+    if (arg.isDyn()) {
+      it->second = arg;
       return true;
     }
-    if (it->second.kind == K::Any) return true;
+    if (it->second.isDyn()) return true;
     return assignable(it->second, arg, b);
   }
   if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
@@ -263,7 +264,9 @@ class Checker {
         error(*pattern, "invalid matches argument");
       }
     }
-    if (!e.operand && e.name.starts_with(".")) e.name.erase(0, 1);  // `.f()` names the root scope's f
+    // `.f()` names the root scope's f (a leading dot stays in the name of an undeclared function).
+    if (!e.operand && e.name.starts_with(".") && functionRegistry().find(std::string_view(e.name).substr(1)))
+      e.name.erase(0, 1);
     if (e.name == op::kOptSelect && argTypes.size() == 2) {
       CelType operand = argTypes[0];
       if (operand.kind == K::Optional) operand = operand.params.at(0);
@@ -747,6 +750,11 @@ class Interpreter {
     };
     for (const Value& a : args)
       if (a.isError()) return finish(a);
+    if (e.noCallCost && !args.empty() && args[0].kind() == Value::Kind::Semver) {
+      // cel-go's set membership looks the value up in a Go map: a Semver (it holds slices) cannot be
+      // hashed, and the panic surfaces as an internal error.
+      return finish(Value::error("internal error: runtime error: hash of unhashable type cel.Semver"));
+    }
     for (const Overload* o : e.overloads) {
       bool match = true;
       for (size_t i = 0; i < args.size() && match; ++i) match = runtimeKindMatches(o->params[i], args[i]);
