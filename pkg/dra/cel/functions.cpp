@@ -314,6 +314,7 @@ Value logicalNot(Args a) {
 Value equalsChecked(const Value& l, const Value& r) {
   if ((l.kind() == VK::Quantity || l.kind() == VK::Semver) && r.kind() != l.kind() && r.kind() != VK::Null)
     return err(kNoSuchOverload);
+  if (l.kind() == VK::Quantity && r.isQuantityRef()) return err(kNoSuchOverload);  // Equal wants a Quantity
   return equals(l, r);
 }
 Value equalsFn(Args a) {
@@ -328,8 +329,11 @@ Value notEqualsFn(Args a) {
 Value inFn(Args a) {
   const Value& elem = a[0];
   if (a[1].kind() == VK::List) {
-    for (const Value& v : a[1].items())
+    for (const Value& v : a[1].items()) {
+      // cel-go asks elem.Equal(v); a Quantity answers an error (not equal) for the *Quantity of add/sub.
+      if (elem.kind() == VK::Quantity && v.isQuantityRef()) continue;
       if (equalValues(v, elem)) return Value::boolean(true);
+    }
     return Value::boolean(false);
   }
   if (a[1].kind() == VK::Map) return Value::boolean(a[1].mapValue().contains(elem));
@@ -779,13 +783,13 @@ Value quantityAdd(Args a) {
   api::Quantity q = a[0].asQuantity();
   q.add(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
                                : a[1].asQuantity());
-  return Value::quantity(std::move(q));
+  return Value::quantityRef(std::move(q));
 }
 Value quantitySub(Args a) {
   api::Quantity q = a[0].asQuantity();
   q.sub(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
                                : a[1].asQuantity());
-  return Value::quantity(std::move(q));
+  return Value::quantityRef(std::move(q));
 }
 
 // Kubernetes semver library ----------------------------------------------------------------------------

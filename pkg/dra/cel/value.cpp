@@ -126,7 +126,13 @@ Value Value::optionalNone() {
 Value Value::quantity(api::Quantity q) {
   Value v;
   v.kind_ = Kind::Quantity;
+  v.b_ = false;
   v.ref_ = box(std::move(q));
+  return v;
+}
+Value Value::quantityRef(api::Quantity q) {
+  Value v = quantity(std::move(q));
+  v.b_ = true;
   return v;
 }
 Value Value::semver(Semver s) {

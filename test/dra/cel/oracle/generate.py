@@ -431,6 +431,15 @@ isQuantity("1Gi ")
 quantity("1Gi").add(quantity("1.5")).isInteger()
 quantity("9223372036854775807").add(1).isGreaterThan(quantity("1"))
 quantity("1").sub(quantity("2")).sign() == -1
+quantity("1") == quantity("1").add(quantity("0"))
+quantity("1").add(1) == quantity("2").add(0)
+quantity("1").add(1) == quantity("2")
+quantity("1") != quantity("2").add(1)
+quantity("1") in [quantity("1").add(0)]
+quantity("1").add(0) in [quantity("1")]
+[quantity("1")] == [quantity("1").add(0)]
+quantity("1").isLessThan(quantity("2").add(1))
+@C.memory == @C.memory.sub(0)
 device.attributes.all(d, d.endsWith(".com"))
 device.attributes.exists(d, d == "other.example.com")
 device.attributes.exists_one(d, d.startsWith("dra"))
