@@ -41,6 +41,8 @@ struct Expr {
 
   // Call: the overloads the checker found for the argument types, tried in order at run time.
   std::vector<const struct Overload*> overloads;
+  // Call: `x in <constant list>`, which cel-go plans as a set-membership test that is not charged.
+  bool noCallCost = false;
 
   // Comprehension (cel-go's fold): for iterVar[, iterVar2] in iterRange, accuVar starts at accuInit, and
   // while loopCondition holds, accuVar = loopStep; the value is result.

@@ -33,19 +33,55 @@ Value domainMap(std::map<std::string, std::vector<std::pair<Value, Value>>> byDo
       std::make_shared<const DefaultingMap>(std::make_shared<const EntryMap>(std::move(outer))));
 }
 
+// The error of ref.Val.ConvertToNative(reflect.TypeOf(true)) for each type but bool (cel-go v0.26.0 and
+// k8s.io/apiserver/pkg/cel).
+std::string toBoolConversionError(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::Int:
+      return "unsupported type conversion from 'int' to bool";
+    case Value::Kind::Uint:
+      return "unsupported type conversion from 'uint' to bool";
+    case Value::Kind::Double:
+      return "type conversion error from Double to 'bool'";
+    case Value::Kind::String:
+      return "unsupported native conversion from string to 'bool'";
+    case Value::Kind::Bytes:
+      return "type conversion error from Bytes to 'bool'";
+    case Value::Kind::Null:
+      return "type conversion error from 'null_type' to 'bool'";
+    case Value::Kind::List:
+      return "type conversion error from list to 'bool'";
+    case Value::Kind::Map:
+      return "type conversion error from map to 'bool'";
+    case Value::Kind::Type:
+      return "type conversion not supported for 'type'";
+    case Value::Kind::Quantity:
+      return "type conversion error from 'Quantity' to 'bool'";
+    case Value::Kind::Semver:
+      return "type conversion error from 'Semver' to 'bool'";
+    default:
+      return "unsupported native conversion from " + std::string(v.typeName()) + " to 'bool'";
+  }
+}
+
 }  // namespace
 
 CompilationResult compileExpression(std::string_view expression) {
   CompilationResult r;
   r.expression_ = std::string(expression);
-  auto program = Program::compile(expression);
+  // cel.AnyType (google.protobuf.Any, what attribute values are) is "the unknown type"; dyn is not.
+  const auto checkOutput = [](const CelType& out) -> std::optional<std::string> {
+    if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Any)
+      return "must evaluate to bool or the unknown type, not " + out.typeName();
+    return std::nullopt;
+  };
+  auto program = Program::compile(expression, checkOutput);
   if (!program.ok()) {
-    r.error_ = "compilation failed: " + program.error().message();
-    return r;
-  }
-  const CelType& out = (*program)->outputType();
-  if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Dyn) {
-    r.error_ = "must evaluate to bool or the unknown type, not " + out.toString();
+    const std::string& message = program.error().message();
+    r.error_ =
+        message.starts_with("program instantiation failed: ") || message.starts_with("must evaluate to ")
+            ? message
+            : "compilation failed: " + message;
     return r;
   }
   r.program_ = std::move(*program);
@@ -80,8 +116,7 @@ Result<bool> CompilationResult::deviceMatches(const Device& device, const EvalOp
   if (r.value.isError()) return Error(r.value.text());
   if (r.value.kind() != Value::Kind::Bool)
     return Error("CEL result of type " + std::string(r.value.typeName()) +
-                 " could not be converted to bool: unsupported native conversion from " +
-                 std::string(r.value.typeName()) + " to 'bool'");
+                 " could not be converted to bool: " + toBoolConversionError(r.value));
   return r.value.asBool();
 }
 

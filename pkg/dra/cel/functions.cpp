@@ -42,8 +42,72 @@ Value uintResult(bool overflow, uint64_t v) {
   return overflow ? err("unsigned integer overflow") : Value::uinteger(v);
 }
 
+// cel-go's actualSize: the size of a traits.Sizer (strings in code points, bytes, lists, maps), else 1.
 size_t textSize(const Value& v) {
-  return v.kind() == VK::String || v.kind() == VK::Bytes ? v.text().size() : 0;
+  switch (v.kind()) {
+    case VK::String:
+      return static_cast<size_t>(codePointCount(v.text()));
+    case VK::Bytes:
+      return v.text().size();
+    case VK::List:
+      return v.items().size();
+    case VK::Map:
+      return v.mapValue().size();
+    default:
+      return 1;
+  }
+}
+
+// Go's regexp.Compile error for a pattern RE2 rejected: "error parsing regexp: <code>: `<fragment>`".
+std::string goRegexpError(const re2::RE2& re) {
+  std::string code;
+  switch (re.error_code()) {
+    case re2::RE2::ErrorMissingBracket:
+      code = "missing closing ]";
+      break;
+    case re2::RE2::ErrorMissingParen:
+      code = "missing closing )";
+      break;
+    case re2::RE2::ErrorUnexpectedParen:
+      code = "unexpected )";
+      break;
+    case re2::RE2::ErrorRepeatArgument:
+      code = "missing argument to repetition operator";
+      break;
+    case re2::RE2::ErrorRepeatOp:
+      code = "invalid nested repetition operator";
+      break;
+    case re2::RE2::ErrorRepeatSize:
+      code = "invalid repeat count";
+      break;
+    case re2::RE2::ErrorBadEscape:
+      code = "invalid escape sequence";
+      break;
+    case re2::RE2::ErrorBadCharRange:
+      code = "invalid character class range";
+      break;
+    case re2::RE2::ErrorBadCharClass:
+      code = "invalid character class";
+      break;
+    case re2::RE2::ErrorTrailingBackslash:
+      code = "trailing backslash at end of expression";
+      break;
+    case re2::RE2::ErrorBadPerlOp:
+      code = "invalid or unsupported Perl syntax";
+      break;
+    case re2::RE2::ErrorBadNamedCapture:
+      code = "invalid named capture";
+      break;
+    case re2::RE2::ErrorBadUTF8:
+      code = "invalid UTF-8";
+      break;
+    case re2::RE2::ErrorPatternTooLarge:
+      code = "expression too large";
+      break;
+    default:
+      return "error parsing regexp: " + re.error();
+  }
+  return "error parsing regexp: " + code + ": `" + re.error_arg() + "`";
 }
 
 // Regular expressions compiled once per pattern (RE2 has Go's regexp syntax).
@@ -56,7 +120,7 @@ std::shared_ptr<const re2::RE2> compileRegex(const std::string& pattern, std::st
   options.set_log_errors(false);
   auto re = std::make_shared<const re2::RE2>(pattern, options);
   if (!re->ok()) {
-    error = "error parsing regexp: " + re->error();
+    error = goRegexpError(*re);
     return nullptr;
   }
   if (cache.size() > 1000) cache.clear();
@@ -245,10 +309,19 @@ Value logicalNot(Args a) {
   return a[0].kind() == VK::Bool ? Value::boolean(!a[0].asBool()) : noOverload();
 }
 
+// Kubernetes' Quantity and Semver answer Equal with "no such overload" for another type (on the left
+// only: cel-go calls lhs.Equal(rhs); null on either side compares as null).
+Value equalsChecked(const Value& l, const Value& r) {
+  if ((l.kind() == VK::Quantity || l.kind() == VK::Semver) && r.kind() != l.kind() && r.kind() != VK::Null)
+    return err(kNoSuchOverload);
+  if (l.kind() == VK::Quantity && r.isQuantityRef()) return err(kNoSuchOverload);  // Equal wants a Quantity
+  return equals(l, r);
+}
 Value equalsFn(Args a) {
-  return equals(a[0], a[1]);
+  return equalsChecked(a[0], a[1]);
 }
 Value notEqualsFn(Args a) {
+  // cel-go's evalNe: `Equal(l, r) != True`, so a Quantity or Semver against another type is unequal.
   Value e = equals(a[0], a[1]);
   return e.isError() ? e : Value::boolean(!e.asBool());
 }
@@ -256,8 +329,11 @@ Value notEqualsFn(Args a) {
 Value inFn(Args a) {
   const Value& elem = a[0];
   if (a[1].kind() == VK::List) {
-    for (const Value& v : a[1].items())
+    for (const Value& v : a[1].items()) {
+      // cel-go asks elem.Equal(v); a Quantity answers an error (not equal) for the *Quantity of add/sub.
+      if (elem.kind() == VK::Quantity && v.isQuantityRef()) continue;
       if (equalValues(v, elem)) return Value::boolean(true);
+    }
     return Value::boolean(false);
   }
   if (a[1].kind() == VK::Map) return Value::boolean(a[1].mapValue().contains(elem));
@@ -265,15 +341,21 @@ Value inFn(Args a) {
 }
 
 Value indexFn(Args a) {
-  const Value& c = a[0];
-  const Value& k = a[1];
+  return indexValue(a[0], a[1]);
+}
+
+}  // namespace
+
+Value indexValue(const Value& c, const Value& k) {
   if (c.kind() == VK::List) {
     int64_t i = 0;
     if (k.kind() == VK::Int) {
       i = k.asInt();
     } else if (k.kind() == VK::Uint) {
       i = static_cast<int64_t>(k.asUint());
-    } else if (k.kind() == VK::Double && std::trunc(k.asDouble()) == k.asDouble()) {
+    } else if (k.kind() == VK::Double) {
+      if (std::trunc(k.asDouble()) != k.asDouble())
+        return err("unsupported index value " + formatDouble(k.asDouble()) + " in list");
       i = static_cast<int64_t>(k.asDouble());
     } else {
       return err("unsupported index type '" + std::string(k.typeName()) + "' in list");
@@ -292,6 +374,8 @@ Value indexFn(Args a) {
   }
   return noOverload();
 }
+
+namespace {
 
 Value sizeFn(Args a) {
   switch (a[0].kind()) {
@@ -479,27 +563,35 @@ Value charAtFn(Args a) {
   return Value::string(a[0].text().substr(starts[k], starts[k + 1] - starts[k]));
 }
 
+// cel-go ext/strings.go indexOf / indexOfOffset / lastIndexOf / lastIndexOfOffset, in code points,
+// quirks included: an empty substring returns the offset unchecked, an offset past the end gives -1.
 Value indexOfImpl(Args a, bool last) {
   const std::string& s = a[0].text();
   const std::string& sub = a[1].text();
   const auto starts = codePointStarts(s);
   const auto n = static_cast<int64_t>(starts.size() - 1);
-  int64_t from = last ? n : 0;
+  const int64_t m = codePointCount(sub);
+  const auto matchesAt = [&](int64_t i) {
+    return i >= 0 && i + m <= n && s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0;
+  };
+  int64_t off = 0;
   if (a.size() == 3) {
-    from = a[2].asInt();
-    if (from < 0 || from > n) return err("index out of range: " + std::to_string(from));
+    off = a[2].asInt();
+  } else if (last) {
+    if (sub.empty()) return Value::integer(n);
+    if (s.size() < sub.size()) return Value::integer(-1);
+    off = n - 1;
   }
-  // Positions are in code points; search byte offsets that start code points.
+  if (sub.empty()) return Value::integer(off);
+  if (off < 0) return err("index out of range: " + std::to_string(off));
+  if (off >= n) return Value::integer(-1);
   if (!last) {
-    for (int64_t i = from; i <= n; ++i)
-      if (s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0 &&
-          starts[static_cast<size_t>(i)] + sub.size() <= s.size())
-        return Value::integer(i);
+    for (int64_t i = off; i < n - (m - 1); ++i)
+      if (matchesAt(i)) return Value::integer(i);
   } else {
-    for (int64_t i = from; i >= 0; --i)
-      if (starts[static_cast<size_t>(i)] + sub.size() <= s.size() &&
-          s.compare(starts[static_cast<size_t>(i)], sub.size(), sub) == 0)
-        return Value::integer(i);
+    if (off > n - m) off = n - m;
+    for (int64_t i = off; i >= 0; --i)
+      if (matchesAt(i)) return Value::integer(i);
   }
   return Value::integer(-1);
 }
@@ -691,13 +783,13 @@ Value quantityAdd(Args a) {
   api::Quantity q = a[0].asQuantity();
   q.add(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
                                : a[1].asQuantity());
-  return Value::quantity(std::move(q));
+  return Value::quantityRef(std::move(q));
 }
 Value quantitySub(Args a) {
   api::Quantity q = a[0].asQuantity();
   q.sub(a[1].kind() == VK::Int ? api::Quantity::fromInt(a[1].asInt(), api::Quantity::Format::DecimalExponent)
                                : a[1].asQuantity());
-  return Value::quantity(std::move(q));
+  return Value::quantityRef(std::move(q));
 }
 
 // Kubernetes semver library ----------------------------------------------------------------------------
@@ -848,6 +940,209 @@ Value setsIntersects(Args a) {
   return Value::boolean(false);
 }
 
+// strings.quote (cel-go ext strings): the string in double quotes, escaping \a \b \f \n \r \t \v \\ and ".
+Value stringsQuote(Args a) {
+  std::string out = "\"";
+  for (char c : a[0].text()) {
+    switch (c) {
+      case '\a':
+        out += "\\a";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\v':
+        out += "\\v";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return Value::string(out + "\"");
+}
+
+// cel.@mapInsert (ext TwoVarComprehensions): a copy of the map with the entry (or the entries of a map)
+// added; a key already there is an error.
+Value mapInsert(Args a) {
+  std::vector<std::pair<Value, Value>> entries;
+  for (const Value& k : a[0].mapValue().keys()) entries.emplace_back(k, *a[0].mapValue().find(k));
+  std::vector<std::pair<Value, Value>> add;
+  if (a.size() == 3) {
+    add.emplace_back(a[1], a[2]);
+  } else {
+    for (const Value& k : a[1].mapValue().keys()) add.emplace_back(k, *a[1].mapValue().find(k));
+  }
+  for (auto& [k, v] : add) {
+    if (a[0].mapValue().contains(k) ||
+        std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return equalValues(e.first, k); })) {
+      const std::string key = k.kind() == VK::String ? k.text() : toString(std::array{k}).text();
+      return err("insert failed: key " + key + " already exists");
+    }
+    entries.emplace_back(k, v);
+  }
+  return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+}
+
+// cel-go ext lists (v3) ----------------------------------------------------------------------------
+
+Value listsRange(Args a) {
+  ValueList out;
+  for (int64_t i = 0; i < a[0].asInt(); ++i) out.push_back(Value::integer(i));
+  return Value::list(std::move(out));
+}
+Value listReverse(Args a) {
+  ValueList out(a[0].items().rbegin(), a[0].items().rend());
+  return Value::list(std::move(out));
+}
+Value listSlice(Args a) {
+  const int64_t start = a[1].asInt(), end = a[2].asInt();
+  const auto n = static_cast<int64_t>(a[0].items().size());
+  const std::string call = "cannot slice(" + std::to_string(start) + ", " + std::to_string(end) + "), ";
+  if (start < 0 || end < 0) return err(call + "negative indexes not supported");
+  if (start > end) return err(call + "start index must be less than or equal to end index");
+  if (n < end) return err(call + "list is length " + std::to_string(n));
+  return Value::list(ValueList(a[0].items().begin() + start, a[0].items().begin() + end));
+}
+void flattenInto(const ValueList& l, int64_t depth, ValueList& out) {
+  for (const Value& v : l) {
+    if (v.kind() != VK::List || depth == 0) {
+      out.push_back(v);
+    } else {
+      flattenInto(v.items(), depth - 1, out);
+    }
+  }
+}
+Value listFlatten(Args a) {
+  const int64_t depth = a.size() == 2 ? a[1].asInt() : 1;
+  if (depth < 0) return err("level must be non-negative");
+  ValueList out;
+  flattenInto(a[0].items(), depth, out);
+  return Value::list(std::move(out));
+}
+bool comparableKind(VK k) {
+  return k == VK::Int || k == VK::Uint || k == VK::Double || k == VK::Bool || k == VK::String ||
+         k == VK::Bytes;
+}
+// sortListByAssociatedKeys: keys must be comparable and of one type; Go's sort.Slice (insertion sort
+// below 12 elements, so stable there).
+Value sortByKeys(const ValueList& list, const ValueList& keys) {
+  if (list.size() != keys.size())
+    return err(
+        "@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got " +
+        std::to_string(list.size()) + " and " + std::to_string(keys.size()) + " elements respectively");
+  if (list.empty()) return Value::list(list);
+  if (!comparableKind(keys[0].kind())) return err("list elements must be comparable");
+  for (const Value& k : keys)
+    if (k.kind() != keys[0].kind()) return err("list elements must have the same type");
+  std::vector<size_t> idx(list.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::stable_sort(idx.begin(), idx.end(), [&](size_t x, size_t y) {
+    auto c = compareValues(keys[x], keys[y]);
+    return c && *c < 0;
+  });
+  ValueList out;
+  for (size_t i : idx) out.push_back(list[i]);
+  return Value::list(std::move(out));
+}
+Value listSort(Args a) {
+  return sortByKeys(a[0].items(), a[0].items());
+}
+Value listSortByKeys(Args a) {
+  return sortByKeys(a[0].items(), a[1].items());
+}
+Value listDistinct(Args a) {
+  ValueList out;
+  for (const Value& v : a[0].items()) {
+    bool seen = false;
+    for (const Value& o : out)
+      if (equalValues(v, o)) seen = true;
+    if (!seen) out.push_back(v);
+  }
+  return Value::list(std::move(out));
+}
+
+// Optional types (cel-go's OptionalTypes library) -----------------------------------------------------
+
+Value optHasValue(Args a) {
+  return Value::boolean(a[0].optionalValue() != nullptr);
+}
+Value optValue(Args a) {
+  if (!a[0].optionalValue()) return err("optional.none() dereference");
+  return *a[0].optionalValue();
+}
+Value optOrValue(Args a) {
+  return a[0].optionalValue() ? *a[0].optionalValue() : a[1];
+}
+Value optOr(Args a) {
+  return a[0].optionalValue() ? a[0] : a[1];
+}
+Value optOf(Args a) {
+  return Value::optionalOf(a[0]);
+}
+Value optNone(Args) {
+  return Value::optionalNone();
+}
+bool isZeroValue(const Value& v) {
+  switch (v.kind()) {
+    case VK::Null:
+      return true;
+    case VK::Bool:
+      return !v.asBool();
+    case VK::Int:
+      return v.asInt() == 0;
+    case VK::Uint:
+      return v.asUint() == 0;
+    case VK::Double:
+      return v.asDouble() == 0;
+    case VK::String:
+    case VK::Bytes:
+      return v.text().empty();
+    case VK::List:
+      return v.items().empty();
+    case VK::Map:
+      return v.mapValue().size() == 0;
+    default:
+      return false;
+  }
+}
+Value optOfNonZero(Args a) {
+  return isZeroValue(a[0]) ? Value::optionalNone() : Value::optionalOf(a[0]);
+}
+Value optUnwrap(Args a) {
+  ValueList out;
+  for (const Value& v : a[0].items()) {
+    if (v.kind() != VK::Optional) return err(kNoSuchOverload);
+    if (v.optionalValue()) out.push_back(*v.optionalValue());
+  }
+  return Value::list(std::move(out));
+}
+Value listFirst(Args a) {
+  const ValueList& l = a[0].items();
+  return l.empty() ? Value::optionalNone() : Value::optionalOf(l.front());
+}
+Value listLast(Args a) {
+  const ValueList& l = a[0].items();
+  return l.empty() ? Value::optionalNone() : Value::optionalOf(l.back());
+}
+
 uint64_t listTraversalCost(Args a, const Value&) {
   return a[0].kind() == VK::List ? a[0].items().size() : 1;
 }
@@ -939,7 +1234,7 @@ FunctionRegistry::FunctionRegistry() {
   add("bool", "bool_to_bool", G, {"bool"}, "bool", toBool);
   add("bool", "string_to_bool", G, {"string"}, "bool", toBool);
   add("dyn", "to_dyn", G, {"A"}, "dyn", dynFn);
-  add("type", "type", G, {"A"}, "type", typeFn);
+  add("type", "type", G, {"A"}, "type(A)", typeFn);
 
   // Strings (standard library).
   add("contains", "contains_string", M, {"string", "string"}, "bool", containsFn, containsCost);
@@ -978,7 +1273,8 @@ FunctionRegistry::FunctionRegistry() {
   // Kubernetes quantity.
   add("quantity", "string_to_quantity", G, {"string"}, "kubernetes.Quantity", quantityFn, argTraversalCost);
   add("isQuantity", "is_quantity_string", G, {"string"}, "bool", isQuantityFn, argTraversalCost);
-  add("sign", "quantity_sign", M, {"kubernetes.Quantity"}, "int", quantitySignFn);
+  // Declared global (cel.Overload), although the library docs show `<Quantity>.sign()`.
+  add("sign", "quantity_sign", G, {"kubernetes.Quantity"}, "int", quantitySignFn);
   add("isGreaterThan", "quantity_is_greater_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
       quantityIsGreaterThan);
   add("isLessThan", "quantity_is_less_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
@@ -1027,6 +1323,38 @@ FunctionRegistry::FunctionRegistry() {
   add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
 
   // cel-go ext sets.
+  add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote, argTraversalCost);
+
+  add("cel.@mapInsert", "@mapInsert_map_key_value", G, {"map(K, V)", "K", "V"}, "map(K, V)", mapInsert);
+  add("cel.@mapInsert", "@mapInsert_map_map", G, {"map(K, V)", "map(K, V)"}, "map(K, V)", mapInsert);
+
+  // cel-go ext lists.
+  add("lists.range", "lists_range", G, {"int"}, "list(int)", listsRange);
+  add("reverse", "list_reverse", M, {"list(A)"}, "list(A)", listReverse);
+  add("slice", "list_slice", M, {"list(A)", "int", "int"}, "list(A)", listSlice);
+  add("flatten", "list_flatten", M, {"list(list(A))"}, "list(A)", listFlatten);
+  add("flatten", "list_flatten_int", M, {"list(dyn)", "int"}, "list(dyn)", listFlatten);
+  add("distinct", "list_distinct", M, {"list(A)"}, "list(A)", listDistinct);
+  for (const char* t : {"int", "uint", "double", "bool", "string", "bytes"}) {
+    const std::string ts(t);
+    add("sort", ("list_" + ts + "_sort").c_str(), M, {("list(" + ts + ")").c_str()},
+        ("list(" + ts + ")").c_str(), listSort);
+    add("@sortByAssociatedKeys", ("list_" + ts + "_sortByAssociatedKeys").c_str(), M,
+        {"list(A)", ("list(" + ts + ")").c_str()}, "list(A)", listSortByKeys);
+  }
+
+  // Optional types.
+  add("hasValue", "optional_hasValue", M, {"optional_type(A)"}, "bool", optHasValue);
+  add("value", "optional_value", M, {"optional_type(A)"}, "A", optValue);
+  add("orValue", "optional_orValue_value", M, {"optional_type(A)", "A"}, "A", optOrValue);
+  add("or", "optional_or_optional", M, {"optional_type(A)", "optional_type(A)"}, "optional_type(A)", optOr);
+  add("optional.of", "optional_of", G, {"A"}, "optional_type(A)", optOf);
+  add("optional.ofNonZeroValue", "optional_ofNonZeroValue", G, {"A"}, "optional_type(A)", optOfNonZero);
+  add("optional.none", "optional_none", G, {}, "optional_type(A)", optNone);
+  add("optional.unwrap", "optional_unwrap", G, {"list(optional_type(A))"}, "list(A)", optUnwrap);
+  add("first", "list_first", M, {"list(A)"}, "optional_type(A)", listFirst);
+  add("last", "list_last", M, {"list(A)"}, "optional_type(A)", listLast);
+
   add("sets.contains", "list_sets_contains_list", G, {"list(A)", "list(A)"}, "bool", setsContains, setsCost);
   add("sets.equivalent", "list_sets_equivalent_list", G, {"list(A)", "list(A)"}, "bool", setsEquivalent,
       setsCost);
@@ -1055,29 +1383,6 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "getSeconds",
                                                            "getMilliseconds",
                                                            "format",
-                                                           "strings.quote",
-                                                           "reverse",
-                                                           "slice",
-                                                           "flatten",
-                                                           "sort",
-                                                           "sortBy",
-                                                           "lists.range",
-                                                           "distinct",
-                                                           "transformList",
-                                                           "transformMap",
-                                                           "transformMapEntry",
-                                                           "optMap",
-                                                           "optFlatMap",
-                                                           "optional.of",
-                                                           "optional.none",
-                                                           "optional.ofNonZeroValue",
-                                                           "optional.unwrap",
-                                                           "or",
-                                                           "orValue",
-                                                           "hasValue",
-                                                           "value",
-                                                           "first",
-                                                           "last",
                                                            "url",
                                                            "isURL",
                                                            "getScheme",
@@ -1102,12 +1407,105 @@ bool FunctionRegistry::notImplemented(std::string_view function) const {
                                                            "prefixLength",
                                                            "masked",
                                                            "format.named",
-                                                           "validate",
-                                                           "_?._",
-                                                           "_[?_]",
-                                                           "math.greatest",
-                                                           "math.least"};
+                                                           "validate"};
   return names.contains(function);
+}
+
+namespace {
+
+uint64_t ceilCost(double x) {
+  return static_cast<uint64_t>(std::ceil(x));
+}
+
+// k8s.io/apiserver/pkg/cel/library traversalCost: string and bytes lengths (in bytes) times 0.1,
+// truncated; lists and maps the sum over their elements (and keys); anything else 1.
+uint64_t k8sTraversalCost(const Value& v) {
+  switch (v.kind()) {
+    case VK::String:
+    case VK::Bytes:
+      return static_cast<uint64_t>(static_cast<double>(v.text().size()) * 0.1);
+    case VK::List: {
+      uint64_t c = 0;
+      for (const Value& e : v.items()) c += k8sTraversalCost(e);
+      return c;
+    }
+    case VK::Map: {
+      uint64_t c = 0;
+      for (const Value& k : v.mapValue().keys()) {
+        c += k8sTraversalCost(k);
+        if (auto e = v.mapValue().find(k)) c += k8sTraversalCost(*e);
+      }
+      return c;
+    }
+    default:
+      return 1;
+  }
+}
+
+}  // namespace
+
+uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> a,
+                  const Value& result) {
+  const auto size = [&](size_t i) { return static_cast<double>(textSize(a[i])); };
+  // 1. cel-go ext library trackers, by overload id (ext/sets.go).
+  if (overloadId == "list_sets_contains_list" || overloadId == "list_sets_intersects_list")
+    return 1 + static_cast<uint64_t>(textSize(a[0]) * textSize(a[1]));
+  if (overloadId == "list_sets_equivalent_list")
+    return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
+  // cel-go ext lists v3 trackers: the result (or input) size times a factor, plus the call and the list.
+  const auto allocating = [](double factor, double n) {
+    return static_cast<uint64_t>(std::max(0.0, n * factor)) + 1 + 10;
+  };
+  const auto selfCompare = [&](const Value& l) {
+    const double n = static_cast<double>(textSize(l));
+    double factor = 2.0;
+    if (l.kind() == VK::List && !l.items().empty() &&
+        (l.items()[0].kind() == VK::String || l.items()[0].kind() == VK::Bytes))
+      factor += 0.1;
+    return allocating(factor, n * n);
+  };
+  if (overloadId == "list_slice" || overloadId == "lists_range" || overloadId == "list_reverse")
+    return allocating(1, static_cast<double>(textSize(result)));
+  if (overloadId == "list_flatten" || overloadId == "list_flatten_int")
+    return allocating(a.size() == 2 && a[1].kind() == VK::Int ? static_cast<double>(a[1].asInt()) : 1.0,
+                      size(0));
+  if (overloadId == "list_distinct" || (overloadId.starts_with("list_") && overloadId.ends_with("_sort")))
+    return selfCompare(a[0]);
+  if (overloadId.ends_with("_sortByAssociatedKeys") && a.size() == 2) return selfCompare(a[1]);
+  // 2. Kubernetes' CostEstimator.CallCost, by function name (whatever the overload).
+  if (function == "isSorted" || function == "sum" || function == "max" || function == "min" ||
+      function == "indexOf" || function == "lastIndexOf")
+    return a.empty() ? 0 : k8sTraversalCost(a[0]);
+  if (!a.empty()) {
+    if (function == "url" || function == "lowerAscii" || function == "upperAscii" ||
+        function == "substring" || function == "trim" || function == "quantity" || function == "isQuantity" ||
+        function == "semver" || function == "isSemver")
+      return ceilCost(size(0) * 0.1);
+    if (function == "replace" || function == "split") return ceilCost(size(0) * 2 * 0.1);
+    if (function == "join") return ceilCost(static_cast<double>(textSize(result)) * 2 * 0.1);
+  }
+  if ((function == "find" || function == "findAll") && a.size() >= 2)
+    return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
+  // 3. cel-go's defaults, by overload id (interpreter/runtimecost.go).
+  if (overloadId == "starts_with_string" || overloadId == "ends_with_string" ||
+      overloadId == "string_to_bytes" || overloadId == "bytes_to_string")
+    return ceilCost(size(0) * 0.1);
+  if (overloadId == "in_list") return textSize(a[1]);
+  if (overloadId == "less_string" || overloadId == "greater_string" || overloadId == "less_equals_string" ||
+      overloadId == "greater_equals_string" || overloadId == "less_bytes" || overloadId == "greater_bytes" ||
+      overloadId == "less_equals_bytes" || overloadId == "greater_equals_bytes" || overloadId == "equals" ||
+      overloadId == "not_equals")
+    return ceilCost(std::min(size(0), size(1)) * 0.1);
+  if (overloadId == "add_string" || overloadId == "add_bytes") return ceilCost((size(0) + size(1)) * 0.1);
+  if (overloadId == "matches_string") return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
+  if (overloadId == "contains_string") return ceilCost(size(0) * 0.1) * ceilCost(size(1) * 0.1);
+  return 1;
+}
+
+std::optional<std::string> regexError(const std::string& pattern) {
+  std::string error;
+  if (compileRegex(pattern, error)) return std::nullopt;
+  return error;
 }
 
 const FunctionRegistry& functionRegistry() {

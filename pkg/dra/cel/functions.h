@@ -8,6 +8,7 @@
 // expression using one fails to compile with an error saying so, never evaluates differently.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,6 +51,21 @@ const FunctionRegistry& functionRegistry();
 
 // Runtime error texts cel-go produces.
 inline constexpr const char* kNoSuchOverload = "no such overload";
+
+// The runtime cost of one call as cel-go v0.26.0 with Kubernetes' cost estimator charges it: the ext
+// libraries' trackers (by overload id), then library.CostEstimator.CallCost (by function name), then
+// cel-go's defaults (by overload id; "" when the checker left several overloads), else 1. Arguments may
+// be errors (their size counts as 1).
+uint64_t callCost(std::string_view function, std::string_view overloadId, std::span<const Value> args,
+                  const Value& result);
+
+// container[key] for a list or map value, with cel-go's errors ("no such key: k", "index out of bounds:
+// 5", "unsupported index type 'string' in list", "unsupported index value 0.1 in list").
+Value indexValue(const Value& container, const Value& key);
+
+// Go's regexp.Compile error for `pattern` ("error parsing regexp: missing closing ): `(`"), or nullopt
+// when it compiles.
+std::optional<std::string> regexError(const std::string& pattern);
 
 // ceil(factor * n), cel-go's traversal cost.
 uint64_t traversalCost(double factor, size_t n);

@@ -113,7 +113,7 @@ class Lexer {
     switch (c) {
       case '=':
         if (peek(1) == '=') return one(Tok::Eq, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '!':
         return peek(1) == '=' ? one(Tok::Ne, 2) : one(Tok::Not);
       case '<':
@@ -122,10 +122,10 @@ class Lexer {
         return peek(1) == '=' ? one(Tok::Ge, 2) : one(Tok::Gt);
       case '&':
         if (peek(1) == '&') return one(Tok::And, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '|':
         if (peek(1) == '|') return one(Tok::Or, 2);
-        return one(Tok::Invalid);
+        return invalidPair(t);
       case '[':
         return one(Tok::LBracket);
       case ']':
@@ -199,6 +199,19 @@ class Lexer {
   }
 
  private:
+  // The first character of a two-character operator alone: ANTLR fails on the character after it and
+  // reports both (just the one at EOF).
+  Token invalidPair(Token t) {
+    pos_ = std::min(pos_ + 1, s_.size());
+    if (pos_ < s_.size()) {
+      ++pos_;
+      while (pos_ < s_.size() && (static_cast<unsigned char>(s_[pos_]) & 0xC0) == 0x80) ++pos_;
+    }
+    t.kind = Tok::Invalid;
+    t.end = pos_;
+    return t;
+  }
+
   void skipSpaceAndComments() {
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
@@ -262,6 +275,9 @@ class Lexer {
   }
 
   // A quoted literal whose opening quote is at `quote`; the prefix (r, b, br) is between begin and quote.
+  // Escapes follow CEL.g4's ESC_SEQ. When the literal does not lex, ANTLR falls back to the longest
+  // token it had matched (the prefix as an IDENTIFIER) or, without one, reports the text from the
+  // token's start through the character where lexing failed (to the end at EOF) and resumes after it.
   Token string(Token t, size_t quote, Tok kind) {
     const char q = s_[quote];
     const bool raw = std::any_of(s_.begin() + static_cast<std::ptrdiff_t>(t.begin),
@@ -269,10 +285,23 @@ class Lexer {
                                  [](char c) { return c == 'r' || c == 'R'; });
     const bool triple = quote + 2 < s_.size() && s_[quote + 1] == q && s_[quote + 2] == q;
     size_t i = quote + (triple ? 3 : 1);
+    const auto fail = [&](size_t at) {
+      if (quote > t.begin) {  // the prefix letters lex as an identifier
+        pos_ = quote;
+        t.kind = Tok::Ident;
+        t.end = pos_;
+        return t;
+      }
+      pos_ = at < s_.size() ? at + 1 : s_.size();
+      while (pos_ < s_.size() && (static_cast<unsigned char>(s_[pos_]) & 0xC0) == 0x80) ++pos_;
+      t.kind = Tok::Invalid;
+      t.end = pos_;
+      return t;
+    };
     while (i < s_.size()) {
       const char c = s_[i];
       if (triple) {
-        if (c == q && i + 2 < s_.size() + 0 && s_[i + 1] == q && s_[i + 2] == q) {
+        if (c == q && i + 2 < s_.size() && s_[i + 1] == q && s_[i + 2] == q) {
           pos_ = i + 3;
           t.kind = kind;
           t.end = pos_;
@@ -285,19 +314,36 @@ class Lexer {
           t.end = pos_;
           return t;
         }
-        if (c == '\n' || c == '\r') break;
+        if (c == '\n' || c == '\r') return fail(i);
       }
       if (c == '\\' && !raw) {
-        i += 2;
+        const size_t e = i + 1;
+        if (e >= s_.size()) return fail(e);
+        const char x = s_[e];
+        auto hexRun = [&](size_t from, size_t n) -> size_t {  // index of the first non-hex, or from+n
+          for (size_t k = 0; k < n; ++k)
+            if (from + k >= s_.size() || !isHex(s_[from + k])) return from + k;
+          return from + n;
+        };
+        if (std::string_view("abfnrtv\"'\\?`").find(x) != std::string_view::npos) {
+          i = e + 1;
+        } else if (x == 'x' || x == 'X' || x == 'u' || x == 'U') {
+          const size_t n = (x == 'u') ? 4 : (x == 'U' ? 8 : 2);
+          const size_t end = hexRun(e + 1, n);
+          if (end != e + 1 + n) return fail(end);
+          i = end;
+        } else if (x >= '0' && x <= '3') {
+          if (e + 1 >= s_.size() || s_[e + 1] < '0' || s_[e + 1] > '7') return fail(e + 1);
+          if (e + 2 >= s_.size() || s_[e + 2] < '0' || s_[e + 2] > '7') return fail(e + 2);
+          i = e + 3;
+        } else {
+          return fail(e);
+        }
         continue;
       }
       ++i;
     }
-    // Unterminated: the quote character alone is what ANTLR fails to recognise.
-    pos_ = t.begin + 1;
-    t.kind = Tok::Invalid;
-    t.end = pos_;
-    return t;
+    return fail(s_.size());
   }
 
   std::string_view s_;
@@ -407,7 +453,7 @@ std::optional<std::string> unescape(std::string_view text, bool isBytes, std::st
       return std::nullopt;
     }
     if (*cp > 0x10FFFF || (*cp >= 0xD800 && *cp <= 0xDFFF)) {
-      error = "unable to unescape string";
+      error = "invalid unicode code point";
       return std::nullopt;
     }
     if (byteValue && isBytes) {
@@ -432,14 +478,27 @@ class Parser {
     cpOffset_[text.size()] = cp;
     Lexer lexer(text);
     for (;;) {
-      tokens_.push_back(lexer.next());
-      if (tokens_.back().kind == Tok::End) break;
+      Token t = lexer.next();
+      if (t.kind == Tok::Invalid) {
+        // ANTLR's lexer reports the text it could not recognise and goes on after it.
+        report(t.begin, "Syntax error: token recognition error at: '" + std::string(textOf(t)) + "'");
+        continue;
+      }
+      tokens_.push_back(t);
+      if (t.kind == Tok::End) break;
     }
   }
 
   ExprPtr parseAll() {
     ExprPtr e = expr();
-    if (!failed_ && cur().kind != Tok::End) syntaxError(cur(), "<EOF>");
+    if (!failed_ && cur().kind != Tok::End) {
+      if (peekKind(1) == Tok::End) {
+        report(cur().begin,
+               "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting <EOF>");
+      } else {
+        syntaxError(cur(), "<EOF>");
+      }
+    }
     return failed_ ? nullptr : std::move(e);
   }
 
@@ -453,7 +512,7 @@ class Parser {
     if (failed_ || cur().kind != Tok::Question) return cond;
     const Token q = take();
     ExprPtr a = conditionalOr();
-    expect(Tok::Colon, "':'");
+    expect(Tok::Colon, "':'", /*exprFollows=*/true);
     ExprPtr b = expr();
     if (failed_) return nullptr;
     return call(q, op::kConditional, nullptr, vec(std::move(cond), std::move(a), std::move(b)));
@@ -559,11 +618,12 @@ class Parser {
       return call(first, op::kLogicalNot, nullptr, vec(std::move(m)));
     }
     if (cur().kind == Tok::Minus) {
-      // A minus right before a number is the literal's sign (the grammar's `literal` alternative wins).
+      // A single minus right before a number is the literal's sign (ANTLR picks the `member` alternative
+      // on that ambiguity); two or more are all negations, the greedy `'-'+` loop taking them all.
       size_t n = 0;
       while (peekKind(n) == Tok::Minus) ++n;
       const Tok after = peekKind(n);
-      if (after == Tok::Int || after == Tok::Double) {
+      if (n == 1 && (after == Tok::Int || after == Tok::Double)) {
         const Token first = cur();
         for (size_t k = 0; k + 1 < n; ++k) take();
         ExprPtr m = member();
@@ -592,21 +652,35 @@ class Parser {
         }
         if (cur().kind == Tok::Ident && peekKind(1) == Tok::LParen && !optional) {
           const Token id = take();
-          take();  // (
+          const Token open = take();  // cel-go places a call (and its macro expansion) at the '('
           std::vector<ExprPtr> args = exprList(Tok::RParen);
           expect(Tok::RParen, "')'");
           if (failed_) return nullptr;
-          e = memberCall(id, std::string(textOf(id)), std::move(e), std::move(args));
+          e = memberCall(open, std::string(textOf(id)), std::move(e), std::move(args));
           continue;
         }
         std::string field;
         if (cur().kind == Tok::Ident) {
           field = std::string(textOf(take()));
         } else if (cur().kind == Tok::EscIdent) {
-          const std::string_view t = textOf(take());
-          field = std::string(t.substr(1, t.size() - 2));
-        } else {
+          // cel-go v0.26.0 parses `escaped` field names but rejects them unless the environment enables
+          // identifier escape syntax, which Kubernetes' does not.
+          // The error is reported and parsing goes on (each occurrence is reported).
+          report(cur().begin, "unsupported syntax: '`'");
+          const std::string_view quoted = textOf(take());
+          field = std::string(quoted.substr(1, quoted.size() - 2));
+        } else if (optional) {
           syntaxError(cur(), "{IDENTIFIER, ESC_IDENTIFIER}");
+          return nullptr;
+        } else if (cur().kind == Tok::True || cur().kind == Tok::False || cur().kind == Tok::Null) {
+          syntaxError(cur(), "IDENTIFIER");
+          return nullptr;
+        } else {
+          // ANTLR's prediction after '.' finds no alternative: the text from the '.' through the token.
+          const size_t end = cur().kind == Tok::End ? dot.end : cur().end;
+          report(cur().begin, "Syntax error: no viable alternative at input '" +
+                                  std::string(text_.substr(dot.begin, end - dot.begin)) + "'");
+          failed_ = true;
           return nullptr;
         }
         if (optional) {
@@ -650,24 +724,46 @@ class Parser {
         const Token id = take();
         std::string name(textOf(id));
         if (cur().kind == Tok::LParen) {
-          take();
+          const Token open = take();  // cel-go places a call (and its macro expansion) at the '('
           std::vector<ExprPtr> args = exprList(Tok::RParen);
           expect(Tok::RParen, "')'");
           if (failed_) return nullptr;
+          if (reservedIds().contains(name)) {
+            report(id.begin, "reserved identifier: " + name);
+            failed_ = true;
+            return nullptr;
+          }
           if (leadingDot) name.insert(0, ".");
-          return globalCall(id, std::move(name), std::move(args));
+          return globalCall(open, std::move(name), std::move(args));
         }
         if (cur().kind == Tok::LBrace ||
             (cur().kind == Tok::Dot && peekKind(1) == Tok::Ident && isMessageAhead())) {
-          // Message construction (Foo{...}): DRA's environment declares no message types.
-          std::string type = name;
+          // Message construction (Foo{field: value, ...}): parsed, then left to the checker as a reference
+          // to the type name at the '{' (DRA's environment declares no message types).
+          std::string type = (leadingDot ? "." : "") + name;
           while (cur().kind == Tok::Dot) {
             take();
             type += "." + std::string(textOf(take()));
           }
-          report(t.begin, "undeclared reference to '" + type + "' (in container '')");
-          failed_ = true;
-          return nullptr;
+          const Token brace = cur();
+          expect(Tok::LBrace, "'{'");
+          while (!failed_ && cur().kind != Tok::RBrace) {
+            if (cur().kind == Tok::Question) take();
+            if (cur().kind != Tok::Ident) {
+              syntaxError(cur(), "{'}', ',', '?', IDENTIFIER, ESC_IDENTIFIER}");
+              break;
+            }
+            take();
+            expect(Tok::Colon, "':'", /*exprFollows=*/true);
+            expr();
+            if (failed_ || cur().kind != Tok::Comma) break;
+            take();
+          }
+          expect(Tok::RBrace, "'}'");
+          if (failed_) return nullptr;
+          ExprPtr e = newExpr(brace, ExprKind::Ident);
+          e->name = std::move(type);
+          return e;
         }
         if (reservedIds().contains(name)) {
           report(id.begin, "reserved identifier: " + name);
@@ -688,21 +784,28 @@ class Parser {
       case Tok::LBracket: {
         take();
         ExprPtr list = newExpr(t, ExprKind::List);
+        // '[' listInit? ','? ']'
+        if (cur().kind == Tok::Comma && peekKind(1) == Tok::RBracket) take();
         while (!failed_ && cur().kind != Tok::RBracket) {
           if (cur().kind == Tok::Question) {
             take();
             list->optionalAt.push_back(list->args.size());
           }
           list->args.push_back(expr());
-          if (cur().kind != Tok::Comma) break;
+          if (failed_ || cur().kind != Tok::Comma) break;
           take();
+          if (cur().kind != Tok::RBracket && cur().kind != Tok::Question && !startsExpression(cur().kind)) {
+            syntaxError(cur(), "']'");
+            break;
+          }
         }
-        expect(Tok::RBracket, "']'");
+        closeAggregate(Tok::RBracket, "{']', ','}");
         return failed_ ? nullptr : std::move(list);
       }
       case Tok::LBrace: {
         take();
         ExprPtr map = newExpr(t, ExprKind::Map);
+        if (cur().kind == Tok::Comma && peekKind(1) == Tok::RBrace) take();
         while (!failed_ && cur().kind != Tok::RBrace) {
           MapEntry entry;
           if (cur().kind == Tok::Question) {
@@ -710,13 +813,17 @@ class Parser {
             entry.optional = true;
           }
           entry.key = expr();
-          expect(Tok::Colon, "':'");
+          expect(Tok::Colon, "':'", /*exprFollows=*/true);
           entry.value = expr();
           map->entries.push_back(std::move(entry));
-          if (cur().kind != Tok::Comma) break;
+          if (failed_ || cur().kind != Tok::Comma) break;
           take();
+          if (cur().kind != Tok::RBrace && cur().kind != Tok::Question && !startsExpression(cur().kind)) {
+            syntaxError(cur(), "'}'");
+            break;
+          }
         }
-        expect(Tok::RBrace, "'}'");
+        closeAggregate(Tok::RBrace, "{'}', ','}");
         return failed_ ? nullptr : std::move(map);
       }
       default:
@@ -815,17 +922,42 @@ class Parser {
       case Tok::Null:
         take();
         return constant(t, Value());
-      default:
-        syntaxError(t,
-                    "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
-                    "STRING, BYTES, IDENTIFIER}");
+      default: {
+        const char* starts =
+            "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+            "STRING, BYTES, IDENTIFIER}";
+        if (t.kind != Tok::End && startsExpression(peekKind(1)) && !failed_) {
+          // Single-token deletion: the token is extraneous, the expression starts after it.
+          report(t.begin,
+                 "Syntax error: extraneous input '" + std::string(textOf(t)) + "' expecting " + starts);
+          take();
+          return primary();
+        }
+        syntaxError(t, starts);
         return nullptr;
+      }
     }
   }
 
   std::vector<ExprPtr> exprList(Tok close) {
     std::vector<ExprPtr> args;
     if (cur().kind == close) return args;
+    if (close == Tok::RParen && !startsExpression(cur().kind)) {
+      // '(' exprList? ')': the expected set includes ')'.
+      const char* expecting =
+          "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+          "STRING, "
+          "BYTES, IDENTIFIER}";
+      if (cur().kind != Tok::End && (startsExpression(peekKind(1)) || peekKind(1) == close)) {
+        report(cur().begin,
+               "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+        take();
+        if (cur().kind == close) return args;
+      } else {
+        syntaxError(cur(), expecting);
+        return args;
+      }
+    }
     for (;;) {
       args.push_back(expr());
       if (failed_ || cur().kind != Tok::Comma) return args;
@@ -869,6 +1001,78 @@ class Parser {
       return quantifier(at, name, std::move(target), std::move(args));
     if (name == "map" && (n == 2 || n == 3)) return mapMacro(at, std::move(target), std::move(args));
     if (name == "filter" && n == 2) return filterMacro(at, std::move(target), std::move(args));
+    if ((name == "transformList" || name == "transformMap" || name == "transformMapEntry") &&
+        (n == 3 || n == 4)) {
+      // cel-go ext TwoVarComprehensions: accumulate a list (accu + [t]) or a map (cel.@mapInsert(accu, k, t),
+      // cel.@mapInsert(accu, t)); with a filter, the step only when it holds.
+      if (!iterVars(args, 2, "argument must be a simple name")) return nullptr;
+      ExprPtr c = newExpr(at, ExprKind::Comprehension);
+      c->iterRange = std::move(target);
+      c->iterVar = args[0]->name;
+      c->iterVar2 = args[1]->name;
+      c->accuVar = kAccumulator;
+      c->loopCondition = constant(at, Value::boolean(true));
+      ExprPtr transform = std::move(args.back());
+      ExprPtr step;
+      if (name == "transformList") {
+        c->accuInit = newExpr(at, ExprKind::List);
+        ExprPtr elem = newExpr(at, ExprKind::List);
+        elem->args.push_back(std::move(transform));
+        step = call(at, op::kAdd, nullptr, vec(accu(at), std::move(elem)));
+      } else {
+        c->accuInit = newExpr(at, ExprKind::Map);
+        step = name == "transformMap"
+                   ? call(at, "cel.@mapInsert", nullptr,
+                          vec(accu(at), ident(at, c->iterVar), std::move(transform)))
+                   : call(at, "cel.@mapInsert", nullptr, vec(accu(at), std::move(transform)));
+      }
+      if (n == 4)
+        step = call(at, op::kConditional, nullptr, vec(std::move(args[2]), std::move(step), accu(at)));
+      c->loopStep = std::move(step);
+      c->result = accu(at);
+      return c;
+    }
+    if (name == "sortBy" && n == 2) {
+      // cel-go ext lists: cel.bind(@__sortBy_input__, target,
+      //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(v, key)))
+      const ExprKind k = target->kind;
+      if (k != ExprKind::List && k != ExprKind::Select && k != ExprKind::Ident &&
+          k != ExprKind::Comprehension && k != ExprKind::Call)
+        return macroError(
+            *target,
+            "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+      const std::string var = "@__sortBy_input__";
+      ExprPtr keys = mapMacro(at, ident(at, var), std::move(args));
+      if (!keys) return nullptr;
+      ExprPtr bind = newExpr(at, ExprKind::Comprehension);
+      bind->iterRange = newExpr(at, ExprKind::List);
+      bind->iterVar = "#unused";
+      bind->accuVar = var;
+      bind->accuInit = std::move(target);
+      bind->loopCondition = constant(at, Value::boolean(false));
+      bind->loopStep = ident(at, var);
+      bind->result = call(at, "@sortByAssociatedKeys", ident(at, var), vec(std::move(keys)));
+      return bind;
+    }
+    if ((name == "optMap" || name == "optFlatMap") && n == 2) {
+      // cel-go: target.hasValue() ? [optional.of](cel.bind(v, target.value(), expr)) : optional.none()
+      if (args[0]->kind != ExprKind::Ident)
+        return macroError(*args[0], name + "() variable name must be a simple identifier");
+      ExprPtr copy = cloneExpr(*target);
+      ExprPtr bind = newExpr(at, ExprKind::Comprehension);
+      bind->iterRange = newExpr(at, ExprKind::List);
+      bind->iterVar = "#unused";
+      bind->accuVar = args[0]->name;
+      bind->accuInit = call(at, "value", std::move(copy), {});
+      bind->loopCondition = constant(at, Value::boolean(false));
+      bind->loopStep = ident(at, bind->accuVar);
+      bind->result = std::move(args[1]);
+      ExprPtr some =
+          name == "optMap" ? call(at, "optional.of", nullptr, vec(std::move(bind))) : std::move(bind);
+      return call(at, op::kConditional, nullptr,
+                  vec(call(at, "hasValue", std::move(target), {}), std::move(some),
+                      call(at, "optional.none", nullptr, {})));
+    }
     return call(at, name.c_str(), std::move(target), std::move(args));
   }
 
@@ -966,6 +1170,31 @@ class Parser {
 
   // Node construction -----------------------------------------------------------------------------------
 
+  // A deep copy with fresh ids at the same source offsets (macros that use an argument twice).
+  ExprPtr cloneExpr(const Expr& e) {
+    auto c = std::make_unique<Expr>();
+    c->id = out_.nextId++;
+    out_.source.setOffset(c->id, out_.source.offsetOf(e.id));
+    c->kind = e.kind;
+    c->constant = e.constant;
+    c->name = e.name;
+    c->testOnly = e.testOnly;
+    c->optionalAt = e.optionalAt;
+    c->iterVar = e.iterVar;
+    c->iterVar2 = e.iterVar2;
+    c->accuVar = e.accuVar;
+    const auto copy = [&](const ExprPtr& p) { return p ? cloneExpr(*p) : nullptr; };
+    c->operand = copy(e.operand);
+    for (const ExprPtr& a : e.args) c->args.push_back(copy(a));
+    for (const MapEntry& m : e.entries) c->entries.push_back({copy(m.key), copy(m.value), m.optional});
+    c->iterRange = copy(e.iterRange);
+    c->accuInit = copy(e.accuInit);
+    c->loopCondition = copy(e.loopCondition);
+    c->loopStep = copy(e.loopStep);
+    c->result = copy(e.result);
+    return c;
+  }
+
   ExprPtr newExpr(const Token& at, ExprKind kind) {
     auto e = std::make_unique<Expr>();
     e->id = out_.nextId++;
@@ -1021,13 +1250,103 @@ class Parser {
     return k > 0 && peekKind(k) == Tok::LBrace;
   }
 
-  void expect(Tok kind, const char* what) {
+  // ANTLR's recoverInline: when the next token is the expected one, the current one is extraneous
+  // (reported and skipped); when the current token could follow the expected one, that one is missing
+  // (reported and taken as present); otherwise the input is mismatched.
+  void expect(Tok kind, const char* what, bool exprFollows = false) {
     if (failed_) return;
-    if (cur().kind != kind) {
-      syntaxError(cur(), what);
+    if (cur().kind == kind) {
+      take();
       return;
     }
-    take();
+    const std::string found = cur().kind == Tok::End ? "<EOF>" : std::string(textOf(cur()));
+    if (peekKind(1) == kind) {
+      report(cur().begin, "Syntax error: extraneous input '" + found + "' expecting " + what);
+      take();
+      take();
+      return;
+    }
+    if (exprFollows ? startsExpression(cur().kind) : canFollowCloser(cur().kind)) {
+      report(cur().begin, "Syntax error: missing " + std::string(what) + " at '" + found + "'");
+      return;
+    }
+    syntaxError(cur(), what);
+  }
+
+  static bool startsExpression(Tok k) {
+    switch (k) {
+      case Tok::LBracket:
+      case Tok::LBrace:
+      case Tok::LParen:
+      case Tok::Dot:
+      case Tok::Minus:
+      case Tok::Not:
+      case Tok::True:
+      case Tok::False:
+      case Tok::Null:
+      case Tok::Int:
+      case Tok::Uint:
+      case Tok::Double:
+      case Tok::String:
+      case Tok::Bytes:
+      case Tok::Ident:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  // The end of a list or map literal: after the elements ANTLR expects the optional trailing ',' or the
+  // closer; a token there is extraneous when one of those follows it, else the input is mismatched.
+  void closeAggregate(Tok closer, const char* expecting) {
+    if (failed_) return;
+    if (cur().kind == closer) {
+      take();
+      return;
+    }
+    if (cur().kind != Tok::End && (peekKind(1) == closer || peekKind(1) == Tok::Comma)) {
+      report(cur().begin,
+             "Syntax error: extraneous input '" + std::string(textOf(cur())) + "' expecting " + expecting);
+      take();
+      if (cur().kind == Tok::Comma) take();
+      if (cur().kind == closer) {
+        take();
+        return;
+      }
+    }
+    syntaxError(cur(), expecting);
+  }
+
+  // Tokens that can follow a closing ')' ']' '}' of a primary expression.
+  static bool canFollowCloser(Tok k) {
+    switch (k) {
+      case Tok::End:
+      case Tok::RParen:
+      case Tok::RBracket:
+      case Tok::RBrace:
+      case Tok::Comma:
+      case Tok::Colon:
+      case Tok::Question:
+      case Tok::Dot:
+      case Tok::LBracket:
+      case Tok::Or:
+      case Tok::And:
+      case Tok::Eq:
+      case Tok::Ne:
+      case Tok::Lt:
+      case Tok::Le:
+      case Tok::Gt:
+      case Tok::Ge:
+      case Tok::In:
+      case Tok::Plus:
+      case Tok::Minus:
+      case Tok::Star:
+      case Tok::Slash:
+      case Tok::Percent:
+        return true;
+      default:
+        return false;
+    }
   }
 
   void syntaxError(const Token& t, const std::string& expecting) {

@@ -1,6 +1,10 @@
 #include "pkg/dra/cel/program.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <map>
+#include <set>
 
 #include "pkg/dra/cel/functions.h"
 
@@ -17,18 +21,26 @@ CelType dyn() {
 using Bindings = std::map<std::string, CelType>;
 
 bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
-  if (param.kind == K::Dyn || arg.kind == K::Dyn || arg.kind == K::Error) return true;
   if (param.kind == K::Param) {
+    if (arg.kind == K::Error) return true;
     auto it = b.find(param.param);
     if (it == b.end()) {
       b.emplace(param.param, arg);
       return true;
     }
-    if (it->second.kind == K::Dyn) return true;
+    // cel-go's mostGeneral(arg, bound): a dyn or any argument replaces the binding (the last one wins);
+    // a specific argument leaves a dyn or any binding as it is.
+    if (arg.isDyn()) {
+      it->second = arg;
+      return true;
+    }
+    if (it->second.isDyn()) return true;
     return assignable(it->second, arg, b);
   }
+  if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
   if (param.kind != arg.kind) return false;
-  if (param.params.size() != arg.params.size()) return param.kind == K::Type;
+  if (param.kind == K::Type) return true;  // type(list(dyn)) == type(map(dyn, dyn)) checks
+  if (param.params.size() != arg.params.size()) return false;
   for (size_t i = 0; i < param.params.size(); ++i)
     if (!assignable(param.params[i], arg.params[i], b)) return false;
   return true;
@@ -44,6 +56,15 @@ CelType substitute(const CelType& t, const Bindings& b) {
   return out;
 }
 
+// Equal types, a nested dyn matching anything (the homogeneous-literal check).
+bool sameModuloDyn(const CelType& a, const CelType& b) {
+  if (a.kind == K::Dyn || b.kind == K::Dyn) return true;
+  if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
+  for (size_t i = 0; i < a.params.size(); ++i)
+    if (!sameModuloDyn(a.params[i], b.params[i])) return false;
+  return true;
+}
+
 // The type both a and b fit: equal types stay, anything else is dyn.
 CelType join(const CelType& a, const CelType& b) {
   if (a == b) return a;
@@ -52,12 +73,39 @@ CelType join(const CelType& a, const CelType& b) {
   return dyn();
 }
 
+bool isAuthzFunction(std::string_view name) {
+  static const std::set<std::string, std::less<>> names = {
+      "check",       "allowed",   "reason", "errored", "error",          "group",         "resource",
+      "subresource", "namespace", "name",   "path",    "serviceAccount", "fieldSelector", "labelSelector"};
+  return names.contains(name);
+}
+
+// The type names CEL declares as identifiers (type constants): `type(x) == int`.
+std::optional<CelType> typeIdentifier(std::string_view name) {
+  static const std::map<std::string, CelType, std::less<>> types = {
+      {"int", CelType::of(K::Int)},
+      {"uint", CelType::of(K::Uint)},
+      {"double", CelType::of(K::Double)},
+      {"bool", CelType::of(K::Bool)},
+      {"string", CelType::of(K::String)},
+      {"bytes", CelType::of(K::Bytes)},
+      {"null_type", CelType::of(K::Null)},
+      {"type", CelType::of(K::Type)},
+      {"list", CelType::list(CelType::of(K::Dyn))},
+      {"map", CelType::map(CelType::of(K::Dyn), CelType::of(K::Dyn))},
+      {"optional_type", CelType{K::Optional, {CelType::of(K::Dyn)}, {}}},
+  };
+  auto it = types.find(name);
+  if (it == types.end()) return std::nullopt;
+  return CelType{K::Type, {it->second}, {}};
+}
+
 CelType deviceFieldType(std::string_view field, bool& known) {
   known = true;
   if (field == "driver") return CelType::of(K::String);
   if (field == "allowMultipleAllocations") return CelType::of(K::Bool);
   if (field == "attributes")
-    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), dyn()));
+    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), CelType::of(K::Any)));
   if (field == "capacity")
     return CelType::map(CelType::of(K::String),
                         CelType::map(CelType::of(K::String), CelType::of(K::Quantity)));
@@ -115,29 +163,54 @@ class Checker {
     issues_.add(source_.offsetOf(at.id), std::move(message));
   }
 
-  CelType ident(const Expr& e) {
+  CelType ident(Expr& e) {
+    if (e.name.starts_with(".")) {
+      // A leading dot names the root scope: `.device`.
+      const std::string root = e.name.substr(1);
+      if (root == "device") {
+        e.name = root;
+        return CelType::of(K::Device);
+      }
+    }
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
+    if (e.name.starts_with("google.protobuf.") || e.name.starts_with(".google.protobuf.")) {
+      // A message literal of a protobuf well-known type (wrappers, Struct, Value, Any, ...): cel-go
+      // knows these in every environment; this evaluator does not build them.
+      error(e, "message type '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
+      return CelType::of(K::Error);
+    }
+    if (auto t = typeIdentifier(e.name)) return *t;
     error(e, "undeclared reference to '" + e.name + "' (in container '')");
     return CelType::of(K::Error);
   }
 
   CelType select(Expr& e) {
     // A.B where A is not a variable may be a namespaced name; DRA's environment has none as values.
-    const CelType operand = check(*e.operand);
+    CelType operand = check(*e.operand);
+    // Selecting on an optional (after `.?`) selects on its value and stays optional.
+    const bool optional = operand.kind == K::Optional && !e.testOnly;
+    if (optional) operand = operand.params.at(0);
+    const CelType result = fieldType(e, operand, e.name);
+    if (e.testOnly) return CelType::of(K::Bool);
+    return optional && result.kind != K::Error ? CelType{K::Optional, {result}, {}} : result;
+  }
+
+  CelType fieldType(const Expr& e, const CelType& operand, const std::string& field) {
     CelType result;
     switch (operand.kind) {
       case K::Device: {
         bool known = false;
-        result = deviceFieldType(e.name, known);
-        if (!known) error(e, "undefined field '" + e.name + "'");
+        result = deviceFieldType(field, known);
+        if (!known) error(e, "undefined field '" + field + "'");
         break;
       }
       case K::Map:
         result = operand.params[1];
         break;
       case K::Dyn:
+      case K::Any:
       case K::Error:
         result = operand.kind == K::Error ? operand : dyn();
         break;
@@ -145,7 +218,7 @@ class Checker {
         error(e, "type '" + operand.toString() + "' does not support field selection");
         result = CelType::of(K::Error);
     }
-    return e.testOnly ? CelType::of(K::Bool) : result;
+    return result;
   }
 
   CelType call(Expr& e) {
@@ -163,23 +236,70 @@ class Checker {
     for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
 
     if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
+      // cel-go checks each operand of && and || against bool, at the operand.
       for (size_t i = 0; i < argTypes.size(); ++i) {
-        if (argTypes[i].kind != K::Bool && argTypes[i].kind != K::Dyn && argTypes[i].kind != K::Error) {
-          noMatchingOverload(e, argTypes);
-          return CelType::of(K::Error);
-        }
+        if (argTypes[i].kind != K::Bool && !argTypes[i].isDyn() && argTypes[i].kind != K::Error)
+          error(*e.args[i], "expected type 'bool' but found '" + argTypes[i].toString() + "'");
       }
       return CelType::of(K::Bool);
     }
     if (e.name == op::kConditional) {
-      if (argTypes[0].kind != K::Bool && argTypes[0].kind != K::Dyn && argTypes[0].kind != K::Error) {
+      // cel-go declares it as (bool, A, A) -> A.
+      Bindings b;
+      const CelType a = CelType{K::Param, {}, "A"};
+      if (!assignable(CelType::of(K::Bool), argTypes[0], b) || !assignable(a, argTypes[1], b) ||
+          !assignable(a, argTypes[2], b)) {
         noMatchingOverload(e, argTypes);
         return CelType::of(K::Error);
       }
-      return join(argTypes[1], argTypes[2]);
+      return substitute(a, b);
     }
 
+    // cel-go's ValidateRegexLiterals: a constant pattern of matches() must compile.
+    if (e.name == "matches") {
+      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
+                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
+      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
+          regexError(pattern->constant.text())) {
+        error(*pattern, "invalid matches argument");
+      }
+    }
+    // `.f()` names the root scope's f (a leading dot stays in the name of an undeclared function).
+    if (!e.operand && e.name.starts_with(".") && functionRegistry().find(std::string_view(e.name).substr(1)))
+      e.name.erase(0, 1);
+    if (e.name == op::kOptSelect && argTypes.size() == 2) {
+      CelType operand = argTypes[0];
+      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      const CelType field = fieldType(e, operand, e.args[1]->constant.text());
+      return field.kind == K::Error ? field : CelType{K::Optional, {field}, {}};
+    }
+    if ((e.name == op::kOptIndex || e.name == op::kIndex) && argTypes.size() == 2 &&
+        (e.name == op::kOptIndex || argTypes[0].kind == K::Optional)) {
+      // x[?k] and an index on an optional: the element (or value) type, optional.
+      CelType operand = argTypes[0];
+      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      CelType elem;
+      if (operand.kind == K::List) {
+        elem = operand.params[0];
+      } else if (operand.kind == K::Map) {
+        elem = operand.params[1];
+      } else if (operand.isDyn() || operand.kind == K::Error) {
+        elem = dyn();
+      } else {
+        noMatchingOverload(e, argTypes);
+        return CelType::of(K::Error);
+      }
+      return CelType{K::Optional, {elem}, {}};
+    }
     const std::vector<Overload>* overloads = functionRegistry().find(e.name);
+    if (!overloads && isAuthzFunction(e.name)) {
+      // Kubernetes' authz library is declared, but nothing of type Authorizer exists in DRA's environment
+      // (`authorizer` is undeclared): after that error nothing more; otherwise no overload fits.
+      for (const CelType& t : argTypes)
+        if (t.kind == K::Error) return t;
+      noMatchingOverload(e, argTypes);
+      return CelType::of(K::Error);
+    }
     if (!overloads) {
       if (functionRegistry().notImplemented(e.name)) {
         error(e, "function '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
@@ -214,36 +334,76 @@ class Checker {
     error(e, "found no matching overload for '" + e.name + "' applied to '" + applied + "'");
   }
 
-  CelType list(Expr& e) {
-    std::optional<CelType> elem;
-    for (ExprPtr& a : e.args) {
-      const CelType t = check(*a);
-      if (!elem || elem->kind == K::Dyn || elem->kind == K::Error) {
-        elem = t;
-      } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == *elem)) {
-        error(*a, "expected type '" + elem->toString() + "' but found '" + t.toString() + "'");
-      }
+  // cel-go types a literal with the join of its elements (dyn when they differ); the homogeneous-
+  // literal validator (ValidateHomogeneousAggregateLiterals) then reports, only when checking found no
+  // error, the first element of each list whose type differs from the first one's, and every map key
+  // and value that differs from the first entry's.
+  static bool equivalentType(const CelType& a, const CelType& b) {
+    if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
+    for (size_t i = 0; i < a.params.size(); ++i) {
+      // optional.none() leaves its type parameter free (cel-go unifies it; dyn here).
+      if (a.kind == K::Optional && (a.params[i].kind == K::Dyn || b.params[i].kind == K::Dyn)) continue;
+      if (!equivalentType(a.params[i], b.params[i])) return false;
     }
-    return CelType::list(elem && elem->kind != K::Error ? *elem : dyn());
+    return a.kind != K::Param || a.param == b.param;
+  }
+
+  CelType list(Expr& e) {
+    std::optional<CelType> first, joined;
+    bool reported = false;
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      ExprPtr& a = e.args[i];
+      CelType t = check(*a);
+      const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
+      if (optionalEntry && t.kind == K::Optional) t = t.params.at(0);
+      // ?optional.none(): its free type parameter unifies with the other elements in cel-go.
+      if (optionalEntry && t.kind == K::Dyn) continue;
+      if (!first) {
+        first = joined = t;
+        continue;
+      }
+      if (!reported && !equivalentType(*first, t)) {
+        validatorIssues_.emplace_back(
+            a.get(), "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
+        reported = true;
+      }
+      if (!(*joined == t)) joined = dyn();
+    }
+    return CelType::list(joined && joined->kind != K::Error ? *joined : dyn());
   }
 
   CelType map(Expr& e) {
-    std::optional<CelType> key, value;
+    std::optional<CelType> firstKey, firstValue, key, value;
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
-      const CelType v = check(*entry.value);
-      for (auto [seen, t, at] :
-           {std::tuple{&key, k, entry.key.get()}, std::tuple{&value, v, entry.value.get()}}) {
-        if (!*seen || (*seen)->kind == K::Dyn) {
-          *seen = t;
-        } else if (t.kind != K::Dyn && t.kind != K::Error && !(t == **seen)) {
-          error(*at, "expected type '" + (*seen)->toString() + "' but found '" + t.toString() + "'");
-        }
+      CelType v = check(*entry.value);
+      if (entry.optional && v.kind == K::Optional) v = v.params.at(0);
+      if (entry.optional && v.kind == K::Dyn) continue;  // ?optional.none(), as for lists
+      if (!firstKey) {
+        firstKey = key = k;
+        firstValue = value = v;
+        continue;
       }
+      if (!equivalentType(*firstKey, k))
+        validatorIssues_.emplace_back(
+            entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" + k.toString() + "'");
+      if (!equivalentType(*firstValue, v))
+        validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
+                                                             "' but found '" + v.toString() + "'");
+      if (!(*key == k)) key = dyn();
+      if (!(*value == v)) value = dyn();
     }
     return CelType::map(key ? *key : dyn(), value ? *value : dyn());
   }
 
+ public:
+  // Reports the validator's findings when checking found no error.
+  void validate() {
+    if (!issues_.empty()) return;
+    for (const auto& [at, message] : validatorIssues_) error(*at, message);
+  }
+
+ private:
   CelType comprehension(Expr& e) {
     const CelType range = check(*e.iterRange);
     CelType var1 = dyn(), var2 = dyn();
@@ -257,12 +417,18 @@ class Checker {
     } else if (range.kind == K::Map) {
       var1 = range.params[0];
       var2 = range.params[1];
-    } else if (range.kind != K::Dyn && range.kind != K::Error) {
+    } else if (!range.isDyn() && range.kind != K::Error) {
       error(*e.iterRange, "expression of type '" + range.toString() +
                               "' cannot be range of a comprehension (must be list, map, or dynamic)");
     }
     const CelType init = check(*e.accuInit);
-    scopes_.emplace_back(e.accuVar, init.kind == K::List && init.params[0].kind == K::Dyn ? dyn() : init);
+    // The result accumulator of map/filter starts as `[]`, whose element type the step decides (cel-go
+    // unifies a type variable); other accumulators (cel.bind's variable) have their initializer's type.
+    const bool resultAccu = e.accuVar == "__result__" || e.accuVar == "@result";
+    const bool emptyAggregate =
+        (init.kind == K::List && init.params[0].kind == K::Dyn) ||
+        (init.kind == K::Map && init.params[0].kind == K::Dyn && init.params[1].kind == K::Dyn);
+    scopes_.emplace_back(e.accuVar, resultAccu && emptyAggregate ? dyn() : init);
     scopes_.emplace_back(e.iterVar, var1);
     if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
     check(*e.loopCondition);
@@ -270,7 +436,9 @@ class Checker {
     if (!e.iterVar2.empty()) scopes_.pop_back();
     scopes_.pop_back();
     // The accumulator's type is what the step makes of it.
-    scopes_.back().second = join(init, step).kind == K::Dyn && init.kind == K::List ? step : join(init, step);
+    scopes_.back().second = join(init, step).kind == K::Dyn && (init.kind == K::List || init.kind == K::Map)
+                                ? step
+                                : join(init, step);
     const CelType result = check(*e.result);
     scopes_.pop_back();
     return result;
@@ -286,9 +454,48 @@ class Checker {
   const SourceInfo& source_;
   Issues& issues_;
   std::vector<std::pair<std::string, CelType>> scopes_;
+  std::vector<std::pair<const Expr*, std::string>> validatorIssues_;
 };
 
 // The interpreter -----------------------------------------------------------------------------------
+
+// The runtime error when no overload fits the argument values, worded as cel-go's paths word it: the
+// standard library's operators are singletons bound to a trait of the first argument ("no such overload:
+// _+_" when it lacks the trait, the trait method's plain "no such overload" when it has it but the other
+// argument does not fit); every other function dispatches over its overloads ("no such overload:
+// charAt(int, int)", the argument types in order, the receiver first).
+Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool constantPattern) {
+  using VK = Value::Kind;
+  static const std::map<std::string, std::set<VK>, std::less<>> traits = {
+      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List}},
+      {"_-_", {VK::Int, VK::Uint, VK::Double}},
+      {"_*_", {VK::Int, VK::Uint, VK::Double}},
+      {"_/_", {VK::Int, VK::Uint, VK::Double}},
+      {"_%_", {VK::Int, VK::Uint}},
+      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"size", {VK::String, VK::Bytes, VK::List, VK::Map}},
+      {"matches", {VK::String}},
+  };
+  // Plain: `in`, `!`, `-` (their bindings check the types themselves), contains/startsWith/endsWith
+  // (type guards disabled), and matches/find/findAll with a constant pattern (the regex optimizer's
+  // replacement call checks its receiver itself).
+  if (fn == op::kIn || fn == op::kLogicalNot || fn == op::kIndex || fn == op::kNegate || fn == "contains" ||
+      fn == "startsWith" || fn == "endsWith" ||
+      (constantPattern && (fn == "matches" || fn == "find" || fn == "findAll")))
+    return Value::error(kNoSuchOverload);
+  if (auto it = traits.find(fn); it != traits.end()) {
+    // A first argument with the trait, or a string (a traits.Receiver), answers with the plain error.
+    if (!args.empty() && (it->second.contains(args[0].kind()) || args[0].kind() == VK::String))
+      return Value::error(kNoSuchOverload);
+    return Value::error(std::string(kNoSuchOverload) + ": " + fn);
+  }
+  std::string signature;
+  for (size_t i = 0; i < args.size(); ++i) signature += (i ? ", " : "") + std::string(args[i].typeName());
+  return Value::error(std::string(kNoSuchOverload) + ": " + fn + "(" + signature + ")");
+}
 
 class Interpreter {
  public:
@@ -300,6 +507,7 @@ class Interpreter {
       case ExprKind::Constant:
         return e.constant;
       case ExprKind::Ident: {
+        if (!isBound(e.name) && typeIdentifier(e.name)) return Value::type(e.name);  // a constant: no cost
         charge(1);
         return lookup(e.name);
       }
@@ -311,9 +519,15 @@ class Interpreter {
         charge(10);
         ValueList items;
         items.reserve(e.args.size());
-        for (const ExprPtr& a : e.args) {
-          Value v = eval(*a);
+        for (size_t i = 0; i < e.args.size(); ++i) {
+          Value v = eval(*e.args[i]);
           if (v.isError()) return v;
+          if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
+              v.kind() == Value::Kind::Optional) {
+            // [?x]: the value when x has one, nothing otherwise.
+            if (v.optionalValue()) items.push_back(*v.optionalValue());
+            continue;
+          }
           items.push_back(std::move(v));
         }
         return Value::list(std::move(items));
@@ -326,8 +540,15 @@ class Interpreter {
           if (k.isError()) return k;
           Value v = eval(*m.value);
           if (v.isError()) return v;
+          if (m.optional && v.kind() == Value::Kind::Optional) {
+            // {?k: v}: the entry only when v has a value.
+            if (!v.optionalValue()) continue;
+            v = *v.optionalValue();
+          }
           for (const auto& existing : entries)
-            if (equalValues(existing.first, k)) return Value::error("Failed with repeated key");
+            if (equalValues(existing.first, k)) {
+              // cel-go keeps the last value of a repeated key.
+            }
           entries.emplace_back(std::move(k), std::move(v));
         }
         return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
@@ -356,6 +577,13 @@ class Interpreter {
     if (cost_ > options_.costLimit) abort(kCostLimitExceeded);
   }
 
+  bool isBound(const std::string& name) const {
+    if (name == "device") return true;
+    for (const auto& v : vars_)
+      if (v.first == name) return true;
+    return false;
+  }
+
   Value lookup(const std::string& name) {
     for (auto it = vars_.rbegin(); it != vars_.rend(); ++it)
       if (it->first == name) return it->second;
@@ -363,18 +591,57 @@ class Interpreter {
     return Value::error("no such attribute(s): " + name);
   }
 
+  // A select or index whose operand is not itself an identifier, select or index starts a relative
+  // attribute in cel-go, which costs 1 more than its qualifiers.
+  static bool isAttribute(const Expr& e) {
+    return e.kind == ExprKind::Ident || (e.kind == ExprKind::Select && !e.testOnly) ||
+           (e.kind == ExprKind::Call && e.name == op::kIndex && !e.operand);
+  }
+
   Value select(const Expr& e) {
     Value operand = eval(*e.operand);
     if (aborted_) return abortValue();
+    if (!isAttribute(*e.operand)) charge(1);
     if (operand.isError()) return operand;
+    // A presence test costs nothing; an optional qualifier only when present.
+    if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
+      // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
+      if (!operand.optionalValue()) return operand;
+      Value r = qualifyIfPresent(*operand.optionalValue(), Value::string(e.name));
+      if (r.kind() == Value::Kind::Optional && r.optionalValue()) charge(1);
+      return r;
+    }
     if (!e.testOnly) charge(1);
     if (operand.kind() != Value::Kind::Map)
-      return Value::error(e.testOnly ? "invalid type for field selection." : kNoSuchOverload);
+      return e.testOnly ? Value::boolean(false) : Value::error(kNoSuchOverload);
     const Value key = Value::string(e.name);
     auto v = operand.mapValue().find(key);
     if (e.testOnly) return Value::boolean(v.has_value());
     if (!v) return Value::error("no such key: " + e.name);
     return *v;
+  }
+
+  // A qualifier of an optional chain: optional.of(the value) when `key` is present, else optional.none().
+  static Value qualifyIfPresent(const Value& operand, const Value& key) {
+    if (operand.kind() == Value::Kind::Map) {
+      auto v = operand.mapValue().find(key);
+      return v ? Value::optionalOf(*v) : Value::optionalNone();
+    }
+    if (operand.kind() == Value::Kind::List) {
+      std::optional<int64_t> i;
+      if (key.kind() == Value::Kind::Int) i = key.asInt();
+      if (key.kind() == Value::Kind::Uint && key.asUint() <= INT64_MAX)
+        i = static_cast<int64_t>(key.asUint());
+      if (key.kind() == Value::Kind::Double && std::trunc(key.asDouble()) == key.asDouble() &&
+          std::abs(key.asDouble()) < 9.2e18)
+        i = static_cast<int64_t>(key.asDouble());
+      if (!i) return Value::error(kNoSuchOverload);
+      const auto& items = operand.items();
+      if (*i < 0 || *i >= static_cast<int64_t>(items.size())) return Value::optionalNone();
+      return Value::optionalOf(items[static_cast<size_t>(*i)]);
+    }
+    if (operand.isError()) return operand;
+    return Value::error(kNoSuchOverload);
   }
 
   Value logical(const Expr& e, bool isAnd) {
@@ -386,9 +653,10 @@ class Interpreter {
     if (aborted_) return abortValue();
     if (r.kind() == Value::Kind::Bool && r.asBool() != isAnd) return r;
     if (l.kind() == Value::Kind::Bool && r.kind() == Value::Kind::Bool) return l;
-    if (l.isError()) return l;
-    if (r.isError()) return r;
-    return Value::error(kNoSuchOverload);
+    // cel-go: the first operand that is not a bool gives the error (a non-error, non-bool value gives
+    // "no such overload").
+    const Value& bad = l.kind() != Value::Kind::Bool ? l : r;
+    return bad.isError() ? bad : Value::error(kNoSuchOverload);
   }
 
   Value call(const Expr& e) {
@@ -400,12 +668,64 @@ class Interpreter {
       if (aborted_) return abortValue();
       if (c.isError()) return c;
       if (c.kind() != Value::Kind::Bool) return Value::error(kNoSuchOverload);
-      return eval(*e.args[c.asBool() ? 1 : 2]);
+      const Expr& branch = *e.args[c.asBool() ? 1 : 2];
+      const uint64_t before = cost_;
+      Value v = eval(branch);
+      // cel-go plans a conditional over attribute branches as one conditional attribute: the chosen
+      // branch's root costs nothing of its own.
+      if (isAttribute(branch) && cost_ > before) --cost_;
+      return v;
     }
     if (fn == op::kNotStrictlyFalse) {
       Value v = eval(*e.args[0]);
       if (aborted_) return abortValue();
+      charge(1);
+      if (aborted_) return abortValue();
       return Value::boolean(v.kind() != Value::Kind::Bool || v.asBool());
+    }
+    if (fn == op::kOptSelect || fn == op::kOptIndex ||
+        (fn == op::kIndex && !e.operand && e.args.size() == 2)) {
+      const bool optionalCall = fn != op::kIndex;
+      Value operand = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      if (!isAttribute(*e.args[0])) charge(1);
+      if (operand.isError()) return operand;
+      if (optionalCall || operand.kind() == Value::Kind::Optional) {
+        Value key = eval(*e.args[1]);
+        if (aborted_) return abortValue();
+        if (key.isError()) return key;
+        Value r = operand.kind() == Value::Kind::Optional
+                      ? (operand.optionalValue() ? qualifyIfPresent(*operand.optionalValue(), key) : operand)
+                      : qualifyIfPresent(operand, key);
+        if (r.kind() == Value::Kind::Optional && r.optionalValue()) charge(1);  // charged when present
+        if (aborted_) return abortValue();
+        return r;
+      }
+      // A plain index: the operand is evaluated already. Lists take any numeric index at run time (the
+      // checker wants an int; a dyn index may be a uint or an integral double).
+      Value key = eval(*e.args[1]);
+      if (aborted_) return abortValue();
+      if (!key.isError() && (operand.kind() == Value::Kind::List || operand.kind() == Value::Kind::Map)) {
+        Value r = indexValue(operand, key);
+        charge(1);
+        if (aborted_) return abortValue();
+        return r;
+      }
+      std::vector<Value> args{std::move(operand), std::move(key)};
+      return dispatch(e, args);
+    }
+    if ((fn == "or" || fn == "orValue") && e.operand && e.args.size() == 1) {
+      // cel-go evaluates the alternative only when the optional is empty.
+      Value opt = eval(*e.operand);
+      if (aborted_) return abortValue();
+      if (opt.kind() == Value::Kind::Optional && opt.optionalValue()) {
+        charge(1);
+        return fn == "or" ? opt : *opt.optionalValue();
+      }
+      Value alt = eval(*e.args[0]);
+      if (aborted_) return abortValue();
+      std::vector<Value> args{std::move(opt), std::move(alt)};
+      return dispatch(e, args);
     }
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
@@ -414,20 +734,36 @@ class Interpreter {
       if (aborted_) return abortValue();
       args.push_back(eval(*a));
     }
+    return dispatch(e, args);
+  }
+
+  // Calls the overload that fits the evaluated arguments, charging the call.
+  Value dispatch(const Expr& e, std::vector<Value>& args) {
+    const std::string& fn = e.name;
     if (aborted_) return abortValue();
+    // Every evaluated call is charged, also when an argument is an error (cel-go's cost observer).
+    const std::string_view overloadId = e.overloads.size() == 1 ? std::string_view(e.overloads[0]->id) : "";
+    const auto finish = [&](Value result) {
+      if (!e.noCallCost) charge(callCost(fn, overloadId, args, result));
+      if (aborted_) return abortValue();
+      return result;
+    };
     for (const Value& a : args)
-      if (a.isError()) return a;
+      if (a.isError()) return finish(a);
+    if (e.noCallCost && !args.empty() && args[0].kind() == Value::Kind::Semver) {
+      // cel-go's set membership looks the value up in a Go map: a Semver (it holds slices) cannot be
+      // hashed, and the panic surfaces as an internal error.
+      return finish(Value::error("internal error: runtime error: hash of unhashable type cel.Semver"));
+    }
     for (const Overload* o : e.overloads) {
       bool match = true;
       for (size_t i = 0; i < args.size() && match; ++i) match = runtimeKindMatches(o->params[i], args[i]);
       if (!match) continue;
-      Value result = o->impl(args);
-      charge(o->cost ? o->cost(args, result) : 1);
-      if (aborted_) return abortValue();
-      return result;
+      return finish(o->impl(args));
     }
-    charge(1);
-    return Value::error(kNoSuchOverload);
+    const Expr* pattern = e.operand ? (e.args.empty() ? nullptr : e.args[0].get())
+                                    : (e.args.size() < 2 ? nullptr : e.args[1].get());
+    return finish(noSuchOverload(fn, args, pattern && pattern->kind == ExprKind::Constant));
   }
 
   Value comprehension(const Expr& e) {
@@ -490,15 +826,142 @@ class Interpreter {
   const char* abortMessage_ = "";
 };
 
+// cel-go's OptOptimize (interpreter/decorators.go decOptimize), applied bottom-up while planning: list
+// and map literals of constants become constants; type conversions (bool, bytes, double, dyn, int,
+// string, type, uint) of a constant are evaluated, and an error there fails the program
+// ("program instantiation failed: ..."). Constants cost nothing at run time.
+class Folder {
+ public:
+  explicit Folder(std::string& error) : error_(error) {}
+
+  // Returns whether `e` is a constant after folding.
+  bool fold(ExprPtr& e) {
+    switch (e->kind) {
+      case ExprKind::Constant:
+        return true;
+      case ExprKind::Ident:
+        return !bound(e->name) && typeIdentifier(e->name).has_value();
+      case ExprKind::Select:
+        fold(e->operand);
+        return false;
+      case ExprKind::Call: {
+        if (e->operand) fold(e->operand);
+        bool allConst = !e->operand;
+        for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        if (e->name == op::kIndex && !e->operand && e->args.size() == 2 &&
+            e->args[1]->kind == ExprKind::Constant && e->args[1]->constant.kind() == Value::Kind::Bytes) {
+          // cel-go makes a constant index an attribute qualifier when planning; bytes cannot be one.
+          if (error_.empty()) error_ = "program instantiation failed: invalid qualifier type: types.Bytes";
+          return false;
+        }
+        if ((e->name == "find" || e->name == "findAll") && e->operand && !e->args.empty() &&
+            e->args[0]->kind == ExprKind::Constant && e->args[0]->constant.kind() == Value::Kind::String) {
+          // The regex optimizer compiles a constant pattern when the program is built.
+          if (auto err = regexError(e->args[0]->constant.text()); err && error_.empty())
+            error_ = "program instantiation failed: " + *err;
+          return false;
+        }
+        if (e->name == op::kIn && !e->operand && e->args.size() == 2 &&
+            e->args[1]->kind == ExprKind::Constant && e->args[1]->constant.kind() == Value::Kind::List) {
+          // maybeOptimizeSetMembership: `x in []` is false; `x in <constant list of bool, int, uint,
+          // double or string>` is a set lookup, not a charged call.
+          const ValueList& items = e->args[1]->constant.items();
+          if (items.empty()) {
+            auto c = std::make_unique<Expr>();
+            c->id = e->id;
+            c->kind = ExprKind::Constant;
+            c->constant = Value::boolean(false);
+            e = std::move(c);
+            return true;
+          }
+          bool primitive = true;
+          for (const Value& v : items) {
+            const Value::Kind k = v.kind();
+            primitive =
+                primitive && (k == Value::Kind::Bool || k == Value::Kind::Int || k == Value::Kind::Uint ||
+                              k == Value::Kind::Double || k == Value::Kind::String);
+          }
+          e->noCallCost = primitive;
+          return false;
+        }
+        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes",  "double", "dyn",
+                                                                       "int",  "string", "type",   "uint"};
+        if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
+        return replace(e, true);
+      }
+      case ExprKind::List: {
+        bool allConst = e->optionalAt.empty();
+        for (ExprPtr& a : e->args) allConst = fold(a) && allConst;
+        return allConst && replace(e, false);
+      }
+      case ExprKind::Map: {
+        bool allConst = true;
+        for (MapEntry& m : e->entries) {
+          allConst = fold(m.key) && allConst;
+          allConst = fold(m.value) && allConst && !m.optional;
+        }
+        return allConst && replace(e, false);
+      }
+      case ExprKind::Comprehension: {
+        fold(e->iterRange);
+        fold(e->accuInit);
+        scopes_.push_back(e->accuVar);
+        scopes_.push_back(e->iterVar);
+        scopes_.push_back(e->iterVar2);
+        fold(e->loopCondition);
+        fold(e->loopStep);
+        scopes_.resize(scopes_.size() - 2);
+        fold(e->result);
+        scopes_.pop_back();
+        return false;
+      }
+    }
+    return false;
+  }
+
+ private:
+  bool bound(const std::string& name) const {
+    return std::find(scopes_.begin(), scopes_.end(), name) != scopes_.end();
+  }
+
+  bool replace(ExprPtr& e, bool failOnError) {
+    EvalOptions options;
+    Interpreter interpreter(Value(), options);
+    Value v = interpreter.eval(*e);
+    if (v.isError() && failOnError) {
+      if (error_.empty()) error_ = "program instantiation failed: " + v.text();
+      return false;
+    }
+    auto c = std::make_unique<Expr>();
+    c->id = e->id;
+    c->kind = ExprKind::Constant;
+    c->constant = std::move(v);
+    e = std::move(c);
+    return true;
+  }
+
+  std::string& error_;
+  std::vector<std::string> scopes_;
+};
+
 }  // namespace
 
-Result<std::shared_ptr<const Program>> Program::compile(std::string_view expression) {
+Result<std::shared_ptr<const Program>> Program::compile(
+    std::string_view expression,
+    const std::function<std::optional<std::string>(const CelType&)>& checkOutput) {
   Issues issues;
   ParsedExpr parsed = parse(expression, issues);
   if (!issues.empty() || !parsed.expr) return Error(issues.toString(parsed.source));
   Checker checker(parsed.source, issues);
   CelType output = checker.check(*parsed.expr);
+  checker.validate();
   if (!issues.empty()) return Error(issues.toString(parsed.source));
+  if (checkOutput) {
+    if (auto err = checkOutput(output)) return Error(*err);
+  }
+  std::string planError;
+  Folder(planError).fold(parsed.expr);
+  if (!planError.empty()) return Error(planError);
   return std::shared_ptr<const Program>(new Program(std::move(parsed), std::move(output)));
 }
 

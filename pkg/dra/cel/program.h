@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -37,7 +38,11 @@ class Program {
  public:
   // Parses and checks `expression` in DRA's environment (one variable, `device`). On failure the error
   // is cel-go's Issues text ("ERROR: <input>:1:1: ...").
-  static Result<std::shared_ptr<const Program>> compile(std::string_view expression);
+  // `checkOutput` (optional) runs after checking and before planning: an error there is returned as is,
+  // as upstream checks the output type before it builds the program.
+  static Result<std::shared_ptr<const Program>> compile(
+      std::string_view expression,
+      const std::function<std::optional<std::string>(const CelType&)>& checkOutput = {});
 
   const CelType& outputType() const { return outputType_; }
   // Evaluates with `device` bound to `device` (a map with driver, attributes, capacity and

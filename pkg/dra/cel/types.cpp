@@ -66,8 +66,10 @@ std::string CelType::toString() const {
   switch (kind) {
     case K::Dyn:
       return "dyn";
+    case K::Any:
+      return "any";
     case K::Null:
-      return "null_type";
+      return "null";
     case K::Bool:
       return "bool";
     case K::Int:
@@ -93,7 +95,7 @@ std::string CelType::toString() const {
     case K::Semver:
       return "kubernetes.Semver";
     case K::Error:
-      return "*error*";
+      return "!error!";
     case K::Device:
       return "kubernetes.DRADevice";
     case K::Param:
@@ -102,11 +104,31 @@ std::string CelType::toString() const {
   return "dyn";
 }
 
+std::string CelType::typeName() const {
+  switch (kind) {
+    case Kind::Any:
+      return "google.protobuf.Any";
+    case Kind::Null:
+      return "null_type";
+    case Kind::List:
+      return "list(" + params.at(0).typeName() + ")";
+    case Kind::Map:
+      return "map(" + params.at(0).typeName() + ", " + params.at(1).typeName() + ")";
+    case Kind::Optional:
+      return "optional_type(" + params.at(0).typeName() + ")";
+    case Kind::Type:
+      return params.empty() ? "type" : "type(" + params[0].typeName() + ")";
+    default:
+      return toString();
+  }
+}
+
 bool runtimeKindMatches(const CelType& t, const Value& v) {
   using K = CelType::Kind;
   using VK = Value::Kind;
   switch (t.kind) {
     case K::Dyn:
+    case K::Any:
     case K::Param:
       return true;
     case K::Null:

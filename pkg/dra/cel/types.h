@@ -14,6 +14,7 @@ namespace ks::cel {
 struct CelType {
   enum class Kind : uint8_t {
     Dyn,
+    Any,  // google.protobuf.Any: what device attribute values are declared as; checks as dyn
     Null,
     Bool,
     Int,
@@ -43,8 +44,11 @@ struct CelType {
   // Parses a signature type: "int", "list(A)", "map(K, V)", "optional_type(A)", "A".
   static CelType parse(std::string_view text);
 
-  bool isDyn() const { return kind == Kind::Dyn; }
+  bool isDyn() const { return kind == Kind::Dyn || kind == Kind::Any; }
+  // As the checker's errors print it ("any" for google.protobuf.Any).
   std::string toString() const;
+  // As cel.Type.String() prints it ("google.protobuf.Any"), for the output-type error.
+  std::string typeName() const;
   bool operator==(const CelType&) const = default;
 };
 

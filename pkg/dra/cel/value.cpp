@@ -36,20 +36,17 @@ std::optional<int> compareNumbers(const Value& a, const Value& b) {
                         ? b.asDouble()
                         : (kb == K::Int ? static_cast<double>(b.asInt()) : static_cast<double>(b.asUint()));
   if (std::isnan(da) || std::isnan(db)) return std::nullopt;
-  // An int/uint against a double outside its range orders by the double.
+  // cel-go's compareDoubleInt / compareDoubleUint: outside the integer's range the double decides;
+  // inside it, both compare as doubles (so 9223372036854775807 == 9223372036854775807.0 orders equal).
   if (ka == K::Double && kb != K::Double) {
     if (kb == K::Int) {
       if (da < -9223372036854775808.0) return -1;
-      if (da >= 9223372036854775808.0) return 1;
-      const double t = std::trunc(da);
-      const int c = cmp(static_cast<int64_t>(t), b.asInt());
-      return c != 0 ? c : cmp(da, t);
+      if (da > 9223372036854775807.0) return 1;
+      return cmp(da, db);
     }
     if (da < 0) return -1;
-    if (da >= 18446744073709551616.0) return 1;
-    const double t = std::trunc(da);
-    const int c = cmp(static_cast<uint64_t>(t), b.asUint());
-    return c != 0 ? c : cmp(da, t);
+    if (da > 18446744073709551615.0) return 1;
+    return cmp(da, db);
   }
   if (kb == K::Double && ka != K::Double) {
     auto r = compareNumbers(b, a);
@@ -129,7 +126,13 @@ Value Value::optionalNone() {
 Value Value::quantity(api::Quantity q) {
   Value v;
   v.kind_ = Kind::Quantity;
+  v.b_ = false;
   v.ref_ = box(std::move(q));
+  return v;
+}
+Value Value::quantityRef(api::Quantity q) {
+  Value v = quantity(std::move(q));
+  v.b_ = true;
   return v;
 }
 Value Value::semver(Semver s) {
@@ -298,14 +301,15 @@ std::optional<int> compareValues(const Value& a, const Value& b) {
 
 std::string formatDouble(double d) {
   // Go's strconv.FormatFloat(d, 'g', -1, 64) as cel-go's string(double) uses: the shortest text that
-  // reads back, exponent form below 1e-4 and from 1e21.
+  // reads back, exponent form below 1e-4 and from 1e6.
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "+Inf" : "-Inf";
   char buf[64];
   auto [p, ec] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::general);
   std::string s(buf, p);
-  // to_chars' general form switches to exponents like %g (at 1e-5 / precision); Go's 'g' with -1
-  // precision uses exponent < -4 || exponent >= 21. Rebuild from the shortest digits.
+  // Go's 'g' with the shortest precision uses the exponent form when exponent < -4 || exponent >= 6
+  // (strconv: "if precision was the shortest possible, use precision 6 for this decision"). Rebuild
+  // from the shortest digits.
   auto [q, ec2] = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
   std::string sci(buf, q);
   const size_t e = sci.find('e');
@@ -316,7 +320,7 @@ std::string formatDouble(double d) {
   std::string digits;
   for (char c : mant)
     if (c != '.') digits += c;
-  if (exp < -4 || exp >= 21) {
+  if (exp < -4 || exp >= 6) {
     std::string out = neg ? "-" : "";
     out += digits.substr(0, 1);
     if (digits.size() > 1) out += "." + digits.substr(1);

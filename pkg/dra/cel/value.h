@@ -56,10 +56,14 @@ class Value {
   static Value optionalOf(Value v);
   static Value optionalNone();
   static Value quantity(api::Quantity q);
+  // A Quantity as Kubernetes' add() and sub() return it: a *Quantity in cel-go, which Quantity.Equal does
+  // not accept (`q == q.add(0)` is "no such overload").
+  static Value quantityRef(api::Quantity q);
   static Value semver(Semver v);
   static Value error(std::string message);
 
   Kind kind() const { return kind_; }
+  bool isQuantityRef() const { return kind_ == Kind::Quantity && b_; }
   bool isError() const { return kind_ == Kind::Error; }
 
   bool asBool() const { return b_; }

@@ -1,0 +1,1146 @@
+#!/usr/bin/env python3
+"""Generates the differential-oracle corpus for ks::cel: (expression, device) cases as JSON lines on stdout.
+
+Deterministic for a given --seed. The first line is the device table {"devices": {name: device}}, then one
+case per line: {"id", "expr", "device": name}, where a device is {"driver", "allowMultipleAllocations"?, "attributes": {name: {"int"|"bool"|"string"|"version": v} or {}},
+"capacity": {name: quantity string}}. The oracle (main.go.in) adds upstream's answer to each line.
+
+Families (the id prefix says which): hand-written expressions over the environment's features (hand-*),
+typed random expression trees (rand-*), syntax mutations of valid expressions (syntax-*), and each
+expression evaluated against several devices (devices differ in which keys exist and in the value types).
+Expressions whose result depends on Go's random map iteration order are avoided; the oracle flags any that
+slip through ("nondeterministic") and the C++ test skips those.
+"""
+
+import argparse
+import json
+import random
+
+D = "dra.example.com"
+O = "other.example.com"
+
+# ---------------------------------------------------------------------------------------------- devices
+
+
+def dev(driver=D, attrs=None, cap=None, multi=None):
+    d = {"driver": driver}
+    if multi is not None:
+        d["allowMultipleAllocations"] = multi
+    if attrs:
+        d["attributes"] = attrs
+    if cap:
+        d["capacity"] = cap
+    return d
+
+
+def I(v):
+    return {"int": v}
+
+
+def B(v):
+    return {"bool": v}
+
+
+def S(v):
+    return {"string": v}
+
+
+def V(v):
+    return {"version": v}
+
+
+GPU = dev(
+    attrs={
+        "model": S("h100-sxm"),
+        "numa": I(1),
+        "healthy": B(True),
+        "driverVersion": V("1.2.3"),
+        "index": I(0),
+        "family": S("Hopper"),
+        "memGiB": I(80),
+        "empty": S(""),
+        "uuid": S("GPU-5f1c0e2a-9b3d"),
+        O + "/zone": S("zone-a"),
+        O + "/rack": I(7),
+        O + "/enabled": B(False),
+        O + "/fw": V("2.0.0-rc.1+build.5"),
+    },
+    cap={"memory": "80Gi", "cores": "132", "power": "700", O + "/bandwidth": "900G", "fraction": "500m"},
+    multi=True,
+)
+GPU2 = dev(
+    attrs={
+        "model": S("A100"),
+        "numa": I(-3),
+        "healthy": B(False),
+        "driverVersion": V("0.9.0-alpha"),
+        "index": I(9223372036854775807),
+        "family": S("Ampère ✓"),
+        "memGiB": I(-9223372036854775808),
+        "empty": S("x"),
+        O + "/zone": I(3),
+        O + "/rack": S("7"),
+    },
+    cap={"memory": "40960Mi", "cores": "0", "fraction": "1.5", "big": "1E"},
+    multi=False,
+)
+EMPTY = dev(driver="")
+NOATTR = dev(driver="gpu.example.com", cap={"memory": "1Ki"})
+OTHERDRIVER = dev(driver=O, attrs={"model": S("x"), "numa": B(True), "rack": I(2), D + "/model": S("h100")})
+BADVERSION = dev(attrs={"model": S("m"), "driverVersion": V("1.2")})
+NOVALUE = dev(attrs={"model": S("m"), "broken": {}})
+TYPESWAP = dev(
+    attrs={"model": I(5), "numa": S("1"), "healthy": S("true"), "driverVersion": S("1.2.3"), "memGiB": B(True)},
+    cap={"memory": "0", "cores": "-2"},
+)
+
+DEVICE_TABLE = {"gpu": GPU, "gpu2": GPU2, "empty": EMPTY, "noattr": NOATTR, "otherdriver": OTHERDRIVER,
+                "badversion": BADVERSION, "novalue": NOVALUE, "typeswap": TYPESWAP}
+GPU, GPU2, EMPTY, NOATTR, OTHERDRIVER, BADVERSION, NOVALUE, TYPESWAP = DEVICE_TABLE.keys()
+DEVICES = list(DEVICE_TABLE.keys())
+MAIN_DEVICES = [GPU, GPU2, EMPTY, OTHERDRIVER, TYPESWAP]
+
+A = 'device.attributes["%s"]' % D
+AO = 'device.attributes["%s"]' % O
+C = 'device.capacity["%s"]' % D
+CO = 'device.capacity["%s"]' % O
+
+# ------------------------------------------------------------------------------------------ hand-written
+
+HAND = r"""
+true
+false
+null
+1
+1u
+1.5
+"s"
+b"s"
+[1]
+{}
+device
+device.driver
+device.attributes
+device.driver == "dra.example.com"
+device.driver != ""
+device.driver.startsWith("dra")
+device.driver.endsWith(".com")
+device.driver.contains("example")
+device.driver.matches("^dra\\.")
+device.driver.size() > 3
+size(device.driver) == 15
+device.allowMultipleAllocations
+!device.allowMultipleAllocations
+device.allowMultipleAllocations == true
+device.nosuchfield
+device.attributes.foo
+has(device.attributes.foo)
+has(device.driver)
+has(device.allowMultipleAllocations)
+has(device.attributes)
+has(device.capacity.x)
+has(@A.model)
+has(@A.nosuch)
+has(@AO.zone)
+has(device.attributes["dra.example.com"].model)
+"dra.example.com" in device.attributes
+"other.example.com" in device.attributes
+"nosuch.example.com" in device.attributes
+"dra.example.com" in device.capacity
+"model" in @A
+"nosuch" in @A
+@A.model
+@A.model == "h100-sxm"
+@A.model != "h100-sxm"
+@A.model == 1
+@A.model > "a"
+@A.model < 1
+@A.model + "x" == "h100-sxmx"
+@A.model.startsWith("h100")
+@A.model.lowerAscii() == "h100-sxm"
+@A.model.upperAscii() == "H100-SXM"
+@A.model.matches("^h100.*")
+@A.model.matches("[")
+@A.model.matches(@A.family)
+@A.model.find("[0-9]+") == "100"
+@A.model.findAll("[a-z]") == ["h", "s", "x", "m"]
+@A.model.findAll("[a-z]", 2) == ["h", "s"]
+@A.model.findAll("[a-z]", 0) == []
+@A.model.findAll("[a-z]", -1).size() == 4
+@A.model.find("(") == ""
+@A.model.size() == 8
+@A.model.charAt(0) == "h"
+@A.model.charAt(8) == ""
+@A.model.charAt(9) == ""
+@A.model.charAt(-1) == ""
+@A.model.indexOf("1") == 1
+@A.model.indexOf("") == 0
+@A.model.indexOf("z") == -1
+@A.model.indexOf("0", 3) == 3
+@A.model.indexOf("0", 20) == -1
+@A.model.indexOf("0", -1) == -1
+@A.model.lastIndexOf("0") == 3
+@A.model.lastIndexOf("0", 2) == 2
+@A.model.lastIndexOf("") == 8
+@A.model.replace("-", "_") == "h100_sxm"
+@A.model.replace("0", "o", 1) == "h1o0-sxm"
+@A.model.replace("", "|") == "|h|1|0|0|-|s|x|m|"
+@A.model.split("-") == ["h100", "sxm"]
+@A.model.split("-", 1) == ["h100-sxm"]
+@A.model.split("-", 0) == []
+@A.model.split("") == ["h", "1", "0", "0", "-", "s", "x", "m"]
+@A.model.substring(1) == "100-sxm"
+@A.model.substring(1, 4) == "100"
+@A.model.substring(4, 1) == ""
+@A.model.substring(9) == ""
+@A.model.substring(-1) == ""
+@A.model.trim() == @A.model
+"  a b  ".trim() == "a b"
+["a", "b"].join() == "ab"
+["a", "b"].join("-") == "a-b"
+[].join("-") == ""
+@A.family.lowerAscii() == "hopper"
+@A.family.size()
+@A.family.charAt(2) == "r"
+@A.numa
+@A.numa == 1
+@A.numa == 1u
+@A.numa == 1.0
+@A.numa < 1.5
+@A.numa > 0u
+@A.numa >= 1
+@A.numa <= -1
+@A.numa + 1 == 2
+@A.numa - 2 < 0
+@A.numa * 3 == 3
+@A.numa / 0 == 0
+@A.numa % 0 == 0
+@A.numa / 2 == 0
+@A.numa % 2 == 1
+-@A.numa == -1
+@A.numa == "1"
+@A.numa in [1, 2, 3]
+@A.numa in [1u, 2u]
+@A.numa in [1.0]
+@A.numa in {1: "a"}
+@A.numa + 1u == 2
+@A.numa + 1.0 == 2.0
+int(@A.numa) == 1
+uint(@A.numa) == 1u
+double(@A.numa) == 1.0
+string(@A.numa) == "1"
+@A.index + 1 > 0
+@A.index - 1 < 0
+@A.index * 2 > 0
+@A.index * -1 < 0
+-@A.index < 0
+@A.memGiB - 1 < 0
+-@A.memGiB > 0
+@A.memGiB / -1 > 0
+@A.memGiB % -1 == 0
+@A.memGiB * -1 > 0
+uint(@A.memGiB) > 0u
+uint(@A.numa) > 0u
+double(@A.index) > 0.0
+9223372036854775807 + 1 > 0
+-9223372036854775808 - 1 < 0
+-9223372036854775808 / -1 < 0
+-9223372036854775808 % -1 == 0
+18446744073709551615u + 1u > 0u
+0u - 1u > 0u
+1 / 0 == 0
+1 % 0 == 0
+1u / 0u == 0u
+1.0 / 0.0 > 0.0
+-1.0 / 0.0 < 0.0
+0.0 / 0.0 == 0.0 / 0.0
+int(1e20) > 0
+int(-1e20) < 0
+int(1.9) == 1
+int(-1.9) == -1
+uint(-1) > 0u
+uint(1.5) == 1u
+uint(-0.5) == 0u
+int("12") == 12
+int("1x") == 0
+int("9223372036854775808") > 0
+uint("-1") == 0u
+double("1e3") == 1000.0
+double("x") == 0.0
+double("inf") > 0.0
+string(1.5) == "1.5"
+string(1e20) == "1e+20"
+string(0.1) == "0.1"
+string(-0.0) == "-0"
+string(123456789.0) == "1.23456789e+08"
+string(1u) == "1"
+string(true) == "true"
+string(b"abc") == "abc"
+string(b"\xff") == "x"
+bytes("abc") == b"abc"
+bool("true")
+bool("TRUE")
+bool("yes")
+bool("t")
+bool("0")
+dyn(1) == 1.0
+dyn(1) == dyn(1u)
+dyn(1) == "1"
+dyn("a") < dyn(1)
+dyn(1) < dyn(2.5)
+dyn(2u) > dyn(-1)
+dyn(-1) < dyn(18446744073709551615u)
+dyn(1.5) > dyn(1u)
+type(1) == int
+type(1u) == uint
+type(1.0) == double
+type("a") == string
+type(b"a") == bytes
+type(true) == bool
+type(null) == null_type
+type([]) == list
+type({}) == map
+type(int) == type
+type(@A.numa) == int
+type(@A.model) == string
+type(@A.driverVersion) == int
+type(@A) == map
+type(device) == map
+type(1) == type(2)
+type(1) != type("a")
+int == int
+list == map
+@A.healthy
+!@A.healthy
+@A.healthy == true
+@A.healthy && @A.numa == 1
+@A.healthy || @A.nosuch
+@A.nosuch || @A.healthy
+@A.nosuch || true
+true || @A.nosuch
+@A.nosuch && false
+false && @A.nosuch
+@A.nosuch && true
+true && @A.nosuch
+@A.nosuch || false
+@A.nosuch || @A.other
+@A.model || true
+@A.model && false
+@A.model || false
+!@A.model
+@A.healthy ? 1 : 2
+@A.healthy ? @A.model == "h100-sxm" : false
+@A.model ? true : false
+@A.nosuch ? true : false
+(@A.numa > 0 ? "a" : "b") == "a"
+@A.driverVersion
+@A.driverVersion == semver("1.2.3")
+@A.driverVersion != semver("1.2.3")
+@A.driverVersion.isGreaterThan(semver("1.0.0"))
+@A.driverVersion.isLessThan(semver("1.10.0"))
+@A.driverVersion.compareTo(semver("1.2.3")) == 0
+@A.driverVersion.compareTo(semver("1.2.4")) < 0
+@A.driverVersion.major() == 1
+@A.driverVersion.minor() == 2
+@A.driverVersion.patch() == 3
+@A.driverVersion < semver("2.0.0")
+@A.driverVersion == "1.2.3"
+@AO.fw.isGreaterThan(semver("2.0.0-rc.0"))
+@AO.fw.isLessThan(semver("2.0.0"))
+@AO.fw == semver("2.0.0-rc.1")
+@AO.fw.compareTo(semver("2.0.0-rc.1+other")) == 0
+semver("1.2.3").major() == 1
+semver("v1.2.3").major() == 1
+semver("v1.2.3", true).major() == 1
+semver("1.2", true).minor() == 2
+semver("01.02.03", true).patch() == 3
+semver("1", true) == semver("1.0.0")
+semver("1.2.3-alpha.01").major() == 1
+semver("1.2.3-alpha.1") < semver("1.2.3")
+semver("1.2.3-alpha.1").isLessThan(semver("1.2.3-alpha.beta"))
+semver("1.2.3-alpha.10").isGreaterThan(semver("1.2.3-alpha.9"))
+semver("1.2.3-1").isLessThan(semver("1.2.3-a"))
+semver("1.2.3-a.b.c").isGreaterThan(semver("1.2.3-a.b"))
+semver("") == semver("0.0.0")
+semver("x").major() == 0
+semver("1.2.3.4").major() == 1
+semver("1.02.3").major() == 1
+isSemver("1.2.3")
+isSemver("1.2")
+isSemver("1.2", true)
+isSemver("v1.2.3")
+isSemver("v1.2.3", true)
+isSemver("1.2.3-")
+isSemver("1.2.3+")
+isSemver("1.2.3+a..b")
+isSemver("1.2.3-01")
+isSemver("1.2.3-0a")
+isSemver("99999999999999999999.0.0")
+isSemver(" 1.2.3")
+isSemver(@A.model)
+quantity("1Gi") == quantity("1024Mi")
+quantity("80Gi") == @C.memory
+@C.memory == quantity("81920Mi")
+@C.memory.isGreaterThan(quantity("40Gi"))
+@C.memory.isLessThan(quantity("100Gi"))
+@C.memory.compareTo(quantity("80Gi")) == 0
+@C.memory.compareTo(quantity("1")) > 0
+@C.memory.sign() == 1
+@C.cores.sign() == 1
+@C.memory.asInteger() == 85899345920
+@C.memory.asApproximateFloat() > 1e10
+@C.memory.isInteger()
+@C.fraction.isInteger()
+@C.fraction.asInteger() == 0
+@C.fraction.asApproximateFloat() == 0.5
+@C.big.asInteger() > 0
+@C.big.isInteger()
+@C.memory.add(quantity("1Gi")) == quantity("81Gi")
+@C.memory.add(1) == quantity("85899345921")
+@C.memory.sub(quantity("80Gi")).sign() == 0
+@C.memory.sub(1).isLessThan(@C.memory)
+@C.cores.add(-5).sign()
+@C.memory > quantity("1")
+@C.memory == 85899345920
+@C.memory < 1
+@C.nosuch.sign() == 0
+@CO.bandwidth.isGreaterThan(quantity("1G"))
+@C.power.asInteger() == 700
+quantity("1.5").asInteger() == 1
+quantity("1.5").isInteger()
+quantity("-1").sign() == -1
+quantity("0").sign() == 0
+quantity("1e3").asInteger() == 1000
+quantity("1E").asInteger() > 0
+quantity("9E").asInteger() > 0
+quantity("100m").asApproximateFloat() == 0.1
+quantity("1m").isInteger()
+quantity("1Ki").compareTo(quantity("1k")) > 0
+quantity("x") == quantity("1")
+quantity("1GB") == quantity("1")
+quantity("") == quantity("0")
+quantity(" 1") == quantity("1")
+quantity("1.2.3") == quantity("1")
+quantity("1e") == quantity("1")
+isQuantity("1Gi")
+isQuantity("1.5e3")
+isQuantity("abc")
+isQuantity("")
+isQuantity("-0.5Mi")
+isQuantity("1Gi ")
+quantity("1Gi").add(quantity("1.5")).isInteger()
+quantity("9223372036854775807").add(1).isGreaterThan(quantity("1"))
+quantity("1").sub(quantity("2")).sign() == -1
+quantity("1") == quantity("1").add(quantity("0"))
+quantity("1").add(1) == quantity("2").add(0)
+quantity("1").add(1) == quantity("2")
+quantity("1") != quantity("2").add(1)
+quantity("1") in [quantity("1").add(0)]
+quantity("1").add(0) in [quantity("1")]
+[quantity("1")] == [quantity("1").add(0)]
+quantity("1").isLessThan(quantity("2").add(1))
+@C.memory == @C.memory.sub(0)
+device.attributes.all(d, d.endsWith(".com"))
+device.attributes.exists(d, d == "other.example.com")
+device.attributes.exists_one(d, d.startsWith("dra"))
+device.attributes.filter(d, d.size() > 0).size() >= 1
+device.attributes.map(d, d.size()).all(n, n > 0)
+device.attributes.map(d, d.size() > 0, d).size() >= 0
+device.capacity.all(d, device.capacity[d].all(k, k.size() > 0))
+@A.all(k, k.size() > 0)
+@A.exists(k, k == "model")
+@A.exists(k, @A[k] == 1)
+@A.all(k, @A[k] != "zzz")
+@A.exists_one(k, k == "numa")
+@A.filter(k, k.startsWith("m")).size() == 2
+@A.all(k, type(@A[k]) != list)
+@C.all(k, @C[k].sign() >= 0)
+@C.exists(k, @C[k].isGreaterThan(quantity("100")))
+[1, 2, 3].all(x, x > 0)
+[1, 2, 3].exists(x, x == 2)
+[1, 2, 3].exists_one(x, x > 1)
+[1, 2, 3].map(x, x * 2) == [2, 4, 6]
+[1, 2, 3].map(x, x > 1, x * 2) == [4, 6]
+[1, 2, 3].filter(x, x % 2 == 1) == [1, 3]
+[1, 0, 3].all(x, 6 / x > 0)
+[0, 1].exists(x, 1 / x == 1)
+[1, 0].exists(x, 1 / x == 1)
+[0, 1].all(x, 1 / x == 1)
+[1, 0].all(x, 1 / x == 5)
+[0, 2].exists_one(x, 1 / x == 0)
+[].all(x, x)
+[].exists(x, x)
+[1].exists(x, x)
+[true, false].all(x, x)
+{"a": 1}.all(k, k == "a")
+{"a": 1, "b": 2}.exists(k, k == "b")
+{1: "a"}.all(k, k > 0)
+[[1, 2], [3]].all(l, l.all(x, x > 0))
+[1, 2].all(x, [3, 4].all(y, x < y))
+[1, 2].map(x, [x, x]) == [[1, 1], [2, 2]]
+[1, 2, 3].all(i, v, i < v)
+[1, 2, 3].exists(i, v, i == 1 && v == 2)
+[1, 2, 3].existsOne(i, v, v == 3)
+[1, 2, 3].exists_one(i, v, v == 3)
+{"a": 1}.all(k, v, k == "a" && v == 1)
+@A.exists(k, v, k == "model" && v == "h100-sxm")
+@A.all(k, v, k.size() > 0 && v != null)
+[1, 2].transformList(i, v, v * 10) == [10, 20]
+[1, 2].transformList(i, v, i > 0, v) == [2]
+{"a": 1}.transformMap(k, v, v + 1) == {"a": 2}
+{"a": 1}.transformMapEntry(k, v, {v: k}) == {1: "a"}
+[1, 2, 3].map(x, x, x)
+[1, 2].all(1, true)
+[1, 2].all(x.y, true)
+[1, 2].all(x)
+[1, 2].map(x)
+[1, 2].exists_one(x, x, x)
+cel.bind(x, 1, x + 1 == 2)
+cel.bind(x, @A.model, x.size() == 8)
+cel.bind(a, @A, a.healthy && a.numa == 1 && a.model.lowerAscii().matches("^h100.*"))
+cel.bind(x, 1, cel.bind(y, 2, x + y == 3))
+cel.bind(x, 1, cel.bind(x, 2, x == 2))
+cel.bind(x, [1, 2], x.all(y, y > 0))
+cel.bind(1, 1, true)
+cel.bind(x, 1)
+cel.bind(x.y, 1, true)
+cel.nosuch(1)
+cel.bind(device, 1, device == 1)
+@A.?model.hasValue()
+@A.?nosuch.hasValue()
+@A.?model.value() == "h100-sxm"
+@A.?nosuch.value() == "x"
+@A.?nosuch.orValue("dflt") == "dflt"
+@A.?model.orValue("dflt") == "h100-sxm"
+@A.?nosuch.or(optional.of("z")).value() == "z"
+@A[?"model"].hasValue()
+@A[?"nosuch"].orValue(5) == 5
+device.attributes[?"nosuch.example.com"].hasValue()
+device.attributes[?"dra.example.com"].?model.orValue("") == "h100-sxm"
+device.?driver.value() == device.driver
+optional.of(1).value() == 1
+optional.of(1).hasValue()
+optional.none().hasValue()
+optional.none().orValue(2) == 2
+optional.none().value() == 1
+optional.ofNonZeroValue(0).hasValue()
+optional.ofNonZeroValue("").hasValue()
+optional.ofNonZeroValue("a").hasValue()
+optional.ofNonZeroValue([]).hasValue()
+optional.of(1).optMap(x, x + 1).value() == 2
+optional.none().optMap(x, x + 1).hasValue()
+optional.of(1).optFlatMap(x, optional.of(x * 3)).value() == 3
+optional.unwrap([optional.of(1), optional.none()]) == [1]
+[1, 2, 3].first().value() == 1
+[1, 2, 3].last().value() == 3
+[].first().hasValue()
+[?optional.of(1), ?optional.none()] == [1]
+{?"a": optional.of(1), ?"b": optional.none()} == {"a": 1}
+{"a": 1}.?a.value() == 1
+{"a": 1}[?"b"].hasValue()
+[1, 2][?1].value() == 2
+[1, 2][?5].hasValue()
+optional.of(1) == optional.of(1)
+optional.none() == optional.none()
+type(optional.none()) == optional_type
+sets.contains([1, 2, 3], [1, 2])
+sets.contains([1, 2], [3])
+sets.contains([], [])
+sets.contains([1], [1.0])
+sets.equivalent([1, 2], [2, 1, 1])
+sets.equivalent([1u], [1])
+sets.intersects([1, 2], [2, 3])
+sets.intersects([], [1])
+sets.contains(["a"], [@A.model])
+sets.intersects([@A.model, "b"], ["h100-sxm"])
+[1, 2, 3].slice(1, 2) == [2]
+[1, 2, 3].slice(2, 1) == []
+[1, 2, 3].slice(0, 5) == []
+[1, 2, 3].slice(-1, 2) == []
+[[1], [2, [3]]].flatten() == [1, 2, [3]]
+[[1], [2, [3]]].flatten(2) == [1, 2, 3]
+[[1]].flatten(-1) == [1]
+[3, 1, 2].sort() == [1, 2, 3]
+["b", "a"].sort() == ["a", "b"]
+[1, "a"].sort() == []
+[dyn(1), dyn("a")].sort() == []
+[3, 1, 2].sortBy(x, -x) == [3, 2, 1]
+lists.range(3) == [0, 1, 2]
+lists.range(0) == []
+lists.range(-1) == []
+[1, 2, 3].reverse() == [3, 2, 1]
+[1, 2, 1, 3].distinct() == [1, 2, 3]
+[1, 1.0, 1u].distinct() == [1]
+[1, 2, 3].isSorted()
+[3, 1].isSorted()
+["a", "b"].isSorted()
+[].isSorted()
+[1, 2, 3].sum() == 6
+[1.5, 2.5].sum() == 4.0
+[].sum() == 0
+[9223372036854775807, 1].sum() > 0
+[1, 2, 3].min() == 1
+[1, 2, 3].max() == 3
+[].min() == 0
+["b", "a"].max() == "b"
+[1, 2, 3].indexOf(2) == 1
+[1, 2, 3].indexOf(5) == -1
+[1, 2, 2].lastIndexOf(2) == 2
+[@A.numa, 2].indexOf(1) == 0
+math.greatest(1, 2) == 2
+math.least([1, 2]) == 1
+math.abs(-1) == 1
+"%s-%d".format(["a", 1]) == "a-1"
+"%d".format([1.5]) == "1"
+"%.2f".format([1.5]) == "1.50"
+"%x".format([255]) == "ff"
+"%X".format(["ab"]) == "6162"
+"%o".format([8]) == "10"
+"%b".format([5]) == "101"
+"%e".format([1234.5]) == "1.234500e+03"
+"%s".format([[1, "a"]]) == "[1, a]"
+"%s".format([{"a": 1}]) == "{a: 1}"
+"%s".format([null]) == "null"
+"%s".format([1.0]) == "1"
+"%s".format([b"ab"]) == "ab"
+"%s %s".format(["a"]) == "a"
+"%z".format([1]) == ""
+"%%".format([]) == "%"
+"%s".format([@A.model]) == "h100-sxm"
+"%d".format([@A.numa]) == "1"
+strings.quote("a\"b") == "\"a\\\"b\""
+strings.quote("\n") == "\"\\n\""
+"abc".reverse() == "cba"
+"ab".charAt(1) == "b"
+"héllo".size() == 5
+"héllo".charAt(1) == "é"
+"héllo".indexOf("l") == 2
+"héllo".substring(1, 3) == "él"
+"héllo".upperAscii() == "HéLLO"
+"héllo".lastIndexOf("l") == 3
+b"héllo".size() == 6
+"\u00e9" == "é"
+"\x41" == "A"
+"\101" == "A"
+'single' == "single"
+r"\d+" == "\\d+"
+"a\tb".size() == 3
+"\U0001F600".size() == 1
+b"\377".size() == 1
+"a" + "b" == "ab"
+b"a" + b"b" == b"ab"
+[1] + [2] == [1, 2]
+[1] + ["a"] == [1]
+{"a": 1} == {"a": 1}
+{"a": 1} == {"a": 2}
+{"a": 1, "b": 2} == {"b": 2, "a": 1}
+{1: 1} == {1u: 1}
+{1: "a"}[1u] == "a"
+{1: "a"}[1.0] == "a"
+{1u: "a"}[1] == "a"
+{"a": 1}["b"] == 1
+{"a": 1}.b == 1
+{"a": {"b": 1}}.a.b == 1
+[1, 2][2] == 1
+[1, 2][-1] == 1
+[1, 2][1u] == 2
+[1, 2][1.0] == 2
+[1, 2][1.5] == 2
+[1, 2]["a"] == 2
+[1, "a"] == [1]
+{"a": 1, "b": "c"}.size() == 2
+{"a": 1, "a": 2}.size() == 1
+[1, 2] == [1, 2]
+[1, 2] == [1, 2.0]
+[1, 2] == [2, 1]
+[] == []
+null == null
+null == 1
+dyn(null) == dyn(1)
+b"a" == b"a"
+b"a" < b"b"
+"a" < "b"
+"b" <= "a"
+"abc" > "abd"
+"" < "a"
+true > false
+false < true
+1 < 2u
+1.0 <= 1
+-1 < 0u
+1 == 1u
+1 != 1.0
+2.5 > 2
+9223372036854775807 < 9223372036854775807.0
+9223372036854775807 == 9223372036854775807.0
+18446744073709551615u > 1.8e19
+0.0 == -0.0
+1 in [1u]
+1.5 in [1, 2]
+"a" in ["a"]
+"a" in {"a": 1}
+1 in {"1": 1}
+[1] in [[1]]
+1 in 1
+1 in "a"
+"a" in "abc"
+size([1, 2]) == 2
+size({"a": 1}) == 1
+size(b"ab") == 2
+size(1) == 1
+[1, 2].size() == 2
+{}.size() == 0
+1 + "a" == "1a"
+"a" + 1 == "a1"
+1 + 1u == 2
+1 + 1.0 == 2.0
+1.0 + 1u == 2.0
+true + true
+-"a"
+!1
+-true
+1 < "a"
+"a" > 1
+[1] < [2]
+{"a": 1} < {"b": 1}
+null < 1
+true && 1
+1 || true
+1 ? 2 : 3
+true ? 1 : "a"
+true ? 1 : 2u
+@A.healthy ? 1 : "a"
+nosuch
+nosuch.field
+nosuch == 1
+device.nosuch == 1
+kubernetes.Semver
+kubernetes.Quantity
+authorizer.group("a")
+nosuchfn(1)
+device.driver.nosuchfn()
+device.driver.size(1)
+size()
+size(1, 2)
+"a".startsWith(1)
+"a".matches("[")
+"a".find("(")
+"a".findAll("(")
+[1, 2, 3].size(
+(1
+)
+1 +
++1
+1 ++ 2
+!!true
+!!!false
+--1 == 1
+- -1 == 1
+1--1 == 2
+1 - -1 == 2
+a.b.c
+.device
+device..driver
+device.driver.
+@
+#
+$
+"unterminated
+'x
+"a" "b"
+1 2
+true false
+[1, 2,]
+{"a": 1,}
+[,]
+{:}
+f(,)
+device.attributes[
+device.attributes]
+in
+if
+else
+var == 1
+let
+package
+function
+void
+namespace
+return
+import
+loop
+for
+while
+break
+continue
+as
+true.false
+null.x
+1.x
+1.size()
+1..2
+1.e5 == 100000.0
+1e5 == 100000.0
+.5 == 0.5
+1e == 1
+0x1F == 31
+0X1f == 31
+0x1Fu == 31u
+01 == 1
+00 == 0
+1u == 1U
+-0x1 == -1
+0xFFFFFFFFFFFFFFFF
+0xFFFFFFFFFFFFFFFFu > 0u
+9223372036854775808
+-9223372036854775808 < 0
+-9223372036854775809
+18446744073709551616u
+1e400 > 0.0
+"\z"
+"\u12"
+"\uD800"
+"\x"
+b"\u1234"
+"\777"
+"a
+b"
+r'\'
+device.attributes.dra.example.com
+device.attributes.`dra.example.com`.model
+device.attributes.dra\.example
+{"a": 1}.a
+{"a": 1}.?a
+[1][?0]
+x.?y
+a[?b]
+has(1)
+has(device)
+has(device.attributes["dra.example.com"])
+has(x.y)
+has(device.attributes.dra)
+has({"a": 1}.a)
+has({"a": 1}.b)
+has([1].a)
+has(@A.model.x)
+has(dyn(1).x)
+[1, 2, 3].all(x, x > 0) && [1, 2, 3].exists(y, y == 1)
+lists.range(1000).all(x, lists.range(1000).all(y, true))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, true))))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, true)))))
+[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, a))))).size() == 10
+[1,2,3,4,5,6,7,8,9,10].exists(a, [1,2,3,4,5,6,7,8,9,10].exists(b, [1,2,3,4,5,6,7,8,9,10].exists(c, [1,2,3,4,5,6,7,8,9,10].exists(d, [1,2,3,4,5,6,7,8,9,10].exists(e, [1,2,3,4,5,6,7,8,9,10].exists(f, false))))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a > 0 && b > 0))))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, @A.model.matches("^h100")))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, "x" + "y" == "xy")))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [a, b, c, d].size() == 4))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, {"a": a}.size() == 1))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, device.driver == "dra.example.com")))))
+[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, @A.numa >= 0)))))
+[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].filter(d, d > 5)))).size() == 10
+cel.bind(l, [1,2,3,4,5,6,7,8,9,10], l.all(a, l.all(b, l.all(c, l.all(d, l.all(e, l.all(f, true)))))))
+cel.bind(l, [1,2,3,4,5,6,7,8,9,10], l.all(a, l.all(b, l.all(c, l.all(d, l.all(e, true))))))
+cel.bind(l, [1,2,3,4,5,6,7,8,9,10], l.all(a, l.all(b, l.all(c, l.all(d, l.all(e, a + b + c + d + e > 0))))))
+[1,2,3].all(a, [1,2,3].all(b, a + b > 0))
+device.attributes.all(d, device.attributes.all(e, d.size() > 0))
+timestamp("2024-01-01T00:00:00Z") < timestamp("2025-01-01T00:00:00Z")
+timestamp("bad")
+duration("1h") > duration("1m")
+duration("1x")
+timestamp("2024-01-01T00:00:00Z").getFullYear() == 2024
+url("https://example.com").getHost() == "example.com"
+isURL("https://example.com")
+ip("10.0.0.1").family() == 4
+isIP("::1")
+cidr("10.0.0.0/8").containsIP(ip("10.1.2.3"))
+isCIDR("10.0.0.0/33")
+format.dns1123Label().validate("abc").hasValue()
+"a".matches("^\\p{L}$")
+"é".matches("^.$")
+"abc".matches("b")
+"abc".matches("^b")
+"aaa".matches("a{2,}")
+"ab".matches("(?i)AB")
+"a\nb".matches("a.b")
+"ab".matches("\\bab\\b")
+"ab".matches("(?P<x>a)b")
+"ab".matches("a++")
+"ab".matches("\\Z")
+"ab".matches("[[:alpha:]]+")
+"ab".find("(a)(b)") == "ab"
+"a1b22".findAll("[0-9]+") == ["1", "22"]
+"".findAll("x") == []
+"aaa".findAll("") == ["", "", "", ""]
+"""
+
+MACRO_LISTS = ["[1, 2, 3]", "[]", "[0, -1, 5]", '["a", "bb", ""]', "[1u, 2u]", "[1.5, -0.5]", "[true, false]",
+               "@A.model.split(\"-\")", "[@A.numa, @A.index]", "lists.range(5)"]
+
+
+def expand(expr):
+    return expr.replace("@AO", AO).replace("@A", A).replace("@CO", CO).replace("@C", C)
+
+
+# -------------------------------------------------------------------------------------- random trees
+
+ATTR_NAMES = ["model", "numa", "healthy", "driverVersion", "index", "family", "memGiB", "empty", "uuid", "nosuch"]
+OATTR_NAMES = ["zone", "rack", "enabled", "fw", "nosuch"]
+CAP_NAMES = ["memory", "cores", "power", "fraction", "big", "nosuch"]
+
+
+class Gen:
+    def __init__(self, rng):
+        self.r = rng
+
+    def pick(self, xs):
+        return self.r.choice(xs)
+
+    def attr(self):
+        r = self.r.random()
+        if r < 0.7:
+            name = self.pick(ATTR_NAMES)
+            base = A
+        else:
+            name = self.pick(OATTR_NAMES)
+            base = AO
+        style = self.r.random()
+        if style < 0.6:
+            return "%s.%s" % (base, name)
+        if style < 0.9:
+            return '%s["%s"]' % (base, name)
+        return 'device.attributes.%s' % name if self.r.random() < 0.5 else "%s.%s" % (base, name)
+
+    def cap(self):
+        name = self.pick(CAP_NAMES)
+        base = C if self.r.random() < 0.85 else CO
+        return "%s.%s" % (base, name) if self.r.random() < 0.7 else '%s["%s"]' % (base, name)
+
+    def lit(self, t):
+        r = self.r
+        if t == "int":
+            return self.pick(["0", "1", "-1", "2", "7", "42", "-100", "9223372036854775807", "-9223372036854775808",
+                              "0x10", str(r.randint(-1000, 1000))])
+        if t == "uint":
+            return self.pick(["0u", "1u", "2u", "18446744073709551615u", "9223372036854775808u", "%du" % r.randint(0, 500)])
+        if t == "double":
+            return self.pick(["0.0", "1.0", "-1.5", "0.5", "1e10", "-0.0", "2.5", "1e308", "%.3f" % r.uniform(-100, 100)])
+        if t == "string":
+            return self.pick(['""', '"a"', '"h100-sxm"', '"Hopper"', '"dra.example.com"', '"zone-a"', '"1.2.3"', '"é"',
+                              '"A100"', '"x-y-z"', '"  pad "', "'q'"])
+        if t == "bool":
+            return self.pick(["true", "false"])
+        if t == "semver":
+            return 'semver("%s")' % self.pick(["1.2.3", "0.9.0", "2.0.0-rc.1", "1.10.0", "0.0.0", "1.2.3-alpha"])
+        if t == "quantity":
+            return 'quantity("%s")' % self.pick(["1", "0", "80Gi", "40960Mi", "500m", "1.5", "1k", "1Ki", "-2", "100M"])
+        if t == "list":
+            return self.pick(["[1, 2, 3]", '["a", "b"]', "[]", "[1.5]", "[true]", "[1u, 2u]"])
+        return "null"
+
+    def expr(self, t, depth):
+        r = self.r
+        if depth <= 0 or r.random() < 0.25:
+            if t in ("int", "string", "bool", "dyn") and r.random() < 0.45:
+                return self.attr()
+            if t == "quantity" and r.random() < 0.6:
+                return self.cap()
+            if t == "semver" and r.random() < 0.5:
+                return "%s.%s" % (A if r.random() < 0.7 else AO, self.pick(["driverVersion", "fw", "model"]))
+            if t == "dyn":
+                t = self.pick(["int", "uint", "double", "string", "bool", "list"])
+            return self.lit(t)
+        d = depth - 1
+        e = self.expr
+        if t == "bool":
+            k = r.randrange(22)
+            if k == 0:
+                return "%s && %s" % (e("bool", d), e("bool", d))
+            if k == 1:
+                return "%s || %s" % (e("bool", d), e("bool", d))
+            if k == 2:
+                return "!%s" % e("bool", d)
+            if k in (3, 4):
+                ty = self.pick(["int", "uint", "double", "string", "dyn"])
+                op = self.pick(["==", "!=", "<", "<=", ">", ">="])
+                ty2 = ty if r.random() < 0.6 else self.pick(["int", "uint", "double", "string", "dyn"])
+                return "%s %s %s" % (e(ty, d), op, e(ty2, d))
+            if k == 5:
+                return "(%s)" % e("bool", d)
+            if k == 6:
+                return "%s ? %s : %s" % (e("bool", d), e("bool", d), e("bool", d))
+            if k == 7:
+                return "%s.%s(%s)" % (e("string", d), self.pick(["startsWith", "endsWith", "contains", "matches"]),
+                                      e("string", d) if r.random() < 0.5 else self.pick(['"^h"', '"[0-9]+"', '"a|b"', '".*"', '"-"']))
+            if k == 8:
+                v = self.pick(["x", "y"])
+                return "%s.%s(%s, %s)" % (self.lit("list") if r.random() < 0.5 else self.pick(["device.attributes", A, C, "lists.range(4)"]),
+                                          self.pick(["all", "exists", "exists_one"]), v,
+                                          self.pick(["%s == %s" % (v, e("dyn", d)), "%s > 0" % v, "%s.size() > 0" % v, "true",
+                                                     "%s != null" % v, e("bool", d)]))
+            if k == 9:
+                return "has(%s)" % self.pick(["%s.%s" % (A, self.pick(ATTR_NAMES)), "%s.%s" % (AO, self.pick(OATTR_NAMES)),
+                                              "device.attributes.%s" % self.pick(["dra", "x", "y"]),
+                                              "%s.%s" % (C, self.pick(CAP_NAMES)), "device.driver"])
+            if k == 10:
+                return "%s in %s" % (e("dyn", d), self.pick(["[1, 2, 3]", '["a", "h100-sxm"]', A, "device.attributes", '{"a": 1}', "[]"]))
+            if k == 11:
+                q = e("quantity", d)
+                return self.pick(["%s.isGreaterThan(%s)" % (q, e("quantity", d)), "%s.isLessThan(%s)" % (q, e("quantity", d)),
+                                  "%s.compareTo(%s) %s 0" % (q, e("quantity", d), self.pick(["<", "==", ">="])),
+                                  "%s.isInteger()" % q, "%s == %s" % (q, e("quantity", d)), "%s.sign() == %s" % (q, e("int", d))])
+            if k == 12:
+                s = e("semver", d)
+                return self.pick(["%s.isGreaterThan(%s)" % (s, e("semver", d)), "%s.isLessThan(%s)" % (s, e("semver", d)),
+                                  "%s.compareTo(%s) == %s" % (s, e("semver", d), e("int", d)), "%s == %s" % (s, e("semver", d)),
+                                  "%s.major() >= %s" % (s, e("int", d))])
+            if k == 13:
+                return "isSemver(%s)" % e("string", d) if r.random() < 0.5 else "isQuantity(%s)" % e("string", d)
+            if k == 14:
+                return "cel.bind(v, %s, %s)" % (e("dyn", d), self.pick(["v == v", "v != null", "type(v) == int", "has(v.x)",
+                                                                      "v == %s" % e("dyn", d)]))
+            if k == 15:
+                return "%s.?%s.%s" % (self.pick([A, AO]), self.pick(ATTR_NAMES), self.pick(["hasValue()", "orValue(%s) == %s" % (e("dyn", d), e("dyn", d))]))
+            if k == 16:
+                return "sets.%s(%s, %s)" % (self.pick(["contains", "equivalent", "intersects"]), self.lit("list"), self.lit("list"))
+            if k == 17:
+                return "%s.size() %s %s" % (self.pick([self.lit("list"), e("string", d), A, "device.attributes"]),
+                                            self.pick(["==", ">", "<="]), e("int", d))
+            if k == 18:
+                return "type(%s) == %s" % (e("dyn", d), self.pick(["int", "uint", "double", "string", "bool", "list", "map"]))
+            if k == 19:
+                return "dyn(%s)" % e("bool", d)
+            return e("bool", 0)
+        if t == "int":
+            k = r.randrange(12)
+            if k < 5:
+                return "%s %s %s" % (e("int", d), self.pick(["+", "-", "*", "/", "%"]), e("int", d))
+            if k == 5:
+                return "-%s" % e("int", d)
+            if k == 6:
+                return "int(%s)" % e(self.pick(["uint", "double", "string", "int"]), d)
+            if k == 7:
+                return "%s.size()" % e("string", d)
+            if k == 8:
+                return "%s.indexOf(%s)" % (e("string", d), e("string", d))
+            if k == 9:
+                return "%s.asInteger()" % e("quantity", d)
+            if k == 10:
+                return "(%s)" % e("int", d)
+            return "%s.%s()" % (e("semver", d), self.pick(["major", "minor", "patch"]))
+        if t == "uint":
+            k = r.randrange(5)
+            if k < 3:
+                return "%s %s %s" % (e("uint", d), self.pick(["+", "-", "*", "/", "%"]), e("uint", d))
+            return "uint(%s)" % e(self.pick(["int", "double", "string"]), d)
+        if t == "double":
+            k = r.randrange(5)
+            if k < 3:
+                return "%s %s %s" % (e("double", d), self.pick(["+", "-", "*", "/"]), e("double", d))
+            if k == 3:
+                return "%s.asApproximateFloat()" % e("quantity", d)
+            return "double(%s)" % e(self.pick(["int", "uint", "string"]), d)
+        if t == "string":
+            k = r.randrange(10)
+            if k < 2:
+                return "%s + %s" % (e("string", d), e("string", d))
+            if k == 2:
+                return "%s.%s()" % (e("string", d), self.pick(["lowerAscii", "upperAscii", "trim"]))
+            if k == 3:
+                return "%s.substring(%s)" % (e("string", d), e("int", d))
+            if k == 4:
+                return "%s.replace(%s, %s)" % (e("string", d), e("string", d), e("string", d))
+            if k == 5:
+                return "string(%s)" % e(self.pick(["int", "uint", "double", "bool", "string"]), d)
+            if k == 6:
+                return "%s.charAt(%s)" % (e("string", d), e("int", d))
+            if k == 7:
+                return '%s.split(%s).join("+")' % (e("string", d), e("string", d))
+            if k == 8:
+                return '%s.find("[a-z0-9]+")' % e("string", d)
+            return "%s ? %s : %s" % (e("bool", d), e("string", d), e("string", d))
+        if t == "quantity":
+            k = r.randrange(3)
+            if k == 0:
+                return "%s.add(%s)" % (e("quantity", d), e("quantity", d) if r.random() < 0.5 else e("int", d))
+            if k == 1:
+                return "%s.sub(%s)" % (e("quantity", d), e("quantity", d) if r.random() < 0.5 else e("int", d))
+            return "quantity(%s)" % e("string", d)
+        if t == "semver":
+            return "semver(%s)" % e("string", d)
+        if t == "dyn":
+            return e(self.pick(["int", "uint", "double", "string", "bool"]), depth)
+        return self.lit(t)
+
+
+# --------------------------------------------------------------------------------------- mutations
+
+TOKENS = ["(", ")", "[", "]", "{", "}", ".", ",", ":", "?", "!", "&&", "||", "==", "+", "-", "in", "1", '"', "'",
+          "x", " ", "@", "#", "\\", "`", "?.", ".?", "=", "&", "|", "<", ">"]
+
+
+def mutate(rng, expr):
+    k = rng.randrange(4)
+    if len(expr) < 2:
+        return expr + rng.choice(TOKENS)
+    i = rng.randrange(len(expr))
+    if k == 0:
+        return expr[:i] + expr[i + 1:]
+    if k == 1:
+        return expr[:i] + rng.choice(TOKENS) + expr[i:]
+    if k == 2:
+        return expr[:i] + rng.choice(TOKENS) + expr[i + 1:]
+    return expr[:i]
+
+
+# ------------------------------------------------------------------------------------------- corpus
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=17)
+    ap.add_argument("--random", type=int, default=2500, help="number of random expression trees")
+    ap.add_argument("--mutations", type=int, default=700)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    cases = []
+
+    def add(family, expr, devices):
+        for i, d in enumerate(devices):
+            cases.append({"id": "%s-%d" % (family, len(cases)), "expr": expr, "device": d})
+
+    hand = [expand(l) for l in HAND.split("\n") if l.strip() != ""]
+    # The multi-line literal cases.
+    hand += ['"""triple "q" """ == \'triple "q" \'', '"a\nb" == "a"', '"""a\nb""" == "a\\nb"', "1 +\n  2 == 3", "device.driver ==\n\n  1", "\n\n?"]
+    for e in hand:
+        add("hand", e, MAIN_DEVICES)
+    # Every device, including the ones whose attributes fail to convert.
+    for e in ['true', 'device.driver == "dra.example.com"', A + '.model == "m"', "1 == 1", "nosuch"]:
+        add("devices", e, DEVICES)
+    # Macros over several lists and predicates.
+    for lst in MACRO_LISTS:
+        for m in ["all", "exists", "exists_one"]:
+            for pred in ["x > 0", "x == x", "x != 1", "size([x]) == 1", "type(x) == int", "x"]:
+                add("macro", expand("%s.%s(x, %s)" % (lst, m, pred)), [GPU])
+        for m in ["map(x, x)", "filter(x, x != 0)", "map(x, x != 0, x)", "map(x, [x]).size()"]:
+            add("macro", expand("%s.%s == %s" % (lst, m, lst)), [GPU])
+    g = Gen(rng)
+    for _ in range(args.random):
+        e = g.expr("bool", rng.randint(1, 4))
+        add("rand", e, [rng.choice(MAIN_DEVICES)])
+    # Random trees of other result types (compile error: not bool; or dyn results at runtime).
+    for _ in range(150):
+        t = rng.choice(["int", "string", "double", "dyn", "quantity", "semver"])
+        add("randtype", g.expr(t, rng.randint(0, 3)), [GPU])
+    valid = hand + [c["expr"] for c in cases if c["id"].startswith("rand-")][:400]
+    for _ in range(args.mutations):
+        e = mutate(rng, rng.choice(valid))
+        if rng.random() < 0.3:
+            e = mutate(rng, e)
+        add("syntax", e, [GPU])
+    print(json.dumps({"devices": DEVICE_TABLE}, ensure_ascii=False))
+    for c in cases:
+        print(json.dumps(c, ensure_ascii=False, sort_keys=False))
+
+
+if __name__ == "__main__":
+    main()
