@@ -990,13 +990,14 @@ Value mapInsert(Args a) {
   } else {
     for (const Value& k : a[1].mapValue().keys()) add.emplace_back(k, *a[1].mapValue().find(k));
   }
-  for (auto& [k, v] : add) {
+  for (auto& entry : add) {  // not a structured binding: clang 14 (the fuzz build) can't capture one
+    const Value& k = entry.first;
     if (a[0].mapValue().contains(k) ||
         std::any_of(entries.begin(), entries.end(), [&](const auto& e) { return equalValues(e.first, k); })) {
       const std::string key = k.kind() == VK::String ? k.text() : toString(std::array{k}).text();
       return err("insert failed: key " + key + " already exists");
     }
-    entries.emplace_back(k, v);
+    entries.push_back(std::move(entry));
   }
   return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
 }

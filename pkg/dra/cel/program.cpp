@@ -56,15 +56,6 @@ CelType substitute(const CelType& t, const Bindings& b) {
   return out;
 }
 
-// Equal types, a nested dyn matching anything (the homogeneous-literal check).
-bool sameModuloDyn(const CelType& a, const CelType& b) {
-  if (a.kind == K::Dyn || b.kind == K::Dyn) return true;
-  if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
-  for (size_t i = 0; i < a.params.size(); ++i)
-    if (!sameModuloDyn(a.params[i], b.params[i])) return false;
-  return true;
-}
-
 // The type both a and b fit: equal types stay, anything else is dyn.
 CelType join(const CelType& a, const CelType& b) {
   if (a == b) return a;
