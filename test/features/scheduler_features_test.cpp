@@ -67,7 +67,7 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
   // Switching the refused alpha gates back off makes AllAlpha=true usable.
   ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,ComponentFlagz=false,ComponentStatusz=false,"
-                    "DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
+                    "DRADeviceTaints=false,DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
                   .ok());
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
