@@ -410,8 +410,77 @@ items:
             "nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
+// DynamicResources: a pod's claim gets the device of the node whose slice matches the class, and the claim's
+// status in the simulated cluster shows it; the next pod wanting one finds the only device taken.
+TEST(SimulatorTest, ClaimsGetDevicesFromMatchingSlices) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu.example.com}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"'}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0, attributes: {model: {string: t4}}}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n2-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n2
+    pool: {name: n2, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0, attributes: {model: {string: a100}}}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: first, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: second, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train, namespace: default, uid: u-train}
+  spec: {containers: [{name: c, image: i}], resourceClaims: [{name: gpu, resourceClaimName: first}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train2, namespace: default, uid: u-train2}
+  spec: {containers: [{name: c, image: i}], resourceClaims: [{name: gpu, resourceClaimName: second}]}
+)";
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  auto loaded = loadClusterText(yaml, "cluster.yaml", cluster, cfg);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  auto r = simulate(cfg, cluster);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto& train = find(*r, "train");
+  EXPECT_EQ(train.result, "Scheduled");
+  EXPECT_EQ(train.node, "n2");
+  ASSERT_EQ(train.filtered.count("n1"), 1u);
+  EXPECT_EQ(train.filtered.at("n1").plugin, "DynamicResources");
+  EXPECT_EQ(train.filtered.at("n1").reasons, std::vector<std::string>{"cannot allocate all claims"});
+  auto claim = cluster.getResourceClaim("default", "first");
+  ASSERT_TRUE(claim.ok());
+  ASSERT_TRUE(claim->status.allocation.has_value());
+  ASSERT_EQ(claim->status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(claim->status.allocation->devices.results[0].pool, "n2");
+  EXPECT_EQ(claim->status.allocation->devices.results[0].device, "gpu-0");
+  ASSERT_EQ(claim->status.reservedFor.size(), 1u);
+  EXPECT_EQ(claim->status.reservedFor[0].name, "train");
+  const auto& train2 = find(*r, "train2");
+  EXPECT_EQ(train2.result, "Unschedulable");
+  EXPECT_EQ(train2.message,
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes "
+            "are available: 2 Preemption is not helpful for scheduling.");
+}
+
 // The resource.k8s.io kinds load into the in-memory API as given (a claim keeps its allocation, as a pod
-// keeps its nodeName); nothing schedules by them yet.
+// keeps its nodeName).
 TEST(SimulatorTest, LoadsTheResourceKinds) {
   const std::string yaml = R"(apiVersion: v1
 kind: List
