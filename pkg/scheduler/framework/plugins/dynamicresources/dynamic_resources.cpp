@@ -114,10 +114,11 @@ struct DynamicResources::StateData final : framework::StateData {
     std::vector<ResourceClaimPtr> claims;
     // Set when some claim must be allocated.
     std::shared_ptr<const dra::structured::Allocator> allocator;
-    std::mutex mu;  // guards what Filter writes, below
+    // One per claim; Filter only reads it (Reserve writes the allocations).
+    std::vector<Info> informationsForClaim;
+    std::mutex mu;  // guards what Filter writes (it runs for several nodes at once), below
     // Indices of allocated claims that were not available on some node (for PostFilter).
     std::set<size_t> unavailableClaims;
-    std::vector<Info> informationsForClaim;
     // Filter's allocation results per node, in the order of the claims to allocate.
     std::map<std::string, std::vector<api::AllocationResult>> nodeAllocations;
   };
@@ -128,7 +129,11 @@ struct DynamicResources::StateData final : framework::StateData {
 
 namespace {
 
-Result<DynamicResources::StateData::Data*> stateOf(framework::CycleState& cs);
+Result<DynamicResources::StateData::Data*> stateOf(framework::CycleState& cs) {
+  auto* s = cs.read<DynamicResources::StateData>();
+  if (s == nullptr) return Error("not found");  // upstream returns fwk.ErrNotFound as is
+  return s->data.get();
+}
 
 }  // namespace
 
@@ -270,16 +275,6 @@ Result<framework::QueueingHint> DynamicResources::isSchedulableAfterPodChange(
   if (!foreachPodResourceClaim(*modifiedPod, nullptr).ok()) return framework::QueueingHint::QueueSkip;
   return framework::QueueingHint::Queue;
 }
-
-namespace {
-
-Result<DynamicResources::StateData::Data*> stateOf(framework::CycleState& cs) {
-  auto* s = cs.read<DynamicResources::StateData>();
-  if (s == nullptr) return Error("not found");
-  return s->data.get();
-}
-
-}  // namespace
 
 Status DynamicResources::preFilter(framework::CycleState& cs, const framework::PodInfo& podInfo,
                                    std::span<const framework::NodeInfoPtr>, framework::PreFilterResult&) {
