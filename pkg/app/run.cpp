@@ -330,6 +330,7 @@ int runDaemon(const Options& options) {
   scheduler::SchedulerOptions so;
   so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
   so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
+  so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;

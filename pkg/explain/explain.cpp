@@ -192,6 +192,10 @@ Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClien
     return r.error();
   if (auto r = copyKind(live.replicaSets(), cluster, "replicasets"); !r.ok()) return r.error();
   if (auto r = copyKind(live.statefulSets(), cluster, "statefulsets"); !r.ok()) return r.error();
+  // What DynamicResources reads (claims, their devices' slices and classes).
+  if (auto r = copyKind(live.deviceClasses(), cluster, "deviceclasses"); !r.ok()) return r.error();
+  if (auto r = copyKind(live.resourceSlices(), cluster, "resourceslices"); !r.ok()) return r.error();
+  if (auto r = copyKind(live.resourceClaims(), cluster, "resourceclaims"); !r.ok()) return r.error();
 
   // Pods as the scheduler's informer lists them (terminated ones are not its business).
   client::ListOptions options;

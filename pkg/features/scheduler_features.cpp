@@ -6,13 +6,16 @@
 namespace ks::features {
 namespace {
 
-constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
+constexpr std::array<UnsupportedGateValue, 13> kUnsupported = {{
     {"ClientsAllowCBOR", true, "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON only"},
     {"ClientsPreferCBOR", true, "the API client would send CBOR; kube-scheduler-cpp speaks JSON only"},
     {"ComponentFlagz", true, "it would serve /flagz, which kube-scheduler-cpp does not implement"},
     {"ComponentStatusz", true, "it would serve /statusz, which kube-scheduler-cpp does not implement"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
+    {"DRADeviceTaints", true,
+     "DeviceTaintRules would taint devices (and device taints would be honoured); kube-scheduler-cpp's "
+     "DynamicResources does not watch DeviceTaintRules"},
     {"DRAExtendedResource", true,
      "extended resources backed by DRA devices would be allocated through ResourceClaims; NodeResourcesFit "
      "always checks them against the node's allocatable"},
@@ -61,6 +64,14 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableStorageCapacityScoring = gates.enabled("StorageCapacityScoring");
   f.plugins.enableVolumeAttributesClass = gates.enabled("VolumeAttributesClass");
   f.plugins.enableMatchLabelKeysInPodTopologySpread = gates.enabled("MatchLabelKeysInPodTopologySpread");
+  f.plugins.enableDynamicResourceAllocation = gates.enabled("DynamicResourceAllocation");
+  f.plugins.enableDRASchedulerFilterTimeout = gates.enabled("DRASchedulerFilterTimeout");
+  f.plugins.enableDRAAdminAccess = gates.enabled("DRAAdminAccess");
+  f.plugins.enableDRAPrioritizedList = gates.enabled("DRAPrioritizedList");
+  f.plugins.enableDRAResourceClaimDeviceStatus = gates.enabled("DRAResourceClaimDeviceStatus");
+  f.plugins.enableDRAPartitionableDevices = gates.enabled("DRAPartitionableDevices");
+  f.plugins.enableDRADeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
+  f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
   return f;
 }

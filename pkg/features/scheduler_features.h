@@ -5,9 +5,8 @@
 //
 // A gate kube-scheduler-cpp reads gets both values honoured; a gate whose non-default value would change
 // what kube-scheduler does but is not implemented here is refused at start (unsupportedGateValues()), never
-// accepted and ignored. All other gates (kubelet, apiserver, controller ones, the DRA gates that only change
-// the DynamicResources plugin, which kube-scheduler-cpp does not implement) are accepted and have no effect,
-// as in upstream kube-scheduler.
+// accepted and ignored. All other gates (kubelet, apiserver, controller ones) are accepted and have no
+// effect, as in upstream kube-scheduler.
 
 #include <chrono>
 #include <span>

@@ -14,6 +14,7 @@
 #include <chrono>
 
 #include "pkg/informer/factory.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/scheduler.h"
 
 namespace ks::scheduler {
@@ -237,8 +238,9 @@ void Scheduler::onNodeDelete(const api::NodePtr& node) {
 namespace {
 
 // Add/update/delete of another resource become the cluster events plugins registered for.
-template <typename T>
-void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResource resource,
+// `source` is an informer or an assume cache.
+template <typename T, template <typename> class Source>
+void addClusterEventHandlers(Source<T>& source, EventResource resource,
                              queue::PriorityQueue& q, metrics::Metrics* m) {
   struct Series {
     Series(metrics::Metrics& mm, EventResource r)
@@ -264,7 +266,7 @@ void addClusterEventHandlers(informer::SharedInformer<T>& informer, EventResourc
     EventHandlingTimer timer(series ? &series->del : nullptr);
     q.moveAllToActiveOrBackoffQueue(ClusterEvent{resource, action::Delete}, EventObject(d.object), {});
   };
-  informer.addEventHandler(std::move(h));
+  source.addEventHandler(std::move(h));
 }
 
 }  // namespace
@@ -371,12 +373,16 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   if (wants(EventResource::VolumeAttachment)) {
     addClusterEventHandlers(factory.volumeAttachments(), EventResource::VolumeAttachment, *queue_, m);
   }
-  // Upstream takes claim events from the DynamicResources plugin's assume cache over this informer (so its
-  // own assumed allocations count as updates too) and slice events from its slice tracker (slices patched
-  // by DeviceTaintRules); without the plugin, the informers are those sources.
+  // As upstream, claim events come from the DRA manager's assume cache over the claim informer, so that the
+  // scheduler's own assumed allocations (and their restores) count as updates too. Slice events come from
+  // the informer: upstream's slice tracker only differs with DeviceTaintRules (DRADeviceTaints, refused).
   if (options_.dynamicResourceAllocation) {
     if (wants(EventResource::ResourceClaim)) {
-      addClusterEventHandlers(factory.resourceClaims(), EventResource::ResourceClaim, *queue_, m);
+      if (draManager_) {
+        addClusterEventHandlers(draManager_->claimsCache(), EventResource::ResourceClaim, *queue_, m);
+      } else {
+        addClusterEventHandlers(factory.resourceClaims(), EventResource::ResourceClaim, *queue_, m);
+      }
     }
     if (wants(EventResource::ResourceSlice)) {
       addClusterEventHandlers(factory.resourceSlices(), EventResource::ResourceSlice, *queue_, m);

@@ -9,6 +9,7 @@
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework/clock.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/util/strings.h"
@@ -72,6 +73,10 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   s->parallelizer_ = std::make_shared<framework::parallelize::Parallelizer>(std::min(cfg.parallelism, cores));
   s->waitingPods_ = std::make_shared<framework::runtime::WaitingPodsMap>();
   s->cache_ = std::make_unique<cache::CacheImpl>(cache::CacheOptions{.clock = s->clock_});
+  if (s->options_.dynamicResourceAllocation && s->options_.informerFactory != nullptr) {
+    s->draManager_ = std::make_unique<plugins::dynamicresources::DefaultDRAManager>(
+        *s->options_.informerFactory, s->options_.draConsumableCapacity);
+  }
 
   for (const auto& profile : cfg.profiles) {
     if (auto implemented = plugins::checkProfileImplemented(profile, registry); !implemented.ok()) {
@@ -81,6 +86,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.snapshotSharedLister = &s->snapshot_;
     fo.client = &client;
     fo.informerFactory = s->options_.informerFactory;
+    fo.sharedDRAManager = s->draManager_.get();
     fo.eventRecorder = s->options_.eventRecorder;
     fo.parallelizer = s->parallelizer_;
     fo.waitingPods = s->waitingPods_;

@@ -40,6 +40,10 @@ template <typename T>
 class Store;
 }  // namespace ks::informer
 
+namespace ks::plugins::dynamicresources {
+class DefaultDRAManager;
+}  // namespace ks::plugins::dynamicresources
+
 namespace ks::scheduler {
 
 using framework::Diagnosis;
@@ -98,6 +102,8 @@ struct SchedulerOptions {
   // DynamicResourceAllocation feature gate: the resource.k8s.io event handlers and the pod update event
   // for generated claims.
   bool dynamicResourceAllocation = true;
+  // DRAConsumableCapacity feature gate: the DRA manager tracks shared devices' consumed capacity.
+  bool draConsumableCapacity = false;
   // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).
@@ -199,6 +205,9 @@ class Scheduler {
   framework::Clock* clock_;
   std::shared_ptr<framework::parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<framework::runtime::WaitingPodsMap> waitingPods_;
+  // The DRA objects as DynamicResources sees them (upstream's DRA manager), shared by the profiles; with
+  // the DynamicResourceAllocation gate and an informer factory. Outlives the profiles' plugins.
+  std::unique_ptr<plugins::dynamicresources::DefaultDRAManager> draManager_;
   std::map<std::string, std::unique_ptr<framework::runtime::Framework>> profiles_;
   std::unique_ptr<cache::CacheImpl> cache_;
   std::unique_ptr<queue::PriorityQueue> queue_;

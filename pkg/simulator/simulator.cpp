@@ -320,6 +320,7 @@ struct SchedulerRun {
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
     so.popFromBackoffQ = options.features.popFromBackoffQ;
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
+    so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

@@ -43,6 +43,15 @@ TEST(SchedulerFeatures, HonouredGatesFlip) {
   EXPECT_FALSE(featuresFor("VolumeAttributesClass=false").plugins.enableVolumeAttributesClass);
   EXPECT_FALSE(featuresFor("MatchLabelKeysInPodTopologySpread=false").plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_FALSE(featuresFor("SchedulerPopFromBackoffQ=false").popFromBackoffQ);
+  // The DRA gates reach the DynamicResources plugin (and its allocator).
+  EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").plugins.enableDynamicResourceAllocation);
+  EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").plugins.enableDRASchedulerFilterTimeout);
+  EXPECT_FALSE(featuresFor("DRAAdminAccess=false").plugins.enableDRAAdminAccess);
+  EXPECT_FALSE(featuresFor("DRAPrioritizedList=false").plugins.enableDRAPrioritizedList);
+  EXPECT_FALSE(featuresFor("DRAResourceClaimDeviceStatus=false").plugins.enableDRAResourceClaimDeviceStatus);
+  EXPECT_TRUE(featuresFor("DRAPartitionableDevices=true").plugins.enableDRAPartitionableDevices);
+  EXPECT_TRUE(featuresFor("DRADeviceBindingConditions=true").plugins.enableDRADeviceBindingConditions);
+  EXPECT_TRUE(featuresFor("DRAConsumableCapacity=true").plugins.enableDRAConsumableCapacity);
 }
 
 TEST(SchedulerFeatures, RefusedValues) {
@@ -67,7 +76,7 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
   // Switching the refused alpha gates back off makes AllAlpha=true usable.
   ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,ComponentFlagz=false,ComponentStatusz=false,"
-                    "DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
+                    "DRADeviceTaints=false,DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
                   .ok());
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();

@@ -67,7 +67,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(analytics.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not "
+            "node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not "
             "helpful for scheduling.");
   EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
   EXPECT_EQ(analytics.filtered.at("node-b2").plugin, "NodeUnschedulable");
@@ -82,7 +82,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(etl.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "Insufficient cpu. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.");
+            "Insufficient cpu. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
 
   // The cache pod's required anti-affinity (app=cache per hostname) rules out node-c2, where cache-0 runs;
@@ -226,7 +226,7 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
     if (p.result == "Unschedulable") {
       ++unschedulable;
       EXPECT_EQ(p.message,
-                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. preemption: 0/2 "
+                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. no new claims to deallocate, preemption: 0/2 "
                 "nodes are available: 2 No preemption victims found for incoming pod.");
     }
   }
@@ -300,7 +300,7 @@ TEST(SimulatorTest, NeverSchedulablePodsSettleAtOnce) {
   r = run(tooBig);
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].message,
-            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not "
             "helpful for scheduling.");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
@@ -345,7 +345,7 @@ items:
   const auto& polite = find(r, "polite");
   EXPECT_EQ(polite.result, "Unschedulable");
   EXPECT_EQ(polite.message,
-            "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
+            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.");
   EXPECT_TRUE(polite.victims.empty());
   EXPECT_EQ(polite.nominatedNode, "");
 
@@ -406,12 +406,81 @@ items:
   const auto& web2 = find(r, "web2");
   EXPECT_EQ(web2.result, "Unschedulable");
   EXPECT_EQ(web2.message,
-            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. preemption: 0/2 "
+            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. no new claims to deallocate, preemption: 0/2 "
             "nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
+// DynamicResources: a pod's claim gets the device of the node whose slice matches the class, and the claim's
+// status in the simulated cluster shows it; the next pod wanting one finds the only device taken.
+TEST(SimulatorTest, ClaimsGetDevicesFromMatchingSlices) {
+  const std::string yaml = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}}
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu.example.com}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].model == "a100"'}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n1
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0, attributes: {model: {string: t4}}}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n2-gpu}
+  spec:
+    driver: gpu.example.com
+    nodeName: n2
+    pool: {name: n2, generation: 1, resourceSliceCount: 1}
+    devices: [{name: gpu-0, attributes: {model: {string: a100}}}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: first, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: second, namespace: default}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train, namespace: default, uid: u-train}
+  spec: {containers: [{name: c, image: i}], resourceClaims: [{name: gpu, resourceClaimName: first}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: train2, namespace: default, uid: u-train2}
+  spec: {containers: [{name: c, image: i}], resourceClaims: [{name: gpu, resourceClaimName: second}]}
+)";
+  auto cfg = demoConfig();
+  client::MemoryClient cluster;
+  auto loaded = loadClusterText(yaml, "cluster.yaml", cluster, cfg);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  auto r = simulate(cfg, cluster);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto& train = find(*r, "train");
+  EXPECT_EQ(train.result, "Scheduled");
+  EXPECT_EQ(train.node, "n2");
+  ASSERT_EQ(train.filtered.count("n1"), 1u);
+  EXPECT_EQ(train.filtered.at("n1").plugin, "DynamicResources");
+  EXPECT_EQ(train.filtered.at("n1").reasons, std::vector<std::string>{"cannot allocate all claims"});
+  auto claim = cluster.getResourceClaim("default", "first");
+  ASSERT_TRUE(claim.ok());
+  ASSERT_TRUE(claim->status.allocation.has_value());
+  ASSERT_EQ(claim->status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(claim->status.allocation->devices.results[0].pool, "n2");
+  EXPECT_EQ(claim->status.allocation->devices.results[0].device, "gpu-0");
+  ASSERT_EQ(claim->status.reservedFor.size(), 1u);
+  EXPECT_EQ(claim->status.reservedFor[0].name, "train");
+  const auto& train2 = find(*r, "train2");
+  EXPECT_EQ(train2.result, "Unschedulable");
+  EXPECT_EQ(train2.message,
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes "
+            "are available: 2 Preemption is not helpful for scheduling.");
+}
+
 // The resource.k8s.io kinds load into the in-memory API as given (a claim keeps its allocation, as a pod
-// keeps its nodeName); nothing schedules by them yet.
+// keeps its nodeName).
 TEST(SimulatorTest, LoadsTheResourceKinds) {
   const std::string yaml = R"(apiVersion: v1
 kind: List

@@ -26,6 +26,7 @@
 #include "pkg/api/core.h"
 #include "pkg/api/meta.h"
 #include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/dra_manager.h"
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/parallelize/parallelism.h"
@@ -324,6 +325,9 @@ class Handle : public PluginsRunner {
   // Requested when the scheduler shuts down (upstream's cancelled context): plugins that wait long in
   // the binding cycle (VolumeBinding's PreBind) give up instead of holding the shutdown.
   virtual std::stop_token stopToken() const = 0;
+  // The DRA objects as the scheduler tracks them (upstream SharedDRAManager()); null when the
+  // DynamicResourceAllocation gate is off or the caller gave none (then DynamicResources builds its own).
+  virtual SharedDRAManager* sharedDRAManager() const { return nullptr; }
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

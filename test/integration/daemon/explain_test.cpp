@@ -121,8 +121,8 @@ TEST_F(ExplainTest, UnschedulablePodWithTheDefaultConfiguration) {
   EXPECT_EQ(p["node"], "");
   EXPECT_EQ(
       p["message"],
-      "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 Preemption is "
-      "not helpful for scheduling.");
+      "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are "
+      "available: 3 Preemption is not helpful for scheduling.");
   for (const char* node : {"node-0", "node-1", "node-2"}) {
     EXPECT_EQ(p["filtered"][node]["plugin"], "NodeResourcesFit") << node;
     EXPECT_EQ(p["filtered"][node]["reasons"], json::array({"Insufficient cpu"})) << node;
@@ -157,6 +157,9 @@ rules:
   verbs: [list]
 - apiGroups: [apps]
   resources: [replicasets, statefulsets]
+  verbs: [list]
+- apiGroups: [resource.k8s.io]
+  resources: [deviceclasses, resourceslices, resourceclaims]
   verbs: [list]
 )";
 

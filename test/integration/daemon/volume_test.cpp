@@ -226,8 +226,8 @@ TEST_F(VolumeTest, NotEnoughStorageCapacityThenMoreCapacity) {
 
   ASSERT_TRUE(waitFor([&] { return !unschedulableMessage("web").empty(); }, 30s)) << tail(d.log());
   EXPECT_EQ(unschedulableMessage("web"),
-            "0/2 nodes are available: 2 node(s) did not have enough free storage. preemption: 0/2 nodes are "
-            "available: 2 Preemption is not helpful for scheduling.");
+            "0/2 nodes are available: 2 node(s) did not have enough free storage. no new claims to deallocate, "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   EXPECT_EQ(nodeNameOf("t", "web"), "");
 
   kubectlOk({"patch", "csistoragecapacity", "-n", "t", "cap-node-1", "--type=merge", "-p", R"({"capacity":"10Gi"})"});
@@ -283,8 +283,8 @@ TEST_F(VolumeTest, UnboundImmediateClaimWaitsForThePVController) {
 
   ASSERT_TRUE(waitFor([&] { return !unschedulableMessage("web").empty(); }, 30s)) << tail(d.log());
   EXPECT_EQ(unschedulableMessage("web"),
-            "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/2 nodes are "
-            "available: 2 Preemption is not helpful for scheduling.");
+            "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims. no new claims to "
+            "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 
   create({localPV("pv-manual", "manual", "1Gi", "node-1")});
   ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "web") == "node-1"; }, 60s)) << tail(d.log()) << debugState();

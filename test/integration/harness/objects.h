@@ -12,18 +12,16 @@ namespace ks::integration {
 
 // The upstream default-profile plugins kube-scheduler-cpp does not implement yet: every profile of ours
 // must disable them (the daemon refuses to start otherwise), and the differential test disables the same
-// ones in upstream's profile so both run the same plugin set. Implementing a plugin removes it here.
-inline constexpr std::array<std::string_view, 1> kNotYetImplementedPlugins = {
-    "DynamicResources",
-};
+// ones in upstream's profile so both run the same plugin set. Implementing a plugin removes it here; none
+// is left (DynamicResources was the last).
+inline constexpr std::array<std::string_view, 0> kNotYetImplementedPlugins = {};
 
 // The `plugins:` block of a KubeSchedulerConfiguration profile that disables kNotYetImplementedPlugins at
 // multiPoint, indented for a profile that is a list item ("  - schedulerName: ...").
 inline std::string disabledPluginsYaml() {
-  std::string out =
-      "    plugins:\n"
-      "      multiPoint:\n"
-      "        disabled:\n";
+  std::string out = "    plugins:\n";
+  if (kNotYetImplementedPlugins.empty()) return out;
+  out += "      multiPoint:\n        disabled:\n";
   for (std::string_view p : kNotYetImplementedPlugins) {
     out += "          - name: ";
     out += p;

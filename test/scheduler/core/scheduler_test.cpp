@@ -228,7 +228,7 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNode
       client_.create(MakePod().name("p").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
   const std::string want =
       "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had "
-      "untolerated taint(s).";
+      "untolerated taint(s). no new claims to deallocate";
   ASSERT_TRUE(waitForPod("p",
                          [&](const api::Pod& p) {
                            const auto* c = scheduledCondition(p);
@@ -340,7 +340,7 @@ TEST_F(SchedulerTest, PodUpdatedDuringAFailingAttemptIsReportedSafely) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
   const auto notes = failedSchedulingNotes("p");
   ASSERT_FALSE(notes.empty());
-  EXPECT_EQ(notes[0], "0/1 nodes are available: not yet.");
+  EXPECT_EQ(notes[0], "0/1 nodes are available: not yet. no new claims to deallocate");
 }
 
 // F1: with no nodes, a pending pod is retried after 1 s, 2 s, 4 s ... (the error backoff), not in a loop.
@@ -422,7 +422,8 @@ TEST_F(SchedulerTest, UnschedulableConditionKeepsTransitionTimeAndObservesGenera
   ASSERT_TRUE(waitForPod("p", [&](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
     return c &&
-           c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).";
+           c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new "
+                                         "claims to deallocate";
   }));
   const api::Pod now = *client_.get<api::Pod>("default", "p");
   EXPECT_EQ(scheduledCondition(now)->lastTransitionTime, first);
@@ -443,7 +444,7 @@ TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
       client_.create(MakePod().name("l").namespace_("default").uid("l").req({{"cpu", "1"}}).obj()).ok());
   ASSERT_TRUE(waitForPod("l", [](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
-    return c && c->message == "0/1 nodes are available: 1 Insufficient cpu.";
+    return c && c->message == "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate";
   }));
   ASSERT_TRUE(client_.deletePod("default", "h", {}).ok());
   ASSERT_TRUE(waitForPod("l", bound, 5s));
@@ -494,7 +495,8 @@ TEST_F(SchedulerTest, NominatedNodeFailureIsInTheFitError) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
   EXPECT_EQ(
       scheduledCondition(*client_.get<api::Pod>("default", "p"))->message,
-      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector.");
+      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. no new "
+      "claims to deallocate");
 }
 
 // F20: two PreFilter node sets without a common node reject the pod with no plugin on the status; the
@@ -515,7 +517,8 @@ TEST_F(SchedulerTest, DisjointPreFilterNodeSetsMakeThePluginsRejectors) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
     return c && c->message ==
-                    "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously.";
+                    "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously. "
+                    "no new claims to deallocate";
   }));
   // Its own status update may retry it once more (the plugins registered every event); let that settle.
   std::this_thread::sleep_for(300ms);
@@ -675,6 +678,92 @@ TEST_F(DraEventsTest, NoHandlersWithTheFeatureGateOff) {
   EXPECT_FALSE(retriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }, 500ms));
 }
 
+// DynamicResources end to end: a pod whose claim comes from a template (named in status.resourceClaimStatuses)
+// waits until the claim exists, then gets the device of the node whose ResourceSlice matches the class; the
+// claim's status shows the allocation and the reservation. A second such pod finds the only device taken.
+TEST_F(SchedulerTest, PodWithClaimGetsDeviceOnNodeWhoseSliceMatches) {
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  ASSERT_TRUE(client_.create(MakeNode().name("n2").obj()).ok());
+  api::DeviceClass gpu = deviceClass("gpu.example.com");
+  gpu.spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == \"gpu.example.com\""}});
+  ASSERT_TRUE(client_.create(gpu).ok());
+  api::ResourceSlice other = resourceSlice("n1-nic");
+  other.spec.driver = "nic.example.com";
+  other.spec.devices.push_back(api::Device{.name = "nic-0"});
+  ASSERT_TRUE(client_.create(other).ok());
+  api::ResourceSlice gpus = resourceSlice("n2-gpu");
+  gpus.spec.nodeName = "n2";
+  gpus.spec.pool.name = "n2";
+  gpus.spec.devices.push_back(api::Device{.name = "gpu-0"});
+  ASSERT_TRUE(client_.create(gpus).ok());
+  start(configYaml("default-scheduler", /*preemption=*/true));
+
+  // The pod and, as the resource claim controller would, its generated claim.
+  auto createPodWithClaim = [&](const std::string& name) -> std::string {
+    api::Pod pod = MakePod().name(name).namespace_("default").obj();
+    pod.spec.resourceClaims.push_back(api::PodResourceClaim{"gpu", std::nullopt, "gpu-template"});
+    pod.status.resourceClaimStatuses.push_back(api::PodResourceClaimStatus{"gpu", name + "-gpu"});
+    auto created = client_.create(pod);
+    EXPECT_TRUE(created.ok());
+    return created.ok() ? created->metadata.uid : "";
+  };
+  auto createClaim = [&](const std::string& podName, const std::string& podUid) {
+    api::ResourceClaim claim = resourceClaim(podName + "-gpu");
+    claim.metadata.ownerReferences.push_back(api::OwnerReference{"v1", "Pod", podName, podUid, true, true});
+    api::DeviceRequest request;
+    request.name = "gpu";
+    request.exactly = api::ExactDeviceRequest{.deviceClassName = "gpu.example.com",
+                                              .allocationMode = std::string(api::kDeviceAllocationModeExactCount),
+                                              .count = 1};
+    claim.spec.devices.requests.push_back(request);
+    ASSERT_TRUE(client_.createResourceClaim(claim).ok());
+  };
+
+  const std::string uid = createPodWithClaim("p");
+  // PreEnqueue keeps the pod back until its claim exists; the claim's Add event brings it in.
+  std::this_thread::sleep_for(200ms);
+  EXPECT_EQ(nodeOf("p"), "");
+  createClaim("p", uid);
+  ASSERT_TRUE(waitForPod("p", bound));
+  EXPECT_EQ(nodeOf("p"), "n2");
+
+  auto claim = client_.getResourceClaim("default", "p-gpu");
+  ASSERT_TRUE(claim.ok());
+  ASSERT_TRUE(claim->status.allocation.has_value());
+  ASSERT_EQ(claim->status.allocation->devices.results.size(), 1u);
+  const auto& result = claim->status.allocation->devices.results[0];
+  EXPECT_EQ(result.request, "gpu");
+  EXPECT_EQ(result.driver, "gpu.example.com");
+  EXPECT_EQ(result.pool, "n2");
+  EXPECT_EQ(result.device, "gpu-0");
+  ASSERT_TRUE(claim->status.allocation->nodeSelector.has_value());
+  ASSERT_EQ(claim->status.allocation->nodeSelector->nodeSelectorTerms.size(), 1u);
+  const auto& fields = claim->status.allocation->nodeSelector->nodeSelectorTerms[0].matchFields;
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0].key, "metadata.name");
+  EXPECT_EQ(fields[0].values, std::vector<std::string>{"n2"});
+  ASSERT_EQ(claim->status.reservedFor.size(), 1u);
+  EXPECT_EQ(claim->status.reservedFor[0].resource, "pods");
+  EXPECT_EQ(claim->status.reservedFor[0].name, "p");
+  EXPECT_EQ(claim->status.reservedFor[0].uid, uid);
+  EXPECT_EQ(claim->metadata.finalizers, std::vector<std::string>{std::string(api::kResourceClaimFinalizer)});
+
+  // The only device is taken: the next pod is unschedulable everywhere, with upstream's message.
+  const std::string uid2 = createPodWithClaim("q");
+  createClaim("q", uid2);
+  const std::string want =
+      "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are "
+      "available: 2 Preemption is not helpful for scheduling.";
+  ASSERT_TRUE(waitForPod("q", [&](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->reason == "Unschedulable" && c->message == want;
+  })) << "condition: "
+      << (scheduledCondition(*client_.get<api::Pod>("default", "q")) ? scheduledCondition(*client_.get<api::Pod>("default", "q"))->message : "none");
+  auto claim2 = client_.getResourceClaim("default", "q-gpu");
+  ASSERT_TRUE(claim2.ok());
+  EXPECT_FALSE(claim2->status.allocation.has_value());
+}
+
 // A Permit plugin that makes the pods named in `waitFor` wait (at most `timeout`) and allows the others.
 class GatePlugin final : public framework::PermitPlugin {
  public:
@@ -832,7 +921,10 @@ TEST(SchedulerCreateTest, UnimplementedDefaultPluginsGiveClearError) {
   auto cfg =
       config::decodeConfig("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n");
   ASSERT_TRUE(cfg.ok()) << cfg.error().message();
-  auto s = Scheduler::create(client, *cfg, plugins::newInTreeRegistry());
+  informer::SharedInformerFactory factory(client);
+  SchedulerOptions options;
+  options.informerFactory = &factory;
+  auto s = Scheduler::create(client, *cfg, plugins::newInTreeRegistry(), options);
   if (plugins::notYetImplementedPlugins().empty()) {
     EXPECT_TRUE(s.ok());
     return;

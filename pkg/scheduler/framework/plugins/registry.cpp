@@ -6,6 +6,7 @@
 
 #include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/dynamic_resources.h"
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
@@ -43,6 +44,19 @@ void add(framework::runtime::Registry& r, Extra... extra) {
 
 }  // namespace
 
+dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Features& features) {
+  dynamicresources::DynamicResourcesFeatures f;
+  f.enableDynamicResourceAllocation = features.enableDynamicResourceAllocation;
+  f.enableDRASchedulerFilterTimeout = features.enableDRASchedulerFilterTimeout;
+  f.enableDRAAdminAccess = features.enableDRAAdminAccess;
+  f.enableDRAPrioritizedList = features.enableDRAPrioritizedList;
+  f.enableDRAResourceClaimDeviceStatus = features.enableDRAResourceClaimDeviceStatus;
+  f.enablePartitionableDevices = features.enableDRAPartitionableDevices;
+  f.enableDRADeviceBindingConditions = features.enableDRADeviceBindingConditions;
+  f.enableConsumableCapacity = features.enableDRAConsumableCapacity;
+  return f;
+}
+
 framework::runtime::Registry newInTreeRegistry(const Features& features) {
   framework::runtime::Registry r;
   add<queuesort::PrioritySort>(r);
@@ -69,6 +83,7 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   volumeBinding.enableStorageCapacityScoring = features.enableStorageCapacityScoring;
   volumeBinding.enableVolumeAttributesClass = features.enableVolumeAttributesClass;
   add<volumebinding::VolumeBinding>(r, volumeBinding);
+  add<dynamicresources::DynamicResources>(r, dynamicResourcesFeatures(features));
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

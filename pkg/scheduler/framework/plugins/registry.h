@@ -22,11 +22,27 @@ struct Features {
   bool enableVolumeAttributesClass = true;
   // MatchLabelKeysInPodTopologySpread (beta, on): PodTopologySpread ANDs matchLabelKeys into the selector.
   bool enableMatchLabelKeysInPodTopologySpread = true;
+  // DynamicResourceAllocation (GA, not locked) and the DRA gates the DynamicResources plugin reads (its
+  // allocator's features). DRADeviceTaints and DRAExtendedResource are refused at their non-default value.
+  bool enableDynamicResourceAllocation = true;
+  bool enableDRASchedulerFilterTimeout = true;
+  bool enableDRAAdminAccess = true;
+  bool enableDRAPrioritizedList = true;
+  bool enableDRAResourceClaimDeviceStatus = true;
+  bool enableDRAPartitionableDevices = false;
+  bool enableDRADeviceBindingConditions = false;
+  bool enableDRAConsumableCapacity = false;
   // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
   bool assumeVolumeBindingCompletes = false;
 };
 
 framework::runtime::Registry newInTreeRegistry(const Features& features = {});
+
+namespace dynamicresources {
+struct DynamicResourcesFeatures;
+}  // namespace dynamicresources
+// The DynamicResources plugin's switches from `features`.
+dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Features& features);
 
 // Upstream v1.34 in-tree plugins that kube-scheduler-cpp does not implement yet.
 const std::vector<std::string>& notYetImplementedPlugins();

@@ -119,6 +119,7 @@ Framework::Framework(FrameworkOptions options)
     : snapshotSharedLister_(options.snapshotSharedLister),
       client_(options.client),
       informerFactory_(options.informerFactory),
+      sharedDRAManager_(options.sharedDRAManager),
       eventRecorder_(options.eventRecorder),
       podNominator_(options.podNominator),
       parallelizer_(std::move(options.parallelizer)),

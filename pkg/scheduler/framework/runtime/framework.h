@@ -50,6 +50,8 @@ struct FrameworkOptions {
   client::Client* client = nullptr;
   // What Handle::sharedInformerFactory() returns; must outlive the Framework.
   informer::SharedInformerFactory* informerFactory = nullptr;
+  // What Handle::sharedDRAManager() returns; must outlive the Framework.
+  SharedDRAManager* sharedDRAManager = nullptr;
   EventRecorder* eventRecorder = nullptr;
   PodNominator* podNominator = nullptr;
   // Shared between profiles; a pool of kDefaultParallelism threads is created when null.
@@ -158,6 +160,7 @@ class Framework final : public Handle {
     if (podActivator_) podActivator_(pods);
   }
   std::stop_token stopToken() const override { return stop_.get_token(); }
+  SharedDRAManager* sharedDRAManager() const override { return sharedDRAManager_; }
   // Requests stopToken(): the scheduler is shutting down. Thread-safe, idempotent.
   void requestStop() { stop_.request_stop(); }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
@@ -188,6 +191,7 @@ class Framework final : public Handle {
   const SharedLister* snapshotSharedLister_ = nullptr;
   client::Client* client_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
+  SharedDRAManager* sharedDRAManager_ = nullptr;
   EventRecorder* eventRecorder_ = nullptr;
   PodNominator* podNominator_ = nullptr;
   std::function<void(const std::vector<api::PodPtr>&)> podActivator_;

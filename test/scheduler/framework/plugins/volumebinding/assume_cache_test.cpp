@@ -6,19 +6,21 @@
 // watch() wires the informer's handlers to.
 //
 // Not ported, and why:
-//   - TestEventHandlers, TestEventHandlerConcurrency and the event expectations of TestAssume,
-//     TestRestore and TestEvents: our AssumeCache has no event handlers of its own (nothing in the
-//     scheduler registers one; upstream's are for DRA's ResourceClaim cache).
+//   - TestEventHandlerConcurrency as such: EventHandlers below checks the order from concurrent writers.
 //   - TestAssume "fail-new-bad-object" and TestEvents "nop add" / "nil add" / "nil update" /
 //     "nop delete": they pass a non-object (1) or nil, which a typed cache cannot receive.
-// Added here: the cache fed by a real informer through watch().
+// The event expectations of TestAssume, TestRestore, TestEvents and TestEventHandlers are in EventHandlers
+// (the cache's handlers serve DRA's ResourceClaim cache). Added here: the cache fed by a real informer
+// through watch().
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -523,6 +525,71 @@ TEST(AssumeCacheTest, WatchInformer) {
   ASSERT_TRUE(removed.ok()) << removed.error().message();
   EXPECT_TRUE(eventually([&] { return !cache.get("ns1/pvc1").ok(); }));
   factory.stop();
+}
+
+// Handlers see the cache's view: a replay of the current objects, then adds, updates (assume and restore
+// included, not a not-newer informer update) and deletes, in order; a handler may read the cache.
+TEST(AssumeCacheTest, EventHandlers) {
+  AssumeCache<api::PersistentVolume> cache("v1.PersistentVolume");
+  const PVPtr pv1 = pvWithVersion("pv1", "", "1");
+  cache.add(pv1);
+  std::vector<std::string> events;
+  informer::EventHandlerFuncs<api::PersistentVolume> h;
+  h.onAdd = [&](const PVPtr& obj, bool initial) {
+    // Reading the cache from a handler must not deadlock.
+    EXPECT_TRUE(cache.get(obj->metadata.name).ok());
+    events.push_back("add " + obj->metadata.name + "@" + obj->metadata.resourceVersion + (initial ? " initial" : ""));
+  };
+  h.onUpdate = [&](const PVPtr& o, const PVPtr& n) {
+    events.push_back("update " + n->metadata.name + " " + o->metadata.resourceVersion + "->" +
+                     n->metadata.resourceVersion);
+  };
+  h.onDelete = [&](const informer::DeletedObject<api::PersistentVolume>& d) {
+    events.push_back("delete " + d.key + "@" + d.object->metadata.resourceVersion);
+  };
+  cache.addEventHandler(std::move(h));
+  cache.add(pvWithVersion("pv2", "", "1"));
+  cache.add(pvWithVersion("pv1", "", "2"));
+  ASSERT_TRUE(cache.assume(pvWithVersion("pv1", "", "3")).ok());
+  cache.add(pvWithVersion("pv1", "", "3"));  // not newer than the assumed one: no event
+  cache.restore("pv1");
+  cache.restore("pv1");  // nothing assumed any more: no event
+  cache.remove("pv2");
+  cache.remove("pv2");  // gone already: no event
+  EXPECT_EQ(events, (std::vector<std::string>{"add pv1@1 initial", "add pv2@1", "update pv1 1->2", "update pv1 2->3",
+                                              "update pv1 3->2", "delete pv2@1"}));
+}
+
+// Events from several writing threads reach a handler one at a time, each object's in order.
+TEST(AssumeCacheTest, EventHandlerOrderUnderConcurrency) {
+  AssumeCache<api::PersistentVolume> cache("v1.PersistentVolume");
+  std::mutex mu;
+  std::map<std::string, std::vector<int>> versions;
+  std::atomic<int> active{0};
+  informer::EventHandlerFuncs<api::PersistentVolume> h;
+  auto record = [&](const PVPtr& obj) {
+    EXPECT_EQ(active.fetch_add(1), 0) << "handler called concurrently";
+    {
+      std::lock_guard lock(mu);
+      versions[obj->metadata.name].push_back(std::stoi(obj->metadata.resourceVersion));
+    }
+    active.fetch_sub(1);
+  };
+  h.onAdd = [&](const PVPtr& obj, bool) { record(obj); };
+  h.onUpdate = [&](const PVPtr&, const PVPtr& obj) { record(obj); };
+  cache.addEventHandler(std::move(h));
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&cache, t] {
+      for (int v = 1; v <= 200; ++v) cache.add(pvWithVersion("pv" + std::to_string(t), "", std::to_string(v)));
+    });
+  }
+  for (auto& w : writers) w.join();
+  for (int t = 0; t < 4; ++t) {
+    const auto& got = versions["pv" + std::to_string(t)];
+    ASSERT_EQ(got.size(), 200u);
+    EXPECT_TRUE(std::is_sorted(got.begin(), got.end()));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,117 @@
+#include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
+
+namespace ks::plugins::dynamicresources {
+
+namespace {
+
+class InformerDeviceClassLister final : public framework::DeviceClassLister {
+ public:
+  explicit InformerDeviceClassLister(informer::SharedInformer<api::DeviceClass>& informer) : informer_(informer) {}
+
+  Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const override {
+    auto c = informer_.store().get(name);
+    if (!c) return Error("deviceclass.resource.k8s.io \"" + name + "\" not found");
+    return c;
+  }
+  std::vector<std::shared_ptr<const api::DeviceClass>> list() const override { return informer_.store().list(); }
+
+ private:
+  informer::SharedInformer<api::DeviceClass>& informer_;
+};
+
+}  // namespace
+
+DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity)
+    : enableConsumableCapacity_(enableConsumableCapacity),
+      claims_(std::make_unique<ClaimAssumeCache>("ResourceClaim")),
+      allocatedDevices_(std::make_unique<AllocatedDevices>(enableConsumableCapacity)),
+      slices_(factory.resourceSlices()),
+      classes_(std::make_shared<InformerDeviceClassLister>(factory.deviceClasses())) {
+  claims_->watch(factory.resourceClaims());
+  claims_->addEventHandler(allocatedDevices_->handlers());
+}
+
+Result<framework::ResourceClaimPtr> DefaultDRAManager::get(const std::string& ns, const std::string& name) const {
+  return claims_->get(ns + "/" + name);
+}
+
+std::vector<framework::ResourceClaimPtr> DefaultDRAManager::list() const {
+  return claims_->list();
+}
+
+// A claim can move from in flight to the cache between reading the allocated devices and reading the
+// in-flight map, and then be missed; the revision tells (upstream errClaimTrackerConcurrentModification).
+// The reverse (first in the cache, then only in flight) cannot happen.
+Result<std::set<dra::structured::DeviceID>> DefaultDRAManager::listAllAllocatedDevices() const {
+  auto [allocated, revision] = allocatedDevices_->get();
+  {
+    std::lock_guard lock(inFlightMu_);
+    for (const auto& [uid, claim] : inFlight_) {
+      foreachAllocatedDevice(
+          *claim, [&](const dra::structured::DeviceID& id) { allocated.insert(id); }, false,
+          [](const dra::structured::SharedDeviceID&) {}, [](const dra::structured::DeviceConsumedCapacity&) {});
+    }
+  }
+  if (revision == allocatedDevices_->revision()) return allocated;
+  return Error(std::string(framework::kConcurrentModification));
+}
+
+Result<dra::structured::AllocatedState> DefaultDRAManager::gatherAllocatedState() const {
+  auto [allocated, revision1] = allocatedDevices_->get();
+  auto [capacity, revision2] = allocatedDevices_->capacities();
+  if (revision1 != revision2) return Error(std::string(framework::kConcurrentModification));
+  dra::structured::AllocatedState state;
+  state.allocatedDevices = std::move(allocated);
+  state.aggregatedCapacity = std::move(capacity);
+  {
+    // As upstream, only in-flight claims contribute shared device IDs.
+    std::lock_guard lock(inFlightMu_);
+    for (const auto& [uid, claim] : inFlight_) {
+      foreachAllocatedDevice(
+          *claim, [&](const dra::structured::DeviceID& id) { state.allocatedDevices.insert(id); },
+          enableConsumableCapacity_,
+          [&](const dra::structured::SharedDeviceID& id) { state.allocatedSharedDeviceIDs.insert(id); },
+          [&](const dra::structured::DeviceConsumedCapacity& c) { state.aggregatedCapacity.insert(c); });
+    }
+  }
+  if (revision1 == allocatedDevices_->revision()) return state;
+  return Error(std::string(framework::kConcurrentModification));
+}
+
+bool DefaultDRAManager::claimHasPendingAllocation(const std::string& claimUid) const {
+  std::lock_guard lock(inFlightMu_);
+  return inFlight_.count(claimUid) != 0;
+}
+
+Result<void> DefaultDRAManager::signalClaimPendingAllocation(const std::string& claimUid,
+                                                             framework::ResourceClaimPtr allocatedClaim) {
+  std::lock_guard lock(inFlightMu_);
+  inFlight_[claimUid] = std::move(allocatedClaim);
+  return {};
+}
+
+bool DefaultDRAManager::removeClaimPendingAllocation(const std::string& claimUid) {
+  std::lock_guard lock(inFlightMu_);
+  return inFlight_.erase(claimUid) != 0;
+}
+
+Result<void> DefaultDRAManager::assumeClaimAfterAPICall(framework::ResourceClaimPtr claim) {
+  return claims_->assume(std::move(claim));
+}
+
+void DefaultDRAManager::assumedClaimRestore(const std::string& ns, const std::string& name) {
+  claims_->restore(ns + "/" + name);
+}
+
+Result<std::vector<framework::ResourceSlicePtr>> DefaultDRAManager::listWithDeviceTaintRules() const {
+  return slices_.store().list();
+}
+
+std::vector<framework::ResourceClaimPtr> DefaultDRAManager::inFlightClaimsForTest() const {
+  std::lock_guard lock(inFlightMu_);
+  std::vector<framework::ResourceClaimPtr> out;
+  for (const auto& [uid, claim] : inFlight_) out.push_back(claim);
+  return out;
+}
+
+}  // namespace ks::plugins::dynamicresources

@@ -1,0 +1,137 @@
+#pragma once
+// DynamicResources (upstream plugins/dynamicresources/dynamicresources.go, v1.34.4): a pod's
+// ResourceClaims decide where it may run, and the claims the scheduler allocates get their devices on the way.
+//
+//   PreEnqueue  the pod's claims exist, are not being deleted and (generated ones) are owned by the pod.
+//   PreFilter   every claim is allocated (and may be reserved for the pod) or is allocatable: its device
+//               classes exist, no other pod's allocation of it is in flight. Builds the cycle's allocator
+//               from the allocated devices (API + in flight), the slices and the classes. Skip without claims.
+//   Filter      allocated claims' node selectors; the allocator for the unallocated ones on this node,
+//               within filterTimeout ("timed out trying to allocate devices").
+//   PostFilter  deallocates one allocated claim that was unavailable on some node and not used by another
+//               pod, so the next attempt may allocate it elsewhere ("no new claims to deallocate").
+//   Reserve     the node's allocations become in flight: concurrent pods do not get the same devices.
+//   Unreserve   drops them (and an assumed claim), removes the pod from reservedFor.
+//   PreBind     writes finalizer, allocation and reservedFor to each claim not yet reserved for the pod;
+//               with DRADeviceBindingConditions waits for the devices' binding conditions.
+//
+// Extended resources backed by DRA (DRAExtendedResource, alpha in v1.34) are not implemented: the gate is
+// refused at start (pkg/features), so the special "<extended-resources>" claim never exists here.
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/client/client.h"
+#include "pkg/dra/cel/compile.h"
+#include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/util/result.h"
+
+namespace ks::plugins::dynamicresources {
+
+class DefaultDRAManager;
+
+// The gates the plugin reads (upstream feature.Features), v1.34 defaults.
+struct DynamicResourcesFeatures {
+  bool enableDynamicResourceAllocation = true;
+  bool enableDRASchedulerFilterTimeout = true;
+  bool enableSchedulingQueueHint = true;  // SchedulerQueueingHints, GA and locked
+  bool enableDRAAdminAccess = true;
+  bool enableDRAPrioritizedList = true;
+  bool enableDRAResourceClaimDeviceStatus = true;
+  bool enableDRADeviceTaints = false;
+  bool enablePartitionableDevices = false;
+  bool enableDRADeviceBindingConditions = false;
+  bool enableConsumableCapacity = false;
+};
+
+class DynamicResources final : public framework::PreEnqueuePlugin,
+                               public framework::PreFilterPlugin,
+                               public framework::FilterPlugin,
+                               public framework::PostFilterPlugin,
+                               public framework::ReservePlugin,
+                               public framework::PreBindPlugin,
+                               public framework::EnqueueExtensions {
+ public:
+  static constexpr std::string_view kName = "DynamicResources";
+  using Features = DynamicResourcesFeatures;
+  // The cycle state (private to the plugin's source file).
+  struct StateData;
+
+  // Args: DynamicResourcesArgs (validated; null means defaults). Uses Handle::sharedDRAManager(), or when
+  // there is none builds its own over Handle::sharedInformerFactory(); needs Handle::client(). Without
+  // the DynamicResourceAllocation gate the plugin does nothing.
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle,
+                                                           Features features = Features());
+  ~DynamicResources() override;
+
+  std::string_view name() const override { return kName; }
+
+  framework::Status preEnqueue(const framework::PodInfo& pod) override;
+  framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                              std::span<const framework::NodeInfoPtr> nodes,
+                              framework::PreFilterResult& result) override;
+  framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
+  framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
+                           const framework::NodeInfo& nodeInfo) override;
+  framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeToStatus& filteredNodeStatusMap,
+                               framework::PostFilterResult& result) override;
+  framework::Status reserve(framework::CycleState& state, const framework::PodInfo& pod,
+                            const std::string& nodeName) override;
+  void unreserve(framework::CycleState& state, const framework::PodInfo& pod, const std::string& nodeName) override;
+  framework::Status preBindPreFlight(framework::CycleState& state, const framework::PodInfo& pod,
+                                     const std::string& nodeName) override;
+  framework::Status preBind(framework::CycleState& state, const framework::PodInfo& pod,
+                            const std::string& nodeName) override;
+  Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
+
+  // Queueing hints (upstream isSchedulableAfterClaimChange / isSchedulableAfterPodChange).
+  Result<framework::QueueingHint> isSchedulableAfterClaimChange(const api::Pod& pod,
+                                                                const framework::EventObject& oldObj,
+                                                                const framework::EventObject& newObj) const;
+  Result<framework::QueueingHint> isSchedulableAfterPodChange(const api::Pod& pod,
+                                                              const framework::EventObject& oldObj,
+                                                              const framework::EventObject& newObj) const;
+
+  // The manager the plugin uses (tests).
+  framework::SharedDRAManager* draManager() const { return draManager_; }
+  // Upstream's tests use a 1ns timeout, which the args (milliseconds) cannot carry.
+  void setFilterTimeoutForTest(std::chrono::nanoseconds timeout) { filterTimeout_ = timeout; }
+  // PreBind's polling of binding conditions (upstream: every 5s).
+  void setBindingPollIntervalForTest(std::chrono::milliseconds interval) { bindingPollInterval_ = interval; }
+
+ private:
+  DynamicResources(framework::Handle& handle, Features features, std::chrono::nanoseconds filterTimeout,
+                   framework::SharedDRAManager* draManager, std::unique_ptr<DefaultDRAManager> ownManager);
+  // The disabled plugin.
+  explicit DynamicResources(framework::Handle& handle);
+
+  // Whether each claim of the pod exists, is not being deleted and (generated) belongs to the pod;
+  // calls `cb` for each one found. The error says why the pod cannot be scheduled now.
+  Result<void> foreachPodResourceClaim(const api::Pod& pod,
+                                       const std::function<void(const framework::ResourceClaimPtr&)>& cb) const;
+  framework::Status validateDeviceClass(const std::string& className, const std::string& requestName) const;
+  // Records the allocation (if Reserve made one) and the reservation in the claim's status.
+  Result<framework::ResourceClaimPtr> bindClaim(StateData& state, size_t index, const api::Pod& pod);
+  Result<bool> isClaimReadyForBinding(const api::ResourceClaim& claim) const;
+  bool isClaimTimeout(const api::ResourceClaim& claim) const;
+  Result<bool> isPodReadyForBinding(StateData& state) const;
+
+  bool enabled_ = false;
+  Features features_;
+  std::chrono::nanoseconds filterTimeout_{0};
+  std::chrono::milliseconds bindingPollInterval_{5000};
+  framework::Handle& handle_;
+  client::ResourceClaimWriter* client_ = nullptr;
+  std::shared_ptr<cel::Cache> celCache_;
+  framework::SharedDRAManager* draManager_ = nullptr;
+  std::unique_ptr<DefaultDRAManager> ownManager_;
+};
+
+}  // namespace ks::plugins::dynamicresources
