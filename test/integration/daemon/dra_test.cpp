@@ -1,0 +1,182 @@
+// DynamicResources end to end (issue 17): a real etcd + kube-apiserver with kube-controller-manager's
+// resourceclaim-controller, which creates a pod's ResourceClaim from its ResourceClaimTemplate and names it in
+// the pod's status. The scheduler under test then allocates a device from the ResourceSlice whose device
+// satisfies the class and claim selectors, writes the allocation and reservation into the claim's status and
+// binds the pod. Each case runs once with kube-scheduler-cpp and once with upstream kube-scheduler v1.34.4,
+// each on a fresh control plane, against the same expectations. No kubelet or DRA driver is needed: the
+// slices stand for what a driver publishes.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test/integration/daemon/daemon_fixture.h"
+
+namespace ks::integration {
+namespace {
+
+using namespace std::chrono_literals;
+
+json deviceClass() {
+  return json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+    "metadata": {"name": "gpu.example.com"},
+    "spec": {"selectors": [{"cel": {"expression": "device.driver == \"gpu.example.com\""}}]}})");
+}
+
+// One GPU on `node`, of `model`.
+json resourceSlice(const std::string& node, const std::string& model) {
+  json slice = json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "spec": {"driver": "gpu.example.com", "pool": {"generation": 1, "resourceSliceCount": 1},
+             "devices": [{"name": "gpu-0", "attributes": {"model": {}}}]}})");
+  slice["metadata"]["name"] = node + "-gpus";
+  slice["spec"]["nodeName"] = node;
+  slice["spec"]["pool"]["name"] = node;
+  slice["spec"]["devices"][0]["attributes"]["model"]["string"] = model;
+  return slice;
+}
+
+// One device of the class whose model is a100.
+json claimTemplate(const std::string& ns) {
+  json t = json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+    "metadata": {"name": "a100"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {
+      "deviceClassName": "gpu.example.com",
+      "selectors": [{"cel": {"expression": "device.attributes[\"gpu.example.com\"].model == \"a100\""}}]}}]}}}})");
+  t["metadata"]["namespace"] = ns;
+  return t;
+}
+
+json podWithTemplateClaim(const std::string& ns, const std::string& name) {
+  json pod = podJson(ns, name);
+  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", "a100"}}};
+  pod["spec"]["containers"][0]["resources"]["claims"] = {{{"name", "gpu"}}};
+  return pod;
+}
+
+enum class Scheduler { Ours, Upstream };
+
+class DraTest : public DaemonTest, public ::testing::WithParamInterface<Scheduler> {
+ protected:
+  ControlPlaneOptions controlPlaneOptions() const override {
+    ControlPlaneOptions o;
+    o.controllers = {"resourceclaim-controller"};
+    return o;
+  }
+
+  // The scheduler of this case, with the same configuration either way (profile kSchedulerName, the
+  // default plugins, DynamicResources among them).
+  void startScheduler() {
+    if (GetParam() == Scheduler::Ours) {
+      uint16_t port = 0;
+      Process& d = startDaemon({}, &port);
+      ASSERT_TRUE(waitFor([&] { return httpsGet(port, "/readyz").value_or(std::pair{0, ""}).first == 200; }, 60s))
+          << tail(d.log());
+      return;
+    }
+    auto bin = ControlPlane::binDir();
+    ASSERT_TRUE(bin.ok()) << bin.error().message();
+    const std::string cfg = dir_ + "/upstream-config.yaml";
+    std::ofstream(cfg) << schedulerConfig(cp_->kubeconfigPath());
+    const uint16_t port = freePort();
+    upstream_ = std::make_unique<Process>(
+        std::vector<std::string>{*bin + "/kube-scheduler", "--config=" + cfg, "--bind-address=127.0.0.1",
+                                 "--secure-port=" + std::to_string(port), "-v=2"},
+        dir_ + "/upstream-kube-scheduler.log");
+    ASSERT_TRUE(waitFor(
+        [&] { return ks::integration::httpsGet(port, "/healthz", {}).value_or(std::pair{0, ""}).first == 200; },
+        60s))
+        << tail(upstream_->log());
+  }
+  std::string schedulerLog() const { return upstream_ ? tail(upstream_->log()) : ""; }
+
+  json getJson(const std::vector<std::string>& args) {
+    auto r = cp_->kubectl(args);
+    return r.ok() ? json::parse(*r) : json();
+  }
+  // The name of the claim the controller generated for the pod's "gpu" entry ("" until it did).
+  std::string generatedClaim(const std::string& ns, const std::string& pod) {
+    const json p = getJson({"get", "pod", "-n", ns, pod, "-o", "json"});
+    if (!p.is_object()) return "";
+    for (const auto& s : p["status"].value("resourceClaimStatuses", json::array())) {
+      if (s.value("name", "") == "gpu") return s.value("resourceClaimName", "");
+    }
+    return "";
+  }
+  json podScheduledCondition(const std::string& ns, const std::string& pod) {
+    const json p = getJson({"get", "pod", "-n", ns, pod, "-o", "json"});
+    if (!p.is_object()) return json();
+    for (const auto& c : p["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "PodScheduled") return c;
+    }
+    return json();
+  }
+
+  std::unique_ptr<Process> upstream_;
+};
+
+// The first pod gets the a100 on n1 (n2's t4 fails the claim's selector; n3 publishes nothing): the claim's
+// status holds the allocation (device, pool, driver, request, node selector) and the pod's reservation,
+// the claim carries the scheduler's delete-protection finalizer, and the pod is bound to n1. The second pod
+// finds the only a100 taken and is reported unschedulable with upstream's message.
+TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulable) {
+  kubectlOk({"create", "namespace", "t"});
+  kubectlOk({"create", "-f", "-"}, listOf({nodeJson("n1"), nodeJson("n2"), nodeJson("n3"), deviceClass(),
+                                           resourceSlice("n1", "a100"), resourceSlice("n2", "t4"),
+                                           claimTemplate("t")})
+                                       .dump());
+  startScheduler();
+  if (HasFatalFailure()) return;
+
+  kubectlOk({"create", "-f", "-"}, podWithTemplateClaim("t", "first").dump());
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "first") == "n1"; }, 60s))
+      << "first on '" << nodeNameOf("t", "first") << "'\n"
+      << schedulerLog();
+  const std::string claimName = generatedClaim("t", "first");
+  ASSERT_FALSE(claimName.empty());
+  const json claim = getJson({"get", "resourceclaim", "-n", "t", claimName, "-o", "json"});
+  ASSERT_TRUE(claim.is_object());
+  const json& allocation = claim["status"]["allocation"];
+  ASSERT_TRUE(allocation.is_object()) << claim.dump(2);
+  EXPECT_EQ(allocation["devices"]["results"],
+            json::parse(R"([{"request":"gpu","driver":"gpu.example.com","pool":"n1","device":"gpu-0"}])"))
+      << claim.dump(2);
+  EXPECT_EQ(allocation["nodeSelector"],
+            json::parse(R"({"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In",)"
+                        R"("values":["n1"]}]}]})"))
+      << claim.dump(2);
+  const json pod = getJson({"get", "pod", "-n", "t", "first", "-o", "json"});
+  EXPECT_EQ(claim["status"]["reservedFor"],
+            json::array({{{"resource", "pods"}, {"name", "first"}, {"uid", pod["metadata"]["uid"]}}}))
+      << claim.dump(2);
+  EXPECT_THAT(claim["metadata"].value("finalizers", std::vector<std::string>{}),
+              ::testing::Contains("resource.kubernetes.io/delete-protection"));
+
+  kubectlOk({"create", "-f", "-"}, podWithTemplateClaim("t", "second").dump());
+  json condition;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        condition = podScheduledCondition("t", "second");
+        return condition.is_object() && condition.value("reason", "") == "Unschedulable";
+      },
+      60s))
+      << condition.dump() << "\n"
+      << schedulerLog();
+  EXPECT_EQ(condition.value("message", ""),
+            "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes "
+            "are available: 3 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(nodeNameOf("t", "second"), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Schedulers, DraTest, ::testing::Values(Scheduler::Ours, Scheduler::Upstream),
+                         [](const ::testing::TestParamInfo<Scheduler>& i) {
+                           return i.param == Scheduler::Ours ? "KubeSchedulerCpp" : "UpstreamKubeScheduler";
+                         });
+
+}  // namespace
+}  // namespace ks::integration
