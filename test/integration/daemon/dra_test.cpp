@@ -173,6 +173,36 @@ TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulab
   EXPECT_EQ(nodeNameOf("t", "second"), "");
 }
 
+// Upstream's quirk, kept: when an earlier PreFilter (VolumeBinding's, for an unbound Immediate claim) rejects
+// the pod, DynamicResources' PreFilter never writes its state, and its PostFilter, which runs ahead of
+// DefaultPreemption, fails reading it with the cycle state's "not found": that ends PostFilter (no
+// preemption) and becomes the tail of the message.
+TEST_P(DraTest, EarlierPreFilterRejectionEndsPostFilterWithNotFound) {
+  kubectlOk({"create", "namespace", "t"});
+  kubectlOk({"create", "-f", "-"}, listOf({nodeJson("n1"), json::parse(R"({"apiVersion": "storage.k8s.io/v1",
+    "kind": "StorageClass", "metadata": {"name": "manual"}, "provisioner": "kubernetes.io/no-provisioner",
+    "volumeBindingMode": "Immediate"})"), json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+    "metadata": {"name": "data", "namespace": "t"}, "spec": {"storageClassName": "manual",
+    "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})")})
+                                       .dump());
+  startScheduler();
+  if (HasFatalFailure()) return;
+  json pod = podJson("t", "web");
+  pod["spec"]["volumes"] = {{{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+  kubectlOk({"create", "-f", "-"}, pod.dump());
+  json condition;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        condition = podScheduledCondition("t", "web");
+        return condition.is_object() && condition.value("reason", "") == "Unschedulable";
+      },
+      60s))
+      << condition.dump() << "\n"
+      << schedulerLog();
+  EXPECT_EQ(condition.value("message", ""),
+            "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found");
+}
+
 INSTANTIATE_TEST_SUITE_P(Schedulers, DraTest, ::testing::Values(Scheduler::Ours, Scheduler::Upstream),
                          [](const ::testing::TestParamInfo<Scheduler>& i) {
                            return i.param == Scheduler::Ours ? "KubeSchedulerCpp" : "UpstreamKubeScheduler";
