@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <functional>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -183,23 +184,32 @@ Value greaterEquals(Args a) {
   return Value::boolean(*c >= 0);
 }
 
+// Int and uint arithmetic fails on overflow ("integer overflow"), as cel-go's; doubles follow IEEE.
+template <typename IntOp, typename DoubleOp>
+Value arithmetic(const Value& x, const Value& y, IntOp intOp, DoubleOp doubleOp) {
+  switch (x.kind()) {
+    case VK::Int: {
+      int64_t r = 0;
+      const bool overflow = intOp(x.asInt(), y.asInt(), &r);
+      return intResult(overflow, r);
+    }
+    case VK::Uint: {
+      uint64_t r = 0;
+      const bool overflow = intOp(x.asUint(), y.asUint(), &r);
+      return uintResult(overflow, r);
+    }
+    case VK::Double:
+      return Value::dbl(doubleOp(x.asDouble(), y.asDouble()));
+    default:
+      return noOverload();
+  }
+}
+
 Value add(Args a) {
   const Value& x = a[0];
   const Value& y = a[1];
   if (x.kind() != y.kind()) return noOverload();
   switch (x.kind()) {
-    case VK::Int: {
-      int64_t r = 0;
-      const bool overflow = __builtin_add_overflow(x.asInt(), y.asInt(), &r);
-      return intResult(overflow, r);
-    }
-    case VK::Uint: {
-      uint64_t r = 0;
-      const bool overflow = __builtin_add_overflow(x.asUint(), y.asUint(), &r);
-      return uintResult(overflow, r);
-    }
-    case VK::Double:
-      return Value::dbl(x.asDouble() + y.asDouble());
     case VK::String:
       return Value::string(x.text() + y.text());
     case VK::Bytes:
@@ -212,52 +222,22 @@ Value add(Args a) {
       return Value::list(std::move(out));
     }
     default:
-      return noOverload();
+      return arithmetic(
+          x, y, [](auto l, auto r, auto* out) { return __builtin_add_overflow(l, r, out); }, std::plus<double>());
   }
 }
 
 Value subtract(Args a) {
-  const Value& x = a[0];
-  const Value& y = a[1];
-  if (x.kind() != y.kind()) return noOverload();
-  switch (x.kind()) {
-    case VK::Int: {
-      int64_t r = 0;
-      const bool overflow = __builtin_sub_overflow(x.asInt(), y.asInt(), &r);
-      return intResult(overflow, r);
-    }
-    case VK::Uint: {
-      uint64_t r = 0;
-      const bool overflow = __builtin_sub_overflow(x.asUint(), y.asUint(), &r);
-      return uintResult(overflow, r);
-    }
-    case VK::Double:
-      return Value::dbl(x.asDouble() - y.asDouble());
-    default:
-      return noOverload();
-  }
+  if (a[0].kind() != a[1].kind()) return noOverload();
+  return arithmetic(
+      a[0], a[1], [](auto l, auto r, auto* out) { return __builtin_sub_overflow(l, r, out); }, std::minus<double>());
 }
 
 Value multiply(Args a) {
-  const Value& x = a[0];
-  const Value& y = a[1];
-  if (x.kind() != y.kind()) return noOverload();
-  switch (x.kind()) {
-    case VK::Int: {
-      int64_t r = 0;
-      const bool overflow = __builtin_mul_overflow(x.asInt(), y.asInt(), &r);
-      return intResult(overflow, r);
-    }
-    case VK::Uint: {
-      uint64_t r = 0;
-      const bool overflow = __builtin_mul_overflow(x.asUint(), y.asUint(), &r);
-      return uintResult(overflow, r);
-    }
-    case VK::Double:
-      return Value::dbl(x.asDouble() * y.asDouble());
-    default:
-      return noOverload();
-  }
+  if (a[0].kind() != a[1].kind()) return noOverload();
+  return arithmetic(
+      a[0], a[1], [](auto l, auto r, auto* out) { return __builtin_mul_overflow(l, r, out); },
+      std::multiplies<double>());
 }
 
 Value divide(Args a) {

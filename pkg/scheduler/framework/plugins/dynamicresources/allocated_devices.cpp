@@ -64,36 +64,45 @@ informer::EventHandlerFuncs<api::ResourceClaim> AllocatedDevices::handlers() {
   return h;
 }
 
-void AllocatedDevices::addDevices(const api::ResourceClaim& claim) {
+namespace {
+
+// What one claim's allocation holds, gathered before taking the lock.
+struct ClaimDevices {
   std::vector<DeviceID> ids;
   std::vector<SharedDeviceID> shares;
   std::vector<DeviceConsumedCapacity> consumed;
+  bool empty() const { return ids.empty() && shares.empty() && consumed.empty(); }
+};
+
+ClaimDevices claimDevices(const api::ResourceClaim& claim, bool enableConsumableCapacity) {
+  ClaimDevices d;
   foreachAllocatedDevice(
-      claim, [&](const DeviceID& id) { ids.push_back(id); }, enableConsumableCapacity_,
-      [&](const SharedDeviceID& id) { shares.push_back(id); },
-      [&](const DeviceConsumedCapacity& c) { consumed.push_back(c); });
-  if (ids.empty() && shares.empty() && consumed.empty()) return;
+      claim, [&](const DeviceID& id) { d.ids.push_back(id); }, enableConsumableCapacity,
+      [&](const SharedDeviceID& id) { d.shares.push_back(id); },
+      [&](const DeviceConsumedCapacity& c) { d.consumed.push_back(c); });
+  return d;
+}
+
+}  // namespace
+
+void AllocatedDevices::addDevices(const api::ResourceClaim& claim) {
+  const ClaimDevices d = claimDevices(claim, enableConsumableCapacity_);
+  if (d.empty()) return;
   std::unique_lock lock(mu_);
   ++revision_;
-  ids_.insert(ids.begin(), ids.end());
-  shareIds_.insert(shares.begin(), shares.end());
-  for (const auto& c : consumed) capacities_.insert(c);
+  ids_.insert(d.ids.begin(), d.ids.end());
+  shareIds_.insert(d.shares.begin(), d.shares.end());
+  for (const auto& c : d.consumed) capacities_.insert(c);
 }
 
 void AllocatedDevices::removeDevices(const api::ResourceClaim& claim) {
-  std::vector<DeviceID> ids;
-  std::vector<SharedDeviceID> shares;
-  std::vector<DeviceConsumedCapacity> consumed;
-  foreachAllocatedDevice(
-      claim, [&](const DeviceID& id) { ids.push_back(id); }, enableConsumableCapacity_,
-      [&](const SharedDeviceID& id) { shares.push_back(id); },
-      [&](const DeviceConsumedCapacity& c) { consumed.push_back(c); });
-  if (ids.empty() && shares.empty() && consumed.empty()) return;
+  const ClaimDevices d = claimDevices(claim, enableConsumableCapacity_);
+  if (d.empty()) return;
   std::unique_lock lock(mu_);
   ++revision_;
-  for (const auto& id : ids) ids_.erase(id);
-  for (const auto& id : shares) shareIds_.erase(id);
-  for (const auto& c : consumed) capacities_.remove(c);
+  for (const auto& id : d.ids) ids_.erase(id);
+  for (const auto& id : d.shares) shareIds_.erase(id);
+  for (const auto& c : d.consumed) capacities_.remove(c);
 }
 
 }  // namespace ks::plugins::dynamicresources
