@@ -70,8 +70,10 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "pkg/api/json/codec.h"
 #include "pkg/client/memory/memory_client.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/config.h"
@@ -119,7 +121,7 @@ struct Flags {
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 18> kWorkloadNames = {
+constexpr std::array<std::string_view, 19> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -138,6 +140,7 @@ constexpr std::array<std::string_view, 18> kWorkloadNames = {
     "SchedulingInTreePVs",
     "SchedulingMigratedInTreePVs",
     "SchedulingCSIPVs",
+    "SchedulingWithResourceClaimTemplate",
 };
 
 constexpr std::string_view kUsage =
@@ -923,6 +926,121 @@ Placement volumeCheck(const PlacementInput& in) {
   return out;
 }
 
+// The DRA objects of upstream's dra/templates (deviceclass, resourceclaimtemplate, pod-with-claim-template,
+// node-with-dra-test-driver) and createResourceDriver's slice, test-driver.cdi.k8s.io.
+template <typename T>
+T decodeOrDie(std::string_view json) {
+  auto r = api::decodeJson<T>(json);
+  if (!r.ok()) {
+    std::cerr << "decode " << T::kKind << ": " << r.error().message() << "\n";
+    std::exit(1);
+  }
+  return std::move(r).value();
+}
+
+api::DeviceClass draDeviceClass() {
+  return decodeOrDie<api::DeviceClass>(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+    "metadata": {"name": "test-class"},
+    "spec": {"selectors": [{"cel": {"expression": "device.driver == \"test-driver.cdi.k8s.io\""}}]}})");
+}
+
+api::ResourceClaimSpec draClaimTemplateSpec() {
+  return decodeOrDie<api::ResourceClaimTemplate>(R"({"apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate", "metadata": {"name": "test-claim-template"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "req-0",
+      "exactly": {"deviceClassName": "test-class"}}]}}}})")
+      .spec.spec;
+}
+
+// maxClaimsPerNode devices "instance-<i>" (model A100, family GPU, driverVersion 1.2.3, numa i, 1Gi memory).
+api::ResourceSlice draResourceSlice(const std::string& nodeName, int maxClaimsPerNode) {
+  nlohmann::json slice = nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "spec": {"driver": "test-driver.cdi.k8s.io", "pool": {"resourceSliceCount": 1}, "devices": []}})");
+  slice["metadata"]["name"] = nodeName;
+  slice["spec"]["nodeName"] = nodeName;
+  slice["spec"]["pool"]["name"] = nodeName;
+  for (int i = 0; i < maxClaimsPerNode; ++i) {
+    slice["spec"]["devices"].push_back(
+        {{"name", "instance-" + std::to_string(i)},
+         {"attributes",
+          {{"model", {{"string", "A100"}}},
+           {"family", {{"string", "GPU"}}},
+           {"driverVersion", {{"version", "1.2.3"}}},
+           {"dra.example.com/numa", {{"int", i}}}}},
+         {"capacity", {{"memory", {{"value", "1Gi"}}}}}});
+  }
+  return decodeOrDie<api::ResourceSlice>(slice.dump());
+}
+
+api::Pod podWithClaimTemplate(const std::string& name, const std::string& ns) {
+  api::Pod p = basePod(name, ns);
+  p.spec.resourceClaims.push_back({"resource", std::nullopt, std::string("test-claim-template")});
+  p.spec.containers[0].resources.claims.push_back({"resource", ""});
+  return p;
+}
+
+// What the resourceclaim controller does for a new pod with claim templates: the claim
+// "<pod>-resource", owned by the pod, then the pod's status names it.
+void generatePodClaim(client::MemoryClient& memory, const api::Pod& created, const api::ResourceClaimSpec& spec) {
+  api::ResourceClaim claim;
+  claim.metadata.name = created.metadata.name + "-resource";
+  claim.metadata.namespace_ = created.metadata.namespace_;
+  claim.metadata.annotations["resource.kubernetes.io/pod-claim-name"] = "resource";
+  api::OwnerReference owner;
+  owner.apiVersion = "v1";
+  owner.kind = "Pod";
+  owner.name = created.metadata.name;
+  owner.uid = created.metadata.uid;
+  owner.controller = true;
+  owner.blockOwnerDeletion = true;
+  claim.metadata.ownerReferences.push_back(owner);
+  claim.spec = spec;
+  if (auto r = memory.createResourceClaim(claim); !r.ok()) {
+    std::cerr << "create claim: " << r.error().message() << "\n";
+    std::exit(1);
+  }
+  for (int attempt = 0;; ++attempt) {  // the scheduler may write the pod meanwhile (its condition)
+    auto pod = memory.get<api::Pod>(created.metadata.namespace_, created.metadata.name);
+    if (!pod.ok()) break;  // deleted
+    api::Pod next = *pod;
+    next.status.resourceClaimStatuses = {{"resource", claim.metadata.name}};
+    auto r = memory.update(next);
+    if (r.ok()) break;
+    if (attempt == 100) {
+      std::cerr << "update pod status: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+}
+
+// DRA: every bound pod's claim is allocated on the pod's node and reserved for it, and no device is
+// allocated twice.
+Placement draCheck(const PlacementInput& in) {
+  std::map<std::string, std::shared_ptr<const api::ResourceClaim>> claims;  // "ns/name"
+  for (auto& c : in.memory->objects<api::ResourceClaim>())
+    claims.emplace(c->metadata.namespace_ + "/" + c->metadata.name, c);
+  std::set<std::string> devices;
+  Placement out;
+  out.violations = 0;
+  int64_t allocated = 0;
+  for (const auto& p : in.bound) {
+    auto c = claims.find(p->metadata.namespace_ + "/" + p->metadata.name + "-resource");
+    const auto* alloc = c == claims.end() ? nullptr : c->second->status.allocation ? &*c->second->status.allocation : nullptr;
+    if (alloc == nullptr || alloc->devices.results.size() != 1 ||
+        alloc->devices.results[0].pool != p->spec.nodeName || c->second->status.reservedFor.size() != 1 ||
+        c->second->status.reservedFor[0].uid != p->metadata.uid) {
+      ++out.violations;
+      continue;
+    }
+    ++allocated;
+    const auto& r = alloc->devices.results[0];
+    if (!devices.insert(r.driver + "/" + r.pool + "/" + r.device).second) ++out.violations;
+  }
+  out.note = std::to_string(allocated) + " claims allocated on their pod's node, " +
+             std::to_string(devices.size()) + " distinct devices";
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading,volumes}/performance-
 // config.yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
@@ -954,6 +1072,13 @@ struct Workload {
   std::function<PodVolume(int i)> podVolume;
   // Upstream's nodeAllocatableStrategy: a CSINode created with each node.
   std::function<api::CSINode(const api::Node&)> csiNode;
+  // The DRA workloads (dra/performance-config.yaml): device classes, a ResourceSlice per node (upstream's
+  // createResourceDriver) and the template of the pods' claim "resource". The benchmark plays the
+  // resourceclaim controller: right after a pod is created, its claim is created from the template, owned
+  // by the pod, and named in the pod's status.resourceClaimStatuses.
+  std::vector<api::DeviceClass> deviceClasses;
+  std::function<std::optional<api::ResourceSlice>(const api::Node&)> resourceSlice;
+  std::optional<api::ResourceClaimSpec> claimTemplate;
   // Upstream's churn op (mode create): one pod every churnInterval, from just before the measured pods
   // are created until they are all bound; i continues the index space past the measured pods.
   std::function<api::Pod(int i)> churnPod;
@@ -1222,6 +1347,31 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     };
     w.measurePod = w.initPod;
     w.check = volumeCheck;
+  } else if (name == "SchedulingWithResourceClaimTemplate") {
+    // Nodes with DRA named scheduler-perf-dra-<i> after those without; maxClaimsPerNode per variant.
+    pick({{"fast_QueueingHintsEnabled", {2, 0, 10}, 0},
+          {"2000pods_100nodes", {100, 1000, 1000}, 0},
+          {"2000pods_200nodes", {200, 1000, 1000}, 0},
+          {"5000pods_500nodes_QueueingHintsEnabled", {500, 2500, 2500}, 56}},
+         "5000pods_500nodes", "fast");
+    const int withoutDra = w.variant == "fast_QueueingHintsEnabled" ? 1 : 0;
+    const int maxClaimsPerNode = w.variant == "2000pods_100nodes" ? 20 : 10;
+    w.namespaces = {makeNamespace("init", false), makeNamespace("test", false)};
+    w.node = [withoutDra](int i) {
+      if (i < withoutDra) return baseNode("node-" + std::to_string(i));
+      api::Node n = baseNode("scheduler-perf-dra-" + std::to_string(i - withoutDra));
+      n.metadata.labels["node-with-dra"] = "true";
+      return n;
+    };
+    w.resourceSlice = [maxClaimsPerNode](const api::Node& n) -> std::optional<api::ResourceSlice> {
+      if (n.metadata.name.rfind("scheduler-perf-dra-", 0) != 0) return std::nullopt;
+      return draResourceSlice(n.metadata.name, maxClaimsPerNode);
+    };
+    w.deviceClasses = {draDeviceClass()};
+    w.claimTemplate = draClaimTemplateSpec();
+    w.initPod = [](int i) { return podWithClaimTemplate("init-" + std::to_string(i), "init"); };
+    w.measurePod = [](int i) { return podWithClaimTemplate("pod-" + std::to_string(i), "test"); };
+    w.check = draCheck;
   }
   return w;
 }
@@ -1581,6 +1731,14 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
       std::cerr << "create node: " << r.error().message() << "\n";
       std::exit(1);
     }
+    if (w.resourceSlice) {
+      if (auto slice = w.resourceSlice(node)) {
+        if (auto r = memory.create(*slice); !r.ok()) {
+          std::cerr << "create ResourceSlice: " << r.error().message() << "\n";
+          std::exit(1);
+        }
+      }
+    }
     if (!w.csiNode) continue;
     if (auto r = memory.create(w.csiNode(node)); !r.ok()) {
       std::cerr << "create CSINode: " << r.error().message() << "\n";
@@ -1597,6 +1755,12 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   for (const auto& svc : w.services) {
     if (auto r = memory.create(svc); !r.ok()) {
       std::cerr << "create service: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+  for (const auto& c : w.deviceClasses) {
+    if (auto r = memory.create(c); !r.ok()) {
+      std::cerr << "create DeviceClass: " << r.error().message() << "\n";
       std::exit(1);
     }
   }
@@ -1671,10 +1835,12 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
       }
       api::Pod pod = make(static_cast<int>(i));
       times.created[i].store(nowNs());
-      if (auto r = memory.create(pod); !r.ok()) {
+      auto r = memory.create(pod);
+      if (!r.ok()) {
         std::cerr << "create pod: " << r.error().message() << "\n";
         std::exit(1);
       }
+      if (w.claimTemplate) generatePodClaim(memory, *r, *w.claimTemplate);
     }
   };
   // Pod names carry the global index after the last '-'.
