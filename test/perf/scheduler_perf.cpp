@@ -70,8 +70,8 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "pkg/api/json/codec.h"
 #include "pkg/client/memory/memory_client.h"
@@ -954,20 +954,20 @@ api::ResourceClaimSpec draClaimTemplateSpec() {
 
 // maxClaimsPerNode devices "instance-<i>" (model A100, family GPU, driverVersion 1.2.3, numa i, 1Gi memory).
 api::ResourceSlice draResourceSlice(const std::string& nodeName, int maxClaimsPerNode) {
-  nlohmann::json slice = nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+  nlohmann::json slice =
+      nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
     "spec": {"driver": "test-driver.cdi.k8s.io", "pool": {"resourceSliceCount": 1}, "devices": []}})");
   slice["metadata"]["name"] = nodeName;
   slice["spec"]["nodeName"] = nodeName;
   slice["spec"]["pool"]["name"] = nodeName;
   for (int i = 0; i < maxClaimsPerNode; ++i) {
-    slice["spec"]["devices"].push_back(
-        {{"name", "instance-" + std::to_string(i)},
-         {"attributes",
-          {{"model", {{"string", "A100"}}},
-           {"family", {{"string", "GPU"}}},
-           {"driverVersion", {{"version", "1.2.3"}}},
-           {"dra.example.com/numa", {{"int", i}}}}},
-         {"capacity", {{"memory", {{"value", "1Gi"}}}}}});
+    slice["spec"]["devices"].push_back({{"name", "instance-" + std::to_string(i)},
+                                        {"attributes",
+                                         {{"model", {{"string", "A100"}}},
+                                          {"family", {{"string", "GPU"}}},
+                                          {"driverVersion", {{"version", "1.2.3"}}},
+                                          {"dra.example.com/numa", {{"int", i}}}}},
+                                        {"capacity", {{"memory", {{"value", "1Gi"}}}}}});
   }
   return decodeOrDie<api::ResourceSlice>(slice.dump());
 }
@@ -981,7 +981,8 @@ api::Pod podWithClaimTemplate(const std::string& name, const std::string& ns) {
 
 // What the resourceclaim controller does for a new pod with claim templates: the claim
 // "<pod>-resource", owned by the pod, then the pod's status names it.
-void generatePodClaim(client::MemoryClient& memory, const api::Pod& created, const api::ResourceClaimSpec& spec) {
+void generatePodClaim(client::MemoryClient& memory, const api::Pod& created,
+                      const api::ResourceClaimSpec& spec) {
   api::ResourceClaim claim;
   claim.metadata.name = created.metadata.name + "-resource";
   claim.metadata.namespace_ = created.metadata.namespace_;
@@ -1025,7 +1026,9 @@ Placement draCheck(const PlacementInput& in) {
   int64_t allocated = 0;
   for (const auto& p : in.bound) {
     auto c = claims.find(p->metadata.namespace_ + "/" + p->metadata.name + "-resource");
-    const auto* alloc = c == claims.end() ? nullptr : c->second->status.allocation ? &*c->second->status.allocation : nullptr;
+    const auto* alloc = c == claims.end()              ? nullptr
+                        : c->second->status.allocation ? &*c->second->status.allocation
+                                                       : nullptr;
     if (alloc == nullptr || alloc->devices.results.size() != 1 ||
         alloc->devices.results[0].pool != p->spec.nodeName || c->second->status.reservedFor.size() != 1 ||
         c->second->status.reservedFor[0].uid != p->metadata.uid) {

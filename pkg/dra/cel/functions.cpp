@@ -3,9 +3,9 @@
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <functional>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -223,14 +223,16 @@ Value add(Args a) {
     }
     default:
       return arithmetic(
-          x, y, [](auto l, auto r, auto* out) { return __builtin_add_overflow(l, r, out); }, std::plus<double>());
+          x, y, [](auto l, auto r, auto* out) { return __builtin_add_overflow(l, r, out); },
+          std::plus<double>());
   }
 }
 
 Value subtract(Args a) {
   if (a[0].kind() != a[1].kind()) return noOverload();
   return arithmetic(
-      a[0], a[1], [](auto l, auto r, auto* out) { return __builtin_sub_overflow(l, r, out); }, std::minus<double>());
+      a[0], a[1], [](auto l, auto r, auto* out) { return __builtin_sub_overflow(l, r, out); },
+      std::minus<double>());
 }
 
 Value multiply(Args a) {

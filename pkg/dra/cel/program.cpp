@@ -56,6 +56,11 @@ CelType substitute(const CelType& t, const Bindings& b) {
   return out;
 }
 
+// The first type parameter, as a new value: `t = t.params.at(0)` would free the vector it copies from.
+CelType firstParam(const CelType& t) {
+  return t.params.at(0);
+}
+
 // The type both a and b fit: equal types stay, anything else is dyn.
 CelType join(const CelType& a, const CelType& b) {
   if (a == b) return a;
@@ -182,7 +187,7 @@ class Checker {
     CelType operand = check(*e.operand);
     // Selecting on an optional (after `.?`) selects on its value and stays optional.
     const bool optional = operand.kind == K::Optional && !e.testOnly;
-    if (optional) operand = operand.params.at(0);
+    if (optional) operand = firstParam(operand);
     const CelType result = fieldType(e, operand, e.name);
     if (e.testOnly) return CelType::of(K::Bool);
     return optional && result.kind != K::Error ? CelType{K::Optional, {result}, {}} : result;
@@ -260,7 +265,7 @@ class Checker {
       e.name.erase(0, 1);
     if (e.name == op::kOptSelect && argTypes.size() == 2) {
       CelType operand = argTypes[0];
-      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      if (operand.kind == K::Optional) operand = firstParam(operand);
       const CelType field = fieldType(e, operand, e.args[1]->constant.text());
       return field.kind == K::Error ? field : CelType{K::Optional, {field}, {}};
     }
@@ -268,7 +273,7 @@ class Checker {
         (e.name == op::kOptIndex || argTypes[0].kind == K::Optional)) {
       // x[?k] and an index on an optional: the element (or value) type, optional.
       CelType operand = argTypes[0];
-      if (operand.kind == K::Optional) operand = operand.params.at(0);
+      if (operand.kind == K::Optional) operand = firstParam(operand);
       CelType elem;
       if (operand.kind == K::List) {
         elem = operand.params[0];
@@ -346,7 +351,7 @@ class Checker {
       ExprPtr& a = e.args[i];
       CelType t = check(*a);
       const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
-      if (optionalEntry && t.kind == K::Optional) t = t.params.at(0);
+      if (optionalEntry && t.kind == K::Optional) t = firstParam(t);
       // ?optional.none(): its free type parameter unifies with the other elements in cel-go.
       if (optionalEntry && t.kind == K::Dyn) continue;
       if (!first) {
@@ -368,7 +373,7 @@ class Checker {
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
       CelType v = check(*entry.value);
-      if (entry.optional && v.kind == K::Optional) v = v.params.at(0);
+      if (entry.optional && v.kind == K::Optional) v = firstParam(v);
       if (entry.optional && v.kind == K::Dyn) continue;  // ?optional.none(), as for lists
       if (!firstKey) {
         firstKey = key = k;

@@ -144,11 +144,11 @@ class Constraint {
  public:
   virtual ~Constraint() = default;
   // Whether `device` may join the set; if so it is now counted.
-  virtual bool add(const std::string& requestName, const std::string& subRequestName, const api::Device& device,
-                   const DeviceID& id) = 0;
+  virtual bool add(const std::string& requestName, const std::string& subRequestName,
+                   const api::Device& device, const DeviceID& id) = 0;
   // Undoes one successful add() with the same arguments.
-  virtual void remove(const std::string& requestName, const std::string& subRequestName, const api::Device& device,
-                      const DeviceID& id) = 0;
+  virtual void remove(const std::string& requestName, const std::string& subRequestName,
+                      const api::Device& device, const DeviceID& id) = 0;
 };
 
 class RequestScopedConstraint : public Constraint {
@@ -265,7 +265,8 @@ class DistinctAttributeConstraint final : public RequestScopedConstraint {
 bool toleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTaint& taint) {
   if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
   if (!toleration.key.empty() && toleration.key != taint.key) return false;
-  if (toleration.op.empty() || toleration.op == api::kDeviceTolerationOpEqual) return toleration.value == taint.value;
+  if (toleration.op.empty() || toleration.op == api::kDeviceTolerationOpEqual)
+    return toleration.value == taint.value;
   return toleration.op == api::kDeviceTolerationOpExists;
 }
 
@@ -315,8 +316,9 @@ Result<std::optional<api::NodeSelector>> createNodeSelector(const std::vector<In
         perDevice ? result.device->nodeSelector : sliceSpec.nodeSelector;
     if (nodeName || result.device->bindsToNode.value_or(false)) {
       api::NodeSelector local;
-      local.nodeSelectorTerms.push_back(api::NodeSelectorTerm{
-          .matchFields = {api::NodeSelectorRequirement{.key = "metadata.name", .op = "In", .values = {targetNodeName}}}});
+      local.nodeSelectorTerms.push_back(
+          api::NodeSelectorTerm{.matchFields = {api::NodeSelectorRequirement{
+                                    .key = "metadata.name", .op = "In", .values = {targetNodeName}}}});
       return std::optional<api::NodeSelector>(std::move(local));
     }
     if (!nodeSelector) continue;
@@ -325,7 +327,8 @@ Result<std::optional<api::NodeSelector>> createNodeSelector(const std::vector<In
         break;
       case 1:
         addNewNodeSelectorRequirements(nodeSelector->nodeSelectorTerms[0].matchFields, term.matchFields);
-        addNewNodeSelectorRequirements(nodeSelector->nodeSelectorTerms[0].matchExpressions, term.matchExpressions);
+        addNewNodeSelectorRequirements(nodeSelector->nodeSelectorTerms[0].matchExpressions,
+                                       term.matchExpressions);
         break;
       default:
         // Validation does not admit such slices.
@@ -333,7 +336,8 @@ Result<std::optional<api::NodeSelector>> createNodeSelector(const std::vector<In
                      std::to_string(nodeSelector->nodeSelectorTerms.size()) + " terms");
     }
   }
-  if (!term.matchFields.empty() || !term.matchExpressions.empty()) return std::optional<api::NodeSelector>(std::move(ns));
+  if (!term.matchFields.empty() || !term.matchExpressions.empty())
+    return std::optional<api::NodeSelector>(std::move(ns));
   return std::optional<api::NodeSelector>();
 }
 
@@ -342,7 +346,8 @@ cel::Device celDevice(const api::Device& device, const std::string& driver) {
   d.driver = driver;
   d.allowMultipleAllocations = device.allowMultipleAllocations;
   for (const auto& [name, a] : device.attributes)
-    d.attributes.emplace(name, cel::DeviceAttributeValue{a.intValue, a.boolValue, a.stringValue, a.versionValue});
+    d.attributes.emplace(name,
+                         cel::DeviceAttributeValue{a.intValue, a.boolValue, a.stringValue, a.versionValue});
   for (const auto& [name, c] : device.capacity) d.capacity.emplace(name, c.value);
   return d;
 }
@@ -356,8 +361,8 @@ enum class Outcome { kNotFound, kFound, kMaxSizeExceeded };
 // The state of one allocate() call (upstream's allocator struct); used by one thread only.
 class AllocationRun {
  public:
-  AllocationRun(const Allocator& allocator, const api::Node* node, const std::vector<ResourceClaimPtr>& claims,
-                const AllocateContext& ctx)
+  AllocationRun(const Allocator& allocator, const api::Node* node,
+                const std::vector<ResourceClaimPtr>& claims, const AllocateContext& ctx)
       : a_(allocator), features_(allocator.features_), node_(node), claims_(claims), ctx_(ctx) {}
 
   Result<std::vector<api::AllocationResult>> run();
@@ -366,16 +371,20 @@ class AllocationRun {
   using Rollback = std::function<void()>;
 
   const api::ResourceClaim& claim(int index) const { return *claims_[static_cast<size_t>(index)]; }
-  Result<RequestData> validateDeviceRequest(const RequestView& request, const api::DeviceRequest* parentRequest,
+  Result<RequestData> validateDeviceRequest(const RequestView& request,
+                                            const api::DeviceRequest* parentRequest,
                                             const RequestIndices& requestKey);
   Result<Outcome> allocateOne(DeviceIndices r, bool allocateSubRequest);
-  Result<bool> isSelectable(const RequestIndices& r, const RequestData& requestData, const api::ResourceSlice& slice,
-                            size_t deviceIndex);
+  Result<bool> isSelectable(const RequestIndices& r, const RequestData& requestData,
+                            const api::ResourceSlice& slice, size_t deviceIndex);
   Result<bool> selectorsMatch(const RequestIndices& r, const api::Device& device, const DeviceID& id,
-                              const api::DeviceClass* deviceClass, const std::vector<api::DeviceSelector>& selectors);
-  Result<bool> requestFitsCapacity(const RequestView& request, const api::ResourceSlice& slice, size_t deviceIndex);
+                              const api::DeviceClass* deviceClass,
+                              const std::vector<api::DeviceSelector>& selectors);
+  Result<bool> requestFitsCapacity(const RequestView& request, const api::ResourceSlice& slice,
+                                   size_t deviceIndex);
   // nullopt: the device cannot be used (in use, constraint, counters, ...). Otherwise how to undo.
-  Result<std::optional<Rollback>> allocateDevice(const DeviceIndices& r, const DeviceWithID& device, bool must);
+  Result<std::optional<Rollback>> allocateDevice(const DeviceIndices& r, const DeviceWithID& device,
+                                                 bool must);
   bool checkAvailableCounters(const DeviceWithID& device);
   void deallocateCountersForDevice(const DeviceWithID& device);
 
@@ -412,8 +421,8 @@ class AllocationRun {
 };
 
 Allocator::Allocator(Features features, AllocatedState allocatedState,
-                     std::shared_ptr<const DeviceClassLister> classLister, std::vector<ResourceSlicePtr> slices,
-                     std::shared_ptr<cel::Cache> celCache)
+                     std::shared_ptr<const DeviceClassLister> classLister,
+                     std::vector<ResourceSlicePtr> slices, std::shared_ptr<cel::Cache> celCache)
     : features_(features),
       allocatedState_(std::move(allocatedState)),
       classLister_(std::move(classLister)),
@@ -483,19 +492,20 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
     }
     // A lower bound only, so allocateOne checks again.
     if (minDevicesPerClaim > kAllocationResultsMaxSize)
-      return Error("claim " + kobj(c) + ": number of requested devices " + std::to_string(minDevicesPerClaim) +
-                   " exceeds the claim limit of " + std::to_string(kAllocationResultsMaxSize));
+      return Error("claim " + kobj(c) + ": number of requested devices " +
+                   std::to_string(minDevicesPerClaim) + " exceeds the claim limit of " +
+                   std::to_string(kAllocationResultsMaxSize));
     result_[static_cast<size_t>(claimIndex)].reserve(static_cast<size_t>(minDevicesPerClaim));
 
     auto& claimConstraints = constraints_[static_cast<size_t>(claimIndex)];
     const auto& constraints = c.spec.devices.constraints;
     for (size_t i = 0; i < constraints.size(); ++i) {
       if (constraints[i].matchAttribute)
-        claimConstraints.push_back(
-            std::make_unique<MatchAttributeConstraint>(constraints[i].requests, *constraints[i].matchAttribute));
+        claimConstraints.push_back(std::make_unique<MatchAttributeConstraint>(
+            constraints[i].requests, *constraints[i].matchAttribute));
       else if (constraints[i].distinctAttribute)
-        claimConstraints.push_back(
-            std::make_unique<DistinctAttributeConstraint>(constraints[i].requests, *constraints[i].distinctAttribute));
+        claimConstraints.push_back(std::make_unique<DistinctAttributeConstraint>(
+            constraints[i].requests, *constraints[i].distinctAttribute));
       else
         return Error("claim " + kobj(c) + ", constraint #" + std::to_string(i) +
                      ": empty constraint (unsupported constraint type?)");
@@ -525,7 +535,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
           .adminAccess = r.adminAccess,
           .shareID = r.shareID,
       };
-      if (r.consumedCapacity) out.consumedCapacity.insert(r.consumedCapacity->begin(), r.consumedCapacity->end());
+      if (r.consumedCapacity)
+        out.consumedCapacity.insert(r.consumedCapacity->begin(), r.consumedCapacity->end());
       if (features_.deviceBinding) {
         out.bindingConditions = r.device->bindingConditions;
         out.bindingFailureConditions = r.device->bindingFailureConditions;
@@ -552,14 +563,17 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
       }
       const size_t start = devices.config.size();
       for (const auto& config : data->deviceClass->spec.config)
-        devices.config.push_back(api::DeviceAllocationConfiguration{.source = std::string(api::kAllocationConfigSourceClass),
-                                                                    .requests = {data->requestName()},
-                                                                    .opaque = config.opaque});
+        devices.config.push_back(
+            api::DeviceAllocationConfiguration{.source = std::string(api::kAllocationConfigSourceClass),
+                                               .requests = {data->requestName()},
+                                               .opaque = config.opaque});
       configRangeForClass[className] = {start, devices.config.size()};
     }
     for (const auto& config : c.spec.devices.config) {
       const api::DeviceAllocationConfiguration fromClaim{
-          .source = std::string(api::kAllocationConfigSourceClaim), .requests = config.requests, .opaque = config.opaque};
+          .source = std::string(api::kAllocationConfigSourceClaim),
+          .requests = config.requests,
+          .opaque = config.opaque};
       if (config.requests.empty()) {  // applies to all requests
         devices.config.push_back(fromClaim);
         continue;
@@ -582,7 +596,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
     }
 
     auto nodeSelector = createNodeSelector(internal, node_ ? node_->metadata.name : "");
-    if (!nodeSelector.ok()) return nodeSelector.error().wrap("create NodeSelector for claim " + c.metadata.name);
+    if (!nodeSelector.ok())
+      return nodeSelector.error().wrap("create NodeSelector for claim " + c.metadata.name);
     allocation.nodeSelector = std::move(*nodeSelector);
   }
   return results;
@@ -618,11 +633,13 @@ Result<RequestData> AllocationRun::validateDeviceRequest(const RequestView& requ
     data.allDevices.reserve(static_cast<size_t>(kAllocationResultsMaxSize));
     for (const Pool& pool : pools_) {
       if (pool.isIncomplete)
-        return Error("claim " + kobj(c) + ", request " + request.name() + ": asks for all devices, but resource pool " +
-                     pool.id.toString() + " is currently being updated");
+        return Error("claim " + kobj(c) + ", request " + request.name() +
+                     ": asks for all devices, but resource pool " + pool.id.toString() +
+                     " is currently being updated");
       if (pool.isInvalid)
-        return Error("claim " + kobj(c) + ", request " + request.name() + ": asks for all devices, but resource pool " +
-                     pool.id.toString() + " is currently invalid");
+        return Error("claim " + kobj(c) + ", request " + request.name() +
+                     ": asks for all devices, but resource pool " + pool.id.toString() +
+                     " is currently invalid");
       for (const auto& slice : pool.slices) {
         for (size_t deviceIndex = 0; deviceIndex < slice->spec.devices.size(); ++deviceIndex) {
           auto selectable = isSelectable(requestKey, data, *slice, deviceIndex);
@@ -633,8 +650,10 @@ Result<RequestData> AllocationRun::validateDeviceRequest(const RequestView& requ
             auto fits = requestFitsCapacity(data.request, *slice, deviceIndex);
             if (!fits.ok() || !*fits) continue;
           }
-          data.allDevices.push_back(DeviceWithID{
-              .device = &device, .id = DeviceID{slice->spec.driver, slice->spec.pool.name, device.name}, .slice = slice.get()});
+          data.allDevices.push_back(
+              DeviceWithID{.device = &device,
+                           .id = DeviceID{slice->spec.driver, slice->spec.pool.name, device.name},
+                           .slice = slice.get()});
         }
       }
     }
@@ -695,8 +714,9 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
   }
 
   // Would the rest of this request push the claim over the limit?
-  const int64_t numDevicesAfterAlloc = static_cast<int64_t>(result_[static_cast<size_t>(r.claimIndex)].size()) +
-                                       requestData.numDevices - r.deviceIndex;
+  const int64_t numDevicesAfterAlloc =
+      static_cast<int64_t>(result_[static_cast<size_t>(r.claimIndex)].size()) + requestData.numDevices -
+      r.deviceIndex;
   if (numDevicesAfterAlloc > kAllocationResultsMaxSize) return Outcome::kMaxSizeExceeded;
 
   if (doAllDevices) {
@@ -705,10 +725,10 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
     auto allocated = allocateDevice(r, device, true);
     if (!allocated.ok()) return allocated.error();
     if (!*allocated) return Outcome::kNotFound;
-    auto done = allocateOne(DeviceIndices{.claimIndex = r.claimIndex,
-                                          .requestIndex = r.requestIndex,
-                                          .deviceIndex = r.deviceIndex + 1},
-                            allocateSubRequest);
+    auto done = allocateOne(
+        DeviceIndices{
+            .claimIndex = r.claimIndex, .requestIndex = r.requestIndex, .deviceIndex = r.deviceIndex + 1},
+        allocateSubRequest);
     if (!done.ok() || *done != Outcome::kFound) (**allocated)();
     return done;
   }
@@ -756,7 +776,8 @@ Result<bool> AllocationRun::isSelectable(const RequestIndices& r, const RequestD
                                          const api::ResourceSlice& slice, size_t deviceIndex) {
   const api::Device& device = slice.spec.devices[deviceIndex];
   // Binding conditions need both features.
-  if ((!features_.deviceBinding || !features_.deviceStatus) && !device.bindingConditions.empty()) return false;
+  if ((!features_.deviceBinding || !features_.deviceStatus) && !device.bindingConditions.empty())
+    return false;
 
   MatchKey key{DeviceID{slice.spec.driver, slice.spec.pool.name, device.name}, r};
   if (auto it = deviceMatchesRequest_.find(key); it != deviceMatchesRequest_.end()) return it->second;
@@ -789,8 +810,8 @@ Result<bool> AllocationRun::isSelectable(const RequestIndices& r, const RequestD
   return true;
 }
 
-Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::Device& device, const DeviceID& id,
-                                           const api::DeviceClass* deviceClass,
+Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::Device& device,
+                                           const DeviceID& id, const api::DeviceClass* deviceClass,
                                            const std::vector<api::DeviceSelector>& selectors) {
   auto prefix = [&](size_t i) {
     return (deviceClass ? "class " + deviceClass->metadata.name : "claim " + kobj(claim(r.claimIndex))) +
@@ -802,7 +823,8 @@ Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::D
   for (size_t i = 0; i < selectors.size(); ++i) {
     // Request selectors were checked in validateDeviceRequest; a class selector of some future type is
     // reported like a compile error instead of crashing.
-    if (!selectors[i].cel) return Error(prefix(i) + ": CEL compile error: CEL expression empty (unsupported selector type?)");
+    if (!selectors[i].cel)
+      return Error(prefix(i) + ": CEL compile error: CEL expression empty (unsupported selector type?)");
     auto expr = a_.celCache_->getOrCompile(selectors[i].cel->expression);
     // Possible when an older scheduler meets an expression a newer apiserver accepted.
     if (expr->error()) return Error(prefix(i) + ": CEL compile error: " + *expr->error());
@@ -817,25 +839,31 @@ Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::D
 Result<bool> AllocationRun::requestFitsCapacity(const RequestView& request, const api::ResourceSlice& slice,
                                                 size_t deviceIndex) {
   if (deviceIndex >= slice.spec.devices.size())
-    return Error("device index " + std::to_string(deviceIndex) + " out of range in slice " + slice.metadata.name);
+    return Error("device index " + std::to_string(deviceIndex) + " out of range in slice " +
+                 slice.metadata.name);
   const api::Device& device = slice.spec.devices[deviceIndex];
   const DeviceID id{slice.spec.driver, slice.spec.pool.name, device.name};
   auto allocating = allocatingCapacity_.find(id);
-  const ConsumedCapacity* allocatingCapacity = allocating == allocatingCapacity_.end() ? nullptr : &allocating->second;
+  const ConsumedCapacity* allocatingCapacity =
+      allocating == allocatingCapacity_.end() ? nullptr : &allocating->second;
   static const ConsumedCapacity kNone;
   auto allocated = a_.allocatedState_.aggregatedCapacity.find(id);
-  const ConsumedCapacity& current = allocated == a_.allocatedState_.aggregatedCapacity.end() ? kNone : allocated->second;
-  return cmpRequestOverCapacity(current, request.capacities(), device.allowMultipleAllocations, device.capacity,
-                                allocatingCapacity);
+  const ConsumedCapacity& current =
+      allocated == a_.allocatedState_.aggregatedCapacity.end() ? kNone : allocated->second;
+  return cmpRequestOverCapacity(current, request.capacities(), device.allowMultipleAllocations,
+                                device.capacity, allocatingCapacity);
 }
 
 Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(const DeviceIndices& r,
-                                                                             const DeviceWithID& device, bool must) {
+                                                                             const DeviceWithID& device,
+                                                                             bool must) {
   const api::ResourceClaim& c = claim(r.claimIndex);
-  const RequestData& requestData = requestData_[RequestIndices{r.claimIndex, r.requestIndex, r.subRequestIndex}];
+  const RequestData& requestData =
+      requestData_[RequestIndices{r.claimIndex, r.requestIndex, r.subRequestIndex}];
   const RequestView& request = requestData.request;
   const api::Device& d = *device.device;
-  const bool allowMultipleAllocations = features_.consumableCapacity && d.allowMultipleAllocations.value_or(false);
+  const bool allowMultipleAllocations =
+      features_.consumableCapacity && d.allowMultipleAllocations.value_or(false);
   const std::optional<Rollback> unusable;
 
   if (!allowMultipleAllocations && request.adminAccess() && allocatingDeviceForClaim(device.id, r.claimIndex))
@@ -925,7 +953,8 @@ bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
   std::shared_ptr<const Allocator::CounterSets> available;
   {
     std::shared_lock lock(a_.countersMutex_);
-    if (auto it = a_.availableCounters_.find(sliceName); it != a_.availableCounters_.end()) available = it->second;
+    if (auto it = a_.availableCounters_.find(sliceName); it != a_.availableCounters_.end())
+      available = it->second;
   }
   if (!available) {
     // Computed outside the lock; concurrent callers compute the same thing from the same inputs.
@@ -936,7 +965,8 @@ bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
     }
     // Subtract what allocated devices (not those being allocated now) consume. May go negative.
     for (const auto& d : slice.spec.devices) {
-      if (!a_.allocatedState_.allocatedDevices.contains(DeviceID{slice.spec.driver, slice.spec.pool.name, d.name}))
+      if (!a_.allocatedState_.allocatedDevices.contains(
+              DeviceID{slice.spec.driver, slice.spec.pool.name, d.name}))
         continue;
       for (const auto& consumption : d.consumesCounters) {
         auto set = computed->find(consumption.counterSet);

@@ -59,17 +59,20 @@ using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 // may then run concurrently for different nodes (Filter runs nodes in parallel).
 class Allocator {
  public:
-  Allocator(Features features, AllocatedState allocatedState, std::shared_ptr<const DeviceClassLister> classLister,
-            std::vector<ResourceSlicePtr> slices, std::shared_ptr<cel::Cache> celCache);
+  Allocator(Features features, AllocatedState allocatedState,
+            std::shared_ptr<const DeviceClassLister> classLister, std::vector<ResourceSlicePtr> slices,
+            std::shared_ptr<cel::Cache> celCache);
 
   // One allocation result per claim, in the order of `claims`, when all of them fit on `node`; an empty
   // vector when they do not (including when a pool is being updated); an error when the inputs are broken
   // (bad CEL, unknown class, too many devices, ...) or `ctx` is cancelled / past its deadline
   // ("filter operation aborted: context deadline exceeded"). `node` may be null (only slices for all nodes
   // apply then). The claims and slices are not modified. Thread-safe.
-  Result<std::vector<api::AllocationResult>> allocate(const api::Node* node, const std::vector<ResourceClaimPtr>& claims,
+  Result<std::vector<api::AllocationResult>> allocate(const api::Node* node,
+                                                      const std::vector<ResourceClaimPtr>& claims,
                                                       const AllocateContext& ctx = {}) const;
-  Result<std::vector<api::AllocationResult>> allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+  Result<std::vector<api::AllocationResult>> allocate(const api::Node& node,
+                                                      const std::vector<ResourceClaimPtr>& claims,
                                                       const AllocateContext& ctx = {}) const {
     return allocate(&node, claims, ctx);
   }

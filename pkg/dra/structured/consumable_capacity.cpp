@@ -20,7 +20,8 @@ api::Quantity roundUpRange(const api::Quantity& requested, const api::CapacityRe
   return api::Quantity::fromInt(min + step * n, api::Quantity::Format::BinarySI);
 }
 
-api::Quantity roundUpValidValues(const api::Quantity& requested, const std::vector<api::Quantity>& validValues) {
+api::Quantity roundUpValidValues(const api::Quantity& requested,
+                                 const std::vector<api::Quantity>& validValues) {
   // Validation keeps the list short (at most 10) and sorted ascending.
   for (const auto& v : validValues)
     if (requested.compare(v) <= 0) return v;
@@ -61,7 +62,8 @@ api::Quantity calculateConsumedCapacity(const api::Quantity* requested, const ap
 bool violatesPolicy(const api::Quantity& value, const std::optional<api::CapacityRequestPolicy>& policy) {
   if (!policy) return false;
   // Upstream compares the Quantity structs with ==; equal numbers in the same format is the intent.
-  if (policy->default_ && value.compare(*policy->default_) == 0 && value.format() == policy->default_->format())
+  if (policy->default_ && value.compare(*policy->default_) == 0 &&
+      value.format() == policy->default_->format())
     return false;
   if (policy->validRange) return violatesValidRange(value, *policy->validRange);
   if (!policy->validValues.empty()) return violatesValidValues(value, policy->validValues);
@@ -92,7 +94,8 @@ Result<bool> cmpRequestOverCapacity(const ConsumedCapacity& currentConsumed,
 ConsumedCapacity consumedCapacityFromRequest(const api::CapacityRequirements* requested,
                                              const std::map<std::string, api::DeviceCapacity>& capacity) {
   ConsumedCapacity consumed;
-  for (const auto& [name, cap] : capacity) consumed.emplace(name, calculateConsumedCapacity(requestedFor(requested, name), cap));
+  for (const auto& [name, cap] : capacity)
+    consumed.emplace(name, calculateConsumedCapacity(requestedFor(requested, name), cap));
   return consumed;
 }
 

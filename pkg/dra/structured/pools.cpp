@@ -35,7 +35,7 @@ struct PoolSet {
     }
     Pool& pool = pools[it->second];
     const int64_t current = pool.slices.front()->spec.pool.generation;
-    if (slice->spec.pool.generation < current) return;     // out-dated
+    if (slice->spec.pool.generation < current) return;               // out-dated
     if (slice->spec.pool.generation > current) pool.slices.clear();  // newer generation replaces all
     pool.slices.push_back(slice);
   }
@@ -64,7 +64,8 @@ std::string nodeSelectorString(const api::NodeSelector& selector) {
   std::string s = "&NodeSelector{NodeSelectorTerms:[]NodeSelectorTerm{";
   for (size_t i = 0; i < selector.nodeSelectorTerms.size(); ++i) {
     if (i) s += ",";
-    s += "NodeSelectorTerm{" + requirements("MatchExpressions", selector.nodeSelectorTerms[i].matchExpressions) +
+    s += "NodeSelectorTerm{" +
+         requirements("MatchExpressions", selector.nodeSelectorTerms[i].matchExpressions) +
          requirements("MatchFields", selector.nodeSelectorTerms[i].matchFields) + "}";
   }
   return s + "},}";
@@ -128,7 +129,8 @@ Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slice
   std::vector<Pool> withBindingConditions;
   result.reserve(pools.pools.size());
   for (auto& pool : pools.pools) {
-    pool.isIncomplete = static_cast<int64_t>(pool.slices.size()) != pool.slices.front()->spec.pool.resourceSliceCount;
+    pool.isIncomplete =
+        static_cast<int64_t>(pool.slices.size()) != pool.slices.front()->spec.pool.resourceSliceCount;
     std::tie(pool.isInvalid, pool.invalidReason) = poolIsInvalid(pool);
     if (poolHasBindingConditions(pool))
       withBindingConditions.push_back(std::move(pool));

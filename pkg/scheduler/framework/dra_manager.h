@@ -34,7 +34,8 @@ class ResourceClaimTracker {
   // Whether Reserve allocated the claim and PreBind has not written the allocation yet.
   virtual bool claimHasPendingAllocation(const std::string& claimUid) const = 0;
   // Records the claim with its allocation as in flight (Reserve).
-  virtual Result<void> signalClaimPendingAllocation(const std::string& claimUid, ResourceClaimPtr allocatedClaim) = 0;
+  virtual Result<void> signalClaimPendingAllocation(const std::string& claimUid,
+                                                    ResourceClaimPtr allocatedClaim) = 0;
   // Forgets the in-flight allocation; true when there was one.
   virtual bool removeClaimPendingAllocation(const std::string& claimUid) = 0;
   // The claim as the API returned it after a write in PreBind: seen by get()/list() until the informer

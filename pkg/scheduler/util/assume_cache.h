@@ -138,8 +138,8 @@ class AssumeCache {
       auto storedVersion = version(key, *it->second.latest);
       if (!storedVersion.ok()) return storedVersion.error();
       if (*newVersion < *storedVersion) {
-        return Error(description_ + " \"" + key + "\" is out of sync (stored: " + std::to_string(*storedVersion) +
-                     ", assume: " + std::to_string(*newVersion) + ")");
+        return Error(description_ + " \"" + key + "\" is out of sync (stored: " +
+                     std::to_string(*storedVersion) + ", assume: " + std::to_string(*newVersion) + ")");
       }
       pushEvent(it->second.latest, obj);
       it->second.latest = std::move(obj);

@@ -10,8 +10,8 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -36,7 +36,8 @@ const std::map<std::string, std::string>& skippedCases() {
 
 class FakeClassLister : public DeviceClassLister {
  public:
-  explicit FakeClassLister(std::vector<std::shared_ptr<const api::DeviceClass>> classes) : classes_(std::move(classes)) {}
+  explicit FakeClassLister(std::vector<std::shared_ptr<const api::DeviceClass>> classes)
+      : classes_(std::move(classes)) {}
   Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const override {
     for (const auto& c : classes_)
       if (c->metadata.name == name) return c;
@@ -73,7 +74,8 @@ T decode(const nlohmann::json& j, const std::string& what) {
 }
 
 DeviceID deviceID(const nlohmann::json& j) {
-  return DeviceID{j.at("driver").get<std::string>(), j.at("pool").get<std::string>(), j.at("device").get<std::string>()};
+  return DeviceID{j.at("driver").get<std::string>(), j.at("pool").get<std::string>(),
+                  j.at("device").get<std::string>()};
 }
 
 TestCase parseCase(const nlohmann::json& j) {
@@ -92,7 +94,8 @@ TestCase parseCase(const nlohmann::json& j) {
     return v.is_null() ? nlohmann::json::array() : v;
   };
   for (const auto& c : items("claims"))
-    tc.claims.push_back(std::make_shared<const api::ResourceClaim>(decode<api::ResourceClaim>(c, tc.name + ": claim")));
+    tc.claims.push_back(
+        std::make_shared<const api::ResourceClaim>(decode<api::ResourceClaim>(c, tc.name + ": claim")));
   for (const auto& d : items("allocatedDevices")) tc.allocatedState.allocatedDevices.insert(deviceID(d));
   for (const auto& d : items("allocatedSharedDeviceIDs"))
     tc.allocatedState.allocatedSharedDeviceIDs.insert(
@@ -107,9 +110,11 @@ TestCase parseCase(const nlohmann::json& j) {
     tc.allocatedState.aggregatedCapacity.insert(consumed);
   }
   for (const auto& c : items("classes"))
-    tc.classes.push_back(std::make_shared<const api::DeviceClass>(decode<api::DeviceClass>(c, tc.name + ": class")));
+    tc.classes.push_back(
+        std::make_shared<const api::DeviceClass>(decode<api::DeviceClass>(c, tc.name + ": class")));
   for (const auto& s : items("slices"))
-    tc.slices.push_back(std::make_shared<const api::ResourceSlice>(decode<api::ResourceSlice>(s, tc.name + ": slice")));
+    tc.slices.push_back(
+        std::make_shared<const api::ResourceSlice>(decode<api::ResourceSlice>(s, tc.name + ": slice")));
   if (!j.at("node").is_null()) tc.node = decode<api::Node>(j.at("node"), tc.name + ": node");
   for (const auto& r : items("expectResults")) {
     // AllocationResult is not a top-level kind; decode it as a claim's status.allocation.
@@ -181,8 +186,8 @@ bool resultMatches(const api::AllocationResult& actual, const ExpectedResult& ex
     return false;
   if (!actual.devices.config.empty() || actual.allocationTimestamp) return false;
   if (actual.nodeSelector.has_value() != expected.result.nodeSelector.has_value()) return false;
-  return !actual.nodeSelector ||
-         consistOf(actual.nodeSelector->nodeSelectorTerms, expected.result.nodeSelector->nodeSelectorTerms, termMatches);
+  return !actual.nodeSelector || consistOf(actual.nodeSelector->nodeSelectorTerms,
+                                           expected.result.nodeSelector->nodeSelectorTerms, termMatches);
 }
 
 std::string describe(const std::vector<api::AllocationResult>& results) {
@@ -209,8 +214,8 @@ TEST_P(UpstreamAllocatorTest, Allocate) {
     GTEST_SKIP() << it->second;
   }
 
-  Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes), tc.slices,
-                      std::make_shared<cel::Cache>(1));
+  Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes),
+                      tc.slices, std::make_shared<cel::Cache>(1));
   auto results = allocator.allocate(tc.node ? &*tc.node : nullptr, tc.claims);
   if (tc.expectError) {
     ASSERT_FALSE(results.ok()) << "expected an error containing: " << *tc.expectError;
@@ -222,8 +227,9 @@ TEST_P(UpstreamAllocatorTest, Allocate) {
   for (auto& r : *results)
     for (auto& d : r.devices.results)
       if (d.shareID) d.shareID = kFixedShareID;
-  EXPECT_TRUE(consistOf(*results, tc.expectResults, resultMatches))
-      << "got:\n" << describe(*results) << "\nexpected:\n" << describe(tc.expectResults);
+  EXPECT_TRUE(consistOf(*results, tc.expectResults, resultMatches)) << "got:\n"
+                                                                    << describe(*results) << "\nexpected:\n"
+                                                                    << describe(tc.expectResults);
   if (tc.expectNumAllocateOneInvocations > 0) {
     EXPECT_EQ(allocator.stats().numAllocateOneInvocations, tc.expectNumAllocateOneInvocations);
   }
@@ -244,12 +250,14 @@ class InterruptTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(InterruptTest, Allocate) {
   auto deviceClass = std::make_shared<api::DeviceClass>();
   deviceClass->metadata.name = "class-a";
-  deviceClass->spec.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{"device.driver == \"driver-a\""}});
+  deviceClass->spec.selectors.push_back(
+      api::DeviceSelector{api::CELDeviceSelector{"device.driver == \"driver-a\""}});
   auto claim = std::make_shared<api::ResourceClaim>();
   claim->metadata.name = "claim-0";
   claim->spec.devices.requests.push_back(api::DeviceRequest{
       .name = "req-0",
-      .exactly = api::ExactDeviceRequest{.deviceClassName = "class-a", .allocationMode = "ExactCount", .count = 6}});
+      .exactly =
+          api::ExactDeviceRequest{.deviceClassName = "class-a", .allocationMode = "ExactCount", .count = 6}});
   auto slice = std::make_shared<api::ResourceSlice>();
   slice->metadata.name = "slice-1";
   slice->spec.driver = "driver-a";
@@ -271,9 +279,10 @@ TEST_P(InterruptTest, Allocate) {
     ctx.cancelled = &cancelled;
   }
 
-  Allocator allocator(Features{}, AllocatedState{},
-                      std::make_shared<FakeClassLister>(std::vector<std::shared_ptr<const api::DeviceClass>>{deviceClass}),
-                      {slice}, std::make_shared<cel::Cache>(1));
+  Allocator allocator(
+      Features{}, AllocatedState{},
+      std::make_shared<FakeClassLister>(std::vector<std::shared_ptr<const api::DeviceClass>>{deviceClass}),
+      {slice}, std::make_shared<cel::Cache>(1));
   auto results = allocator.allocate(&node, {claim}, ctx);
   if (auto err = ctx.err()) {
     ASSERT_FALSE(results.ok());
@@ -291,8 +300,8 @@ INSTANTIATE_TEST_SUITE_P(Interrupt, InterruptTest, ::testing::Values("off", "tim
 TEST(AllocatorConcurrencyTest, SameResultsFromManyThreads) {
   for (const auto& tc : allCases()) {
     if (skippedCases().contains(tc.name)) continue;
-    Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes), tc.slices,
-                        std::make_shared<cel::Cache>(1));
+    Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes),
+                        tc.slices, std::make_shared<cel::Cache>(1));
     const api::Node* node = tc.node ? &*tc.node : nullptr;
     auto normalise = [](Result<std::vector<api::AllocationResult>> r) {
       if (!r.ok()) return r.error().message();

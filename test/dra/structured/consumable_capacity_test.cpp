@@ -85,7 +85,8 @@ TEST(ConsumableCapacityTest, ViolateCapacitySharing) {
       {"in set", "1", setPolicy("1", {q("1")}), false},
       {"not in set", "2", setPolicy("1", {q("1")}), true},
   };
-  for (const auto& tc : cases) EXPECT_EQ(violatesPolicy(q(tc.requested), tc.policy), tc.expectViolation) << tc.name;
+  for (const auto& tc : cases)
+    EXPECT_EQ(violatesPolicy(q(tc.requested), tc.policy), tc.expectViolation) << tc.name;
 }
 
 struct CalculateCase {
@@ -110,7 +111,8 @@ TEST(ConsumableCapacityTest, CalculateConsumedCapacity) {
       {"larger than set", "3", "3", setPolicy("1", {q("1"), q("2")}), "3"},
   };
   for (const auto& tc : cases) {
-    const std::optional<api::Quantity> requested = tc.requested ? std::optional(q(*tc.requested)) : std::nullopt;
+    const std::optional<api::Quantity> requested =
+        tc.requested ? std::optional(q(*tc.requested)) : std::nullopt;
     const api::DeviceCapacity capacity{.value = q(tc.capacity), .requestPolicy = tc.policy};
     const api::Quantity consumed = calculateConsumedCapacity(requested ? &*requested : nullptr, capacity);
     EXPECT_EQ(consumed.compare(q(tc.expect)), 0) << tc.name << ": got " << consumed.toString();

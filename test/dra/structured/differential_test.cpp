@@ -21,7 +21,8 @@ constexpr const char* kFixedShareID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa";
 
 class ClassLister : public DeviceClassLister {
  public:
-  explicit ClassLister(std::vector<std::shared_ptr<const api::DeviceClass>> classes) : classes_(std::move(classes)) {}
+  explicit ClassLister(std::vector<std::shared_ptr<const api::DeviceClass>> classes)
+      : classes_(std::move(classes)) {}
   Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const override {
     for (const auto& c : classes_)
       if (c->metadata.name == name) return c;
@@ -89,15 +90,18 @@ TEST_P(DifferentialTest, SameAnswerAsUpstream) {
     state.aggregatedCapacity.insert(consumed);
   }
   std::vector<std::shared_ptr<const api::DeviceClass>> classes;
-  for (const auto& c : items("classes")) classes.push_back(std::make_shared<const api::DeviceClass>(decode<api::DeviceClass>(c)));
+  for (const auto& c : items("classes"))
+    classes.push_back(std::make_shared<const api::DeviceClass>(decode<api::DeviceClass>(c)));
   std::vector<ResourceSlicePtr> slices;
-  for (const auto& s : items("slices")) slices.push_back(std::make_shared<const api::ResourceSlice>(decode<api::ResourceSlice>(s)));
+  for (const auto& s : items("slices"))
+    slices.push_back(std::make_shared<const api::ResourceSlice>(decode<api::ResourceSlice>(s)));
   std::vector<ResourceClaimPtr> claims;
-  for (const auto& c : items("claims")) claims.push_back(std::make_shared<const api::ResourceClaim>(decode<api::ResourceClaim>(c)));
+  for (const auto& c : items("claims"))
+    claims.push_back(std::make_shared<const api::ResourceClaim>(decode<api::ResourceClaim>(c)));
   const api::Node node = decode<api::Node>(j.at("node"));
 
-  Allocator allocator(features, std::move(state), std::make_shared<ClassLister>(std::move(classes)), std::move(slices),
-                      std::make_shared<cel::Cache>(10));
+  Allocator allocator(features, std::move(state), std::make_shared<ClassLister>(std::move(classes)),
+                      std::move(slices), std::make_shared<cel::Cache>(10));
   auto results = allocator.allocate(&node, claims);
   if (!j.at("error").is_null()) {
     ASSERT_FALSE(results.ok()) << "expected error: " << j.at("error").get<std::string>();

@@ -1,6 +1,6 @@
 // DynamicResources end to end (issue 17): a real etcd + kube-apiserver with kube-controller-manager's
-// resourceclaim-controller, which creates a pod's ResourceClaim from its ResourceClaimTemplate and names it in
-// the pod's status. The scheduler under test then allocates a device from the ResourceSlice whose device
+// resourceclaim-controller, which creates a pod's ResourceClaim from its ResourceClaimTemplate and names it
+// in the pod's status. The scheduler under test then allocates a device from the ResourceSlice whose device
 // satisfies the class and claim selectors, writes the allocation and reservation into the claim's status and
 // binds the pod. Each case runs once with kube-scheduler-cpp and once with upstream kube-scheduler v1.34.4,
 // each on a fresh control plane, against the same expectations. No kubelet or DRA driver is needed: the
@@ -75,7 +75,11 @@ class DraTest : public DaemonTest, public ::testing::WithParamInterface<Schedule
     if (GetParam() == Scheduler::Ours) {
       uint16_t port = 0;
       Process& d = startDaemon({}, &port);
-      ASSERT_TRUE(waitFor([&] { return httpsGet(port, "/readyz").value_or(std::pair{0, ""}).first == 200; }, 60s))
+      ASSERT_TRUE(waitFor(
+          [&] {
+            return httpsGet(port, "/readyz").value_or(std::pair{0, ""}).first == 200;
+          },
+          60s))
           << tail(d.log());
       return;
     }
@@ -89,7 +93,9 @@ class DraTest : public DaemonTest, public ::testing::WithParamInterface<Schedule
                                  "--secure-port=" + std::to_string(port), "-v=2"},
         dir_ + "/upstream-kube-scheduler.log");
     ASSERT_TRUE(waitFor(
-        [&] { return ks::integration::httpsGet(port, "/healthz", {}).value_or(std::pair{0, ""}).first == 200; },
+        [&] {
+          return ks::integration::httpsGet(port, "/healthz", {}).value_or(std::pair{0, ""}).first == 200;
+        },
         60s))
         << tail(upstream_->log());
   }
@@ -126,10 +132,10 @@ class DraTest : public DaemonTest, public ::testing::WithParamInterface<Schedule
 // finds the only a100 taken and is reported unschedulable with upstream's message.
 TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulable) {
   kubectlOk({"create", "namespace", "t"});
-  kubectlOk({"create", "-f", "-"}, listOf({nodeJson("n1"), nodeJson("n2"), nodeJson("n3"), deviceClass(),
-                                           resourceSlice("n1", "a100"), resourceSlice("n2", "t4"),
-                                           claimTemplate("t")})
-                                       .dump());
+  kubectlOk({"create", "-f", "-"},
+            listOf({nodeJson("n1"), nodeJson("n2"), nodeJson("n3"), deviceClass(),
+                    resourceSlice("n1", "a100"), resourceSlice("n2", "t4"), claimTemplate("t")})
+                .dump());
   startScheduler();
   if (HasFatalFailure()) return;
 
@@ -167,9 +173,10 @@ TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulab
       60s))
       << condition.dump() << "\n"
       << schedulerLog();
-  EXPECT_EQ(condition.value("message", ""),
-            "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes "
-            "are available: 3 Preemption is not helpful for scheduling.");
+  EXPECT_EQ(
+      condition.value("message", ""),
+      "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes "
+      "are available: 3 Preemption is not helpful for scheduling.");
   EXPECT_EQ(nodeNameOf("t", "second"), "");
 }
 
@@ -179,12 +186,14 @@ TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulab
 // preemption) and becomes the tail of the message.
 TEST_P(DraTest, EarlierPreFilterRejectionEndsPostFilterWithNotFound) {
   kubectlOk({"create", "namespace", "t"});
-  kubectlOk({"create", "-f", "-"}, listOf({nodeJson("n1"), json::parse(R"({"apiVersion": "storage.k8s.io/v1",
+  kubectlOk({"create", "-f", "-"},
+            listOf({nodeJson("n1"), json::parse(R"({"apiVersion": "storage.k8s.io/v1",
     "kind": "StorageClass", "metadata": {"name": "manual"}, "provisioner": "kubernetes.io/no-provisioner",
-    "volumeBindingMode": "Immediate"})"), json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+    "volumeBindingMode": "Immediate"})"),
+                    json::parse(R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
     "metadata": {"name": "data", "namespace": "t"}, "spec": {"storageClassName": "manual",
     "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})")})
-                                       .dump());
+                .dump());
   startScheduler();
   if (HasFatalFailure()) return;
   json pod = podJson("t", "web");

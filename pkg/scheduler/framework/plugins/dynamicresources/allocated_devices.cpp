@@ -8,8 +8,10 @@ using dra::structured::DeviceConsumedCapacity;
 using dra::structured::DeviceID;
 using dra::structured::SharedDeviceID;
 
-void foreachAllocatedDevice(const api::ResourceClaim& claim, const std::function<void(const DeviceID&)>& dedicated,
-                            bool enableConsumableCapacity, const std::function<void(const SharedDeviceID&)>& shared,
+void foreachAllocatedDevice(const api::ResourceClaim& claim,
+                            const std::function<void(const DeviceID&)>& dedicated,
+                            bool enableConsumableCapacity,
+                            const std::function<void(const SharedDeviceID&)>& shared,
                             const std::function<void(const DeviceConsumedCapacity&)>& consumed) {
   if (!claim.status.allocation) return;
   for (const auto& result : claim.status.allocation->devices.results) {

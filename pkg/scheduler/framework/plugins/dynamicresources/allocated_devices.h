@@ -22,15 +22,15 @@ namespace ks::plugins::dynamicresources {
 // Calls `dedicated` for each device of the claim's allocation that the claim has to itself; devices
 // with admin access are shared and skipped. With consumable capacity, a result with a share ID goes to
 // `shared` (and its consumed capacity, if any, to `consumed`) instead. Nothing when unallocated.
-void foreachAllocatedDevice(const api::ResourceClaim& claim,
-                            const std::function<void(const dra::structured::DeviceID&)>& dedicated,
-                            bool enableConsumableCapacity,
-                            const std::function<void(const dra::structured::SharedDeviceID&)>& shared,
-                            const std::function<void(const dra::structured::DeviceConsumedCapacity&)>& consumed);
+void foreachAllocatedDevice(
+    const api::ResourceClaim& claim, const std::function<void(const dra::structured::DeviceID&)>& dedicated,
+    bool enableConsumableCapacity, const std::function<void(const dra::structured::SharedDeviceID&)>& shared,
+    const std::function<void(const dra::structured::DeviceConsumedCapacity&)>& consumed);
 
 class AllocatedDevices {
  public:
-  explicit AllocatedDevices(bool enableConsumableCapacity) : enableConsumableCapacity_(enableConsumableCapacity) {}
+  explicit AllocatedDevices(bool enableConsumableCapacity)
+      : enableConsumableCapacity_(enableConsumableCapacity) {}
 
   // A copy of the dedicated devices and the revision it belongs to.
   std::pair<std::set<dra::structured::DeviceID>, int64_t> get() const;

@@ -6,14 +6,17 @@ namespace {
 
 class InformerDeviceClassLister final : public framework::DeviceClassLister {
  public:
-  explicit InformerDeviceClassLister(informer::SharedInformer<api::DeviceClass>& informer) : informer_(informer) {}
+  explicit InformerDeviceClassLister(informer::SharedInformer<api::DeviceClass>& informer)
+      : informer_(informer) {}
 
   Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const override {
     auto c = informer_.store().get(name);
     if (!c) return Error("deviceclass.resource.k8s.io \"" + name + "\" not found");
     return c;
   }
-  std::vector<std::shared_ptr<const api::DeviceClass>> list() const override { return informer_.store().list(); }
+  std::vector<std::shared_ptr<const api::DeviceClass>> list() const override {
+    return informer_.store().list();
+  }
 
  private:
   informer::SharedInformer<api::DeviceClass>& informer_;
@@ -31,7 +34,8 @@ DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, b
   claims_->addEventHandler(allocatedDevices_->handlers());
 }
 
-Result<framework::ResourceClaimPtr> DefaultDRAManager::get(const std::string& ns, const std::string& name) const {
+Result<framework::ResourceClaimPtr> DefaultDRAManager::get(const std::string& ns,
+                                                           const std::string& name) const {
   return claims_->get(ns + "/" + name);
 }
 
@@ -49,7 +53,8 @@ Result<std::set<dra::structured::DeviceID>> DefaultDRAManager::listAllAllocatedD
     for (const auto& [uid, claim] : inFlight_) {
       foreachAllocatedDevice(
           *claim, [&](const dra::structured::DeviceID& id) { allocated.insert(id); }, false,
-          [](const dra::structured::SharedDeviceID&) {}, [](const dra::structured::DeviceConsumedCapacity&) {});
+          [](const dra::structured::SharedDeviceID&) {},
+          [](const dra::structured::DeviceConsumedCapacity&) {});
     }
   }
   if (revision == allocatedDevices_->revision()) return allocated;

@@ -23,7 +23,8 @@ namespace ks::plugins::dynamicresources {
 
 using ClaimAssumeCache = assumecache::AssumeCache<api::ResourceClaim>;
 
-class DefaultDRAManager final : public framework::SharedDRAManager, private framework::ResourceClaimTracker,
+class DefaultDRAManager final : public framework::SharedDRAManager,
+                                private framework::ResourceClaimTracker,
                                 private framework::ResourceSliceLister {
  public:
   // Registers on the factory's claim, slice and class informers; call before the factory starts. The

@@ -40,7 +40,7 @@ Status statusUnschedulable(std::string reason) {
 // resourceclaim.Name: the claim's name (nullopt when none was generated because none was needed) and
 // whether the claim must be checked to belong to the pod.
 Result<std::pair<std::optional<std::string>, bool>> claimName(const api::Pod& pod,
-                                                                const api::PodResourceClaim& podClaim) {
+                                                              const api::PodResourceClaim& podClaim) {
   if (podClaim.resourceClaimName) return std::make_pair(podClaim.resourceClaimName, false);
   if (podClaim.resourceClaimTemplateName) {
     for (const auto& status : pod.status.resourceClaimStatuses) {
@@ -140,7 +140,8 @@ Result<DynamicResources::StateData::Data*> stateOf(framework::CycleState& cs) {
 DynamicResources::DynamicResources(framework::Handle& handle) : handle_(handle) {}
 
 DynamicResources::DynamicResources(framework::Handle& handle, Features features,
-                                   std::chrono::nanoseconds filterTimeout, framework::SharedDRAManager* draManager,
+                                   std::chrono::nanoseconds filterTimeout,
+                                   framework::SharedDRAManager* draManager,
                                    std::unique_ptr<DefaultDRAManager> ownManager)
     : enabled_(true),
       features_(features),
@@ -155,7 +156,8 @@ DynamicResources::DynamicResources(framework::Handle& handle, Features features,
 DynamicResources::~DynamicResources() = default;
 
 Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config::PluginArgs* args,
-                                                                   framework::Handle& handle, Features features) {
+                                                                    framework::Handle& handle,
+                                                                    Features features) {
   if (!features.enableDynamicResourceAllocation) {
     return std::unique_ptr<framework::Plugin>(new DynamicResources(handle));
   }
@@ -183,7 +185,8 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
   }
   const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       typed->filterTimeout.value_or(std::chrono::milliseconds(0)));
-  return std::unique_ptr<framework::Plugin>(new DynamicResources(handle, features, timeout, manager, std::move(own)));
+  return std::unique_ptr<framework::Plugin>(
+      new DynamicResources(handle, features, timeout, manager, std::move(own)));
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> DynamicResources::eventsToRegister() {
@@ -193,15 +196,15 @@ Result<std::vector<framework::ClusterEventWithHint>> DynamicResources::eventsToR
   using framework::EventResource;
   // Topology in slices and allocations may depend on node labels. UpdateNodeTaint only without queueing
   // hints, where preCheck could drop a node add (upstream issue 109437).
-  const framework::ActionType nodeActions = features_.enableSchedulingQueueHint
-                                                ? (Add | UpdateNodeLabel | UpdateNodeAllocatable)
-                                                : (Add | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeAllocatable);
-  auto claimHint = [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
+  const framework::ActionType nodeActions =
+      features_.enableSchedulingQueueHint ? (Add | UpdateNodeLabel | UpdateNodeAllocatable)
+                                          : (Add | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeAllocatable);
+  auto claimHint = [this](const api::Pod& pod, const framework::EventObject& o,
+                          const framework::EventObject& n) {
     return isSchedulableAfterClaimChange(pod, o, n);
   };
-  auto podHint = [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-    return isSchedulableAfterPodChange(pod, o, n);
-  };
+  auto podHint = [this](const api::Pod& pod, const framework::EventObject& o,
+                        const framework::EventObject& n) { return isSchedulableAfterPodChange(pod, o, n); };
   return std::vector<framework::ClusterEventWithHint>{
       {ClusterEvent{EventResource::Node, nodeActions, {}}, {}},
       // Allocations live in the claims: any change may free or provide what the pod waits for.
@@ -237,7 +240,8 @@ Result<void> DynamicResources::foreachPodResourceClaim(
 
 Status DynamicResources::preEnqueue(const framework::PodInfo& pod) {
   if (!enabled_) return {};
-  if (auto r = foreachPodResourceClaim(pod.pod(), nullptr); !r.ok()) return statusUnschedulable(r.error().message());
+  if (auto r = foreachPodResourceClaim(pod.pod(), nullptr); !r.ok())
+    return statusUnschedulable(r.error().message());
   return {};
 }
 
@@ -265,7 +269,8 @@ Result<framework::QueueingHint> DynamicResources::isSchedulableAfterClaimChange(
 }
 
 Result<framework::QueueingHint> DynamicResources::isSchedulableAfterPodChange(
-    const api::Pod& pod, const framework::EventObject& /*oldObj*/, const framework::EventObject& newObj) const {
+    const api::Pod& pod, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& newObj) const {
   auto objs = helper::asTyped<api::Pod>(framework::EventObject{}, newObj);
   if (!objs.ok()) return objs.error().wrap("unexpected object in isSchedulableAfterClaimChange");
   const api::Pod* modifiedPod = objs->second;
@@ -285,7 +290,8 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
   cs.write(std::make_unique<StateData>(data));
 
   std::vector<ResourceClaimPtr> claims;
-  if (auto r = foreachPodResourceClaim(pod, [&](const ResourceClaimPtr& c) { claims.push_back(c); }); !r.ok()) {
+  if (auto r = foreachPodResourceClaim(pod, [&](const ResourceClaimPtr& c) { claims.push_back(c); });
+      !r.ok()) {
     return statusUnschedulable(r.error().message());
   }
   if (claims.empty()) return Status(Code::Skip);
@@ -307,19 +313,22 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
     ++numClaimsToAllocate;
     // Another pod's allocation of this claim is in flight: wait for it (see DefaultDRAManager).
     if (draManager_->resourceClaims().claimHasPendingAllocation(claim.metadata.uid)) {
-      return statusUnschedulable("resource claim " + kobj(claim.metadata) + " is in the process of being allocated");
+      return statusUnschedulable("resource claim " + kobj(claim.metadata) +
+                                 " is in the process of being allocated");
     }
     // A missing class blocks the claim however it gets allocated.
     for (const auto& request : claim.spec.devices.requests) {
       if (request.exactly) {
-        if (Status s = validateDeviceClass(request.exactly->deviceClassName, request.name); !s.isSuccess()) return s;
+        if (Status s = validateDeviceClass(request.exactly->deviceClassName, request.name); !s.isSuccess())
+          return s;
       } else if (!request.firstAvailable.empty()) {
         if (!features_.enableDRAPrioritizedList) {
           return statusUnschedulable("resource claim " + kobj(claim.metadata) + ", request " + request.name +
                                      ": has subrequests, but the DRAPrioritizedList feature is disabled");
         }
         for (const auto& sub : request.firstAvailable) {
-          if (Status s = validateDeviceClass(sub.deviceClassName, request.name + "/" + sub.name); !s.isSuccess()) {
+          if (Status s = validateDeviceClass(sub.deviceClassName, request.name + "/" + sub.name);
+              !s.isSuccess()) {
             return s;
           }
         }
@@ -378,7 +387,8 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
   return {};
 }
 
-Status DynamicResources::validateDeviceClass(const std::string& className, const std::string& requestName) const {
+Status DynamicResources::validateDeviceClass(const std::string& className,
+                                             const std::string& requestName) const {
   if (className.empty()) return Status::error("request " + requestName + ": unsupported request type");
   // The lister only fails for a missing class: the pod waits for a DeviceClass event.
   if (!draManager_->deviceClasses()->get(className).ok()) {
@@ -431,10 +441,12 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(filterTimeout_);
     }
     auto a = state.allocator->allocate(*node, claimsToAllocate, allocCtx);
-    if (!a.ok() && !cancelled.load() && allocCtx.err() == std::optional<std::string>("context deadline exceeded")) {
+    if (!a.ok() && !cancelled.load() &&
+        allocCtx.err() == std::optional<std::string>("context deadline exceeded")) {
       return statusUnschedulable("timed out trying to allocate devices");
     }
-    if (cancelled.load()) return statusUnschedulable("asked by caller to stop allocating devices: context canceled");
+    if (cancelled.load())
+      return statusUnschedulable("asked by caller to stop allocating devices: context canceled");
     // Only a broken claim or class (bad CEL, ...) fails here: an error aborts this pod's scheduling
     // attempt rather than leaving it waiting for an event that fixes the object.
     if (!a.ok()) return Status::fromError(a.error());
@@ -484,7 +496,8 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
   return Status(Code::Unschedulable, "still not schedulable");
 }
 
-Status DynamicResources::reserve(framework::CycleState& cs, const framework::PodInfo&, const std::string& nodeName) {
+Status DynamicResources::reserve(framework::CycleState& cs, const framework::PodInfo&,
+                                 const std::string& nodeName) {
   if (!enabled_) return {};
   auto stateResult = stateOf(cs);
   if (!stateResult.ok()) return Status::fromError(stateResult.error());
@@ -523,14 +536,17 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Pod
       finalizers.emplace_back(api::kResourceClaimFinalizer);
     }
     allocated->status.allocation = allocation;
-    if (!draManager_->resourceClaims().signalClaimPendingAllocation(claim.metadata.uid, std::move(allocated)).ok()) {
+    if (!draManager_->resourceClaims()
+             .signalClaimPendingAllocation(claim.metadata.uid, std::move(allocated))
+             .ok()) {
       return Status::error("internal error, couldn't signal allocation for claim " + claim.metadata.name);
     }
   }
   return {};
 }
 
-void DynamicResources::unreserve(framework::CycleState& cs, const framework::PodInfo& podInfo, const std::string&) {
+void DynamicResources::unreserve(framework::CycleState& cs, const framework::PodInfo& podInfo,
+                                 const std::string&) {
   if (!enabled_) return;
   auto stateResult = stateOf(cs);
   if (!stateResult.ok()) return;
@@ -546,12 +562,14 @@ void DynamicResources::unreserve(framework::CycleState& cs, const framework::Pod
       auto r = client_->removeResourceClaimReservation(claim->metadata.namespace_, claim->metadata.name,
                                                        claim->metadata.uid, pod.metadata.uid);
       // The next scheduling attempt gets here again.
-      if (!r.ok()) spdlog::error("unreserve resourceclaim {}: {}", kobj(claim->metadata), r.error().message());
+      if (!r.ok())
+        spdlog::error("unreserve resourceclaim {}: {}", kobj(claim->metadata), r.error().message());
     }
   }
 }
 
-Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const framework::PodInfo&, const std::string&) {
+Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const framework::PodInfo&,
+                                          const std::string&) {
   if (!enabled_) return Status(Code::Skip);
   auto stateResult = stateOf(cs);
   if (!stateResult.ok()) return Status::fromError(stateResult.error());
@@ -559,7 +577,8 @@ Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const frame
   return {};
 }
 
-Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_t index, const api::Pod& pod) {
+Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_t index,
+                                                     const api::Pod& pod) {
   StateData::Data& state = *stateData.data;
   const ResourceClaimPtr original = state.claims[index];
   const std::optional<api::AllocationResult>& allocation = state.informationsForClaim[index].allocation;
@@ -572,7 +591,8 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       auto fresh = client_->getResourceClaim(claim->metadata.namespace_, claim->metadata.name);
       if (!fresh.ok()) {
-        failure = Error("get updated claim " + kobj(claim->metadata) + " after conflict: " + fresh.error().message());
+        failure = Error("get updated claim " + kobj(claim->metadata) +
+                        " after conflict: " + fresh.error().message());
         break;
       }
       claim = std::make_shared<api::ResourceClaim>(std::move(fresh).value());
@@ -593,7 +613,8 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
         finalizers.emplace_back(api::kResourceClaimFinalizer);
         auto updated = client_->updateResourceClaim(*claim);
         if (!updated.ok()) {
-          failure = Error("add finalizer to claim " + kobj(claim->metadata) + ": " + updated.error().message());
+          failure =
+              Error("add finalizer to claim " + kobj(claim->metadata) + ": " + updated.error().message());
           if (updated.error().isConflict()) continue;
           break;
         }
@@ -602,16 +623,17 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
       claim->status.allocation = *allocation;
     }
     // The apiserver refuses (not with a conflict) when the pod cannot be added.
-    claim->status.reservedFor.push_back(api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name,
-                                                                            pod.metadata.uid});
+    claim->status.reservedFor.push_back(
+        api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid});
     if (features_.enableDRADeviceBindingConditions && features_.enableDRAResourceClaimDeviceStatus &&
         claim->status.allocation && !claim->status.allocation->allocationTimestamp) {
       claim->status.allocation->allocationTimestamp = std::chrono::system_clock::now();
     }
     auto updated = client_->updateResourceClaimStatus(*claim);
     if (!updated.ok()) {
-      failure = Error((allocation ? "add allocation and reservation to claim " : "add reservation to claim ") +
-                      kobj(claim->metadata) + ": " + updated.error().message());
+      failure =
+          Error((allocation ? "add allocation and reservation to claim " : "add reservation to claim ") +
+                kobj(claim->metadata) + ": " + updated.error().message());
       conflict = updated.error().isConflict();
       if (conflict) continue;
       break;
@@ -644,8 +666,8 @@ Result<bool> DynamicResources::isClaimReadyForBinding(const api::ResourceClaim& 
     for (const auto& cond : result.bindingFailureConditions) {
       const api::Condition* failed = findCondition(status->conditions, cond);
       if (failed != nullptr && failed->status == "True") {
-        return Error("claim " + claim.metadata.name + " binding failed: reason=" + failed->reason + ", message=\"" +
-                     failed->message + "\"");
+        return Error("claim " + claim.metadata.name + " binding failed: reason=" + failed->reason +
+                     ", message=\"" + failed->message + "\"");
       }
     }
     for (const auto& cond : result.bindingConditions) {
@@ -657,11 +679,13 @@ Result<bool> DynamicResources::isClaimReadyForBinding(const api::ResourceClaim& 
 }
 
 bool DynamicResources::isClaimTimeout(const api::ResourceClaim& claim) const {
-  if (!features_.enableDRADeviceBindingConditions || !features_.enableDRAResourceClaimDeviceStatus) return false;
+  if (!features_.enableDRADeviceBindingConditions || !features_.enableDRAResourceClaimDeviceStatus)
+    return false;
   if (!claim.status.allocation || !claim.status.allocation->allocationTimestamp) return false;
   for (const auto& result : claim.status.allocation->devices.results) {
     if (result.bindingConditions.empty()) continue;
-    if (*claim.status.allocation->allocationTimestamp + kBindingTimeoutDefault < std::chrono::system_clock::now()) {
+    if (*claim.status.allocation->allocationTimestamp + kBindingTimeoutDefault <
+        std::chrono::system_clock::now()) {
       return true;
     }
   }
@@ -706,8 +730,8 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
 
   // Wait until the devices are attached to the node (binding conditions), at most kBindingTimeoutDefault.
   if (auto* recorder = handle_.eventRecorder()) {
-    recorder->eventf(framework::podReference(pod), nullptr, "Normal", "BindingConditionsPending", "Scheduling",
-                     "waiting for binding conditions for device on node " + nodeName);
+    recorder->eventf(framework::podReference(pod), nullptr, "Normal", "BindingConditionsPending",
+                     "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
   const std::stop_token stop = handle_.stopToken();
   const auto deadline = std::chrono::steady_clock::now() + kBindingTimeoutDefault;

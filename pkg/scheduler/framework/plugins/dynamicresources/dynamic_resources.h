@@ -1,11 +1,13 @@
 #pragma once
 // DynamicResources (upstream plugins/dynamicresources/dynamicresources.go, v1.34.4): a pod's
-// ResourceClaims decide where it may run, and the claims the scheduler allocates get their devices on the way.
+// ResourceClaims decide where it may run, and the claims the scheduler allocates get their devices on the
+// way.
 //
 //   PreEnqueue  the pod's claims exist, are not being deleted and (generated ones) are owned by the pod.
 //   PreFilter   every claim is allocated (and may be reserved for the pod) or is allocatable: its device
 //               classes exist, no other pod's allocation of it is in flight. Builds the cycle's allocator
-//               from the allocated devices (API + in flight), the slices and the classes. Skip without claims.
+//               from the allocated devices (API + in flight), the slices and the classes. Skip without
+//               claims.
 //   Filter      allocated claims' node selectors; the allocator for the unallocated ones on this node,
 //               within filterTimeout ("timed out trying to allocate devices").
 //   PostFilter  deallocates one allocated claim that was unavailable on some node and not used by another
@@ -66,7 +68,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // Args: DynamicResourcesArgs (validated; null means defaults). Uses Handle::sharedDRAManager(), or when
   // there is none builds its own over Handle::sharedInformerFactory(); needs Handle::client(). Without
   // the DynamicResourceAllocation gate the plugin does nothing.
-  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args, framework::Handle& handle,
+  static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
+                                                           framework::Handle& handle,
                                                            Features features = Features());
   ~DynamicResources() override;
 
@@ -84,7 +87,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                framework::PostFilterResult& result) override;
   framework::Status reserve(framework::CycleState& state, const framework::PodInfo& pod,
                             const std::string& nodeName) override;
-  void unreserve(framework::CycleState& state, const framework::PodInfo& pod, const std::string& nodeName) override;
+  void unreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                 const std::string& nodeName) override;
   framework::Status preBindPreFlight(framework::CycleState& state, const framework::PodInfo& pod,
                                      const std::string& nodeName) override;
   framework::Status preBind(framework::CycleState& state, const framework::PodInfo& pod,
@@ -114,8 +118,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 
   // Whether each claim of the pod exists, is not being deleted and (generated) belongs to the pod;
   // calls `cb` for each one found. The error says why the pod cannot be scheduled now.
-  Result<void> foreachPodResourceClaim(const api::Pod& pod,
-                                       const std::function<void(const framework::ResourceClaimPtr&)>& cb) const;
+  Result<void> foreachPodResourceClaim(
+      const api::Pod& pod, const std::function<void(const framework::ResourceClaimPtr&)>& cb) const;
   framework::Status validateDeviceClass(const std::string& className, const std::string& requestName) const;
   // Records the allocation (if Reserve made one) and the reservation in the claim's status.
   Result<framework::ResourceClaimPtr> bindClaim(StateData& state, size_t index, const api::Pod& pod);

@@ -245,7 +245,8 @@ api::NodeSelector matchExpression(const std::string& key, const std::string& val
   return s;
 }
 
-api::AllocationResult allocationFor(const std::string& driver, const std::string& device, const std::string& request) {
+api::AllocationResult allocationFor(const std::string& driver, const std::string& device,
+                                    const std::string& request) {
   api::AllocationResult a;
   api::DeviceRequestAllocationResult r;
   r.driver = driver;
@@ -361,30 +362,35 @@ api::AllocatedDeviceStatus deviceStatus(const std::string& driver, const std::st
 api::ResourceClaim boundClaim() {
   return fromClaim(allocatedClaim())
       .allocation(allocationWithBindingConditions(kDriver, "instance-1", "req-1"))
-      .allocatedDeviceStatuses({deviceStatus(kDriver, "instance-1", {{"condition", "True"}, {"failed", "False"}})})
+      .allocatedDeviceStatuses(
+          {deviceStatus(kDriver, "instance-1", {{"condition", "True"}, {"failed", "False"}})})
       .obj();
 }
 api::ResourceClaim boundClaim2() {
   return fromClaim(allocatedClaim2())
       .allocation(allocationWithBindingConditions(kDriver2, "instance-2", "req-2"))
-      .allocatedDeviceStatuses({deviceStatus(kDriver2, "instance-2", {{"condition", "True"}, {"failed", "False"}})})
+      .allocatedDeviceStatuses(
+          {deviceStatus(kDriver2, "instance-2", {{"condition", "True"}, {"failed", "False"}})})
       .obj();
 }
 api::ResourceClaim failedBindingClaim() {
   return fromClaim(allocatedClaim())
       .allocation(allocationWithBindingConditions(kDriver, "instance-1", "req-1"))
-      .allocatedDeviceStatuses({deviceStatus(kDriver, "instance-1", {{"condition", "False"}, {"failed", "True"}})})
+      .allocatedDeviceStatuses(
+          {deviceStatus(kDriver, "instance-1", {{"condition", "False"}, {"failed", "True"}})})
       .obj();
 }
 api::ResourceClaim failedBindingClaim2() {
   return fromClaim(allocatedClaim2())
       .allocation(allocationWithBindingConditions(kDriver2, "instance-2", "req-2"))
-      .allocatedDeviceStatuses({deviceStatus(kDriver2, "instance-2", {{"condition", "False"}, {"failed", "True"}})})
+      .allocatedDeviceStatuses(
+          {deviceStatus(kDriver2, "instance-2", {{"condition", "False"}, {"failed", "True"}})})
       .obj();
 }
 
 api::ResourceSlice taintDevices(api::ResourceSlice s) {
-  for (auto& d : s.spec.devices) d.taints.push_back(api::DeviceTaint{"taint-key", "taint-value", "NoSchedule", {}});
+  for (auto& d : s.spec.devices)
+    d.taints.push_back(api::DeviceTaint{"taint-key", "taint-value", "NoSchedule", {}});
   return s;
 }
 api::ResourceClaim reserve(const api::ResourceClaim& c, const api::Pod& pod) {
@@ -419,8 +425,8 @@ api::ResourceClaim updateDeviceClassName(api::ResourceClaim c, const std::string
   }
   return c;
 }
-api::ResourceClaim withTimestampedBindingConditions(std::chrono::seconds age,
-                                                    std::vector<std::pair<std::string, std::string>> conditions) {
+api::ResourceClaim withTimestampedBindingConditions(
+    std::chrono::seconds age, std::vector<std::pair<std::string, std::string>> conditions) {
   api::ResourceClaim c = allocatedClaim();
   c.status.allocation = allocationWithBindingConditions(kDriver, "instance-1", "req-1");
   c.status.allocation->allocationTimestamp =
@@ -507,11 +513,15 @@ ClaimChange allocatedAndReserved(const api::ResourceClaim& allocated, const api:
 }
 ClaimChange addReservation() {
   return [](api::ResourceClaim c) {
-    return fromClaim(c).reservedFor({api::ResourceClaimConsumerReference{"", "pods", kPodName, kPodUID}}).obj();
+    return fromClaim(c)
+        .reservedFor({api::ResourceClaimConsumerReference{"", "pods", kPodName, kPodUID}})
+        .obj();
   };
 }
 ClaimChange deallocate() {
-  return [](api::ResourceClaim c) { return fromClaim(c).allocation(std::nullopt).allocatedDeviceStatuses({}).obj(); };
+  return [](api::ResourceClaim c) {
+    return fromClaim(c).allocation(std::nullopt).allocatedDeviceStatuses({}).obj();
+  };
 }
 
 // The usual successful allocation of pendingClaim on workerNode.
@@ -538,25 +548,30 @@ std::vector<PluginCase> pluginCases() {
   cases.push_back(PluginCase{.name = "empty-with-extended-resources-enabled",
                              .skip = "DRAExtendedResource is refused at start (not implemented)"});
   {
-    PluginCase c{.name = "claim-reference", .pod = podWithClaimName(), .claims = {allocatedClaim(), otherClaim()}};
-    c.want.prebind.changes = forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
+    PluginCase c{
+        .name = "claim-reference", .pod = podWithClaimName(), .claims = {allocatedClaim(), otherClaim()}};
+    c.want.prebind.changes =
+        forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
     cases.push_back(c);
   }
   {
     PluginCase c{.name = "claim-template",
                  .pod = podWithClaimTemplateInStatus(),
                  .claims = {allocatedClaim(), otherClaim()}};
-    c.want.prebind.changes = forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
+    c.want.prebind.changes =
+        forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "missing-claim", .pod = podWithClaimTemplate(), .claims = {allocatedClaim(), otherClaim()}};
+    PluginCase c{
+        .name = "missing-claim", .pod = podWithClaimTemplate(), .claims = {allocatedClaim(), otherClaim()}};
     c.want.preenqueue.status = unresolvable("pod \"default/my-pod\": ResourceClaim not created yet");
     cases.push_back(c);
   }
   {
     api::ResourceClaim deleted = allocatedClaim();
-    deleted.metadata.deletionTimestamp = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    deleted.metadata.deletionTimestamp =
+        std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
     PluginCase c{.name = "deleted-claim", .pod = podWithClaimTemplateInStatus(), .claims = {deleted}};
     c.want.preenqueue.status = unresolvable("resourceclaim \"my-pod-my-resource\" is being deleted");
     cases.push_back(c);
@@ -570,7 +585,10 @@ std::vector<PluginCase> pluginCases() {
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "no-resources", .pod = podWithClaimName(), .claims = {pendingClaim()}, .classes = {deviceClass()}};
+    PluginCase c{.name = "no-resources",
+                 .pod = podWithClaimName(),
+                 .claims = {pendingClaim()},
+                 .classes = {deviceClass()}};
     c.want.filter[kNodeName].status = unresolvable("cannot allocate all claims");
     c.want.postfilter.status = unschedulable("still not schedulable");
     cases.push_back(c);
@@ -683,7 +701,8 @@ std::vector<PluginCase> pluginCases() {
                  .classes = {deviceClass()},
                  .slices = {workerNodeSlice()}};
     c.want.filter[kNodeName].status = unresolvable(
-        "claim default/my-pod-my-resource, request req-1: admin access is requested, but the feature is disabled");
+        "claim default/my-pod-my-resource, request req-1: admin access is requested, but the feature is "
+        "disabled");
     cases.push_back(c);
   }
   {
@@ -740,19 +759,24 @@ std::vector<PluginCase> pluginCases() {
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "wrong-topology", .pod = podWithClaimName(), .claims = {allocatedClaimWithWrongTopology()}};
+    PluginCase c{
+        .name = "wrong-topology", .pod = podWithClaimName(), .claims = {allocatedClaimWithWrongTopology()}};
     c.want.filter[kNodeName].status = unresolvable("resourceclaim not available on the node");
-    c.want.postfilter.changes = [](api::ResourceClaim cl) { return fromClaim(cl).allocation(std::nullopt).obj(); };
+    c.want.postfilter.changes = [](api::ResourceClaim cl) {
+      return fromClaim(cl).allocation(std::nullopt).obj();
+    };
     c.want.postfilter.status = unschedulable("deallocation of ResourceClaim completed");
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "good-topology", .pod = podWithClaimName(), .claims = {allocatedClaimWithGoodTopology()}};
+    PluginCase c{
+        .name = "good-topology", .pod = podWithClaimName(), .claims = {allocatedClaimWithGoodTopology()}};
     c.want.prebind.changes = addReservation();
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "bind-failure", .pod = podWithClaimName(), .claims = {allocatedClaimWithGoodTopology()}};
+    PluginCase c{
+        .name = "bind-failure", .pod = podWithClaimName(), .claims = {allocatedClaimWithGoodTopology()}};
     c.want.prebind.changes = addReservation();
     Expect after;
     after.changes = [](api::ResourceClaim cl) {
@@ -764,7 +788,8 @@ std::vector<PluginCase> pluginCases() {
   }
   cases.push_back(PluginCase{.name = "reserved-okay", .pod = podWithClaimName(), .claims = {inUseClaim()}});
   {
-    PluginCase c{.name = "DRA-disabled", .pod = podWithClaimName(), .claims = {inUseClaim()}, .disableDRA = true};
+    PluginCase c{
+        .name = "DRA-disabled", .pod = podWithClaimName(), .claims = {inUseClaim()}, .disableDRA = true};
     c.want.prefilter.status = Status(Code::Skip);
     c.want.postfilter.status = unschedulable("plugin disabled");
     c.want.prebindPreFlight = Status(Code::Skip);
@@ -784,7 +809,8 @@ std::vector<PluginCase> pluginCases() {
                  .claims = {claimWithPrioritizedList()},
                  .classes = {deviceClass()}};
     c.want.prefilter.status = unresolvable(
-        "claim default/my-pod-my-resource, request req-1: has subrequests, but the DRAPrioritizedList feature is "
+        "claim default/my-pod-my-resource, request req-1: has subrequests, but the DRAPrioritizedList "
+        "feature is "
         "disabled");
     c.want.postfilter.status = unschedulable("no new claims to deallocate");
     cases.push_back(c);
@@ -794,7 +820,8 @@ std::vector<PluginCase> pluginCases() {
                  .pod = podWithClaimName(),
                  .claims = {updateDeviceClassName(claimWithPrioritizedList(), "does-not-exist")},
                  .enableDRAPrioritizedList = true};
-    c.want.prefilter.status = unschedulable("request req-1/subreq-1: device class does-not-exist does not exist");
+    c.want.prefilter.status =
+        unschedulable("request req-1/subreq-1: device class does-not-exist does not exist");
     c.want.postfilter.status = unschedulable("no new claims to deallocate");
     cases.push_back(c);
   }
@@ -807,14 +834,17 @@ std::vector<PluginCase> pluginCases() {
                  .enableDRAPrioritizedList = true};
     c.want.reserve.inFlightClaim = allocatedClaimWithPrioritizedList();
     c.want.prebind.assumedClaim = reserve(allocatedClaimWithPrioritizedList(), podWithClaimName());
-    c.want.prebind.changes = allocatedAndReserved(allocatedClaimWithPrioritizedList(), inUseClaimWithPrioritizedList());
+    c.want.prebind.changes =
+        allocatedAndReserved(allocatedClaimWithPrioritizedList(), inUseClaimWithPrioritizedList());
     cases.push_back(c);
   }
-  for (const char* name : {"extended-resource-name-wth-node-resource", "extended-resource-name-no-resource",
-                           "extended-resource-name-with-resources", "extended-resource-name-with-resources-has-claim",
-                           "extended-resource-name-with-resources-delete-claim", "extended-resource-name-bind-failure",
-                           "extended-resource-name-skip-bind"}) {
-    cases.push_back(PluginCase{.name = name, .skip = "DRAExtendedResource is refused at start (not implemented)"});
+  for (const char* name :
+       {"extended-resource-name-wth-node-resource", "extended-resource-name-no-resource",
+        "extended-resource-name-with-resources", "extended-resource-name-with-resources-has-claim",
+        "extended-resource-name-with-resources-delete-claim", "extended-resource-name-bind-failure",
+        "extended-resource-name-skip-bind"}) {
+    cases.push_back(
+        PluginCase{.name = name, .skip = "DRAExtendedResource is refused at start (not implemented)"});
   }
   {
     PluginCase c{.name = "canceled",
@@ -824,7 +854,8 @@ std::vector<PluginCase> pluginCases() {
                  .slices = {largeWorkerNodeSlice()},
                  .cancelFilter = true,
                  .filterTimeout = std::chrono::nanoseconds(1)};
-    c.want.filter[kNodeName].status = unresolvable("asked by caller to stop allocating devices: context canceled");
+    c.want.filter[kNodeName].status =
+        unresolvable("asked by caller to stop allocating devices: context canceled");
     c.want.postfilter.status = unschedulable("still not schedulable");
     cases.push_back(c);
   }
@@ -895,11 +926,12 @@ std::vector<PluginCase> pluginCases() {
     cases.push_back(c);
   }
   {
-    PluginCase c{.name = "prebind-fail-with-binding-timeout",
-                 .pod = podWithClaimName(),
-                 .claims = {withTimestampedBindingConditions(std::chrono::minutes(9) + std::chrono::seconds(50), {})},
-                 .enableDRADeviceBindingConditions = true,
-                 .enableDRAResourceClaimDeviceStatus = true};
+    PluginCase c{
+        .name = "prebind-fail-with-binding-timeout",
+        .pod = podWithClaimName(),
+        .claims = {withTimestampedBindingConditions(std::chrono::minutes(9) + std::chrono::seconds(50), {})},
+        .enableDRADeviceBindingConditions = true,
+        .enableDRAResourceClaimDeviceStatus = true};
     c.want.prebind.changes = addReservation();
     c.want.prebind.status = Status::error("claim " + kClaimName + " binding timeout");
     cases.push_back(c);
@@ -907,8 +939,8 @@ std::vector<PluginCase> pluginCases() {
   {
     PluginCase c{.name = "bound-claim-with-mixed-binding-conditions",
                  .pod = podWithClaimName(),
-                 .claims = {withTimestampedBindingConditions(std::chrono::minutes(10),
-                                                             {{"condition1", "True"}, {"condition2", "False"}})},
+                 .claims = {withTimestampedBindingConditions(
+                     std::chrono::minutes(10), {{"condition1", "True"}, {"condition2", "False"}})},
                  .enableDRADeviceBindingConditions = true,
                  .enableDRAResourceClaimDeviceStatus = true};
     c.want.filter[kNodeName].status = unresolvable("resourceclaim not available on the node");
@@ -922,7 +954,8 @@ std::vector<PluginCase> pluginCases() {
                  .claims = {allocatedClaim(), otherClaim()},
                  .enableDRADeviceBindingConditions = true,
                  .enableDRAResourceClaimDeviceStatus = true};
-    c.want.prebind.changes = forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
+    c.want.prebind.changes =
+        forClaim([](api::ResourceClaim& cl) { cl.status.reservedFor = inUseClaim().status.reservedFor; });
     cases.push_back(c);
   }
   {
@@ -948,7 +981,8 @@ std::vector<PluginCase> pluginCases() {
                  .enableDRAResourceClaimDeviceStatus = true};
     c.want.filter[kNodeName].status = unresolvable("resourceclaim not available on the node");
     c.want.postfilter.changes = [](api::ResourceClaim cl) {
-      if (cl.metadata.name == kClaimName2) return fromClaim(cl).allocation(std::nullopt).allocatedDeviceStatuses({}).obj();
+      if (cl.metadata.name == kClaimName2)
+        return fromClaim(cl).allocation(std::nullopt).allocatedDeviceStatuses({}).obj();
       return cl;
     };
     c.want.postfilter.status = unschedulable("deallocation of ResourceClaim completed");
@@ -1008,7 +1042,8 @@ class TestEnv {
     std::vector<api::ResourceClaim> out;
     for (const auto& c : client_.objects<api::ResourceClaim>()) out.push_back(*c);
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.metadata.namespace_, a.metadata.name) < std::tie(b.metadata.namespace_, b.metadata.name);
+      return std::tie(a.metadata.namespace_, a.metadata.name) <
+             std::tie(b.metadata.namespace_, b.metadata.name);
     });
     return out;
   }
@@ -1096,14 +1131,17 @@ class TestEnv {
       for (const auto& c : assumed) seen = seen || normalized(c) == wantAssumed;
       for (const auto& c : same) seen = seen || normalized(c) == wantAssumed;
       EXPECT_TRUE(seen) << "assumed claim not found: " << api::encodeJson(wantAssumed) << "\nassumed:\n"
-                        << dump(assumed) << "others:\n" << dump(same);
+                        << dump(assumed) << "others:\n"
+                        << dump(same);
     }
 
     std::vector<api::ResourceClaim> inFlight;
     for (const auto& c : manager()->inFlightClaimsForTest()) inFlight.push_back(normalized(*c));
     std::vector<api::ResourceClaim> wantInFlight;
     if (expected.inFlightClaim) wantInFlight.push_back(normalized(*expected.inFlightClaim));
-    EXPECT_EQ(inFlight, wantInFlight) << "in-flight claims; got:\n" << dump(inFlight) << "want:\n" << dump(wantInFlight);
+    EXPECT_EQ(inFlight, wantInFlight) << "in-flight claims; got:\n"
+                                      << dump(inFlight) << "want:\n"
+                                      << dump(wantInFlight);
   }
 
   plugintesting::FakeHandle& handle() { return handle_; }
@@ -1148,8 +1186,10 @@ TEST_P(PluginTest, Run) {
   for (const auto& c : tc.claims) env.add(c);
   for (const auto& c : tc.classes) env.add(c);
   DynamicResources* pl = nullptr;
-  if (!tc.disableDRA) pl = &env.create(&args, features);
-  else pl = &env.plugin();
+  if (!tc.disableDRA)
+    pl = &env.create(&args, features);
+  else
+    pl = &env.plugin();
   if (tc.filterTimeout) pl->setFilterTimeoutForTest(*tc.filterTimeout);
   pl->setBindingPollIntervalForTest(std::chrono::milliseconds(100));
   env.start();
@@ -1303,15 +1343,27 @@ TEST(IsSchedulableAfterClaimChange, Table) {
   deallocated.status.allocation.reset();
 
   std::vector<ClaimHintCase> cases = {
-      {.name = "skip-deletes", .pod = podWithClaimTemplate(), .oldClaim = allocatedClaim(), .wantHint = QueueingHint::QueueSkip},
-      {.name = "backoff-wrong-new-object", .pod = podWithClaimTemplate(), .newIsOtherKind = true, .wantErr = true},
-      {.name = "skip-wrong-claim", .pod = podWithClaimTemplate(), .newClaim = wrongOwner, .wantHint = QueueingHint::QueueSkip},
+      {.name = "skip-deletes",
+       .pod = podWithClaimTemplate(),
+       .oldClaim = allocatedClaim(),
+       .wantHint = QueueingHint::QueueSkip},
+      {.name = "backoff-wrong-new-object",
+       .pod = podWithClaimTemplate(),
+       .newIsOtherKind = true,
+       .wantErr = true},
+      {.name = "skip-wrong-claim",
+       .pod = podWithClaimTemplate(),
+       .newClaim = wrongOwner,
+       .wantHint = QueueingHint::QueueSkip},
       {.name = "skip-unrelated-claim",
        .pod = podWithClaimTemplate(),
        .claims = {allocatedClaim()},
        .newClaim = unrelated,
        .wantHint = QueueingHint::QueueSkip},
-      {.name = "queue-on-add", .pod = podWithClaimName(), .newClaim = pendingClaim(), .wantHint = QueueingHint::Queue},
+      {.name = "queue-on-add",
+       .pod = podWithClaimName(),
+       .newClaim = pendingClaim(),
+       .wantHint = QueueingHint::Queue},
       {.name = "backoff-wrong-old-object",
        .pod = podWithClaimName(),
        .claims = {pendingClaim()},
@@ -1367,7 +1419,7 @@ TEST(IsSchedulableAfterClaimChange, Table) {
         update.metadata.uid = (*cached)->metadata.uid;
         update.metadata.resourceVersion = (*cached)->metadata.resourceVersion;
         auto r = update.status == (*cached)->status ? env.api().updateResourceClaim(update)
-                                                     : env.api().updateResourceClaimStatus(update);
+                                                    : env.api().updateResourceClaimStatus(update);
         ASSERT_TRUE(r.ok()) << r.error().message();
         stored = *r;
       }
@@ -1398,13 +1450,29 @@ TEST(IsSchedulableAfterPodChange, Table) {
   otherPod.metadata.name += "2";
   otherPod.metadata.uid += "2";
   api::Pod incomplete = podWithTwoClaimTemplates();
-  incomplete.status.resourceClaimStatuses = {api::PodResourceClaimStatus{incomplete.spec.resourceClaims[0].name, kClaimName}};
+  incomplete.status.resourceClaimStatuses = {
+      api::PodResourceClaimStatus{incomplete.spec.resourceClaims[0].name, kClaimName}};
   std::vector<Case> cases = {
       {.name = "backoff-wrong-new-object", .pod = podWithClaimTemplate(), .wantErr = true},
-      {.name = "complete", .objs = {pendingClaim()}, .pod = podWithClaimTemplate(), .obj = podWithClaimTemplateInStatus(), .wantHint = QueueingHint::Queue},
-      {.name = "wrong-pod", .objs = {pendingClaim()}, .pod = otherPod, .obj = podWithClaimTemplateInStatus(), .wantHint = QueueingHint::QueueSkip},
-      {.name = "missing-claim", .pod = podWithClaimTemplate(), .obj = podWithClaimTemplateInStatus(), .wantHint = QueueingHint::QueueSkip},
-      {.name = "incomplete", .objs = {pendingClaim()}, .pod = podWithTwoClaimTemplates(), .obj = incomplete, .wantHint = QueueingHint::QueueSkip},
+      {.name = "complete",
+       .objs = {pendingClaim()},
+       .pod = podWithClaimTemplate(),
+       .obj = podWithClaimTemplateInStatus(),
+       .wantHint = QueueingHint::Queue},
+      {.name = "wrong-pod",
+       .objs = {pendingClaim()},
+       .pod = otherPod,
+       .obj = podWithClaimTemplateInStatus(),
+       .wantHint = QueueingHint::QueueSkip},
+      {.name = "missing-claim",
+       .pod = podWithClaimTemplate(),
+       .obj = podWithClaimTemplateInStatus(),
+       .wantHint = QueueingHint::QueueSkip},
+      {.name = "incomplete",
+       .objs = {pendingClaim()},
+       .pod = podWithTwoClaimTemplates(),
+       .obj = incomplete,
+       .wantHint = QueueingHint::QueueSkip},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
