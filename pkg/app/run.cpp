@@ -23,6 +23,7 @@
 #include "pkg/app/logging.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
+#include "pkg/client/rest/tls.h"
 #include "pkg/informer/factory.h"
 #include "pkg/leaderelection/healthz_adaptor.h"
 #include "pkg/leaderelection/identity.h"
@@ -180,6 +181,8 @@ struct Clients {
 Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderElect,
                               std::chrono::milliseconds renewDeadline) {
   Clients c;
+  // Every client below trusts only the kubeconfig's CA when it has one.
+  if (!base.caPem.empty()) client::rest::skipDefaultCaBundleLoad();
   auto make = [&](std::string_view suffix, std::unique_ptr<client::rest::RestClient>& out) -> VoidResult {
     client::rest::RestConfig rc = base;
     rc.userAgent = userAgent(suffix);

@@ -1,5 +1,6 @@
 #include "pkg/client/rest/tls.h"
 
+#include <cstdlib>
 #include <vector>
 
 #include <openssl/err.h>
@@ -106,6 +107,11 @@ bool TlsMaterial::applyTo(ssl_ctx_st* ctx) const {
     if (SSL_CTX_use_PrivateKey(ctx, s.key) != 1) return false;
   }
   return true;
+}
+
+void skipDefaultCaBundleLoad() {
+  // overwrite = 0: a user's own SSL_CERT_FILE wins.
+  setenv("SSL_CERT_FILE", "/nonexistent/kube-scheduler-cpp-uses-the-kubeconfig-ca", 0);
 }
 
 }  // namespace ks::client::rest

@@ -57,6 +57,29 @@ TEST(ParallelismTest, UsesAtMostParallelismThreads) {
   EXPECT_LE(ids.size(), 3u);
 }
 
+// Threads are capped at the CPUs (Go runs the goroutines on GOMAXPROCS threads); chunking still follows
+// the configured parallelism.
+TEST(ParallelismTest, ThreadsAreCappedByMaxThreadsButChunkingFollowsParallelism) {
+  Parallelizer capped(16, 2);
+  EXPECT_EQ(capped.parallelism(), 16);
+  EXPECT_EQ(capped.threads(), 2);
+  std::mutex mu;
+  std::set<std::thread::id> ids;
+  std::atomic<int> runs{0};
+  capped.until(500, [&](int) {
+    runs.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+    std::lock_guard lock(mu);
+    ids.insert(std::this_thread::get_id());
+  });
+  EXPECT_EQ(runs.load(), 500);
+  EXPECT_LE(ids.size(), 2u);
+
+  EXPECT_EQ(Parallelizer(3, 64).threads(), 3);
+  EXPECT_EQ(Parallelizer(4, 0).threads(), 1);
+  EXPECT_GE(usableCpus(), 1);
+}
+
 TEST(ParallelismTest, CancellationSkipsRemainingPieces) {
   Parallelizer p(2);
   std::stop_source stop;

@@ -4,12 +4,21 @@
 #include <atomic>
 #include <cmath>
 
+#include <sched.h>
+
 namespace ks::framework::parallelize {
 
 int chunkSizeFor(int n, int parallelism) {
   int s = static_cast<int>(std::sqrt(static_cast<double>(n)));
   if (int r = n / parallelism + 1; s > r) s = r;
   return std::max(s, 1);
+}
+
+int usableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(CPU_COUNT(&set), 1);
+  return std::max(static_cast<int>(std::thread::hardware_concurrency()), 1);
 }
 
 struct Parallelizer::Job {
@@ -24,9 +33,10 @@ struct Parallelizer::Job {
   std::condition_variable done;
 };
 
-Parallelizer::Parallelizer(int parallelism) : parallelism_(std::max(parallelism, 1)) {
-  workers_.reserve(static_cast<std::size_t>(parallelism_ - 1));
-  for (int i = 0; i + 1 < parallelism_; ++i) workers_.emplace_back([this] { workerLoop(); });
+Parallelizer::Parallelizer(int parallelism, int maxThreads) : parallelism_(std::max(parallelism, 1)) {
+  const int threads = std::min(parallelism_, std::max(maxThreads, 1));
+  workers_.reserve(static_cast<std::size_t>(threads - 1));
+  for (int i = 0; i + 1 < threads; ++i) workers_.emplace_back([this] { workerLoop(); });
 }
 
 Parallelizer::~Parallelizer() {
@@ -82,7 +92,7 @@ void Parallelizer::until(int pieces, const std::function<void(int)>& fn, std::st
   job->pieces = pieces;
   job->chunkSize = chunkSizeFor(pieces, parallelism_);
   job->numChunks = (pieces + job->chunkSize - 1) / job->chunkSize;
-  const int helpers = std::min(parallelism_, job->numChunks) - 1;
+  const int helpers = std::min(threads(), job->numChunks) - 1;
   if (helpers > 0 && !workers_.empty()) {
     {
       std::lock_guard lock(mu_);

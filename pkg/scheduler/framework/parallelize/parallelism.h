@@ -3,8 +3,13 @@
 // upstream's parallelize.Parallelizer.Until (chunk size chunkSizeFor(n, parallelism)).
 //
 // The calling thread works on its own job too, so until() always completes even when every worker is
-// busy (e.g. a nested until() from inside a piece) and at most `parallelism` threads run one job.
-// Several threads may call until() concurrently; jobs are served in arrival order.
+// busy (e.g. a nested until() from inside a piece) and at most min(parallelism, maxThreads) threads run
+// one job. Several threads may call until() concurrently; jobs are served in arrival order.
+//
+// Why maxThreads: upstream runs `parallelism` goroutines, which Go multiplexes onto GOMAXPROCS (the CPUs
+// the process may use). OS threads beyond the CPUs only add wake-ups and context switches: with 16 threads
+// on 2 CPUs a third of the daemon's CPU went to the kernel switching threads. Chunking (and so which
+// pieces run together) still follows `parallelism`, as upstream's does.
 
 #include <condition_variable>
 #include <cstddef>
@@ -26,14 +31,19 @@ inline constexpr int kDefaultParallelism = 16;
 // Upstream chunkSizeFor: min(sqrt(n), n/parallelism + 1), at least 1.
 int chunkSizeFor(int n, int parallelism);
 
+// The CPUs this process may run on (its affinity mask), at least 1: Go's default GOMAXPROCS.
+int usableCpus();
+
 class Parallelizer {
  public:
-  explicit Parallelizer(int parallelism = kDefaultParallelism);
+  explicit Parallelizer(int parallelism = kDefaultParallelism, int maxThreads = usableCpus());
   ~Parallelizer();
   Parallelizer(const Parallelizer&) = delete;
   Parallelizer& operator=(const Parallelizer&) = delete;
 
   int parallelism() const { return parallelism_; }
+  // Threads that may run one job, the caller included.
+  int threads() const { return static_cast<int>(workers_.size()) + 1; }
 
   // Runs fn(i) for every i in [0, pieces) on up to parallelism() threads (the caller included) and
   // returns when all started pieces finished. Once `stop` is requested, pieces not yet started are
