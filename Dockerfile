@@ -10,7 +10,7 @@ RUN cmake --preset release -DKS_BUILD_TESTS=OFF -DKS_BUILD_BENCHMARKS=OFF \
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
  && apt-get install -y -qq --no-install-recommends \
-      libcpprest2.10 libyaml-cpp0.7 libspdlog1.10 libprometheus-cpp-core1.0 libssl3 ca-certificates \
+      libyaml-cpp0.7 libspdlog1.10 libprometheus-cpp-core1.0 libre2-9 libssl3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/build/release/cmd/kube-scheduler-cpp/kube-scheduler-cpp /usr/local/bin/kube-scheduler-cpp
 USER 65532:65532

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
-  libcpprest-dev libssl-dev libboost-system-dev
+  libcpprest-dev libssl-dev zlib1g-dev libboost-system-dev
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # RE2 (Go's regular-expression syntax) for the CEL evaluator of DRA selectors (pkg/dra/cel)

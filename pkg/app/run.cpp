@@ -23,7 +23,6 @@
 #include "pkg/app/logging.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
-#include "pkg/client/rest/tls.h"
 #include "pkg/informer/factory.h"
 #include "pkg/leaderelection/healthz_adaptor.h"
 #include "pkg/leaderelection/identity.h"
@@ -181,8 +180,6 @@ struct Clients {
 Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderElect,
                               std::chrono::milliseconds renewDeadline) {
   Clients c;
-  // Every client below trusts only the kubeconfig's CA when it has one.
-  if (!base.caPem.empty()) client::rest::skipDefaultCaBundleLoad();
   auto make = [&](std::string_view suffix, std::unique_ptr<client::rest::RestClient>& out) -> VoidResult {
     client::rest::RestConfig rc = base;
     rc.userAgent = userAgent(suffix);
@@ -302,7 +299,6 @@ int runDaemon(const Options& options) {
   auto rc = restConfigFor(cfg.clientConnection, options.master);
   if (!rc.ok()) return fail(rc.error());
   rc->metrics = &restClientMetrics;
-  client::rest::initializeThreadPool(8);
   auto createdClients = createClients(*rc, le.leaderElect, le.renewDeadline);
   if (!createdClients.ok()) return fail(createdClients.error().wrap("creating the API client"));
   Clients clients = std::move(createdClients).value();

@@ -1,4 +1,3 @@
-// The only translation unit that includes cpprestsdk (it costs ~3 s and ~430 MB to compile).
 #include "pkg/client/rest/rest_client.h"
 
 #include <algorithm>
@@ -10,15 +9,11 @@
 #include <system_error>
 #include <thread>
 
-// spdlog (fmt) before cpprest: cpprest defines a macro U() that breaks fmt's templates.
 #include <spdlog/spdlog.h>
-
-#include <cpprest/astreambuf.h>
-#include <cpprest/http_client.h>
-#include <pplx/threadpool.h>
 
 #include "pkg/api/json/codec.h"
 #include "pkg/client/rest/errors.h"
+#include "pkg/client/rest/http_transport.h"
 #include "pkg/client/rest/line_splitter.h"
 #include "pkg/client/rest/rate_limiter.h"
 #include "pkg/client/rest/request_bodies.h"
@@ -29,23 +24,15 @@
 
 namespace ks::client::rest {
 
-namespace http = web::http;
-namespace streams = concurrency::streams;
-
-void initializeThreadPool(size_t threads) {
-  static std::once_flag once;
-  std::call_once(once, [threads] {
-    try {
-      crossplat::threadpool::initialize_with_threads(threads);
-    } catch (const std::exception&) {
-      // Already initialised (someone used cpprest first): keep that pool.
-    }
-  });
-}
-
 namespace {
 
-constexpr size_t kBodyBufferHighWater = 4u << 20;  // bytes of undelivered body before backpressure
+// Request methods, as the rest_client_* metrics label them.
+namespace http {
+using method = std::string;
+namespace methods {
+const method GET = "GET", POST = "POST", PUT = "PUT", PATCH = "PATCH", DEL = "DELETE";
+}  // namespace methods
+}  // namespace http
 
 ApiError decodeError(const std::string& what, const Error& e) {
   return ApiError(0, "DecodeError", what + ": " + e.message());
@@ -62,175 +49,6 @@ std::string codeLabel(int32_t status) {
 double random01() {
   thread_local std::minstd_rand rng(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
-}
-
-// ---- streamed bodies (watches, lists) ---------------------------------------------------------
-
-// Shared between the cpprest side (writes body bytes, reports completion) and the thread that consumes
-// the body as it arrives. Bounded: past kBodyBufferHighWater the write task stays pending, which stops
-// cpprest reading the socket until the consumer catches up — backpressure without blocking a pool
-// thread.
-class BodyQueue {
- public:
-  pplx::task<size_t> write(const uint8_t* data, size_t n) {
-    std::unique_lock lock(mu_);
-    if (abandoned_) return pplx::task_from_result(n);
-    chunks_.emplace_back(reinterpret_cast<const char*>(data), n);
-    bytes_ += n;
-    if (bytes_ > kBodyBufferHighWater) {
-      pending_.emplace();
-      pendingCount_ = n;
-      pplx::task<size_t> t(*pending_);
-      lock.unlock();
-      cv_.notify_all();
-      return t;
-    }
-    lock.unlock();
-    cv_.notify_all();
-    return pplx::task_from_result(n);
-  }
-
-  void setHeaders(int32_t status, std::string retryAfter) {
-    {
-      std::lock_guard lock(mu_);
-      status_ = status;
-      retryAfter_ = std::move(retryAfter);
-    }
-    cv_.notify_all();
-  }
-
-  void finish(std::exception_ptr error) {
-    {
-      std::lock_guard lock(mu_);
-      if (done_) return;
-      done_ = true;
-      error_ = std::move(error);
-    }
-    cv_.notify_all();
-  }
-
-  void wake() {
-    { std::lock_guard lock(mu_); }
-    cv_.notify_all();
-  }
-
-  // The watcher gives up: drop further data and release a pending write.
-  void abandon() {
-    std::optional<pplx::task_completion_event<size_t>> pending;
-    size_t n = 0;
-    {
-      std::lock_guard lock(mu_);
-      abandoned_ = true;
-      chunks_.clear();
-      pending.swap(pending_);
-      n = pendingCount_;
-    }
-    if (pending) pending->set(n);
-  }
-
-  struct Batch {
-    std::deque<std::string> chunks;
-    bool done = false;
-    std::exception_ptr error;
-    int32_t status = -1;  // -1: headers not seen
-    std::string retryAfter;
-  };
-
-  // Waits for the headers (returned once, with or without body bytes), body bytes once headers are known,
-  // the end of the stream, or `stop`.
-  Batch take(const std::stop_token& stop) {
-    Batch b;
-    std::optional<pplx::task_completion_event<size_t>> pending;
-    size_t n = 0;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, stop,
-               [&] { return done_ || (status_ >= 0 && (!chunks_.empty() || !headersTaken_)); });
-      headersTaken_ = status_ >= 0;
-      b.chunks.swap(chunks_);
-      bytes_ = 0;
-      b.done = done_;
-      b.error = error_;
-      b.status = status_;
-      b.retryAfter = retryAfter_;
-      pending.swap(pending_);
-      n = pendingCount_;
-    }
-    if (pending) pending->set(n);
-    return b;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable_any cv_;
-  std::deque<std::string> chunks_;
-  size_t bytes_ = 0;
-  bool done_ = false;
-  bool abandoned_ = false;
-  std::exception_ptr error_;
-  int32_t status_ = -1;
-  bool headersTaken_ = false;
-  std::string retryAfter_;
-  std::optional<pplx::task_completion_event<size_t>> pending_;
-  size_t pendingCount_ = 0;
-};
-
-// A write-only cpprest stream buffer that hands the bytes to a BodyQueue.
-class BodySinkBuf : public streams::details::streambuf_state_manager<uint8_t> {
-  using Base = streams::details::streambuf_state_manager<uint8_t>;
-
- public:
-  explicit BodySinkBuf(std::shared_ptr<BodyQueue> queue)
-      : Base(std::ios_base::out), queue_(std::move(queue)) {}
-
-  bool can_seek() const override { return false; }
-  bool has_size() const override { return false; }
-  size_t buffer_size(std::ios_base::openmode) const override { return 0; }
-  void set_buffer_size(size_t, std::ios_base::openmode) override {}
-  size_t in_avail() const override { return 0; }
-  pos_type getpos(std::ios_base::openmode) const override { return static_cast<pos_type>(traits::eof()); }
-  pos_type seekpos(pos_type, std::ios_base::openmode) override {
-    return static_cast<pos_type>(traits::eof());
-  }
-  pos_type seekoff(off_type, std::ios_base::seekdir, std::ios_base::openmode) override {
-    return static_cast<pos_type>(traits::eof());
-  }
-  bool acquire(uint8_t*& ptr, size_t& count) override {
-    ptr = nullptr;
-    count = 0;
-    return false;
-  }
-  void release(uint8_t*, size_t) override {}
-
- protected:
-  pplx::task<int_type> _putc(uint8_t ch) override {
-    return queue_->write(&ch, 1).then([ch](size_t) { return static_cast<int_type>(ch); });
-  }
-  pplx::task<size_t> _putn(const uint8_t* ptr, size_t count) override { return queue_->write(ptr, count); }
-  pplx::task<int_type> _bumpc() override { return pplx::task_from_result<int_type>(traits::eof()); }
-  int_type _sbumpc() override { return traits::eof(); }
-  pplx::task<int_type> _getc() override { return pplx::task_from_result<int_type>(traits::eof()); }
-  int_type _sgetc() override { return traits::eof(); }
-  pplx::task<int_type> _nextc() override { return pplx::task_from_result<int_type>(traits::eof()); }
-  pplx::task<int_type> _ungetc() override { return pplx::task_from_result<int_type>(traits::eof()); }
-  pplx::task<size_t> _getn(uint8_t*, size_t) override { return pplx::task_from_result<size_t>(0); }
-  size_t _scopy(uint8_t*, size_t) override { return 0; }
-  pplx::task<bool> _sync() override { return pplx::task_from_result(true); }
-  uint8_t* _alloc(size_t) override { return nullptr; }
-  void _commit(size_t) override {}
-
- private:
-  std::shared_ptr<BodyQueue> queue_;
-};
-
-std::string exceptionMessage(const std::exception_ptr& e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    return ex.what();
-  } catch (...) {
-    return "unknown error";
-  }
 }
 
 struct Attempt {
@@ -257,15 +75,13 @@ class RestClient::Impl {
   // Virtual: RestClient owns a RestClientState through unique_ptr<Impl> (found by ASan: without it the
   // list/watchers were never destroyed and the delete was of the wrong size).
   virtual ~Impl() = default;
-  Impl(RestConfig config, std::shared_ptr<const TlsMaterial> tls)
+  Impl(RestConfig config, std::unique_ptr<HttpTransport> transport)
       : config_(std::move(config)),
-        tls_(std::move(tls)),
-        baseUri_(config_.server),
         host_(urlHost(config_.server)),
         metrics_(config_.metrics),
         limiter_(config_.qps, config_.burst),
         token_(config_.bearerToken, config_.bearerTokenFile, config_.tokenFileRefresh),
-        client_(baseUri_, clientConfig(config_.requestTimeout, /*compressedResponses=*/true)) {
+        transport_(std::move(transport)) {
     if (!config_.username.empty() || !config_.password.empty()) {
       basicAuth_ = "Basic " + base64Encode(config_.username + ":" + config_.password);
     }
@@ -273,37 +89,22 @@ class RestClient::Impl {
 
   const RestConfig& config() const { return config_; }
 
-  // compressedResponses: ask for (and inflate) compressed bodies, as client-go's transport does; the apiserver
-  // gzips responses of 128 KiB and more (a 100k-pod list: 185 MB of JSON in 8 MB), never watch streams.
-  http::client::http_client_config clientConfig(std::chrono::seconds idleTimeout, bool compressedResponses = false) const {
-    http::client::http_client_config cfg;
-    cfg.set_timeout(idleTimeout);
-    cfg.set_request_compressed_response(compressedResponses);
-    cfg.set_validate_certificates(!config_.insecureSkipTlsVerify);
-    std::shared_ptr<const TlsMaterial> tls = tls_;
-    if (tls) {
-      cfg.set_ssl_context_callback([tls](boost::asio::ssl::context& ctx) {
-        if (!tls->applyTo(ctx.native_handle())) {
-          throw std::runtime_error("cannot install the TLS certificates");
-        }
-      });
-    }
-    return cfg;
-  }
-
-  // acceptGzip: on the clients that inflate (clientConfig's compressedResponses). Exactly "gzip", as Go's
-  // transport sends it: the apiserver ignores "gzip;q=0.5", which is what cpprest would send.
-  void addHeaders(http::http_request& req, bool acceptGzip) {
-    auto& h = req.headers();
-    h.add("Accept", "application/json");
-    if (acceptGzip) h.add("Accept-Encoding", "gzip");
-    h.add("User-Agent", config_.userAgent);
+  // acceptGzip: ask for compressed bodies, as client-go's transport does (the transport inflates them); the
+  // apiserver gzips responses of 128 KiB and more (a 100k-pod list: 185 MB of JSON in 8 MB), never watch
+  // streams. Exactly "gzip", as Go's transport sends it.
+  std::vector<std::pair<std::string, std::string>> headers(bool acceptGzip) {
+    std::vector<std::pair<std::string, std::string>> h;
+    h.reserve(4);
+    h.emplace_back("Accept", "application/json");
+    if (acceptGzip) h.emplace_back("Accept-Encoding", "gzip");
+    h.emplace_back("User-Agent", config_.userAgent);
     const std::string token = token_.token();
     if (!token.empty()) {
-      h.add("Authorization", "Bearer " + token);
+      h.emplace_back("Authorization", "Bearer " + token);
     } else if (!basicAuth_.empty()) {
-      h.add("Authorization", basicAuth_);
+      h.emplace_back("Authorization", basicAuth_);
     }
+    return h;
   }
 
   // One attempt: a token from the limiter, the request, its metrics (`retry` counts from 1).
@@ -325,23 +126,27 @@ class RestClient::Impl {
 
   void sendOnce(Attempt& a, const http::method& method, const std::string& target, const std::string* body,
                 const char* contentType) {
-    try {
-      http::http_request req(method);
-      req.set_request_uri(target);
-      addHeaders(req, /*acceptGzip=*/true);
-      if (body != nullptr) req.set_body(*body, contentType);
-      http::http_response resp = client_.request(req).get();
-      a.status = static_cast<int32_t>(resp.status_code());
-      if (resp.headers().has("Retry-After")) a.retryAfter = resp.headers()["Retry-After"];
-      a.body = resp.extract_utf8string(true).get();
-    } catch (const http::http_exception& e) {
-      const bool started = a.status != 0;
+    HttpRequest req;
+    req.method = method;
+    req.target = target;
+    req.headers = headers(/*acceptGzip=*/true);
+    req.body = body;
+    if (body != nullptr) req.contentType = contentType;
+    auto r = transport_->roundTrip(
+        req,
+        [&](const HttpHead& h) {
+          a.status = h.status;
+          a.retryAfter = h.retryAfter;
+        },
+        [&](std::string_view bytes) {
+          a.body.append(bytes);
+          return true;
+        });
+    if (!r.ok()) {
       a.status = 0;
-      a.mayHaveBeenSent = started || e.error_code() != std::errc::connection_refused;
-      a.transportError = e.what();
-    } catch (const std::exception& e) {
-      a.status = 0;
-      a.transportError = e.what();
+      a.body.clear();
+      a.mayHaveBeenSent = r.error().mayHaveBeenSent;
+      a.transportError = r.error().message;
     }
   }
 
@@ -398,7 +203,7 @@ class RestClient::Impl {
       size_t bytes = 0;
       bool consumerFailed = false;
       auto r = stream(
-          client_, target, [&](int32_t s) { status = s; },
+          target, /*watch=*/false, config_.requestTimeout, [&](int32_t s) { status = s; },
           [&](std::string_view chunk) -> ApiResult<void> {
             bytes += chunk.size();
             auto consumed = onChunk(chunk);
@@ -440,13 +245,6 @@ class RestClient::Impl {
     // long request, and relists after it are throttled as lists).
     const auto idle = timeoutSeconds > 0 ? std::chrono::seconds(timeoutSeconds) + config_.watchIdleMargin
                                          : std::chrono::seconds(7200);
-    // Its own client: the idle timeout is the watch's, not that of ordinary requests.
-    std::optional<http::client::http_client> client;
-    try {
-      client.emplace(baseUri_, clientConfig(idle));
-    } catch (const std::exception& e) {
-      return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
-    }
     LineSplitter lines;
     ApiResult<void> lineResult;
     auto deliver = [&](std::string&& line) {
@@ -457,8 +255,9 @@ class RestClient::Impl {
     auto count = [this](int32_t status) {
       if (metrics_ != nullptr) metrics_->requestResult(codeLabel(status), "GET", host_);
     };
+    // Its own connection: the idle timeout is the watch's, not that of ordinary requests.
     auto r = stream(
-        *client, target, count,
+        target, /*watch=*/true, idle, count,
         [&](std::string_view chunk) {
           lines.feed(chunk, deliver);
           return lineResult;
@@ -472,106 +271,58 @@ class RestClient::Impl {
   }
 
  private:
-  // Sends GET `target` on `client` and hands the body to `onChunk`, on this thread, as it arrives
-  // (neither throttled nor retried). `onHeaders` hears the status once: when the headers arrive, or 0
-  // when none did. An error for a non-200 response (decoded from its body), a stream that broke or
-  // onChunk's error; success, with the rest dropped, once `stop` is requested.
-  ApiResult<void> stream(http::client::http_client& client, const std::string& target,
+  // Sends GET `target` and hands the body to `onChunk`, on this thread, as it arrives (neither throttled
+  // nor retried). `onHeaders` hears the status once: when the headers arrive, or 0 when none did. An error
+  // for a non-200 response (decoded from its body), a stream that broke or onChunk's error; success, with
+  // the rest dropped, once `stop` is requested. A watch gets a connection of its own (`idle` is its idle
+  // timeout) and no gzip.
+  ApiResult<void> stream(const std::string& target, bool watch, std::chrono::seconds idle,
                          const std::function<void(int32_t status)>& onHeaders,
                          const std::function<ApiResult<void>(std::string_view chunk)>& onChunk,
                          std::stop_token stop) {
     if (stop.stop_requested()) return {};
-    auto queue = std::make_shared<BodyQueue>();
-    pplx::cancellation_token_source cts;
-    std::stop_callback onStop(stop, [&cts, &queue] {
-      cts.cancel();
-      queue->wake();
-    });
-    try {
-      http::http_request req(http::methods::GET);
-      req.set_request_uri(target);
-      addHeaders(req, /*acceptGzip=*/&client == &client_);
-      auto sink = std::make_shared<BodySinkBuf>(queue);
-      streams::streambuf<uint8_t> buf(
-          std::static_pointer_cast<streams::details::basic_streambuf<uint8_t>>(sink));
-      req.set_response_stream(buf.create_ostream());
-      client.request(req, cts.get_token()).then([queue](pplx::task<http::http_response> t) {
-        try {
-          http::http_response resp = t.get();
-          std::string retryAfter;
-          if (resp.headers().has("Retry-After")) retryAfter = resp.headers()["Retry-After"];
-          queue->setHeaders(static_cast<int32_t>(resp.status_code()), std::move(retryAfter));
-          resp.content_ready().then([queue](pplx::task<http::http_response> c) {
-            try {
-              c.get();
-              queue->finish(nullptr);
-            } catch (...) {
-              queue->finish(std::current_exception());
-            }
-          });
-        } catch (...) {
-          queue->finish(std::current_exception());
-        }
-      });
-    } catch (const std::exception& e) {
-      return ApiError(0, "", "GET " + config_.server + target + ": " + e.what());
-    }
-
-    // Heard on this thread, so that no cpprest continuation touches the caller's state after it returned.
-    bool heard = false;
-    auto headers = [&](int32_t status) {
-      if (heard) return;
-      heard = true;
-      onHeaders(std::max(status, 0));
-    };
-    std::string errorBody;
-    while (true) {
-      BodyQueue::Batch b = queue->take(stop);
-      if (b.status >= 0 || b.done) headers(b.status);
-      if (stop.stop_requested()) {
-        headers(0);
-        queue->abandon();
-        return {};
-      }
-      if (b.status >= 0 && b.status != 200) {
-        for (auto& c : b.chunks) errorBody += c;
-        if (!b.done) continue;
-        return apiErrorFromResponse(b.status, errorBody, b.retryAfter);
-      }
-      for (auto& chunk : b.chunks) {
-        if (auto r = onChunk(chunk); !r.ok()) {
-          queue->abandon();
-          cts.cancel();
-          return r;
-        }
-        if (stop.stop_requested()) {
-          queue->abandon();
-          return {};
-        }
-      }
-      if (b.done) {
-        if (b.error && b.status < 0) {
-          return ApiError(0, "", "GET " + config_.server + target + ": " + exceptionMessage(b.error));
-        }
-        if (b.error) {
-          // The stream broke after a 200 (idle timeout, connection reset): a watch simply ends and the
-          // caller re-watches from its last resourceVersion; a list is retried or fails.
-          return ApiError(0, "", "GET " + config_.server + target + ": " + exceptionMessage(b.error));
-        }
-        return {};
-      }
-    }
+    HttpRequest req;
+    req.method = "GET";
+    req.target = target;
+    req.headers = headers(/*acceptGzip=*/!watch);
+    req.dedicatedConnection = watch;
+    req.idleTimeout = idle;
+    int32_t status = -1;
+    std::string retryAfter, errorBody;
+    ApiResult<void> consumed;
+    auto r = transport_->roundTrip(
+        req,
+        [&](const HttpHead& h) {
+          status = h.status;
+          retryAfter = h.retryAfter;
+          onHeaders(h.status);
+        },
+        [&](std::string_view chunk) {
+          if (status != 200) {
+            errorBody.append(chunk);
+            return true;
+          }
+          consumed = onChunk(chunk);
+          return consumed.ok() && !stop.stop_requested();
+        },
+        stop);
+    if (status < 0 && (stop.stop_requested() || !r.ok())) onHeaders(0);
+    if (stop.stop_requested()) return {};
+    // The stream broke after a 200 (idle timeout, connection reset): a watch simply ends and the caller
+    // re-watches from its last resourceVersion; a list is retried or fails.
+    if (!r.ok()) return ApiError(0, "", "GET " + config_.server + target + ": " + r.error().message);
+    if (!consumed.ok()) return consumed;
+    if (status != 200) return apiErrorFromResponse(status, errorBody, retryAfter);
+    return {};
   }
 
   RestConfig config_;
-  std::shared_ptr<const TlsMaterial> tls_;
-  web::uri baseUri_;
   const std::string host_;       // the rest_client_* host label
   RequestMetrics* const metrics_;  // optional
   TokenBucketRateLimiter limiter_;
   TokenSource token_;
   std::string basicAuth_;
-  http::client::http_client client_;
+  std::unique_ptr<HttpTransport> transport_;
 };
 
 // ---- list/watch per resource -----------------------------------------------------------------
@@ -721,24 +472,24 @@ Result<std::unique_ptr<RestClient>> RestClient::create(RestConfig config) {
   if (config.server.rfind("https://", 0) != 0 && config.server.rfind("http://", 0) != 0) {
     return Error("server: \"" + config.server + "\" is not an http(s) URL");
   }
-  if (!web::uri::validate(config.server))
+  if (config.server.find_first_of(" \t\r\n") != std::string::npos)
     return Error("server: \"" + config.server + "\" is not a valid URL");
-  std::shared_ptr<const TlsMaterial> tls;
+  HttpTransport::Options t;
+  t.server = config.server;
+  t.idleTimeout = config.requestTimeout;
+  t.insecureSkipTlsVerify = config.insecureSkipTlsVerify;
   if (config.server.rfind("https://", 0) == 0) {
     if (config.insecureSkipTlsVerify && !config.caPem.empty()) {
       return Error("specifying a root certificates file with the insecure flag is not allowed");
     }
     auto m = TlsMaterial::fromPem(config.caPem, config.clientCertPem, config.clientKeyPem);
     if (!m.ok()) return m.error();
-    tls = std::move(m).value();
+    t.tls = std::move(m).value();
   }
-  initializeThreadPool();
-  try {
-    auto impl = std::make_unique<RestClientState>(std::move(config), std::move(tls));
-    return std::unique_ptr<RestClient>(new RestClient(std::move(impl)));
-  } catch (const std::exception& e) {
-    return Error(std::string("creating the HTTP client: ") + e.what());
-  }
+  auto transport = HttpTransport::create(std::move(t));
+  if (!transport.ok()) return transport.error();
+  auto impl = std::make_unique<RestClientState>(std::move(config), std::move(transport).value());
+  return std::unique_ptr<RestClient>(new RestClient(std::move(impl)));
 }
 
 RestClient::RestClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

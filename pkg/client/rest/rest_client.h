@@ -1,5 +1,6 @@
 #pragma once
-// RestClient: client::Client over HTTP(S) to a kube-apiserver, on cpprestsdk (kept out of this header).
+// RestClient: client::Client over HTTP(S) to a kube-apiserver (http_transport.h: blocking HTTP/1.1 on the
+// calling thread, pooled keep-alive connections, OpenSSL).
 //
 //  - TLS: the config's CA (only it is trusted when given), client certificate/key, hostname
 //    verification; insecureSkipTlsVerify turns verification off.
@@ -10,7 +11,7 @@
 //  - Retries (retry.h): 429 honouring Retry-After, 5xx and safe transport failures, bounded.
 //  - Watches stream line by line with bounded buffering; events are decoded and delivered on the
 //    calling thread; std::stop_token cancels the HTTP request promptly.
-// Thread-safe; every call blocks the calling thread (never a cpprest pool thread).
+// Thread-safe; every call blocks the calling thread, which does the I/O itself.
 
 #include <cstddef>
 #include <memory>
@@ -20,10 +21,6 @@
 #include "pkg/util/result.h"
 
 namespace ks::client::rest {
-
-// Sizes cpprestsdk's process-wide thread pool. Effective only before the first cpprest use (the
-// first call wins; later calls are no-ops); RestClient::create calls it with the default.
-void initializeThreadPool(size_t threads = 4);
 
 class RestClient final : public Client {
  public:
@@ -53,7 +50,7 @@ class RestClient final : public Client {
   ListWatcher<api::DeviceClass>& deviceClasses() override;
 
   // A 409 "pod p is already assigned to node <binding.target.name>" returns OK: an earlier attempt
-  // of ours may have landed (after a 5xx, or re-sent by cpprest on a stale pooled connection), and
+  // of ours may have landed (after a 5xx, or re-sent by the transport on a stale pooled connection), and
   // either way the pod is where we bound it. Any other 409 (another node, UID mismatch) is returned.
   ApiResult<void> bind(const api::Binding& binding) override;
   ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,

@@ -7,9 +7,10 @@
 //    request cannot have reached the server (connection refused);
 // a server's Retry-After is waited for as sent, up to RetryParams::maxRetries retries (client-go's 10);
 // otherwise exponential backoff and jitter, at most min(maxRetries, maxBackoffRetries) retries.
-// Note: cpprestsdk itself re-sends any request once, invisibly, when a reused pooled connection
-// fails while reading the status line (it assumes the server closed the idle connection). A POST
-// can therefore reach the server twice; RestClient::bind copes (see isAlreadyAssignedTo).
+// Note: the transport (http_transport.h) re-sends any request once, invisibly, when a reused pooled
+// connection dies before any byte of the response (it assumes the server closed the idle connection),
+// as cpprestsdk did. A POST can therefore reach the server twice; RestClient::bind copes (see
+// isAlreadyAssignedTo).
 
 #include <chrono>
 #include <cstdint>

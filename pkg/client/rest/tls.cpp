@@ -1,6 +1,5 @@
 #include "pkg/client/rest/tls.h"
 
-#include <cstdlib>
 #include <vector>
 
 #include <openssl/err.h>
@@ -107,11 +106,6 @@ bool TlsMaterial::applyTo(ssl_ctx_st* ctx) const {
     if (SSL_CTX_use_PrivateKey(ctx, s.key) != 1) return false;
   }
   return true;
-}
-
-void skipDefaultCaBundleLoad() {
-  // overwrite = 0: a user's own SSL_CERT_FILE wins.
-  setenv("SSL_CERT_FILE", "/nonexistent/kube-scheduler-cpp-uses-the-kubeconfig-ca", 0);
 }
 
 }  // namespace ks::client::rest

@@ -35,12 +35,4 @@ class TlsMaterial {
   std::unique_ptr<State> state_;
 };
 
-// cpprest loads OpenSSL's default CA bundle file into every new connection's SSL_CTX before applyTo()
-// replaces the store with the given CAs; OpenSSL 3 parses that bundle in ~30 ms of CPU per connection
-// (7.8% of the daemon's CPU in an e2e run, most of it at start-up). Call this before the first connection
-// (and before other threads read the environment) when every client of the process has its own CA:
-// SSL_CERT_FILE then names no file, so nothing is parsed; the CA directory (looked up lazily by hash)
-// still serves a client without CAs. A SSL_CERT_FILE the user set is left alone.
-void skipDefaultCaBundleLoad();
-
 }  // namespace ks::client::rest

@@ -167,6 +167,11 @@ std::vector<TestRequest> TestHttpServer::requests() const {
   return requests_;
 }
 
+size_t TestHttpServer::connectionCount() const {
+  std::lock_guard lock(mu_);
+  return connThreads_.size();
+}
+
 size_t TestHttpServer::requestCount() const {
   std::lock_guard lock(mu_);
   return requests_.size();

@@ -66,6 +66,7 @@ class TestHttpServer {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   std::vector<TestRequest> requests() const;
   size_t requestCount() const;
+  size_t connectionCount() const;  // accepted so far
 
  private:
   void acceptLoop();

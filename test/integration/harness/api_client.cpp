@@ -24,7 +24,6 @@ Result<std::unique_ptr<ApiClient>> ApiClient::create(const std::string& kubeconf
   if (!cfg.ok()) return cfg.error();
   auto tls = client::rest::TlsMaterial::fromPem(cfg->caPem, cfg->clientCertPem, cfg->clientKeyPem);
   if (!tls.ok()) return tls.error();
-  client::rest::initializeThreadPool();
   http::client::http_client_config hc;
   hc.set_timeout(std::chrono::seconds(60));
   hc.set_ssl_context_callback([material = *tls](boost::asio::ssl::context& ctx) {

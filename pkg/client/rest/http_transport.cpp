@@ -1,0 +1,704 @@
+#include "pkg/client/rest/http_transport.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <optional>
+
+#include "pkg/client/rest/tls.h"
+
+namespace ks::client::rest {
+
+namespace {
+
+constexpr std::chrono::seconds kDialTimeout{30};  // Go's net.Dialer in client-go's transport
+constexpr size_t kMaxHeadBytes = 1u << 20;
+constexpr size_t kReadChunk = 64u << 10;
+constexpr size_t kMaxIdleConnections = 64;
+
+using Fail = TransportError;
+
+std::string sslError() {
+  const unsigned long e = ERR_get_error();
+  ERR_clear_error();
+  if (e == 0) return "unknown TLS error";
+  char buf[256];
+  ERR_error_string_n(e, buf, sizeof buf);
+  return buf;
+}
+
+// Lower-case, as Go words them ("connect: connection refused").
+std::string errnoText(int err) {
+  std::string s = std::strerror(err);
+  if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+// OpenSSL writes with write(2): a peer gone away must give EPIPE, not kill the process. SIGPIPE is
+// thread-directed, so blocking it once per calling thread is enough.
+void blockSigpipeOnThisThread() {
+  thread_local bool blocked = false;
+  if (blocked) return;
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  blocked = true;
+}
+
+bool isIpLiteral(const std::string& host) {
+  in6_addr a6;
+  in_addr a4;
+  return inet_pton(AF_INET, host.c_str(), &a4) == 1 || inet_pton(AF_INET6, host.c_str(), &a6) == 1;
+}
+
+void setIoTimeout(int fd, std::chrono::seconds t) {
+  timeval tv{static_cast<time_t>(t.count()), 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+// A TCP connection, with TLS on top when ssl_ is set.
+class Connection {
+ public:
+  Connection(int fd, SSL* ssl) : fd_(fd), ssl_(ssl) {}
+  ~Connection() {
+    if (ssl_ != nullptr) SSL_free(ssl_);
+    ::close(fd_);
+  }
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  void setIdleTimeout(std::chrono::seconds t) {
+    if (t == timeout_) return;
+    setIoTimeout(fd_, t);
+    timeout_ = t;
+  }
+
+  Result<void, Fail> writeAll(std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n;
+      if (ssl_ != nullptr) {
+        ERR_clear_error();
+        errno = 0;
+        n = SSL_write(ssl_, data.data(), static_cast<int>(std::min<size_t>(data.size(), 1u << 30)));
+        if (n <= 0) return ioFailure("write", static_cast<int>(n));
+      } else {
+        n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          return lost("write", errno);
+        }
+      }
+      data.remove_prefix(static_cast<size_t>(n));
+    }
+    return {};
+  }
+
+  // Bytes read (0 at the end of the stream).
+  Result<size_t, Fail> readSome(char* buf, size_t cap) {
+    for (;;) {
+      if (ssl_ != nullptr) {
+        ERR_clear_error();
+        errno = 0;
+        const int n = SSL_read(ssl_, buf, static_cast<int>(cap));
+        if (n > 0) return static_cast<size_t>(n);
+        const int e = SSL_get_error(ssl_, n);
+        if (e == SSL_ERROR_ZERO_RETURN) return size_t{0};
+        if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0) return size_t{0};  // EOF
+        return ioFailure("read", n);
+      }
+      const ssize_t n = ::recv(fd_, buf, cap, 0);
+      if (n >= 0) return static_cast<size_t>(n);
+      if (errno == EINTR) continue;
+      return lost("read", errno);
+    }
+  }
+
+  // An idle pooled connection that is readable has been closed by the server (or holds junk).
+  bool closedWhileIdle() const {
+    if (ssl_ != nullptr && SSL_pending(ssl_) > 0) return true;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, 0) != 0;
+  }
+
+  // Ends a read or write blocked on another thread (stop requested).
+  void interrupt() { ::shutdown(fd_, SHUT_RDWR); }
+
+ private:
+  static std::string socketErrorText(int err) {
+    if (err == EAGAIN) return "i/o timeout";  // SO_RCVTIMEO / SO_SNDTIMEO (EWOULDBLOCK is EAGAIN)
+    return errnoText(err);
+  }
+
+  static Fail lost(const char* what, int err) {
+    Fail f{std::string(what) + ": " + socketErrorText(err)};
+    f.connectionLost = err == ECONNRESET || err == EPIPE || err == ECONNABORTED;
+    return f;
+  }
+
+  Fail ioFailure(const char* what, int ret) {
+    const int e = SSL_get_error(ssl_, ret);
+    if (e == SSL_ERROR_SYSCALL && errno != 0) return lost(what, errno);
+    if (e == SSL_ERROR_SYSCALL) {
+      Fail f{std::string(what) + ": unexpected EOF"};
+      f.connectionLost = true;
+      return f;
+    }
+    return Fail{std::string(what) + ": " + sslError()};
+  }
+
+  int fd_;
+  SSL* ssl_;
+  std::chrono::seconds timeout_{-1};
+};
+
+// Buffered reading of one response.
+class ResponseReader {
+ public:
+  explicit ResponseReader(Connection& c) : conn_(c) {}
+
+  size_t bytesRead() const { return total_; }
+
+  // A line without its CRLF; an error at the end of the stream.
+  Result<std::string, Fail> line(size_t limit) {
+    for (;;) {
+      if (auto nl = buf_.find('\n', pos_); nl != std::string::npos) {
+        size_t end = nl;
+        if (end > pos_ && buf_[end - 1] == '\r') --end;
+        std::string out = buf_.substr(pos_, end - pos_);
+        pos_ = nl + 1;
+        return out;
+      }
+      if (buf_.size() - pos_ > limit) return Fail{"malformed HTTP response: line too long"};
+      auto n = fill();
+      if (!n.ok()) return n.error();
+      if (*n == 0) {
+        Fail f{total_ == 0 ? "EOF before the response" : "unexpected EOF"};
+        f.connectionLost = true;
+        return f;
+      }
+    }
+  }
+
+  // Up to `max` buffered or freshly read bytes; empty at the end of the stream.
+  Result<std::string_view, Fail> some(size_t max) {
+    if (pos_ == buf_.size()) {
+      auto n = fill();
+      if (!n.ok()) return n.error();
+      if (*n == 0) return std::string_view();
+    }
+    const size_t take = std::min(max, buf_.size() - pos_);
+    std::string_view out(buf_.data() + pos_, take);
+    pos_ += take;
+    return out;
+  }
+
+ private:
+  Result<size_t, Fail> fill() {
+    if (pos_ == buf_.size()) {
+      buf_.clear();
+      pos_ = 0;
+    } else if (pos_ > kReadChunk) {
+      buf_.erase(0, pos_);
+      pos_ = 0;
+    }
+    const size_t old = buf_.size();
+    buf_.resize(old + kReadChunk);
+    auto n = conn_.readSome(buf_.data() + old, kReadChunk);
+    buf_.resize(old + (n.ok() ? *n : 0));
+    if (n.ok()) total_ += *n;
+    return n;
+  }
+
+  Connection& conn_;
+  std::string buf_;
+  size_t pos_ = 0;
+  size_t total_ = 0;
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+struct ResponseHead {
+  HttpHead head;
+  bool http10 = false;
+  bool chunked = false;
+  bool gzip = false;
+  bool connectionClose = false;
+  bool connectionKeepAlive = false;
+  std::optional<uint64_t> contentLength;
+};
+
+Result<ResponseHead, Fail> readHead(ResponseReader& r) {
+  for (;;) {
+    auto status = r.line(kMaxHeadBytes);
+    if (!status.ok()) return status.error();
+    ResponseHead h;
+    // "HTTP/1.1 200 OK"
+    const std::string& s = *status;
+    if (s.size() < 12 || s.compare(0, 5, "HTTP/") != 0 || s[8] != ' ')
+      return Fail{"malformed HTTP response: status line \"" + s.substr(0, 64) + "\""};
+    h.http10 = s.compare(0, 8, "HTTP/1.0") == 0;
+    int code = 0;
+    for (size_t i = 9; i < 12; ++i) {
+      if (s[i] < '0' || s[i] > '9') return Fail{"malformed HTTP response: status line \"" + s.substr(0, 64) + "\""};
+      code = code * 10 + (s[i] - '0');
+    }
+    h.head.status = code;
+    size_t headBytes = 0;
+    for (;;) {
+      auto line = r.line(kMaxHeadBytes);
+      if (!line.ok()) return line.error();
+      if (line->empty()) break;
+      headBytes += line->size();
+      if (headBytes > kMaxHeadBytes) return Fail{"malformed HTTP response: headers too large"};
+      const auto colon = line->find(':');
+      if (colon == std::string::npos) continue;
+      const std::string name = lower(line->substr(0, colon));
+      const std::string_view value = trim(std::string_view(*line).substr(colon + 1));
+      if (name == "content-length") {
+        uint64_t n = 0;
+        for (char c : value) {
+          if (c < '0' || c > '9') return Fail{"malformed HTTP response: Content-Length"};
+          n = n * 10 + static_cast<uint64_t>(c - '0');
+        }
+        h.contentLength = n;
+      } else if (name == "transfer-encoding") {
+        h.chunked = lower(std::string(value)).find("chunked") != std::string::npos;
+      } else if (name == "content-encoding") {
+        h.gzip = lower(std::string(value)) == "gzip";
+      } else if (name == "connection") {
+        const std::string v = lower(std::string(value));
+        h.connectionClose = v.find("close") != std::string::npos;
+        h.connectionKeepAlive = v.find("keep-alive") != std::string::npos;
+      } else if (name == "retry-after") {
+        h.head.retryAfter = std::string(value);
+      }
+    }
+    // 1xx interim responses (100 Continue) precede the real one; 101 never comes (no Upgrade sent).
+    if (code >= 100 && code < 200) continue;
+    return h;
+  }
+}
+
+// Streams gunzipped bytes to the sink.
+class Gunzip {
+ public:
+  Gunzip() {
+    std::memset(&z_, 0, sizeof z_);
+    ok_ = inflateInit2(&z_, 16 + MAX_WBITS) == Z_OK;
+  }
+  ~Gunzip() {
+    if (ok_) inflateEnd(&z_);
+  }
+  Gunzip(const Gunzip&) = delete;
+  Gunzip& operator=(const Gunzip&) = delete;
+
+  // false: the data is not gzip (error set) or the sink stopped.
+  bool feed(std::string_view in, const std::function<bool(std::string_view)>& sink, std::string& error) {
+    if (!ok_) {
+      error = "gzip: cannot initialise zlib";
+      return false;
+    }
+    z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    z_.avail_in = static_cast<uInt>(in.size());
+    char out[kReadChunk];
+    while (z_.avail_in > 0 && !ended_) {
+      z_.next_out = reinterpret_cast<Bytef*>(out);
+      z_.avail_out = sizeof out;
+      const int rc = inflate(&z_, Z_NO_FLUSH);
+      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+        error = std::string("gzip: ") + (z_.msg != nullptr ? z_.msg : "invalid data");
+        return false;
+      }
+      const size_t produced = sizeof out - z_.avail_out;
+      if (produced > 0 && !sink(std::string_view(out, produced))) return false;
+      if (rc == Z_STREAM_END) ended_ = true;
+      if (rc == Z_BUF_ERROR && produced == 0) break;
+    }
+    return true;
+  }
+
+ private:
+  z_stream z_;
+  bool ok_ = false;
+  bool ended_ = false;
+};
+
+struct ParsedUrl {
+  bool tls = false;
+  std::string host;  // without IPv6 brackets
+  std::string port;
+  std::string basePath;  // no trailing '/'
+};
+
+Result<ParsedUrl> parseServer(const std::string& server) {
+  ParsedUrl u;
+  std::string_view rest(server);
+  if (rest.starts_with("https://")) {
+    u.tls = true;
+    rest.remove_prefix(8);
+  } else if (rest.starts_with("http://")) {
+    rest.remove_prefix(7);
+  } else {
+    return Error("server: \"" + server + "\" is not an http(s) URL");
+  }
+  const size_t slash = rest.find_first_of("/?#");
+  std::string_view authority = rest.substr(0, slash);
+  if (slash != std::string_view::npos) {
+    std::string_view path = rest.substr(slash);
+    path = path.substr(0, path.find_first_of("?#"));
+    while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+    u.basePath = std::string(path);
+  }
+  if (auto at = authority.rfind('@'); at != std::string_view::npos) authority.remove_prefix(at + 1);
+  if (authority.starts_with("[")) {
+    const size_t close = authority.find(']');
+    if (close == std::string_view::npos) return Error("server: \"" + server + "\" is not a valid URL");
+    u.host = std::string(authority.substr(1, close - 1));
+    authority.remove_prefix(close + 1);
+    if (authority.starts_with(":")) u.port = std::string(authority.substr(1));
+  } else {
+    const size_t colon = authority.rfind(':');
+    u.host = std::string(authority.substr(0, colon));
+    if (colon != std::string_view::npos) u.port = std::string(authority.substr(colon + 1));
+  }
+  if (u.host.empty()) return Error("server: \"" + server + "\" has no host");
+  if (u.port.empty()) u.port = u.tls ? "443" : "80";
+  if (!std::all_of(u.port.begin(), u.port.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      u.port.size() > 5 || std::stoi(u.port) > 65535) {
+    return Error("server: \"" + server + "\" has an invalid port");
+  }
+  return u;
+}
+
+// A connected TCP socket (blocking, TCP_NODELAY) to one of host's addresses.
+Result<int, Fail> dial(const ParsedUrl& u) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  const std::string where = "dial tcp " + u.host + ":" + u.port;
+  if (int rc = ::getaddrinfo(u.host.c_str(), u.port.c_str(), &hints, &res); rc != 0) {
+    return Fail{where + ": lookup " + u.host + ": " + gai_strerror(rc), false};
+  }
+  bool allRefused = true;
+  std::string lastError = "no address";
+  for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
+    const int fd = ::socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0) {
+      lastError = errnoText(errno);
+      allRefused = false;
+      continue;
+    }
+    int err = 0;
+    if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+      err = errno;
+      if (err == EINPROGRESS) {
+        pollfd p{fd, POLLOUT, 0};
+        const int n = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kDialTimeout).count()));
+        socklen_t len = sizeof err;
+        if (n == 0) {
+          err = ETIMEDOUT;
+        } else if (n < 0 || ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) {
+          err = errno;
+        }
+      }
+    }
+    if (err == 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      ::freeaddrinfo(res);
+      return fd;
+    }
+    ::close(fd);
+    if (err != ECONNREFUSED) allRefused = false;
+    lastError = errnoText(err);
+  }
+  ::freeaddrinfo(res);
+  return Fail{where + ": connect: " + lastError, !allRefused};
+}
+
+}  // namespace
+
+struct HttpTransport::State {
+  Options options;
+  ParsedUrl url;
+  SSL_CTX* ctx = nullptr;
+  bool hostIsIp = false;
+  mutable std::mutex mu;
+  std::vector<std::unique_ptr<Connection>> idle;  // guarded by mu; most recently used last
+
+  ~State() {
+    idle.clear();
+    if (ctx != nullptr) SSL_CTX_free(ctx);
+  }
+
+  std::unique_ptr<Connection> takeIdle() {
+    std::lock_guard lock(mu);
+    while (!idle.empty()) {
+      std::unique_ptr<Connection> c = std::move(idle.back());
+      idle.pop_back();
+      if (!c->closedWhileIdle()) return c;
+    }
+    return nullptr;
+  }
+
+  void putIdle(std::unique_ptr<Connection> c) {
+    std::lock_guard lock(mu);
+    if (idle.size() < kMaxIdleConnections) idle.push_back(std::move(c));
+  }
+
+  Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::seconds timeout) {
+    auto fd = dial(url);
+    if (!fd.ok()) return fd.error();
+    setIoTimeout(*fd, timeout);
+    if (ctx == nullptr) {
+      auto c = std::make_unique<Connection>(*fd, nullptr);
+      c->setIdleTimeout(timeout);
+      return c;
+    }
+    SSL* ssl = SSL_new(ctx);
+    if (ssl == nullptr) {
+      ::close(*fd);
+      return Fail{"tls: " + sslError(), false};
+    }
+    auto c = std::make_unique<Connection>(*fd, ssl);  // owns fd and ssl from here
+    c->setIdleTimeout(timeout);
+    SSL_set_fd(ssl, *fd);
+    if (hostIsIp) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), url.host.c_str());
+    } else {
+      SSL_set_tlsext_host_name(ssl, url.host.c_str());
+      SSL_set1_host(ssl, url.host.c_str());
+    }
+    ERR_clear_error();
+    errno = 0;
+    if (SSL_connect(ssl) != 1) {
+      const long verify = SSL_get_verify_result(ssl);
+      std::string why = verify != X509_V_OK
+                            ? std::string("failed to verify certificate: ") + X509_verify_cert_error_string(verify)
+                            : (ERR_peek_error() != 0 ? sslError()
+                                                     : (errno != 0 ? errnoText(errno) : "connection closed"));
+      return Fail{"tls handshake with " + url.host + ":" + url.port + ": " + why, false};
+    }
+    return c;
+  }
+};
+
+Result<std::unique_ptr<HttpTransport>> HttpTransport::create(Options options) {
+  auto url = parseServer(options.server);
+  if (!url.ok()) return url.error();
+  auto s = std::make_unique<State>();
+  s->url = std::move(url).value();
+  s->hostIsIp = isIpLiteral(s->url.host);
+  if (s->url.tls) {
+    s->ctx = SSL_CTX_new(TLS_client_method());
+    if (s->ctx == nullptr) return Error("tls: " + sslError());
+    SSL_CTX_set_min_proto_version(s->ctx, TLS1_2_VERSION);  // Go's client default
+    // A peer closing without close_notify ends the stream like a plain EOF (bodies are delimited anyway).
+    SSL_CTX_set_options(s->ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    static const unsigned char kAlpn[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+    SSL_CTX_set_alpn_protos(s->ctx, kAlpn, sizeof kAlpn);
+    if (options.insecureSkipTlsVerify) {
+      SSL_CTX_set_verify(s->ctx, SSL_VERIFY_NONE, nullptr);
+    } else {
+      SSL_CTX_set_verify(s->ctx, SSL_VERIFY_PEER, nullptr);
+      // System roots only without a CA of the config's own (applyTo then replaces the store).
+      if (options.tls == nullptr || !options.tls->hasCa()) SSL_CTX_set_default_verify_paths(s->ctx);
+    }
+    if (options.tls != nullptr && !options.tls->applyTo(s->ctx))
+      return Error("cannot install the TLS certificates: " + sslError());
+  }
+  s->options = std::move(options);
+  return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(s)));
+}
+
+HttpTransport::HttpTransport(std::unique_ptr<State> state) : state_(std::move(state)) {}
+HttpTransport::~HttpTransport() = default;
+
+size_t HttpTransport::idleConnections() const {
+  std::lock_guard lock(state_->mu);
+  return state_->idle.size();
+}
+
+namespace {
+
+std::string requestBytes(const HttpRequest& req, const std::string& basePath, const std::string& hostHeader) {
+  std::string out;
+  out.reserve(256 + (req.body != nullptr ? req.body->size() : 0));
+  out.append(req.method);
+  out += ' ';
+  out += basePath;
+  out.append(req.target);
+  out += " HTTP/1.1\r\nHost: ";
+  out += hostHeader;
+  out += "\r\n";
+  for (const auto& [name, value] : req.headers) {
+    out += name;
+    out += ": ";
+    out += value;
+    out += "\r\n";
+  }
+  if (req.body != nullptr) {
+    out += "Content-Type: ";
+    out.append(req.contentType);
+    out += "\r\nContent-Length: ";
+    out += std::to_string(req.body->size());
+    out += "\r\n\r\n";
+    out += *req.body;
+  } else {
+    out += "\r\n";
+  }
+  return out;
+}
+
+// Reads the body as the head describes it. Returns whether the connection may be reused.
+Result<bool, Fail> readBody(ResponseReader& r, const ResponseHead& h, bool isHead,
+                            const std::function<bool(std::string_view)>& onBody) {
+  const int32_t code = h.head.status;
+  if (isHead || code == 204 || code == 304) return !h.connectionClose;
+  std::optional<Gunzip> gunzip;
+  if (h.gzip) gunzip.emplace();
+  std::string gzipError;
+  bool stopped = false;
+  auto deliver = [&](std::string_view bytes) -> Result<void, Fail> {
+    if (bytes.empty() || stopped) return {};
+    bool more = gunzip ? gunzip->feed(bytes, onBody, gzipError) : onBody(bytes);
+    if (!gzipError.empty()) return Fail{gzipError};
+    if (!more) stopped = true;
+    return {};
+  };
+  if (h.chunked) {
+    for (;;) {
+      auto sizeLine = r.line(4096);
+      if (!sizeLine.ok()) return sizeLine.error();
+      uint64_t size = 0;
+      size_t digits = 0;
+      for (char c : *sizeLine) {
+        int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (v < 0) break;
+        if (++digits > 15) return Fail{"malformed HTTP response: chunk size"};
+        size = size * 16 + static_cast<uint64_t>(v);
+      }
+      if (digits == 0) return Fail{"malformed HTTP response: chunk size"};
+      if (size == 0) {
+        for (;;) {  // trailers up to the empty line
+          auto trailer = r.line(kMaxHeadBytes);
+          if (!trailer.ok()) return trailer.error();
+          if (trailer->empty()) break;
+        }
+        return !h.connectionClose && !stopped;
+      }
+      while (size > 0) {
+        auto piece = r.some(static_cast<size_t>(std::min<uint64_t>(size, kReadChunk)));
+        if (!piece.ok()) return piece.error();
+        if (piece->empty()) return Fail{"unexpected EOF in a chunked body"};
+        size -= piece->size();
+        if (auto d = deliver(*piece); !d.ok()) return d.error();
+        if (stopped) return false;
+      }
+      auto crlf = r.line(2);
+      if (!crlf.ok()) return crlf.error();
+    }
+  }
+  if (h.contentLength) {
+    uint64_t left = *h.contentLength;
+    while (left > 0) {
+      auto piece = r.some(static_cast<size_t>(std::min<uint64_t>(left, kReadChunk)));
+      if (!piece.ok()) return piece.error();
+      if (piece->empty()) return Fail{"unexpected EOF: " + std::to_string(left) + " bytes of the body missing"};
+      left -= piece->size();
+      if (auto d = deliver(*piece); !d.ok()) return d.error();
+      if (stopped) return false;
+    }
+    return !h.connectionClose && !(h.http10 && !h.connectionKeepAlive);
+  }
+  for (;;) {  // to the end of the stream
+    auto piece = r.some(kReadChunk);
+    if (!piece.ok()) return piece.error();
+    if (piece->empty()) return false;
+    if (auto d = deliver(*piece); !d.ok()) return d.error();
+    if (stopped) return false;
+  }
+}
+
+}  // namespace
+
+Result<void, TransportError> HttpTransport::roundTrip(const HttpRequest& request,
+                                                      const std::function<void(const HttpHead&)>& onHead,
+                                                      const std::function<bool(std::string_view)>& onBody,
+                                                      std::stop_token stop) {
+  State& s = *state_;
+  blockSigpipeOnThisThread();
+  const std::chrono::seconds timeout =
+      request.idleTimeout.count() > 0 ? request.idleTimeout : s.options.idleTimeout;
+  const bool ipv6 = s.url.host.find(':') != std::string::npos;
+  const std::string hostHeader = (ipv6 ? "[" + s.url.host + "]" : s.url.host) +
+                                 ((s.url.tls && s.url.port == "443") || (!s.url.tls && s.url.port == "80")
+                                      ? ""
+                                      : ":" + s.url.port);
+  const std::string bytes = requestBytes(request, s.url.basePath, hostHeader);
+  for (int attempt = 0;; ++attempt) {
+    if (stop.stop_requested()) return {};
+    std::unique_ptr<Connection> conn;
+    if (!request.dedicatedConnection && attempt == 0) conn = s.takeIdle();
+    const bool reused = conn != nullptr;
+    if (!conn) {
+      auto c = s.connect(timeout);
+      if (!c.ok()) return c.error();
+      conn = std::move(c).value();
+    }
+    conn->setIdleTimeout(timeout);
+    Connection* raw = conn.get();
+    std::optional<std::stop_callback<std::function<void()>>> onStop;
+    onStop.emplace(stop, [raw] { raw->interrupt(); });
+
+    ResponseReader reader(*conn);
+    auto sent = conn->writeAll(bytes);
+    Result<ResponseHead, Fail> head = sent.ok() ? readHead(reader) : Result<ResponseHead, Fail>(sent.error());
+    if (!head.ok()) {
+      if (stop.stop_requested()) return {};
+      // A pooled connection the server had closed: nothing of a response came, so send once more.
+      if (reused && reader.bytesRead() == 0 && head.error().connectionLost) continue;
+      return head.error();
+    }
+    onHead(head->head);
+    auto reusable = readBody(reader, *head, request.method == "HEAD", onBody);
+    if (stop.stop_requested()) return {};
+    if (!reusable.ok()) return reusable.error();
+    onStop.reset();  // before another thread can take the connection from the pool
+    if (*reusable && !request.dedicatedConnection) s.putIdle(std::move(conn));
+    return {};
+  }
+}
+
+}  // namespace ks::client::rest

@@ -1,0 +1,234 @@
+// The blocking HTTP/1.1 transport under RestClient: connection reuse, body framings, gzip, stop, bad
+// responses. TLS is exercised against the real apiserver (restclient_integration_test and every daemon
+// test).
+#include "pkg/client/rest/http_transport.h"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+#include "test/client/rest/test_http_server.h"
+
+namespace ks::client::rest {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ResponseWriter;
+using testing::TestHttpServer;
+using testing::TestRequest;
+
+std::unique_ptr<HttpTransport> transportFor(const std::string& url, std::chrono::seconds idle = 10s) {
+  HttpTransport::Options o;
+  o.server = url;
+  o.idleTimeout = idle;
+  auto t = HttpTransport::create(o);
+  EXPECT_TRUE(t.ok()) << t.error().message();
+  return std::move(t).value();
+}
+
+struct Response {
+  int32_t status = -1;
+  std::string retryAfter;
+  std::string body;
+  std::optional<TransportError> error;
+};
+
+Response get(HttpTransport& t, const std::string& target, std::stop_token stop = {}) {
+  Response r;
+  HttpRequest req;
+  req.method = "GET";
+  req.target = target;
+  auto done = t.roundTrip(
+      req,
+      [&](const HttpHead& h) {
+        r.status = h.status;
+        r.retryAfter = h.retryAfter;
+      },
+      [&](std::string_view b) {
+        r.body.append(b);
+        return true;
+      },
+      stop);
+  if (!done.ok()) r.error = done.error();
+  return r;
+}
+
+std::string gzipped(const std::string& text) {
+  z_stream z;
+  std::memset(&z, 0, sizeof z);
+  deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+  std::string out(deflateBound(&z, text.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+TEST(HttpTransportTest, KeepAliveReusesOneConnectionAndPrefixesTheServerPath) {
+  TestHttpServer server([](const TestRequest& r, ResponseWriter& w) { w.send(200, "ok " + r.target); });
+  auto t = transportFor(server.url() + "/prefix/");
+  for (int i = 0; i < 5; ++i) {
+    Response r = get(*t, "/api/v1/pods?limit=" + std::to_string(i));
+    ASSERT_FALSE(r.error) << r.error->message;
+    EXPECT_EQ(r.status, 200);
+    EXPECT_EQ(r.body, "ok /prefix/api/v1/pods?limit=" + std::to_string(i));
+  }
+  EXPECT_EQ(server.connectionCount(), 1u);
+  EXPECT_EQ(t->idleConnections(), 1u);
+  EXPECT_EQ(server.requests().front().header("host"), "127.0.0.1:" + std::to_string(server.port()));
+}
+
+TEST(HttpTransportTest, ChunkedAndGzipBodiesArriveDecoded) {
+  const std::string text(300000, 'x');
+  TestHttpServer server([&](const TestRequest& r, ResponseWriter& w) {
+    if (r.path == "/gzip") {
+      w.send(200, gzipped(text), {{"Content-Encoding", "gzip"}});
+    } else {
+      w.start(200);
+      w.chunk("first,");
+      w.chunk("second");
+      w.end();
+    }
+  });
+  auto t = transportFor(server.url());
+  Response z = get(*t, "/gzip");
+  ASSERT_FALSE(z.error) << z.error->message;
+  EXPECT_EQ(z.body, text);
+  Response c = get(*t, "/chunked");
+  ASSERT_FALSE(c.error) << c.error->message;
+  EXPECT_EQ(c.body, "first,second");
+  EXPECT_EQ(server.connectionCount(), 1u) << "both framings leave the connection reusable";
+}
+
+TEST(HttpTransportTest, StatusAndRetryAfterOfAnErrorResponse) {
+  TestHttpServer server([](const TestRequest&, ResponseWriter& w) {
+    w.send(429, R"({"kind":"Status"})", {{"Retry-After", "3"}});
+  });
+  auto t = transportFor(server.url());
+  Response r = get(*t, "/x");
+  ASSERT_FALSE(r.error);
+  EXPECT_EQ(r.status, 429);
+  EXPECT_EQ(r.retryAfter, "3");
+  EXPECT_EQ(r.body, R"({"kind":"Status"})");
+}
+
+TEST(HttpTransportTest, StopEndsABlockedStreamPromptly) {
+  TestHttpServer server([](const TestRequest&, ResponseWriter& w) {
+    w.start(200);
+    w.chunk("line\n");
+    w.waitForPeerClose(10000);
+  });
+  auto t = transportFor(server.url(), 60s);
+  std::stop_source stop;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    stop.request_stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  Response r = get(*t, "/watch", stop.get_token());
+  stopper.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_FALSE(r.error) << "a stopped stream is not an error";
+  EXPECT_EQ(r.body, "line\n");
+  EXPECT_EQ(t->idleConnections(), 0u) << "the interrupted connection is dropped";
+}
+
+TEST(HttpTransportTest, IdleTimeoutEndsASilentResponse) {
+  TestHttpServer server([](const TestRequest&, ResponseWriter& w) { w.waitForPeerClose(10000); });
+  auto t = transportFor(server.url(), 1s);
+  Response r = get(*t, "/slow");
+  ASSERT_TRUE(r.error);
+  EXPECT_NE(r.error->message.find("i/o timeout"), std::string::npos) << r.error->message;
+  EXPECT_FALSE(r.error->connectionLost);
+}
+
+TEST(HttpTransportTest, RefusedConnectionCannotHaveBeenSent) {
+  uint16_t port;
+  {
+    TestHttpServer s([](const TestRequest&, ResponseWriter&) {});
+    port = s.port();
+  }
+  auto t = transportFor("http://127.0.0.1:" + std::to_string(port));
+  Response r = get(*t, "/x");
+  ASSERT_TRUE(r.error);
+  EXPECT_FALSE(r.error->mayHaveBeenSent);
+  EXPECT_NE(r.error->message.find("connection refused"), std::string::npos) << r.error->message;
+}
+
+// A raw server that answers each connection with `reply` and closes it.
+class RawServer {
+ public:
+  explicit RawServer(std::string reply) : reply_(std::move(reply)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 4);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      char buf[4096];
+      (void)::recv(c, buf, sizeof buf, 0);
+      (void)::send(c, reply_.data(), reply_.size(), MSG_NOSIGNAL);
+      ::close(c);
+    });
+  }
+  ~RawServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  std::string reply_;
+  int fd_ = -1;
+  uint16_t port_ = 0;
+  std::thread thread_;
+};
+
+TEST(HttpTransportTest, MalformedResponsesAreErrorsNotCrashes) {
+  for (const std::string& reply :
+       {std::string("garbage\r\n\r\n"), std::string("HTTP/1.1 2x0 OK\r\n\r\n"),
+        std::string("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort"),
+        std::string("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+        std::string("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nnope"),
+        std::string("")}) {
+    RawServer raw(reply);
+    auto t = transportFor(raw.url());
+    Response r = get(*t, "/x");
+    EXPECT_TRUE(r.error) << "reply: " << reply;
+  }
+  RawServer untilEof("HTTP/1.0 200 OK\r\n\r\nbody to the end");
+  auto t = transportFor(untilEof.url());
+  Response r = get(*t, "/x");
+  ASSERT_FALSE(r.error) << r.error->message;
+  EXPECT_EQ(r.body, "body to the end");
+  EXPECT_EQ(t->idleConnections(), 0u);
+}
+
+TEST(HttpTransportTest, BadServerUrls) {
+  for (const char* url : {"ftp://x", "https://", "http://h:99999", "http://[::1"}) {
+    HttpTransport::Options o;
+    o.server = url;
+    EXPECT_FALSE(HttpTransport::create(o).ok()) << url;
+  }
+}
+
+}  // namespace
+}  // namespace ks::client::rest
