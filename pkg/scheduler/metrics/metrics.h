@@ -195,7 +195,7 @@ class Metrics {
   // scheduler_plugin_execution_duration_seconds{plugin,extension_point,status}.
   void observePluginExecution(PluginId plugin, ExtensionPoint point, framework::Code code, double seconds);
   // scheduler_plugin_evaluation_total{plugin,extension_point,profile} += n; cheap enough per node and
-  // plugin (sharded; moved into the counter by collect()/scrape()).
+  // plugin (counted per thread; added to the counter by collect()/scrape()).
   void incPluginEvaluation(PluginId plugin, ExtensionPoint point, ProfileId profile, double n = 1);
   // scheduler_permit_wait_duration_seconds{result}, result being the final status code of the wait.
   void observePermitWait(framework::Code code, double seconds);
