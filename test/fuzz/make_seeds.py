@@ -4,6 +4,7 @@ test/api/json/testdata (as objects, lists and watch events), the YAML under conf
 KubeSchedulerConfiguration and kubeconfig texts embedded in the unit tests. Seeds are files named
 seed-*; inputs added by hand (crash reproducers, named crash-*) are left alone."""
 import glob
+import gzip
 import hashlib
 import json
 import os
@@ -94,7 +95,7 @@ def raw_strings(pattern, marker):
 
 def main():
     targets = ["api_json_fuzz", "yaml_fuzz", "node_affinity_fuzz", "scheduler_config_fuzz", "watch_stream_fuzz",
-               "kubeconfig_fuzz", "cel_fuzz"]
+               "kubeconfig_fuzz", "cel_fuzz", "http_response_fuzz"]
     for t in targets:
         clean(t)
     objs = api_objects()
@@ -182,6 +183,16 @@ def main():
               '"abc".indexOf("c") == 2 && sets.contains([1, 2], [2]) && optional.of(1).orValue(0) == 1',
               'has(device.attributes["dra.example.com"].cores) ? device.attributes["dra.example.com"].cores / 0 > 1 : false']:
         write("cel_fuzz", s, "handmade")
+
+    # HTTP responses as the apiserver frames them (byte 0: no extra read splits), and a gzipped list.
+    body = b'{"kind":"PodList","items":[]}' * 20
+    for r in [b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+              b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n6;ext=1\r\nsecond\r\n0\r\n"
+              b"Trailer: x\r\n\r\n",
+              b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 429 Too Many Requests\r\nRetry-After: 3\r\n\r\n{}",
+              b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(gzip.compress(body, mtime=0))
+              + gzip.compress(body, mtime=0)]:
+        write("http_response_fuzz", b"\x00" + r, "handmade")
 
 
 if __name__ == "__main__":

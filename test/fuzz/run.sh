@@ -42,6 +42,7 @@ main() {
     node_affinity_fuzz:4096
     scheduler_config_fuzz:4096
     watch_stream_fuzz:4096
+    http_response_fuzz:4096
     kubeconfig_fuzz:4096
     cel_fuzz:1024
   )
