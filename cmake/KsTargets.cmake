@@ -1,6 +1,9 @@
 # Shared build settings and the two helpers every component uses:
 #   ks_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])  -> ks_<name>, alias ks::<name>
-#   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] SOURCES ... [DEPS ...])
+#   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] [ONE_PROCESS] SOURCES ... [DEPS ...])
+# Each gtest case is its own ctest (gtest discovery), except with ONE_PROCESS: one ctest runs the whole
+# executable, for table-driven tests whose per-process setup (reading the table) costs more than their cases;
+# gtest still names each failing case, and --gtest_brief keeps the output to the failures.
 # Unit tests are collected in the `unit-tests` target; those marked CONCURRENCY (threads, locks, timers:
 # what ThreadSanitizer should see) also in `concurrency-tests`. The sanitizer lanes of scripts/test.sh build
 # one of these targets and run `ctest -L unit`, which runs the tests of the executables that were built.
@@ -44,7 +47,7 @@ function(ks_add_library name)
 endfunction()
 
 function(ks_add_test name)
-  cmake_parse_arguments(ARG "CONCURRENCY" "LABEL" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "CONCURRENCY;ONE_PROCESS" "LABEL" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL MATCHES "^(unit|integration|conformance)$")
     message(FATAL_ERROR "ks_add_test(${name}): LABEL must be unit, integration or conformance")
   endif()
@@ -57,9 +60,30 @@ function(ks_add_test name)
   if(ARG_LABEL STREQUAL "unit")
     set_property(GLOBAL APPEND PROPERTY KS_UNIT_TESTS ${name})
   endif()
-  gtest_discover_tests(${name}
-    PROPERTIES LABELS ${ARG_LABEL}
-    DISCOVERY_TIMEOUT 60)
+  if(ARG_ONE_PROCESS)
+    ks_add_one_process_test(${name} ${ARG_LABEL})
+  else()
+    gtest_discover_tests(${name}
+      PROPERTIES LABELS ${ARG_LABEL}
+      DISCOVERY_TIMEOUT 60)
+  endif()
+endfunction()
+
+# One ctest for the whole executable. Registered as gtest discovery registers its tests: by a file ctest
+# includes at run time, so that an executable a lane did not build (the sanitizer lanes build only some)
+# shows up as an unlabelled <name>_NOT_BUILT, which `ctest -L` skips, instead of a labelled test that
+# cannot run.
+function(ks_add_one_process_test name label)
+  set(include_file "${CMAKE_CURRENT_BINARY_DIR}/${name}_one_process.cmake")
+  file(GENERATE OUTPUT "${include_file}" CONTENT
+"if(EXISTS \"$<TARGET_FILE:${name}>\")
+  add_test(${name} \"$<TARGET_FILE:${name}>\" --gtest_brief=1)
+  set_tests_properties(${name} PROPERTIES LABELS ${label} WORKING_DIRECTORY \"${CMAKE_CURRENT_BINARY_DIR}\")
+else()
+  add_test(${name}_NOT_BUILT ${name}_NOT_BUILT)
+endif()
+")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
 
 # The `unit-tests` and `concurrency-tests` targets; call once, after every ks_add_test.

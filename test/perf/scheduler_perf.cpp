@@ -1,6 +1,6 @@
 // scheduler_perf: the real scheduler in process over the in-memory API, with workloads after upstream's
-// test/integration/scheduler_perf ({misc,affinity,topology_spreading,volumes}/performance-config.yaml and
-// templates/). Nothing is mocked between the pieces:
+// test/integration/scheduler_perf ({misc,affinity,topology_spreading,volumes,dra}/performance-config.yaml,
+// dra/prioritizedlist/ and templates/). Nothing is mocked between the pieces:
 //
 //   MemoryClient <- BindTimingClient (records when each pods/binding succeeds)
 //        \-> SharedInformerFactory -> Scheduler (cache, queue, framework with the in-tree plugins + a probe)
@@ -11,8 +11,11 @@
 // collected and wait until they are bound. PreemptionAsync also runs upstream's churn op (mode create)
 // alongside the measured pods. The volume workloads give each pod its own claim and volume, created
 // already bound (upstream's persistentVolume(Claim)TemplatePath), and their nodes CSINodes with attach
-// limits (nodeAllocatableStrategy). Default counts are those of upstream's largest `performance`
-// variant, --quick takes its 500Nodes variant (PreemptionBasic and the volume workloads: 5Nodes),
+// limits (nodeAllocatableStrategy). The DRA workloads give nodes ResourceSlices, and the harness plays the
+// resourceclaim controller (claims from templates for new pods, released for deleted ones); the
+// steady-state ones replace their measured pods ten at a time for a fixed duration (upstream's createPods
+// with steadyState). Default counts are those of upstream's largest `performance` variant, --quick takes
+// its 500Nodes variant (PreemptionBasic and the volume workloads: 5Nodes, the DRA workloads: fast),
 // --variant=NAME any variant upstream names; upstream's CI threshold (minimum pods/s) is printed beside
 // the throughput.
 //
@@ -62,6 +65,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 #include <stop_token>
@@ -74,7 +78,9 @@
 #include <nlohmann/json.hpp>
 
 #include "pkg/api/json/codec.h"
+#include "pkg/api/nodeselector.h"
 #include "pkg/client/memory/memory_client.h"
+#include "pkg/dra/structured/allocator.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/event_recorder.h"
@@ -121,7 +127,7 @@ struct Flags {
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 19> kWorkloadNames = {
+constexpr std::array<std::string_view, 22> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -141,6 +147,9 @@ constexpr std::array<std::string_view, 19> kWorkloadNames = {
     "SchedulingMigratedInTreePVs",
     "SchedulingCSIPVs",
     "SchedulingWithResourceClaimTemplate",
+    "SteadyStateClusterResourceClaimTemplate",
+    "SchedulingWithResourceClaim",
+    "SteadyStateClusterResourceClaimTemplateFirstAvailable",
 };
 
 constexpr std::string_view kUsage =
@@ -276,6 +285,24 @@ struct PodTimes {
   std::atomic<int64_t> boundCount{0};
   std::atomic<int64_t> churnBoundCount{0};
   std::atomic<int64_t> bindFailures{0};
+  // Notified after each counted binding (the steady-state loop waits for its batch).
+  std::mutex boundMu;
+  std::condition_variable boundCv;
+
+  void countBound(size_t idx) {
+    if (idx >= counted) {
+      churnBoundCount.fetch_add(1);
+      return;
+    }
+    boundCount.fetch_add(1);
+    { std::lock_guard lock(boundMu); }  // a waiter between its check and its wait cannot miss this
+    boundCv.notify_all();
+  }
+  // Waits until `target` pods are counted bound; false at `until`.
+  bool waitBoundCount(int64_t target, Clock::time_point until) {
+    std::unique_lock lock(boundMu);
+    return boundCv.wait_until(lock, until, [&] { return boundCount.load() >= target; });
+  }
 };
 
 // Pods the scheduler deleted (preemption victims) and the node each was bound to.
@@ -313,8 +340,7 @@ class BindTimingClient final : public testsupport::ForwardingClient {
     const int64_t t = nowNs();
     if (auto idx = podIndex(binding.metadata.name); idx && *idx < times_.bound.size()) {
       int64_t expected = 0;
-      if (times_.bound[*idx].compare_exchange_strong(expected, t))
-        (*idx < times_.counted ? times_.boundCount : times_.churnBoundCount).fetch_add(1);
+      if (times_.bound[*idx].compare_exchange_strong(expected, t)) times_.countBound(*idx);
     }
     return r;
   }
@@ -944,12 +970,33 @@ api::DeviceClass draDeviceClass() {
     "spec": {"selectors": [{"cel": {"expression": "device.driver == \"test-driver.cdi.k8s.io\""}}]}})");
 }
 
+// resourceclaimtemplate.yaml; resourceclaim.yaml has the same claim spec: one device of test-class.
 api::ResourceClaimSpec draClaimTemplateSpec() {
   return decodeOrDie<api::ResourceClaimTemplate>(R"({"apiVersion": "resource.k8s.io/v1",
     "kind": "ResourceClaimTemplate", "metadata": {"name": "test-claim-template"},
     "spec": {"spec": {"devices": {"requests": [{"name": "req-0",
       "exactly": {"deviceClassName": "test-class"}}]}}}})")
       .spec.spec;
+}
+
+// resourceclaimtemplate-first-available.yaml: subrequest sub-0 names a class that does not exist, sub-1
+// test-class.
+api::ResourceClaimSpec draFirstAvailableClaimTemplateSpec() {
+  return decodeOrDie<api::ResourceClaimTemplate>(R"({"apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate", "metadata": {"name": "test-claim-template"},
+    "spec": {"spec": {"devices": {"requests": [{"name": "req-0", "firstAvailable": [
+      {"name": "sub-0", "deviceClassName": "no-such-class"},
+      {"name": "sub-1", "deviceClassName": "test-class"}]}]}}}})")
+      .spec.spec;
+}
+
+// resourceclaim.yaml: test-claim-<k>.
+api::ResourceClaim draClaim(const std::string& ns, int k) {
+  api::ResourceClaim claim;
+  claim.metadata.name = "test-claim-" + std::to_string(k);
+  claim.metadata.namespace_ = ns;
+  claim.spec = draClaimTemplateSpec();
+  return claim;
 }
 
 // maxClaimsPerNode devices "instance-<i>" (model A100, family GPU, driverVersion 1.2.3, numa i, 1Gi memory).
@@ -972,11 +1019,27 @@ api::ResourceSlice draResourceSlice(const std::string& nodeName, int maxClaimsPe
   return decodeOrDie<api::ResourceSlice>(slice.dump());
 }
 
-api::Pod podWithClaimTemplate(const std::string& name, const std::string& ns) {
-  api::Pod p = basePod(name, ns);
-  p.spec.resourceClaims.push_back({"resource", std::nullopt, std::string("test-claim-template")});
-  p.spec.containers[0].resources.claims.push_back({"resource", ""});
+// The DRA pod templates: one pause container using claim "resource", no resource requests and no ports.
+api::Pod draPod(const std::string& name, const std::string& ns, api::PodResourceClaim claim) {
+  api::Pod p = MakePod().name(name).namespace_(ns).obj();
+  api::Container c;
+  c.name = "pause";
+  c.image = std::string(ks::testing::kPauseImage);
+  c.resources.claims.push_back({claim.name, ""});
+  p.spec.containers.push_back(std::move(c));
+  p.spec.resourceClaims.push_back(std::move(claim));
   return p;
+}
+
+// pod-with-claim-template.yaml.
+api::Pod podWithClaimTemplate(const std::string& name, const std::string& ns) {
+  return draPod(name, ns, {"resource", std::nullopt, std::string("test-claim-template")});
+}
+
+// pod-with-claim-ref.yaml: the k-th pod of its createPods op uses test-claim-<k / 5>, so five pods share
+// each claim.
+api::Pod podWithClaimRef(const std::string& name, const std::string& ns, int k) {
+  return draPod(name, ns, {"resource", "test-claim-" + std::to_string(k / 5), std::nullopt});
 }
 
 // What the resourceclaim controller does for a new pod with claim templates: the claim
@@ -1014,40 +1077,205 @@ void generatePodClaim(client::MemoryClient& memory, const api::Pod& created,
   }
 }
 
-// DRA: every bound pod's claim is allocated on the pod's node and reserved for it, and no device is
-// allocated twice.
-Placement draCheck(const PlacementInput& in) {
-  std::map<std::string, std::shared_ptr<const api::ResourceClaim>> claims;  // "ns/name"
-  for (auto& c : in.memory->objects<api::ResourceClaim>())
-    claims.emplace(c->metadata.namespace_ + "/" + c->metadata.name, c);
-  std::set<std::string> devices;
-  Placement out;
-  out.violations = 0;
-  int64_t allocated = 0;
-  for (const auto& p : in.bound) {
-    auto c = claims.find(p->metadata.namespace_ + "/" + p->metadata.name + "-resource");
-    const auto* alloc = c == claims.end()              ? nullptr
-                        : c->second->status.allocation ? &*c->second->status.allocation
-                                                       : nullptr;
-    if (alloc == nullptr || alloc->devices.results.size() != 1 ||
-        alloc->devices.results[0].pool != p->spec.nodeName || c->second->status.reservedFor.size() != 1 ||
-        c->second->status.reservedFor[0].uid != p->metadata.uid) {
-      ++out.violations;
+// Upstream's createAny of resourceclaim.yaml.
+void createClaims(client::MemoryClient& memory, const std::vector<api::ResourceClaim>& claims) {
+  for (const auto& c : claims) {
+    if (auto r = memory.createResourceClaim(c); !r.ok()) {
+      std::cerr << "create claim: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+}
+
+// The claims a pod uses, by name: resourceClaimName, or for a template the claim the pod's status names.
+std::vector<std::string> podClaimNames(const api::Pod& pod) {
+  std::vector<std::string> names;
+  for (const auto& c : pod.spec.resourceClaims) {
+    if (c.resourceClaimName) {
+      names.push_back(*c.resourceClaimName);
       continue;
     }
-    ++allocated;
-    const auto& r = alloc->devices.results[0];
-    if (!devices.insert(r.driver + "/" + r.pool + "/" + r.device).second) ++out.violations;
+    for (const auto& st : pod.status.resourceClaimStatuses)
+      if (st.name == c.name && st.resourceClaimName) names.push_back(*st.resourceClaimName);
   }
-  out.note = std::to_string(allocated) + " claims allocated on their pod's node, " +
-             std::to_string(devices.size()) + " distinct devices";
+  return names;
+}
+
+// Retries a read-modify-write of the claim while the scheduler may write it too; false when it is gone.
+bool updateClaim(client::MemoryClient& memory, const std::string& ns, const std::string& name,
+                 const std::function<std::optional<api::ResourceClaim>(api::ResourceClaim)>& change,
+                 bool status) {
+  for (int attempt = 0;; ++attempt) {
+    auto claim = memory.getResourceClaim(ns, name);
+    if (!claim.ok()) return false;
+    std::optional<api::ResourceClaim> next = change(std::move(claim).value());
+    if (!next) return true;
+    auto r = status ? memory.updateResourceClaimStatus(*next) : memory.updateResourceClaim(*next);
+    if (r.ok()) return true;
+    if (attempt == 100) {
+      std::cerr << "update claim " << ns << "/" << name << ": " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+}
+
+// What the resourceclaim controller does once a pod is gone: the pod leaves each claim's reservedFor; a
+// claim then reserved for nobody that carries the scheduler's finalizer is deallocated, then loses the
+// finalizer. The generated claim object stays: the controller leaves its deletion to the garbage
+// collector, which upstream's scheduler_perf does not run.
+void releasePodClaims(client::MemoryClient& memory, const api::Pod& pod) {
+  const std::string finalizer(api::kResourceClaimFinalizer);
+  for (const auto& name : podClaimNames(pod)) {
+    bool deallocated = false;
+    updateClaim(
+        memory, pod.metadata.namespace_, name,
+        [&](api::ResourceClaim c) -> std::optional<api::ResourceClaim> {
+          auto& reserved = c.status.reservedFor;
+          if (std::erase_if(reserved, [&](const auto& r) { return r.uid == pod.metadata.uid; }) == 0)
+            return std::nullopt;
+          const auto& f = c.metadata.finalizers;
+          deallocated = reserved.empty() && std::find(f.begin(), f.end(), finalizer) != f.end();
+          if (deallocated) c.status.allocation.reset();
+          return c;
+        },
+        true);
+    if (!deallocated) continue;
+    updateClaim(
+        memory, pod.metadata.namespace_, name,
+        [&](api::ResourceClaim c) -> std::optional<api::ResourceClaim> {
+          if (c.status.allocation || std::erase(c.metadata.finalizers, finalizer) == 0) return std::nullopt;
+          return c;
+        },
+        false);
+  }
+}
+
+class FixedClassLister final : public dra::structured::DeviceClassLister {
+ public:
+  explicit FixedClassLister(const std::vector<api::DeviceClass>& classes) {
+    for (const auto& c : classes)
+      classes_.emplace(c.metadata.name, std::make_shared<const api::DeviceClass>(c));
+  }
+  Result<std::shared_ptr<const api::DeviceClass>> get(const std::string& name) const override {
+    auto it = classes_.find(name);
+    if (it == classes_.end()) return Error("deviceclass \"" + name + "\" not found");
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<const api::DeviceClass>> classes_;
+};
+
+// Upstream's allocResourceClaims op: each unallocated claim of namespace `ns`, one after the other, is
+// allocated on the first node, in a fresh random order per claim, where the allocator finds devices for
+// it, with what earlier claims got counted as in use. The allocation goes straight into the claim's
+// status: no pod, no reservation, no finalizer. Upstream builds the in-use set from all claims for each
+// claim; it is kept up to date here instead (these claims get whole devices, no shares or capacity).
+void allocateClaims(client::MemoryClient& memory, const std::string& ns,
+                    const std::vector<api::DeviceClass>& classes, uint64_t seed) {
+  namespace structured = dra::structured;
+  std::vector<structured::ResourceSlicePtr> slices = memory.objects<api::ResourceSlice>();
+  std::vector<api::NodePtr> nodes = memory.objects<api::Node>();
+  auto lister = std::make_shared<FixedClassLister>(classes);
+  auto celCache = std::make_shared<cel::Cache>(10);
+  structured::AllocatedState inUse;
+  for (const auto& c : memory.objects<api::ResourceClaim>())
+    if (c->status.allocation)
+      for (const auto& r : c->status.allocation->devices.results)
+        inUse.allocatedDevices.insert({r.driver, r.pool, r.device});
+  std::mt19937_64 random(seed);
+  for (const auto& claim : memory.objects<api::ResourceClaim>()) {
+    if (claim->metadata.namespace_ != ns || claim->status.allocation) continue;
+    structured::Allocator allocator(structured::Features::schedulerDefaults(), inUse, lister, slices,
+                                    celCache);
+    std::shuffle(nodes.begin(), nodes.end(), random);
+    std::optional<api::AllocationResult> result;
+    for (const auto& node : nodes) {
+      auto r = allocator.allocate(*node, {claim});
+      if (!r.ok()) {
+        std::cerr << "allocate claim " << claim->metadata.name << ": " << r.error().message() << "\n";
+        std::exit(1);
+      }
+      if (r->empty()) continue;
+      result = std::move(r->front());
+      break;
+    }
+    if (!result) {
+      std::cerr << "could not allocate claim " << claim->metadata.name << " on any node\n";
+      std::exit(1);
+    }
+    for (const auto& d : result->devices.results) inUse.allocatedDevices.insert({d.driver, d.pool, d.device});
+    api::ResourceClaim allocated = *claim;
+    allocated.status.allocation = std::move(result);
+    if (auto r = memory.updateResourceClaimStatus(allocated); !r.ok()) {
+      std::cerr << "update claim status: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+}
+
+// Whether the claim's allocation may be used on the node: its node selector (absent: any node) selects it.
+bool allocatedFor(const api::AllocationResult& allocation, const api::Node& node) {
+  return !allocation.nodeSelector || api::LazyErrorNodeSelector::create(*allocation.nodeSelector).match(node);
+}
+
+// DRA: every claim of every bound pod is allocated for the pod's node and reserved for the pod, no device
+// went to two claims (counting the claims allocated without a pod, upstream's allocResourceClaims), and no
+// claim is still reserved for a deleted pod (the steady-state workloads release them).
+Placement draCheck(const PlacementInput& in) {
+  std::set<std::string> livePods;  // uids
+  for (const auto& p : in.bound) livePods.insert(p->metadata.uid);
+  for (const auto& p : in.preemption.pending) livePods.insert(p->metadata.uid);
+  std::map<std::string, std::shared_ptr<const api::ResourceClaim>> claims;  // "ns/name"
+  std::map<std::string, std::string> deviceOwner;                           // device -> "ns/claim"
+  int64_t sharedDevices = 0, allocatedWithoutPod = 0, staleReservations = 0;
+  for (auto& c : in.memory->objects<api::ResourceClaim>()) {
+    const std::string key = c->metadata.namespace_ + "/" + c->metadata.name;
+    for (const auto& r : c->status.reservedFor) staleReservations += livePods.contains(r.uid) ? 0 : 1;
+    if (c->status.allocation) {
+      allocatedWithoutPod += c->status.reservedFor.empty() ? 1 : 0;
+      for (const auto& r : c->status.allocation->devices.results)
+        if (!deviceOwner.emplace(r.driver + "/" + r.pool + "/" + r.device, key).second) ++sharedDevices;
+    }
+    claims.emplace(key, std::move(c));
+  }
+  int64_t podsWithClaims = 0, wrongClaims = 0;
+  std::set<std::string> podClaims;
+  std::string firstWrong;
+  for (const auto& p : in.bound) {
+    const auto names = podClaimNames(*p);
+    podsWithClaims += names.empty() ? 0 : 1;
+    auto node = in.nodes.find(p->spec.nodeName);
+    for (const auto& name : names) {
+      const std::string key = p->metadata.namespace_ + "/" + name;
+      podClaims.insert(key);
+      auto c = claims.find(key);
+      const api::ResourceClaim* claim = c == claims.end() ? nullptr : c->second.get();
+      const bool ok =
+          claim && claim->status.allocation && node != in.nodes.end() &&
+          allocatedFor(*claim->status.allocation, *node->second) &&
+          std::any_of(claim->status.reservedFor.begin(), claim->status.reservedFor.end(),
+                      [&](const auto& r) { return r.resource == "pods" && r.uid == p->metadata.uid; });
+      if (ok) continue;
+      ++wrongClaims;
+      if (firstWrong.empty()) firstWrong = " (" + p->metadata.name + ", claim " + key + ")";
+    }
+  }
+  Placement out;
+  out.violations = wrongClaims + sharedDevices + staleReservations;
+  out.note = std::to_string(podsWithClaims) + " bound pods using " + std::to_string(podClaims.size()) +
+             " claims, " + std::to_string(wrongClaims) + " of their claims not allocated for the pod's node" +
+             " and reserved for it" + firstWrong + "; " + std::to_string(deviceOwner.size()) +
+             " devices allocated (to " + std::to_string(allocatedWithoutPod) +
+             " claims reserved for no pod), " + std::to_string(sharedDevices) + " given to a second claim; " +
+             std::to_string(staleReservations) + " reservations for pods that are gone";
   return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Workloads: upstream's test cases (scheduler_perf/{misc,affinity,topology_spreading,volumes}/performance-
-// config.yaml) as node, init-pod and measured-pod generators with the counts of the largest `performance`
-// variant (--quick: the 500Nodes variant) and its CI threshold.
+// Workloads: upstream's test cases (scheduler_perf/*/performance-config.yaml) as node, init-pod and
+// measured-pod generators with the counts of the largest `performance` variant (--quick: the 500Nodes
+// variant) and its CI threshold.
 
 struct Counts {
   int nodes = 0, initPods = 0, measurePods = 0;
@@ -1057,7 +1285,8 @@ struct Counts {
 struct Variant {
   std::string name;
   Counts counts;
-  int threshold = 0;  // upstream's minimum pods/s (performance-config.yaml); 0 = none
+  int threshold = 0;   // upstream's minimum pods/s (performance-config.yaml); 0 = none
+  std::string detail;  // other parameters, for --help
 };
 
 struct Workload {
@@ -1082,6 +1311,14 @@ struct Workload {
   std::vector<api::DeviceClass> deviceClasses;
   std::function<std::optional<api::ResourceSlice>(const api::Node&)> resourceSlice;
   std::optional<api::ResourceClaimSpec> claimTemplate;
+  // Claims created ahead of the pods (upstream's createAny of resourceclaim.yaml): in namespace init before
+  // the init pods, in test before the measured pods.
+  std::vector<api::ResourceClaim> initClaims, measureClaims;
+  // Upstream's allocResourceClaims op on namespace init, right after the init claims are created.
+  bool allocateInitClaims = false;
+  // Upstream's createPods with steadyState: the measured pods come measurePods at a time, each batch
+  // deleted and replaced once all of it is bound, for this long (runSteadyState). Zero: the usual createPods.
+  std::chrono::milliseconds steadyState{0};
   // Upstream's churn op (mode create): one pod every churnInterval, from just before the measured pods
   // are created until they are all bound; i continues the index space past the measured pods.
   std::function<api::Pod(int i)> churnPod;
@@ -1141,6 +1378,119 @@ void nsSelectorWorkload(Workload& w, const AffinityShape& shape, std::string pre
   w.measurePod = [shape, prefix](int i) {
     return affinityPod(prefix + std::to_string(i), "measure-ns-0", shape);
   };
+}
+
+// The DRA workloads (dra/performance-config.yaml and dra/prioritizedlist/): the parameters of one variant.
+struct DraVariant {
+  Variant v;                  // counts.nodes: with and without DRA
+  int nodesWithoutDra = 0;    // plain nodes, created first
+  int maxClaimsPerNode = 10;  // devices in each DRA node's slice
+  int initClaims = 0;         // claims created (and for the steady-state workloads allocated) ahead
+  std::chrono::seconds steadyState{0};
+};
+
+// Nodes scheduler-perf-dra-<i> (node-with-dra-test-driver.yaml: base capacity plus label node-with-dra)
+// after the plain ones, a slice of maxClaimsPerNode devices for each, DeviceClass test-class.
+void draCluster(Workload& w, const DraVariant& p) {
+  const int withoutDra = p.nodesWithoutDra;
+  w.namespaces = {makeNamespace("init", false), makeNamespace("test", false)};
+  w.node = [withoutDra](int i) {
+    if (i < withoutDra) return baseNode("node-" + std::to_string(i));
+    api::Node n = baseNode("scheduler-perf-dra-" + std::to_string(i - withoutDra));
+    n.metadata.labels["node-with-dra"] = "true";
+    return n;
+  };
+  w.resourceSlice = [max = p.maxClaimsPerNode](const api::Node& n) -> std::optional<api::ResourceSlice> {
+    if (n.metadata.name.rfind("scheduler-perf-dra-", 0) != 0) return std::nullopt;
+    return draResourceSlice(n.metadata.name, max);
+  };
+  w.deviceClasses = {draDeviceClass()};
+  w.check = draCheck;
+}
+
+// Upstream's variants of each DRA workload, with its "fast" and thresholded variants as run with
+// SchedulerQueueingHints on (the only threshold that differs by it: half_500nodes has 70 with it off).
+std::vector<DraVariant> draVariants(const std::string& name) {
+  using std::chrono::seconds;
+  if (name == "SchedulingWithResourceClaimTemplate")
+    return {{{"fast_QueueingHintsEnabled", {2, 0, 10}}, 1, 10},
+            {{"2000pods_100nodes", {100, 1000, 1000}}, 0, 20},
+            {{"2000pods_200nodes", {200, 1000, 1000}}, 0, 10},
+            {{"5000pods_500nodes_QueueingHintsEnabled", {500, 2500, 2500}, 56}, 0, 10}};
+  if (name == "SchedulingWithResourceClaim")  // one claim per five pods; no thresholds
+    return {{{"fast_QueueingHintsEnabled", {2, 0, 10}}, 1, 2},
+            {{"2000pods_100nodes", {100, 1000, 1000}}, 0, 4},
+            {{"2000pods_200nodes", {200, 1000, 1000}}, 0, 2},
+            {{"5000pods_500nodes", {500, 2500, 2500}}, 0, 2}};
+  if (name == "SteadyStateClusterResourceClaimTemplateFirstAvailable")  // upstream has only "fast"
+    return {{{"fast_QueueingHintsEnabled", {2, 0, 10}}, 1, 10, 0, seconds(2)}};
+  // SteadyStateClusterResourceClaimTemplate: of 10 devices per node, none, half or all but 10 allocated
+  // ahead; thresholds on the 500-node variants only.
+  struct Fill {
+    std::string name;
+    int threshold;
+    int (*claims)(int devices);
+  };
+  const Fill fills[] = {{"empty", 64, [](int) { return 0; }},
+                        {"half", 60, [](int devices) { return devices / 2; }},
+                        {"full", 60, [](int devices) { return devices - 10; }}};
+  std::vector<DraVariant> out = {{{"fast_QueueingHintsEnabled", {2, 0, 10}}, 1, 10, 0, seconds(2)}};
+  for (const Fill& fill : fills) {
+    for (int nodes : {100, 200, 500}) {
+      const int threshold = nodes == 500 ? fill.threshold : 0;
+      std::string variant = fill.name + "_" + std::to_string(nodes) + "nodes";
+      if (threshold > 0) variant += "_QueueingHintsEnabled";
+      out.push_back({{variant, {nodes, 0, 10}, threshold}, 0, 10, fill.claims(nodes * 10), seconds(10)});
+    }
+  }
+  return out;
+}
+
+// The variant run by default: upstream's thresholded one (the steady state has three: empty, half, full).
+std::string_view draDefaultVariant(const std::string& name) {
+  if (name == "SteadyStateClusterResourceClaimTemplateFirstAvailable") return "fast";
+  if (name == "SteadyStateClusterResourceClaimTemplate") return "empty_500nodes";
+  return "5000pods_500nodes";
+}
+
+// The DRA workloads. `pick` is makeWorkload's variant chooser.
+template <typename Pick>
+void draWorkload(Workload& w, const std::string& name, Pick pick) {
+  std::vector<DraVariant> params = draVariants(name);
+  std::vector<Variant> variants;
+  for (auto& p : params) {
+    if (p.initClaims > 0) p.v.detail = std::to_string(p.initClaims) + " claims allocated ahead";
+    if (p.steadyState.count() > 0)
+      p.v.detail += (p.v.detail.empty() ? "" : ", ") + std::to_string(p.steadyState.count()) + " s";
+    variants.push_back(p.v);
+  }
+  const bool steady = name.rfind("SteadyState", 0) == 0;
+  const bool firstAvailable = name == "SteadyStateClusterResourceClaimTemplateFirstAvailable";
+  pick(std::move(variants), draDefaultVariant(name), "fast");
+  const DraVariant& p =
+      *std::find_if(params.begin(), params.end(), [&](const DraVariant& d) { return d.v.name == w.variant; });
+  draCluster(w, p);
+  if (name == "SchedulingWithResourceClaim") {
+    // pod-with-claim-ref.yaml: the k-th pod of each createPods op uses test-claim-<k / 5>, created ahead.
+    const int initPods = w.counts.initPods;
+    for (int k = 0; k < (initPods + 4) / 5; ++k) w.initClaims.push_back(draClaim("init", k));
+    for (int k = 0; k < (w.counts.measurePods + 4) / 5; ++k) w.measureClaims.push_back(draClaim("test", k));
+    w.initPod = [](int i) { return podWithClaimRef("test-dra-" + std::to_string(i), "init", i); };
+    w.measurePod = [initPods](int i) {
+      return podWithClaimRef("test-dra-" + std::to_string(i), "test", i - initPods);
+    };
+    return;
+  }
+  w.claimTemplate = firstAvailable ? draFirstAvailableClaimTemplateSpec() : draClaimTemplateSpec();
+  if (!steady) {
+    w.initPod = [](int i) { return podWithClaimTemplate("init-" + std::to_string(i), "init"); };
+    w.measurePod = [](int i) { return podWithClaimTemplate("pod-" + std::to_string(i), "test"); };
+    return;
+  }
+  for (int k = 0; k < p.initClaims; ++k) w.initClaims.push_back(draClaim("init", k));
+  w.allocateInitClaims = true;
+  w.steadyState = p.steadyState;
+  w.measurePod = [](int i) { return podWithClaimTemplate("test-dra-" + std::to_string(i), "test"); };
 }
 
 Workload makeWorkload(const std::string& name, const Flags& flags) {
@@ -1350,31 +1700,8 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     };
     w.measurePod = w.initPod;
     w.check = volumeCheck;
-  } else if (name == "SchedulingWithResourceClaimTemplate") {
-    // Nodes with DRA named scheduler-perf-dra-<i> after those without; maxClaimsPerNode per variant.
-    pick({{"fast_QueueingHintsEnabled", {2, 0, 10}, 0},
-          {"2000pods_100nodes", {100, 1000, 1000}, 0},
-          {"2000pods_200nodes", {200, 1000, 1000}, 0},
-          {"5000pods_500nodes_QueueingHintsEnabled", {500, 2500, 2500}, 56}},
-         "5000pods_500nodes", "fast");
-    const int withoutDra = w.variant == "fast_QueueingHintsEnabled" ? 1 : 0;
-    const int maxClaimsPerNode = w.variant == "2000pods_100nodes" ? 20 : 10;
-    w.namespaces = {makeNamespace("init", false), makeNamespace("test", false)};
-    w.node = [withoutDra](int i) {
-      if (i < withoutDra) return baseNode("node-" + std::to_string(i));
-      api::Node n = baseNode("scheduler-perf-dra-" + std::to_string(i - withoutDra));
-      n.metadata.labels["node-with-dra"] = "true";
-      return n;
-    };
-    w.resourceSlice = [maxClaimsPerNode](const api::Node& n) -> std::optional<api::ResourceSlice> {
-      if (n.metadata.name.rfind("scheduler-perf-dra-", 0) != 0) return std::nullopt;
-      return draResourceSlice(n.metadata.name, maxClaimsPerNode);
-    };
-    w.deviceClasses = {draDeviceClass()};
-    w.claimTemplate = draClaimTemplateSpec();
-    w.initPod = [](int i) { return podWithClaimTemplate("init-" + std::to_string(i), "init"); };
-    w.measurePod = [](int i) { return podWithClaimTemplate("pod-" + std::to_string(i), "test"); };
-    w.check = draCheck;
+  } else if (name.find("ResourceClaim") != std::string::npos) {
+    draWorkload(w, name, pick);
   }
   return w;
 }
@@ -1399,11 +1726,21 @@ void printUsage() {
       std::cout << "    --variant:";
       for (const auto& v : f.variants) {
         std::cout << " " << v.name << " " << c(v.counts);
-        if (v.threshold > 0) std::cout << " (threshold " << v.threshold << ")";
+        if (v.threshold > 0 || !v.detail.empty()) {
+          std::string extra = v.threshold > 0 ? "threshold " + std::to_string(v.threshold) : "";
+          if (!v.detail.empty()) extra += (extra.empty() ? "" : ", ") + v.detail;
+          std::cout << " (" << extra << ")";
+        }
       }
       std::cout << "\n";
     }
   }
+  std::cout
+      << "not ported: upstream's DRA workloads behind alpha gates that v1.34 leaves off (the harness runs\n"
+         "the default gates): SteadyStateClusterResourceClaimTemplatePartitionable(Backtracking)\n"
+         "(DRAPartitionableDevices), SteadyStateClusterResourceClaimTemplateConsumableCapacity\n"
+         "(DRAConsumableCapacity), SchedulingWithResourceClaimTemplateToleration (DRADeviceTaints),\n"
+         "SchedulingWithExtendedResource (DRAExtendedResource)\n";
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1478,7 +1815,9 @@ struct Result_ {
   int64_t attempts = 0;
   int64_t bindFailures = 0;
   int64_t observerAttempts = -1;
-  int64_t churnCreated = -1, churnBound = 0;  // -1: no churn
+  int64_t churnCreated = -1, churnBound = 0;   // -1: no churn
+  double steadyStateSec = 0;                   // 0: not a steady-state workload
+  int64_t steadyCreated = 0, steadyBound = 0;  // measured pods created, and bound within the duration
   // When incomplete: a few pods left unbound, each with its nominated node and PodScheduled message.
   std::vector<std::string> unbound;
   int64_t violations = -1;  // bound pods against the workload's hard constraints (-1: none to check)
@@ -1515,12 +1854,12 @@ std::string configYaml(int parallelism) {
 }
 
 // Sanity check of the outcome (not a timing): the bound pods respect what the workload asked for.
-void checkPlacements(client::MemoryClient& memory, const Workload& w, PreemptionOutcome preemption,
-                     Result_& res) {
+void checkPlacements(client::MemoryClient& memory, const Workload& w, size_t measuredEnd,
+                     PreemptionOutcome preemption, Result_& res) {
   PlacementInput in;
   in.memory = &memory;
   in.initPods = static_cast<size_t>(w.counts.initPods);
-  in.measuredEnd = in.initPods + static_cast<size_t>(w.counts.measurePods);
+  in.measuredEnd = measuredEnd;
   in.preemption = std::move(preemption);
   for (auto& n : memory.objects<api::Node>()) in.nodes.emplace(n->metadata.name, n);
   std::map<std::string, int> perNode;
@@ -1667,16 +2006,17 @@ std::vector<std::string> unboundPods(client::MemoryClient& memory, const queue::
   return out;
 }
 
-// Waits until `target` pods with index in [from, to) are bound; samples throughput meanwhile as upstream's
+// Waits until `target` pods are bound, or until `stopAt`; samples throughput meanwhile as upstream's
 // throughputCollector. Returns false on timeout.
 bool waitBound(PodTimes& times, int64_t target, std::chrono::milliseconds interval,
-               std::chrono::seconds timeout, std::vector<double>* samples) {
+               std::chrono::seconds timeout, std::vector<double>* samples,
+               Clock::time_point stopAt = Clock::time_point::max()) {
   const auto deadline = Clock::now() + timeout;
   auto nextTick = Clock::now() + interval;
   bool started = false;
   int64_t last = 0;
   auto lastTime = Clock::now();
-  while (times.boundCount.load() < target) {
+  while (times.boundCount.load() < target && Clock::now() < stopAt) {
     if (Clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::min<Clock::duration>(2ms, nextTick - Clock::now()));
     const auto t = Clock::now();
@@ -1697,6 +2037,64 @@ bool waitBound(PodTimes& times, int64_t target, std::chrono::milliseconds interv
     lastTime = t;
   }
   return true;
+}
+
+// How many claims the scheduler's informers have handed to their handlers; registered after the
+// scheduler's, so a claim counted here is in the DRA plugin's claim cache too. Upstream creates the
+// claims of SchedulingWithResourceClaim one API call each before the pods, so they are long known when
+// the pods come; here creating them takes microseconds, so the pods wait until they are delivered.
+class DeliveredClaims {
+ public:
+  void watch(informer::SharedInformerFactory& factory) {
+    informer::EventHandlerFuncs<api::ResourceClaim> claims;
+    claims.onAdd = [this](const auto&, bool) {
+      {
+        std::lock_guard lock(mu_);
+        ++added_;
+      }
+      cv_.notify_all();
+    };
+    factory.resourceClaims().addEventHandler(std::move(claims));
+  }
+  bool waitFor(size_t count, std::chrono::seconds timeout) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, timeout, [&] { return added_ >= count; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  size_t added_ = 0;
+};
+
+// Upstream's createPods with steadyState (createPodsSteadily): `batch` pods are created; each time all of
+// them are bound they are deleted (upstream: a DeleteCollection of the namespace with grace period 0) and
+// the next batch is created, until `end`. The harness plays the resourceclaim controller here too: the
+// deleted pods' claims are released before the next batch is created (upstream's controller does it
+// concurrently, reacting to the deletions). Pods are created with createPod(i) for i = from, from + 1, ...;
+// returns the index past the last one created.
+size_t runSteadyState(client::MemoryClient& memory, PodTimes& times, size_t from, size_t batch,
+                      Clock::time_point end, const std::function<api::Pod(size_t)>& createPod) {
+  std::vector<api::Pod> current;
+  size_t next = from;
+  auto createBatch = [&] {
+    for (; current.size() < batch && next < times.counted; ++next) current.push_back(createPod(next));
+  };
+  createBatch();
+  while (!current.empty() && times.waitBoundCount(static_cast<int64_t>(next), end)) {
+    for (const api::Pod& created : current) {
+      auto pod = memory.get<api::Pod>(created.metadata.namespace_, created.metadata.name);
+      if (!pod.ok()) continue;
+      if (auto r = memory.deletePod(pod->metadata.namespace_, pod->metadata.name, {}); !r.ok()) {
+        std::cerr << "delete pod " << pod->metadata.name << ": " << r.error().message() << "\n";
+        std::exit(1);
+      }
+      releasePodClaims(memory, *pod);
+    }
+    current.clear();
+    createBatch();
+  }
+  return next;
 }
 
 Result_ runWorkload(const Flags& flags, const std::string& name) {
@@ -1721,7 +2119,10 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   client::MemoryClient memory(mo);
   // Room for one churn pod per interval for as long as the measured phase may last.
   const size_t churnCap = w.churnPod ? static_cast<size_t>(flags.timeout / w.churnInterval) + 1 : 0;
-  PodTimes times(totalPods, churnCap);
+  // Steady state: room for 20,000 pods/s over its duration, far above what these workloads reach.
+  const size_t steadyCap =
+      static_cast<size_t>(w.steadyState.count()) * 20 + static_cast<size_t>(n.measurePods);
+  PodTimes times(totalPods + (w.steadyState.count() > 0 ? steadyCap : 0), churnCap);
   DeletionLog deletions;
   BindTimingClient client(memory, times, deletions);
   ProbeData probe;
@@ -1767,6 +2168,8 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
       std::exit(1);
     }
   }
+  createClaims(memory, w.initClaims);
+  if (w.allocateInitClaims) allocateClaims(memory, "init", w.deviceClasses, mo.seed);
   res.createNodesSec = seconds(Clock::now() - t0);
 
   // Scheduler + informers.
@@ -1807,6 +2210,8 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   std::unique_ptr<scheduler::Scheduler> sched = std::move(created).value();
   sched->addEventHandlers(factory);
   if (w.podVolume && flags.volumeLead > 0) delivered.watch(factory);
+  DeliveredClaims deliveredClaims;
+  if (!w.measureClaims.empty()) deliveredClaims.watch(factory);
   t0 = Clock::now();
   factory.start();
   if (!factory.waitForCacheSync(60s)) {
@@ -1816,6 +2221,18 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   res.syncSec = seconds(Clock::now() - t0);
   std::jthread runner([&](std::stop_token stop) { sched->run(stop); });
 
+  // Creates pod i, and for a claim template its claim (the resourceclaim controller's part).
+  auto createPod = [&](size_t i, const std::function<api::Pod(int)>& make) {
+    api::Pod pod = make(static_cast<int>(i));
+    times.created[i].store(nowNs());
+    auto r = memory.create(pod);
+    if (!r.ok()) {
+      std::cerr << "create pod: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+    if (w.claimTemplate) generatePodClaim(memory, *r, *w.claimTemplate);
+    return std::move(r).value();
+  };
   // The volume workloads: pod i's claim and volume are created --volume-lead pods ahead of it, and pod i
   // once the informers delivered both (see DeliveredVolumes).
   auto createPods = [&](size_t from, size_t to, const std::function<api::Pod(int)>& make) {
@@ -1836,14 +2253,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
         }
         ahead.pop_front();
       }
-      api::Pod pod = make(static_cast<int>(i));
-      times.created[i].store(nowNs());
-      auto r = memory.create(pod);
-      if (!r.ok()) {
-        std::cerr << "create pod: " << r.error().message() << "\n";
-        std::exit(1);
-      }
-      if (w.claimTemplate) generatePodClaim(memory, *r, *w.claimTemplate);
+      createPod(i, make);
     }
   };
   // Pod names carry the global index after the last '-'.
@@ -1862,11 +2272,20 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
       if (!p->spec.nodeName.empty()) ++preemption.initPodsOnNode[p->spec.nodeName];
   }
 
-  // createPods(measurePods) with collectMetrics, wait.
+  // createAny(claims for the measured pods), createPods(measurePods) with collectMetrics, wait.
+  if (ok && !w.measureClaims.empty()) {
+    createClaims(memory, w.measureClaims);
+    if (!deliveredClaims.waitFor(memory.objects<api::ResourceClaim>().size(), 60s)) {
+      std::cerr << "the informers did not deliver the claims within 60 s\n";
+      std::exit(1);
+    }
+  }
+  size_t measuredEnd = totalPods;  // index past the last measured pod created
+  Clock::time_point measureStart{};
   if (ok) {
     probe.measuring = true;
     std::vector<double> samples;
-    const auto measureStart = Clock::now();
+    measureStart = Clock::now();
     // Upstream's churn op starts its ticker just before the measured createPods op and stops with the
     // workload; it never deletes in mode create.
     std::atomic<int64_t> churned{0};
@@ -1889,12 +2308,24 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
         }
       });
     }
-    std::jthread creator([&] {
-      createPods(static_cast<size_t>(n.initPods), totalPods, measurePod);
+    if (w.steadyState.count() > 0) {
+      const auto end = measureStart + w.steadyState;
+      std::jthread creator([&] {
+        measuredEnd = runSteadyState(memory, times, totalPods - static_cast<size_t>(n.measurePods),
+                                     static_cast<size_t>(n.measurePods), end,
+                                     [&](size_t i) { return createPod(i, measurePod); });
+      });
+      ok = waitBound(times, INT64_MAX, flags.sampleInterval, flags.timeout, &samples, end);
+      creator.join();
       res.createSec = seconds(Clock::now() - measureStart);
-    });
-    ok = waitBound(times, static_cast<int64_t>(totalPods), flags.sampleInterval, flags.timeout, &samples);
-    creator.join();
+    } else {
+      std::jthread creator([&] {
+        createPods(static_cast<size_t>(n.initPods), totalPods, measurePod);
+        res.createSec = seconds(Clock::now() - measureStart);
+      });
+      ok = waitBound(times, static_cast<int64_t>(totalPods), flags.sampleInterval, flags.timeout, &samples);
+      creator.join();
+    }
     if (churner.joinable()) {
       churner.request_stop();
       churner.join();
@@ -1909,18 +2340,31 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   res.peakRssKb = peakRssKb();
   res.rssAfterKb = currentRssKb();
 
-  // Measured pods: first create -> last bound, and per-pod create -> bound.
-  int64_t first = INT64_MAX, last = 0;
+  // Measured pods: first create -> last bound, and per-pod create -> bound. Steady state: the pods bound
+  // within its duration, per second of it.
+  int64_t first = INT64_MAX, last = 0, boundInWindow = 0;
+  const int64_t windowEnd =
+      std::chrono::duration_cast<std::chrono::nanoseconds>((measureStart + w.steadyState).time_since_epoch())
+          .count();
   std::vector<double> e2e;
-  e2e.reserve(static_cast<size_t>(n.measurePods));
-  for (size_t i = static_cast<size_t>(n.initPods); i < totalPods; ++i) {
+  e2e.reserve(measuredEnd - static_cast<size_t>(n.initPods));
+  for (size_t i = static_cast<size_t>(n.initPods); i < measuredEnd; ++i) {
     const int64_t c = times.created[i].load(), b = times.bound[i].load();
     if (c != 0) first = std::min(first, c);
     if (b == 0) continue;
     last = std::max(last, b);
+    boundInWindow += b <= windowEnd ? 1 : 0;
     e2e.push_back(static_cast<double>(b - c) / 1e6);
   }
-  if (ok && last > first) {
+  if (w.steadyState.count() > 0) {
+    res.steadyStateSec = seconds(w.steadyState);
+    res.steadyCreated = static_cast<int64_t>(measuredEnd) - n.initPods;
+    res.steadyBound = boundInWindow;
+    res.measureSec = res.steadyStateSec;
+    res.throughput = static_cast<double>(boundInWindow) / res.measureSec;
+    ok = ok && boundInWindow > 0;
+    res.complete = ok;
+  } else if (ok && last > first) {
     res.measureSec = static_cast<double>(last - first) / 1e9;
     res.throughput = n.measurePods / res.measureSec;
   }
@@ -1935,7 +2379,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   }
   if (flags.observer) res.observerAttempts = observer.attempts.load();
   res.loadAfter = loadAverage();
-  if (!ok) res.unbound = unboundPods(memory, sched->schedulingQueue(), totalPods, 5);
+  if (!ok) res.unbound = unboundPods(memory, sched->schedulingQueue(), measuredEnd, 5);
 
   runner = {};
   sched->close();
@@ -1959,7 +2403,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
     preemption.deleted = deletions.pods;
     preemption.deleteFailures = deletions.failures;
   }
-  checkPlacements(memory, w, std::move(preemption), res);
+  checkPlacements(memory, w, measuredEnd, std::move(preemption), res);
   return res;
 }
 
@@ -1986,8 +2430,12 @@ void printTable(const Result_& r) {
     missing += (missing.empty() ? "" : ", ") + name;
   o << "  default plugins off  " << (missing.empty() ? "none" : missing) << " (not implemented yet)\n";
   if (!r.complete) {
-    o << "  INCOMPLETE: " << r.bound << " of " << (r.initPods + r.measurePods)
-      << " pods bound before the timeout; unbound, e.g.:\n";
+    if (r.steadyStateSec > 0) {
+      o << "  INCOMPLETE: no measured pod bound within the steady state; unbound, e.g.:\n";
+    } else {
+      o << "  INCOMPLETE: " << r.bound << " of " << (r.initPods + r.measurePods)
+        << " pods bound before the timeout; unbound, e.g.:\n";
+    }
     for (const auto& u : r.unbound) o << "    " << u << "\n";
   }
   o << "  setup                create nodes " << fmt(r.createNodesSec, 3) << " s, informer sync "
@@ -2002,6 +2450,10 @@ void printTable(const Result_& r) {
     o << "   (no upstream threshold for these counts)";
   }
   o << "\n";
+  if (r.steadyStateSec > 0) {
+    o << "  steady state         " << r.measurePods << " pods at a time for " << fmt(r.steadyStateSec)
+      << " s: " << r.steadyCreated << " pods created, " << r.steadyBound << " bound within it\n";
+  }
   if (r.churnCreated >= 0) {
     o << "  churn                " << r.churnCreated
       << " high-priority pods created during the measured phase, " << r.churnBound
@@ -2070,9 +2522,11 @@ std::string toJson(const std::vector<Result_>& results) {
       << ",\"parallelism\":" << r.parallelism << ",\"bindingWorkers\":" << r.bindingWorkers
       << ",\"asyncPreemption\":" << (r.asyncPreemption ? "true" : "false")
       << ",\"churnCreated\":" << r.churnCreated << ",\"churnBound\":" << r.churnBound
-      << ",\"sampleIntervalMs\":" << r.sampleIntervalMs << ",\"complete\":" << (r.complete ? "true" : "false")
-      << ",\"bound\":" << r.bound << ",\"createNodesSec\":" << r.createNodesSec
-      << ",\"syncSec\":" << r.syncSec << ",\"initSec\":" << r.initSec << ",\"createSec\":" << r.createSec
+      << ",\"steadyStateSec\":" << r.steadyStateSec << ",\"steadyCreated\":" << r.steadyCreated
+      << ",\"steadyBound\":" << r.steadyBound << ",\"sampleIntervalMs\":" << r.sampleIntervalMs
+      << ",\"complete\":" << (r.complete ? "true" : "false") << ",\"bound\":" << r.bound
+      << ",\"createNodesSec\":" << r.createNodesSec << ",\"syncSec\":" << r.syncSec
+      << ",\"initSec\":" << r.initSec << ",\"createSec\":" << r.createSec
       << ",\"measureSec\":" << r.measureSec << ",\"throughputPodsPerSec\":" << r.throughput
       << ",\"throughputSamples\":" << jsonSummary(r.samples) << ",\"e2eLatencyMs\":" << jsonSummary(r.e2eMs)
       << ",\"attemptLatencyUs\":" << jsonSummary(r.attemptUs) << ",\"attempts\":" << r.attempts

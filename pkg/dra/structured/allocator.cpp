@@ -798,7 +798,7 @@ Result<bool> AllocationRun::isSelectable(const RequestIndices& r, const RequestD
     return false;
   }
   if (slice.spec.perDeviceNodeSelection.value_or(false)) {
-    auto matches = nodeMatches(node_, device.nodeName.value_or(""), device.allNodes.value_or(false),
+    auto matches = nodeMatches(node_, orEmpty(device.nodeName), device.allNodes.value_or(false),
                                device.nodeSelector ? &*device.nodeSelector : nullptr);
     if (!matches.ok()) return matches.error();
     if (!*matches) {

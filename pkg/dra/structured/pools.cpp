@@ -73,7 +73,7 @@ std::string nodeSelectorString(const api::NodeSelector& selector) {
 
 }  // namespace
 
-Result<bool> nodeMatches(const api::Node* node, const std::string& nodeName, bool allNodes,
+Result<bool> nodeMatches(const api::Node* node, std::string_view nodeName, bool allNodes,
                          const api::NodeSelector* nodeSelector) {
   if (!nodeName.empty()) return node != nullptr && node->metadata.name == nodeName;
   if (allNodes) return true;
@@ -94,7 +94,8 @@ Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slice
   for (const auto& slice : slices) {
     const auto& spec = slice->spec;
     if (!features.partitionableDevices && spec.perDeviceNodeSelection.has_value()) continue;
-    const std::string nodeName = spec.nodeName.value_or("");
+    // A view, not a copy: this runs for every slice on every node Filter visits.
+    const std::string_view nodeName = orEmpty(spec.nodeName);
     const bool allNodes = spec.allNodes.value_or(false);
     if (!nodeName.empty() || allNodes || spec.nodeSelector) {
       auto match = nodeMatches(node, nodeName, allNodes, spec.nodeSelector ? &*spec.nodeSelector : nullptr);
@@ -108,7 +109,7 @@ Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slice
         pools.addSlice(slice);
     } else if (spec.perDeviceNodeSelection.value_or(false)) {
       for (const auto& device : spec.devices) {
-        auto match = nodeMatches(node, device.nodeName.value_or(""), device.allNodes.value_or(false),
+        auto match = nodeMatches(node, orEmpty(device.nodeName), device.allNodes.value_or(false),
                                  device.nodeSelector ? &*device.nodeSelector : nullptr);
         if (!match.ok())
           return Error("failed to perform node selection for device " + device.name + " in slice " +

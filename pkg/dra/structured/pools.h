@@ -3,7 +3,9 @@
 // that are available on the node, grouped by driver and pool, keeping only each pool's newest generation.
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/core.h"
@@ -32,9 +34,14 @@ struct Pool {
   std::vector<ResourceSlicePtr> slices;
 };
 
+// An optional string's value as a view, empty when absent.
+inline std::string_view orEmpty(const std::optional<std::string>& s) {
+  return s ? std::string_view(*s) : std::string_view{};
+}
+
 // Whether a node-selection triple (nodeName, allNodes, nodeSelector; the first one set wins) selects `node`.
 // `node` may be null: then only allNodes matches. Fails when the node selector does not parse.
-Result<bool> nodeMatches(const api::Node* node, const std::string& nodeName, bool allNodes,
+Result<bool> nodeMatches(const api::Node* node, std::string_view nodeName, bool allNodes,
                          const api::NodeSelector* nodeSelector);
 
 // The pools with at least one slice available on `node`. Slices whose node selection is unknown (or
