@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 
+#include "pkg/dra/cel/format.h"
 #include "pkg/dra/cel/functions.h"
 
 namespace ks::cel {
@@ -19,6 +21,25 @@ CelType dyn() {
 
 // Type-parameter bindings while matching one overload.
 using Bindings = std::map<std::string, CelType>;
+
+// cel-go's legacy nullability: null is assignable to object, opaque, any, timestamp and duration types.
+bool nullable(const CelType& t) {
+  switch (t.kind) {
+    case K::Any:
+    case K::Optional:
+    case K::Quantity:
+    case K::Semver:
+    case K::Timestamp:
+    case K::Duration:
+    case K::Device:
+    case K::IP:
+    case K::CIDR:
+    case K::URL:
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
   if (param.kind == K::Param) {
@@ -38,6 +59,7 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
     return assignable(it->second, arg, b);
   }
   if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
+  if ((param.kind == K::Null && nullable(arg)) || (arg.kind == K::Null && nullable(param))) return true;
   if (param.kind != arg.kind) return false;
   if (param.kind == K::Type) return true;  // type(list(dyn)) == type(map(dyn, dyn)) checks
   if (param.params.size() != arg.params.size()) return false;
@@ -90,10 +112,23 @@ std::optional<CelType> typeIdentifier(std::string_view name) {
       {"list", CelType::list(CelType::of(K::Dyn))},
       {"map", CelType::map(CelType::of(K::Dyn), CelType::of(K::Dyn))},
       {"optional_type", CelType{K::Optional, {CelType::of(K::Dyn)}, {}}},
+      {"google.protobuf.Timestamp", CelType::of(K::Timestamp)},
+      {"google.protobuf.Duration", CelType::of(K::Duration)},
+      {"net.IP", CelType::of(K::IP)},
+      {"net.CIDR", CelType::of(K::CIDR)},
+      {"timestamp", CelType::of(K::Timestamp)},
+      {"duration", CelType::of(K::Duration)},
   };
   auto it = types.find(name);
   if (it == types.end()) return std::nullopt;
   return CelType{K::Type, {it->second}, {}};
+}
+
+// The name type() gives values of the type a type identifier names ("timestamp" is an alias).
+std::string runtimeTypeName(const std::string& identifier) {
+  if (identifier == "timestamp") return "google.protobuf.Timestamp";
+  if (identifier == "duration") return "google.protobuf.Duration";
+  return identifier;
 }
 
 CelType deviceFieldType(std::string_view field, bool& known) {
@@ -114,6 +149,13 @@ class Checker {
   Checker(const SourceInfo& source, Issues& issues) : source_(source), issues_(issues) {}
 
   CelType check(Expr& e) {
+    CelType t = checkKind(e);
+    types_[&e] = t;
+    return t;
+  }
+
+ private:
+  CelType checkKind(Expr& e) {
     switch (e.kind) {
       case ExprKind::Constant:
         return constantType(e.constant);
@@ -133,7 +175,6 @@ class Checker {
     return dyn();
   }
 
- private:
   static CelType constantType(const Value& v) {
     switch (v.kind()) {
       case Value::Kind::Null:
@@ -171,19 +212,39 @@ class Checker {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
+    if (auto t = typeIdentifier(e.name)) return *t;
     if (e.name.starts_with("google.protobuf.") || e.name.starts_with(".google.protobuf.")) {
       // A message literal of a protobuf well-known type (wrappers, Struct, Value, Any, ...): cel-go
       // knows these in every environment; this evaluator does not build them.
       error(e, "message type '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
       return CelType::of(K::Error);
     }
-    if (auto t = typeIdentifier(e.name)) return *t;
     error(e, "undeclared reference to '" + e.name + "' (in container '')");
     return CelType::of(K::Error);
   }
 
+  // "a.b.c" for a chain of field selections on an identifier, else nullopt.
+  static std::optional<std::string> qualifiedName(const Expr& e) {
+    if (e.kind == ExprKind::Ident) return e.name;
+    if (e.kind != ExprKind::Select || e.testOnly) return std::nullopt;
+    auto operand = qualifiedName(*e.operand);
+    if (!operand) return std::nullopt;
+    return *operand + "." + e.name;
+  }
+
   CelType select(Expr& e) {
-    // A.B where A is not a variable may be a namespaced name; DRA's environment has none as values.
+    // A.B where A is not a variable may be a namespaced name: the only ones in DRA's environment that are
+    // values are type constants (google.protobuf.Timestamp, net.IP, ...).
+    if (auto name = qualifiedName(e); name && !e.testOnly && typeIdentifier(*name)) {
+      const Expr* root = e.operand.get();
+      while (root->kind == ExprKind::Select) root = root->operand.get();
+      if (!isVariable(root->name)) {
+        e.kind = ExprKind::Ident;
+        e.name = *name;
+        e.operand.reset();
+        return *typeIdentifier(*name);
+      }
+    }
     CelType operand = check(*e.operand);
     // Selecting on an optional (after `.?`) selects on its value and stays optional.
     const bool optional = operand.kind == K::Optional && !e.testOnly;
@@ -228,8 +289,13 @@ class Checker {
       }
     }
     std::vector<CelType> argTypes;
+    // Literals anywhere inside a format() call are exempt from the homogeneous-literal validator.
+    const bool format = e.name == "format";
+    formatDepth_ += format;
     if (e.operand) argTypes.push_back(check(*e.operand));
     for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
+    formatDepth_ -= format;
+    if (format && e.operand && e.args.size() == 1) formatCalls_.push_back(&e);
 
     if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
       // cel-go checks each operand of && and || against bool, at the operand.
@@ -251,15 +317,7 @@ class Checker {
       return substitute(a, b);
     }
 
-    // cel-go's ValidateRegexLiterals: a constant pattern of matches() must compile.
-    if (e.name == "matches") {
-      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
-                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
-      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
-          regexError(pattern->constant.text())) {
-        error(*pattern, "invalid matches argument");
-      }
-    }
+    validateLiteralArgument(e);
     // `.f()` names the root scope's f (a leading dot stays in the name of an undeclared function).
     if (!e.operand && e.name.starts_with(".") && functionRegistry().find(std::string_view(e.name).substr(1)))
       e.name.erase(0, 1);
@@ -322,6 +380,34 @@ class Checker {
     return *result;
   }
 
+  // cel-go's literal validators (ValidateDurationLiterals, ValidateTimestampLiterals,
+  // ValidateRegexLiterals): a constant argument of duration() or timestamp() must convert, a constant
+  // pattern of matches() must compile. Reported only when checking found no error.
+  void validateLiteralArgument(const Expr& e) {
+    if (e.name == "matches") {
+      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
+                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
+      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
+          regexError(pattern->constant.text())) {
+        validatorIssues_.emplace_back(pattern, "invalid matches argument");
+      }
+      return;
+    }
+    if ((e.name != "duration" && e.name != "timestamp") || e.operand || e.args.empty() ||
+        e.args[0]->kind != ExprKind::Constant)
+      return;
+    if (!literalConverts(e.name, e.args[0]->constant))
+      validatorIssues_.emplace_back(e.args[0].get(), "invalid " + e.name + " argument");
+  }
+
+  static bool literalConverts(const std::string& function, const Value& literal) {
+    for (const Overload& o : *functionRegistry().find(function)) {
+      if (o.params.size() == 1 && runtimeKindMatches(o.params[0], literal))
+        return !o.impl(std::span<const Value>(&literal, 1)).isError();
+    }
+    return false;
+  }
+
   void noMatchingOverload(const Expr& e, const std::vector<CelType>& args) {
     std::string list;
     const size_t first = e.operand ? 1 : 0;
@@ -358,7 +444,7 @@ class Checker {
         first = joined = t;
         continue;
       }
-      if (!reported && !equivalentType(*first, t)) {
+      if (!reported && formatDepth_ == 0 && !equivalentType(*first, t)) {
         validatorIssues_.emplace_back(
             a.get(), "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
         reported = true;
@@ -380,10 +466,10 @@ class Checker {
         firstValue = value = v;
         continue;
       }
-      if (!equivalentType(*firstKey, k))
+      if (formatDepth_ == 0 && !equivalentType(*firstKey, k))
         validatorIssues_.emplace_back(
             entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" + k.toString() + "'");
-      if (!equivalentType(*firstValue, v))
+      if (formatDepth_ == 0 && !equivalentType(*firstValue, v))
         validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
                                                              "' but found '" + v.toString() + "'");
       if (!(*key == k)) key = dyn();
@@ -393,10 +479,11 @@ class Checker {
   }
 
  public:
-  // Reports the validator's findings when checking found no error.
+  // Reports the validators' findings when checking found no error.
   void validate() {
     if (!issues_.empty()) return;
     for (const auto& [at, message] : validatorIssues_) error(*at, message);
+    for (const Expr* call : formatCalls_) validateFormatCall(*call);
   }
 
  private:
@@ -440,6 +527,85 @@ class Checker {
     return result;
   }
 
+  // cel-go's string.format validator: a constant format string applied to a list literal must have a
+  // clause for every element, and each element's static type must suit its clause.
+  void validateFormatCall(const Expr& call) {
+    const Expr& format = *call.operand;
+    const Expr& list = *call.args[0];
+    if (format.kind != ExprKind::Constant || format.constant.kind() != Value::Kind::String ||
+        list.kind != ExprKind::List)
+      return;
+    size_t clauses = 0;
+    FormatOutcome out = interpolateFormat(
+        format.constant.text(), list.args.size(), false,
+        [&](size_t i, char verb, std::optional<int64_t>) -> FormatOutcome {
+          const Expr* bad = verb == 's' ? unformattableAsString(*list.args[i]) : nullptr;
+          if (verb != 's' && !typeSuitsClause(types_.at(list.args[i].get()), verb)) bad = list.args[i].get();
+          if (!bad) return std::string();
+          return FormatFailure{formatTypeError(verb, checkedTypeName(types_.at(bad))), bad};
+        },
+        &clauses);
+    if (auto* f = std::get_if<FormatFailure>(&out)) {
+      error(f->at ? *static_cast<const Expr*>(f->at) : call, f->message);
+    } else if (list.args.size() > clauses) {
+      error(call, "too many arguments supplied to string.format (expected " + std::to_string(clauses) +
+                      ", got " + std::to_string(list.args.size()) + ")");
+    }
+  }
+
+  static bool typeSuitsClause(const CelType& t, char verb) {
+    if (t.kind == K::Dyn) return true;
+    switch (verb) {
+      case 'd':
+      case 'o':
+        return t.kind == K::Int || t.kind == K::Uint;
+      case 'f':
+      case 'e':
+        return t.kind == K::Double || t.kind == K::String;
+      case 'b':
+        return t.kind == K::Int || t.kind == K::Uint || t.kind == K::Bool;
+      case 'x':
+      case 'X':
+        return t.kind == K::Int || t.kind == K::Uint || t.kind == K::String || t.kind == K::Bytes;
+      default:
+        return t.kind == K::List || t.kind == K::Map || t.kind == K::Int || t.kind == K::Uint ||
+               t.kind == K::Double || t.kind == K::Bool || t.kind == K::String || t.kind == K::Timestamp ||
+               t.kind == K::Bytes || t.kind == K::Duration || t.kind == K::Type || t.kind == K::Null;
+    }
+  }
+
+  // The first expression of a %s argument (into list and map literals) whose type %s cannot format.
+  const Expr* unformattableAsString(const Expr& e) const {
+    if (!typeSuitsClause(types_.at(&e), 's')) return &e;
+    if (e.kind == ExprKind::List) {
+      for (const ExprPtr& a : e.args)
+        if (const Expr* bad = unformattableAsString(*a)) return bad;
+    }
+    if (e.kind == ExprKind::Map) {
+      for (const MapEntry& m : e.entries) {
+        if (const Expr* bad = unformattableAsString(*m.key)) return bad;
+        if (const Expr* bad = unformattableAsString(*m.value)) return bad;
+      }
+    }
+    return nullptr;
+  }
+
+  // cel-go's Type.TypeName() of a checked type.
+  static std::string checkedTypeName(const CelType& t) {
+    switch (t.kind) {
+      case K::List:
+        return "list";
+      case K::Map:
+        return "map";
+      case K::Optional:
+        return "optional_type";
+      case K::Type:
+        return "type";
+      default:
+        return t.typeName();
+    }
+  }
+
   bool isVariable(const std::string& name) const {
     if (name == "device") return true;
     for (const auto& s : scopes_)
@@ -451,6 +617,9 @@ class Checker {
   Issues& issues_;
   std::vector<std::pair<std::string, CelType>> scopes_;
   std::vector<std::pair<const Expr*, std::string>> validatorIssues_;
+  std::unordered_map<const Expr*, CelType> types_;  // every checked expression's type
+  std::vector<const Expr*> formatCalls_;
+  int formatDepth_ = 0;
 };
 
 // The interpreter -----------------------------------------------------------------------------------
@@ -462,16 +631,17 @@ class Checker {
 // charAt(int, int)", the argument types in order, the receiver first).
 Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool constantPattern) {
   using VK = Value::Kind;
+  const auto isReceiver = [](VK k) { return k == VK::String || k == VK::Timestamp || k == VK::Duration; };
   static const std::map<std::string, std::set<VK>, std::less<>> traits = {
-      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List}},
-      {"_-_", {VK::Int, VK::Uint, VK::Double}},
+      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List, VK::Timestamp, VK::Duration}},
+      {"_-_", {VK::Int, VK::Uint, VK::Double, VK::Timestamp, VK::Duration}},
       {"_*_", {VK::Int, VK::Uint, VK::Double}},
       {"_/_", {VK::Int, VK::Uint, VK::Double}},
       {"_%_", {VK::Int, VK::Uint}},
-      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
       {"size", {VK::String, VK::Bytes, VK::List, VK::Map}},
       {"matches", {VK::String}},
   };
@@ -483,8 +653,9 @@ Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool
       (constantPattern && (fn == "matches" || fn == "find" || fn == "findAll")))
     return Value::error(kNoSuchOverload);
   if (auto it = traits.find(fn); it != traits.end()) {
-    // A first argument with the trait, or a string (a traits.Receiver), answers with the plain error.
-    if (!args.empty() && (it->second.contains(args[0].kind()) || args[0].kind() == VK::String))
+    // A first argument with the trait, or a traits.Receiver (string, timestamp, duration), answers with
+    // the plain error.
+    if (!args.empty() && (it->second.contains(args[0].kind()) || isReceiver(args[0].kind())))
       return Value::error(kNoSuchOverload);
     return Value::error(std::string(kNoSuchOverload) + ": " + fn);
   }
@@ -503,7 +674,8 @@ class Interpreter {
       case ExprKind::Constant:
         return e.constant;
       case ExprKind::Ident: {
-        if (!isBound(e.name) && typeIdentifier(e.name)) return Value::type(e.name);  // a constant: no cost
+        if (!isBound(e.name) && typeIdentifier(e.name))  // a constant: no cost
+          return Value::type(runtimeTypeName(e.name));
         charge(1);
         return lookup(e.name);
       }
@@ -757,6 +929,11 @@ class Interpreter {
       if (!match) continue;
       return finish(o->impl(args));
     }
+    if (fn == op::kNegate && args.size() == 1 && args[0].kind() == Value::Kind::Duration) {
+      // `-_` is bound to the Negator trait, which durations have without a declared overload.
+      const int64_t d = args[0].asDurationNanos();
+      return finish(d == INT64_MIN ? Value::error("integer overflow") : Value::duration(-d));
+    }
     const Expr* pattern = e.operand ? (e.args.empty() ? nullptr : e.args[0].get())
                                     : (e.args.size() < 2 ? nullptr : e.args[1].get());
     return finish(noSuchOverload(fn, args, pattern && pattern->kind == ExprKind::Constant));
@@ -836,7 +1013,11 @@ class Folder {
       case ExprKind::Constant:
         return true;
       case ExprKind::Ident:
-        return !bound(e->name) && typeIdentifier(e->name).has_value();
+        if (bound(e->name) || !typeIdentifier(e->name)) return false;
+        // The checker knows the aliases timestamp and duration; cel-go's planner does not.
+        if ((e->name == "timestamp" || e->name == "duration") && error_.empty())
+          error_ = "program instantiation failed: reference to undefined type: " + e->name;
+        return true;
       case ExprKind::Select:
         fold(e->operand);
         return false;
@@ -880,8 +1061,8 @@ class Folder {
           e->noCallCost = primitive;
           return false;
         }
-        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes",  "double", "dyn",
-                                                                       "int",  "string", "type",   "uint"};
+        static const std::set<std::string, std::less<>> conversions = {
+            "bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"};
         if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
         return replace(e, true);
       }

@@ -28,6 +28,11 @@ struct CelType {
     Optional,
     Quantity,
     Semver,
+    Timestamp,  // google.protobuf.Timestamp
+    Duration,   // google.protobuf.Duration
+    IP,         // net.IP (Kubernetes)
+    CIDR,       // net.CIDR (Kubernetes)
+    URL,        // kubernetes.URL
     Error,
     Device,  // kubernetes.DRADevice, the one object type of DRA's environment
     Param    // a type parameter in a signature (name in `param`)
