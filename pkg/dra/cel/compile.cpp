@@ -69,6 +69,8 @@ std::string toBoolConversionError(const Value& v) {
       return "type conversion error from 'CIDR' to 'bool'";
     case Value::Kind::URL:
       return "type conversion error from 'URL' to 'bool'";
+    case Value::Kind::NamedFormat:
+      return "type conversion error from 'Format' to 'bool'";
     default:
       return "unsupported native conversion from " + std::string(v.typeName()) + " to 'bool'";
   }

@@ -301,7 +301,7 @@ Value logicalNot(Args a) {
 // only: cel-go calls lhs.Equal(rhs); null on either side compares as null).
 Value equalsChecked(const Value& l, const Value& r) {
   if ((l.kind() == VK::Quantity || l.kind() == VK::Semver || l.kind() == VK::IP || l.kind() == VK::CIDR ||
-       l.kind() == VK::URL) &&
+       l.kind() == VK::URL || l.kind() == VK::NamedFormat) &&
       r.kind() != l.kind() && r.kind() != VK::Null)
     return err(kNoSuchOverload);
   if (l.kind() == VK::Quantity && r.isQuantityRef()) return err(kNoSuchOverload);  // Equal wants a Quantity
@@ -1381,10 +1381,10 @@ const std::vector<Overload>* FunctionRegistry::find(std::string_view function) c
   return it == functions_.end() ? nullptr : &it->second;
 }
 
-bool FunctionRegistry::notImplemented(std::string_view function) const {
-  // Declared by upstream's StoredExpressions environment, not implemented here yet.
-  static const std::set<std::string, std::less<>> names = {"format.named", "validate"};
-  return names.contains(function);
+bool FunctionRegistry::notImplemented(std::string_view) const {
+  // Every function of upstream's StoredExpressions environment is implemented (the protobuf message
+  // types are not; see Program's checker).
+  return false;
 }
 
 namespace {
@@ -1466,6 +1466,12 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
       return ceilCost(size(0) * 0.1);
     if (function == "ip.isCanonical") return ceilCost(size(0) * 2 * 0.1);
   }
+  if (function == "validate" && a.size() >= 2 && a[0].kind() == VK::NamedFormat) {
+    // The string against an estimated regular expression of the format's size.
+    return ceilCost((1.0 + size(1)) * 0.1) *
+           ceilCost(static_cast<double>(namedFormatMaxRegexSize(a[0].text())) * 0.25);
+  }
+  if (function == "format.named") return 1;
   if (function == "getScheme" || function == "getHostname" || function == "getHost" ||
       function == "getPort" || function == "getEscapedPath" || function == "getQuery")
     return 1;  // URL accessors
@@ -1483,7 +1489,7 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   }
   if (function == "_==_" && a.size() == 2 &&
       (a[0].kind() == VK::Quantity || a[0].kind() == VK::Semver || a[0].kind() == VK::IP ||
-       a[0].kind() == VK::CIDR || a[0].kind() == VK::URL))
+       a[0].kind() == VK::CIDR || a[0].kind() == VK::URL || a[0].kind() == VK::NamedFormat))
     return 1;  // Kubernetes' types compare at a nominal cost
   if ((function == "find" || function == "findAll") && a.size() >= 2)
     return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);

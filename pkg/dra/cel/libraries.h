@@ -13,5 +13,8 @@ void defineNetLibrary(FunctionRegistry& registry);
 void defineUrlLibrary(FunctionRegistry& registry);
 // cel-go's string.format() and Kubernetes' format library.
 void defineFormatLibrary(FunctionRegistry& registry);
+// A Kubernetes named format's cost parameter (0 for an unknown key) and its Name (what == compares).
+uint64_t namedFormatMaxRegexSize(std::string_view key);
+std::string_view namedFormatName(std::string_view key);
 
 }  // namespace ks::cel

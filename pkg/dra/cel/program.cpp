@@ -35,6 +35,7 @@ bool nullable(const CelType& t) {
     case K::IP:
     case K::CIDR:
     case K::URL:
+    case K::NamedFormat:
       return true;
     default:
       return false;
@@ -47,6 +48,13 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
     auto it = b.find(param.param);
     if (it == b.end()) {
       b.emplace(param.param, arg);
+      return true;
+    }
+    // A free variable unifies with the binding; a binding with free variables takes the argument's
+    // more specific type.
+    if (arg.kind == K::Free) return true;
+    if (it->second.containsFree() && !arg.containsFree() && assignable(it->second, arg, b)) {
+      it->second = arg;
       return true;
     }
     // cel-go's mostGeneral(arg, bound): a dyn or any argument replaces the binding (the last one wins);
@@ -71,7 +79,7 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
 CelType substitute(const CelType& t, const Bindings& b) {
   if (t.kind == K::Param) {
     auto it = b.find(t.param);
-    return it == b.end() ? dyn() : it->second;
+    return it == b.end() ? CelType::of(K::Free) : it->second;
   }
   CelType out = t;
   for (CelType& p : out.params) p = substitute(p, b);
@@ -83,11 +91,17 @@ CelType firstParam(const CelType& t) {
   return t.params.at(0);
 }
 
-// The type both a and b fit: equal types stay, anything else is dyn.
+// The type both a and b fit: equal types stay, a free variable takes the other type, anything else is
+// dyn.
 CelType join(const CelType& a, const CelType& b) {
   if (a == b) return a;
-  if (a.kind == K::Error) return b;
-  if (b.kind == K::Error) return a;
+  if (a.kind == K::Error || a.kind == K::Free) return b;
+  if (b.kind == K::Error || b.kind == K::Free) return a;
+  if ((a.containsFree() || b.containsFree()) && a.kind == b.kind && a.params.size() == b.params.size()) {
+    CelType out = a;
+    for (size_t i = 0; i < a.params.size(); ++i) out.params[i] = join(a.params[i], b.params[i]);
+    return out;
+  }
   return dyn();
 }
 
@@ -246,8 +260,9 @@ class Checker {
       }
     }
     CelType operand = check(*e.operand);
-    // Selecting on an optional (after `.?`) selects on its value and stays optional.
-    const bool optional = operand.kind == K::Optional && !e.testOnly;
+    // Selecting on an optional (after `.?`) selects on its value and stays optional; has() tests the
+    // field of its value.
+    const bool optional = operand.kind == K::Optional;
     if (optional) operand = firstParam(operand);
     const CelType result = fieldType(e, operand, e.name);
     if (e.testOnly) return CelType::of(K::Bool);
@@ -268,6 +283,7 @@ class Checker {
         break;
       case K::Dyn:
       case K::Any:
+      case K::Free:
       case K::Error:
         result = operand.kind == K::Error ? operand : dyn();
         break;
@@ -292,8 +308,9 @@ class Checker {
     // Literals anywhere inside a format() call are exempt from the homogeneous-literal validator.
     const bool format = e.name == "format";
     formatDepth_ += format;
-    if (e.operand) argTypes.push_back(check(*e.operand));
+    // cel-go checks the arguments before the receiver (which orders its errors).
     for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
+    if (e.operand) argTypes.insert(argTypes.begin(), check(*e.operand));
     formatDepth_ -= format;
     if (format && e.operand && e.args.size() == 1) formatCalls_.push_back(&e);
 
@@ -337,6 +354,8 @@ class Checker {
         elem = operand.params[0];
       } else if (operand.kind == K::Map) {
         elem = operand.params[1];
+      } else if (operand.kind == K::Free) {
+        elem = operand;
       } else if (operand.isDyn() || operand.kind == K::Error) {
         elem = dyn();
       } else {
@@ -424,7 +443,7 @@ class Checker {
     if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
     for (size_t i = 0; i < a.params.size(); ++i) {
       // optional.none() leaves its type parameter free (cel-go unifies it; dyn here).
-      if (a.kind == K::Optional && (a.params[i].kind == K::Dyn || b.params[i].kind == K::Dyn)) continue;
+      if (a.kind == K::Optional && (a.params[i].isDyn() || b.params[i].isDyn())) continue;
       if (!equivalentType(a.params[i], b.params[i])) return false;
     }
     return a.kind != K::Param || a.param == b.param;
@@ -437,9 +456,9 @@ class Checker {
       ExprPtr& a = e.args[i];
       CelType t = check(*a);
       const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
-      if (optionalEntry && t.kind == K::Optional) t = firstParam(t);
+      if (optionalEntry) t = unwrapOptionalEntry(*a, t);
       // ?optional.none(): its free type parameter unifies with the other elements in cel-go.
-      if (optionalEntry && t.kind == K::Dyn) continue;
+      if (optionalEntry && (t.kind == K::Dyn || t.kind == K::Free)) continue;
       if (!first) {
         first = joined = t;
         continue;
@@ -451,7 +470,7 @@ class Checker {
       }
       if (!(*joined == t)) joined = dyn();
     }
-    return CelType::list(joined && joined->kind != K::Error ? *joined : dyn());
+    return CelType::list(joined && joined->kind != K::Error ? *joined : CelType::of(K::Free));
   }
 
   CelType map(Expr& e) {
@@ -459,23 +478,35 @@ class Checker {
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
       CelType v = check(*entry.value);
-      if (entry.optional && v.kind == K::Optional) v = firstParam(v);
-      if (entry.optional && v.kind == K::Dyn) continue;  // ?optional.none(), as for lists
+      if (entry.optional) v = unwrapOptionalEntry(*entry.value, v);
       if (!firstKey) {
         firstKey = key = k;
+      } else {
+        if (formatDepth_ == 0 && !equivalentType(*firstKey, k))
+          validatorIssues_.emplace_back(entry.key.get(), "expected type '" + firstKey->toString() +
+                                                             "' but found '" + k.toString() + "'");
+        if (!(*key == k)) key = dyn();
+      }
+      // ?optional.none(): its free type parameter unifies with the other values, as for lists.
+      if (entry.optional && (v.kind == K::Dyn || v.kind == K::Free)) continue;
+      if (!firstValue) {
         firstValue = value = v;
         continue;
       }
-      if (formatDepth_ == 0 && !equivalentType(*firstKey, k))
-        validatorIssues_.emplace_back(
-            entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" + k.toString() + "'");
       if (formatDepth_ == 0 && !equivalentType(*firstValue, v))
         validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
                                                              "' but found '" + v.toString() + "'");
-      if (!(*key == k)) key = dyn();
       if (!(*value == v)) value = dyn();
     }
-    return CelType::map(key ? *key : dyn(), value ? *value : dyn());
+    return CelType::map(key ? *key : CelType::of(K::Free), value ? *value : CelType::of(K::Free));
+  }
+
+  // The element type of a `?x` list element or map value: x must be optional (or dyn).
+  CelType unwrapOptionalEntry(const Expr& at, const CelType& t) {
+    if (t.kind == K::Optional) return firstParam(t);
+    if (!t.isDyn())
+      error(at, "expected type 'optional_type(" + t.toString() + ")' but found '" + t.toString() + "'");
+    return t;
   }
 
  public:
@@ -508,10 +539,12 @@ class Checker {
     // The result accumulator of map/filter starts as `[]`, whose element type the step decides (cel-go
     // unifies a type variable); other accumulators (cel.bind's variable) have their initializer's type.
     const bool resultAccu = e.accuVar == "__result__" || e.accuVar == "@result";
-    const bool emptyAggregate =
-        (init.kind == K::List && init.params[0].kind == K::Dyn) ||
-        (init.kind == K::Map && init.params[0].kind == K::Dyn && init.params[1].kind == K::Dyn);
-    scopes_.emplace_back(e.accuVar, resultAccu && emptyAggregate ? dyn() : init);
+    const bool emptyAggregate = (init.kind == K::List && init.params[0].isDyn()) ||
+                                (init.kind == K::Map && init.params[0].isDyn() && init.params[1].isDyn());
+    // An empty literal's element types are free: the step decides them.
+    scopes_.emplace_back(e.accuVar, init);
+    (void)resultAccu;
+    (void)emptyAggregate;
     scopes_.emplace_back(e.iterVar, var1);
     if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
     check(*e.loopCondition);
@@ -772,6 +805,11 @@ class Interpreter {
     if (!isAttribute(*e.operand)) charge(1);
     if (operand.isError()) return operand;
     // A presence test costs nothing; an optional qualifier only when present.
+    if (operand.kind() == Value::Kind::Optional && e.testOnly) {
+      const Value* inner = operand.optionalValue();
+      if (!inner || inner->kind() != Value::Kind::Map) return Value::boolean(false);
+      return Value::boolean(inner->mapValue().find(Value::string(e.name)).has_value());
+    }
     if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
       // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
       if (!operand.optionalValue()) return operand;
@@ -809,7 +847,8 @@ class Interpreter {
       return Value::optionalOf(items[static_cast<size_t>(*i)]);
     }
     if (operand.isError()) return operand;
-    return Value::error(kNoSuchOverload);
+    // cel-go's refQualify: an optional qualifier on anything else finds nothing.
+    return Value::optionalNone();
   }
 
   Value logical(const Expr& e, bool isAnd) {

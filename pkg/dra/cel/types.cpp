@@ -61,15 +61,24 @@ CelType CelType::parse(std::string_view text) {
   if (text == "net.IP") return of(K::IP);
   if (text == "net.CIDR") return of(K::CIDR);
   if (text == "kubernetes.URL") return of(K::URL);
+  if (text == "kubernetes.NamedFormat") return of(K::NamedFormat);
   if (text.size() == 1 && std::isupper(static_cast<unsigned char>(text[0])))
     return CelType{K::Param, {}, std::string(text)};
   return of(K::Dyn);
+}
+
+bool CelType::containsFree() const {
+  if (kind == Kind::Free) return true;
+  for (const CelType& p : params)
+    if (p.containsFree()) return true;
+  return false;
 }
 
 std::string CelType::toString() const {
   using K = Kind;
   switch (kind) {
     case K::Dyn:
+    case K::Free:  // cel-go prints an unbound variable as _varN; its number is not tracked here
       return "dyn";
     case K::Any:
       return "any";
@@ -109,6 +118,8 @@ std::string CelType::toString() const {
       return "net.CIDR";
     case K::URL:
       return "kubernetes.URL";
+    case K::NamedFormat:
+      return "kubernetes.NamedFormat";
     case K::Error:
       return "!error!";
     case K::Device:
@@ -149,6 +160,7 @@ bool runtimeKindMatches(const CelType& t, const Value& v) {
     case K::Dyn:
     case K::Any:
     case K::Param:
+    case K::Free:
       return true;
     case K::Null:
       return v.kind() == VK::Null;
@@ -186,6 +198,8 @@ bool runtimeKindMatches(const CelType& t, const Value& v) {
       return v.kind() == VK::CIDR;
     case K::URL:
       return v.kind() == VK::URL;
+    case K::NamedFormat:
+      return v.kind() == VK::NamedFormat;
     case K::Device:
       return v.kind() == VK::Map;
     case K::Error:

@@ -171,6 +171,12 @@ Value Value::url(GoURL u) {
   v.ref_ = box(std::move(u));
   return v;
 }
+Value Value::namedFormat(std::string key) {
+  Value v;
+  v.kind_ = Kind::NamedFormat;
+  v.ref_ = box(std::move(key));
+  return v;
+}
 Value Value::error(std::string message) {
   Value v;
   v.kind_ = Kind::Error;
@@ -216,6 +222,8 @@ std::string_view Value::typeName() const {
       return "net.CIDR";
     case Kind::URL:
       return "kubernetes.URL";
+    case Kind::NamedFormat:
+      return "kubernetes.NamedFormat";
     case Kind::Error:
       return "error";
   }
@@ -280,6 +288,7 @@ bool equalValues(const Value& a, const Value& b) {
     case K::String:
     case K::Bytes:
     case K::Type:
+    case K::NamedFormat:
       return a.text() == b.text();
     case K::List: {
       const ValueList& x = a.items();

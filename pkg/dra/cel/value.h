@@ -1,6 +1,7 @@
 #pragma once
 // CEL runtime values for DRA's environment: null, bool, int, uint, double, string, bytes, list, map,
-// type, optional, timestamp, duration, plus Kubernetes' Quantity, Semver, IP, CIDR and URL. Errors are values
+// type, optional, timestamp, duration, plus Kubernetes' Quantity, Semver, IP, CIDR, URL and
+// named format. Errors are values
 // too, because CEL's && and || absorb an error that the other side makes irrelevant (`err || true` is true).
 //
 // A Value is 32 bytes: scalars inline, everything else behind a shared pointer to immutable data, so
@@ -48,6 +49,7 @@ class Value {
     IP,
     CIDR,
     URL,
+    NamedFormat,
     Error
   };
 
@@ -73,6 +75,7 @@ class Value {
   static Value ip(IPAddress a);
   static Value cidr(IPPrefix p);
   static Value url(GoURL u);
+  static Value namedFormat(std::string key);  // Kubernetes' format.<key>()
   static Value error(std::string message);
 
   Kind kind() const { return kind_; }
@@ -83,7 +86,7 @@ class Value {
   int64_t asInt() const { return i_; }
   uint64_t asUint() const { return u_; }
   double asDouble() const { return d_; }
-  // String, Bytes, Type and Error hold their text here.
+  // String, Bytes, Type, NamedFormat (its key) and Error hold their text here.
   const std::string& text() const { return *static_cast<const std::string*>(ref_.get()); }
   const ValueList& items() const { return *static_cast<const ValueList*>(ref_.get()); }
   const MapValue& mapValue() const { return *static_cast<const MapValue*>(ref_.get()); }

@@ -1471,6 +1471,151 @@ string(url("https://example.com")) == "https://example.com"
 """
 
 
+# cel-go's string.format() (ext strings v2) and Kubernetes' named formats (format.named(), format.<name>(),
+# validate() with apimachinery's and kube-openapi's validators and messages).
+FORMATS = r"""
+"%e".format([1234.5]) == "1.234500\u00d710\u2070\u00b3"
+"%e".format([0.000123]) == "1.230000\u00d710\u207b\u2070\u2074"
+"%e".format([-0.0]) == "0.000000\u00d710\u2070\u2070"
+"%.20e".format([1234.5]) == "       1.234500\u00d710\u2070\u00b3"
+"%.65537e".format([1.0]) == "1.000000\u00d710\u2070\u2070"
+"%e".format(["NaN"]) == "   NaN"
+"%e".format(["-Infinity"]) == "    -\u221e"
+"%e".format([5e-324]) == "4.940656\u00d710\u207b\u00b3\u00b2\u2074"
+"%f".format([1234567.891]) == "1,234,567.891000"
+"%f".format([-0.0]) == "0.000000"
+"%f".format([-0.0000001]) == "-0.000000"
+"%.0f".format([-0.4]) == "-0"
+"%.0f".format([1234.5]) == "1,234"
+"%.0f".format([2.5]) == "2"
+"%.20f".format([0.1]) == "0.10000000000000000555"
+"%.256f".format([1.5]) == "1.5"
+"%.257f".format([2.5]) == "2.5"
+"%.300f".format([1.0]) == "1.00000000000000000000000000000000000000000000"
+"%f".format(["Infinity"]) == "\u221e"
+"%f".format([1.0/0.0]) == "\u221e"
+"%f".format(["nan"]) == ""
+"%f".format([dyn("x")]) == ""
+"%f".format([1e21]) == "1,000,000,000,000,000,000,000.000000"
+"%s".format([[1.5, "a", b"b", null, true, 2u, -3, [1], {"k": 1}, double("Inf"), double("NaN"), timestamp(0), duration("1s"), int]]) == "[1.500000, \"a\", b\"b\", null, true, 2, -3, [1], {\"k\":1}, \"+Inf\", \"NaN\", timestamp(\"1970-01-01T00:00:00Z\"), duration(\"1s\"), int]"
+"%s".format([{2: "a", 1: "b"}]) == "{1:\"b\", 2:\"a\"}"
+"%s".format([{"b": 1, "a": 2, "ab": 4}]) == "{\"a\":2, \"ab\":4, \"b\":1}"
+"%s".format([{true: 1, false: 2}]) == "{false:2, true:1}"
+"%s".format([{"a": 1, 2: "b"}]) == "{\"a\":1, 2:\"b\"}"
+"%s".format([{1.5: 1}]) == ""
+"%s".format([{"\u00e9": 1, "z": 2}]) == "{\"z\":2, \"\u00e9\":1}"
+"%s".format([["a\"b\n", b"\x01", "\u00e9\u0001"]]) == "[\"a\\\"b\\n\", b\"\\x01\", \"\u00e9\\x01\"]"
+"%s".format([[b"a\xff"]]) == ""
+"%s".format([b"\xff"]) == ""
+"%s".format([1e21]) == "1e+21"
+"%s".format([-0.0]) == "-0"
+"%s".format([[-0.0, 1e-7]]) == "[-0.000000, 0.000000]"
+"%s".format([timestamp("2024-01-01T00:00:00+01:00")]) == "2024-01-01T00:00:00+01:00"
+"%s".format([[timestamp("2024-01-01T00:00:00+01:00")]]) == "[timestamp(\"2024-01-01T00:00:00+01:00\")]"
+"%s".format([duration("1.5s")]) == "1.5s"
+"%s".format([type(1)]) == "int"
+"%s".format([optional.of(1)]) == ""
+"%s".format([dyn(optional.of(1))]) == ""
+"%s".format([[dyn(optional.none())]]) == ""
+"%s".format([quantity("1")]) == ""
+"%s".format([[ip("1.2.3.4")]]) == ""
+"%d".format([dyn(1.5)]) == ""
+"%d".format([true]) == ""
+"%d".format(["1"]) == ""
+"%d".format([-9223372036854775808]) == "-9223372036854775808"
+"%x".format([-255]) == "-ff" && "%X".format([-255]) == "-FF" && "%X".format([b"\xff"]) == "FF" && "%x".format(["\u00e9"]) == "c3a9"
+"%x".format([18446744073709551615u]) == "ffffffffffffffff"
+"%x".format([1.5]) == ""
+"%o".format([-8]) == "-10" && "%b".format([-5]) == "-101" && "%b".format([true]) == "1" && "%b".format([2u]) == "10"
+"%o".format([1.5]) == ""
+"%b".format([1.5]) == ""
+"%e".format([1]) == ""
+"%f".format([1u]) == ""
+"%d %d".format([1]) == ""
+"%d".format([1, 2]) == ""
+"x".format([dyn("a")]) == ""
+"%".format([1]) == ""
+"%".format([]) == ""
+"%5d".format([1]) == ""
+"%.d".format([1]) == ""
+"%.99999999999999999999f".format([1.0]) == ""
+"%.2".format([1.0]) == ""
+"%.-1f".format([1.0]) == ""
+"%\u00e9".format([1]) == ""
+"%z".format([1]) == ""
+"%s".format([]) == ""
+"%s".format(dyn([])) == ""
+"%s %s".format(dyn(["a"])) == ""
+"%s".format(dyn([1, 2])) == "1"
+"%s %s".format(["a"] + ["b"]) == "a b"
+"%.2s|%.2d|%.3x|%.3o|%.3b".format(["abc", 1, "a", 8, 8]) == "abc|1|61|10|1000"
+"%d%%|%%%d".format([1, 2]) == "1%|%2"
+"%s".format([[1, "a"]]) == "[1, \"a\"]"
+"%s".format([device.driver]) == device.driver
+"%d".format([device.attributes["dra.example.com"].numa]) == "1"
+"%s".format([dyn(device.attributes["dra.example.com"].model)]) == "h100-sxm"
+"%d".format([dyn(device.attributes["dra.example.com"].numa)]) == "1"
+"%s".format([device.attributes]) == ""
+device.driver.format([]) == device.driver
+"%s-%s".format([device.driver, [1, "x"]]) == "dra.example.com-[1, \"x\"]"
+format.dns1123Label().validate("abc") == optional.none()
+format.dns1123Label().validate("a.b").value() == ["must not contain dots"]
+format.dns1123Label().validate("ABC").value()[0].startsWith("a lowercase RFC 1123 label")
+format.dns1123Label().validate("ABC") == optional.of(["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"])
+format.dns1123Label().validate("a" + "b".repeat(63)).value().size() == 1
+format.dns1123Label().validate("").value().size() == 1
+format.dns1123Subdomain().validate("a.b-c.d") == optional.none()
+format.dns1123Subdomain().validate("-a").value().size() == 1
+format.dns1035Label().validate("1abc").hasValue() && !format.dns1035Label().validate("abc").hasValue()
+format.qualifiedName().validate("example.com/MyName") == optional.none()
+format.qualifiedName().validate("/MyName").value()
+format.qualifiedName().validate("a/b/c").value()
+format.qualifiedName().validate("Example.com/").value()
+format.qualifiedName().validate("-x").value()
+format.dns1123LabelPrefix().validate("abc-") == optional.none()
+format.dns1123LabelPrefix().validate("ab.-").value()
+format.dns1123SubdomainPrefix().validate("abc.-") == optional.none()
+format.dns1035LabelPrefix().validate("a-") == optional.none()
+format.dns1035LabelPrefix().validate("-").value()
+format.labelValue().validate("") == optional.none()
+format.labelValue().validate("a_b.C-1") == optional.none()
+format.labelValue().validate("-a").value()
+format.uri().validate("https://example.com") == optional.none()
+format.uri().validate("example.com").value() == ["parse \"example.com\": invalid URI for request"]
+format.uuid().validate("123e4567-e89b-12d3-a456-426614174000") == optional.none()
+format.uuid().validate("123E4567E89B12D3A456426614174000") == optional.none()
+format.uuid().validate("123e4567-e89b-12d3-a456-42661417400").value() == ["does not match the UUID format"]
+format.byte().validate("aGVsbG8=") == optional.none()
+format.byte().validate("aGVsbG8").value() == ["invalid base64"]
+format.byte().validate("").value() == ["invalid base64"]
+format.date().validate("2024-02-29") == optional.none()
+format.date().validate("2023-02-29").value() == ["invalid date"]
+format.date().validate("2024-1-01").value() == ["invalid date"]
+format.datetime().validate("2024-02-29T12:00:00Z") == optional.none()
+format.datetime().validate("2024-02-29t12:00:00.123+01:00") == optional.none()
+format.datetime().validate("2024-02-29T24:00:00Z").value() == ["invalid datetime"]
+format.datetime().validate("2024-02-29T12:00:00").value() == ["invalid datetime"]
+format.datetime().validate("2024-02-29").value() == ["invalid datetime"]
+format.datetime().validate("2024-02-29T12:00:00ZT1").value() == ["invalid datetime"]
+format.named("dns1123Label").hasValue() && !format.named("nope").hasValue()
+format.named("uuid").value().validate("x").hasValue()
+format.named("dns1123Label").value() == format.dns1123Label()
+format.named("dns1123Label").value() == format.dns1035Label()
+format.dns1123Label() == "x"
+format.dns1123Label() == null
+type(format.dns1123Label()) == type(format.uri())
+format.named(device.driver).hasValue()
+format.dns1123Label().validate(device.driver).hasValue()
+format.dns1123Label()
+format.named(1)
+format.dns1123Label(1)
+format.nope()
+format.dns1123Label().validate(1)
+dyn(format.dns1123Label()).validate("a") == optional.none()
+dyn("x").validate("a") == optional.none()
+"""
+
+
 MACRO_LISTS = ["[1, 2, 3]", "[]", "[0, -1, 5]", '["a", "bb", ""]', "[1u, 2u]", "[1.5, -0.5]", "[true, false]",
                "@A.model.split(\"-\")", "[@A.numa, @A.index]", "lists.range(5)"]
 
@@ -1730,6 +1875,8 @@ def main():
         add("net", e, [GPU])
     for e in [expand(l) for l in URLS.split("\n") if l.strip() != ""]:
         add("url", e, [GPU])
+    for e in [expand(l) for l in FORMATS.split("\n") if l.strip() != ""]:
+        add("format", e, [GPU])
     # Addresses and prefixes in text from the device's attributes, on every device.
     for e in ['isIP(%s.model)' % A, 'cidr("10.0.0.0/8").containsIP(%s.model)' % A, 'ip(%s.uuid).family() == 6' % A]:
         add("net", e, MAIN_DEVICES)
