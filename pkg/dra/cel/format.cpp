@@ -105,11 +105,11 @@ std::string localeScientific(double d, int64_t width) {
 }
 
 std::string signedRadix(bool negative, uint64_t magnitude, int base, bool upper) {
-  static constexpr char lower[] = "0123456789abcdef";
-  static constexpr char upperDigits[] = "0123456789ABCDEF";
+  // A pointer, not a conditional between two arrays (GCC's bounds sanitizer misreads that).
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
   std::string out;
   do {
-    out += (upper ? upperDigits : lower)[magnitude % static_cast<uint64_t>(base)];
+    out += digits[magnitude % static_cast<uint64_t>(base)];
     magnitude /= static_cast<uint64_t>(base);
   } while (magnitude != 0);
   if (negative) out += '-';

@@ -609,6 +609,8 @@ Result<int64_t> zoneOffset(std::string_view zone, const Timestamp& t) {
     if (zone.empty() || zone == "UTC") return int64_t{0};
     if (zone.find("..") != std::string_view::npos || zone[0] == '/' || zone[0] == '\\')
       return Error("time: invalid location name");
+    // Opening a file name with a NUL byte fails in Go with EINVAL.
+    if (zone.find('\0') != std::string_view::npos) return Error("invalid argument");
     auto info = loadZone(std::string(zone));
     if (!info.ok()) return info.error();
     return lookupOffset(**info, t.seconds);
