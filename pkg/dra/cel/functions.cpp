@@ -1430,7 +1430,14 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
     return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
   // cel-go ext lists v3 trackers: the result (or input) size times a factor, plus the call and the list.
   const auto allocating = [](double factor, double n) {
-    return static_cast<uint64_t>(std::max(0.0, n * factor)) + 1 + 10;
+    // Go's uint64(float64) on amd64: a negative value (flatten with a negative depth) wraps around
+    // through int64, one beyond int64's range is 1<<63.
+    const double x = n * factor;
+    uint64_t elements = static_cast<uint64_t>(x >= 0 && x < 18446744073709551616.0 ? x : 0);
+    if (x < 0)
+      elements =
+          x >= -9223372036854775808.0 ? static_cast<uint64_t>(static_cast<int64_t>(x)) : uint64_t{1} << 63;
+    return elements + 1 + 10;
   };
   const auto selfCompare = [&](const Value& l) {
     const double n = static_cast<double>(textSize(l));

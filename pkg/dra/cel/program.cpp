@@ -796,7 +796,8 @@ class Interpreter {
   // attribute in cel-go, which costs 1 more than its qualifiers.
   static bool isAttribute(const Expr& e) {
     return e.kind == ExprKind::Ident || (e.kind == ExprKind::Select && !e.testOnly) ||
-           (e.kind == ExprKind::Call && e.name == op::kIndex && !e.operand);
+           (e.kind == ExprKind::Call && !e.operand &&
+            (e.name == op::kIndex || e.name == op::kOptIndex || e.name == op::kOptSelect));
   }
 
   Value select(const Expr& e) {
@@ -922,17 +923,14 @@ class Interpreter {
       return dispatch(e, args);
     }
     if ((fn == "or" || fn == "orValue") && e.operand && e.args.size() == 1) {
-      // cel-go evaluates the alternative only when the optional is empty.
+      // cel-go plans these as short-circuiting steps (not calls, so they cost nothing): a receiver that
+      // is not an optional (an error, a dyn value) is the result, the alternative is evaluated only
+      // when the optional is empty.
       Value opt = eval(*e.operand);
       if (aborted_) return abortValue();
-      if (opt.kind() == Value::Kind::Optional && opt.optionalValue()) {
-        charge(1);
-        return fn == "or" ? opt : *opt.optionalValue();
-      }
-      Value alt = eval(*e.args[0]);
-      if (aborted_) return abortValue();
-      std::vector<Value> args{std::move(opt), std::move(alt)};
-      return dispatch(e, args);
+      if (opt.kind() != Value::Kind::Optional) return opt;
+      if (opt.optionalValue()) return fn == "or" ? opt : *opt.optionalValue();
+      return eval(*e.args[0]);
     }
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
