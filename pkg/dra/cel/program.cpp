@@ -828,6 +828,15 @@ class Interpreter {
     return *v;
   }
 
+  // An index key. cel-go qualifies by a key that is itself an attribute (a variable, a select chain)
+  // directly, so the key's root costs nothing of its own.
+  Value evalQualifierKey(const Expr& key) {
+    const uint64_t before = cost_;
+    Value k = eval(key);
+    if (isAttribute(key) && cost_ > before) --cost_;
+    return k;
+  }
+
   // A qualifier of an optional chain: optional.of(the value) when `key` is present, else optional.none().
   static Value qualifyIfPresent(const Value& operand, const Value& key) {
     if (operand.kind() == Value::Kind::Map) {
@@ -899,7 +908,7 @@ class Interpreter {
       if (!isAttribute(*e.args[0])) charge(1);
       if (operand.isError()) return operand;
       if (optionalCall || operand.kind() == Value::Kind::Optional) {
-        Value key = eval(*e.args[1]);
+        Value key = evalQualifierKey(*e.args[1]);
         if (aborted_) return abortValue();
         if (key.isError()) return key;
         Value r = operand.kind() == Value::Kind::Optional
@@ -911,7 +920,7 @@ class Interpreter {
       }
       // A plain index: the operand is evaluated already. Lists take any numeric index at run time (the
       // checker wants an int; a dyn index may be a uint or an integral double).
-      Value key = eval(*e.args[1]);
+      Value key = evalQualifierKey(*e.args[1]);
       if (aborted_) return abortValue();
       if (!key.isError() && (operand.kind() == Value::Kind::List || operand.kind() == Value::Kind::Map)) {
         Value r = indexValue(operand, key);
@@ -934,12 +943,27 @@ class Interpreter {
     }
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
-    if (e.operand) args.push_back(eval(*e.operand));
-    for (const ExprPtr& a : e.args) {
+    std::vector<const Expr*> argExprs;
+    if (e.operand) argExprs.push_back(e.operand.get());
+    for (const ExprPtr& a : e.args) argExprs.push_back(a.get());
+    const bool shortCircuits = isVarArgsCall(e, argExprs);
+    for (size_t i = 0; i < argExprs.size(); ++i) {
       if (aborted_) return abortValue();
-      args.push_back(eval(*a));
+      args.push_back(eval(*argExprs[i]));
+      // cel-go's var-args call stops at an argument that failed; the later ones are not evaluated, and
+      // the call is not charged (its cost tracker misses their values).
+      if (shortCircuits && args.back().isError() && i + 1 < argExprs.size()) return args.back();
     }
     return dispatch(e, args);
+  }
+
+  // Calls cel-go plans as evalVarArgs: three or more arguments (the receiver counts), and the regular
+  // expression functions whose pattern is a constant (their optimizer builds a var-args call).
+  static bool isVarArgsCall(const Expr& e, const std::vector<const Expr*>& args) {
+    if (args.size() >= 3) return true;
+    const bool regex = e.name == "matches" || e.name == "find" || e.name == "findAll";
+    return regex && args.size() == 2 && args[1]->kind == ExprKind::Constant &&
+           args[1]->constant.kind() == Value::Kind::String;
   }
 
   // Calls the overload that fits the evaluated arguments, charging the call.
