@@ -1187,6 +1187,7 @@ class Parser {
     c->constant = e.constant;
     c->name = e.name;
     c->testOnly = e.testOnly;
+    c->optionalChain = e.optionalChain;
     c->optionalAt = e.optionalAt;
     c->iterVar = e.iterVar;
     c->iterVar2 = e.iterVar2;

@@ -264,6 +264,7 @@ class Checker {
     // field of its value.
     const bool optional = operand.kind == K::Optional;
     if (optional) operand = firstParam(operand);
+    e.optionalChain = optional && !e.testOnly;
     const CelType result = fieldType(e, operand, e.name);
     if (e.testOnly) return CelType::of(K::Bool);
     return optional && result.kind != K::Error ? CelType{K::Optional, {result}, {}} : result;
@@ -716,43 +717,12 @@ class Interpreter {
         return select(e);
       case ExprKind::Call:
         return call(e);
-      case ExprKind::List: {
-        charge(10);
-        ValueList items;
-        items.reserve(e.args.size());
-        for (size_t i = 0; i < e.args.size(); ++i) {
-          Value v = eval(*e.args[i]);
-          if (v.isError()) return v;
-          if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
-              v.kind() == Value::Kind::Optional) {
-            // [?x]: the value when x has one, nothing otherwise.
-            if (v.optionalValue()) items.push_back(*v.optionalValue());
-            continue;
-          }
-          items.push_back(std::move(v));
-        }
-        return Value::list(std::move(items));
-      }
+      case ExprKind::List:
       case ExprKind::Map: {
-        charge(30);
-        std::vector<std::pair<Value, Value>> entries;
-        for (const MapEntry& m : e.entries) {
-          Value k = eval(*m.key);
-          if (k.isError()) return k;
-          Value v = eval(*m.value);
-          if (v.isError()) return v;
-          if (m.optional && v.kind() == Value::Kind::Optional) {
-            // {?k: v}: the entry only when v has a value.
-            if (!v.optionalValue()) continue;
-            v = *v.optionalValue();
-          }
-          for (const auto& existing : entries)
-            if (equalValues(existing.first, k)) {
-              // cel-go keeps the last value of a repeated key.
-            }
-          entries.emplace_back(std::move(k), std::move(v));
-        }
-        return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+        // cel-go's observer charges a literal after its elements (also when one failed).
+        Value v = e.kind == ExprKind::List ? listLiteral(e) : mapLiteral(e);
+        charge(e.kind == ExprKind::List ? 10 : 30);
+        return aborted_ ? abortValue() : v;
       }
       case ExprKind::Comprehension:
         return comprehension(e);
@@ -761,6 +731,43 @@ class Interpreter {
   }
 
   uint64_t cost() const { return cost_; }
+
+ private:
+  Value listLiteral(const Expr& e) {
+    ValueList items;
+    items.reserve(e.args.size());
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Value v = eval(*e.args[i]);
+      if (v.isError()) return v;
+      if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
+          v.kind() == Value::Kind::Optional) {
+        // [?x]: the value when x has one, nothing otherwise.
+        if (v.optionalValue()) items.push_back(*v.optionalValue());
+        continue;
+      }
+      items.push_back(std::move(v));
+    }
+    return Value::list(std::move(items));
+  }
+
+  Value mapLiteral(const Expr& e) {
+    std::vector<std::pair<Value, Value>> entries;
+    for (const MapEntry& m : e.entries) {
+      Value k = eval(*m.key);
+      if (k.isError()) return k;
+      Value v = eval(*m.value);
+      if (v.isError()) return v;
+      if (m.optional && v.kind() == Value::Kind::Optional) {
+        // {?k: v}: the entry only when v has a value.
+        if (!v.optionalValue()) continue;
+        v = *v.optionalValue();
+      }
+      entries.emplace_back(std::move(k), std::move(v));  // EntryMap keeps the last value of a key
+    }
+    return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+  }
+
+ public:
   bool aborted() const { return aborted_; }
 
  private:
@@ -773,7 +780,10 @@ class Interpreter {
     }
   }
 
+  // cel-go checks the limit after each step and stops there: the cost of the step that crossed it is
+  // the last one counted.
   void charge(uint64_t c) {
+    if (aborted_) return;
     cost_ += c;
     if (cost_ > options_.costLimit) abort(kCostLimitExceeded);
   }
@@ -801,15 +811,24 @@ class Interpreter {
   }
 
   Value select(const Expr& e) {
+    const uint64_t before = cost_;
     Value operand = eval(*e.operand);
     if (aborted_) return abortValue();
     if (!isAttribute(*e.operand)) charge(1);
-    if (operand.isError()) return operand;
+    if (operand.isError()) {
+      // has(x.f) is one test-only attribute in cel-go: resolving it stops at the failure before its last
+      // step is counted.
+      if (e.testOnly && isAttribute(*e.operand) && cost_ > before) --cost_;
+      return operand;
+    }
     // A presence test costs nothing; an optional qualifier only when present.
     if (operand.kind() == Value::Kind::Optional && e.testOnly) {
       const Value* inner = operand.optionalValue();
-      if (!inner || inner->kind() != Value::Kind::Map) return Value::boolean(false);
-      return Value::boolean(inner->mapValue().find(Value::string(e.name)).has_value());
+      const bool present = inner && inner->kind() == Value::Kind::Map &&
+                           inner->mapValue().find(Value::string(e.name)).has_value();
+      // cel-go's optional chain counts its last step only when the tested field is there.
+      if (!present && isOptionalChainStep(*e.operand) && cost_ > before) --cost_;
+      return Value::boolean(present);
     }
     if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
       // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
@@ -826,6 +845,11 @@ class Interpreter {
     if (e.testOnly) return Value::boolean(v.has_value());
     if (!v) return Value::error("no such key: " + e.name);
     return *v;
+  }
+
+  static bool isOptionalChainStep(const Expr& e) {
+    return (e.kind == ExprKind::Select && e.optionalChain) ||
+           (e.kind == ExprKind::Call && !e.operand && (e.name == op::kOptSelect || e.name == op::kOptIndex));
   }
 
   // An index key. cel-go qualifies by a key that is itself an attribute (a variable, a select chain)
@@ -957,13 +981,39 @@ class Interpreter {
     return dispatch(e, args);
   }
 
-  // Calls cel-go plans as evalVarArgs: three or more arguments (the receiver counts), and the regular
-  // expression functions whose pattern is a constant (their optimizer builds a var-args call).
+  // Calls cel-go plans as evalVarArgs: three or more arguments (the receiver counts); the regular
+  // expression functions whose pattern is a constant (their optimizer builds a var-args call); and two
+  // arguments when the checker left several overloads of a function without a singleton binding (the
+  // function's dispatcher is a var-args function).
   static bool isVarArgsCall(const Expr& e, const std::vector<const Expr*>& args) {
     if (args.size() >= 3) return true;
+    if (args.size() != 2) return false;
     const bool regex = e.name == "matches" || e.name == "find" || e.name == "findAll";
-    return regex && args.size() == 2 && args[1]->kind == ExprKind::Constant &&
-           args[1]->constant.kind() == Value::Kind::String;
+    if (regex && args[1]->kind == ExprKind::Constant && args[1]->constant.kind() == Value::Kind::String)
+      return true;
+    return e.overloads.size() > 1 && !hasSingletonBinding(e.name);
+  }
+
+  // The standard library's functions bound once for all their overloads (by a trait of the operand).
+  static bool hasSingletonBinding(const std::string& fn) {
+    static const std::set<std::string, std::less<>> singletons = {op::kLogicalAnd,
+                                                                  op::kLogicalOr,
+                                                                  op::kEquals,
+                                                                  op::kNotEquals,
+                                                                  op::kAdd,
+                                                                  op::kDivide,
+                                                                  op::kModulo,
+                                                                  op::kMultiply,
+                                                                  op::kSubtract,
+                                                                  op::kLess,
+                                                                  op::kLessEquals,
+                                                                  op::kGreater,
+                                                                  op::kGreaterEquals,
+                                                                  op::kIndex,
+                                                                  op::kIn,
+                                                                  "matches",
+                                                                  "@sortByAssociatedKeys"};
+    return singletons.contains(fn);
   }
 
   // Calls the overload that fits the evaluated arguments, charging the call.
