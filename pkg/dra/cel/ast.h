@@ -34,6 +34,8 @@ struct Expr {
   // Select: the operand; Call: the receiver of a member call (null for global calls).
   ExprPtr operand;
   bool testOnly = false;  // Select: has(operand.name)
+  bool optionalChain =
+      false;  // Select: on an optional value (set by the checker): a step of an optional chain
 
   std::vector<ExprPtr> args;       // Call arguments, List elements
   std::vector<size_t> optionalAt;  // List: indices of `?elem` entries

@@ -59,6 +59,18 @@ std::string toBoolConversionError(const Value& v) {
       return "type conversion error from 'Quantity' to 'bool'";
     case Value::Kind::Semver:
       return "type conversion error from 'Semver' to 'bool'";
+    case Value::Kind::Timestamp:
+      return "type conversion error from 'Timestamp' to 'bool'";
+    case Value::Kind::Duration:
+      return "type conversion error from 'Duration' to 'bool'";
+    case Value::Kind::IP:
+      return "type conversion error from 'IP' to 'bool'";
+    case Value::Kind::CIDR:
+      return "type conversion error from 'CIDR' to 'bool'";
+    case Value::Kind::URL:
+      return "type conversion error from 'URL' to 'bool'";
+    case Value::Kind::NamedFormat:
+      return "type conversion error from 'Format' to 'bool'";
     default:
       return "unsupported native conversion from " + std::string(v.typeName()) + " to 'bool'";
   }

@@ -1,5 +1,7 @@
 #include "pkg/dra/cel/functions.h"
 
+#include "pkg/dra/cel/libraries.h"
+
 #include <re2/re2.h>
 
 #include <algorithm>
@@ -54,6 +56,10 @@ size_t textSize(const Value& v) {
       return v.items().size();
     case VK::Map:
       return v.mapValue().size();
+    case VK::IP:  // Kubernetes' IP and CIDR are sizers too: bytes of the address or of the prefix
+      return static_cast<size_t>(v.asIP().bitLength() / 8);
+    case VK::CIDR:
+      return static_cast<size_t>((v.asCIDR().bits + 7) / 8);
     default:
       return 1;
   }
@@ -294,7 +300,9 @@ Value logicalNot(Args a) {
 // Kubernetes' Quantity and Semver answer Equal with "no such overload" for another type (on the left
 // only: cel-go calls lhs.Equal(rhs); null on either side compares as null).
 Value equalsChecked(const Value& l, const Value& r) {
-  if ((l.kind() == VK::Quantity || l.kind() == VK::Semver) && r.kind() != l.kind() && r.kind() != VK::Null)
+  if ((l.kind() == VK::Quantity || l.kind() == VK::Semver || l.kind() == VK::IP || l.kind() == VK::CIDR ||
+       l.kind() == VK::URL || l.kind() == VK::NamedFormat) &&
+      r.kind() != l.kind() && r.kind() != VK::Null)
     return err(kNoSuchOverload);
   if (l.kind() == VK::Quantity && r.isQuantityRef()) return err(kNoSuchOverload);  // Equal wants a Quantity
   return equals(l, r);
@@ -1022,7 +1030,7 @@ Value listFlatten(Args a) {
 }
 bool comparableKind(VK k) {
   return k == VK::Int || k == VK::Uint || k == VK::Double || k == VK::Bool || k == VK::String ||
-         k == VK::Bytes;
+         k == VK::Bytes || k == VK::Timestamp || k == VK::Duration;
 }
 // sortListByAssociatedKeys: keys must be comparable and of one type; Go's sort.Slice (insertion sort
 // below 12 elements, so stable there).
@@ -1102,6 +1110,10 @@ bool isZeroValue(const Value& v) {
       return v.items().empty();
     case VK::Map:
       return v.mapValue().size() == 0;
+    case VK::Duration:
+      return v.asDurationNanos() == 0;
+    case VK::Timestamp:  // Go's zero time, 0001-01-01T00:00:00Z
+      return v.asTimestamp().seconds == kMinUnixSeconds && v.asTimestamp().nanos == 0;
     default:
       return false;
   }
@@ -1137,24 +1149,37 @@ uint64_t setsCost(Args a, const Value&) {
 
 }  // namespace
 
+void FunctionRegistry::define(const char* fn, const char* id, bool member,
+                              std::initializer_list<const char*> params, const char* result,
+                              FunctionImpl impl) {
+  Overload o;
+  o.id = id;
+  o.function = fn;
+  o.member = member;
+  for (const char* p : params) o.params.push_back(CelType::parse(p));
+  o.result = CelType::parse(result);
+  o.impl = impl;
+  functions_[fn].push_back(std::move(o));
+}
+
 FunctionRegistry::FunctionRegistry() {
   auto add = [this](const char* fn, const char* id, bool member, std::initializer_list<const char*> params,
-                    const char* result, FunctionImpl impl, CostFunction cost = nullptr) {
-    Overload o;
-    o.id = id;
-    o.function = fn;
-    o.member = member;
-    for (const char* p : params) o.params.push_back(CelType::parse(p));
-    o.result = CelType::parse(result);
-    o.impl = impl;
-    o.cost = cost;
-    functions_[fn].push_back(std::move(o));
-  };
+                    const char* result, FunctionImpl impl,
+                    CostFunction = nullptr) { define(fn, id, member, params, result, impl); };
   const bool G = false, M = true;
 
   // Operators.
-  for (const char* t : {"bool", "int", "uint", "double", "string", "bytes"}) {
-    const std::string ts(t);
+  const std::pair<const char*, const char*> ordered[] = {{"bool", "bool"},
+                                                         {"int", "int"},
+                                                         {"uint", "uint"},
+                                                         {"double", "double"},
+                                                         {"string", "string"},
+                                                         {"bytes", "bytes"},
+                                                         {"google.protobuf.Timestamp", "timestamp"},
+                                                         {"google.protobuf.Duration", "duration"}};
+  for (const auto& typeAndId : ordered) {
+    const char* t = typeAndId.first;
+    const std::string ts(typeAndId.second);
     const bool isString = ts == "string" || ts == "bytes";
     add("_<_", ("less_" + ts).c_str(), G, {t, t}, "bool", less, isString ? stringCompareCost : nullptr);
     add("_<=_", ("less_equals_" + ts).c_str(), G, {t, t}, "bool", lessEquals,
@@ -1318,7 +1343,8 @@ FunctionRegistry::FunctionRegistry() {
   add("flatten", "list_flatten", M, {"list(list(A))"}, "list(A)", listFlatten);
   add("flatten", "list_flatten_int", M, {"list(dyn)", "int"}, "list(dyn)", listFlatten);
   add("distinct", "list_distinct", M, {"list(A)"}, "list(A)", listDistinct);
-  for (const char* t : {"int", "uint", "double", "bool", "string", "bytes"}) {
+  for (const char* t : {"int", "uint", "double", "bool", "google.protobuf.Duration",
+                        "google.protobuf.Timestamp", "string", "bytes"}) {
     const std::string ts(t);
     add("sort", ("list_" + ts + "_sort").c_str(), M, {("list(" + ts + ")").c_str()},
         ("list(" + ts + ")").c_str(), listSort);
@@ -1344,6 +1370,10 @@ FunctionRegistry::FunctionRegistry() {
   add("sets.intersects", "list_sets_intersects_list", G, {"list(A)", "list(A)"}, "bool", setsIntersects,
       setsCost);
   (void)freeCost;
+  defineTimeLibrary(*this);
+  defineNetLibrary(*this);
+  defineUrlLibrary(*this);
+  defineFormatLibrary(*this);
 }
 
 const std::vector<Overload>* FunctionRegistry::find(std::string_view function) const {
@@ -1351,47 +1381,10 @@ const std::vector<Overload>* FunctionRegistry::find(std::string_view function) c
   return it == functions_.end() ? nullptr : &it->second;
 }
 
-bool FunctionRegistry::notImplemented(std::string_view function) const {
-  // Declared by upstream's StoredExpressions environment, not implemented here yet.
-  static const std::set<std::string, std::less<>> names = {"duration",
-                                                           "timestamp",
-                                                           "getFullYear",
-                                                           "getMonth",
-                                                           "getDate",
-                                                           "getDayOfMonth",
-                                                           "getDayOfWeek",
-                                                           "getDayOfYear",
-                                                           "getHours",
-                                                           "getMinutes",
-                                                           "getSeconds",
-                                                           "getMilliseconds",
-                                                           "format",
-                                                           "url",
-                                                           "isURL",
-                                                           "getScheme",
-                                                           "getHost",
-                                                           "getHostname",
-                                                           "getPort",
-                                                           "getEscapedPath",
-                                                           "getQuery",
-                                                           "ip",
-                                                           "isIP",
-                                                           "ip.isCanonical",
-                                                           "family",
-                                                           "isUnspecified",
-                                                           "isLoopback",
-                                                           "isLinkLocalMulticast",
-                                                           "isLinkLocalUnicast",
-                                                           "isGlobalUnicast",
-                                                           "cidr",
-                                                           "isCIDR",
-                                                           "containsIP",
-                                                           "containsCIDR",
-                                                           "prefixLength",
-                                                           "masked",
-                                                           "format.named",
-                                                           "validate"};
-  return names.contains(function);
+bool FunctionRegistry::notImplemented(std::string_view) const {
+  // Every function of upstream's StoredExpressions environment is implemented (the protobuf message
+  // types are not; see Program's checker).
+  return false;
 }
 
 namespace {
@@ -1437,7 +1430,14 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
     return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
   // cel-go ext lists v3 trackers: the result (or input) size times a factor, plus the call and the list.
   const auto allocating = [](double factor, double n) {
-    return static_cast<uint64_t>(std::max(0.0, n * factor)) + 1 + 10;
+    // Go's uint64(float64) on amd64: a negative value (flatten with a negative depth) wraps around
+    // through int64, one beyond int64's range is 1<<63.
+    const double x = n * factor;
+    uint64_t elements = static_cast<uint64_t>(x >= 0 && x < 18446744073709551616.0 ? x : 0);
+    if (x < 0)
+      elements =
+          x >= -9223372036854775808.0 ? static_cast<uint64_t>(static_cast<int64_t>(x)) : uint64_t{1} << 63;
+    return elements + 1 + 10;
   };
   const auto selfCompare = [&](const Value& l) {
     const double n = static_cast<double>(textSize(l));
@@ -1467,11 +1467,43 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
     if (function == "replace" || function == "split") return ceilCost(size(0) * 2 * 0.1);
     if (function == "join") return ceilCost(static_cast<double>(textSize(result)) * 2 * 0.1);
   }
+  if (!a.empty()) {
+    if (function == "cidr" || function == "isIP" || function == "isCIDR" ||
+        (function == "ip" && overloadId != "cidr_ip"))
+      return ceilCost(size(0) * 0.1);
+    if (function == "ip.isCanonical") return ceilCost(size(0) * 2 * 0.1);
+  }
+  if (function == "validate" && a.size() >= 2 && a[0].kind() == VK::NamedFormat) {
+    // The string against an estimated regular expression of the format's size.
+    return ceilCost((1.0 + size(1)) * 0.1) *
+           ceilCost(static_cast<double>(namedFormatMaxRegexSize(a[0].text())) * 0.25);
+  }
+  if (function == "format.named") return 1;
+  if (function == "getScheme" || function == "getHostname" || function == "getHost" ||
+      function == "getPort" || function == "getEscapedPath" || function == "getQuery")
+    return 1;  // URL accessors
+  if (function == "ip" || function == "masked" || function == "prefixLength" || function == "family" ||
+      function == "isUnspecified" || function == "isLoopback" || function == "isLinkLocalMulticast" ||
+      function == "isLinkLocalUnicast" || function == "isGlobalUnicast")
+    return 1;
+  if ((function == "containsIP" || function == "containsCIDR") && a.size() >= 2) {
+    // Comparing up to the prefix's bytes (twice), plus masking for containsCIDR, plus parsing a string.
+    uint64_t cost = ceilCost((size(0) + size(0)) * 0.1);
+    if (function == "containsCIDR") cost += ceilCost(size(0) * 0.1) + 1;
+    if (overloadId == "cidr_contains_ip_string" || overloadId == "cidr_contains_cidr_string")
+      cost += ceilCost(size(1) * 0.1);
+    return cost;
+  }
+  if (function == "_==_" && a.size() == 2 &&
+      (a[0].kind() == VK::Quantity || a[0].kind() == VK::Semver || a[0].kind() == VK::IP ||
+       a[0].kind() == VK::CIDR || a[0].kind() == VK::URL || a[0].kind() == VK::NamedFormat))
+    return 1;  // Kubernetes' types compare at a nominal cost
   if ((function == "find" || function == "findAll") && a.size() >= 2)
     return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
   // 3. cel-go's defaults, by overload id (interpreter/runtimecost.go).
   if (overloadId == "starts_with_string" || overloadId == "ends_with_string" ||
-      overloadId == "string_to_bytes" || overloadId == "bytes_to_string")
+      overloadId == "string_to_bytes" || overloadId == "bytes_to_string" || overloadId == "string_format" ||
+      overloadId == "strings_quote")
     return ceilCost(size(0) * 0.1);
   if (overloadId == "in_list") return textSize(a[1]);
   if (overloadId == "less_string" || overloadId == "greater_string" || overloadId == "less_equals_string" ||

@@ -8,6 +8,7 @@
 // expression using one fails to compile with an error saying so, never evaluates differently.
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -42,6 +43,10 @@ class FunctionRegistry {
   const std::vector<Overload>* find(std::string_view function) const;
   // True when upstream's environment declares `function` but this evaluator does not implement it.
   bool notImplemented(std::string_view function) const;
+
+  // Declares an overload; parameter and result types as CelType::parse reads them.
+  void define(const char* function, const char* id, bool member, std::initializer_list<const char*> params,
+              const char* result, FunctionImpl impl);
 
  private:
   std::unordered_map<std::string, std::vector<Overload>> functions_;

@@ -1005,7 +1005,7 @@ class Parser {
         (n == 3 || n == 4)) {
       // cel-go ext TwoVarComprehensions: accumulate a list (accu + [t]) or a map (cel.@mapInsert(accu, k, t),
       // cel.@mapInsert(accu, t)); with a filter, the step only when it holds.
-      if (!iterVars(args, 2, "argument must be a simple name")) return nullptr;
+      if (!iterVars(args, 2, "argument must be a simple name")) return placeholder(*args[0]);
       ExprPtr c = newExpr(at, ExprKind::Comprehension);
       c->iterRange = std::move(target);
       c->iterVar = args[0]->name;
@@ -1097,7 +1097,7 @@ class Parser {
 
   ExprPtr quantifier(const Token& at, const std::string& kind, ExprPtr target, std::vector<ExprPtr> args) {
     const size_t vars = args.size() - 1;
-    if (!iterVars(args, vars, "argument must be a simple name")) return nullptr;
+    if (!iterVars(args, vars, "argument must be a simple name")) return placeholder(*args[0]);
     ExprPtr c = newExpr(at, ExprKind::Comprehension);
     c->iterRange = std::move(target);
     c->iterVar = args[0]->name;
@@ -1128,7 +1128,7 @@ class Parser {
   }
 
   ExprPtr mapMacro(const Token& at, ExprPtr target, std::vector<ExprPtr> args) {
-    if (!iterVars(args, 1, "argument is not an identifier")) return nullptr;
+    if (!iterVars(args, 1, "argument is not an identifier")) return placeholder(*args[0]);
     ExprPtr c = newExpr(at, ExprKind::Comprehension);
     c->iterRange = std::move(target);
     c->iterVar = args[0]->name;
@@ -1147,7 +1147,7 @@ class Parser {
   }
 
   ExprPtr filterMacro(const Token& at, ExprPtr target, std::vector<ExprPtr> args) {
-    if (!iterVars(args, 1, "argument is not an identifier")) return nullptr;
+    if (!iterVars(args, 1, "argument is not an identifier")) return placeholder(*args[0]);
     ExprPtr c = newExpr(at, ExprKind::Comprehension);
     c->iterRange = std::move(target);
     c->iterVar = args[0]->name;
@@ -1162,10 +1162,18 @@ class Parser {
     return c;
   }
 
+  // A macro's error: reported, and parsing goes on (cel-go reports the errors of enclosing and later
+  // macros too) with a placeholder in the macro's place.
   ExprPtr macroError(const Expr& at, const std::string& message) {
     report(out_.source.offsetOf(at.id), message, true);
-    failed_ = true;
-    return nullptr;
+    return placeholder(at);
+  }
+
+  ExprPtr placeholder(const Expr& at) {
+    auto c = std::make_unique<Expr>();
+    c->id = out_.nextId++;
+    out_.source.setOffset(c->id, out_.source.offsetOf(at.id));
+    return c;
   }
 
   // Node construction -----------------------------------------------------------------------------------
@@ -1179,6 +1187,7 @@ class Parser {
     c->constant = e.constant;
     c->name = e.name;
     c->testOnly = e.testOnly;
+    c->optionalChain = e.optionalChain;
     c->optionalAt = e.optionalAt;
     c->iterVar = e.iterVar;
     c->iterVar2 = e.iterVar2;
@@ -1421,7 +1430,10 @@ std::string_view SourceInfo::line(int lineNumber) const {
 }
 
 std::string Issues::toString(const SourceInfo& source) const {
-  std::vector<Item> sorted = items_;
+  // cel-go keeps the first 100 errors reported and says how many more there were.
+  constexpr size_t kMaxReported = 100;
+  std::vector<Item> sorted(
+      items_.begin(), items_.begin() + static_cast<std::ptrdiff_t>(std::min(items_.size(), kMaxReported)));
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Item& a, const Item& b) { return a.offset < b.offset; });
   std::string out;
@@ -1443,6 +1455,8 @@ std::string Issues::toString(const SourceInfo& source) const {
     const bool wide = byte < snippet.size() && (static_cast<unsigned char>(snippet[byte]) & 0x80) != 0;
     out += wide ? "\xEF\xBC\xBE" : "^";
   }
+  if (items_.size() > kMaxReported)
+    out += "\n" + std::to_string(items_.size() - kMaxReported) + " more errors were truncated";
   return out;
 }
 

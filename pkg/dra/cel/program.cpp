@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 
+#include "pkg/dra/cel/format.h"
 #include "pkg/dra/cel/functions.h"
 
 namespace ks::cel {
@@ -20,12 +22,39 @@ CelType dyn() {
 // Type-parameter bindings while matching one overload.
 using Bindings = std::map<std::string, CelType>;
 
+// cel-go's legacy nullability: null is assignable to object, opaque, any, timestamp and duration types.
+bool nullable(const CelType& t) {
+  switch (t.kind) {
+    case K::Any:
+    case K::Optional:
+    case K::Quantity:
+    case K::Semver:
+    case K::Timestamp:
+    case K::Duration:
+    case K::Device:
+    case K::IP:
+    case K::CIDR:
+    case K::URL:
+    case K::NamedFormat:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
   if (param.kind == K::Param) {
     if (arg.kind == K::Error) return true;
     auto it = b.find(param.param);
     if (it == b.end()) {
       b.emplace(param.param, arg);
+      return true;
+    }
+    // A free variable unifies with the binding; a binding with free variables takes the argument's
+    // more specific type.
+    if (arg.kind == K::Free) return true;
+    if (it->second.containsFree() && !arg.containsFree() && assignable(it->second, arg, b)) {
+      it->second = arg;
       return true;
     }
     // cel-go's mostGeneral(arg, bound): a dyn or any argument replaces the binding (the last one wins);
@@ -38,6 +67,7 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
     return assignable(it->second, arg, b);
   }
   if (param.isDyn() || arg.isDyn() || arg.kind == K::Error) return true;
+  if ((param.kind == K::Null && nullable(arg)) || (arg.kind == K::Null && nullable(param))) return true;
   if (param.kind != arg.kind) return false;
   if (param.kind == K::Type) return true;  // type(list(dyn)) == type(map(dyn, dyn)) checks
   if (param.params.size() != arg.params.size()) return false;
@@ -49,7 +79,7 @@ bool assignable(const CelType& param, const CelType& arg, Bindings& b) {
 CelType substitute(const CelType& t, const Bindings& b) {
   if (t.kind == K::Param) {
     auto it = b.find(t.param);
-    return it == b.end() ? dyn() : it->second;
+    return it == b.end() ? CelType::of(K::Free) : it->second;
   }
   CelType out = t;
   for (CelType& p : out.params) p = substitute(p, b);
@@ -61,11 +91,17 @@ CelType firstParam(const CelType& t) {
   return t.params.at(0);
 }
 
-// The type both a and b fit: equal types stay, anything else is dyn.
+// The type both a and b fit: equal types stay, a free variable takes the other type, anything else is
+// dyn.
 CelType join(const CelType& a, const CelType& b) {
   if (a == b) return a;
-  if (a.kind == K::Error) return b;
-  if (b.kind == K::Error) return a;
+  if (a.kind == K::Error || a.kind == K::Free) return b;
+  if (b.kind == K::Error || b.kind == K::Free) return a;
+  if ((a.containsFree() || b.containsFree()) && a.kind == b.kind && a.params.size() == b.params.size()) {
+    CelType out = a;
+    for (size_t i = 0; i < a.params.size(); ++i) out.params[i] = join(a.params[i], b.params[i]);
+    return out;
+  }
   return dyn();
 }
 
@@ -90,10 +126,23 @@ std::optional<CelType> typeIdentifier(std::string_view name) {
       {"list", CelType::list(CelType::of(K::Dyn))},
       {"map", CelType::map(CelType::of(K::Dyn), CelType::of(K::Dyn))},
       {"optional_type", CelType{K::Optional, {CelType::of(K::Dyn)}, {}}},
+      {"google.protobuf.Timestamp", CelType::of(K::Timestamp)},
+      {"google.protobuf.Duration", CelType::of(K::Duration)},
+      {"net.IP", CelType::of(K::IP)},
+      {"net.CIDR", CelType::of(K::CIDR)},
+      {"timestamp", CelType::of(K::Timestamp)},
+      {"duration", CelType::of(K::Duration)},
   };
   auto it = types.find(name);
   if (it == types.end()) return std::nullopt;
   return CelType{K::Type, {it->second}, {}};
+}
+
+// The name type() gives values of the type a type identifier names ("timestamp" is an alias).
+std::string runtimeTypeName(const std::string& identifier) {
+  if (identifier == "timestamp") return "google.protobuf.Timestamp";
+  if (identifier == "duration") return "google.protobuf.Duration";
+  return identifier;
 }
 
 CelType deviceFieldType(std::string_view field, bool& known) {
@@ -114,6 +163,13 @@ class Checker {
   Checker(const SourceInfo& source, Issues& issues) : source_(source), issues_(issues) {}
 
   CelType check(Expr& e) {
+    CelType t = checkKind(e);
+    types_[&e] = t;
+    return t;
+  }
+
+ private:
+  CelType checkKind(Expr& e) {
     switch (e.kind) {
       case ExprKind::Constant:
         return constantType(e.constant);
@@ -133,7 +189,6 @@ class Checker {
     return dyn();
   }
 
- private:
   static CelType constantType(const Value& v) {
     switch (v.kind()) {
       case Value::Kind::Null:
@@ -171,23 +226,45 @@ class Checker {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
       if (it->first == e.name) return it->second;
     if (e.name == "device") return CelType::of(K::Device);
+    if (auto t = typeIdentifier(e.name)) return *t;
     if (e.name.starts_with("google.protobuf.") || e.name.starts_with(".google.protobuf.")) {
       // A message literal of a protobuf well-known type (wrappers, Struct, Value, Any, ...): cel-go
       // knows these in every environment; this evaluator does not build them.
       error(e, "message type '" + e.name + "' is not supported by kube-scheduler-cpp's CEL evaluator yet");
       return CelType::of(K::Error);
     }
-    if (auto t = typeIdentifier(e.name)) return *t;
     error(e, "undeclared reference to '" + e.name + "' (in container '')");
     return CelType::of(K::Error);
   }
 
+  // "a.b.c" for a chain of field selections on an identifier, else nullopt.
+  static std::optional<std::string> qualifiedName(const Expr& e) {
+    if (e.kind == ExprKind::Ident) return e.name;
+    if (e.kind != ExprKind::Select || e.testOnly) return std::nullopt;
+    auto operand = qualifiedName(*e.operand);
+    if (!operand) return std::nullopt;
+    return *operand + "." + e.name;
+  }
+
   CelType select(Expr& e) {
-    // A.B where A is not a variable may be a namespaced name; DRA's environment has none as values.
+    // A.B where A is not a variable may be a namespaced name: the only ones in DRA's environment that are
+    // values are type constants (google.protobuf.Timestamp, net.IP, ...).
+    if (auto name = qualifiedName(e); name && !e.testOnly && typeIdentifier(*name)) {
+      const Expr* root = e.operand.get();
+      while (root->kind == ExprKind::Select) root = root->operand.get();
+      if (!isVariable(root->name)) {
+        e.kind = ExprKind::Ident;
+        e.name = *name;
+        e.operand.reset();
+        return *typeIdentifier(*name);
+      }
+    }
     CelType operand = check(*e.operand);
-    // Selecting on an optional (after `.?`) selects on its value and stays optional.
-    const bool optional = operand.kind == K::Optional && !e.testOnly;
+    // Selecting on an optional (after `.?`) selects on its value and stays optional; has() tests the
+    // field of its value.
+    const bool optional = operand.kind == K::Optional;
     if (optional) operand = firstParam(operand);
+    e.optionalChain = optional && !e.testOnly;
     const CelType result = fieldType(e, operand, e.name);
     if (e.testOnly) return CelType::of(K::Bool);
     return optional && result.kind != K::Error ? CelType{K::Optional, {result}, {}} : result;
@@ -207,6 +284,7 @@ class Checker {
         break;
       case K::Dyn:
       case K::Any:
+      case K::Free:
       case K::Error:
         result = operand.kind == K::Error ? operand : dyn();
         break;
@@ -228,8 +306,14 @@ class Checker {
       }
     }
     std::vector<CelType> argTypes;
-    if (e.operand) argTypes.push_back(check(*e.operand));
+    // Literals anywhere inside a format() call are exempt from the homogeneous-literal validator.
+    const bool format = e.name == "format";
+    formatDepth_ += format;
+    // cel-go checks the arguments before the receiver (which orders its errors).
     for (ExprPtr& a : e.args) argTypes.push_back(check(*a));
+    if (e.operand) argTypes.insert(argTypes.begin(), check(*e.operand));
+    formatDepth_ -= format;
+    if (format && e.operand && e.args.size() == 1) formatCalls_.push_back(&e);
 
     if (e.name == op::kLogicalAnd || e.name == op::kLogicalOr || e.name == op::kNotStrictlyFalse) {
       // cel-go checks each operand of && and || against bool, at the operand.
@@ -251,15 +335,7 @@ class Checker {
       return substitute(a, b);
     }
 
-    // cel-go's ValidateRegexLiterals: a constant pattern of matches() must compile.
-    if (e.name == "matches") {
-      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
-                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
-      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
-          regexError(pattern->constant.text())) {
-        error(*pattern, "invalid matches argument");
-      }
-    }
+    validateLiteralArgument(e);
     // `.f()` names the root scope's f (a leading dot stays in the name of an undeclared function).
     if (!e.operand && e.name.starts_with(".") && functionRegistry().find(std::string_view(e.name).substr(1)))
       e.name.erase(0, 1);
@@ -279,6 +355,8 @@ class Checker {
         elem = operand.params[0];
       } else if (operand.kind == K::Map) {
         elem = operand.params[1];
+      } else if (operand.kind == K::Free) {
+        elem = operand;
       } else if (operand.isDyn() || operand.kind == K::Error) {
         elem = dyn();
       } else {
@@ -322,6 +400,34 @@ class Checker {
     return *result;
   }
 
+  // cel-go's literal validators (ValidateDurationLiterals, ValidateTimestampLiterals,
+  // ValidateRegexLiterals): a constant argument of duration() or timestamp() must convert, a constant
+  // pattern of matches() must compile. Reported only when checking found no error.
+  void validateLiteralArgument(const Expr& e) {
+    if (e.name == "matches") {
+      const Expr* pattern = e.operand ? (e.args.size() == 1 ? e.args[0].get() : nullptr)
+                                      : (e.args.size() == 2 ? e.args[1].get() : nullptr);
+      if (pattern && pattern->kind == ExprKind::Constant && pattern->constant.kind() == Value::Kind::String &&
+          regexError(pattern->constant.text())) {
+        validatorIssues_.emplace_back(pattern, "invalid matches argument");
+      }
+      return;
+    }
+    if ((e.name != "duration" && e.name != "timestamp") || e.operand || e.args.empty() ||
+        e.args[0]->kind != ExprKind::Constant)
+      return;
+    if (!literalConverts(e.name, e.args[0]->constant))
+      validatorIssues_.emplace_back(e.args[0].get(), "invalid " + e.name + " argument");
+  }
+
+  static bool literalConverts(const std::string& function, const Value& literal) {
+    for (const Overload& o : *functionRegistry().find(function)) {
+      if (o.params.size() == 1 && runtimeKindMatches(o.params[0], literal))
+        return !o.impl(std::span<const Value>(&literal, 1)).isError();
+    }
+    return false;
+  }
+
   void noMatchingOverload(const Expr& e, const std::vector<CelType>& args) {
     std::string list;
     const size_t first = e.operand ? 1 : 0;
@@ -338,7 +444,7 @@ class Checker {
     if (a.kind != b.kind || a.params.size() != b.params.size()) return false;
     for (size_t i = 0; i < a.params.size(); ++i) {
       // optional.none() leaves its type parameter free (cel-go unifies it; dyn here).
-      if (a.kind == K::Optional && (a.params[i].kind == K::Dyn || b.params[i].kind == K::Dyn)) continue;
+      if (a.kind == K::Optional && (a.params[i].isDyn() || b.params[i].isDyn())) continue;
       if (!equivalentType(a.params[i], b.params[i])) return false;
     }
     return a.kind != K::Param || a.param == b.param;
@@ -351,21 +457,21 @@ class Checker {
       ExprPtr& a = e.args[i];
       CelType t = check(*a);
       const bool optionalEntry = std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end();
-      if (optionalEntry && t.kind == K::Optional) t = firstParam(t);
+      if (optionalEntry) t = unwrapOptionalEntry(*a, t);
       // ?optional.none(): its free type parameter unifies with the other elements in cel-go.
-      if (optionalEntry && t.kind == K::Dyn) continue;
+      if (optionalEntry && (t.kind == K::Dyn || t.kind == K::Free)) continue;
       if (!first) {
         first = joined = t;
         continue;
       }
-      if (!reported && !equivalentType(*first, t)) {
+      if (!reported && formatDepth_ == 0 && !equivalentType(*first, t)) {
         validatorIssues_.emplace_back(
             a.get(), "expected type '" + first->toString() + "' but found '" + t.toString() + "'");
         reported = true;
       }
       if (!(*joined == t)) joined = dyn();
     }
-    return CelType::list(joined && joined->kind != K::Error ? *joined : dyn());
+    return CelType::list(joined && joined->kind != K::Error ? *joined : CelType::of(K::Free));
   }
 
   CelType map(Expr& e) {
@@ -373,30 +479,43 @@ class Checker {
     for (MapEntry& entry : e.entries) {
       const CelType k = check(*entry.key);
       CelType v = check(*entry.value);
-      if (entry.optional && v.kind == K::Optional) v = firstParam(v);
-      if (entry.optional && v.kind == K::Dyn) continue;  // ?optional.none(), as for lists
+      if (entry.optional) v = unwrapOptionalEntry(*entry.value, v);
       if (!firstKey) {
         firstKey = key = k;
+      } else {
+        if (formatDepth_ == 0 && !equivalentType(*firstKey, k))
+          validatorIssues_.emplace_back(entry.key.get(), "expected type '" + firstKey->toString() +
+                                                             "' but found '" + k.toString() + "'");
+        if (!(*key == k)) key = dyn();
+      }
+      // ?optional.none(): its free type parameter unifies with the other values, as for lists.
+      if (entry.optional && (v.kind == K::Dyn || v.kind == K::Free)) continue;
+      if (!firstValue) {
         firstValue = value = v;
         continue;
       }
-      if (!equivalentType(*firstKey, k))
-        validatorIssues_.emplace_back(
-            entry.key.get(), "expected type '" + firstKey->toString() + "' but found '" + k.toString() + "'");
-      if (!equivalentType(*firstValue, v))
+      if (formatDepth_ == 0 && !equivalentType(*firstValue, v))
         validatorIssues_.emplace_back(entry.value.get(), "expected type '" + firstValue->toString() +
                                                              "' but found '" + v.toString() + "'");
-      if (!(*key == k)) key = dyn();
       if (!(*value == v)) value = dyn();
     }
-    return CelType::map(key ? *key : dyn(), value ? *value : dyn());
+    return CelType::map(key ? *key : CelType::of(K::Free), value ? *value : CelType::of(K::Free));
+  }
+
+  // The element type of a `?x` list element or map value: x must be optional (or dyn).
+  CelType unwrapOptionalEntry(const Expr& at, const CelType& t) {
+    if (t.kind == K::Optional) return firstParam(t);
+    if (!t.isDyn())
+      error(at, "expected type 'optional_type(" + t.toString() + ")' but found '" + t.toString() + "'");
+    return t;
   }
 
  public:
-  // Reports the validator's findings when checking found no error.
+  // Reports the validators' findings when checking found no error.
   void validate() {
     if (!issues_.empty()) return;
     for (const auto& [at, message] : validatorIssues_) error(*at, message);
+    for (const Expr* call : formatCalls_) validateFormatCall(*call);
   }
 
  private:
@@ -421,10 +540,12 @@ class Checker {
     // The result accumulator of map/filter starts as `[]`, whose element type the step decides (cel-go
     // unifies a type variable); other accumulators (cel.bind's variable) have their initializer's type.
     const bool resultAccu = e.accuVar == "__result__" || e.accuVar == "@result";
-    const bool emptyAggregate =
-        (init.kind == K::List && init.params[0].kind == K::Dyn) ||
-        (init.kind == K::Map && init.params[0].kind == K::Dyn && init.params[1].kind == K::Dyn);
-    scopes_.emplace_back(e.accuVar, resultAccu && emptyAggregate ? dyn() : init);
+    const bool emptyAggregate = (init.kind == K::List && init.params[0].isDyn()) ||
+                                (init.kind == K::Map && init.params[0].isDyn() && init.params[1].isDyn());
+    // An empty literal's element types are free: the step decides them.
+    scopes_.emplace_back(e.accuVar, init);
+    (void)resultAccu;
+    (void)emptyAggregate;
     scopes_.emplace_back(e.iterVar, var1);
     if (!e.iterVar2.empty()) scopes_.emplace_back(e.iterVar2, var2);
     check(*e.loopCondition);
@@ -440,6 +561,85 @@ class Checker {
     return result;
   }
 
+  // cel-go's string.format validator: a constant format string applied to a list literal must have a
+  // clause for every element, and each element's static type must suit its clause.
+  void validateFormatCall(const Expr& call) {
+    const Expr& format = *call.operand;
+    const Expr& list = *call.args[0];
+    if (format.kind != ExprKind::Constant || format.constant.kind() != Value::Kind::String ||
+        list.kind != ExprKind::List)
+      return;
+    size_t clauses = 0;
+    FormatOutcome out = interpolateFormat(
+        format.constant.text(), list.args.size(), false,
+        [&](size_t i, char verb, std::optional<int64_t>) -> FormatOutcome {
+          const Expr* bad = verb == 's' ? unformattableAsString(*list.args[i]) : nullptr;
+          if (verb != 's' && !typeSuitsClause(types_.at(list.args[i].get()), verb)) bad = list.args[i].get();
+          if (!bad) return std::string();
+          return FormatFailure{formatTypeError(verb, checkedTypeName(types_.at(bad))), bad};
+        },
+        &clauses);
+    if (auto* f = std::get_if<FormatFailure>(&out)) {
+      error(f->at ? *static_cast<const Expr*>(f->at) : call, f->message);
+    } else if (list.args.size() > clauses) {
+      error(call, "too many arguments supplied to string.format (expected " + std::to_string(clauses) +
+                      ", got " + std::to_string(list.args.size()) + ")");
+    }
+  }
+
+  static bool typeSuitsClause(const CelType& t, char verb) {
+    if (t.kind == K::Dyn) return true;
+    switch (verb) {
+      case 'd':
+      case 'o':
+        return t.kind == K::Int || t.kind == K::Uint;
+      case 'f':
+      case 'e':
+        return t.kind == K::Double || t.kind == K::String;
+      case 'b':
+        return t.kind == K::Int || t.kind == K::Uint || t.kind == K::Bool;
+      case 'x':
+      case 'X':
+        return t.kind == K::Int || t.kind == K::Uint || t.kind == K::String || t.kind == K::Bytes;
+      default:
+        return t.kind == K::List || t.kind == K::Map || t.kind == K::Int || t.kind == K::Uint ||
+               t.kind == K::Double || t.kind == K::Bool || t.kind == K::String || t.kind == K::Timestamp ||
+               t.kind == K::Bytes || t.kind == K::Duration || t.kind == K::Type || t.kind == K::Null;
+    }
+  }
+
+  // The first expression of a %s argument (into list and map literals) whose type %s cannot format.
+  const Expr* unformattableAsString(const Expr& e) const {
+    if (!typeSuitsClause(types_.at(&e), 's')) return &e;
+    if (e.kind == ExprKind::List) {
+      for (const ExprPtr& a : e.args)
+        if (const Expr* bad = unformattableAsString(*a)) return bad;
+    }
+    if (e.kind == ExprKind::Map) {
+      for (const MapEntry& m : e.entries) {
+        if (const Expr* bad = unformattableAsString(*m.key)) return bad;
+        if (const Expr* bad = unformattableAsString(*m.value)) return bad;
+      }
+    }
+    return nullptr;
+  }
+
+  // cel-go's Type.TypeName() of a checked type.
+  static std::string checkedTypeName(const CelType& t) {
+    switch (t.kind) {
+      case K::List:
+        return "list";
+      case K::Map:
+        return "map";
+      case K::Optional:
+        return "optional_type";
+      case K::Type:
+        return "type";
+      default:
+        return t.typeName();
+    }
+  }
+
   bool isVariable(const std::string& name) const {
     if (name == "device") return true;
     for (const auto& s : scopes_)
@@ -451,6 +651,9 @@ class Checker {
   Issues& issues_;
   std::vector<std::pair<std::string, CelType>> scopes_;
   std::vector<std::pair<const Expr*, std::string>> validatorIssues_;
+  std::unordered_map<const Expr*, CelType> types_;  // every checked expression's type
+  std::vector<const Expr*> formatCalls_;
+  int formatDepth_ = 0;
 };
 
 // The interpreter -----------------------------------------------------------------------------------
@@ -462,16 +665,17 @@ class Checker {
 // charAt(int, int)", the argument types in order, the receiver first).
 Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool constantPattern) {
   using VK = Value::Kind;
+  const auto isReceiver = [](VK k) { return k == VK::String || k == VK::Timestamp || k == VK::Duration; };
   static const std::map<std::string, std::set<VK>, std::less<>> traits = {
-      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List}},
-      {"_-_", {VK::Int, VK::Uint, VK::Double}},
+      {"_+_", {VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::List, VK::Timestamp, VK::Duration}},
+      {"_-_", {VK::Int, VK::Uint, VK::Double, VK::Timestamp, VK::Duration}},
       {"_*_", {VK::Int, VK::Uint, VK::Double}},
       {"_/_", {VK::Int, VK::Uint, VK::Double}},
       {"_%_", {VK::Int, VK::Uint}},
-      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
-      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes}},
+      {"_<_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_<=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_>_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
+      {"_>=_", {VK::Bool, VK::Int, VK::Uint, VK::Double, VK::String, VK::Bytes, VK::Timestamp, VK::Duration}},
       {"size", {VK::String, VK::Bytes, VK::List, VK::Map}},
       {"matches", {VK::String}},
   };
@@ -483,8 +687,9 @@ Value noSuchOverload(const std::string& fn, const std::vector<Value>& args, bool
       (constantPattern && (fn == "matches" || fn == "find" || fn == "findAll")))
     return Value::error(kNoSuchOverload);
   if (auto it = traits.find(fn); it != traits.end()) {
-    // A first argument with the trait, or a string (a traits.Receiver), answers with the plain error.
-    if (!args.empty() && (it->second.contains(args[0].kind()) || args[0].kind() == VK::String))
+    // A first argument with the trait, or a traits.Receiver (string, timestamp, duration), answers with
+    // the plain error.
+    if (!args.empty() && (it->second.contains(args[0].kind()) || isReceiver(args[0].kind())))
       return Value::error(kNoSuchOverload);
     return Value::error(std::string(kNoSuchOverload) + ": " + fn);
   }
@@ -503,7 +708,8 @@ class Interpreter {
       case ExprKind::Constant:
         return e.constant;
       case ExprKind::Ident: {
-        if (!isBound(e.name) && typeIdentifier(e.name)) return Value::type(e.name);  // a constant: no cost
+        if (!isBound(e.name) && typeIdentifier(e.name))  // a constant: no cost
+          return Value::type(runtimeTypeName(e.name));
         charge(1);
         return lookup(e.name);
       }
@@ -511,43 +717,12 @@ class Interpreter {
         return select(e);
       case ExprKind::Call:
         return call(e);
-      case ExprKind::List: {
-        charge(10);
-        ValueList items;
-        items.reserve(e.args.size());
-        for (size_t i = 0; i < e.args.size(); ++i) {
-          Value v = eval(*e.args[i]);
-          if (v.isError()) return v;
-          if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
-              v.kind() == Value::Kind::Optional) {
-            // [?x]: the value when x has one, nothing otherwise.
-            if (v.optionalValue()) items.push_back(*v.optionalValue());
-            continue;
-          }
-          items.push_back(std::move(v));
-        }
-        return Value::list(std::move(items));
-      }
+      case ExprKind::List:
       case ExprKind::Map: {
-        charge(30);
-        std::vector<std::pair<Value, Value>> entries;
-        for (const MapEntry& m : e.entries) {
-          Value k = eval(*m.key);
-          if (k.isError()) return k;
-          Value v = eval(*m.value);
-          if (v.isError()) return v;
-          if (m.optional && v.kind() == Value::Kind::Optional) {
-            // {?k: v}: the entry only when v has a value.
-            if (!v.optionalValue()) continue;
-            v = *v.optionalValue();
-          }
-          for (const auto& existing : entries)
-            if (equalValues(existing.first, k)) {
-              // cel-go keeps the last value of a repeated key.
-            }
-          entries.emplace_back(std::move(k), std::move(v));
-        }
-        return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+        // cel-go's observer charges a literal after its elements (also when one failed).
+        Value v = e.kind == ExprKind::List ? listLiteral(e) : mapLiteral(e);
+        charge(e.kind == ExprKind::List ? 10 : 30);
+        return aborted_ ? abortValue() : v;
       }
       case ExprKind::Comprehension:
         return comprehension(e);
@@ -556,6 +731,43 @@ class Interpreter {
   }
 
   uint64_t cost() const { return cost_; }
+
+ private:
+  Value listLiteral(const Expr& e) {
+    ValueList items;
+    items.reserve(e.args.size());
+    for (size_t i = 0; i < e.args.size(); ++i) {
+      Value v = eval(*e.args[i]);
+      if (v.isError()) return v;
+      if (std::find(e.optionalAt.begin(), e.optionalAt.end(), i) != e.optionalAt.end() &&
+          v.kind() == Value::Kind::Optional) {
+        // [?x]: the value when x has one, nothing otherwise.
+        if (v.optionalValue()) items.push_back(*v.optionalValue());
+        continue;
+      }
+      items.push_back(std::move(v));
+    }
+    return Value::list(std::move(items));
+  }
+
+  Value mapLiteral(const Expr& e) {
+    std::vector<std::pair<Value, Value>> entries;
+    for (const MapEntry& m : e.entries) {
+      Value k = eval(*m.key);
+      if (k.isError()) return k;
+      Value v = eval(*m.value);
+      if (v.isError()) return v;
+      if (m.optional && v.kind() == Value::Kind::Optional) {
+        // {?k: v}: the entry only when v has a value.
+        if (!v.optionalValue()) continue;
+        v = *v.optionalValue();
+      }
+      entries.emplace_back(std::move(k), std::move(v));  // EntryMap keeps the last value of a key
+    }
+    return Value::map(std::make_shared<const EntryMap>(std::move(entries)));
+  }
+
+ public:
   bool aborted() const { return aborted_; }
 
  private:
@@ -568,7 +780,10 @@ class Interpreter {
     }
   }
 
+  // cel-go checks the limit after each step and stops there: the cost of the step that crossed it is
+  // the last one counted.
   void charge(uint64_t c) {
+    if (aborted_) return;
     cost_ += c;
     if (cost_ > options_.costLimit) abort(kCostLimitExceeded);
   }
@@ -591,15 +806,30 @@ class Interpreter {
   // attribute in cel-go, which costs 1 more than its qualifiers.
   static bool isAttribute(const Expr& e) {
     return e.kind == ExprKind::Ident || (e.kind == ExprKind::Select && !e.testOnly) ||
-           (e.kind == ExprKind::Call && e.name == op::kIndex && !e.operand);
+           (e.kind == ExprKind::Call && !e.operand &&
+            (e.name == op::kIndex || e.name == op::kOptIndex || e.name == op::kOptSelect));
   }
 
   Value select(const Expr& e) {
+    const uint64_t before = cost_;
     Value operand = eval(*e.operand);
     if (aborted_) return abortValue();
     if (!isAttribute(*e.operand)) charge(1);
-    if (operand.isError()) return operand;
+    if (operand.isError()) {
+      // has(x.f) is one test-only attribute in cel-go: resolving it stops at the failure before its last
+      // step is counted.
+      if (e.testOnly && isAttribute(*e.operand) && cost_ > before) --cost_;
+      return operand;
+    }
     // A presence test costs nothing; an optional qualifier only when present.
+    if (operand.kind() == Value::Kind::Optional && e.testOnly) {
+      const Value* inner = operand.optionalValue();
+      const bool present = inner && inner->kind() == Value::Kind::Map &&
+                           inner->mapValue().find(Value::string(e.name)).has_value();
+      // cel-go's optional chain counts its last step only when the tested field is there.
+      if (!present && isOptionalChainStep(*e.operand) && cost_ > before) --cost_;
+      return Value::boolean(present);
+    }
     if (operand.kind() == Value::Kind::Optional && !e.testOnly) {
       // After `.?`, the chain's qualifiers apply only if present: none stays none, a missing key gives none.
       if (!operand.optionalValue()) return operand;
@@ -615,6 +845,20 @@ class Interpreter {
     if (e.testOnly) return Value::boolean(v.has_value());
     if (!v) return Value::error("no such key: " + e.name);
     return *v;
+  }
+
+  static bool isOptionalChainStep(const Expr& e) {
+    return (e.kind == ExprKind::Select && e.optionalChain) ||
+           (e.kind == ExprKind::Call && !e.operand && (e.name == op::kOptSelect || e.name == op::kOptIndex));
+  }
+
+  // An index key. cel-go qualifies by a key that is itself an attribute (a variable, a select chain)
+  // directly, so the key's root costs nothing of its own.
+  Value evalQualifierKey(const Expr& key) {
+    const uint64_t before = cost_;
+    Value k = eval(key);
+    if (isAttribute(key) && cost_ > before) --cost_;
+    return k;
   }
 
   // A qualifier of an optional chain: optional.of(the value) when `key` is present, else optional.none().
@@ -637,7 +881,8 @@ class Interpreter {
       return Value::optionalOf(items[static_cast<size_t>(*i)]);
     }
     if (operand.isError()) return operand;
-    return Value::error(kNoSuchOverload);
+    // cel-go's refQualify: an optional qualifier on anything else finds nothing.
+    return Value::optionalNone();
   }
 
   Value logical(const Expr& e, bool isAnd) {
@@ -687,7 +932,7 @@ class Interpreter {
       if (!isAttribute(*e.args[0])) charge(1);
       if (operand.isError()) return operand;
       if (optionalCall || operand.kind() == Value::Kind::Optional) {
-        Value key = eval(*e.args[1]);
+        Value key = evalQualifierKey(*e.args[1]);
         if (aborted_) return abortValue();
         if (key.isError()) return key;
         Value r = operand.kind() == Value::Kind::Optional
@@ -699,7 +944,7 @@ class Interpreter {
       }
       // A plain index: the operand is evaluated already. Lists take any numeric index at run time (the
       // checker wants an int; a dyn index may be a uint or an integral double).
-      Value key = eval(*e.args[1]);
+      Value key = evalQualifierKey(*e.args[1]);
       if (aborted_) return abortValue();
       if (!key.isError() && (operand.kind() == Value::Kind::List || operand.kind() == Value::Kind::Map)) {
         Value r = indexValue(operand, key);
@@ -711,26 +956,64 @@ class Interpreter {
       return dispatch(e, args);
     }
     if ((fn == "or" || fn == "orValue") && e.operand && e.args.size() == 1) {
-      // cel-go evaluates the alternative only when the optional is empty.
+      // cel-go plans these as short-circuiting steps (not calls, so they cost nothing): a receiver that
+      // is not an optional (an error, a dyn value) is the result, the alternative is evaluated only
+      // when the optional is empty.
       Value opt = eval(*e.operand);
       if (aborted_) return abortValue();
-      if (opt.kind() == Value::Kind::Optional && opt.optionalValue()) {
-        charge(1);
-        return fn == "or" ? opt : *opt.optionalValue();
-      }
-      Value alt = eval(*e.args[0]);
-      if (aborted_) return abortValue();
-      std::vector<Value> args{std::move(opt), std::move(alt)};
-      return dispatch(e, args);
+      if (opt.kind() != Value::Kind::Optional) return opt;
+      if (opt.optionalValue()) return fn == "or" ? opt : *opt.optionalValue();
+      return eval(*e.args[0]);
     }
     std::vector<Value> args;
     args.reserve(e.args.size() + 1);
-    if (e.operand) args.push_back(eval(*e.operand));
-    for (const ExprPtr& a : e.args) {
+    std::vector<const Expr*> argExprs;
+    if (e.operand) argExprs.push_back(e.operand.get());
+    for (const ExprPtr& a : e.args) argExprs.push_back(a.get());
+    const bool shortCircuits = isVarArgsCall(e, argExprs);
+    for (size_t i = 0; i < argExprs.size(); ++i) {
       if (aborted_) return abortValue();
-      args.push_back(eval(*a));
+      args.push_back(eval(*argExprs[i]));
+      // cel-go's var-args call stops at an argument that failed; the later ones are not evaluated, and
+      // the call is not charged (its cost tracker misses their values).
+      if (shortCircuits && args.back().isError() && i + 1 < argExprs.size()) return args.back();
     }
     return dispatch(e, args);
+  }
+
+  // Calls cel-go plans as evalVarArgs: three or more arguments (the receiver counts); the regular
+  // expression functions whose pattern is a constant (their optimizer builds a var-args call); and two
+  // arguments when the checker left several overloads of a function without a singleton binding (the
+  // function's dispatcher is a var-args function).
+  static bool isVarArgsCall(const Expr& e, const std::vector<const Expr*>& args) {
+    if (args.size() >= 3) return true;
+    if (args.size() != 2) return false;
+    const bool regex = e.name == "matches" || e.name == "find" || e.name == "findAll";
+    if (regex && args[1]->kind == ExprKind::Constant && args[1]->constant.kind() == Value::Kind::String)
+      return true;
+    return e.overloads.size() > 1 && !hasSingletonBinding(e.name);
+  }
+
+  // The standard library's functions bound once for all their overloads (by a trait of the operand).
+  static bool hasSingletonBinding(const std::string& fn) {
+    static const std::set<std::string, std::less<>> singletons = {op::kLogicalAnd,
+                                                                  op::kLogicalOr,
+                                                                  op::kEquals,
+                                                                  op::kNotEquals,
+                                                                  op::kAdd,
+                                                                  op::kDivide,
+                                                                  op::kModulo,
+                                                                  op::kMultiply,
+                                                                  op::kSubtract,
+                                                                  op::kLess,
+                                                                  op::kLessEquals,
+                                                                  op::kGreater,
+                                                                  op::kGreaterEquals,
+                                                                  op::kIndex,
+                                                                  op::kIn,
+                                                                  "matches",
+                                                                  "@sortByAssociatedKeys"};
+    return singletons.contains(fn);
   }
 
   // Calls the overload that fits the evaluated arguments, charging the call.
@@ -756,6 +1039,11 @@ class Interpreter {
       for (size_t i = 0; i < args.size() && match; ++i) match = runtimeKindMatches(o->params[i], args[i]);
       if (!match) continue;
       return finish(o->impl(args));
+    }
+    if (fn == op::kNegate && args.size() == 1 && args[0].kind() == Value::Kind::Duration) {
+      // `-_` is bound to the Negator trait, which durations have without a declared overload.
+      const int64_t d = args[0].asDurationNanos();
+      return finish(d == INT64_MIN ? Value::error("integer overflow") : Value::duration(-d));
     }
     const Expr* pattern = e.operand ? (e.args.empty() ? nullptr : e.args[0].get())
                                     : (e.args.size() < 2 ? nullptr : e.args[1].get());
@@ -836,7 +1124,11 @@ class Folder {
       case ExprKind::Constant:
         return true;
       case ExprKind::Ident:
-        return !bound(e->name) && typeIdentifier(e->name).has_value();
+        if (bound(e->name) || !typeIdentifier(e->name)) return false;
+        // The checker knows the aliases timestamp and duration; cel-go's planner does not.
+        if ((e->name == "timestamp" || e->name == "duration") && error_.empty())
+          error_ = "program instantiation failed: reference to undefined type: " + e->name;
+        return true;
       case ExprKind::Select:
         fold(e->operand);
         return false;
@@ -880,8 +1172,8 @@ class Folder {
           e->noCallCost = primitive;
           return false;
         }
-        static const std::set<std::string, std::less<>> conversions = {"bool", "bytes",  "double", "dyn",
-                                                                       "int",  "string", "type",   "uint"};
+        static const std::set<std::string, std::less<>> conversions = {
+            "bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"};
         if (!allConst || e->args.size() != 1 || !conversions.contains(e->name)) return false;
         return replace(e, true);
       }

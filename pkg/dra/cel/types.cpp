@@ -56,15 +56,29 @@ CelType CelType::parse(std::string_view text) {
   if (text == "type") return of(K::Type);
   if (text == "kubernetes.Quantity") return of(K::Quantity);
   if (text == "kubernetes.Semver") return of(K::Semver);
+  if (text == "google.protobuf.Timestamp") return of(K::Timestamp);
+  if (text == "google.protobuf.Duration") return of(K::Duration);
+  if (text == "net.IP") return of(K::IP);
+  if (text == "net.CIDR") return of(K::CIDR);
+  if (text == "kubernetes.URL") return of(K::URL);
+  if (text == "kubernetes.NamedFormat") return of(K::NamedFormat);
   if (text.size() == 1 && std::isupper(static_cast<unsigned char>(text[0])))
     return CelType{K::Param, {}, std::string(text)};
   return of(K::Dyn);
+}
+
+bool CelType::containsFree() const {
+  if (kind == Kind::Free) return true;
+  for (const CelType& p : params)
+    if (p.containsFree()) return true;
+  return false;
 }
 
 std::string CelType::toString() const {
   using K = Kind;
   switch (kind) {
     case K::Dyn:
+    case K::Free:  // cel-go prints an unbound variable as _varN; its number is not tracked here
       return "dyn";
     case K::Any:
       return "any";
@@ -94,6 +108,18 @@ std::string CelType::toString() const {
       return "kubernetes.Quantity";
     case K::Semver:
       return "kubernetes.Semver";
+    case K::Timestamp:
+      return "timestamp";
+    case K::Duration:
+      return "duration";
+    case K::IP:
+      return "net.IP";
+    case K::CIDR:
+      return "net.CIDR";
+    case K::URL:
+      return "kubernetes.URL";
+    case K::NamedFormat:
+      return "kubernetes.NamedFormat";
     case K::Error:
       return "!error!";
     case K::Device:
@@ -118,6 +144,10 @@ std::string CelType::typeName() const {
       return "optional_type(" + params.at(0).typeName() + ")";
     case Kind::Type:
       return params.empty() ? "type" : "type(" + params[0].typeName() + ")";
+    case Kind::Timestamp:
+      return "google.protobuf.Timestamp";
+    case Kind::Duration:
+      return "google.protobuf.Duration";
     default:
       return toString();
   }
@@ -130,6 +160,7 @@ bool runtimeKindMatches(const CelType& t, const Value& v) {
     case K::Dyn:
     case K::Any:
     case K::Param:
+    case K::Free:
       return true;
     case K::Null:
       return v.kind() == VK::Null;
@@ -157,6 +188,18 @@ bool runtimeKindMatches(const CelType& t, const Value& v) {
       return v.kind() == VK::Quantity;
     case K::Semver:
       return v.kind() == VK::Semver;
+    case K::Timestamp:
+      return v.kind() == VK::Timestamp;
+    case K::Duration:
+      return v.kind() == VK::Duration;
+    case K::IP:
+      return v.kind() == VK::IP;
+    case K::CIDR:
+      return v.kind() == VK::CIDR;
+    case K::URL:
+      return v.kind() == VK::URL;
+    case K::NamedFormat:
+      return v.kind() == VK::NamedFormat;
     case K::Device:
       return v.kind() == VK::Map;
     case K::Error:

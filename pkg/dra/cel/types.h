@@ -28,9 +28,17 @@ struct CelType {
     Optional,
     Quantity,
     Semver,
+    Timestamp,    // google.protobuf.Timestamp
+    Duration,     // google.protobuf.Duration
+    IP,           // net.IP (Kubernetes)
+    CIDR,         // net.CIDR (Kubernetes)
+    URL,          // kubernetes.URL
+    NamedFormat,  // kubernetes.NamedFormat
     Error,
     Device,  // kubernetes.DRADevice, the one object type of DRA's environment
-    Param    // a type parameter in a signature (name in `param`)
+    Param,   // a type parameter in a signature (name in `param`)
+    Free     // a type variable the checker left unbound (an empty literal's element, optional.none()'s
+             // value): checks as dyn, and takes the type of what it is unified with
   };
   Kind kind = Kind::Dyn;
   std::vector<CelType> params;  // List: element; Map: key, value; Optional: inner; Type: the type's type
@@ -44,7 +52,8 @@ struct CelType {
   // Parses a signature type: "int", "list(A)", "map(K, V)", "optional_type(A)", "A".
   static CelType parse(std::string_view text);
 
-  bool isDyn() const { return kind == Kind::Dyn || kind == Kind::Any; }
+  bool isDyn() const { return kind == Kind::Dyn || kind == Kind::Any || kind == Kind::Free; }
+  bool containsFree() const;
   // As the checker's errors print it ("any" for google.protobuf.Any).
   std::string toString() const;
   // As cel.Type.String() prints it ("google.protobuf.Any"), for the output-type error.

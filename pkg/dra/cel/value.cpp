@@ -141,6 +141,42 @@ Value Value::semver(Semver s) {
   v.ref_ = box(std::move(s));
   return v;
 }
+Value Value::timestamp(Timestamp t) {
+  Value v;
+  v.kind_ = Kind::Timestamp;
+  v.ref_ = box(t);
+  return v;
+}
+Value Value::duration(int64_t nanos) {
+  Value v;
+  v.kind_ = Kind::Duration;
+  v.i_ = nanos;
+  return v;
+}
+Value Value::ip(IPAddress a) {
+  Value v;
+  v.kind_ = Kind::IP;
+  v.ref_ = box(a);
+  return v;
+}
+Value Value::cidr(IPPrefix p) {
+  Value v;
+  v.kind_ = Kind::CIDR;
+  v.ref_ = box(p);
+  return v;
+}
+Value Value::url(GoURL u) {
+  Value v;
+  v.kind_ = Kind::URL;
+  v.ref_ = box(std::move(u));
+  return v;
+}
+Value Value::namedFormat(std::string key) {
+  Value v;
+  v.kind_ = Kind::NamedFormat;
+  v.ref_ = box(std::move(key));
+  return v;
+}
 Value Value::error(std::string message) {
   Value v;
   v.kind_ = Kind::Error;
@@ -176,6 +212,18 @@ std::string_view Value::typeName() const {
       return "kubernetes.Quantity";
     case Kind::Semver:
       return "kubernetes.Semver";
+    case Kind::Timestamp:
+      return "google.protobuf.Timestamp";
+    case Kind::Duration:
+      return "google.protobuf.Duration";
+    case Kind::IP:
+      return "net.IP";
+    case Kind::CIDR:
+      return "net.CIDR";
+    case Kind::URL:
+      return "kubernetes.URL";
+    case Kind::NamedFormat:
+      return "kubernetes.NamedFormat";
     case Kind::Error:
       return "error";
   }
@@ -240,6 +288,7 @@ bool equalValues(const Value& a, const Value& b) {
     case K::String:
     case K::Bytes:
     case K::Type:
+    case K::NamedFormat:
       return a.text() == b.text();
     case K::List: {
       const ValueList& x = a.items();
@@ -271,6 +320,16 @@ bool equalValues(const Value& a, const Value& b) {
       return a.asQuantity().compare(b.asQuantity()) == 0;
     case K::Semver:
       return a.asSemver().compare(b.asSemver()) == 0;
+    case K::Timestamp:
+      return a.asTimestamp() == b.asTimestamp();
+    case K::Duration:
+      return a.asDurationNanos() == b.asDurationNanos();
+    case K::IP:
+      return a.asIP() == b.asIP();
+    case K::CIDR:
+      return a.asCIDR() == b.asCIDR();
+    case K::URL:  // as Kubernetes compares them: by their text
+      return a.asURL().toString() == b.asURL().toString();
     default:
       return false;
   }
@@ -294,6 +353,11 @@ std::optional<int> compareValues(const Value& a, const Value& b) {
       const int c = a.text().compare(b.text());
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
+    case K::Timestamp:
+      return a.asTimestamp().compare(b.asTimestamp());
+    case K::Duration:
+      return a.asDurationNanos() < b.asDurationNanos() ? -1
+                                                       : (a.asDurationNanos() > b.asDurationNanos() ? 1 : 0);
     default:
       return std::nullopt;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // CEL runtime values for DRA's environment: null, bool, int, uint, double, string, bytes, list, map,
-// type, optional, plus Kubernetes' Quantity and Semver. Errors are values too, because CEL's && and ||
-// absorb an error that the other side makes irrelevant (`err || true` is true).
+// type, optional, timestamp, duration, plus Kubernetes' Quantity, Semver, IP, CIDR, URL and
+// named format. Errors are values
+// too, because CEL's && and || absorb an error that the other side makes irrelevant (`err || true` is true).
 //
 // A Value is 32 bytes: scalars inline, everything else behind a shared pointer to immutable data, so
 // copying one (into a comprehension's variable, out of a device's attribute map) never copies a string.
@@ -16,7 +17,10 @@
 #include <vector>
 
 #include "pkg/api/quantity.h"
+#include "pkg/dra/cel/net.h"
 #include "pkg/dra/cel/semver.h"
+#include "pkg/dra/cel/time.h"
+#include "pkg/dra/cel/url.h"
 
 namespace ks::cel {
 
@@ -40,6 +44,12 @@ class Value {
     Optional,
     Quantity,
     Semver,
+    Timestamp,
+    Duration,
+    IP,
+    CIDR,
+    URL,
+    NamedFormat,
     Error
   };
 
@@ -60,6 +70,12 @@ class Value {
   // not accept (`q == q.add(0)` is "no such overload").
   static Value quantityRef(api::Quantity q);
   static Value semver(Semver v);
+  static Value timestamp(Timestamp t);
+  static Value duration(int64_t nanos);
+  static Value ip(IPAddress a);
+  static Value cidr(IPPrefix p);
+  static Value url(GoURL u);
+  static Value namedFormat(std::string key);  // Kubernetes' format.<key>()
   static Value error(std::string message);
 
   Kind kind() const { return kind_; }
@@ -70,7 +86,7 @@ class Value {
   int64_t asInt() const { return i_; }
   uint64_t asUint() const { return u_; }
   double asDouble() const { return d_; }
-  // String, Bytes, Type and Error hold their text here.
+  // String, Bytes, Type, NamedFormat (its key) and Error hold their text here.
   const std::string& text() const { return *static_cast<const std::string*>(ref_.get()); }
   const ValueList& items() const { return *static_cast<const ValueList*>(ref_.get()); }
   const MapValue& mapValue() const { return *static_cast<const MapValue*>(ref_.get()); }
@@ -78,6 +94,11 @@ class Value {
   const Value* optionalValue() const { return static_cast<const Value*>(ref_.get()); }
   const api::Quantity& asQuantity() const { return *static_cast<const api::Quantity*>(ref_.get()); }
   const Semver& asSemver() const { return *static_cast<const Semver*>(ref_.get()); }
+  const Timestamp& asTimestamp() const { return *static_cast<const Timestamp*>(ref_.get()); }
+  int64_t asDurationNanos() const { return i_; }
+  const IPAddress& asIP() const { return *static_cast<const IPAddress*>(ref_.get()); }
+  const IPPrefix& asCIDR() const { return *static_cast<const IPPrefix*>(ref_.get()); }
+  const GoURL& asURL() const { return *static_cast<const GoURL*>(ref_.get()); }
 
   // The CEL type name of this value ("int", "map", "kubernetes.Quantity", ...), as type() returns it
   // and as error messages print it.

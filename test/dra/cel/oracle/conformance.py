@@ -75,8 +75,9 @@ def parse_strings(text):
 
 
 def blocks(text, keyword):
-    """Yields the bodies of `keyword { ... }` blocks (brace matching outside string literals)."""
-    for m in re.finditer(r"\b" + keyword + r"\s*\{", text):
+    """Yields the bodies of `keyword { ... }` and `keyword: { ... }` blocks (brace matching outside string
+    literals)."""
+    for m in re.finditer(r"\b" + keyword + r"\s*:?\s*\{", text):
         depth = 1
         i = m.end()
         while i < len(text) and depth:
