@@ -13,6 +13,8 @@
 #include <sstream>
 #include <vector>
 
+#include "pkg/util/go_duration.h"
+
 namespace ks::cel {
 namespace {
 
@@ -210,86 +212,9 @@ std::string formatRfc3339(const Timestamp& t) {
 }
 
 std::optional<int64_t> parseGoDuration(std::string_view s) {
-  constexpr uint64_t kLimit = uint64_t{1} << 63;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
-    negative = s[0] == '-';
-    s.remove_prefix(1);
-  }
-  if (s == "0") return 0;
-  if (s.empty()) return std::nullopt;
-  uint64_t total = 0;
-  while (!s.empty()) {
-    if (!(s[0] == '.' || isDigit(s, 0))) return std::nullopt;
-    // The integer part (Go's leadingInt: an error past 1<<63).
-    uint64_t v = 0;
-    size_t i = 0;
-    for (; isDigit(s, i); ++i) {
-      if (v > kLimit / 10) return std::nullopt;
-      v = v * 10 + static_cast<uint64_t>(s[i] - '0');
-      if (v > kLimit) return std::nullopt;
-    }
-    const bool pre = i > 0;
-    s.remove_prefix(i);
-    // The fraction (Go's leadingFraction: digits past what fits are ignored).
-    uint64_t f = 0;
-    double scale = 1;
-    bool post = false;
-    if (!s.empty() && s[0] == '.') {
-      s.remove_prefix(1);
-      bool overflow = false;
-      size_t j = 0;
-      for (; isDigit(s, j); ++j) {
-        if (overflow) continue;
-        if (f > (kLimit - 1) / 10) {
-          overflow = true;
-          continue;
-        }
-        const uint64_t y = f * 10 + static_cast<uint64_t>(s[j] - '0');
-        if (y > kLimit) {
-          overflow = true;
-          continue;
-        }
-        f = y;
-        scale *= 10;
-      }
-      post = j > 0;
-      s.remove_prefix(j);
-    }
-    if (!pre && !post) return std::nullopt;
-    size_t u = 0;
-    while (u < s.size() && s[u] != '.' && !isDigit(s, u)) ++u;
-    if (u == 0) return std::nullopt;
-    const std::string_view unitName = s.substr(0, u);
-    s.remove_prefix(u);
-    uint64_t unit = 0;
-    if (unitName == "ns") {
-      unit = 1;
-    } else if (unitName == "us" || unitName == "\xC2\xB5s" || unitName == "\xCE\xBCs") {
-      unit = 1000;
-    } else if (unitName == "ms") {
-      unit = 1000000;
-    } else if (unitName == "s") {
-      unit = kNanosPerSecond;
-    } else if (unitName == "m") {
-      unit = 60 * kNanosPerSecond;
-    } else if (unitName == "h") {
-      unit = 3600 * kNanosPerSecond;
-    } else {
-      return std::nullopt;
-    }
-    if (v > kLimit / unit) return std::nullopt;
-    v *= unit;
-    if (f > 0) {
-      v += static_cast<uint64_t>(static_cast<double>(f) * (static_cast<double>(unit) / scale));
-      if (v > kLimit) return std::nullopt;
-    }
-    total += v;
-    if (total > kLimit) return std::nullopt;
-  }
-  if (negative) return static_cast<int64_t>(0 - total);
-  if (total > kLimit - 1) return std::nullopt;
-  return static_cast<int64_t>(total);
+  auto d = ks::parseGoDuration(s);
+  if (!d.ok()) return std::nullopt;
+  return d->count();
 }
 
 std::string formatDurationSeconds(int64_t nanos) {

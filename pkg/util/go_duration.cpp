@@ -1,11 +1,10 @@
-#include "pkg/scheduler/apis/config/duration.h"
+#include "pkg/util/go_duration.h"
 
 #include <cstdint>
-#include <limits>
 
 #include "pkg/util/strings.h"
 
-namespace ks::config {
+namespace ks {
 namespace {
 
 Error invalid(std::string_view orig) {
@@ -73,12 +72,18 @@ Result<std::chrono::nanoseconds> parseGoDuration(std::string_view orig) {
       size_t j = 0;
       bool overflow = false;
       for (; j < s.size() && s[j] >= '0' && s[j] <= '9'; j++) {
+        // Go's leadingFraction: digits past what fits are ignored.
         if (overflow) continue;
-        if (f > (std::numeric_limits<uint64_t>::max() / 10) - 9) {
+        if (f > (limit - 1) / 10) {
           overflow = true;
           continue;
         }
-        f = f * 10 + static_cast<uint64_t>(s[j] - '0');
+        const uint64_t y = f * 10 + static_cast<uint64_t>(s[j] - '0');
+        if (y > limit) {
+          overflow = true;
+          continue;
+        }
+        f = y;
         scale *= 10;
       }
       post = j > 0;
@@ -147,4 +152,4 @@ std::string formatGoDuration(std::chrono::nanoseconds d) {
   return out;
 }
 
-}  // namespace ks::config
+}  // namespace ks
