@@ -19,79 +19,15 @@
 #include <vector>
 
 #include "pkg/dra/cel/compile.h"
+#include "test/dra/cel/oracle/corpus.h"
 
 namespace ks::cel {
 namespace {
 
 using nlohmann::json;
 
-struct OracleCase {
-  std::string id;
-  std::string expr;
-  std::string deviceName;
-  std::optional<std::string> compileError;
-  std::optional<bool> result;
-  std::optional<std::string> runtimeError;
-  std::optional<uint64_t> cost;
-  bool nondeterministic = false;
-  bool nondeterministicCost = false;
-};
-
-struct Corpus {
-  std::map<std::string, Device> devices;
-  std::vector<OracleCase> cases;
-};
-
-Device parseDevice(const json& j) {
-  Device d;
-  d.driver = j.value("driver", "");
-  if (j.contains("allowMultipleAllocations"))
-    d.allowMultipleAllocations = j["allowMultipleAllocations"].get<bool>();
-  if (j.contains("attributes")) {
-    for (const auto& [name, v] : j["attributes"].items()) {
-      DeviceAttributeValue a;
-      if (v.contains("int")) a.intValue = v["int"].get<int64_t>();
-      if (v.contains("bool")) a.boolValue = v["bool"].get<bool>();
-      if (v.contains("string")) a.stringValue = v["string"].get<std::string>();
-      if (v.contains("version")) a.versionValue = v["version"].get<std::string>();
-      d.attributes[name] = a;
-    }
-  }
-  if (j.contains("capacity")) {
-    for (const auto& [name, v] : j["capacity"].items()) {
-      auto q = api::Quantity::parse(v.get<std::string>());
-      if (!q.ok()) throw std::runtime_error("capacity " + name + ": " + q.error().message());
-      d.capacity.emplace(name, *q);
-    }
-  }
-  return d;
-}
-
 Corpus loadCorpus(const std::string& file) {
-  {
-    Corpus out;
-    std::ifstream in(std::string(KS_SOURCE_DIR) + "/test/dra/cel/oracle/" + file);
-    if (!in) throw std::runtime_error("cannot open " + file);
-    std::string line;
-    std::getline(in, line);
-    const json header = json::parse(line);
-    for (const auto& [name, d] : header.at("devices").items()) out.devices[name] = parseDevice(d);
-    while (std::getline(in, line)) {
-      const json j = json::parse(line);
-      OracleCase k;
-      k.id = j.at("id").get<std::string>();
-      k.expr = j.at("expr").get<std::string>();
-      k.deviceName = j.at("device").get<std::string>();
-      if (j.contains("compileError")) k.compileError = j["compileError"].get<std::string>();
-      if (j.contains("result")) k.result = j["result"].get<bool>();
-      if (j.contains("runtimeError")) k.runtimeError = j["runtimeError"].get<std::string>();
-      if (j.contains("cost")) k.cost = j["cost"].get<uint64_t>();
-      k.nondeterministic = j.value("nondeterministic", false);
-      k.nondeterministicCost = j.value("nondeterministicCost", false);
-      out.cases.push_back(std::move(k));
-    }
-    return out;
-  }
+  return loadOracleCorpus(std::string(KS_SOURCE_DIR) + "/test/dra/cel/oracle/" + file);
 }
 
 // The generated corpus (generate.py) and the cel-spec conformance tests (conformance.py), with
