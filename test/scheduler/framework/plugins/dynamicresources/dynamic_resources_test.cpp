@@ -359,33 +359,26 @@ api::AllocatedDeviceStatus deviceStatus(const std::string& driver, const std::st
   }
   return d;
 }
-api::ResourceClaim boundClaim() {
-  return fromClaim(allocatedClaim())
-      .allocation(allocationWithBindingConditions(kDriver, "instance-1", "req-1"))
-      .allocatedDeviceStatuses(
-          {deviceStatus(kDriver, "instance-1", {{"condition", "True"}, {"failed", "False"}})})
+// An allocated claim whose device reports its binding conditions: met ("condition" True) or failed.
+api::ResourceClaim withBindingStatus(const api::ResourceClaim& allocated, const std::string& driver,
+                                     const std::string& device, const std::string& request, bool failed) {
+  return fromClaim(allocated)
+      .allocation(allocationWithBindingConditions(driver, device, request))
+      .allocatedDeviceStatuses({deviceStatus(
+          driver, device, {{"condition", failed ? "False" : "True"}, {"failed", failed ? "True" : "False"}})})
       .obj();
+}
+api::ResourceClaim boundClaim() {
+  return withBindingStatus(allocatedClaim(), kDriver, "instance-1", "req-1", false);
 }
 api::ResourceClaim boundClaim2() {
-  return fromClaim(allocatedClaim2())
-      .allocation(allocationWithBindingConditions(kDriver2, "instance-2", "req-2"))
-      .allocatedDeviceStatuses(
-          {deviceStatus(kDriver2, "instance-2", {{"condition", "True"}, {"failed", "False"}})})
-      .obj();
+  return withBindingStatus(allocatedClaim2(), kDriver2, "instance-2", "req-2", false);
 }
 api::ResourceClaim failedBindingClaim() {
-  return fromClaim(allocatedClaim())
-      .allocation(allocationWithBindingConditions(kDriver, "instance-1", "req-1"))
-      .allocatedDeviceStatuses(
-          {deviceStatus(kDriver, "instance-1", {{"condition", "False"}, {"failed", "True"}})})
-      .obj();
+  return withBindingStatus(allocatedClaim(), kDriver, "instance-1", "req-1", true);
 }
 api::ResourceClaim failedBindingClaim2() {
-  return fromClaim(allocatedClaim2())
-      .allocation(allocationWithBindingConditions(kDriver2, "instance-2", "req-2"))
-      .allocatedDeviceStatuses(
-          {deviceStatus(kDriver2, "instance-2", {{"condition", "False"}, {"failed", "True"}})})
-      .obj();
+  return withBindingStatus(allocatedClaim2(), kDriver2, "instance-2", "req-2", true);
 }
 
 api::ResourceSlice taintDevices(api::ResourceSlice s) {
