@@ -21,6 +21,7 @@
 #include "pkg/api/apps.h"
 #include "pkg/api/coordination.h"
 #include "pkg/api/core.h"
+#include "pkg/api/decode_context.h"
 #include "pkg/api/events.h"
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
@@ -33,42 +34,8 @@ namespace ks::api::jsoncodec {
 
 using Json = nlohmann::json;
 
-// Tracks the field path during a decode and keeps the first error.
-class DecodeContext {
- public:
-  // Records "<path>: <message>" (just the message at the top level) and returns false.
-  bool fail(std::string_view message);
-
-  void push(std::string_view key) { path_.push_back(Segment{key, 0, false}); }
-  void pushIndex(size_t index) { path_.push_back(Segment{{}, index, true}); }
-  void pop() { path_.pop_back(); }
-
-  std::string path() const;
-  bool failed() const { return error_.has_value(); }
-  const Error& error() const { return *error_; }
-
- private:
-  // Keys point at string literals or at keys of the JSON being decoded, both outlive the decode.
-  struct Segment {
-    std::string_view key;
-    size_t index;
-    bool isIndex;
-  };
-  std::vector<Segment> path_;
-  std::optional<Error> error_;
-};
-
-class PathScope {
- public:
-  PathScope(DecodeContext& ctx, std::string_view key) : ctx_(ctx) { ctx_.push(key); }
-  PathScope(DecodeContext& ctx, size_t index) : ctx_(ctx) { ctx_.pushIndex(index); }
-  ~PathScope() { ctx_.pop(); }
-  PathScope(const PathScope&) = delete;
-  PathScope& operator=(const PathScope&) = delete;
-
- private:
-  DecodeContext& ctx_;
-};
+using ::ks::api::DecodeContext;
+using ::ks::api::PathScope;
 
 // "array", "string", "number", ... as in "expected an object, got array".
 std::string_view typeName(const Json& j);

@@ -1,0 +1,188 @@
+#pragma once
+// Internal to pkg/api/proto: the value readers and the per-type message readers the codec's translation
+// units define. Other components use codec.h.
+//
+// A per-type reader walks its message's fields once and dispatches on the field number (the numbers are
+// those of k8s.io/api's and apimachinery's generated.proto, v0.34.4):
+//
+//   bool read(DecodeContext& ctx, std::string_view msg, OwnerReference& out) {
+//     return each(ctx, msg, [&](const Field& f) {
+//       switch (f.number) {
+//         case 1: return get(ctx, f, "kind", out.kind);
+//         case 6: return get(ctx, f, "controller", out.controller);
+//         default: return true;  // a field the scheduler does not keep
+//       }
+//     });
+//   }
+//
+// The result must equal what the JSON codec gives for the same object (the differential tests compare
+// both on a real kube-apiserver), so the same conventions hold: metav1.Time is truncated to seconds,
+// MicroTime to microseconds, and a field the JSON codec defaults when absent is defaulted here too.
+// Decoding follows Go's generated Unmarshal: a repeated field appends, an embedded message seen twice is
+// merged, scalars take the last value, int32 is the varint truncated to 32 bits.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "pkg/api/apps.h"
+#include "pkg/api/core.h"
+#include "pkg/api/decode_context.h"
+#include "pkg/api/heap_optional.h"
+#include "pkg/api/meta.h"
+#include "pkg/api/policy.h"
+#include "pkg/api/proto/wire.h"
+#include "pkg/api/quantity.h"
+#include "pkg/api/resource.h"
+#include "pkg/api/storage.h"
+
+namespace ks::api::protocodec {
+
+using proto::Field;
+using proto::Reader;
+using proto::WireType;
+using proto::Writer;
+
+// Calls fn(field) for each field of `msg`; false once fn fails or the message is malformed.
+template <typename Fn>
+bool each(DecodeContext& ctx, std::string_view msg, Fn&& fn) {
+  Reader r(msg);
+  Field f;
+  while (r.next(f)) {
+    if (!fn(f)) return false;
+  }
+  if (r.error() != nullptr) return ctx.fail(r.error());
+  return true;
+}
+
+// "field has wire type 0, expected 2" at the current path.
+bool wrongWireType(DecodeContext& ctx, const Field& f, WireType want);
+
+// ---- values: one field's value into `out`, without touching the path ----------------------------------
+bool value(DecodeContext& ctx, const Field& f, std::string& out);
+bool value(DecodeContext& ctx, const Field& f, bool& out);
+bool value(DecodeContext& ctx, const Field& f, int32_t& out);
+bool value(DecodeContext& ctx, const Field& f, int64_t& out);
+bool value(DecodeContext& ctx, const Field& f, Quantity& out);     // resource.Quantity {string = 1}
+bool value(DecodeContext& ctx, const Field& f, IntOrString& out);  // intstr {type = 1, intVal = 2, strVal = 3}
+bool value(DecodeContext& ctx, const Field& f, Time& out);         // metav1.Time, truncated to seconds
+bool microTime(DecodeContext& ctx, const Field& f, Time& out);     // metav1.MicroTime, to microseconds
+
+// ---- messages (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp) ----------
+#define KS_PROTO_DECLARE(Type) bool read(DecodeContext& ctx, std::string_view msg, Type& out);
+KS_PROTO_DECLARE(OwnerReference)
+KS_PROTO_DECLARE(ObjectMeta)
+KS_PROTO_DECLARE(LabelSelectorRequirement)
+KS_PROTO_DECLARE(LabelSelector)
+KS_PROTO_DECLARE(StatusCause)
+KS_PROTO_DECLARE(StatusDetails)
+KS_PROTO_DECLARE(ApiStatus)
+KS_PROTO_DECLARE(ListMeta)
+KS_PROTO_DECLARE(ObjectReference)
+KS_PROTO_DECLARE(Pod)
+KS_PROTO_DECLARE(Node)
+KS_PROTO_DECLARE(Namespace)
+KS_PROTO_DECLARE(PersistentVolume)
+KS_PROTO_DECLARE(PersistentVolumeClaim)
+KS_PROTO_DECLARE(Service)
+KS_PROTO_DECLARE(ReplicationController)
+KS_PROTO_DECLARE(StorageClass)
+KS_PROTO_DECLARE(CSINode)
+KS_PROTO_DECLARE(CSIDriver)
+KS_PROTO_DECLARE(CSIStorageCapacity)
+KS_PROTO_DECLARE(VolumeAttachment)
+KS_PROTO_DECLARE(PodDisruptionBudget)
+KS_PROTO_DECLARE(ReplicaSet)
+KS_PROTO_DECLARE(StatefulSet)
+KS_PROTO_DECLARE(DeviceClass)
+KS_PROTO_DECLARE(ResourceClaim)
+KS_PROTO_DECLARE(ResourceSlice)
+// The nested types of the kinds above are declared next to the kind's reader, in its translation unit,
+// unless two units share them (then here).
+#undef KS_PROTO_DECLARE
+
+template <typename T>
+concept Message = requires(DecodeContext& ctx, std::string_view msg, T& out) { read(ctx, msg, out); };
+
+// An embedded message.
+template <Message T>
+bool value(DecodeContext& ctx, const Field& f, T& out) {
+  if (f.type != WireType::kBytes) return wrongWireType(ctx, f, WireType::kBytes);
+  return read(ctx, f.bytes, out);
+}
+
+// An optional field (a Go pointer): present on the wire means set. A message seen twice is merged.
+template <typename T>
+bool value(DecodeContext& ctx, const Field& f, std::optional<T>& out) {
+  if (!out) out.emplace();
+  return value(ctx, f, *out);
+}
+template <typename T>
+bool value(DecodeContext& ctx, const Field& f, HeapOptional<T>& out) {
+  if (!out) out.emplace();
+  return value(ctx, f, *out);
+}
+
+// A map entry {key = 1, value = 2}; a missing value is the zero value, as in Go.
+template <typename V>
+bool value(DecodeContext& ctx, const Field& f, std::map<std::string, V>& out) {
+  if (f.type != WireType::kBytes) return wrongWireType(ctx, f, WireType::kBytes);
+  std::string key;
+  std::optional<Field> valueField;
+  bool ok = each(ctx, f.bytes, [&](const Field& e) {
+    if (e.number == 1) return value(ctx, e, key);
+    if (e.number == 2) valueField = e;
+    return true;
+  });
+  if (!ok) return false;
+  V& v = out[key];
+  if (!valueField) return true;
+  PathScope scope(ctx, out.find(key)->first);
+  return value(ctx, *valueField, v);
+}
+
+// One element of a repeated field (repeated scalars may also arrive packed, as Go's Unmarshal accepts).
+template <typename T>
+bool value(DecodeContext& ctx, const Field& f, std::vector<T>& out) {
+  if constexpr (std::is_integral_v<T>) {
+    if (f.type == WireType::kBytes) {
+      std::string_view rest = f.bytes;
+      while (!rest.empty()) {
+        Field one{f.number, WireType::kVarint, 0, {}};
+        if (!proto::takeVarint(rest, one.value)) return ctx.fail("truncated packed varint");
+        out.emplace_back();
+        PathScope scope(ctx, out.size() - 1);
+        if (!value(ctx, one, out.back())) return false;
+      }
+      return true;
+    }
+  }
+  out.emplace_back();
+  PathScope scope(ctx, out.size() - 1);
+  return value(ctx, f, out.back());
+}
+
+// `name` is the field's JSON name, for the error path.
+template <typename T>
+bool get(DecodeContext& ctx, const Field& f, std::string_view name, T& out) {
+  PathScope scope(ctx, name);
+  return value(ctx, f, out);
+}
+
+inline bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, std::optional<Time>& out) {
+  PathScope scope(ctx, name);
+  Time t{};
+  if (!microTime(ctx, f, t)) return false;
+  out = t;
+  return true;
+}
+
+// ---- writing (only what the scheduler sends as protobuf: a Binding) -----------------------------------
+std::string write(const ObjectMeta& in);
+std::string write(const ObjectReference& in);
+
+}  // namespace ks::api::protocodec
