@@ -158,11 +158,8 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
   if (!master.empty()) rc.server = master;
   rc.qps = cc.qps;
   rc.burst = cc.burst;
-  if (!cc.contentType.empty() && cc.contentType != "application/json") {
-    spdlog::debug(
-        "clientConnection.contentType {} requested; kube-scheduler-cpp always sends application/json",
-        cc.contentType);
-  }
+  rc.contentType = cc.contentType;
+  rc.acceptContentTypes = cc.acceptContentTypes;
   rc.userAgent = userAgent();
   return rc;
 }

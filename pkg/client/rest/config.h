@@ -49,6 +49,12 @@ struct RestConfig {
   std::chrono::seconds requestTimeout{60};   // idle timeout of ordinary requests (per chunk)
   std::chrono::seconds watchIdleMargin{30};  // watch idle timeout = timeoutSeconds + this
   std::chrono::seconds tokenFileRefresh{60};
+  // clientConnection.contentType and acceptContentTypes, as client-go reads them: lists and watches ask for
+  // acceptContentTypes when set, else "<contentType>, */*"; a Binding is sent as contentType. Either JSON
+  // ("application/json") or protobuf ("application/vnd.kubernetes.protobuf", upstream kube-scheduler's
+  // default); other calls always speak JSON. Responses are decoded as whatever the server chose.
+  std::string contentType = "application/json";
+  std::string acceptContentTypes;
   RetryParams retry;
   // Optional: receives the rest_client_* observations (request_metrics.h). Not owned; must outlive the
   // client.

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "pkg/api/json/codec.h"
+#include "pkg/api/proto/codec.h"
 
 namespace ks::client::rest {
 
@@ -91,8 +92,9 @@ int32_t parseRetryAfter(std::string_view header) {
 
 ApiError apiErrorFromResponse(int32_t httpStatus, std::string_view body, std::string_view retryAfterHeader) {
   const int32_t headerRetry = parseRetryAfter(retryAfterHeader);
-  if (!body.empty() && body.find("\"Status\"") != std::string_view::npos) {
-    auto status = api::decodeJson<api::ApiStatus>(body);
+  const bool protobuf = api::isProtobufEnvelope(body);
+  if (protobuf || (!body.empty() && body.find("\"Status\"") != std::string_view::npos)) {
+    auto status = protobuf ? api::decodeProto<api::ApiStatus>(body) : api::decodeJson<api::ApiStatus>(body);
     if (status.ok() && (status->code != 0 || !status->reason.empty() || !status->message.empty())) {
       const api::ApiStatus& s = *status;
       const int32_t code = s.code != 0 ? s.code : httpStatus;

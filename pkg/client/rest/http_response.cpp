@@ -148,6 +148,8 @@ Result<ResponseHead, Fail> readHead(ResponseReader& r) {
         h.connectionKeepAlive = v.find("keep-alive") != std::string::npos;
       } else if (name == "retry-after") {
         h.head.retryAfter = std::string(value);
+      } else if (name == "content-type") {
+        h.head.contentType = std::string(value);
       }
     }
     // 1xx interim responses (100 Continue) precede the real one; 101 never comes (no Upgrade sent).

@@ -36,7 +36,8 @@ struct TransportError {
 
 struct HttpHead {
   int32_t status = 0;
-  std::string retryAfter;  // the Retry-After header, if any
+  std::string retryAfter;   // the Retry-After header, if any
+  std::string contentType;  // the Content-Type header, if any
 };
 
 struct HttpRequest {

@@ -12,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/json/codec.h"
+#include "pkg/api/proto/codec.h"
 #include "pkg/client/rest/errors.h"
 #include "pkg/client/rest/http_transport.h"
 #include "pkg/client/rest/line_splitter.h"
@@ -51,6 +52,9 @@ double random01() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
 }
 
+// How the server encoded a watch stream (its Content-Type): JSON lines or protobuf frames.
+enum class WireFormat { kJson, kProtobuf };
+
 struct Attempt {
   int32_t status = 0;  // 0 = transport error
   std::string body;
@@ -81,6 +85,8 @@ class RestClient::Impl {
         metrics_(config_.metrics),
         limiter_(config_.qps, config_.burst),
         token_(config_.bearerToken, config_.bearerTokenFile, config_.tokenFileRefresh),
+        streamAccept_(!config_.acceptContentTypes.empty() ? config_.acceptContentTypes
+                                                          : config_.contentType + ", */*"),
         transport_(std::move(transport)) {
     if (!config_.username.empty() || !config_.password.empty()) {
       basicAuth_ = "Basic " + base64Encode(config_.username + ":" + config_.password);
@@ -88,14 +94,15 @@ class RestClient::Impl {
   }
 
   const RestConfig& config() const { return config_; }
+  const std::string& streamAccept() const { return streamAccept_; }
 
   // acceptGzip: ask for compressed bodies, as client-go's transport does (the transport inflates them); the
   // apiserver gzips responses of 128 KiB and more (a 100k-pod list: 185 MB of JSON in 8 MB), never watch
   // streams. Exactly "gzip", as Go's transport sends it.
-  std::vector<std::pair<std::string, std::string>> headers(bool acceptGzip) {
+  std::vector<std::pair<std::string, std::string>> headers(bool acceptGzip, std::string_view accept) {
     std::vector<std::pair<std::string, std::string>> h;
     h.reserve(4);
-    h.emplace_back("Accept", "application/json");
+    h.emplace_back("Accept", accept);
     if (acceptGzip) h.emplace_back("Accept-Encoding", "gzip");
     h.emplace_back("User-Agent", config_.userAgent);
     const std::string token = token_.token();
@@ -109,12 +116,12 @@ class RestClient::Impl {
 
   // One attempt: a token from the limiter, the request, its metrics (`retry` counts from 1).
   Attempt attempt(const http::method& method, const std::string& target, const std::string* body,
-                  const char* contentType, int retry) {
+                  std::string_view contentType, std::string_view accept, int retry) {
     Attempt a;
     const auto throttleStart = std::chrono::steady_clock::now();
     limiter_.accept();
     if (metrics_ != nullptr) metrics_->rateLimiterLatency(method, host_, secondsSince(throttleStart));
-    sendOnce(a, method, target, body, contentType);
+    sendOnce(a, method, target, body, contentType, accept);
     if (metrics_ != nullptr) {
       metrics_->requestSize(method, host_, body != nullptr ? static_cast<double>(body->size()) : 0.0);
       const std::string code = codeLabel(a.status);
@@ -125,11 +132,11 @@ class RestClient::Impl {
   }
 
   void sendOnce(Attempt& a, const http::method& method, const std::string& target, const std::string* body,
-                const char* contentType) {
+                std::string_view contentType, std::string_view accept) {
     HttpRequest req;
     req.method = method;
     req.target = target;
-    req.headers = headers(/*acceptGzip=*/true);
+    req.headers = headers(/*acceptGzip=*/true, accept);
     req.body = body;
     if (body != nullptr) req.contentType = contentType;
     auto r = transport_->roundTrip(
@@ -151,9 +158,11 @@ class RestClient::Impl {
   }
 
   // One call with retries (retry.h).
+  // `accept`: what the response may be; the caller decodes it (JSON unless it can decode protobuf too).
   ApiResult<std::string> call(const http::method& method, const std::string& target, RequestKind kind,
                               const std::string* body = nullptr,
-                              const char* contentType = "application/json") {
+                              std::string_view contentType = "application/json",
+                              std::string_view accept = "application/json") {
     const auto start = std::chrono::steady_clock::now();
     // client-go observes the request's latency once, retries and throttling included, and the size of the
     // final response's body (when one arrived).
@@ -163,7 +172,7 @@ class RestClient::Impl {
       metrics_->requestLatency(method, host_, secondsSince(start));
     };
     for (int retry = 1;; ++retry) {
-      Attempt a = attempt(method, target, body, contentType, retry);
+      Attempt a = attempt(method, target, body, contentType, accept, retry);
       if (a.status >= 200 && a.status < 300) {
         finished(a);
         return std::move(a.body);
@@ -203,7 +212,7 @@ class RestClient::Impl {
       size_t bytes = 0;
       bool consumerFailed = false;
       auto r = stream(
-          target, /*watch=*/false, config_.requestTimeout, [&](int32_t s) { status = s; },
+          target, /*watch=*/false, config_.requestTimeout, [&](const HttpHead& h) { status = h.status; },
           [&](std::string_view chunk) -> ApiResult<void> {
             bytes += chunk.size();
             auto consumed = onChunk(chunk);
@@ -236,36 +245,46 @@ class RestClient::Impl {
     }
   }
 
-  // Streams the watch at `target`, handing each line to `onLine` on this thread; onLine returns an
-  // error to end the watch.
+  // Streams the watch at `target`, handing each event to `onEvent` on this thread: a JSON line, or a
+  // protobuf frame when the server answered in protobuf. onEvent returns an error to end the watch.
   ApiResult<void> watch(const std::string& target, int64_t timeoutSeconds,
-                        const std::function<ApiResult<void>(std::string&&)>& onLine, std::stop_token stop) {
+                        const std::function<ApiResult<void>(WireFormat, std::string&&)>& onEvent,
+                        std::stop_token stop) {
     if (stop.stop_requested()) return {};
     // Not throttled: client-go's Request.Watch deliberately bypasses the rate limiter (a watch is one
     // long request, and relists after it are throttled as lists).
     const auto idle = timeoutSeconds > 0 ? std::chrono::seconds(timeoutSeconds) + config_.watchIdleMargin
                                          : std::chrono::seconds(7200);
+    WireFormat format = WireFormat::kJson;
     LineSplitter lines;
-    ApiResult<void> lineResult;
-    auto deliver = [&](std::string&& line) {
-      if (lineResult.ok() && !stop.stop_requested()) lineResult = onLine(std::move(line));
+    api::ProtoFrameSplitter frames;
+    ApiResult<void> eventResult;
+    auto deliver = [&](std::string&& event) {
+      if (eventResult.ok() && !stop.stop_requested()) eventResult = onEvent(format, std::move(event));
     };
     // client-go counts a watch's request once, when its response headers arrive (retry.After after
     // client.Do), or with "<error>" when none arrive.
-    auto count = [this](int32_t status) {
-      if (metrics_ != nullptr) metrics_->requestResult(codeLabel(status), "GET", host_);
+    auto headers = [&](const HttpHead& h) {
+      if (metrics_ != nullptr) metrics_->requestResult(codeLabel(h.status), "GET", host_);
+      if (h.contentType.rfind(api::kProtobufContentType, 0) == 0) format = WireFormat::kProtobuf;
     };
     // Its own connection: the idle timeout is the watch's, not that of ordinary requests.
     auto r = stream(
-        target, /*watch=*/true, idle, count,
-        [&](std::string_view chunk) {
-          lines.feed(chunk, deliver);
-          return lineResult;
+        target, /*watch=*/true, idle, headers,
+        [&](std::string_view chunk) -> ApiResult<void> {
+          if (format == WireFormat::kJson) {
+            lines.feed(chunk, deliver);
+            return eventResult;
+          }
+          auto framed = frames.feed(chunk, [&](std::string_view frame) { deliver(std::string(frame)); });
+          if (!framed.ok()) return ApiError(0, "", "watch " + target + ": " + framed.error().message());
+          return eventResult;
         },
         stop);
     if (r.ok() && !stop.stop_requested()) {
-      lines.finish(deliver);  // a last line without its newline
-      return lineResult;
+      if (format == WireFormat::kJson) lines.finish(deliver);  // a last line without its newline
+      // A partial protobuf frame at the end is a cut stream: the caller re-watches from its last event.
+      return eventResult;
     }
     return r;
   }
@@ -277,14 +296,14 @@ class RestClient::Impl {
   // the rest dropped, once `stop` is requested. A watch gets a connection of its own (`idle` is its idle
   // timeout) and no gzip.
   ApiResult<void> stream(const std::string& target, bool watch, std::chrono::seconds idle,
-                         const std::function<void(int32_t status)>& onHeaders,
+                         const std::function<void(const HttpHead&)>& onHeaders,
                          const std::function<ApiResult<void>(std::string_view chunk)>& onChunk,
                          std::stop_token stop) {
     if (stop.stop_requested()) return {};
     HttpRequest req;
     req.method = "GET";
     req.target = target;
-    req.headers = headers(/*acceptGzip=*/!watch);
+    req.headers = headers(/*acceptGzip=*/!watch, streamAccept_);
     req.dedicatedConnection = watch;
     req.idleTimeout = idle;
     int32_t status = -1;
@@ -295,7 +314,7 @@ class RestClient::Impl {
         [&](const HttpHead& h) {
           status = h.status;
           retryAfter = h.retryAfter;
-          onHeaders(h.status);
+          onHeaders(h);
         },
         [&](std::string_view chunk) {
           if (status != 200) {
@@ -306,7 +325,7 @@ class RestClient::Impl {
           return consumed.ok() && !stop.stop_requested();
         },
         stop);
-    if (status < 0 && (stop.stop_requested() || !r.ok())) onHeaders(0);
+    if (status < 0 && (stop.stop_requested() || !r.ok())) onHeaders(HttpHead{});
     if (stop.stop_requested()) return {};
     // The stream broke after a 200 (idle timeout, connection reset): a watch simply ends and the caller
     // re-watches from its last resourceVersion; a list is retried or fails.
@@ -322,6 +341,7 @@ class RestClient::Impl {
   TokenBucketRateLimiter limiter_;
   TokenSource token_;
   std::string basicAuth_;
+  const std::string streamAccept_;  // the Accept header of lists, watches and bindings
   std::unique_ptr<HttpTransport> transport_;
 };
 
@@ -338,17 +358,47 @@ void addQuery(std::string& target, char& sep, std::string_view name, std::string
   target += urlEncode(value);
 }
 
+// A list body in whichever encoding the server chose: a protobuf body starts with the envelope's "k8s\0",
+// a JSON one with '{' (or white space).
+template <typename T>
+class ListBodyDecoder {
+ public:
+  Result<void> feed(std::string_view chunk) {
+    if (chunk.empty()) return {};
+    if (!proto_ && !json_) {
+      if (chunk.front() == 'k') {
+        proto_.emplace();
+      } else {
+        json_.emplace();
+      }
+    }
+    return proto_ ? proto_->feed(chunk) : json_->feed(chunk);
+  }
+  Result<api::List<T>> finish() { return proto_ ? proto_->finish() : json().finish(); }
+  Result<api::ListMeta> finishShared(std::vector<std::shared_ptr<const T>>& items) {
+    return proto_ ? proto_->finishShared(items) : json().finishShared(items);
+  }
+
+ private:
+  api::JsonListDecoder<T>& json() {
+    if (!json_) json_.emplace();  // an empty body: JSON's decoder reports it
+    return *json_;
+  }
+  std::optional<api::ProtoListDecoder<T>> proto_;
+  std::optional<api::JsonListDecoder<T>> json_;
+};
+
 template <typename T>
 class RestListWatcher final : public ListWatcher<T> {
  public:
   RestListWatcher(RestClient::Impl& impl, std::string path) : impl_(impl), path_(std::move(path)) {}
 
   ApiResult<api::List<T>> list(const ListOptions& o) override {
-    return decodeList<api::List<T>>(o, [](api::JsonListDecoder<T>& d) { return d.finish(); });
+    return decodeList<api::List<T>>(o, [](ListBodyDecoder<T>& d) { return d.finish(); });
   }
 
   ApiResult<SharedList<T>> listShared(const ListOptions& o) override {
-    return decodeList<SharedList<T>>(o, [](api::JsonListDecoder<T>& d) -> Result<SharedList<T>> {
+    return decodeList<SharedList<T>>(o, [](ListBodyDecoder<T>& d) -> Result<SharedList<T>> {
       SharedList<T> out;
       auto meta = d.finishShared(out.items);
       if (!meta.ok()) return meta.error();
@@ -369,8 +419,9 @@ class RestListWatcher final : public ListWatcher<T> {
     addQuery(target, sep, "fieldSelector", o.fieldSelector);
     return impl_.watch(
         target, o.timeoutSeconds,
-        [&](std::string&& line) -> ApiResult<void> {
-          auto ev = api::decodeWatchEventJson<T>(line);
+        [&](WireFormat format, std::string&& event) -> ApiResult<void> {
+          auto ev = format == WireFormat::kProtobuf ? api::decodeWatchEventProto<T>(event)
+                                                    : api::decodeWatchEventJson<T>(event);
           if (!ev.ok()) return decodeError("watch " + path_, ev.error());
           onEvent(std::move(ev).value());
           return {};
@@ -391,7 +442,7 @@ class RestListWatcher final : public ListWatcher<T> {
     addQuery(target, sep, "resourceVersion", o.resourceVersion);
     if (o.limit > 0) addQuery(target, sep, "limit", std::to_string(o.limit));
     addQuery(target, sep, "continue", o.continue_);
-    std::optional<api::JsonListDecoder<T>> decoder;
+    std::optional<ListBodyDecoder<T>> decoder;
     auto streamed = impl_.getStreamed(
         target, RequestKind::Read, [&] { decoder.emplace(); },
         [&](std::string_view chunk) -> ApiResult<void> {
@@ -474,6 +525,10 @@ Result<std::unique_ptr<RestClient>> RestClient::create(RestConfig config) {
   }
   if (config.server.find_first_of(" \t\r\n") != std::string::npos)
     return Error("server: \"" + config.server + "\" is not a valid URL");
+  if (config.contentType != "application/json" && config.contentType != api::kProtobufContentType) {
+    return Error("contentType: \"" + config.contentType + "\" is not supported (use \"application/json\" or \"" +
+                 std::string(api::kProtobufContentType) + "\")");
+  }
   HttpTransport::Options t;
   t.server = config.server;
   t.idleTimeout = config.requestTimeout;
@@ -573,8 +628,12 @@ ApiResult<T> decodeBody(const ApiResult<std::string>& body, const std::string& w
 ApiResult<void> RestClient::bind(const api::Binding& binding) {
   const std::string target =
       nsPath("/api/v1", binding.metadata.namespace_, "pods/" + urlEncode(binding.metadata.name) + "/binding");
-  const std::string body = api::encodeJson(binding);
-  auto r = impl_->call(http::methods::POST, target, RequestKind::NonIdempotent, &body);
+  const RestConfig& c = impl_->config();
+  const bool protobuf = c.contentType == api::kProtobufContentType;
+  const std::string body = protobuf ? api::encodeProto(binding) : api::encodeJson(binding);
+  // The success response (a Status) is not read; an error's Status is decoded in either encoding.
+  auto r = impl_->call(http::methods::POST, target, RequestKind::NonIdempotent, &body, c.contentType,
+                       protobuf ? impl_->streamAccept() : std::string_view("application/json"));
   if (r.ok()) return {};
   // An earlier attempt may have landed: ours after a 5xx, or one cpprest re-sent by itself (it
   // re-sends any request once when a pooled connection turns out closed while reading the status
