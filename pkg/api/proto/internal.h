@@ -95,6 +95,16 @@ KS_PROTO_DECLARE(PersistentVolume)
 KS_PROTO_DECLARE(PersistentVolumeClaim)
 KS_PROTO_DECLARE(Service)
 KS_PROTO_DECLARE(ReplicationController)
+// storage/v1, policy/v1, apps/v1 nested types (other.cpp)
+KS_PROTO_DECLARE(TopologySelectorLabelRequirement)
+KS_PROTO_DECLARE(TopologySelectorTerm)
+KS_PROTO_DECLARE(VolumeNodeResources)
+KS_PROTO_DECLARE(CSINodeDriver)
+KS_PROTO_DECLARE(CSIDriverSpec)
+KS_PROTO_DECLARE(PodDisruptionBudgetSpec)
+KS_PROTO_DECLARE(PodDisruptionBudgetStatus)
+KS_PROTO_DECLARE(ReplicaSetSpec)
+KS_PROTO_DECLARE(StatefulSetSpec)
 KS_PROTO_DECLARE(StorageClass)
 KS_PROTO_DECLARE(CSINode)
 KS_PROTO_DECLARE(CSIDriver)
@@ -103,6 +113,43 @@ KS_PROTO_DECLARE(VolumeAttachment)
 KS_PROTO_DECLARE(PodDisruptionBudget)
 KS_PROTO_DECLARE(ReplicaSet)
 KS_PROTO_DECLARE(StatefulSet)
+// resource.k8s.io/v1 nested types and metav1.Condition (resource.cpp); core/v1 NodeSelector is core_pod.cpp's
+KS_PROTO_DECLARE(NodeSelector)
+KS_PROTO_DECLARE(RawExtension)
+KS_PROTO_DECLARE(Condition)
+KS_PROTO_DECLARE(CELDeviceSelector)
+KS_PROTO_DECLARE(DeviceSelector)
+KS_PROTO_DECLARE(OpaqueDeviceConfiguration)
+KS_PROTO_DECLARE(DeviceClassConfiguration)
+KS_PROTO_DECLARE(DeviceClassSpec)
+KS_PROTO_DECLARE(DeviceToleration)
+KS_PROTO_DECLARE(CapacityRequirements)
+KS_PROTO_DECLARE(ExactDeviceRequest)
+KS_PROTO_DECLARE(DeviceSubRequest)
+KS_PROTO_DECLARE(DeviceRequest)
+KS_PROTO_DECLARE(DeviceConstraint)
+KS_PROTO_DECLARE(DeviceClaimConfiguration)
+KS_PROTO_DECLARE(DeviceClaim)
+KS_PROTO_DECLARE(ResourceClaimSpec)
+KS_PROTO_DECLARE(DeviceRequestAllocationResult)
+KS_PROTO_DECLARE(DeviceAllocationConfiguration)
+KS_PROTO_DECLARE(DeviceAllocationResult)
+KS_PROTO_DECLARE(AllocationResult)
+KS_PROTO_DECLARE(ResourceClaimConsumerReference)
+KS_PROTO_DECLARE(NetworkDeviceData)
+KS_PROTO_DECLARE(AllocatedDeviceStatus)
+KS_PROTO_DECLARE(ResourceClaimStatus)
+KS_PROTO_DECLARE(ResourcePool)
+KS_PROTO_DECLARE(DeviceAttribute)
+KS_PROTO_DECLARE(CapacityRequestPolicyRange)
+KS_PROTO_DECLARE(CapacityRequestPolicy)
+KS_PROTO_DECLARE(DeviceCapacity)
+KS_PROTO_DECLARE(Counter)
+KS_PROTO_DECLARE(CounterSet)
+KS_PROTO_DECLARE(DeviceCounterConsumption)
+KS_PROTO_DECLARE(DeviceTaint)
+KS_PROTO_DECLARE(Device)
+KS_PROTO_DECLARE(ResourceSliceSpec)
 KS_PROTO_DECLARE(DeviceClass)
 KS_PROTO_DECLARE(ResourceClaim)
 KS_PROTO_DECLARE(ResourceSlice)
@@ -176,6 +223,38 @@ template <typename T>
 bool get(DecodeContext& ctx, const Field& f, std::string_view name, T& out) {
   PathScope scope(ctx, name);
   return value(ctx, f, out);
+}
+
+// An embedded message whose fields the model keeps elsewhere: JSON inlines core/v1 VolumeSource into
+// Volume and PersistentVolumeSource into PersistentVolumeSpec (no path segment), and the model flattens
+// e.g. status.phase (then the caller names the segment). fn sees the message's fields.
+template <typename Fn>
+bool embedded(DecodeContext& ctx, const Field& f, Fn&& fn) {
+  if (f.type != WireType::kBytes) return wrongWireType(ctx, f, WireType::kBytes);
+  return each(ctx, f.bytes, fn);
+}
+template <typename Fn>
+bool embedded(DecodeContext& ctx, const Field& f, std::string_view name, Fn&& fn) {
+  PathScope scope(ctx, name);
+  return embedded(ctx, f, fn);
+}
+
+// The kinds shaped {metadata = 1, spec = 2, status = 3}; status is skipped when the model has none.
+template <typename T>
+bool readObject(DecodeContext& ctx, std::string_view msg, T& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "metadata", out.metadata);
+      case 2:
+        return get(ctx, f, "spec", out.spec);
+      case 3:
+        if constexpr (requires { out.status; }) return get(ctx, f, "status", out.status);
+        return true;
+      default:
+        return true;
+    }
+  });
 }
 
 template <typename T>  // Time or std::optional<Time>

@@ -87,6 +87,21 @@ void expectChunkingIrrelevant(const std::string& stem) {
 
 // One row per recorded manifest (testdata/objects/<stem>.*).
 KS_PROTO_FIXTURE(Namespace, namespace)
+KS_PROTO_FIXTURE(StorageClass, storageclass)
+KS_PROTO_FIXTURE(CSINode, csinode)
+KS_PROTO_FIXTURE(CSIDriver, csidriver)
+KS_PROTO_FIXTURE(CSIStorageCapacity, csistoragecapacity)
+KS_PROTO_FIXTURE(VolumeAttachment, volumeattachment)
+KS_PROTO_FIXTURE(PodDisruptionBudget, pdb)
+KS_PROTO_FIXTURE(PodDisruptionBudget, pdb_min)
+KS_PROTO_FIXTURE(ReplicaSet, replicaset)
+KS_PROTO_FIXTURE(StatefulSet, statefulset)
+KS_PROTO_FIXTURE(DeviceClass, deviceclass)
+KS_PROTO_FIXTURE(ResourceClaim, resourceclaim)
+KS_PROTO_FIXTURE(ResourceSlice, resourceslice)
+KS_PROTO_FIXTURE(ResourceSlice, resourceslice_counters)
+KS_PROTO_FIXTURE(ResourceSlice, resourceslice_perdevice)
+KS_PROTO_FIXTURE(ResourceSlice, resourceslice_allnodes)
 
 TEST(ProtoStatus, NotFoundDecodesAsItsJson) {
   auto fromJson = decodeJson<ApiStatus>(readTestdata("status-notfound.json"));

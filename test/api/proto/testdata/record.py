@@ -11,7 +11,9 @@ For a manifest objects/<name>.{json,yaml} it writes, next to this script:
     <name>.list.pb     a list of the object's kind (in its namespace) holding just it, in protobuf
     <name>.watch.pb    a watch of that list from resourceVersion 0 (its ADDED frame), in protobuf
 and once: status-notfound.pb / .json (a 404's Status body).
-Uses test/integration/controlplane.sh (KS_CONTROL_PLANE_BIN to reuse built binaries); loopback only.
+Uses test/integration/controlplane.sh (KS_CONTROL_PLANE_BIN to reuse built binaries); loopback only. The
+kube-apiserver runs with FEATURE_GATES (appended to any KS_APISERVER_EXTRA_FLAGS): the alpha DRA fields the
+manifests use would otherwise be dropped silently.
 """
 import glob
 import http.client
@@ -50,6 +52,13 @@ KINDS = {
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
 }
+# Alpha in v1.34; without them the apiserver drops fields silently: consumable capacity (capacity requests
+# and policies, shareID, consumedCapacity), binding conditions (bindsToNode, binding*Conditions,
+# allocationTimestamp), device taints, extended resources (DeviceClass extendedResourceName, a pod's
+# status.extendedResourceClaimStatus), partitionable devices (counters, per-device node selection).
+FEATURE_GATES = ("DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
+                 "DRAExtendedResource=true,DRAPartitionableDevices=true")
+
 # Created because a recorded object needs them (a pod's priority and runtime class), not recorded.
 PREREQUISITES = {"PriorityClass", "RuntimeClass"}
 
@@ -133,7 +142,9 @@ def main():
     manifests = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "objects", "*.json")) +
                                        glob.glob(os.path.join(HERE, "objects", "*.yaml")))
     workdir = tempfile.mkdtemp(prefix="ks-proto-record-")
-    subprocess.run([CONTROLPLANE, "up", workdir], check=True, stdout=subprocess.DEVNULL)
+    env = dict(os.environ, KS_APISERVER_EXTRA_FLAGS=(os.environ.get("KS_APISERVER_EXTRA_FLAGS", "") +
+                                                     " --feature-gates=" + FEATURE_GATES).strip())
+    subprocess.run([CONTROLPLANE, "up", workdir], check=True, stdout=subprocess.DEVNULL, env=env)
     try:
         env = dict(os.environ)
         with open(os.path.join(workdir, "env")) as f:
