@@ -83,6 +83,57 @@ KS_PROTO_DECLARE(StatusDetails)
 KS_PROTO_DECLARE(ApiStatus)
 KS_PROTO_DECLARE(ListMeta)
 KS_PROTO_DECLARE(ObjectReference)
+// core/v1 nested types (core_pod.cpp, core_cluster.cpp)
+KS_PROTO_DECLARE(ContainerResourceClaim)
+KS_PROTO_DECLARE(ResourceRequirements)
+KS_PROTO_DECLARE(ContainerPort)
+KS_PROTO_DECLARE(Container)
+KS_PROTO_DECLARE(Toleration)
+KS_PROTO_DECLARE(NodeSelectorRequirement)
+KS_PROTO_DECLARE(NodeSelectorTerm)
+KS_PROTO_DECLARE(NodeSelector)
+KS_PROTO_DECLARE(PreferredSchedulingTerm)
+KS_PROTO_DECLARE(NodeAffinity)
+KS_PROTO_DECLARE(PodAffinityTerm)
+KS_PROTO_DECLARE(WeightedPodAffinityTerm)
+KS_PROTO_DECLARE(PodAffinity)
+KS_PROTO_DECLARE(Affinity)
+KS_PROTO_DECLARE(TopologySpreadConstraint)
+KS_PROTO_DECLARE(PodSchedulingGate)
+KS_PROTO_DECLARE(PersistentVolumeClaimVolumeSource)
+KS_PROTO_DECLARE(GCEPersistentDiskVolumeSource)
+KS_PROTO_DECLARE(AWSElasticBlockStoreVolumeSource)
+KS_PROTO_DECLARE(ISCSIVolumeSource)
+KS_PROTO_DECLARE(RBDVolumeSource)
+KS_PROTO_DECLARE(CSIVolumeSource)
+KS_PROTO_DECLARE(AzureDiskVolumeSource)
+KS_PROTO_DECLARE(AzureFileVolumeSource)
+KS_PROTO_DECLARE(CinderVolumeSource)
+KS_PROTO_DECLARE(VsphereVirtualDiskVolumeSource)
+KS_PROTO_DECLARE(PortworxVolumeSource)
+KS_PROTO_DECLARE(EphemeralVolumeSource)
+KS_PROTO_DECLARE(Volume)
+KS_PROTO_DECLARE(PodResourceClaim)
+KS_PROTO_DECLARE(PodSpec)
+KS_PROTO_DECLARE(PodCondition)
+KS_PROTO_DECLARE(ContainerStatus)
+KS_PROTO_DECLARE(PodResourceClaimStatus)
+KS_PROTO_DECLARE(ContainerExtendedResourceRequest)
+KS_PROTO_DECLARE(PodExtendedResourceClaimStatus)
+KS_PROTO_DECLARE(PodStatus)
+KS_PROTO_DECLARE(Taint)
+KS_PROTO_DECLARE(NodeSpec)
+KS_PROTO_DECLARE(NodeCondition)
+KS_PROTO_DECLARE(NodeAddress)
+KS_PROTO_DECLARE(ContainerImage)
+KS_PROTO_DECLARE(NodeStatus)
+KS_PROTO_DECLARE(VolumeNodeAffinity)
+KS_PROTO_DECLARE(CSIPersistentVolumeSource)
+KS_PROTO_DECLARE(PersistentVolumeSpec)
+KS_PROTO_DECLARE(PersistentVolumeClaimSpec)
+KS_PROTO_DECLARE(PersistentVolumeClaimStatus)
+KS_PROTO_DECLARE(ServiceSpec)
+KS_PROTO_DECLARE(ReplicationControllerSpec)
 KS_PROTO_DECLARE(Pod)
 KS_PROTO_DECLARE(Node)
 KS_PROTO_DECLARE(Namespace)
@@ -101,8 +152,8 @@ KS_PROTO_DECLARE(StatefulSet)
 KS_PROTO_DECLARE(DeviceClass)
 KS_PROTO_DECLARE(ResourceClaim)
 KS_PROTO_DECLARE(ResourceSlice)
-// The nested types of the kinds above are declared next to the kind's reader, in its translation unit,
-// unless two units share them (then here).
+// Nested types are declared here too, whichever unit defines them: value() below finds a reader by
+// ordinary lookup from this point (ADL cannot: the readers live in another namespace than the types).
 #undef KS_PROTO_DECLARE
 
 template <typename T>
@@ -171,6 +222,38 @@ template <typename T>
 bool get(DecodeContext& ctx, const Field& f, std::string_view name, T& out) {
   PathScope scope(ctx, name);
   return value(ctx, f, out);
+}
+
+// An embedded message whose fields the model keeps elsewhere: JSON inlines core/v1 VolumeSource into
+// Volume and PersistentVolumeSource into PersistentVolumeSpec (no path segment), and the model flattens
+// e.g. status.phase (then the caller names the segment). fn sees the message's fields.
+template <typename Fn>
+bool embedded(DecodeContext& ctx, const Field& f, Fn&& fn) {
+  if (f.type != WireType::kBytes) return wrongWireType(ctx, f, WireType::kBytes);
+  return each(ctx, f.bytes, fn);
+}
+template <typename Fn>
+bool embedded(DecodeContext& ctx, const Field& f, std::string_view name, Fn&& fn) {
+  PathScope scope(ctx, name);
+  return embedded(ctx, f, fn);
+}
+
+// The kinds shaped {metadata = 1, spec = 2, status = 3}; status is skipped when the model has none.
+template <typename T>
+bool readObject(DecodeContext& ctx, std::string_view msg, T& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "metadata", out.metadata);
+      case 2:
+        return get(ctx, f, "spec", out.spec);
+      case 3:
+        if constexpr (requires { out.status; }) return get(ctx, f, "status", out.status);
+        return true;
+      default:
+        return true;
+    }
+  });
 }
 
 inline bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, std::optional<Time>& out) {

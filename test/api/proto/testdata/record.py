@@ -133,7 +133,11 @@ def main():
     manifests = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "objects", "*.json")) +
                                        glob.glob(os.path.join(HERE, "objects", "*.yaml")))
     workdir = tempfile.mkdtemp(prefix="ks-proto-record-")
-    subprocess.run([CONTROLPLANE, "up", workdir], check=True, stdout=subprocess.DEVNULL)
+    # pod-volumes.json sets status.extendedResourceClaimStatus, which the apiserver drops unless its (alpha)
+    # gate is on.
+    env = dict(os.environ, KS_APISERVER_EXTRA_FLAGS=(os.environ.get("KS_APISERVER_EXTRA_FLAGS", "") +
+                                                     " --feature-gates=DRAExtendedResource=true").strip())
+    subprocess.run([CONTROLPLANE, "up", workdir], check=True, stdout=subprocess.DEVNULL, env=env)
     try:
         env = dict(os.environ)
         with open(os.path.join(workdir, "env")) as f:
