@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ks::api {
@@ -100,6 +101,10 @@ struct List {
 };
 
 enum class WatchEventType : uint8_t { Added, Modified, Deleted, Bookmark, Error };
+
+// "ADDED", "MODIFIED", ... as on the wire (JSON and protobuf alike).
+std::string_view watchEventTypeName(WatchEventType t);
+bool parseWatchEventType(std::string_view s, WatchEventType& out);
 
 // One line of a watch stream. For Error, `status` holds the error; otherwise `object` (for Bookmark
 // only object.metadata.resourceVersion is meaningful).

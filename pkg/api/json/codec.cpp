@@ -26,38 +26,6 @@ using jsoncodec::PathScope;
 
 namespace {
 
-std::string_view watchTypeName(WatchEventType t) {
-  switch (t) {
-    case WatchEventType::Added:
-      return "ADDED";
-    case WatchEventType::Modified:
-      return "MODIFIED";
-    case WatchEventType::Deleted:
-      return "DELETED";
-    case WatchEventType::Bookmark:
-      return "BOOKMARK";
-    case WatchEventType::Error:
-      return "ERROR";
-  }
-  return "ERROR";
-}
-
-bool parseWatchType(std::string_view s, WatchEventType& out) {
-  if (s == "ADDED")
-    out = WatchEventType::Added;
-  else if (s == "MODIFIED")
-    out = WatchEventType::Modified;
-  else if (s == "DELETED")
-    out = WatchEventType::Deleted;
-  else if (s == "BOOKMARK")
-    out = WatchEventType::Bookmark;
-  else if (s == "ERROR")
-    out = WatchEventType::Error;
-  else
-    return false;
-  return true;
-}
-
 // Compact JSON; invalid UTF-8 (possible in objects built in C++) is replaced rather than thrown on.
 std::string dumpCompact(const Json& j) {
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -114,7 +82,7 @@ Result<WatchEvent<T>> watchEventFromJson(const nlohmann::json& j) {
   ObjectReader r(ctx, j);
   std::string type;
   if (!r.field("type", type).ok()) return ctx.error();
-  if (!parseWatchType(type, event.type)) {
+  if (!parseWatchEventType(type, event.type)) {
     PathScope scope(ctx, "type");
     ctx.fail("unknown watch event type \"" + type + "\"");
     return ctx.error();
@@ -135,7 +103,7 @@ Result<WatchEvent<T>> watchEventFromJson(const nlohmann::json& j) {
 template <typename T>
 nlohmann::json watchEventToJson(const WatchEvent<T>& event) {
   Json o = Json::object();
-  o["type"] = watchTypeName(event.type);
+  o["type"] = watchEventTypeName(event.type);
   o["object"] = event.type == WatchEventType::Error ? toJson(event.status) : toJson(event.object);
   return o;
 }

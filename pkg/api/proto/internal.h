@@ -69,8 +69,12 @@ bool value(DecodeContext& ctx, const Field& f, int32_t& out);
 bool value(DecodeContext& ctx, const Field& f, int64_t& out);
 bool value(DecodeContext& ctx, const Field& f, Quantity& out);     // resource.Quantity {string = 1}
 bool value(DecodeContext& ctx, const Field& f, IntOrString& out);  // intstr {type = 1, intVal = 2, strVal = 3}
-bool value(DecodeContext& ctx, const Field& f, Time& out);         // metav1.Time, truncated to seconds
-bool microTime(DecodeContext& ctx, const Field& f, Time& out);     // metav1.MicroTime, to microseconds
+// metav1.Time, truncated to seconds, and MicroTime, to microseconds. Go writes the zero time as an empty
+// message (JSON has null there): it leaves `out` as it is, and an optional time unset.
+bool value(DecodeContext& ctx, const Field& f, Time& out);
+bool value(DecodeContext& ctx, const Field& f, std::optional<Time>& out);
+bool microTime(DecodeContext& ctx, const Field& f, Time& out);
+bool microTime(DecodeContext& ctx, const Field& f, std::optional<Time>& out);
 
 // ---- messages (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp) ----------
 #define KS_PROTO_DECLARE(Type) bool read(DecodeContext& ctx, std::string_view msg, Type& out);
@@ -83,6 +87,7 @@ KS_PROTO_DECLARE(StatusDetails)
 KS_PROTO_DECLARE(ApiStatus)
 KS_PROTO_DECLARE(ListMeta)
 KS_PROTO_DECLARE(ObjectReference)
+KS_PROTO_DECLARE(Binding)
 // core/v1 nested types (core_pod.cpp, core_cluster.cpp)
 KS_PROTO_DECLARE(ContainerResourceClaim)
 KS_PROTO_DECLARE(ResourceRequirements)
@@ -256,12 +261,10 @@ bool readObject(DecodeContext& ctx, std::string_view msg, T& out) {
   });
 }
 
-inline bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, std::optional<Time>& out) {
+template <typename T>  // Time or std::optional<Time>
+bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& out) {
   PathScope scope(ctx, name);
-  Time t{};
-  if (!microTime(ctx, f, t)) return false;
-  out = t;
-  return true;
+  return microTime(ctx, f, out);
 }
 
 // ---- writing (only what the scheduler sends as protobuf: a Binding) -----------------------------------
