@@ -115,7 +115,8 @@ namespace {
 
 // status = 3 {phase = 1}, which the model keeps as the object's `phase` (Namespace, PersistentVolume).
 bool statusPhase(DecodeContext& ctx, const Field& f, std::string& phase) {
-  return embedded(ctx, f, "status", [&](const Field& s) { return s.number != 1 || get(ctx, s, "phase", phase); });
+  return embedded(ctx, f, "status",
+                  [&](const Field& s) { return s.number != 1 || get(ctx, s, "phase", phase); });
 }
 
 }  // namespace
@@ -134,7 +135,8 @@ bool read(DecodeContext& ctx, std::string_view msg, Namespace& out) {
 }
 
 bool read(DecodeContext& ctx, std::string_view msg, VolumeNodeAffinity& out) {
-  return each(ctx, msg, [&](const Field& f) { return f.number != 1 || get(ctx, f, "required", out.required); });
+  return each(ctx, msg,
+              [&](const Field& f) { return f.number != 1 || get(ctx, f, "required", out.required); });
 }
 
 bool read(DecodeContext& ctx, std::string_view msg, CSIPersistentVolumeSource& out) {
@@ -261,11 +263,13 @@ bool read(DecodeContext& ctx, std::string_view msg, PersistentVolumeClaim& out) 
 
 // ServiceSpec and ReplicationControllerSpec both carry the pod selector as selector = 2.
 bool read(DecodeContext& ctx, std::string_view msg, ServiceSpec& out) {
-  return each(ctx, msg, [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
+  return each(ctx, msg,
+              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
 }
 
 bool read(DecodeContext& ctx, std::string_view msg, ReplicationControllerSpec& out) {
-  return each(ctx, msg, [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
+  return each(ctx, msg,
+              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
 }
 
 bool read(DecodeContext& ctx, std::string_view msg, Service& out) {

@@ -438,11 +438,15 @@ struct OtherVolumeSource {
   uint32_t number;
   std::string_view name;
 };
-constexpr OtherVolumeSource kOtherVolumeSources[] = {
-    {1, "hostPath"},   {2, "emptyDir"},  {5, "gitRepo"},    {6, "secret"},  {7, "nfs"},
-    {9, "glusterfs"},  {12, "flexVolume"}, {14, "cephfs"},  {15, "flocker"}, {16, "downwardAPI"},
-    {17, "fc"},        {19, "configMap"}, {21, "quobyte"},  {23, "photonPersistentDisk"},
-    {26, "projected"}, {25, "scaleIO"},   {27, "storageos"}, {30, "image"}};
+constexpr OtherVolumeSource kOtherVolumeSources[] = {{1, "hostPath"},    {2, "emptyDir"},
+                                                     {5, "gitRepo"},     {6, "secret"},
+                                                     {7, "nfs"},         {9, "glusterfs"},
+                                                     {12, "flexVolume"}, {14, "cephfs"},
+                                                     {15, "flocker"},    {16, "downwardAPI"},
+                                                     {17, "fc"},         {19, "configMap"},
+                                                     {21, "quobyte"},    {23, "photonPersistentDisk"},
+                                                     {26, "projected"},  {25, "scaleIO"},
+                                                     {27, "storageos"},  {30, "image"}};
 
 }  // namespace
 

@@ -88,7 +88,8 @@ KS_PROTO_DECLARE(ApiStatus)
 KS_PROTO_DECLARE(ListMeta)
 KS_PROTO_DECLARE(ObjectReference)
 KS_PROTO_DECLARE(Binding)
-// core/v1 nested types (core_pod.cpp, core_cluster.cpp)
+// Nested types too, whichever unit defines them: value() below finds a reader by ordinary lookup from
+// this point (ADL cannot: the readers live in another namespace than the types). core/v1:
 KS_PROTO_DECLARE(ContainerResourceClaim)
 KS_PROTO_DECLARE(ResourceRequirements)
 KS_PROTO_DECLARE(ContainerPort)
@@ -157,8 +158,6 @@ KS_PROTO_DECLARE(StatefulSet)
 KS_PROTO_DECLARE(DeviceClass)
 KS_PROTO_DECLARE(ResourceClaim)
 KS_PROTO_DECLARE(ResourceSlice)
-// Nested types are declared here too, whichever unit defines them: value() below finds a reader by
-// ordinary lookup from this point (ADL cannot: the readers live in another namespace than the types).
 #undef KS_PROTO_DECLARE
 
 template <typename T>

@@ -87,6 +87,20 @@ void expectChunkingIrrelevant(const std::string& stem) {
 
 // One row per recorded manifest (testdata/objects/<stem>.*).
 KS_PROTO_FIXTURE(Namespace, namespace)
+KS_PROTO_FIXTURE(Pod, pod)
+KS_PROTO_FIXTURE(Pod, pod_volumes)
+KS_PROTO_FIXTURE(Node, node)
+KS_PROTO_FIXTURE(PersistentVolume, pv)
+KS_PROTO_FIXTURE(PersistentVolume, pv_aws)
+KS_PROTO_FIXTURE(PersistentVolume, pv_azuredisk)
+KS_PROTO_FIXTURE(PersistentVolume, pv_azurefile)
+KS_PROTO_FIXTURE(PersistentVolume, pv_cinder)
+KS_PROTO_FIXTURE(PersistentVolume, pv_gce)
+KS_PROTO_FIXTURE(PersistentVolume, pv_portworx)
+KS_PROTO_FIXTURE(PersistentVolume, pv_vsphere)
+KS_PROTO_FIXTURE(PersistentVolumeClaim, pvc)
+KS_PROTO_FIXTURE(Service, service)
+KS_PROTO_FIXTURE(ReplicationController, rc)
 
 TEST(ProtoStatus, NotFoundDecodesAsItsJson) {
   auto fromJson = decodeJson<ApiStatus>(readTestdata("status-notfound.json"));

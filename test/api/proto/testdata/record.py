@@ -133,7 +133,7 @@ def main():
     manifests = sys.argv[1:] or sorted(glob.glob(os.path.join(HERE, "objects", "*.json")) +
                                        glob.glob(os.path.join(HERE, "objects", "*.yaml")))
     workdir = tempfile.mkdtemp(prefix="ks-proto-record-")
-    # pod-volumes.json sets status.extendedResourceClaimStatus, which the apiserver drops unless its (alpha)
+    # pod_volumes.json sets status.extendedResourceClaimStatus, which the apiserver drops unless its (alpha)
     # gate is on.
     env = dict(os.environ, KS_APISERVER_EXTRA_FLAGS=(os.environ.get("KS_APISERVER_EXTRA_FLAGS", "") +
                                                      " --feature-gates=DRAExtendedResource=true").strip())
