@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the seed corpora of test/fuzz/corpus/ from the repository's own fixtures: the API objects of
 test/api/json/testdata (as objects, lists and watch events), the YAML under config/ and deploy/, the
-KubeSchedulerConfiguration and kubeconfig texts embedded in the unit tests. Seeds are files named
+KubeSchedulerConfiguration and kubeconfig texts embedded in the unit tests, the protobuf recordings of
+test/api/proto/testdata. Seeds are files named
 seed-*; inputs added by hand (crash reproducers, named crash-*) are left alone."""
 import glob
 import gzip
@@ -41,6 +42,71 @@ EXTRA = [
      "matchExpressions": [{"key": "k", "operator": "NotIn", "values": ["1", "2"]},
                           {"key": "e", "operator": "Exists"}]},
 ]
+
+
+# The kind order of proto_fuzz.cpp's dispatch table; Status comes last.
+PROTO_KINDS = ["Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Service",
+               "ReplicationController", "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity",
+               "VolumeAttachment", "PodDisruptionBudget", "ReplicaSet", "StatefulSet", "DeviceClass", "ResourceClaim",
+               "ResourceSlice", "Status"]
+PROTO_SLOTS = len(PROTO_KINDS)
+
+
+def pb_varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def pb_bytes(number, value):
+    if isinstance(value, str):
+        value = value.encode()
+    return pb_varint(number << 3 | 2) + pb_varint(len(value)) + value
+
+
+def pb_frame(event_type, enveloped):
+    """A protobuf watch frame: 4-byte big-endian length, WatchEvent{type, object: RawExtension{raw}}."""
+    msg = pb_bytes(1, event_type) + pb_bytes(2, pb_bytes(1, enveloped))
+    return len(msg).to_bytes(4, "big") + msg
+
+
+def proto_seeds():
+    """proto_fuzz: each recording as an object, a list and a watch stream (whole and cut into chunks)."""
+    data = os.path.join(ROOT, "test/api/proto/testdata")
+    cuts = bytes([4, 1, 9, 0, 130])  # four chunk lengths: 1, 9, 0, 130; the rest is the last chunk
+    status = None
+    for path in sorted(glob.glob(os.path.join(data, "*.json"))):
+        stem = path[:-len(".json")]
+        with open(path) as f:
+            kind = json.load(f).get("kind")
+        if kind not in PROTO_KINDS:
+            continue
+        k = PROTO_KINDS.index(kind)
+        tag = "%s-%s" % (os.path.basename(stem), "%s")
+        with open(stem + ".pb", "rb") as f:
+            obj = f.read()
+        write("proto_fuzz", bytes([k]) + obj, tag % "object")
+        if kind == "Status":
+            status = obj
+            continue
+        for shape, suffix in [(1, ".list.pb"), (2, ".watch.pb")]:
+            with open(stem + suffix, "rb") as f:
+                body = f.read()
+            name = "list" if shape == 1 else "watch"
+            write("proto_fuzz", bytes([shape * PROTO_SLOTS + k, 0]) + body, tag % name)
+            write("proto_fuzz", bytes([shape * PROTO_SLOTS + k]) + cuts + body, tag % (name + "-chunks"))
+    # A watch stream with a BOOKMARK (a Pod with only metadata.resourceVersion) and an ERROR (the 404 Status).
+    bookmark = b"k8s\0" + pb_bytes(1, pb_bytes(1, "v1") + pb_bytes(2, "Pod")) + pb_bytes(2, pb_bytes(1, pb_bytes(6, "9")))
+    stream = pb_frame("BOOKMARK", bookmark)
+    if status is not None:
+        stream += pb_frame("ERROR", status)
+    write("proto_fuzz", bytes([2 * PROTO_SLOTS, 0]) + stream, "bookmark-error-watch")
 
 
 def write(target, data, tag):
@@ -95,9 +161,10 @@ def raw_strings(pattern, marker):
 
 def main():
     targets = ["api_json_fuzz", "yaml_fuzz", "node_affinity_fuzz", "scheduler_config_fuzz", "watch_stream_fuzz",
-               "kubeconfig_fuzz", "cel_fuzz", "http_response_fuzz"]
+               "kubeconfig_fuzz", "cel_fuzz", "http_response_fuzz", "proto_fuzz"]
     for t in targets:
         clean(t)
+    proto_seeds()
     objs = api_objects()
     pods = [o for o in objs if o.get("kind") == "Pod"]
     nodes = [o for o in objs if o.get("kind") == "Node"]

@@ -33,7 +33,8 @@ main() {
     ;;
   esac
 
-  # target:max_len. Small lengths keep executions fast; JSON/YAML inputs need room for nested objects.
+  # target:max_len. Small lengths keep executions fast; JSON/YAML inputs need room for nested objects, the
+  # protobuf recordings for the largest fixture (a pod with every volume source, ~8.5 KB as a list).
   all_targets=(
     quantity_fuzz:64
     label_selector_fuzz:256
@@ -45,6 +46,7 @@ main() {
     http_response_fuzz:4096
     kubeconfig_fuzz:4096
     cel_fuzz:1024
+    proto_fuzz:12288
   )
   if [ $# -gt 0 ]; then
     selected=()

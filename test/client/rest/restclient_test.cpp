@@ -7,11 +7,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "pkg/api/json/codec.h"
+#include "pkg/api/proto/codec.h"
+#include "pkg/api/proto/wire.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/errors.h"
 #include "pkg/client/rest/line_splitter.h"
@@ -700,7 +703,8 @@ TEST(RestClientTest, ListPaginationQueryAndHeaders) {
   EXPECT_EQ(reqs[0].query.count("continue"), 0u);
   EXPECT_EQ(reqs[1].query.at("continue"), "page2");
   EXPECT_EQ(reqs[2].query.at("continue"), "page3");
-  EXPECT_EQ(reqs[0].header("accept"), "application/json");
+  // As client-go: "<contentType>, */*" (clientConnection.contentType defaults to JSON here).
+  EXPECT_EQ(reqs[0].header("accept"), "application/json, */*");
   EXPECT_EQ(reqs[0].header("authorization"), "Bearer secret-token");
   EXPECT_EQ(reqs[0].header("user-agent"), "ks-test/1.0");
 }
@@ -1066,6 +1070,210 @@ TEST(RestClientTest, BindConflictsForOurNodeAreSuccess) {
   EXPECT_TRUE(other.error().isConflict());
   EXPECT_TRUE(isAlreadyAssignedTo(other.error(), "n9"));
   EXPECT_EQ(calls, 1);
+}
+
+// ---- protobuf (clientConnection.contentType application/vnd.kubernetes.protobuf) ----------------------
+
+std::string protoFixture(const std::string& name) {
+  std::ifstream in(std::string(KS_APIPROTO_TESTDATA_DIR) + "/" + name, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing " << name;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// An enveloped object: "k8s\0" + runtime.Unknown{typeMeta, raw}.
+std::string protoEnvelope(const std::string& apiVersion, const std::string& kind, const std::string& raw) {
+  api::proto::Writer typeMeta;
+  typeMeta.bytes(1, apiVersion);
+  typeMeta.bytes(2, kind);
+  api::proto::Writer unknown;
+  unknown.bytes(1, typeMeta.data());
+  unknown.bytes(2, raw);
+  return std::string("k8s\0", 4) + unknown.data();
+}
+
+// metav1.Status {status = 2, message = 3, reason = 4, code = 6}, enveloped.
+std::string protoStatus(int code, const std::string& reason, const std::string& message) {
+  api::proto::Writer s;
+  s.bytes(2, code < 300 ? "Success" : "Failure");
+  s.bytes(3, message);
+  s.bytes(4, reason);
+  s.varint(6, static_cast<uint64_t>(code));
+  return protoEnvelope("v1", "Status", s.data());
+}
+
+// One frame of a protobuf watch stream: a 4-byte big-endian length, then WatchEvent{type, RawExtension{raw}}.
+std::string protoFrame(const std::string& type, const std::string& enveloped) {
+  api::proto::Writer object;
+  object.bytes(1, enveloped);
+  api::proto::Writer event;
+  event.bytes(1, type);
+  event.bytes(2, object.data());
+  const std::string& msg = event.data();
+  const auto n = static_cast<uint32_t>(msg.size());
+  std::string out{static_cast<char>(n >> 24), static_cast<char>(n >> 16), static_cast<char>(n >> 8),
+                  static_cast<char>(n)};
+  return out + msg;
+}
+
+TEST(RestClientTest, ProtobufListsWatchesErrorsAndBindings) {
+  constexpr std::string_view kProto = "application/vnd.kubernetes.protobuf";
+  const std::vector<std::pair<std::string, std::string>> protoType = {{"Content-Type", std::string(kProto)}};
+  // A bookmark: a Pod with only metadata.resourceVersion (ObjectMeta field 6).
+  api::proto::Writer bookmarkMeta;
+  bookmarkMeta.bytes(6, "977");
+  api::proto::Writer bookmarkPod;
+  bookmarkPod.bytes(1, bookmarkMeta.data());
+  const std::string podStream = protoFixture("pod.watch.pb") +
+                                protoFrame("BOOKMARK", protoEnvelope("v1", "Pod", bookmarkPod.data())) +
+                                protoFrame("ERROR", protoStatus(410, "Expired", "too old resource version: 1 (2)"));
+  TestHttpServer server([&](const TestRequest& r, ResponseWriter& w) {
+    const bool watch = r.query.count("watch") != 0;
+    if (r.method == "POST") {
+      if (r.path.rfind("/api/v1/namespaces/taken/", 0) == 0) {
+        w.send(409,
+               protoStatus(409, "Conflict",
+                           "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to "
+                           "node \"n9\""),
+               protoType);
+      } else {
+        w.send(201, protoStatus(201, "", ""), protoType);
+      }
+    } else if (r.path == "/api/v1/pods" && !watch) {
+      w.send(200, protoFixture("pod.list.pb"), protoType);
+    } else if (r.path == "/api/v1/pods") {
+      // Frames straddle the chunks.
+      w.start(200, {{"Content-Type", std::string(kProto) + ";stream=watch"}});
+      for (size_t pos = 0; pos < podStream.size(); pos += 777) {
+        if (!w.chunk(podStream.substr(pos, 777))) return;
+      }
+      w.end();
+    } else if (r.path == "/api/v1/nodes" && !watch) {
+      // The server may answer JSON whatever was asked (e.g. for a type without protobuf).
+      w.send(200, R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[)"
+                  R"({"metadata":{"name":"n1"}}]})");
+    } else if (r.path == "/api/v1/nodes") {
+      w.start(200);
+      w.chunk(watchLine("ADDED", R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n2"}})"));
+      w.end();
+    } else if (r.path == "/api/v1/namespaces") {
+      w.send(404, protoFixture("status-notfound.pb"), protoType);
+    } else {
+      w.send(404, protoFixture("status-notfound.json"));
+    }
+  });
+  auto config = testConfig(server);
+  config.contentType = kProto;
+  auto client = makeClient(config);
+
+  // Lists: protobuf when the server chose it, JSON when it did not.
+  auto pods = client->pods().list({});
+  ASSERT_TRUE(pods.ok()) << pods.error().message();
+  auto want = api::decodeJson<api::Pod>(protoFixture("pod.json"));
+  ASSERT_TRUE(want.ok()) << want.error().message();
+  ASSERT_EQ(pods->items.size(), 1u);
+  EXPECT_TRUE(pods->items[0] == *want);
+  EXPECT_FALSE(pods->metadata.resourceVersion.empty());
+  auto shared = client->pods().listShared({});
+  ASSERT_TRUE(shared.ok()) << shared.error().message();
+  ASSERT_EQ(shared->items.size(), 1u);
+  EXPECT_TRUE(*shared->items[0] == *want);
+  auto nodes = client->nodes().list({});
+  ASSERT_TRUE(nodes.ok()) << nodes.error().message();
+  ASSERT_EQ(nodes->items.size(), 1u);
+  EXPECT_EQ(nodes->items[0].metadata.name, "n1");
+
+  // Watches: protobuf frames by the response's Content-Type, JSON lines otherwise.
+  std::vector<api::WatchEvent<api::Pod>> podEvents;
+  auto w = client->pods().watch({.resourceVersion = "0", .allowWatchBookmarks = true},
+                                [&](api::WatchEvent<api::Pod>&& ev) { podEvents.push_back(std::move(ev)); }, {});
+  ASSERT_TRUE(w.ok()) << w.error().message();
+  ASSERT_EQ(podEvents.size(), 3u);
+  EXPECT_EQ(podEvents[0].type, api::WatchEventType::Added);
+  EXPECT_TRUE(podEvents[0].object == *want);
+  EXPECT_EQ(podEvents[1].type, api::WatchEventType::Bookmark);
+  EXPECT_EQ(podEvents[1].object.metadata.resourceVersion, "977");
+  EXPECT_EQ(podEvents[2].type, api::WatchEventType::Error);
+  EXPECT_EQ(podEvents[2].status.code, 410);
+  EXPECT_EQ(podEvents[2].status.reason, "Expired");
+  std::vector<std::string> nodeNames;
+  w = client->nodes().watch({}, [&](api::WatchEvent<api::Node>&& ev) { nodeNames.push_back(ev.object.metadata.name); },
+                            {});
+  ASSERT_TRUE(w.ok()) << w.error().message();
+  EXPECT_EQ(nodeNames, std::vector<std::string>{"n2"});
+
+  // A protobuf Status body gives the same error as its JSON twin.
+  auto missing = client->namespaces().list({});
+  ASSERT_FALSE(missing.ok());
+  const ApiError fromJson = apiErrorFromResponse(404, protoFixture("status-notfound.json"), "");
+  EXPECT_TRUE(missing.error().isNotFound());
+  EXPECT_EQ(missing.error().reason(), "NotFound");
+  EXPECT_EQ(missing.error().message(), fromJson.message());
+  EXPECT_EQ(missing.error().message(), "pods \"no-such-pod\" not found");
+  auto missingJson = client->persistentVolumes().list({});
+  ASSERT_FALSE(missingJson.ok());
+  EXPECT_EQ(missingJson.error().code(), missing.error().code());
+  EXPECT_EQ(missingJson.error().reason(), missing.error().reason());
+  EXPECT_EQ(missingJson.error().message(), missing.error().message());
+  auto missingWatch = client->namespaces().watch({}, [](api::WatchEvent<api::Namespace>&&) {}, {});
+  ASSERT_FALSE(missingWatch.ok());
+  EXPECT_EQ(missingWatch.error().message(), fromJson.message());
+
+  // Bindings are posted as protobuf; a protobuf 409 is a typed conflict.
+  api::Binding b;
+  b.metadata.name = "p";
+  b.metadata.namespace_ = "ns1";
+  b.metadata.uid = "uid-p";
+  b.target.kind = "Node";
+  b.target.apiVersion = "v1";
+  b.target.name = "node-1";
+  ASSERT_TRUE(client->bind(b).ok());
+  b.metadata.namespace_ = "taken";
+  auto conflict = client->bind(b);
+  ASSERT_FALSE(conflict.ok());
+  EXPECT_EQ(conflict.error().code(), 409);
+  EXPECT_EQ(conflict.error().reason(), "Conflict");
+  EXPECT_TRUE(isAlreadyAssignedTo(conflict.error(), "n9")) << conflict.error().message();
+
+  const std::string accept = std::string(kProto) + ", */*";
+  int posts = 0;
+  for (const auto& r : server.requests()) {
+    SCOPED_TRACE(r.method + " " + r.target);
+    EXPECT_EQ(r.header("accept"), accept);
+    if (r.method != "POST") continue;
+    ++posts;
+    EXPECT_EQ(r.header("content-type"), kProto);
+    auto sent = api::decodeProto<api::Binding>(r.body);
+    ASSERT_TRUE(sent.ok()) << sent.error().message();
+    EXPECT_EQ(sent->metadata.name, "p");
+    EXPECT_EQ(sent->metadata.uid, "uid-p");
+    EXPECT_EQ(sent->target, b.target);
+  }
+  EXPECT_EQ(posts, 2);
+  EXPECT_EQ(server.requestCount(), 10u);
+
+  // acceptContentTypes, when set, is the Accept header of lists, watches and bindings as it is.
+  config.acceptContentTypes = "application/vnd.kubernetes.protobuf,application/json";
+  auto explicitAccept = makeClient(config);
+  ASSERT_TRUE(explicitAccept->pods().list({}).ok());
+  b.metadata.namespace_ = "ns1";
+  ASSERT_TRUE(explicitAccept->bind(b).ok());
+  const auto reqs = server.requests();
+  ASSERT_EQ(reqs.size(), 12u);
+  EXPECT_EQ(reqs[10].header("accept"), config.acceptContentTypes);
+  EXPECT_EQ(reqs[11].header("accept"), config.acceptContentTypes);
+  EXPECT_EQ(reqs[11].header("content-type"), kProto);
+}
+
+TEST(RestClientTest, UnsupportedContentTypeIsAConfigError) {
+  RestConfig c;
+  c.server = "http://127.0.0.1:1";
+  c.contentType = "application/yaml";
+  auto client = RestClient::create(c);
+  ASSERT_FALSE(client.ok());
+  EXPECT_NE(client.error().message().find("contentType: \"application/yaml\" is not supported"), std::string::npos)
+      << client.error().message();
 }
 
 TEST(RestClientTest, RequestShapes) {

@@ -89,8 +89,13 @@ void ResponseWriter::send(int status, const std::string& body,
 
 void ResponseWriter::start(int status, const std::vector<std::pair<std::string, std::string>>& headers) {
   std::string out = "HTTP/1.1 " + std::to_string(status) + " " + reasonPhrase(status) + "\r\n";
-  for (const auto& [k, v] : headers) out += k + ": " + v + "\r\n";
-  out += "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  bool haveType = false;
+  for (const auto& [k, v] : headers) {
+    out += k + ": " + v + "\r\n";
+    haveType = haveType || lower(k) == "content-type";
+  }
+  if (!haveType) out += "Content-Type: application/json\r\n";
+  out += "Transfer-Encoding: chunked\r\n\r\n";
   writeAll(out);
   responded_ = true;
 }

@@ -30,10 +30,10 @@ struct TestRequest {
 class ResponseWriter {
  public:
   ResponseWriter(int fd, const std::atomic<bool>& stopping) : fd_(fd), stopping_(stopping) {}
-  // A complete response with Content-Length.
+  // A complete response with Content-Length (Content-Type application/json unless `headers` has one).
   void send(int status, const std::string& body,
             const std::vector<std::pair<std::string, std::string>>& headers = {});
-  // Chunked streaming: start(), then chunk() any number of times, then end().
+  // Chunked streaming: start(), then chunk() any number of times, then end() (Content-Type as send()).
   void start(int status, const std::vector<std::pair<std::string, std::string>>& headers = {});
   bool chunk(const std::string& data);  // false once the peer is gone
   void end();
