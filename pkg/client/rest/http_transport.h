@@ -62,8 +62,8 @@ class HttpTransport {
     std::shared_ptr<const TlsMaterial> tls;
     bool insecureSkipTlsVerify = false;
     std::chrono::seconds idleTimeout{60};
-    size_t maxIdleConnections = 25;          // client-go's MaxIdleConnsPerHost
-    std::chrono::seconds maxIdleTime{90};    // Go's IdleConnTimeout; checked whenever the pool is used
+    size_t maxIdleConnections = 25;        // client-go's MaxIdleConnsPerHost
+    std::chrono::seconds maxIdleTime{90};  // Go's IdleConnTimeout; checked whenever the pool is used
     std::function<std::chrono::steady_clock::time_point()> now;  // the pool's clock (tests); steady_clock
   };
   // Fails on a URL it cannot use or TLS material OpenSSL refuses.
