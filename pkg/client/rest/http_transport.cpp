@@ -301,7 +301,7 @@ struct HttpTransport::State {
   }
 
   std::unique_ptr<Connection> takeIdle() {
-    std::vector<std::unique_ptr<Connection>> closing;
+    std::vector<std::unique_ptr<Connection>> closing;  // declared before the lock: closed after its release
     std::lock_guard lock(mu);
     closing = takeExpiredLocked();
     while (!idle.empty()) {
@@ -314,7 +314,7 @@ struct HttpTransport::State {
   }
 
   void putIdle(std::unique_ptr<Connection> c) {
-    std::vector<std::unique_ptr<Connection>> closing;
+    std::vector<std::unique_ptr<Connection>> closing;  // declared before the lock: closed after its release
     std::lock_guard lock(mu);
     closing = takeExpiredLocked();
     if (idle.size() < options.maxIdleConnections) idle.push_back({std::move(c), now()});
