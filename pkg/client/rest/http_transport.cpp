@@ -19,6 +19,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <optional>
 
@@ -30,7 +31,6 @@ namespace ks::client::rest {
 namespace {
 
 constexpr std::chrono::seconds kDialTimeout{30};  // Go's net.Dialer in client-go's transport
-constexpr size_t kMaxIdleConnections = 64;
 
 using Fail = TransportError;
 
@@ -267,31 +267,57 @@ Result<int, Fail> dial(const ParsedUrl& u) {
 }  // namespace
 
 struct HttpTransport::State {
+  struct IdleConnection {
+    std::unique_ptr<Connection> connection;
+    std::chrono::steady_clock::time_point since;
+  };
+
   Options options;
   ParsedUrl url;
   SSL_CTX* ctx = nullptr;
   bool hostIsIp = false;
   mutable std::mutex mu;
-  std::vector<std::unique_ptr<Connection>> idle;  // guarded by mu; most recently used last
+  std::deque<IdleConnection> idle;  // guarded by mu; most recently used last, so oldest first
 
   ~State() {
     idle.clear();
     if (ctx != nullptr) SSL_CTX_free(ctx);
   }
 
+  std::chrono::steady_clock::time_point now() const {
+    return options.now ? options.now() : std::chrono::steady_clock::now();
+  }
+
+  // Moves out the connections idle for longer than maxIdleTime (a prefix: the pool is oldest first), to be
+  // closed outside the lock.
+  std::vector<std::unique_ptr<Connection>> takeExpiredLocked() {
+    std::vector<std::unique_ptr<Connection>> expired;
+    const auto oldestKept = now() - options.maxIdleTime;
+    while (!idle.empty() && idle.front().since < oldestKept) {
+      expired.push_back(std::move(idle.front().connection));
+      idle.pop_front();
+    }
+    return expired;
+  }
+
   std::unique_ptr<Connection> takeIdle() {
+    std::vector<std::unique_ptr<Connection>> closing;  // declared before the lock: closed after its release
     std::lock_guard lock(mu);
+    closing = takeExpiredLocked();
     while (!idle.empty()) {
-      std::unique_ptr<Connection> c = std::move(idle.back());
+      std::unique_ptr<Connection> c = std::move(idle.back().connection);
       idle.pop_back();
       if (!c->closedWhileIdle()) return c;
+      closing.push_back(std::move(c));
     }
     return nullptr;
   }
 
   void putIdle(std::unique_ptr<Connection> c) {
+    std::vector<std::unique_ptr<Connection>> closing;  // declared before the lock: closed after its release
     std::lock_guard lock(mu);
-    if (idle.size() < kMaxIdleConnections) idle.push_back(std::move(c));
+    closing = takeExpiredLocked();
+    if (idle.size() < options.maxIdleConnections) idle.push_back({std::move(c), now()});
   }
 
   Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::seconds timeout) {

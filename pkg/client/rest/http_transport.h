@@ -11,6 +11,11 @@
 //  - a request whose reused pooled connection turns out dead before any byte of the response arrived
 //    is sent once more on a fresh connection (the server most likely closed the idle connection);
 //  - "connection refused" is the one transport error after which the request cannot have been sent.
+//
+// The idle pool follows client-go's transport (Go's http.Transport): the most recently used connection is
+// reused first, at most 25 stay idle (MaxIdleConnsPerHost) and one idle for 90 s is closed
+// (IdleConnTimeout; the apiserver closes it after 90 s too). Without the expiry, connections opened in a
+// burst sank below the busy ones and held their TLS state until the pool's cap: the soak grew that way.
 
 #include <chrono>
 #include <cstdint>
@@ -58,6 +63,9 @@ class HttpTransport {
     std::shared_ptr<const TlsMaterial> tls;
     bool insecureSkipTlsVerify = false;
     std::chrono::seconds idleTimeout{60};
+    size_t maxIdleConnections = 25;        // client-go's MaxIdleConnsPerHost
+    std::chrono::seconds maxIdleTime{90};  // Go's IdleConnTimeout; checked whenever the pool is used
+    std::function<std::chrono::steady_clock::time_point()> now;  // the pool's clock (tests); steady_clock
   };
   // Fails on a URL it cannot use or TLS material OpenSSL refuses.
   static Result<std::unique_ptr<HttpTransport>> create(Options options);

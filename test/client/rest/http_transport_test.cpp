@@ -12,7 +12,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <latch>
 #include <thread>
+#include <vector>
 
 #include "test/client/rest/test_http_server.h"
 
@@ -87,6 +90,84 @@ TEST(HttpTransportTest, KeepAliveReusesOneConnectionAndPrefixesTheServerPath) {
   EXPECT_EQ(server.connectionCount(), 1u);
   EXPECT_EQ(t->idleConnections(), 1u);
   EXPECT_EQ(server.requests().front().header("host"), "127.0.0.1:" + std::to_string(server.port()));
+}
+
+// The pool's clock, moved by hand between requests.
+struct ManualPoolClock {
+  std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now();
+  std::function<std::chrono::steady_clock::time_point()> fn() {
+    return [this] { return now; };
+  }
+};
+
+std::unique_ptr<HttpTransport> pooledTransportFor(const std::string& url, ManualPoolClock& clock,
+                                                  size_t maxIdle = 25) {
+  HttpTransport::Options o;
+  o.server = url;
+  o.idleTimeout = 10s;
+  o.maxIdleConnections = maxIdle;
+  o.maxIdleTime = 90s;
+  o.now = clock.fn();
+  auto t = HttpTransport::create(o);
+  EXPECT_TRUE(t.ok()) << t.error().message();
+  return std::move(t).value();
+}
+
+// A server whose "/burst" answers only once `burst` requests have arrived, so each of them holds its own
+// connection (a burst of bindings); other targets answer at once.
+class BurstServer {
+ public:
+  explicit BurstServer(int burst)
+      : arrived_(burst), server_([this](const TestRequest& r, ResponseWriter& w) {
+          if (r.target == "/burst") arrived_.arrive_and_wait();
+          w.send(200, "ok");
+        }) {}
+  std::string url() const { return server_.url(); }
+  size_t connectionCount() const { return server_.connectionCount(); }
+
+ private:
+  std::latch arrived_;
+  TestHttpServer server_;
+};
+
+void sendBurst(HttpTransport& t, int n) {
+  std::vector<std::thread> senders;
+  for (int i = 0; i < n; ++i) senders.emplace_back([&t] { EXPECT_FALSE(get(t, "/burst").error); });
+  for (auto& s : senders) s.join();
+}
+
+TEST(HttpTransportTest, IdlePoolClosesConnectionsIdleLongerThanMaxIdleTime) {
+  BurstServer server(2);
+  ManualPoolClock clock;
+  auto t = pooledTransportFor(server.url(), clock);
+  sendBurst(*t, 2);
+  ASSERT_EQ(server.connectionCount(), 2u);
+  EXPECT_EQ(t->idleConnections(), 2u);
+
+  // Steady traffic reuses the most recent connection; the other one sinks to the bottom of the pool.
+  clock.now += 60s;
+  ASSERT_FALSE(get(*t, "/steady").error);
+  EXPECT_EQ(t->idleConnections(), 2u);
+
+  // 100 s after the burst the sunk one has been idle past 90 s and is closed; the busy one is kept.
+  clock.now += 40s;
+  ASSERT_FALSE(get(*t, "/steady").error);
+  EXPECT_EQ(t->idleConnections(), 1u);
+  EXPECT_EQ(server.connectionCount(), 2u) << "the recent connection was reused, none opened";
+
+  clock.now += 91s;
+  ASSERT_FALSE(get(*t, "/steady").error);
+  EXPECT_EQ(server.connectionCount(), 3u) << "an expired connection is not reused";
+  EXPECT_EQ(t->idleConnections(), 1u);
+}
+
+TEST(HttpTransportTest, IdlePoolKeepsAtMostMaxIdleConnections) {
+  BurstServer server(3);
+  ManualPoolClock clock;
+  auto t = pooledTransportFor(server.url(), clock, /*maxIdle=*/2);
+  sendBurst(*t, 3);
+  EXPECT_EQ(server.connectionCount(), 3u);
+  EXPECT_EQ(t->idleConnections(), 2u) << "the third is closed rather than pooled";
 }
 
 TEST(HttpTransportTest, ChunkedAndGzipBodiesArriveDecoded) {
