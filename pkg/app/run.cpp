@@ -160,6 +160,7 @@ Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionCon
   rc.burst = cc.burst;
   rc.contentType = cc.contentType;
   rc.acceptContentTypes = cc.acceptContentTypes;
+  rc.disableCompression = true;  // as upstream's createKubeConfig
   rc.userAgent = userAgent();
   return rc;
 }

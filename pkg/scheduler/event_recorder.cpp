@@ -5,14 +5,15 @@
 namespace ks::scheduler {
 
 ApiEventRecorder::ApiEventRecorder(client::EventWriter& writer, EventRecorderOptions options)
-    : writer_(writer),
-      options_(std::move(options)),
-      tokens_(options_.burst),
-      lastRefill_(std::chrono::steady_clock::now()),
-      thread_([this](std::stop_token stop) { loop(stop); }) {}
+    : writer_(writer), options_(std::move(options)) {
+  threads_.reserve(static_cast<size_t>(std::max(1, options_.writers)));
+  for (int i = 0; i < std::max(1, options_.writers); ++i) {
+    threads_.emplace_back([this](std::stop_token stop) { loop(stop); });
+  }
+}
 
 ApiEventRecorder::~ApiEventRecorder() {
-  thread_.request_stop();
+  for (auto& t : threads_) t.request_stop();
   cond_.notify_all();
 }
 
@@ -51,7 +52,7 @@ void ApiEventRecorder::eventf(const api::ObjectReference& regarding, const api::
 
 void ApiEventRecorder::flush() {
   std::unique_lock lock(mu_);
-  drained_.wait(lock, [&] { return queue_.empty() && !writing_; });
+  drained_.wait(lock, [&] { return queue_.empty() && writing_ == 0; });
 }
 
 uint64_t ApiEventRecorder::droppedForTest() const {
@@ -59,38 +60,56 @@ uint64_t ApiEventRecorder::droppedForTest() const {
   return dropped_;
 }
 
-bool ApiEventRecorder::takeToken(std::chrono::steady_clock::time_point now) {
-  std::chrono::duration<double> elapsed = now - lastRefill_;
-  lastRefill_ = now;
-  tokens_ = std::min<double>(options_.burst, tokens_ + elapsed.count() * options_.qps);
-  if (tokens_ < 1) return false;
-  tokens_ -= 1;
-  return true;
+void ApiEventRecorder::forgetOldSeries(std::chrono::steady_clock::time_point now) {
+  while (!seenOrder_.empty() && now - seenOrder_.front().first > options_.seriesWindow) {
+    auto [first, key] = std::move(seenOrder_.front());
+    seenOrder_.pop_front();
+    auto it = seen_.find(key);
+    // A key seen again after it was forgotten started a new series, with an entry of its own here.
+    if (it == seen_.end() || it->second.first != first) continue;
+    if (it->second.busy) {
+      seenOrder_.emplace_back(now, std::move(key));  // its writer still uses it; forget it later
+      it->second.first = now;
+      continue;
+    }
+    seen_.erase(it);
+  }
 }
 
 void ApiEventRecorder::write(Pending p) {
   const auto now = std::chrono::steady_clock::now();
-  // Forget old series.
-  for (auto it = seen_.begin(); it != seen_.end();) {
-    it = now - it->second.first > options_.seriesWindow ? seen_.erase(it) : std::next(it);
-  }
-  if (auto it = seen_.find(p.key); it != seen_.end()) {
-    Seen& s = it->second;
+  std::unique_lock lock(seenMu_);
+  forgetOldSeries(now);
+  auto [it, isNew] = seen_.try_emplace(p.key);
+  Seen& s = it->second;  // stays valid: entries are erased only when not busy
+  if (isNew) {
+    s.namespace_ = p.event.metadata.namespace_;
+    s.name = p.event.metadata.name;
+    s.first = now;
+    s.busy = true;
+    seenOrder_.emplace_back(now, p.key);
+    lock.unlock();
+    // On failure the key stays, as client-go's cache keeps it: repeats update a series that may not
+    // exist, and fail the same way.
+    (void)writer_.createEvent(p.event);
+    lock.lock();
+    s.written = 1;
+  } else {
     s.count++;
-    api::EventSeries series{s.count, p.event.eventTime};
-    // Series updates are cheap and carry the aggregation; they are not rate limited by the bucket.
-    (void)writer_.updateEventSeries(s.namespace_, s.name, series);
-    return;
+    s.lastObserved = p.event.eventTime;
+    if (s.busy) return;  // its writer sends the new count
+    s.busy = true;
   }
-  if (!takeToken(now)) {
-    std::lock_guard lock(mu_);
-    ++dropped_;
-    return;
+  while (s.written != s.count) {
+    const int32_t count = s.count;
+    const api::EventSeries series{count, s.lastObserved};
+    const std::string ns = s.namespace_, name = s.name;
+    lock.unlock();
+    (void)writer_.updateEventSeries(ns, name, series);
+    lock.lock();
+    s.written = count;
   }
-  auto created = writer_.createEvent(p.event);
-  if (created.ok()) {
-    seen_[p.key] = Seen{created->metadata.namespace_, created->metadata.name, 1, now};
-  }
+  s.busy = false;
 }
 
 void ApiEventRecorder::loop(std::stop_token stop) {
@@ -98,15 +117,15 @@ void ApiEventRecorder::loop(std::stop_token stop) {
     Pending p;
     {
       std::unique_lock lock(mu_);
-      writing_ = false;
-      if (queue_.empty()) drained_.notify_all();
       cond_.wait(lock, stop, [&] { return !queue_.empty(); });
       if (queue_.empty()) return;  // stopped
       p = std::move(queue_.front());
       queue_.pop_front();
-      writing_ = true;
+      ++writing_;
     }
     write(std::move(p));
+    std::lock_guard lock(mu_);
+    if (--writing_ == 0 && queue_.empty()) drained_.notify_all();
   }
 }
 

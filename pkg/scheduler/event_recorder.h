@@ -1,12 +1,15 @@
 #pragma once
 // Events (events.k8s.io/v1) the scheduler reports: Scheduled, FailedScheduling, Preempted.
-// eventf() only enqueues (it is called on the scheduling and binding threads); one background thread
-// writes through the client. Like client-go's events broadcaster it
-//   - aggregates repeats: the same (regarding object, type, reason, action, note) within 6 minutes
+// eventf() only enqueues (it is called on the scheduling and binding threads); a few background threads
+// write through the events client. Like client-go's events broadcaster (tools/events), which writes each
+// event from a goroutine of its own:
+//   - repeats aggregate: the same (regarding object, type, reason, action, note) within 6 minutes
 //     updates the existing Event's series (count, lastObservedTime) instead of creating a new one;
-//   - rate-limits writes with a token bucket so an unschedulable storm cannot flood the API server;
-//   - drops (and counts) events when its bounded queue is full: events are best effort.
-
+//   - there is no rate limit of its own: the events client's limiter (clientConnection.qps/burst, a client
+//     separate from the one that binds) paces the writes, and an event waits for it rather than being
+//     dropped;
+//   - a bounded queue: past it, events are dropped (and counted), as the broadcaster drops when its
+//     channel is full. Events are best effort.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -15,6 +18,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "pkg/client/client.h"
 #include "pkg/scheduler/framework/interface.h"
@@ -25,10 +30,8 @@ struct EventRecorderOptions {
   std::string reportingController = "default-scheduler";
   std::string reportingInstance;  // e.g. the leader-election identity
   size_t maxQueued = 10000;
-  // New events per second across all objects (series updates of aggregated repeats are not counted).
-  double qps = 50;
-  int burst = 100;
-  // Each (regarding, reason, ...) key may write this often at most; aggregation covers the rest.
+  // Writes in flight at once (client-go starts a goroutine per event; the client's limiter bounds them).
+  int writers = 8;
   std::chrono::minutes seriesWindow{6};
 };
 
@@ -52,16 +55,22 @@ class ApiEventRecorder final : public framework::EventRecorder {
     api::Event event;
     std::string key;
   };
+  // One aggregation key's Event. `busy` while a writer sends its create or series updates: writes for one
+  // key are serialized (a later count never lands before an earlier one), and repeats meanwhile only bump
+  // `count`, which the busy writer sends before it lets go.
   struct Seen {
     std::string namespace_;
     std::string name;
     int32_t count = 1;
+    int32_t written = 0;  // the count the API server has
+    api::Time lastObserved;
+    bool busy = false;
     std::chrono::steady_clock::time_point first;
   };
 
   void loop(std::stop_token stop);
   void write(Pending p);
-  bool takeToken(std::chrono::steady_clock::time_point now);
+  void forgetOldSeries(std::chrono::steady_clock::time_point now);  // seenMu_ held
 
   client::EventWriter& writer_;
   const EventRecorderOptions options_;
@@ -70,15 +79,15 @@ class ApiEventRecorder final : public framework::EventRecorder {
   std::condition_variable_any cond_;
   std::condition_variable_any drained_;
   std::deque<Pending> queue_;
-  bool writing_ = false;
+  int writing_ = 0;
   uint64_t dropped_ = 0;
 
-  // Owned by the writer thread.
+  std::mutex seenMu_;
   std::map<std::string, Seen> seen_;
-  double tokens_;
-  std::chrono::steady_clock::time_point lastRefill_;
+  // Keys in order of their series' start, to forget them without scanning seen_.
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> seenOrder_;
 
-  std::jthread thread_;
+  std::vector<std::jthread> threads_;
 };
 
 using framework::podReference;

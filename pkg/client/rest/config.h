@@ -55,6 +55,9 @@ struct RestConfig {
   // default); other calls always speak JSON. Responses are decoded as whatever the server chose.
   std::string contentType = "application/json";
   std::string acceptContentTypes;
+  // rest.Config.DisableCompression: no "Accept-Encoding: gzip". kube-scheduler sets it on its clients
+  // (createKubeConfig): on the fast links to an apiserver, gzip costs both ends more CPU than it saves.
+  bool disableCompression = false;
   RetryParams retry;
   // Optional: receives the rest_client_* observations (request_metrics.h). Not owned; must outlive the
   // client.

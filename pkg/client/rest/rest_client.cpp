@@ -103,7 +103,7 @@ class RestClient::Impl {
     std::vector<std::pair<std::string, std::string>> h;
     h.reserve(4);
     h.emplace_back("Accept", accept);
-    if (acceptGzip) h.emplace_back("Accept-Encoding", "gzip");
+    if (acceptGzip && !config_.disableCompression) h.emplace_back("Accept-Encoding", "gzip");
     h.emplace_back("User-Agent", config_.userAgent);
     const std::string token = token_.token();
     if (!token.empty()) {
