@@ -5,11 +5,13 @@
 // docs/performance.md, "End to end".
 //
 // The cluster: --nodes nodes of scheduler_perf's node-default template (4 CPU, 32Gi, 110 pods). Then, per
-// run (bare, upstream, ours; --runs), in a namespace of its own:
+// run (bare, bare-events, upstream, ours; --runs), in a namespace of its own:
 //   1. burst: --pods pods of pod-default (100m / 500Mi) are created pending, for a scheduler name nobody
 //      serves yet; then the scheduler starts (or, for "bare", --bind-concurrency threads POST a Binding for
 //      each pod, round robin over the nodes, with no scheduling at all: the apiserver's limit). pods/s =
-//      pods / (last bind - first bind), binds seen on a watch of the pods;
+//      pods / (last bind - first bind), binds seen on a watch of the pods. "bare-events" also creates, after
+//      each Binding, the events.k8s.io Event a scheduler reports for it ("Scheduled", through a client of
+//      its own, as the schedulers do): the limit for a scheduler that writes what upstream writes;
 //   2. latency (schedulers only): with the scheduler still running, --latency-pods more pods are created at
 //      --latency-rate pods/s, far below either scheduler's capacity; create->bound is from the create
 //      request's send to the bind seen on the watch;
@@ -78,7 +80,7 @@ struct Options {
   int bindConcurrency = 32;
   int loaderThreads = 8;
   int qps = 5000;  // clientConnection qps and burst of both schedulers
-  std::vector<std::string> runs = {"bare", "upstream", "ours"};
+  std::vector<std::string> runs = {"bare", "bare-events", "upstream", "ours"};
   std::string verbosity;  // --v for both schedulers; "" = their default
   std::chrono::seconds timeout{900};  // per phase
   std::string out;
@@ -86,7 +88,7 @@ struct Options {
 
 const char* kUsage =
     "usage: e2e [--nodes=N] [--pods=N] [--latency-pods=N] [--latency-rate=R] [--bind-concurrency=N]\n"
-    "           [--loader-threads=N] [--qps=N] [--runs=bare,upstream,ours] [--v=N] [--timeout=SECONDS]\n"
+    "           [--loader-threads=N] [--qps=N] [--runs=bare,bare-events,upstream,ours] [--v=N] [--timeout=SECONDS]\n"
     "           --out=DIR\n"
     "Defaults: 5000 nodes, 10000 pods, 2000 latency pods at 200/s, 32 binders, 8 loaders, qps 5000,\n"
     "all three runs, the schedulers' default verbosity, 900 s per phase.\n"
@@ -110,7 +112,7 @@ std::optional<Options> parseArgs(int argc, char** argv) {
       std::stringstream in(value);
       bool known = true;
       for (std::string r; std::getline(in, r, ',');) {
-        known = known && (r == "bare" || r == "upstream" || r == "ours");
+        known = known && (r == "bare" || r == "bare-events" || r == "upstream" || r == "ours");
         o.runs.push_back(r);
       }
       return known && !o.runs.empty();
@@ -244,7 +246,7 @@ class Benchmark {
 
     std::vector<RunResult> results;
     for (const auto& r : o_.runs) {
-      results.push_back(r == "bare" ? bare() : scheduler(r));
+      results.push_back(r == "bare" || r == "bare-events" ? bare(r) : scheduler(r));
       if (!results.back().finished) log(r + ": did not finish");
       if (!cleanup(r)) return fail("deleting the pods of run " + r + " failed");
     }
@@ -290,20 +292,24 @@ class Benchmark {
     r.firstBindAfterStart = seconds(*first - start);
   }
 
-  RunResult bare() {
-    RunResult r{.run = "bare", .pods = o_.pods};
-    if (!createNamespaceAndPods("bare", "e2e-nobody")) return r;
-    BindWatcher watcher(*rest_, "bare");
+  // `run` is "bare" (Bindings only) or "bare-events" (each Binding followed by its Scheduled Event).
+  RunResult bare(const std::string& run) {
+    RunResult r{.run = run, .pods = o_.pods};
+    const bool events = run == "bare-events";
+    if (!createNamespaceAndPods(run, "e2e-nobody")) return r;
+    BindWatcher watcher(*rest_, run);
     if (!watcher.waitListed(o_.timeout)) return r;
-    log("bare: " + std::to_string(o_.bindConcurrency) + " threads POST the Bindings");
+    log(run + ": " + std::to_string(o_.bindConcurrency) + " threads POST the Bindings" +
+        (events ? " and their Events" : ""));
     const auto start = Clock::now();
     // The binders use kube-scheduler-cpp's own REST client (its transport, no rate limit), so that the bare
     // figure is what that client can get through this apiserver without any scheduling.
     auto rc = client::rest::loadKubeconfig(cp_->kubeconfigPath());
     if (!rc.ok()) return r;
     rc->qps = 0;
-    auto binders = client::rest::RestClient::create(std::move(rc).value());
-    if (!binders.ok()) return r;
+    auto binders = client::rest::RestClient::create(*rc);
+    auto eventClient = client::rest::RestClient::create(*rc);
+    if (!binders.ok() || !eventClient.ok()) return r;
     std::atomic<int> next{0};
     std::atomic<bool> ok{true};
     std::vector<std::thread> threads;
@@ -312,11 +318,17 @@ class Benchmark {
         for (int i = next++; i < o_.pods; i = next++) {
           api::Binding b;
           b.metadata.name = "p-" + std::to_string(i);
-          b.metadata.namespace_ = ns("bare");
+          b.metadata.namespace_ = ns(run);
           b.target.name = "node-" + std::to_string(i % o_.nodes);
           if (auto done = (*binders)->bind(b); !done.ok()) {
-            log("bare: binding " + b.metadata.name + ": " + done.error().message());
+            log(run + ": binding " + b.metadata.name + ": " + done.error().message());
             ok = false;
+          }
+          if (events) {
+            if (auto done = (*eventClient)->createEvent(scheduledEvent(b)); !done.ok()) {
+              log(run + ": event for " + b.metadata.name + ": " + done.error().message());
+              ok = false;
+            }
           }
         }
       });
@@ -325,9 +337,27 @@ class Benchmark {
     r.finished = ok && watcher.waitBound(o_.pods, o_.timeout, [] { return true; });
     Clock::time_point first, last;
     burstFigures(watcher.boundAt(), start, r, &first, &last);
-    log("bare: " + std::to_string(watcher.bound()) + " bound, " + perf::fmt("%.0f", r.podsPerSecond) +
+    log(run + ": " + std::to_string(watcher.bound()) + " bound, " + perf::fmt("%.0f", r.podsPerSecond) +
         " bindings/s");
     return r;
+  }
+
+  // The Event kube-scheduler reports for a bound pod (the same fields as the schedulers' recorder writes).
+  static api::Event scheduledEvent(const api::Binding& b) {
+    api::Event e;
+    const auto now = std::chrono::system_clock::now();
+    e.metadata.namespace_ = b.metadata.namespace_;
+    e.metadata.name = b.metadata.name + "." + std::to_string(now.time_since_epoch().count());
+    e.eventTime = now;
+    e.reportingController = "e2e-bare";
+    e.reportingInstance = "e2e-bare-host";
+    e.action = "Binding";
+    e.reason = "Scheduled";
+    e.type = "Normal";
+    e.regarding = api::ObjectReference{.kind = "Pod", .namespace_ = b.metadata.namespace_, .name = b.metadata.name,
+                                       .apiVersion = "v1"};
+    e.note = "Successfully assigned " + b.metadata.namespace_ + "/" + b.metadata.name + " to " + b.target.name;
+    return e;
   }
 
   RunResult scheduler(const std::string& run) {
@@ -419,9 +449,12 @@ class Benchmark {
     return gone;
   }
 
+  static bool isBare(const std::string& run) { return run == "bare" || run == "bare-events"; }
+
   void report(const std::vector<RunResult>& results) {
     auto title = [](const std::string& run) {
       if (run == "bare") return std::string("bare Binding POSTs");
+      if (run == "bare-events") return std::string("bare Bindings + Events");
       if (run == "upstream") return std::string("upstream kube-scheduler v1.34.4");
       return std::string("kube-scheduler-cpp");
     };
@@ -441,16 +474,16 @@ class Benchmark {
     row("pods/s (first to last bind)", [](const RunResult& r) { return perf::fmt("%.0f", r.podsPerSecond); });
     row("first bind after start (s)", [](const RunResult& r) { return perf::fmt("%.2f", r.firstBindAfterStart); });
     row("create→bound p50 / p99 (ms)", [&](const RunResult& r) {
-      return cell(r.run != "bare" && r.latencyPods > 0,
+      return cell(!isBare(r.run) && r.latencyPods > 0,
                   perf::fmt("%.1f", r.latencyP50Ms) + " / " + perf::fmt("%.1f", r.latencyP99Ms));
     });
     row("scheduler CPU per pod in the burst (ms)", [&](const RunResult& r) {
-      return cell(r.run != "bare", perf::fmt("%.2f", 1000 * r.burstCpuSeconds / r.pods));
+      return cell(!isBare(r.run), perf::fmt("%.2f", 1000 * r.burstCpuSeconds / r.pods));
     });
     row("scheduler CPU, whole run (s)", [&](const RunResult& r) {
-      return cell(r.run != "bare", perf::fmt("%.1f", r.totalCpuSeconds));
+      return cell(!isBare(r.run), perf::fmt("%.1f", r.totalCpuSeconds));
     });
-    row("peak RSS (MiB)", [&](const RunResult& r) { return cell(r.run != "bare", perf::fmt("%.0f", r.peakRssMb)); });
+    row("peak RSS (MiB)", [&](const RunResult& r) { return cell(!isBare(r.run), perf::fmt("%.0f", r.peakRssMb)); });
     table.write(o_.out);
 
     json j = json::array();
