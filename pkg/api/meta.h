@@ -5,9 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ks::api {
@@ -99,6 +101,19 @@ struct List {
   ListMeta metadata;
   std::vector<T> items;
 };
+
+// The list of items a list decoder made as shared objects that nothing else holds yet: each is moved out.
+template <typename T>
+List<T> listOfSoleOwners(ListMeta metadata, std::vector<std::shared_ptr<const T>>& shared) {
+  List<T> list;
+  list.metadata = std::move(metadata);
+  list.items.reserve(shared.size());
+  for (auto& obj : shared) {
+    list.items.push_back(std::move(const_cast<T&>(*obj)));  // sole owner: made by the decoder, never shared
+    obj.reset();
+  }
+  return list;
+}
 
 enum class WatchEventType : uint8_t { Added, Modified, Deleted, Bookmark, Error };
 

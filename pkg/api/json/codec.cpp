@@ -269,15 +269,7 @@ Result<List<T>> JsonListDecoder<T>::finish() {
   std::vector<std::shared_ptr<const T>> shared;
   auto meta = finishShared(shared);
   if (!meta.ok()) return meta.error();
-  List<T> list;
-  list.metadata = std::move(meta).value();
-  list.items.reserve(shared.size());
-  for (auto& obj : shared) {
-    // Sole owner: the object was made here and never shared, so it may be moved from.
-    list.items.push_back(std::move(const_cast<T&>(*obj)));
-    obj.reset();
-  }
-  return list;
+  return listOfSoleOwners(std::move(meta).value(), shared);
 }
 
 template <typename T>
