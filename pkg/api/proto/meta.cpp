@@ -195,6 +195,18 @@ bool read(DecodeContext& ctx, std::string_view msg, Binding& out) {
   });
 }
 
+namespace {
+// A map<string, string> field: one {key = 1, value = 2} entry message per pair.
+void writeStringMap(Writer& w, uint32_t number, const std::map<std::string, std::string>& m) {
+  for (const auto& [k, v] : m) {
+    Writer entry;
+    entry.bytes(1, k);
+    entry.bytes(2, v);
+    w.bytes(number, entry.data());
+  }
+}
+}  // namespace
+
 // Go's generated Marshal writes every value field, empty or not, and pointer fields when set; only the
 // fields a Binding carries are needed.
 std::string write(const ObjectMeta& in) {
@@ -205,18 +217,8 @@ std::string write(const ObjectMeta& in) {
   w.bytes(5, in.uid);
   w.bytes(6, in.resourceVersion);
   w.varint(7, static_cast<uint64_t>(in.generation));
-  for (const auto& [k, v] : in.labels) {
-    Writer entry;
-    entry.bytes(1, k);
-    entry.bytes(2, v);
-    w.bytes(11, entry.data());
-  }
-  for (const auto& [k, v] : in.annotations) {
-    Writer entry;
-    entry.bytes(1, k);
-    entry.bytes(2, v);
-    w.bytes(12, entry.data());
-  }
+  writeStringMap(w, 11, in.labels);
+  writeStringMap(w, 12, in.annotations);
   return w.take();
 }
 
