@@ -459,6 +459,12 @@ struct Server::Impl {
   int active = 0;           // guarded by mu
   bool stopping = false;    // guarded by mu
   bool started = false;
+  // Connection threads are joined, never detached: a thread still unwinding after stop() returned could
+  // outlive the Impl (and its SSL_CTX) it serves. A finished thread parks itself in `finished` until the
+  // acceptor or stop() joins it.
+  uint64_t nextConnection = 0;                   // guarded by mu
+  std::map<uint64_t, std::thread> connections;  // guarded by mu
+  std::vector<std::thread> finished;            // guarded by mu
 
   ~Impl() {
     if (listenFd >= 0) ::close(listenFd);
@@ -553,9 +559,10 @@ struct Server::Impl {
     return {};
   }
 
-  static void acceptLoop(const std::shared_ptr<Impl>& self) {
+  void acceptLoop() {
     for (;;) {
-      pollfd fds[2] = {{self->listenFd, POLLIN, 0}, {self->wakeRead, POLLIN, 0}};
+      joinFinished();
+      pollfd fds[2] = {{listenFd, POLLIN, 0}, {wakeRead, POLLIN, 0}};
       int n = ::poll(fds, 2, -1);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -563,30 +570,37 @@ struct Server::Impl {
       }
       if (fds[1].revents != 0) return;
       if ((fds[0].revents & POLLIN) == 0) continue;
-      int fd = ::accept4(self->listenFd, nullptr, nullptr, SOCK_CLOEXEC);
+      int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;  // EMFILE, ECONNABORTED...: keep serving
-      {
-        std::lock_guard lock(self->mu);
-        if (self->stopping || self->active >= self->options.maxConnections) {
-          ::close(fd);
-          continue;
-        }
-        ++self->active;
-        self->activeFds.insert(fd);
-      }
-      try {
-        std::thread([self, fd] { serveConnection(self, fd); }).detach();
-      } catch (const std::exception&) {
-        std::lock_guard lock(self->mu);
-        self->activeFds.erase(fd);
+      std::lock_guard lock(mu);
+      if (stopping || active >= options.maxConnections) {
         ::close(fd);
-        --self->active;
-        self->idle.notify_all();
+        continue;
       }
+      uint64_t id = nextConnection++;
+      try {
+        // The thread takes mu only when it ends, so starting it under the lock cannot deadlock, and its
+        // entry exists before it can look for it.
+        connections.emplace(id, std::thread([this, fd, id] { serveConnection(fd, id); }));
+      } catch (const std::exception&) {
+        ::close(fd);
+        continue;
+      }
+      ++active;
+      activeFds.insert(fd);
     }
   }
 
-  static void serveConnection(const std::shared_ptr<Impl>& self, int fd) {
+  void joinFinished() {
+    std::vector<std::thread> done;
+    {
+      std::lock_guard lock(mu);
+      done.swap(finished);
+    }
+    for (auto& t : done) t.join();
+  }
+
+  void serveConnection(int fd, uint64_t id) {
     // A peer that resets the connection must not kill the process with SIGPIPE: OpenSSL writes with
     // write(2), so block the (thread-directed) signal on this thread; the write fails with EPIPE instead.
     sigset_t set;
@@ -594,19 +608,22 @@ struct Server::Impl {
     sigaddset(&set, SIGPIPE);
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
-    auto ms = self->options.ioTimeout.count();
+    auto ms = options.ioTimeout.count();
     timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
     {
-      Connection conn(fd, self->ssl.get());
-      if (conn.handshake()) self->serveRequest(conn);
+      Connection conn(fd, ssl.get());
+      if (conn.handshake()) serveRequest(conn);
     }
-    std::lock_guard lock(self->mu);
-    self->activeFds.erase(fd);
+    std::lock_guard lock(mu);
+    activeFds.erase(fd);
     ::close(fd);
-    --self->active;
-    self->idle.notify_all();
+    --active;
+    auto self = connections.find(id);
+    finished.push_back(std::move(self->second));
+    connections.erase(self);
+    idle.notify_all();
   }
 
   void serveRequest(Connection& conn) {
@@ -700,9 +717,12 @@ struct Server::Impl {
       [[maybe_unused]] ssize_t w = ::write(wakeWrite, &c, 1);
     }
     if (acceptor.joinable()) acceptor.join();
-    std::unique_lock lock(mu);
-    for (int fd : activeFds) ::shutdown(fd, SHUT_RDWR);
-    idle.wait(lock, [&] { return active == 0; });
+    {
+      std::unique_lock lock(mu);
+      for (int fd : activeFds) ::shutdown(fd, SHUT_RDWR);
+      idle.wait(lock, [&] { return active == 0; });
+    }
+    joinFinished();
   }
 };
 
@@ -738,8 +758,7 @@ void Server::addDefaultHeader(std::string name, std::string value) {
 void Server::start() {
   if (impl_->started) return;
   impl_->started = true;
-  std::shared_ptr<Impl> self = impl_;
-  impl_->acceptor = std::thread([self] { Impl::acceptLoop(self); });
+  impl_->acceptor = std::thread([impl = impl_.get()] { impl->acceptLoop(); });
 }
 
 void Server::stop() {

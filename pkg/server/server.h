@@ -120,7 +120,7 @@ class Server {
  private:
   struct Impl;
   explicit Server(std::unique_ptr<Impl> impl);
-  std::shared_ptr<Impl> impl_;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Generates a self-signed certificate and private key (PEM) as upstream's
