@@ -1,7 +1,9 @@
 // Fuzzes DRA's CEL (pkg/dra/cel): every DeviceClass and ResourceClaim selector a user writes is compiled and
 // evaluated by the scheduler, so no expression may crash it, hang it or leak. What compiles is evaluated
 // against one device with attributes of each type and capacities; evaluation ends with a bool or an error
-// with a message, within the runtime cost limit, and compiling the same text again gives the same outcome.
+// with a message, within the runtime cost limit, and evaluating the program again gives the same outcome.
+// (Compiling twice to compare was dropped: formatting up to 100 error reports with their source lines is
+// most of a compile, and the compiler keeps no state between calls.)
 
 #include <cstddef>
 #include <cstdint>
@@ -34,11 +36,8 @@ const ks::cel::Device& device() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const ks::cel::CompilationResult r = ks::cel::compileExpression(text);
-  const ks::cel::CompilationResult again = ks::cel::compileExpression(text);
-  FUZZ_CHECK(r.error().has_value() == again.error().has_value());
   if (r.error()) {
     FUZZ_CHECK(!r.error()->empty());
-    FUZZ_CHECK_EQ_STR(*r.error(), *again.error());
     return 0;
   }
   const auto m = r.deviceMatches(device());
@@ -46,7 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
              (!m.ok() && m.error().message().find("cost limit") != std::string::npos));
   if (!m.ok()) FUZZ_CHECK(!m.error().message().empty());
   // Evaluation is deterministic.
-  const auto m2 = again.deviceMatches(device());
+  const auto m2 = r.deviceMatches(device());
   FUZZ_CHECK(m.ok() == m2.ok());
   if (m.ok()) {
     FUZZ_CHECK(*m == *m2);
