@@ -431,6 +431,31 @@ TEST(ServerTest, StopReturnsWithIdleConnectionOpen) {
   server->stop();  // idempotent
 }
 
+size_t threadCount() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator()));
+}
+
+// Connection threads are joined by stop(), not left to finish on their own: a thread still unwinding after
+// stop() returned could free the server's TLS context while the process exits.
+TEST(ServerTest, StopJoinsEveryConnectionThread) {
+  const size_t before = threadCount();
+  auto s = Server::create(loopback(false));
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  auto server = std::move(*s);
+  server->handle("/ok", [](const Request&) { return Response{}; });
+  server->start();
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(parseReply(plainExchange(server->port(), "GET /ok HTTP/1.0\r\n\r\n")).status, 200);
+  }
+  int idle = connectTo(server->port());
+  ASSERT_GE(idle, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  server->stop();
+  EXPECT_EQ(threadCount(), before);
+  ::close(idle);
+}
+
 TEST(ServerTest, PlainHttpModeAndHandlerErrors) {
   auto s = Server::create(loopback(false));
   ASSERT_TRUE(s.ok()) << s.error().message();
