@@ -38,7 +38,9 @@ Result<KubeSchedulerConfiguration> decodeConfig(std::string_view yaml, const Dec
 Result<KubeSchedulerConfiguration> loadConfigFile(const std::string& path, const DecodeOptions& options = {});
 
 // YAML as upstream's --write-config-to prints it (apiVersion/kind, every field, args with apiVersion/kind).
-// decodeConfig(encodeConfig(c)) == c for any defaulted configuration.
+// decodeConfig(encodeConfig(c)) == c for any defaulted configuration that enables each plugin at most once
+// per extension point. One that enables a plugin twice loads again, but upstream's mergePluginSet moves
+// the copies around (a default plugin's weights swap); the framework refuses such a profile anyway.
 std::string encodeConfig(const KubeSchedulerConfiguration& config);
 
 // ---- Defaulting pieces, exposed for the framework and tests ----

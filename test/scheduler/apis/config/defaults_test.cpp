@@ -101,6 +101,11 @@ INSTANTIATE_TEST_SUITE_P(
         MergeCase{"DuplicateReconfiguredDefaultLastWins", kDefaultSet,
                   PluginSet{{{"DefaultPlugin1", 2}, {"DefaultPlugin1", 5}}, {}},
                   PluginSet{{{"DefaultPlugin1", 5}, {"DefaultPlugin2", 0}, {"DefaultPlugin1", 2}}, {}}},
+        // Not upstream's table: merging the result above again, as loading a written config does. Not
+        // idempotent (the weights swap), which is why only configs without duplicates round-trip.
+        MergeCase{"MergingAMergedDuplicateSwapsItsWeights", kDefaultSet,
+                  PluginSet{{{"DefaultPlugin1", 5}, {"DefaultPlugin2", 0}, {"DefaultPlugin1", 2}}, {}},
+                  PluginSet{{{"DefaultPlugin1", 2}, {"DefaultPlugin2", 0}, {"DefaultPlugin1", 5}}, {}}},
         MergeCase{"DefaultDisabledIsKept", PluginSet{{{"DefaultPlugin1", 0}}, {{"DefaultPlugin2", 0}}},
                   PluginSet{{{"DefaultPlugin2", 0}}, {{"DefaultPlugin3", 0}}},
                   PluginSet{{{"DefaultPlugin1", 0}, {"DefaultPlugin2", 0}},
