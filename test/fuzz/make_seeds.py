@@ -209,6 +209,9 @@ def main():
     stream = ("\n".join(lines) + "\r\n\n").encode()
     write("watch_stream_fuzz", bytes([3, 17, 200, 1]) + stream, "chunks")
     write("watch_stream_fuzz", bytes([0]) + stream, "whole")
+    # Bit 4 of byte 0 decodes the lines as Node events (here with one cut, 40 bytes in).
+    node_lines = [compact({"type": "MODIFIED", "object": o}) for o in nodes[:2]]
+    write("watch_stream_fuzz", bytes([0x11, 40]) + ("\n".join(node_lines) + "\n").encode(), "nodes")
 
     # YAML: every YAML file of config/ and deploy/ and the API testdata.
     yaml_texts = []

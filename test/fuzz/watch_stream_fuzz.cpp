@@ -1,7 +1,8 @@
 // Fuzzes the watch stream framing (pkg/client/rest/line_splitter.h, fed by the REST client's WatchQueue
 // with whatever chunks the socket delivers) and the decoding of each line into a watch event
 // (decodeWatchEventJson, as RestClient's watch does).
-// Input: byte 0 = n (number of split points, n % 16), then n bytes of chunk lengths, then the stream.
+// Input: byte 0 = n (number of split points, n % 16; bit 4 set decodes the lines as Node watch events, else
+// as Pod ones: one JSON parse per line, not two), then n bytes of chunk lengths, then the stream.
 // The lines must not depend on where the chunks were cut: they are compared with one feed of the whole
 // stream and with a reference split on '\n'.
 
@@ -60,10 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(chunked == whole);
   FUZZ_CHECK(chunked == referenceLines(stream));
 
+  const bool asNodes = (data[0] & 0x10) != 0;
   for (const std::string& line : chunked) {
+    if (asNodes) {
+      (void)ks::api::decodeWatchEventJson<ks::api::Node>(line);
+      continue;
+    }
     auto pod = ks::api::decodeWatchEventJson<ks::api::Pod>(line);
     if (pod.ok()) (void)ks::api::encodeWatchEventJson(*pod);
-    (void)ks::api::decodeWatchEventJson<ks::api::Node>(line);
   }
   return 0;
 }
