@@ -456,7 +456,6 @@ struct Server::Impl {
   std::mutex mu;
   std::condition_variable idle;
   std::set<int> activeFds;  // guarded by mu
-  int active = 0;           // guarded by mu
   bool stopping = false;    // guarded by mu
   bool started = false;
   // Connection threads are joined, never detached: a thread still unwinding after stop() returned could
@@ -573,7 +572,7 @@ struct Server::Impl {
       int fd = ::accept4(listenFd, nullptr, nullptr, SOCK_CLOEXEC);
       if (fd < 0) continue;  // EMFILE, ECONNABORTED...: keep serving
       std::lock_guard lock(mu);
-      if (stopping || active >= options.maxConnections) {
+      if (stopping || connections.size() >= static_cast<size_t>(options.maxConnections)) {
         ::close(fd);
         continue;
       }
@@ -586,7 +585,6 @@ struct Server::Impl {
         ::close(fd);
         continue;
       }
-      ++active;
       activeFds.insert(fd);
     }
   }
@@ -619,7 +617,6 @@ struct Server::Impl {
     std::lock_guard lock(mu);
     activeFds.erase(fd);
     ::close(fd);
-    --active;
     auto self = connections.find(id);
     finished.push_back(std::move(self->second));
     connections.erase(self);
@@ -720,7 +717,7 @@ struct Server::Impl {
     {
       std::unique_lock lock(mu);
       for (int fd : activeFds) ::shutdown(fd, SHUT_RDWR);
-      idle.wait(lock, [&] { return active == 0; });
+      idle.wait(lock, [&] { return connections.empty(); });
     }
     joinFinished();
   }
