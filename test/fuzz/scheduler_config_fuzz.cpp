@@ -21,11 +21,9 @@ namespace {
 // config is loaded again (MergePluginSetTest.MergingAMergedDuplicateSwapsItsWeights).
 bool enablesAPluginTwice(const ks::config::KubeSchedulerConfiguration& config) {
   for (const auto& profile : config.profiles) {
-    const auto& p = profile.plugins;
-    for (const auto* set : {&p.preEnqueue, &p.queueSort, &p.preFilter, &p.filter, &p.postFilter, &p.preScore,
-                            &p.score, &p.reserve, &p.permit, &p.preBind, &p.bind, &p.postBind, &p.multiPoint}) {
+    for (const auto& field : ks::config::kPluginsFields) {
       std::set<std::string_view> seen;
-      for (const auto& plugin : set->enabled) {
+      for (const auto& plugin : (profile.plugins.*field.set).enabled) {
         if (!seen.insert(plugin.name).second) return true;
       }
     }

@@ -509,36 +509,12 @@ void readPluginSet(Reader& r, const json& j, const std::string& path, PluginSet&
 void readPlugins(Reader& r, const json& j, const std::string& path, Plugins& out) {
   Reader rp = r.nested("Plugins");
   rp.object(j, path, "v1.Plugins", [&](const std::string& k, const json& v, const std::string& c) {
-    PluginSet* set = nullptr;
-    if (k == "preEnqueue")
-      set = &out.preEnqueue;
-    else if (k == "queueSort")
-      set = &out.queueSort;
-    else if (k == "preFilter")
-      set = &out.preFilter;
-    else if (k == "filter")
-      set = &out.filter;
-    else if (k == "postFilter")
-      set = &out.postFilter;
-    else if (k == "preScore")
-      set = &out.preScore;
-    else if (k == "score")
-      set = &out.score;
-    else if (k == "reserve")
-      set = &out.reserve;
-    else if (k == "permit")
-      set = &out.permit;
-    else if (k == "preBind")
-      set = &out.preBind;
-    else if (k == "bind")
-      set = &out.bind;
-    else if (k == "postBind")
-      set = &out.postBind;
-    else if (k == "multiPoint")
-      set = &out.multiPoint;
-    if (set == nullptr) return false;
-    readPluginSet(rp, v, c, *set);
-    return true;
+    for (const auto& field : kPluginsFields) {
+      if (k != field.name) continue;
+      readPluginSet(rp, v, c, out.*field.set);
+      return true;
+    }
+    return false;
   });
 }
 
@@ -791,12 +767,8 @@ void applyDefaults(KubeSchedulerConfiguration& c, const Presence& presence, cons
     std::set<std::string> existing;
     for (const auto& pc : prof.pluginConfig) existing.insert(pc.name);
     std::set<std::string> names;
-    for (const PluginSet* s :
-         {&prof.plugins.multiPoint, &prof.plugins.preFilter, &prof.plugins.filter, &prof.plugins.postFilter,
-          &prof.plugins.reserve, &prof.plugins.preScore, &prof.plugins.score, &prof.plugins.preBind,
-          &prof.plugins.bind, &prof.plugins.postBind, &prof.plugins.permit, &prof.plugins.preEnqueue,
-          &prof.plugins.queueSort}) {
-      for (const auto& p : s->enabled) names.insert(p.name);
+    for (const auto& field : kPluginsFields) {
+      for (const auto& p : (prof.plugins.*field.set).enabled) names.insert(p.name);
     }
     for (const auto& name : names) {
       if (existing.count(name) != 0) continue;

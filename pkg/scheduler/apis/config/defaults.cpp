@@ -85,19 +85,7 @@ PluginSet mergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
 
 Plugins mergePlugins(const Plugins& d, const Plugins& c) {
   Plugins out;
-  out.multiPoint = mergePluginSet(d.multiPoint, c.multiPoint);
-  out.preEnqueue = mergePluginSet(d.preEnqueue, c.preEnqueue);
-  out.queueSort = mergePluginSet(d.queueSort, c.queueSort);
-  out.preFilter = mergePluginSet(d.preFilter, c.preFilter);
-  out.filter = mergePluginSet(d.filter, c.filter);
-  out.postFilter = mergePluginSet(d.postFilter, c.postFilter);
-  out.preScore = mergePluginSet(d.preScore, c.preScore);
-  out.score = mergePluginSet(d.score, c.score);
-  out.reserve = mergePluginSet(d.reserve, c.reserve);
-  out.permit = mergePluginSet(d.permit, c.permit);
-  out.preBind = mergePluginSet(d.preBind, c.preBind);
-  out.bind = mergePluginSet(d.bind, c.bind);
-  out.postBind = mergePluginSet(d.postBind, c.postBind);
+  for (const auto& field : kPluginsFields) out.*field.set = mergePluginSet(d.*field.set, c.*field.set);
   return out;
 }
 

@@ -36,19 +36,9 @@ json pluginSetJson(const PluginSet& s) {
 }
 
 json pluginsJson(const Plugins& p) {
-  return json{{"preEnqueue", pluginSetJson(p.preEnqueue)},
-              {"queueSort", pluginSetJson(p.queueSort)},
-              {"preFilter", pluginSetJson(p.preFilter)},
-              {"filter", pluginSetJson(p.filter)},
-              {"postFilter", pluginSetJson(p.postFilter)},
-              {"preScore", pluginSetJson(p.preScore)},
-              {"score", pluginSetJson(p.score)},
-              {"reserve", pluginSetJson(p.reserve)},
-              {"permit", pluginSetJson(p.permit)},
-              {"preBind", pluginSetJson(p.preBind)},
-              {"bind", pluginSetJson(p.bind)},
-              {"postBind", pluginSetJson(p.postBind)},
-              {"multiPoint", pluginSetJson(p.multiPoint)}};
+  json j = json::object();
+  for (const auto& field : kPluginsFields) j[std::string(field.name)] = pluginSetJson(p.*field.set);
+  return j;
 }
 
 json resourcesJson(const std::vector<ResourceSpec>& rs) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/core.h"
@@ -68,6 +69,29 @@ struct Plugins {
   PluginSet postBind;
   PluginSet multiPoint;
   bool operator==(const Plugins&) const = default;
+};
+
+// Each PluginSet of Plugins with its YAML field name, in the v1 API's order, so code that treats every
+// set alike (decode, encode, defaulting, validation, the framework) walks one list instead of naming
+// thirteen fields.
+struct PluginsField {
+  std::string_view name;
+  PluginSet Plugins::*set;
+};
+inline constexpr PluginsField kPluginsFields[] = {
+    {"preEnqueue", &Plugins::preEnqueue},
+    {"queueSort", &Plugins::queueSort},
+    {"preFilter", &Plugins::preFilter},
+    {"filter", &Plugins::filter},
+    {"postFilter", &Plugins::postFilter},
+    {"preScore", &Plugins::preScore},
+    {"score", &Plugins::score},
+    {"reserve", &Plugins::reserve},
+    {"permit", &Plugins::permit},
+    {"preBind", &Plugins::preBind},
+    {"bind", &Plugins::bind},
+    {"postBind", &Plugins::postBind},
+    {"multiPoint", &Plugins::multiPoint},
 };
 
 // Typed plugin arguments. Each plugin that takes arguments has one subclass; a factory receives the

@@ -95,25 +95,14 @@ void validatePluginConfig(const std::string& path, std::string_view apiVersion,
                           const KubeSchedulerProfile& profile, const FeatureGates& features,
                           FieldErrors& errs) {
   const std::string pluginsPath = childPath(path, "plugins");
-  const std::pair<const char*, const PluginSet*> stages[] = {
-      {"preEnqueue", &profile.plugins.preEnqueue},
-      {"queueSort", &profile.plugins.queueSort},
-      {"preFilter", &profile.plugins.preFilter},
-      {"filter", &profile.plugins.filter},
-      {"postFilter", &profile.plugins.postFilter},
-      {"preScore", &profile.plugins.preScore},
-      {"score", &profile.plugins.score},
-      {"reserve", &profile.plugins.reserve},
-      {"permit", &profile.plugins.permit},
-      {"preBind", &profile.plugins.preBind},
-      {"bind", &profile.plugins.bind},
-      {"postBind", &profile.plugins.postBind},
-  };
-  for (const auto& [stage, set] : stages) {
-    for (size_t i = 0; i < set->enabled.size(); i++) {
-      if (kInvalidPlugins.count(set->enabled[i].name) != 0) {
-        errs.push_back(invalid(indexPath(childPath(childPath(pluginsPath, stage), "enabled"), i),
-                               goQuote(set->enabled[i].name), invalidPluginDetail(apiVersion)));
+  for (const auto& field : kPluginsFields) {
+    if (field.set == &Plugins::multiPoint) continue;  // upstream checks the named points only
+    const PluginSet& set = profile.plugins.*field.set;
+    const std::string enabledPath = childPath(childPath(pluginsPath, field.name), "enabled");
+    for (size_t i = 0; i < set.enabled.size(); i++) {
+      if (kInvalidPlugins.count(set.enabled[i].name) != 0) {
+        errs.push_back(invalid(indexPath(enabledPath, i), goQuote(set.enabled[i].name),
+                               invalidPluginDetail(apiVersion)));
       }
     }
   }

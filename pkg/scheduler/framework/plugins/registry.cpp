@@ -114,16 +114,14 @@ const std::vector<std::string>& notYetImplementedPlugins() {
 Result<void> checkProfileImplemented(const config::KubeSchedulerProfile& profile,
                                      const framework::runtime::Registry& registry) {
   const config::Plugins& p = profile.plugins;
-  const config::PluginSet* sets[] = {&p.preEnqueue, &p.queueSort, &p.preFilter, &p.filter, &p.postFilter,
-                                     &p.preScore,   &p.score,     &p.reserve,   &p.permit, &p.preBind,
-                                     &p.bind,       &p.postBind,  &p.multiPoint};
   std::set<std::string> disabledEverywhere;
   for (const auto& d : p.multiPoint.disabled) disabledEverywhere.insert(d.name);
   std::set<std::string> missing;
-  for (const config::PluginSet* set : sets) {
+  for (const auto& field : config::kPluginsFields) {
+    const config::PluginSet& set = p.*field.set;
     std::set<std::string> disabled = disabledEverywhere;
-    for (const auto& d : set->disabled) disabled.insert(d.name);
-    for (const auto& e : set->enabled) {
+    for (const auto& d : set.disabled) disabled.insert(d.name);
+    for (const auto& e : set.enabled) {
       if (registry.contains(e.name) || disabled.count(e.name) || disabled.count("*")) continue;
       const auto& todo = notYetImplementedPlugins();
       if (std::find(todo.begin(), todo.end(), e.name) != todo.end()) missing.insert(e.name);

@@ -179,11 +179,8 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
 
   // The plugins any point (or multiPoint) enables.
   std::set<std::string> needed;
-  for (const config::PluginSet* set :
-       {&plugins.preEnqueue, &plugins.queueSort, &plugins.preFilter, &plugins.filter, &plugins.postFilter,
-        &plugins.preScore, &plugins.score, &plugins.reserve, &plugins.permit, &plugins.preBind, &plugins.bind,
-        &plugins.postBind, &plugins.multiPoint}) {
-    for (const auto& p : set->enabled) needed.insert(p.name);
+  for (const auto& field : config::kPluginsFields) {
+    for (const auto& p : (plugins.*field.set).enabled) needed.insert(p.name);
   }
 
   std::map<std::string, const config::PluginArgs*> pluginConfig;
