@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -146,10 +147,14 @@ class Reader {
     if (!ctx_.failed()) out = v;
   }
 
+  // Go parses the number's JSON text as a float32 (strconv.ParseFloat(s, 32)) and refuses one that rounds
+  // to infinity; a plain cast would make it +Inf, which encodes as null and reloads as the default.
   void float32(const json& j, const std::string& path, float& out) {
     if (ctx_.failed() || j.is_null()) return;
     if (!j.is_number()) return typeError(j, path, "float32");
-    out = static_cast<float>(j.get<double>());
+    const float f = std::strtof(j.dump().c_str(), nullptr);
+    if (std::isinf(f)) return typeError(j, path, "float32", true);
+    out = f;
   }
 
   void duration(const json& j, const std::string& path, std::chrono::milliseconds& out) {
