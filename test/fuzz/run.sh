@@ -11,7 +11,7 @@
 # $KS_FUZZ_OUT/<target>/ (default build/fuzz/findings) and make the script exit non-zero, after the
 # remaining targets have run. Per target it prints executions, wall time, exec/s and libFuzzer's final
 # cov: and ft: counts. KS_FUZZ_NO_BUILD=1 runs the binaries already in build/fuzz; KS_FUZZ_MAX_SECONDS caps
-# each long run's wall time.
+# each long run's wall time; KS_FUZZ_FORK=N runs each long run as N worker processes.
 set -uo pipefail
 
 # All in one function, so bash has read the whole script before running any of it (editing the file while
@@ -104,6 +104,9 @@ main() {
       args+=(-runs="$execs")
       # A wall-clock cap for slow targets on a shared machine (0 = none): the summary shows how far it got.
       [ "${KS_FUZZ_MAX_SECONDS:-0}" != 0 ] && args+=(-max_total_time="$KS_FUZZ_MAX_SECONDS")
+      # KS_FUZZ_FORK=N spreads the run over N worker processes (libFuzzer's -fork): `execs` counts all of
+      # theirs, and the first crash, leak or timeout in any of them still ends the run.
+      [ "${KS_FUZZ_FORK:-0}" != 0 ] && args+=(-fork="$KS_FUZZ_FORK")
       runner=(nice -n 19)
     fi
     seeds=()
@@ -116,6 +119,8 @@ main() {
     # The last status line ("#123 DONE cov: 10 ft: 20 corp: ... exec/s: 99 rss: 30Mb") and the final stats.
     last=$(grep -E '^#[0-9]+' "$log" | tail -1)
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    # Fork mode prints no final stats; its last status line ("#123: cov: ...") has the total.
+    [ -z "$runs" ] && runs=$(sed -n 's/^#\([0-9]*\).*/\1/p' <<<"$last")
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
     rate=$(awk -v r="${runs:-0}" -v s="$secs" 'BEGIN { printf "%d", (s > 0 ? r / s : 0) }')
