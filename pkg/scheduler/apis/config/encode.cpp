@@ -1,6 +1,9 @@
 // encodeConfig: the v1 YAML upstream's --write-config-to prints for an (internal, defaulted) configuration.
 
+#include <charconv>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "pkg/api/json/yaml.h"
 #include "pkg/scheduler/apis/config/codec_internal.h"
@@ -17,10 +20,14 @@ std::string dur(std::chrono::milliseconds d) {
   return formatGoDuration(std::chrono::duration_cast<std::chrono::nanoseconds>(d));
 }
 
+// Go writes a float32 in its shortest form (0.1), not as the double it widens to (0.10000000149011612).
+// That form has at most 9 digits, so the double read from it prints back the same.
 json float32Json(float f) {
   double d = static_cast<double>(f);
   if (std::trunc(d) == d && std::fabs(d) < 9.0e15) return static_cast<int64_t>(d);
-  return d;
+  char shortest[32];
+  const auto end = std::to_chars(shortest, shortest + sizeof shortest, f).ptr;
+  return std::strtod(std::string(shortest, end).c_str(), nullptr);
 }
 
 json pluginSetJson(const PluginSet& s) {

@@ -418,6 +418,17 @@ TEST(DecodeTest, LargestFloat32QpsDecodesAndReloadsEqual) {
   EXPECT_EQ(again->clientConnection.qps, std::numeric_limits<float>::max());
 }
 
+// Upstream kube-scheduler v1.34.4 writes `qps: 0.1` for this file (checked with --write-config-to).
+TEST(DecodeTest, Float32IsWrittenInItsShortestForm) {
+  auto c = decodeConfig(std::string(kHeader) + "clientConnection:\n  qps: 0.1\n");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const std::string written = encodeConfig(*c);
+  EXPECT_NE(written.find("\n  qps: 0.1\n"), std::string::npos) << written;
+  auto again = decodeConfig(written);
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_EQ(again->clientConnection.qps, 0.1f);
+}
+
 TEST(DecodeTest, MalformedYamlNamesTheLine) {
   auto c = decodeConfig(std::string(kHeader) + "profiles:\n- schedulerName: a\n  plugins: [\n");
   ASSERT_FALSE(c.ok());
