@@ -5,7 +5,7 @@
 #
 #   scripts/differential.sh                          # seeds 1..5, 200 pods each
 #   KS_DIFF_SEEDS=7 KS_DIFF_PODS=50 scripts/differential.sh
-#   KS_BUILD_DIR=build/mine scripts/differential.sh  # another build dir (default: the ci preset's build/ci)
+#   KS_BUILD_DIR=build/mine scripts/differential.sh  # another build dir (default: the bench preset's build/bench, optimized)
 #
 # Needs what scripts/test.sh installs (scripts/setup.sh) and Go (once, to build the upstream binaries and kubectl).
 set -euo pipefail
@@ -13,11 +13,11 @@ cd "$(dirname "$0")/.."
 
 export KS_DIFF_SEEDS="${KS_DIFF_SEEDS:-1,2,3,4,5}"
 export KS_DIFF_PODS="${KS_DIFF_PODS:-200}"
-build_dir="${KS_BUILD_DIR:-build/ci}"
+build_dir="${KS_BUILD_DIR:-build/bench}"
 
 if [[ ! -f "$build_dir/build.ninja" ]]; then
-  if [[ "$build_dir" == build/ci ]]; then
-    cmake --preset ci >/dev/null
+  if [[ "$build_dir" == build/bench ]]; then
+    cmake --preset bench >/dev/null
   else
     cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKS_WERROR=ON >/dev/null
   fi

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build ccache pkg-config git
+  build-essential cmake ninja-build ccache mold pkg-config git
   libcpprest-dev libssl-dev zlib1g-dev libboost-system-dev
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev prometheus-cpp-dev
   libgtest-dev libgmock-dev libbenchmark-dev

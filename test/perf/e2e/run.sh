@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The end-to-end throughput benchmark (issue 13): builds the daemon and the driver (preset ci), gets the
+# The end-to-end throughput benchmark (issue 13): builds the daemon and the driver (preset bench), gets the
 # pinned etcd + kube-apiserver + kube-scheduler v1.34.4, then measures on one apiserver: its bare Binding
 # capacity, upstream kube-scheduler and kube-scheduler-cpp. See docs/performance.md, "End to end".
 #

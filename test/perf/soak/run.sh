@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The soak (issue 15, "never grow without bound"): builds the daemon and the soak driver (preset ci), gets
+# The soak (issue 15, "never grow without bound"): builds the daemon and the soak driver (preset bench), gets
 # the pinned etcd + kube-apiserver (test/integration/controlplane.sh build), then runs the real
 # kube-scheduler-cpp under steady churn and checks that it does not grow. See docs/performance.md, "Soak".
 #

@@ -2,7 +2,7 @@
 # Runs a binary under heaptrack with the binary's own pid: a stand-in for the daemon binary in the drivers
 # that start it (soak: --scheduler-binary=<this file>; e2e: KS_E2E_OUR_BINARY=<this file>).
 #
-#   KS_HEAPTRACK_TARGET=build/ci/cmd/kube-scheduler-cpp/kube-scheduler-cpp \
+#   KS_HEAPTRACK_TARGET=build/bench/cmd/kube-scheduler-cpp/kube-scheduler-cpp \
 #   KS_HEAPTRACK_OUT=/tmp/ht/soak test/perf/soak/run.sh --scheduler-binary="$PWD/test/perf/support/heaptrack_exec.sh"
 #
 # The `heaptrack` script keeps the program as its child, so the driver would sample the script's RSS and
