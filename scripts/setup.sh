@@ -5,12 +5,12 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache mold pkg-config git
-  libcpprest-dev libssl-dev zlib1g-dev libboost-system-dev
+  libssl-dev zlib1g-dev
   nlohmann-json3-dev libyaml-cpp-dev libspdlog-dev prometheus-cpp-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev
   # RE2 (Go's regular-expression syntax) for the CEL evaluator of DRA selectors (pkg/dra/cel)
   libre2-dev
-  clang-format openssl curl ca-certificates
+  clang-format openssl curl ca-certificates python3
   # the fuzz targets only (test/fuzz, the `fuzz` preset): clang-14, libFuzzer and clang's sanitizer runtimes
   clang libfuzzer-14-dev libclang-rt-14-dev
 )

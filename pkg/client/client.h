@@ -1,6 +1,6 @@
 #pragma once
 // The one client interface the scheduler talks to the Kubernetes API through. Two implementations:
-// the REST client (pkg/client/rest, cpprestsdk) and the in-memory API (pkg/client/memory) that the
+// the REST client (pkg/client/rest, over its own HTTP/1.1 transport) and the in-memory API (pkg/client/memory) that the
 // simulator, unit tests and in-process benchmarks run the real scheduler against.
 //
 // All calls are blocking and may be made from any thread; implementations are thread-safe.

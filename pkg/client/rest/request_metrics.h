@@ -16,7 +16,7 @@
 //   - responseSize: once per non-watch request, the final response body's length.
 //   - requestLatency: once per non-watch request, from the call to its end, retries and throttling included.
 //     Watches report none (client-go's Watch does not go through Request.request).
-// Called on the thread that made the request (never a cpprest thread); implementations must be
+// Called on the thread that made the request (the transport has no threads of its own); implementations must be
 // thread-safe and cheap.
 
 #include <string_view>

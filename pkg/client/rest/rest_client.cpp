@@ -635,9 +635,9 @@ ApiResult<void> RestClient::bind(const api::Binding& binding) {
   auto r = impl_->call(http::methods::POST, target, RequestKind::NonIdempotent, &body, c.contentType,
                        protobuf ? impl_->streamAccept() : std::string_view("application/json"));
   if (r.ok()) return {};
-  // An earlier attempt may have landed: ours after a 5xx, or one cpprest re-sent by itself (it
-  // re-sends any request once when a pooled connection turns out closed while reading the status
-  // line). Either way the pod is bound where we wanted it.
+  // An earlier attempt may have landed: ours after a 5xx, or one the transport re-sent by itself (it
+  // re-sends a request once when a reused pooled connection dies before any byte of the response;
+  // http_transport.h). Either way the pod is bound where we wanted it.
   if (isAlreadyAssignedTo(r.error(), binding.target.name)) return {};
   return r.error();
 }

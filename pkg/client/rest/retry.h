@@ -9,7 +9,7 @@
 // otherwise exponential backoff and jitter, at most min(maxRetries, maxBackoffRetries) retries.
 // Note: the transport (http_transport.h) re-sends any request once, invisibly, when a reused pooled
 // connection dies before any byte of the response (it assumes the server closed the idle connection),
-// as cpprestsdk did. A POST can therefore reach the server twice; RestClient::bind copes (see
+// as the cpprestsdk transport it replaced did. A POST can therefore reach the server twice; RestClient::bind copes (see
 // isAlreadyAssignedTo).
 
 #include <chrono>

@@ -14,8 +14,8 @@
 //     process_start_time_seconds
 //
 // Left out, because nothing of ours can produce them: rest_client_dns_resolution_duration_seconds (the
-// resolver is inside cpprestsdk), rest_client_exec_plugin_* (no exec credential plugins),
-// rest_client_transport_* (no transport cache), go_* (no Go runtime), version_info, workqueue_*, apiserver_*
+// transport resolves with getaddrinfo and does not time it), rest_client_exec_plugin_* (no exec
+// credential plugins), rest_client_transport_* (no transport cache), go_* (no Go runtime), version_info, workqueue_*, apiserver_*
 // (upstream's libraries register them without the scheduler using them).
 //
 // The metrics options (component-base's --disabled-metrics, --allow-metric-labels[-manifest],

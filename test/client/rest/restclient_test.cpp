@@ -981,7 +981,7 @@ TEST(RestClientTest, TransportErrorsRetryReadsButNotPosts) {
 }
 
 TEST(RestClientTest, ResentPostOnStaleConnectionEndsInSuccessfulBind) {
-  // cpprest re-sends a request once when a pooled connection breaks before the status line. The
+  // The transport re-sends a request once when a reused pooled connection breaks before the status line. The
   // first binding landed (the server applied it, then the connection died); the re-sent one gets
   // 409 "already assigned" to our node, which bind() reports as success.
   std::atomic<int> posts{0};
@@ -1003,7 +1003,7 @@ TEST(RestClientTest, ResentPostOnStaleConnectionEndsInSuccessfulBind) {
   b.metadata.namespace_ = "default";
   b.target.name = "n1";
   auto r = client->bind(b);
-  // Whether cpprest re-sends depends on how the broken connection surfaces (EOF or reset); either
+  // Whether the transport re-sends depends on how the broken connection surfaces (EOF or reset); either
   // way bind() must not retry on its own, and a re-sent binding that finds the pod on our node is OK.
   ASSERT_GE(posts, 1);
   ASSERT_LE(posts, 2);

@@ -1,0 +1,87 @@
+// From gates to the scheduler's switches (pkg/scheduler/features/scheduler_features.h): the honoured gates
+// flip their switch, the refused values fail with the gate's name and effect.
+
+#include "pkg/scheduler/features/scheduler_features.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ks::features {
+namespace {
+
+using ::testing::HasSubstr;
+
+SchedulerFeatures featuresFor(const std::string& flag) {
+  FeatureGate g;
+  auto r = g.set(flag);
+  EXPECT_TRUE(r.ok()) << r.error().message();
+  auto f = schedulerFeatures(g);
+  EXPECT_TRUE(f.ok()) << f.error().message();
+  return f.ok() ? *f : SchedulerFeatures{};
+}
+
+TEST(SchedulerFeatures, Defaults) {
+  SchedulerFeatures f = featuresFor("");
+  EXPECT_TRUE(f.config.dynamicResourceAllocation);
+  EXPECT_TRUE(f.config.draSchedulerFilterTimeout);
+  EXPECT_FALSE(f.config.storageCapacityScoring);
+  EXPECT_TRUE(f.plugins.enableAsyncPreemption);
+  EXPECT_FALSE(f.plugins.enableStorageCapacityScoring);
+  EXPECT_TRUE(f.plugins.enableVolumeAttributesClass);
+  EXPECT_TRUE(f.plugins.enableMatchLabelKeysInPodTopologySpread);
+  EXPECT_FALSE(f.plugins.assumeVolumeBindingCompletes);
+  EXPECT_TRUE(f.popFromBackoffQ);
+}
+
+TEST(SchedulerFeatures, HonouredGatesFlip) {
+  EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").config.dynamicResourceAllocation);
+  EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").config.draSchedulerFilterTimeout);
+  SchedulerFeatures scs = featuresFor("StorageCapacityScoring=true");
+  EXPECT_TRUE(scs.config.storageCapacityScoring);
+  EXPECT_TRUE(scs.plugins.enableStorageCapacityScoring);
+  EXPECT_FALSE(featuresFor("SchedulerAsyncPreemption=false").plugins.enableAsyncPreemption);
+  EXPECT_FALSE(featuresFor("VolumeAttributesClass=false").plugins.enableVolumeAttributesClass);
+  EXPECT_FALSE(featuresFor("MatchLabelKeysInPodTopologySpread=false").plugins.enableMatchLabelKeysInPodTopologySpread);
+  EXPECT_FALSE(featuresFor("SchedulerPopFromBackoffQ=false").popFromBackoffQ);
+  // The DRA gates reach the DynamicResources plugin (and its allocator).
+  EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").plugins.enableDynamicResourceAllocation);
+  EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").plugins.enableDRASchedulerFilterTimeout);
+  EXPECT_FALSE(featuresFor("DRAAdminAccess=false").plugins.enableDRAAdminAccess);
+  EXPECT_FALSE(featuresFor("DRAPrioritizedList=false").plugins.enableDRAPrioritizedList);
+  EXPECT_FALSE(featuresFor("DRAResourceClaimDeviceStatus=false").plugins.enableDRAResourceClaimDeviceStatus);
+  EXPECT_TRUE(featuresFor("DRAPartitionableDevices=true").plugins.enableDRAPartitionableDevices);
+  EXPECT_TRUE(featuresFor("DRADeviceBindingConditions=true").plugins.enableDRADeviceBindingConditions);
+  EXPECT_TRUE(featuresFor("DRAConsumableCapacity=true").plugins.enableDRAConsumableCapacity);
+}
+
+TEST(SchedulerFeatures, RefusedValues) {
+  for (const auto& u : unsupportedGateValues()) {
+    FeatureGate g;
+    ASSERT_TRUE(g.set(std::string(u.gate) + "=" + (u.value ? "true" : "false")).ok()) << u.gate;
+    auto f = schedulerFeatures(g);
+    ASSERT_FALSE(f.ok()) << u.gate;
+    EXPECT_EQ(f.error().message(), "feature gate " + std::string(u.gate) + "=" + (u.value ? "true" : "false") +
+                                       " is not supported by kube-scheduler-cpp: " + std::string(u.effect));
+    // The value is never the gate's default (which is implemented).
+    ASSERT_NE(findFeature(u.gate), nullptr) << u.gate;
+    EXPECT_NE(findFeature(u.gate)->defaultValue, u.value) << u.gate;
+  }
+}
+
+TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
+  FeatureGate g;
+  ASSERT_TRUE(g.set("AllAlpha=true").ok());
+  auto f = schedulerFeatures(g);
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
+  // Switching the refused alpha gates back off makes AllAlpha=true usable.
+  ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,ComponentFlagz=false,ComponentStatusz=false,"
+                    "DRADeviceTaints=false,DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
+                  .ok());
+  auto ok = schedulerFeatures(g);
+  ASSERT_TRUE(ok.ok()) << ok.error().message();
+  EXPECT_TRUE(ok->plugins.enableStorageCapacityScoring);
+}
+
+}  // namespace
+}  // namespace ks::features
