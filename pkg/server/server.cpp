@@ -36,12 +36,12 @@
 #include <sstream>
 #include <thread>
 
+#include "pkg/server/http_request.h"
+#include "pkg/util/strings.h"
+
 namespace ks::server {
 
 namespace {
-
-constexpr size_t kMaxHeaderBytes = 64 * 1024;
-constexpr size_t kMaxBodyBytes = 1024 * 1024;
 
 struct SslCtxDeleter {
   void operator()(SSL_CTX* p) const { SSL_CTX_free(p); }
@@ -140,112 +140,6 @@ std::string_view reasonPhrase(int status) {
     default:
       return "Unknown";
   }
-}
-
-int hexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// Percent-decodes `s` ('+' as space when `plusIsSpace`); nullopt on a bad escape.
-std::optional<std::string> percentDecode(std::string_view s, bool plusIsSpace) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '%') {
-      if (i + 2 >= s.size()) return std::nullopt;
-      int hi = hexValue(s[i + 1]);
-      int lo = hexValue(s[i + 2]);
-      if (hi < 0 || lo < 0) return std::nullopt;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plusIsSpace) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
-bool isTokenChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~", c) != nullptr;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-// Parses the request line and headers (everything before the blank line).
-Result<Request> parseHead(std::string_view head) {
-  Request req;
-  size_t eol = head.find("\r\n");
-  std::string_view line = head.substr(0, eol);
-  size_t sp1 = line.find(' ');
-  if (sp1 == std::string_view::npos || sp1 == 0) return Error("malformed request line");
-  size_t sp2 = line.find(' ', sp1 + 1);
-  if (sp2 == std::string_view::npos) return Error("malformed request line");
-  std::string_view method = line.substr(0, sp1);
-  std::string_view target = line.substr(sp1 + 1, sp2 - sp1 - 1);
-  std::string_view version = line.substr(sp2 + 1);
-  if (!std::all_of(method.begin(), method.end(), isTokenChar)) return Error("malformed method");
-  if (version != "HTTP/1.1" && version != "HTTP/1.0") return Error("unsupported HTTP version");
-  if (target.empty() || target.front() != '/') return Error("malformed request target");
-  for (char c : target) {
-    if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f) return Error("malformed request target");
-  }
-  req.method = std::string(method);
-  size_t q = target.find('?');
-  auto path = percentDecode(target.substr(0, q), false);
-  if (!path) return Error("malformed path escape");
-  req.path = std::move(*path);
-  if (q != std::string_view::npos) {
-    req.rawQuery = std::string(target.substr(q + 1));
-    std::string_view rest = req.rawQuery;
-    while (!rest.empty()) {
-      size_t amp = rest.find('&');
-      std::string_view part = rest.substr(0, amp);
-      rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
-      if (part.empty()) continue;
-      size_t eq = part.find('=');
-      auto key = percentDecode(part.substr(0, eq), true);
-      auto value =
-          percentDecode(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
-      if (!key || !value) return Error("malformed query escape");
-      req.query.emplace_back(std::move(*key), std::move(*value));
-    }
-  }
-  std::string_view rest = eol == std::string_view::npos ? std::string_view() : head.substr(eol + 2);
-  while (!rest.empty()) {
-    size_t e = rest.find("\r\n");
-    std::string_view h = rest.substr(0, e);
-    rest = e == std::string_view::npos ? std::string_view() : rest.substr(e + 2);
-    if (h.empty()) continue;
-    size_t colon = h.find(':');
-    if (colon == std::string_view::npos || colon == 0) return Error("malformed header line");
-    std::string_view name = h.substr(0, colon);
-    if (!std::all_of(name.begin(), name.end(), isTokenChar)) return Error("malformed header name");
-    req.headers.emplace_back(lower(name), std::string(trim(h.substr(colon + 1))));
-  }
-  return req;
-}
-
-const std::string* findHeader(const Request& req, std::string_view name) {
-  for (const auto& [k, v] : req.headers) {
-    if (k == name) return &v;
-  }
-  return nullptr;
 }
 
 // One accepted connection, plain or TLS, with blocking I/O bounded by socket timeouts.
@@ -625,60 +519,16 @@ struct Server::Impl {
 
   void serveRequest(Connection& conn) {
     std::vector<std::string> peerCertificates = conn.peerCertificates();
-    std::string buf;
-    size_t headEnd = std::string::npos;
-    char chunk[8192];
-    while ((headEnd = buf.find("\r\n\r\n")) == std::string::npos) {
-      if (buf.size() > kMaxHeaderBytes) {
-        reply(conn, "", Response::error(431, "431 Request Header Fields Too Large"));
-        return;
-      }
-      size_t n = conn.read(chunk, sizeof(chunk));
-      if (n == 0) {
-        if (!buf.empty()) reply(conn, "", Response::error(400, "400 Bad Request: incomplete request"));
-        return;
-      }
-      buf.append(chunk, n);
-    }
-    if (headEnd > kMaxHeaderBytes) {
-      reply(conn, "", Response::error(431, "431 Request Header Fields Too Large"));
-      return;
-    }
-    auto parsed = parseHead(std::string_view(buf).substr(0, headEnd));
-    if (!parsed) {
-      reply(conn, "", Response::error(400, "400 Bad Request: " + parsed.error().message()));
-      return;
-    }
-    Request req = std::move(*parsed);
-    if (findHeader(req, "transfer-encoding") != nullptr) {
-      reply(conn, req.method, Response::error(501, "501 Not Implemented: Transfer-Encoding"));
-      return;
-    }
-    size_t contentLength = 0;
-    if (const std::string* cl = findHeader(req, "content-length")) {
-      if (cl->empty() || cl->size() > 12 || !std::all_of(cl->begin(), cl->end(), ::isdigit)) {
-        reply(conn, req.method, Response::error(400, "400 Bad Request: bad Content-Length"));
-        return;
-      }
-      contentLength = std::stoull(*cl);
-      if (contentLength > kMaxBodyBytes) {
-        reply(conn, req.method, Response::error(413, "413 Request Entity Too Large"));
-        return;
-      }
-    }
-    req.body = buf.substr(headEnd + 4);
-    while (req.body.size() < contentLength) {
-      size_t n = conn.read(chunk, sizeof(chunk));
-      if (n == 0) return;
-      req.body.append(chunk, n);
-    }
-    req.body.resize(contentLength);
+    RequestRead in = readRequest([&](char* buf, size_t cap) { return conn.read(buf, cap); });
+    if (in.rejection) reply(conn, in.method, *in.rejection);
+    if (!in.request) return;
+    Request& req = *in.request;
     req.peerCertificates = std::move(peerCertificates);
     Response resp = dispatch(req);
     for (const auto& [name, value] : defaultHeaders) {
-      const std::string key = lower(name);
+      const std::string key = asciiLower(name);
       bool present = key == "content-type" && !resp.contentType.empty();
-      for (const auto& [k, v] : resp.headers) present = present || lower(k) == key;
+      for (const auto& [k, v] : resp.headers) present = present || asciiLower(k) == key;
       if (!present) resp.headers.emplace_back(name, value);
     }
     reply(conn, req.method, resp);
@@ -768,14 +618,6 @@ uint16_t Server::port() const {
 
 const std::string& Server::certificatePem() const {
   return impl_->certPem;
-}
-
-Result<Request> Server::parseRequestForTest(std::string_view raw) {
-  size_t end = raw.find("\r\n\r\n");
-  if (end == std::string_view::npos) return Error("incomplete request");
-  auto req = parseHead(raw.substr(0, end));
-  if (req) req->body = std::string(raw.substr(end + 4));
-  return req;
 }
 
 }  // namespace ks::server

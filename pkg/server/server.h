@@ -114,9 +114,6 @@ class Server {
   // The serving certificate in PEM (the generated one, or the one loaded); empty without TLS.
   const std::string& certificatePem() const;
 
-  // Parses a raw request head + body (exposed for tests). Errors are 400 reasons.
-  static Result<Request> parseRequestForTest(std::string_view raw);
-
  private:
   struct Impl;
   explicit Server(std::unique_ptr<Impl> impl);

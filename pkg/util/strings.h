@@ -13,6 +13,9 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 // Removes leading and trailing ASCII whitespace.
 std::string_view trim(std::string_view s);
 
+// ASCII letters lower-cased, other bytes as they are (HTTP header names, scheme and token comparisons).
+std::string asciiLower(std::string_view s);
+
 // Joins with `sep` between elements.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 

@@ -161,7 +161,7 @@ def raw_strings(pattern, marker):
 
 def main():
     targets = ["api_json_fuzz", "yaml_fuzz", "node_affinity_fuzz", "scheduler_config_fuzz", "watch_stream_fuzz",
-               "kubeconfig_fuzz", "cel_fuzz", "http_response_fuzz", "proto_fuzz"]
+               "kubeconfig_fuzz", "cel_fuzz", "http_response_fuzz", "http_request_fuzz", "proto_fuzz"]
     for t in targets:
         clean(t)
     proto_seeds()
@@ -263,6 +263,16 @@ def main():
               b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: %d\r\n\r\n" % len(gzip.compress(body, mtime=0))
               + gzip.compress(body, mtime=0)]:
         write("http_response_fuzz", b"\x00" + r, "handmade")
+
+    # HTTP requests as the secure port gets them (byte 0: no extra read splits): probes, a scrape with a
+    # token, a query with escapes, a body, a HEAD, a pipelined second request.
+    for r in [b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:10259\r\nUser-Agent: kube-probe/1.34\r\n\r\n",
+              b"GET /metrics HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer abc.def\r\nAccept-Encoding: gzip\r\n\r\n",
+              b"GET /livez/ping?verbose&exclude=etcd%2Cx+y HTTP/1.1\r\nhost:x\r\n\r\n",
+              b"POST /configz HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+              b"HEAD /readyz HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n",
+              b"GET /a%20b HTTP/1.1\r\nContent-Length: 0\r\n\r\nGET /second HTTP/1.1\r\n\r\n"]:
+        write("http_request_fuzz", b"\x00" + r, "handmade")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ main() {
     scheduler_config_fuzz:4096
     watch_stream_fuzz:4096
     http_response_fuzz:4096
+    http_request_fuzz:4096
     kubeconfig_fuzz:4096
     cel_fuzz:1024
     proto_fuzz:12288

@@ -14,20 +14,16 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include "pkg/util/strings.h"
+
 namespace ks::server::auth {
 namespace {
 
 using json = nlohmann::json;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // http.Header.Get: the first value of `name` (case-insensitive).
 const std::string* firstHeader(const Request& req, std::string_view name) {
-  const std::string key = lower(name);
+  const std::string key = asciiLower(name);
   for (const auto& [k, v] : req.headers) {
     if (k == key) return &v;
   }
@@ -44,7 +40,7 @@ std::string headerValue(const Request& req, const std::vector<std::string>& name
 std::vector<std::string> allHeaderValues(const Request& req, const std::vector<std::string>& names) {
   std::vector<std::string> out;
   for (const auto& n : names) {
-    const std::string key = lower(n);
+    const std::string key = asciiLower(n);
     for (const auto& [k, v] : req.headers) {
       if (k == key && !v.empty()) out.push_back(v);
     }
@@ -81,7 +77,7 @@ std::map<std::string, std::vector<std::string>> newExtra(const Request& req,
                                                          const std::vector<std::string>& prefixes) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& prefix : prefixes) {
-    const std::string p = lower(prefix);
+    const std::string p = asciiLower(prefix);
     for (const auto& [k, v] : req.headers) {
       if (k.size() < p.size() || k.compare(0, p.size(), p) != 0) continue;
       out[unescapeExtraKey(k.substr(p.size()))].push_back(v);
@@ -286,7 +282,7 @@ class BearerTokenAuthenticator final : public Authenticator {
     if (auth.empty()) return AuthnResult::noOpinion();
     // strings.SplitN(auth, " ", 3)
     size_t sp = auth.find(' ');
-    if (sp == std::string_view::npos || lower(auth.substr(0, sp)) != "bearer") return AuthnResult::noOpinion();
+    if (sp == std::string_view::npos || asciiLower(auth.substr(0, sp)) != "bearer") return AuthnResult::noOpinion();
     std::string_view rest = auth.substr(sp + 1);
     std::string token(rest.substr(0, rest.find(' ')));
     if (token.empty()) return AuthnResult::noOpinion();

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/field.h"
+#include "pkg/util/strings.h"
 
 namespace ks::server::auth {
 namespace {
@@ -85,12 +86,6 @@ Response statusResponse(const Request& req, int code, std::string_view reason, c
   return r;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 Response unauthorizedResponse(const Request& req) {
@@ -112,7 +107,7 @@ Filter newAuthFilter(std::shared_ptr<Authenticator> authenticator, std::shared_p
       if (who.error) spdlog::error("Unable to authenticate the request: {}", *who.error);
       return unauthorizedResponse(req);
     }
-    Attributes attrs{std::move(who.user), lower(req.method), req.path};
+    Attributes attrs{std::move(who.user), asciiLower(req.method), req.path};
     AuthzResult decision = authz->authorize(attrs);
     if (decision.decision == Decision::Allow) return std::nullopt;
     const std::string uri = req.path + (req.rawQuery.empty() ? "" : "?" + req.rawQuery);
