@@ -14,6 +14,9 @@ export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-12G}"
 suite_start=$(date +%s)
 
+# The layer order of docs/architecture.md: no product include points up it.
+scripts/check_layers.py
+
 # The main lane: one tree (the ci preset: GCC, -O0, ASan + UBSan, -Werror) serves every test, unit and
 # integration, so the suite compiles the product and its tests once for both "does it work" and "is it
 # memory-safe". Any sanitizer report fails the test that hit it, including one from a daemon an

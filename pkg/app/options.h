@@ -21,7 +21,7 @@
 
 #include "pkg/app/logging.h"
 #include "pkg/features/features.h"
-#include "pkg/features/scheduler_features.h"
+#include "pkg/scheduler/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/server/auth/delegating.h"

@@ -138,30 +138,14 @@ class LeaderMetricsAdapter final : public leaderelection::LeaderMetrics {
 // Declared in run.h (explain uses it too).
 Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
                                                const std::string& master) {
-  client::rest::RestConfig rc;
-  if (!cc.kubeconfig.empty()) {
-    auto loaded = client::rest::loadKubeconfig(cc.kubeconfig);
-    if (!loaded.ok()) return loaded.error().wrap("loading kubeconfig");
-    rc = std::move(loaded).value();
-  } else if (master.empty()) {
-    spdlog::warn(
-        "Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
-    auto inCluster = client::rest::inClusterConfig();
-    if (!inCluster.ok()) {
-      return Error(
-          "invalid configuration: no configuration has been provided (set clientConnection.kubeconfig "
-          "in --config, --kubeconfig, or --master; in-cluster config: " +
-          inCluster.error().message() + ")");
-    }
-    rc = std::move(inCluster).value();
-  }
-  if (!master.empty()) rc.server = master;
-  rc.qps = cc.qps;
-  rc.burst = cc.burst;
-  rc.contentType = cc.contentType;
-  rc.acceptContentTypes = cc.acceptContentTypes;
-  rc.disableCompression = true;  // as upstream's createKubeConfig
-  rc.userAgent = userAgent();
+  client::rest::ClientConnection connection;
+  connection.kubeconfig = cc.kubeconfig;
+  connection.acceptContentTypes = cc.acceptContentTypes;
+  connection.contentType = cc.contentType;
+  connection.qps = cc.qps;
+  connection.burst = cc.burst;
+  auto rc = client::rest::restConfigFor(connection, master);
+  if (rc.ok()) rc->userAgent = userAgent();
   return rc;
 }
 

@@ -23,9 +23,8 @@ namespace ks::app {
 
 inline constexpr std::chrono::seconds kShutdownBindingDeadline{30};
 
-// Where the API server is and how to reach it (upstream createKubeConfig: clientcmd.BuildConfigFromFlags
-// with --master and clientConnection.kubeconfig, else the in-cluster config; then qps / burst). Also used
-// by `explain`.
+// client::rest::restConfigFor of the configuration's clientConnection, with our user agent. Also used by
+// `explain`.
 Result<client::rest::RestConfig> restConfigFor(const config::ClientConnectionConfiguration& cc,
                                                const std::string& master);
 

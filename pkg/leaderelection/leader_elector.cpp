@@ -89,7 +89,7 @@ struct LeaderElector::Sleep {
 
 Result<std::unique_ptr<LeaderElector>> LeaderElector::create(LeaderElectionConfig config,
                                                              client::LeaseClient& client,
-                                                             framework::Clock& clock,
+                                                             Clock& clock,
                                                              std::function<double()> random) {
   if (VoidResult v = validate(config); !v.ok()) return v.error();
   if (!random) {
@@ -102,7 +102,7 @@ Result<std::unique_ptr<LeaderElector>> LeaderElector::create(LeaderElectionConfi
 }
 
 LeaderElector::LeaderElector(LeaderElectionConfig config, client::LeaseClient& client,
-                             framework::Clock& clock, std::function<double()> random)
+                             Clock& clock, std::function<double()> random)
     : config_(std::move(config)),
       clock_(clock),
       random_(std::move(random)),
@@ -306,7 +306,7 @@ api::Time LeaderElector::observedTimeForTest() const {
 
 bool LeaderElector::sleepFor(Duration d, std::stop_token stop) {
   auto sleep = std::make_shared<Sleep>();
-  std::unique_ptr<framework::Timer> timer = clock_.afterFunc(d, [sleep] {
+  std::unique_ptr<Timer> timer = clock_.afterFunc(d, [sleep] {
     std::lock_guard lock(sleep->mu);
     sleep->fired = true;
     sleep->cv.notify_all();

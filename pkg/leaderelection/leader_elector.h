@@ -35,7 +35,7 @@
 
 #include "pkg/api/coordination.h"
 #include "pkg/client/client.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/util/result.h"
 
 namespace ks::leaderelection {
@@ -145,7 +145,7 @@ class LeaderElector {
   // uniform doubles in [0, 1) for the acquire jitter; empty: a randomly seeded generator.
   static Result<std::unique_ptr<LeaderElector>> create(LeaderElectionConfig config,
                                                        client::LeaseClient& client,
-                                                       framework::Clock& clock = framework::realClock(),
+                                                       Clock& clock = realClock(),
                                                        std::function<double()> random = {});
 
   LeaderElector(const LeaderElector&) = delete;
@@ -183,7 +183,7 @@ class LeaderElector {
   api::Time observedTimeForTest() const;
 
  private:
-  LeaderElector(LeaderElectionConfig config, client::LeaseClient& client, framework::Clock& clock,
+  LeaderElector(LeaderElectionConfig config, client::LeaseClient& client, Clock& clock,
                 std::function<double()> random);
 
   bool acquire(std::stop_token stop);
@@ -200,7 +200,7 @@ class LeaderElector {
   void recordEvent(std::string_view what) const;
 
   const LeaderElectionConfig config_;
-  framework::Clock& clock_;
+  Clock& clock_;
   std::function<double()> random_;
   LeaseLock lock_;
 

@@ -8,7 +8,7 @@
 
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/event_recorder.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -48,7 +48,7 @@ std::string_view attemptResultName(AttemptResult r) {
 
 Scheduler::Scheduler(client::Client& client, SchedulerOptions options)
     : client_(client), options_(std::move(options)) {
-  clock_ = options_.clock ? options_.clock : &framework::realClock();
+  clock_ = options_.clock ? options_.clock : &realClock();
   rng_.seed(options_.seed != 0 ? options_.seed : std::random_device{}());
 }
 

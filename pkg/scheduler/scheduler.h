@@ -96,7 +96,7 @@ struct SchedulerOptions {
   // factory passed to addEventHandlers and outlive the scheduler. None: plugins that need it fail.
   informer::SharedInformerFactory* informerFactory = nullptr;
   metrics::Metrics* metrics = nullptr;                // none: nothing is recorded
-  framework::Clock* clock = nullptr;                  // realClock() when null
+  Clock* clock = nullptr;                  // realClock() when null
   // SchedulerPopFromBackoffQ feature gate (upstream reads it in NewSchedulingQueue).
   bool popFromBackoffQ = true;
   // DynamicResourceAllocation feature gate: the resource.k8s.io event handlers and the pod update event
@@ -202,7 +202,7 @@ class Scheduler {
 
   client::Client& client_;
   SchedulerOptions options_;
-  framework::Clock* clock_;
+  Clock* clock_;
   std::shared_ptr<framework::parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<framework::runtime::WaitingPodsMap> waitingPods_;
   // The DRA objects as DynamicResources sees them (upstream's DRA manager), shared by the profiles; with

@@ -1,6 +1,6 @@
 #include "pkg/simulator/simulator.h"
 
-#include "pkg/scheduler/framework/manual_clock.h"
+#include "pkg/util/manual_clock.h"
 
 #include <spdlog/spdlog.h>
 
@@ -386,7 +386,7 @@ struct SchedulerRun {
   }
 
   Recorder recorder;
-  framework::ManualClock clock;
+  ManualClock clock;
   informer::SharedInformerFactory factory;
   PreemptionRecorder preemptions;
   std::unique_ptr<scheduler::Scheduler> sched;

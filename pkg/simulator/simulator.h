@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "pkg/client/memory/memory_client.h"
-#include "pkg/features/scheduler_features.h"
+#include "pkg/scheduler/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/util/result.h"
 

@@ -234,6 +234,28 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
   EXPECT_EQ(unschedulable, 1);
 }
 
+TEST(SimulatorTest, PodsOfEqualPriorityAreScheduledInArrivalOrder) {
+  // Upstream's queue breaks a priority tie by the time each pod entered it, and the informer delivers the
+  // pending pods one after the other, so a and b (the first two) fit and c waits. Under simulate's
+  // virtual clock every pod arrives at the same instant; the queue still orders them by arrival.
+  std::string yaml = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const char* n : {"n1", "n2"})
+    yaml += std::string("- {apiVersion: v1, kind: Node, metadata: {name: ") + n +
+            "}, status: {allocatable: {cpu: \"4\", memory: 8Gi, pods: \"110\"}}}\n";
+  for (const char* p : {"a", "b", "c"}) {
+    yaml += std::string("- apiVersion: v1\n  kind: Pod\n  metadata: {name: ") + p +
+            ", namespace: default}\n  spec:\n    containers: [{name: c, image: i, resources: {requests: "
+            "{cpu: \"3\"}}}]\n";
+  }
+  for (int i = 0; i < 5; ++i) {  // not by chance
+    auto r = run(yaml);
+    EXPECT_EQ(find(r, "a").result, "Scheduled");
+    EXPECT_EQ(find(r, "b").result, "Scheduled");
+    EXPECT_EQ(find(r, "c").result, "Unschedulable");
+    EXPECT_NE(find(r, "a").node, find(r, "b").node);
+  }
+}
+
 // onlyPod (explain): one attempt of that pod; the other pending pods are not scheduled, though the one
 // listed first would have taken the port.
 TEST(SimulatorTest, OnlyPodSchedulesThatPodOnce) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 
 #include "pkg/api/json/yaml.h"
 
@@ -294,6 +295,33 @@ Result<RestConfig> loadKubeconfig(const std::string& path, const std::string& co
   if (!text.ok()) return Error("kubeconfig: " + text.error().message());
   const std::string dir = std::filesystem::path(path).parent_path().string();
   return parseKubeconfig(*text, dir, path, context);
+}
+
+Result<RestConfig> restConfigFor(const ClientConnection& connection, const std::string& master) {
+  RestConfig rc;
+  if (!connection.kubeconfig.empty()) {
+    auto loaded = loadKubeconfig(connection.kubeconfig);
+    if (!loaded.ok()) return loaded.error().wrap("loading kubeconfig");
+    rc = std::move(loaded).value();
+  } else if (master.empty()) {
+    spdlog::warn(
+        "Neither --kubeconfig nor --master was specified. Using the inClusterConfig. This might not work.");
+    auto inCluster = inClusterConfig();
+    if (!inCluster.ok()) {
+      return Error(
+          "invalid configuration: no configuration has been provided (set clientConnection.kubeconfig "
+          "in --config, --kubeconfig, or --master; in-cluster config: " +
+          inCluster.error().message() + ")");
+    }
+    rc = std::move(inCluster).value();
+  }
+  if (!master.empty()) rc.server = master;
+  rc.qps = connection.qps;
+  rc.burst = connection.burst;
+  rc.contentType = connection.contentType;
+  rc.acceptContentTypes = connection.acceptContentTypes;
+  rc.disableCompression = true;
+  return rc;
 }
 
 Result<RestConfig> inClusterConfig(const InClusterOptions& options) {

@@ -85,6 +85,20 @@ struct InClusterOptions {
 // account token (re-read periodically) and CA.
 Result<RestConfig> inClusterConfig(const InClusterOptions& options = {});
 
+// A component's clientConnection settings (component-base's ClientConnectionConfiguration).
+struct ClientConnection {
+  std::string kubeconfig;
+  std::string acceptContentTypes;
+  std::string contentType = "application/vnd.kubernetes.protobuf";
+  double qps = 50;
+  int burst = 100;
+};
+
+// Where the API server is and how to reach it, as upstream's createKubeConfig: the kubeconfig file when one
+// is named, else (without `master`) the in-cluster config, with upstream's warning; `master` overrides the
+// server. Then qps, burst and content types; compression off, as on upstream kube-scheduler's clients.
+Result<RestConfig> restConfigFor(const ClientConnection& connection, const std::string& master);
+
 // Reads a whole file; the error says which file and why.
 Result<std::string> readFile(const std::string& path);
 

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "pkg/util/strings.h"
+
 namespace ks::client::rest {
 
 namespace {
@@ -83,11 +85,6 @@ class ResponseReader {
   size_t total_ = 0;
 };
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -129,7 +126,7 @@ Result<ResponseHead, Fail> readHead(ResponseReader& r) {
       if (headBytes > kMaxHeadBytes) return Fail{"malformed HTTP response: headers too large"};
       const auto colon = line->find(':');
       if (colon == std::string::npos) continue;
-      const std::string name = lower(line->substr(0, colon));
+      const std::string name = asciiLower(line->substr(0, colon));
       const std::string_view value = trim(std::string_view(*line).substr(colon + 1));
       if (name == "content-length") {
         uint64_t n = 0;
@@ -139,11 +136,11 @@ Result<ResponseHead, Fail> readHead(ResponseReader& r) {
         }
         h.contentLength = n;
       } else if (name == "transfer-encoding") {
-        h.chunked = lower(std::string(value)).find("chunked") != std::string::npos;
+        h.chunked = asciiLower(std::string(value)).find("chunked") != std::string::npos;
       } else if (name == "content-encoding") {
-        h.gzip = lower(std::string(value)) == "gzip";
+        h.gzip = asciiLower(std::string(value)) == "gzip";
       } else if (name == "connection") {
-        const std::string v = lower(std::string(value));
+        const std::string v = asciiLower(std::string(value));
         h.connectionClose = v.find("close") != std::string::npos;
         h.connectionKeepAlive = v.find("keep-alive") != std::string::npos;
       } else if (name == "retry-after") {

@@ -1,7 +1,7 @@
 #pragma once
 // Tests' name for the manual clock (now() moves only on step(); due timers fire on the stepping thread).
 
-#include "pkg/scheduler/framework/manual_clock.h"
+#include "pkg/util/manual_clock.h"
 
 namespace ks::framework::testing {
 

@@ -39,13 +39,13 @@ Result<std::string> getPodKey(const api::Pod& pod) {
 struct CacheImpl::CleanupLoop {
   std::mutex mu;
   bool stopped = false;                     // guarded by mu
-  std::unique_ptr<framework::Timer> timer;  // guarded by mu
+  std::unique_ptr<Timer> timer;  // guarded by mu
 };
 
 CacheImpl::CacheImpl(CacheOptions options)
     : ttl_(options.ttl),
       period_(options.cleanupPeriod),
-      clock_(options.clock ? options.clock : &framework::realClock()),
+      clock_(options.clock ? options.clock : &realClock()),
       logError_(std::move(options.logError)) {}
 
 CacheImpl::~CacheImpl() {
@@ -197,7 +197,7 @@ VoidResult CacheImpl::finishBinding(const api::Pod& pod) {
     if (ttl_ == std::chrono::nanoseconds::zero()) {
       it->second.deadline.reset();
     } else {
-      it->second.deadline = now + std::chrono::duration_cast<framework::Clock::Duration>(ttl_);
+      it->second.deadline = now + std::chrono::duration_cast<Clock::Duration>(ttl_);
     }
     it->second.bindingFinished = true;
   }
@@ -298,7 +298,7 @@ Result<api::PodPtr> CacheImpl::getPod(const api::Pod& pod) const {
   return it->second.pod;
 }
 
-void CacheImpl::cleanupAssumedPods(framework::Clock::TimePoint now) {
+void CacheImpl::cleanupAssumedPods(Clock::TimePoint now) {
   std::unique_lock lock(mu_);
   // Collected first: removing a pod erases it from assumedPods_.
   std::vector<api::PodPtr> expired;

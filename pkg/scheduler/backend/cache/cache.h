@@ -34,7 +34,7 @@
 
 #include "pkg/scheduler/backend/cache/interface.h"
 #include "pkg/scheduler/backend/cache/node_tree.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 
 namespace ks::cache {
 
@@ -45,7 +45,7 @@ struct CacheOptions {
   // Period of the background cleanup started by run() (upstream cleanAssumedPeriod).
   std::chrono::nanoseconds cleanupPeriod = std::chrono::seconds(1);
   // Time source for TTL deadlines and the cleanup timer; the real clock when null. Must outlive the cache.
-  framework::Clock* clock = nullptr;
+  Clock* clock = nullptr;
   // Receives the errors upstream logs and carries on after (e.g. "Node not found when trying to remove
   // pod"); stderr when empty. Called under the cache's lock: must not call back into the cache.
   std::function<void(std::string_view)> logError;
@@ -77,7 +77,7 @@ class CacheImpl final : public Cache {
 
   // Expires assumed pods whose binding finished and whose deadline is before `now` (only with ttl > 0).
   // Called every cleanupPeriod by the loop run() starts; callable directly (tests).
-  void cleanupAssumedPods(framework::Clock::TimePoint now);
+  void cleanupAssumedPods(Clock::TimePoint now);
 
   // Starts the periodic cleanup on the clock's timer thread (upstream New() does this). Idempotent.
   void run();
@@ -100,7 +100,7 @@ class CacheImpl final : public Cache {
   struct PodState {
     api::PodPtr pod;
     // When the assumed pod expires; unset = never (ttl 0 or binding not finished).
-    std::optional<framework::Clock::TimePoint> deadline;
+    std::optional<Clock::TimePoint> deadline;
     // Blocks expiry while the binding still runs.
     bool bindingFinished = false;
   };
@@ -133,7 +133,7 @@ class CacheImpl final : public Cache {
 
   const std::chrono::nanoseconds ttl_;
   const std::chrono::nanoseconds period_;
-  framework::Clock* const clock_;
+  Clock* const clock_;
   const std::function<void(std::string_view)> logError_;
 
   mutable std::shared_mutex mu_;

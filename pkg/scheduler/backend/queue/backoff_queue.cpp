@@ -13,7 +13,7 @@ bool rejectedByPlugins(const QueuedPodInfo& p) {
 
 }  // namespace
 
-BackoffQueue::BackoffQueue(const framework::Clock& clock, std::chrono::nanoseconds initialBackoff,
+BackoffQueue::BackoffQueue(const Clock& clock, std::chrono::nanoseconds initialBackoff,
                            std::chrono::nanoseconds maxBackoff, framework::runtime::LessFunc activeQLess,
                            bool popFromBackoffQ, KeyFunc key)
     : clock_(clock),

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "pkg/scheduler/backend/heap/heap.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/types.h"
 
@@ -35,7 +35,7 @@ class BackoffQueue {
   using KeyFunc = heap::Heap<framework::QueuedPodInfo>::KeyFunc;
 
   // `activeQLess` orders pods within a window (with popFromBackoffQ); `clock` must outlive the queue.
-  BackoffQueue(const framework::Clock& clock, std::chrono::nanoseconds initialBackoff,
+  BackoffQueue(const Clock& clock, std::chrono::nanoseconds initialBackoff,
                std::chrono::nanoseconds maxBackoff, framework::runtime::LessFunc activeQLess,
                bool popFromBackoffQ, KeyFunc key);
 
@@ -74,7 +74,7 @@ class BackoffQueue {
   bool lessByExpiry(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const;
   void popCompleted(heap::Heap<framework::QueuedPodInfo>& q, std::vector<framework::QueuedPodInfo>& out);
 
-  const framework::Clock& clock_;
+  const Clock& clock_;
   const std::chrono::nanoseconds initialBackoff_;
   const std::chrono::nanoseconds maxBackoff_;
   const framework::runtime::LessFunc activeQLess_;

@@ -90,7 +90,7 @@ Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
 
 PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::string, ProfileHooks> profiles,
                              QueueOptions options)
-    : clock_(options.clock ? *options.clock : framework::realClock()),
+    : clock_(options.clock ? *options.clock : realClock()),
       options_(options),
       metrics_(options.metrics),
       less_(std::move(less)),
@@ -123,11 +123,16 @@ PriorityQueue::~PriorityQueue() {
   close();
 }
 
-QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) const {
+QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) {
   QueuedPodInfo p;
   p.podInfo = framework::PodInfo::create(std::move(pod));
-  p.timestamp = clock_.now();
+  p.timestamp = arrivalTimeLocked();
   return p;
+}
+
+framework::TimePoint PriorityQueue::arrivalTimeLocked() {
+  lastArrival_ = std::max(clock_.now(), lastArrival_ + std::chrono::nanoseconds(1));
+  return lastArrival_;
 }
 
 // Runs PreEnqueue; on rejection records the gating plugin and its events. Returns true if not gated.
@@ -447,7 +452,7 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
   } else {
     pInfo.consecutiveErrorsCount++;
   }
-  pInfo.timestamp = clock_.now();
+  pInfo.timestamp = arrivalTimeLocked();
   pInfo.backoffExpiration = framework::TimePoint{};
 
   Strategy strategy;

@@ -44,7 +44,7 @@
 #include "pkg/scheduler/backend/heap/heap.h"
 #include "pkg/scheduler/backend/queue/backoff_queue.h"
 #include "pkg/scheduler/backend/queue/nominator.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/types.h"
@@ -58,7 +58,7 @@ inline constexpr std::chrono::seconds kDefaultPodMaxBackoff{10};
 inline constexpr std::chrono::minutes kDefaultPodMaxInUnschedulablePodsDuration{5};
 
 struct QueueOptions {
-  framework::Clock* clock = nullptr;  // realClock() when null
+  Clock* clock = nullptr;  // realClock() when null
   std::chrono::nanoseconds podInitialBackoff = kDefaultPodInitialBackoff;
   std::chrono::nanoseconds podMaxBackoff = kDefaultPodMaxBackoff;
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = kDefaultPodMaxInUnschedulablePodsDuration;
@@ -225,7 +225,11 @@ class PriorityQueue final : public framework::PodNominator {
     std::array<metrics::CounterRef, metrics::kQueueCount> refs_;
   };
 
-  framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod) const;
+  framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod);
+  // When a pod enters (or re-enters) the queue: the clock's time, but strictly after the previous arrival,
+  // as Go's monotonic time.Now() is in practice. Pods that arrive together so keep their arrival order in
+  // PrioritySort's timestamp tie-break, also under a manual clock that does not move (simulate).
+  framework::TimePoint arrivalTimeLocked();
   bool runPreEnqueue(framework::QueuedPodInfo& pInfo) const;
   bool moveToActiveQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
   bool moveToBackoffQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
@@ -247,7 +251,7 @@ class PriorityQueue final : public framework::PodNominator {
   void doneLocked(const std::string& podUid);
   void flushLoop(std::stop_token stop);
 
-  framework::Clock& clock_;
+  Clock& clock_;
   const QueueOptions options_;
   metrics::Metrics* const metrics_;
   framework::runtime::LessFunc less_;
@@ -255,6 +259,7 @@ class PriorityQueue final : public framework::PodNominator {
 
   mutable std::mutex mu_;
   std::condition_variable cond_;
+  framework::TimePoint lastArrival_{};
   heap::Heap<framework::QueuedPodInfo> activeQ_;
   BackoffQueue backoffQ_;
   std::unordered_map<std::string, framework::QueuedPodInfo> unschedulablePods_;

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "pkg/scheduler/apis/config/types.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"

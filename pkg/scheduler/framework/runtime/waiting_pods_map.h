@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "pkg/api/core.h"
-#include "pkg/scheduler/framework/clock.h"
+#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/interface.h"
 
 namespace ks::framework::runtime {

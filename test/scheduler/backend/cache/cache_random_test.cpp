@@ -37,7 +37,7 @@ struct ModelPod {
   api::PodPtr pod;
   PodState state = PodState::None;
   bool bindingFinished = false;
-  framework::Clock::TimePoint deadline{};
+  Clock::TimePoint deadline{};
 };
 
 struct ModelNode {
