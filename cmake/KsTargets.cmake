@@ -1,9 +1,12 @@
 # Shared build settings and the two helpers every component uses:
 #   ks_add_library(<name> SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])  -> ks_<name>, alias ks::<name>
-#   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] [ONE_PROCESS] SOURCES ... [DEPS ...])
+#   ks_add_test(<name> LABEL unit|integration|conformance [CONCURRENCY] [ONE_PROCESS] [NO_SANITIZERS]
+#               SOURCES ... [DEPS ...])
 # Each gtest case is its own ctest (gtest discovery), except with ONE_PROCESS: one ctest runs the whole
 # executable, for table-driven tests whose per-process setup (reading the table) costs more than their cases;
 # gtest still names each failing case, and --gtest_brief keeps the output to the failures.
+# NO_SANITIZERS builds the executable plain in every tree, for a test of what the sanitizers replace (glibc's
+# allocator): it may then link no ks:: library (they carry the sanitizers), only sources of its own.
 # Unit tests are collected in the `unit-tests` target; those marked CONCURRENCY (threads, locks, timers:
 # what ThreadSanitizer should see) also in `concurrency-tests`. The sanitizer lanes of scripts/test.sh build
 # one of these targets and run `ctest -L unit`, which runs the tests of the executables that were built.
@@ -55,14 +58,18 @@ function(ks_add_library name)
 endfunction()
 
 function(ks_add_test name)
-  cmake_parse_arguments(ARG "CONCURRENCY;ONE_PROCESS" "LABEL" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "CONCURRENCY;ONE_PROCESS;NO_SANITIZERS" "LABEL" "SOURCES;DEPS" ${ARGN})
   if(NOT ARG_LABEL MATCHES "^(unit|integration|conformance)$")
     message(FATAL_ERROR "ks_add_test(${name}): LABEL must be unit, integration or conformance")
   endif()
   add_executable(${name} ${ARG_SOURCES})
   set_target_properties(${name} PROPERTIES KS_TEST_SOURCES ON)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR})
-  target_link_libraries(${name} PRIVATE ks_warnings ks_options ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  if(ARG_NO_SANITIZERS)
+    target_link_libraries(${name} PRIVATE ks_warnings Threads::Threads ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  else()
+    target_link_libraries(${name} PRIVATE ks_warnings ks_options ${ARG_DEPS} GTest::gmock GTest::gtest_main)
+  endif()
   if(ARG_CONCURRENCY)
     set_property(GLOBAL APPEND PROPERTY KS_CONCURRENCY_TESTS ${name})
   endif()
