@@ -1,7 +1,7 @@
 // Fuzzes the secure port's HTTP/1.1 request reader (pkg/server/http_request.h), the first code any peer
 // reaches, before authentication: request line, percent-decoding of path and query, headers,
 // Content-Length bodies, and the 4xx/5xx answers to what it refuses.
-// Input: byte 0 = n (number of split points, n % 16), then n bytes of read sizes, then the request bytes.
+// Input: as split_reads.h says (read sizes, then the request bytes).
 // Invariants: no crash, hang or unbounded growth; the outcome does not depend on how the bytes were split
 // into reads; an accepted request has a token method, a path starting with '/', lower-case header names
 // and exactly its Content-Length of body; a refusal is one of the statuses the reader documents.
@@ -14,6 +14,7 @@
 
 #include "pkg/server/http_request.h"
 #include "test/fuzz/fuzz_check.h"
+#include "test/fuzz/split_reads.h"
 
 namespace {
 
@@ -36,16 +37,11 @@ std::string describe(const RequestRead& r) {
   return out;
 }
 
-RequestRead readSplit(std::string_view data, std::string_view sizes, size_t& bytesRead) {
-  size_t next = 0;
-  return ks::server::readRequest([&](char* buf, size_t cap) {
-    size_t n = std::min(cap, data.size());
-    if (!sizes.empty()) n = std::min<size_t>(n, 1 + static_cast<uint8_t>(sizes[next++ % sizes.size()]));
-    std::copy_n(data.data(), n, buf);
-    data.remove_prefix(n);
-    bytesRead += n;
-    return n;
-  });
+RequestRead readSplit(std::string_view stream, std::string_view sizes, size_t& bytesRead) {
+  ks::fuzz::SplitReader reader(stream, sizes);
+  RequestRead r = ks::server::readRequest([&](char* buf, size_t cap) { return reader.read(buf, cap); });
+  bytesRead = reader.consumed();
+  return r;
 }
 
 void checkAccepted(const Request& q) {
@@ -64,16 +60,13 @@ void checkAccepted(const Request& q) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  const size_t cuts = data[0] % 16;
-  if (size < 1 + cuts) return 0;
-  const std::string_view sizes(reinterpret_cast<const char*>(data) + 1, cuts);
-  const std::string_view request(reinterpret_cast<const char*>(data) + 1 + cuts, size - 1 - cuts);
+  const auto input = ks::fuzz::splitInput(data, size);
+  if (!input) return 0;
   size_t wholeBytes = 0;
   size_t splitBytes = 0;
-  const RequestRead whole = readSplit(request, {}, wholeBytes);
-  const RequestRead split = readSplit(request, sizes, splitBytes);
-  FUZZ_CHECK(wholeBytes <= request.size() && splitBytes <= request.size());
+  const RequestRead whole = readSplit(input->stream, {}, wholeBytes);
+  const RequestRead split = readSplit(input->stream, input->sizes, splitBytes);
+  FUZZ_CHECK(wholeBytes <= input->stream.size() && splitBytes <= input->stream.size());
   FUZZ_CHECK(!(whole.request && whole.rejection));
   // Where the head ends in the middle of a read, the two may have read different amounts past it, but
   // what they made of the bytes must agree.

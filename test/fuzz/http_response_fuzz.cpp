@@ -13,6 +13,7 @@
 
 #include "pkg/client/rest/http_response.h"
 #include "test/fuzz/fuzz_check.h"
+#include "test/fuzz/split_reads.h"
 
 namespace {
 
@@ -20,22 +21,14 @@ using ks::client::rest::ByteSource;
 using ks::client::rest::HttpHead;
 using ks::client::rest::TransportError;
 
-// Hands out `data` in reads of the given sizes (cycled), then the end of the stream.
+// The transport's byte source over a SplitReader.
 class SplitSource final : public ByteSource {
  public:
-  SplitSource(std::string_view data, std::string_view sizes) : data_(data), sizes_(sizes) {}
-  ks::Result<size_t, TransportError> readSome(char* buf, size_t cap) override {
-    size_t n = std::min(cap, data_.size());
-    if (!sizes_.empty()) n = std::min<size_t>(n, 1 + static_cast<uint8_t>(sizes_[next_++ % sizes_.size()]));
-    std::copy_n(data_.data(), n, buf);
-    data_.remove_prefix(n);
-    return n;
-  }
+  SplitSource(std::string_view data, std::string_view sizes) : reader_(data, sizes) {}
+  ks::Result<size_t, TransportError> readSome(char* buf, size_t cap) override { return reader_.read(buf, cap); }
 
  private:
-  std::string_view data_;
-  std::string_view sizes_;
-  size_t next_ = 0;
+  ks::fuzz::SplitReader reader_;
 };
 
 struct Outcome {
@@ -69,13 +62,10 @@ Outcome read(std::string_view response, std::string_view sizes) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  if (size == 0) return 0;
-  const size_t cuts = data[0] % 16;
-  if (size < 1 + cuts) return 0;
-  const std::string_view sizes(reinterpret_cast<const char*>(data) + 1, cuts);
-  const std::string_view response(reinterpret_cast<const char*>(data) + 1 + cuts, size - 1 - cuts);
-  const Outcome whole = read(response, {});
-  const Outcome split = read(response, sizes);
+  const auto input = ks::fuzz::splitInput(data, size);
+  if (!input) return 0;
+  const Outcome whole = read(input->stream, {});
+  const Outcome split = read(input->stream, input->sizes);
   FUZZ_CHECK(whole.ok == split.ok);
   FUZZ_CHECK(whole.headSeen == split.headSeen);
   FUZZ_CHECK(whole.status == split.status);
