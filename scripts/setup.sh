@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   # RE2 (Go's regular-expression syntax) for the CEL evaluator of DRA selectors (pkg/dra/cel)
   libre2-dev
-  clang-format openssl curl ca-certificates python3
+  clang-format openssl curl ca-certificates python3 procps
   # the fuzz targets only (test/fuzz, the `fuzz` preset): clang-14, libFuzzer and clang's sanitizer runtimes
   clang libfuzzer-14-dev libclang-rt-14-dev
 )
