@@ -455,7 +455,11 @@ Result<SimulationResult> simulateAll(const config::KubeSchedulerConfiguration& c
   for (const auto& p : cluster.objects<api::Pod>()) {
     if (isPending(*p, cfg)) pending.push_back(p);
   }
-  std::jthread runner([&](std::stop_token stop) { sched.run(stop); });
+  // Not run(): its periodic flushes would release backed-off pods window by window while the clock is
+  // stepped below, racing this thread's attempts; the flush after each step releases them at once.
+  std::jthread runner([&] {
+    while (sched.scheduleOne()) continue;
+  });
 
   // Settled: nothing queued to run, nothing in flight or binding, the informer has seen every pod change
   // (bindings and status patches come back through it), and no pod waiting out a backoff could fare
@@ -491,7 +495,7 @@ Result<SimulationResult> simulateAll(const config::KubeSchedulerConfiguration& c
     }
     quietChecks = idle ? quietChecks + 1 : 0;
   }
-  runner.request_stop();
+  q.close();
   runner.join();
   run->stop();
   // A safety net only: every input settles (each retry needs a binding since the last one, and bindings

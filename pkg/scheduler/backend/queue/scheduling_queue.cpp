@@ -29,6 +29,7 @@ constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
 constexpr std::string_view kBackoffComplete = "BackoffComplete";
 constexpr std::string_view kPopFromBackoffQ = "PopFromBackoffQ";
 constexpr std::string_view kPodPoppedInFlightEvent = "PodPopped";
+constexpr std::chrono::seconds kLeftoverFlushPeriod{30};
 
 std::string labelIf(metrics::Metrics* m, std::string_view label) {
   return m ? std::string(label) : std::string();
@@ -38,6 +39,14 @@ std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) {
 }
 
 }  // namespace
+
+// The periodic flushes, on the clock's timers. `mu` is held while they run, so that close() waits for them.
+struct PriorityQueue::Flushes {
+  std::mutex mu;
+  bool stopped = false;               // guarded by mu
+  std::unique_ptr<Timer> timer;       // guarded by mu; set by run()
+  framework::TimePoint nextLeftover;  // guarded by mu
+};
 
 std::string eventLabel(const ClusterEvent& event) {
   if (!event.customLabel.empty()) return event.customLabel;
@@ -104,7 +113,8 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
       scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),
       backoffComplete_(metrics_, labelIf(metrics_, kBackoffComplete)),
       forceActivate_(metrics_, labelIf(metrics_, framework::kEventForceActivate)),
-      popFromBackoffQ_(metrics_, labelIf(metrics_, kPopFromBackoffQ)) {
+      popFromBackoffQ_(metrics_, labelIf(metrics_, kPopFromBackoffQ)),
+      flushes_(std::make_shared<Flushes>()) {
   for (auto& [name, hooks] : profiles) {
     Profile p;
     if (metrics_ != nullptr) p.metricsProfile = metrics_->profile(name);
@@ -625,30 +635,27 @@ void PriorityQueue::flushUnschedulablePodsLeftover() {
 }
 
 void PriorityQueue::run() {
-  std::lock_guard lock(flushMu_);
-  if (flushThread_.joinable()) return;
-  flushThread_ = std::jthread([this](std::stop_token stop) { flushLoop(stop); });
+  std::lock_guard lock(flushes_->mu);
+  if (flushes_->timer || flushes_->stopped) return;
+  flushes_->nextLeftover = clock_.now() + kLeftoverFlushPeriod;
+  armFlushLocked();
 }
 
-void PriorityQueue::flushLoop(std::stop_token stop) {
-  using namespace std::chrono_literals;
-  auto nextLeftover = std::chrono::steady_clock::now() + 30s;
-  std::unique_lock lock(flushMu_);
-  while (!stop.stop_requested()) {
-    // The backoff flush runs on whole seconds of the clock, so that each ordering window of podBackoffQ
-    // is flushed at once, right when it ends (upstream waitUntilAlignedWithOrderingWindow).
-    const auto now = clock_.now();
-    const auto untilNextWindow = backoffQ_.alignToWindow(now + kBackoffQOrderingWindow) - now;
-    flushCond_.wait_for(lock, stop, untilNextWindow, [] { return false; });
-    if (stop.stop_requested()) return;
-    lock.unlock();
+void PriorityQueue::armFlushLocked() {
+  // The backoff flush runs on whole seconds of the clock, so that each ordering window of podBackoffQ is
+  // flushed at once, right when it ends (upstream waitUntilAlignedWithOrderingWindow).
+  const auto now = clock_.now();
+  const Clock::Duration untilNextWindow = backoffQ_.alignToWindow(now + kBackoffQOrderingWindow) - now;
+  flushes_->timer = clock_.afterFunc(untilNextWindow, [this, flushes = flushes_] {
+    std::lock_guard lock(flushes->mu);
+    if (flushes->stopped) return;  // the queue may be gone
     flushBackoffQCompleted();
-    if (std::chrono::steady_clock::now() >= nextLeftover) {
+    if (clock_.now() >= flushes->nextLeftover) {
       flushUnschedulablePodsLeftover();
-      nextLeftover = std::chrono::steady_clock::now() + 30s;
+      flushes->nextLeftover = clock_.now() + kLeftoverFlushPeriod;
     }
-    lock.lock();
-  }
+    armFlushLocked();
+  });
 }
 
 void PriorityQueue::close() {
@@ -657,10 +664,9 @@ void PriorityQueue::close() {
     closed_ = true;
   }
   cond_.notify_all();
-  if (flushThread_.joinable()) {
-    flushThread_.request_stop();
-    flushThread_.join();
-  }
+  std::lock_guard lock(flushes_->mu);
+  flushes_->stopped = true;
+  if (flushes_->timer) flushes_->timer->stop();
 }
 
 PendingCounts PriorityQueue::pendingCounts() const {

@@ -14,7 +14,8 @@
 //
 // Threads: every public method may be called from any thread. One mutex guards all state; queueing
 // hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
-// queue). The nominator has its own lock, taken after the queue's (never the other way round).
+// queue). The nominator has its own lock, taken after the queue's (never the other way round). The
+// periodic flushes run on the clock's timers under their own lock, taken before the queue's.
 //
 // Metrics (QueueOptions::metrics), as upstream: scheduler_queue_incoming_pods_total{queue,event} for each
 // pod entering activeQ, backoffQ or unschedulablePods (events "UnschedulablePodAdd",
@@ -37,7 +38,6 @@
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -154,9 +154,9 @@ class PriorityQueue final : public framework::PodNominator {
   void flushBackoffQCompleted();
   void flushUnschedulablePodsLeftover();
 
-  // Starts the flush thread (backoff every 1 s, unschedulable leftovers every 30 s).
+  // Starts the periodic flushes on the clock (backoff every 1 s, unschedulable leftovers every 30 s).
   void run();
-  // Wakes pop() callers (they get nullopt) and stops the flush thread.
+  // Wakes pop() callers (they get nullopt) and stops the flushes, waiting for a running one.
   void close();
 
   // PodNominator. Nominating asks the pod lister (when set) first: a pod gone or bound is not nominated.
@@ -249,7 +249,9 @@ class PriorityQueue final : public framework::PodNominator {
   bool addEventIfAnyInFlight(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
                              const framework::EventObject& newObj);
   void doneLocked(const std::string& podUid);
-  void flushLoop(std::stop_token stop);
+  struct Flushes;
+  // Arms the next flush, which re-arms itself until close(). Requires flushes_->mu held.
+  void armFlushLocked();
 
   Clock& clock_;
   const QueueOptions options_;
@@ -280,9 +282,8 @@ class PriorityQueue final : public framework::PodNominator {
 
   Nominator nominator_;
 
-  std::mutex flushMu_;
-  std::condition_variable_any flushCond_;
-  std::jthread flushThread_;
+  // Shared with the flush timer's callback, which may run after the queue is gone.
+  const std::shared_ptr<Flushes> flushes_;
 };
 
 // The events an update of a pod represents (upstream PodSchedulingPropertiesChange): label, scale

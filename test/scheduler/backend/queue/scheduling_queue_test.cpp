@@ -230,9 +230,18 @@ TEST_F(QueueTest, PopFromBackoffQTakesHigherPriorityWithinAWindow) {
 
 // F1: a pod whose attempt ended in an error (no rejecting plugin, e.g. no nodes or a failed bind) waits
 // out its whole backoff in podErrorBackoffQ, 1 s, 2 s, 4 s ... 10 s: it is never popped early, even with
-// activeQ empty (before the fix, pop() took it back at once: a hot retry loop).
+// activeQ empty (before the fix, pop() took it back at once: a hot retry loop). A pop() waits meanwhile; the
+// flush that ends the backoff hands the pod to it (counted as BackoffComplete), so an early pop shows as a
+// missing count.
 TEST_F(QueueTest, ErrorPodIsNeverPoppedBeforeItsBackoff) {
-  auto q = makeQueue();
+  metrics::Metrics m;
+  QueueOptions opts;
+  opts.metrics = &m;
+  auto q = makeQueue(opts);
+  auto backoffCompleted = [&] {
+    return metrics::testing::sum(m.scrape(), "scheduler_queue_incoming_pods_total",
+                                 {{"queue", "active"}, {"event", "BackoffComplete"}});
+  };
   q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
   std::optional<QueuedPodInfo> inFlight = q->pop();
   ASSERT_TRUE(inFlight);
@@ -242,24 +251,46 @@ TEST_F(QueueTest, ErrorPodIsNeverPoppedBeforeItsBackoff) {
     ++round;
     ASSERT_TRUE(q->addUnschedulableIfNotPresent(*inFlight, q->schedulingCycle()).ok());  // an error
     ASSERT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ);
-    std::atomic<bool> popped{false};
-    std::thread popper([&] {
-      inFlight = q->pop();
-      popped = true;
-    });
-    std::this_thread::sleep_for(50ms);
-    EXPECT_FALSE(popped.load()) << "popped at once after error " << round;
+    std::thread popper([&] { inFlight = q->pop(); });
     // The expiry's own window still counts as backing off.
     clock_.step(expected);
     q->flushBackoffQCompleted();
-    std::this_thread::sleep_for(20ms);
-    EXPECT_FALSE(popped.load()) << "released before " << expected.count() << " s + its window";
+    EXPECT_EQ(q->whereIs("ns/p"), QueueName::BackoffQ)
+        << "released before " << expected.count() << " s + its window";
     clock_.step(1s);
     q->flushBackoffQCompleted();
     popper.join();
     ASSERT_TRUE(inFlight.has_value());
     EXPECT_EQ(inFlight->consecutiveErrorsCount, round);
+    EXPECT_EQ(backoffCompleted(), round) << "popped before its backoff ended, after error " << round;
   }
+}
+
+// run() flushes on the queue's clock: completed backoffs at the end of each 1 s window, and every 30 s the
+// pods left in unschedulablePods longer than podMaxInUnschedulablePodsDuration; close() stops both.
+TEST_F(QueueTest, RunFlushesOnTheClockUntilClose) {
+  QueueOptions opts;
+  opts.podMaxInUnschedulablePodsDuration = 45s;
+  auto q = makeQueue(opts);
+  q->run();
+  q->add(MakePod().name("err").namespace_("ns").uid("1").ptr());
+  q->add(MakePod().name("rejected").namespace_("ns").uid("2").ptr());
+  auto err = q->pop();
+  ASSERT_TRUE(err);
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*err, q->schedulingCycle()).ok());  // an error: 1 s backoff
+  failAttempt(*q, {"fooPlugin"});
+  ASSERT_EQ(q->whereIs("ns/err"), QueueName::BackoffQ);
+  ASSERT_EQ(q->whereIs("ns/rejected"), QueueName::UnschedulablePods);
+  clock_.step(1s);
+  EXPECT_EQ(q->whereIs("ns/err"), QueueName::BackoffQ) << "its own window still counts";
+  clock_.step(1s);
+  EXPECT_EQ(q->whereIs("ns/err"), QueueName::ActiveQ);
+  clock_.step(57s);  // the leftover flush at 30 s found it waiting for less than 45 s
+  EXPECT_EQ(q->whereIs("ns/rejected"), QueueName::UnschedulablePods);
+  clock_.step(1s);
+  EXPECT_EQ(q->whereIs("ns/rejected"), QueueName::ActiveQ) << "flushed at 60 s";
+  q->close();
+  EXPECT_EQ(clock_.pendingTimers(), 0u);
 }
 
 TEST_F(QueueTest, PendingPluginQueueMeansImmediately) {
