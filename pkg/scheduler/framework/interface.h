@@ -32,6 +32,7 @@
 #include "pkg/scheduler/framework/parallelize/parallelism.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/types.h"
+#include "pkg/util/clock.h"
 
 namespace ks::client {
 class Client;
@@ -328,6 +329,8 @@ class Handle : public PluginsRunner {
   // The DRA objects as the scheduler tracks them (upstream SharedDRAManager()); null when the
   // DynamicResourceAllocation gate is off or the caller gave none (then DynamicResources builds its own).
   virtual SharedDRAManager* sharedDRAManager() const { return nullptr; }
+  // The scheduler's clock (a manual one in tests), for plugins that wait or stamp times.
+  virtual Clock& clock() const { return realClock(); }
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

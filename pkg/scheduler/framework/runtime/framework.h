@@ -58,7 +58,7 @@ struct FrameworkOptions {
   std::shared_ptr<parallelize::Parallelizer> parallelizer;
   // Shared between profiles (a pod waits in one map whatever its profile); created when null.
   std::shared_ptr<WaitingPodsMap> waitingPods;
-  // Time source for Permit timeouts; realClock() when null.
+  // Time source for Permit timeouts and plugins (Handle::clock()); realClock() when null.
   Clock* clock = nullptr;
   // Where to record the framework's metrics; none when null. Must outlive the Framework.
   metrics::Metrics* metrics = nullptr;
@@ -161,6 +161,7 @@ class Framework final : public Handle {
   }
   std::stop_token stopToken() const override { return stop_.get_token(); }
   SharedDRAManager* sharedDRAManager() const override { return sharedDRAManager_; }
+  Clock& clock() const override { return *clock_; }
   // Requests stopToken(): the scheduler is shutting down. Thread-safe, idempotent.
   void requestStop() { stop_.request_stop(); }
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;

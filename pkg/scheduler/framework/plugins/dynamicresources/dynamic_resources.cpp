@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <semaphore>
 #include <set>
 #include <stop_token>
 #include <thread>
@@ -25,8 +26,9 @@ using framework::Status;
 
 namespace {
 
-// How long a pod waits in PreBind for its devices' binding conditions.
+// How long a pod waits in PreBind for its devices' binding conditions, polling them every 5 s.
 constexpr std::chrono::seconds kBindingTimeoutDefault{600};
+constexpr std::chrono::seconds kBindingPollInterval{5};
 
 std::string kobj(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -627,7 +629,7 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
         api::ResourceClaimConsumerReference{"", "pods", pod.metadata.name, pod.metadata.uid});
     if (features_.enableDRADeviceBindingConditions && features_.enableDRAResourceClaimDeviceStatus &&
         claim->status.allocation && !claim->status.allocation->allocationTimestamp) {
-      claim->status.allocation->allocationTimestamp = std::chrono::system_clock::now();
+      claim->status.allocation->allocationTimestamp = handle_.clock().now();
     }
     auto updated = client_->updateResourceClaimStatus(*claim);
     if (!updated.ok()) {
@@ -684,8 +686,7 @@ bool DynamicResources::isClaimTimeout(const api::ResourceClaim& claim) const {
   if (!claim.status.allocation || !claim.status.allocation->allocationTimestamp) return false;
   for (const auto& result : claim.status.allocation->devices.results) {
     if (result.bindingConditions.empty()) continue;
-    if (*claim.status.allocation->allocationTimestamp + kBindingTimeoutDefault <
-        std::chrono::system_clock::now()) {
+    if (*claim.status.allocation->allocationTimestamp + kBindingTimeoutDefault < handle_.clock().now()) {
       return true;
     }
   }
@@ -734,20 +735,23 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
                      "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
   const std::stop_token stop = handle_.stopToken();
-  const auto deadline = std::chrono::steady_clock::now() + kBindingTimeoutDefault;
+  Clock& clock = handle_.clock();
+  const auto deadline = clock.now() + kBindingTimeoutDefault;
   for (;;) {
     auto ready = isPodReadyForBinding(*stateData);
     if (!ready.ok()) return Status::fromError(ready.error());
     if (*ready) return {};
     if (stop.stop_requested()) return Status::error("context canceled");
-    if (std::chrono::steady_clock::now() + bindingPollInterval_ > deadline) {
+    if (clock.now() + kBindingPollInterval > deadline) {
       // The next attempt's PreFilter notices the timeout or failure and recovers.
       return Status::error("device binding timeout");
     }
-    std::mutex mu;
-    std::condition_variable_any cv;
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, stop, bindingPollInterval_, [] { return false; });
+    // Released by the next poll's timer (shared with it: it may fire later) or by the shutdown.
+    auto wake = std::make_shared<std::counting_semaphore<>>(0);
+    const std::unique_ptr<Timer> timer = clock.afterFunc(kBindingPollInterval, [wake] { wake->release(); });
+    const std::stop_callback onStop(stop, [&wake] { wake->release(); });
+    wake->acquire();
+    timer->stop();
   }
 }
 

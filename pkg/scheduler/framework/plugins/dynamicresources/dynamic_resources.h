@@ -107,8 +107,6 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::SharedDRAManager* draManager() const { return draManager_; }
   // Upstream's tests use a 1ns timeout, which the args (milliseconds) cannot carry.
   void setFilterTimeoutForTest(std::chrono::nanoseconds timeout) { filterTimeout_ = timeout; }
-  // PreBind's polling of binding conditions (upstream: every 5s).
-  void setBindingPollIntervalForTest(std::chrono::milliseconds interval) { bindingPollInterval_ = interval; }
 
  private:
   DynamicResources(framework::Handle& handle, Features features, std::chrono::nanoseconds filterTimeout,
@@ -130,7 +128,6 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   bool enabled_ = false;
   Features features_;
   std::chrono::nanoseconds filterTimeout_{0};
-  std::chrono::milliseconds bindingPollInterval_{5000};
   framework::Handle& handle_;
   client::ResourceClaimWriter* client_ = nullptr;
   std::shared_ptr<cel::Cache> celCache_;

@@ -11,8 +11,8 @@
 //   - "canceled": Filter is cancelled through the handle's stop token (the scheduler's shutdown), whose
 //     cause reads "context canceled" rather than the test's own cause "test canceling Filter".
 //   - "timeout": the 1ns filterTimeout is set through setFilterTimeoutForTest (the args hold milliseconds).
-//   - "prebind-fail-with-binding-timeout": PreBind polls the binding conditions every 100ms instead of 5s
-//     (setBindingPollIntervalForTest), so the case takes ~10s, not ~15s.
+//   - The plugin runs on a manual clock (claims' timestamps are relative to kStart), stepped while PreBind
+//     waits for binding conditions: "prebind-fail-with-binding-timeout" takes no time, not ~15s.
 //   - "backoff-wrong-new-object" / "backoff-wrong-old-object": an object of another kind (a Pod) stands for
 //     upstream's string, which an EventObject cannot hold.
 //   - PostFilter takes the first unavailable claim rather than a random one (no case depends on it).
@@ -25,6 +25,7 @@
 #include <cctype>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,7 @@
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dynamic_resources.h"
+#include "pkg/util/manual_clock.h"
 #include "test/scheduler/framework/plugins/testing/fake_handle.h"
 #include "test/support/wrappers.h"
 
@@ -60,6 +62,9 @@ using ClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 
 // ---- Test objects (upstream's package variables) ----
 
+// The time the cases are built at (claims' timestamps); the plugin's manual clock starts a moment later,
+// as upstream's time.Now() has moved on when the plugin runs.
+const Clock::TimePoint kStart = ManualClock().now();
 const std::string kNodeName = "worker";
 const std::string kNode2Name = "worker-2";
 const std::string kNode3Name = "worker-3";
@@ -422,8 +427,7 @@ api::ResourceClaim withTimestampedBindingConditions(
     std::chrono::seconds age, std::vector<std::pair<std::string, std::string>> conditions) {
   api::ResourceClaim c = allocatedClaim();
   c.status.allocation = allocationWithBindingConditions(kDriver, "instance-1", "req-1");
-  c.status.allocation->allocationTimestamp =
-      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now() - age);
+  c.status.allocation->allocationTimestamp = std::chrono::floor<std::chrono::seconds>(kStart - age);
   c.status.devices = {deviceStatus(kDriver, "instance-1", std::move(conditions))};
   return c;
 }
@@ -563,8 +567,7 @@ std::vector<PluginCase> pluginCases() {
   }
   {
     api::ResourceClaim deleted = allocatedClaim();
-    deleted.metadata.deletionTimestamp =
-        std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+    deleted.metadata.deletionTimestamp = std::chrono::floor<std::chrono::seconds>(kStart);
     PluginCase c{.name = "deleted-claim", .pod = podWithClaimTemplateInStatus(), .claims = {deleted}};
     c.want.preenqueue.status = unresolvable("resourceclaim \"my-pod-my-resource\" is being deleted");
     cases.push_back(c);
@@ -1007,6 +1010,7 @@ class TestEnv {
   TestEnv() {
     handle_.setClient(&client_);
     handle_.setSharedInformerFactory(&factory_);
+    handle_.setClock(&clock_);
   }
   ~TestEnv() { factory_.stop(); }
   TestEnv(const TestEnv&) = delete;
@@ -1025,6 +1029,15 @@ class TestEnv {
   void add(const T& obj) {
     auto r = client_.create(obj);
     ASSERT_TRUE(r.ok()) << r.error().message();
+  }
+  // Runs fn on another thread, stepping the clock while fn waits on it (PreBind's polls), until fn returns.
+  template <class Fn>
+  auto whileStepping(Fn fn) {
+    auto result = std::async(std::launch::async, std::move(fn));
+    while (result.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      if (clock_.pendingTimers() > 0) clock_.step(std::chrono::seconds(1));
+    }
+    return result.get();
   }
   void start() {
     factory_.start();
@@ -1141,6 +1154,7 @@ class TestEnv {
   client::MemoryClient& api() { return client_; }
 
  private:
+  ManualClock clock_{kStart + std::chrono::milliseconds(1)};
   client::MemoryClient client_;
   informer::SharedInformerFactory factory_{client_};
   plugintesting::FakeHandle handle_;
@@ -1184,7 +1198,6 @@ TEST_P(PluginTest, Run) {
   else
     pl = &env.plugin();
   if (tc.filterTimeout) pl->setFilterTimeoutForTest(*tc.filterTimeout);
-  pl->setBindingPollIntervalForTest(std::chrono::milliseconds(100));
   env.start();
   if (!tc.disableDRA) env.waitForInformer();
 
@@ -1271,7 +1284,7 @@ TEST_P(PluginTest, Run) {
       initial = env.updateAPIServer(initial, tc.prepare.prebind);
       Status preFlight = pl->preBindPreFlight(state, *podInfo, nodeName);
       EXPECT_EQ(preFlight, tc.want.prebindPreFlight.value_or(Status())) << "prebindPreFlight";
-      Status preBindStatus = pl->preBind(state, *podInfo, nodeName);
+      Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName); });
       verify("prebind", tc.want.prebind, initial, preBindStatus);
       if (tc.want.unreserveAfterBindFailure) {
         initial = env.listAll();

@@ -64,6 +64,7 @@ class FakeHandle final : public framework::Handle {
   void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
   void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
   void setMetrics(metrics::Metrics* m) { metrics_ = m; }
+  void setClock(Clock* c) { clock_ = c; }
   // Pods passed to activate(), in call order.
   std::vector<api::PodPtr> activatedPods() const;
 
@@ -76,6 +77,7 @@ class FakeHandle final : public framework::Handle {
   metrics::Metrics* metrics() const override { return metrics_; }
   void activate(const std::vector<api::PodPtr>& pods) override;
   std::stop_token stopToken() const override { return stop_.get_token(); }
+  Clock& clock() const override { return clock_ != nullptr ? *clock_ : realClock(); }
   // Ends waits on stopToken(), as a scheduler shutdown does.
   void requestStop() { stop_.request_stop(); }
 
@@ -110,6 +112,7 @@ class FakeHandle final : public framework::Handle {
   framework::EventRecorder* recorder_ = nullptr;
   framework::PodNominator* nominator_ = nullptr;
   metrics::Metrics* metrics_ = nullptr;
+  Clock* clock_ = nullptr;  // realClock() when null
   mutable std::mutex activatedMu_;
   std::vector<api::PodPtr> activated_;
   framework::parallelize::Parallelizer parallelizer_{2};
