@@ -1,5 +1,7 @@
 // The whole scheduler in process: in-memory API -> informers -> cache/queue -> framework with the
-// in-tree plugins -> binding through the API. No mocks between the pieces.
+// in-tree plugins -> binding through the API. No mocks between the pieces. The scheduler runs on a manual
+// clock: backoffs and timestamps move only when a test steps it, and "nothing else happened" is a barrier
+// (settle()), not a sleep.
 #include "pkg/scheduler/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -16,6 +19,7 @@
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/util/manual_clock.h"
 #include "test/support/wrappers.h"
 
 namespace ks::scheduler {
@@ -119,6 +123,7 @@ class SchedulerTest : public ::testing::Test {
     recorder_ = std::make_unique<ApiEventRecorder>(client_);
     SchedulerOptions opts;
     opts.seed = 1;
+    opts.clock = &clock_;
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
     opts.dynamicResourceAllocation = dynamicResourceAllocation_;
@@ -141,6 +146,15 @@ class SchedulerTest : public ::testing::Test {
     if (factory_) factory_->stop();
   }
 
+  // Polls (real time) until `pred` holds.
+  bool waitUntil(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!pred()) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      std::this_thread::sleep_for(5ms);
+    }
+    return true;
+  }
   // Waits until `pred` holds for the pod's current API state.
   bool waitForPod(const std::string& name, const std::function<bool(const api::Pod&)>& pred,
                   std::chrono::milliseconds timeout = 10s) {
@@ -155,6 +169,28 @@ class SchedulerTest : public ::testing::Test {
   std::string nodeOf(const std::string& name) {
     auto p = client_.get<api::Pod>("default", name);
     return p.ok() ? p->spec.nodeName : "";
+  }
+  queue::QueueName whereIs(const std::string& name) {
+    return sched_->schedulingQueue().whereIs("default/" + name);
+  }
+  // A barrier for "nothing else happened": a pod that fits nowhere, of the lowest priority, is attempted,
+  // then deleted. Informers hand events to the queue in order and the scheduling thread pops activeQ by
+  // priority, so by then every event before the call reached the queue and every pod it put in activeQ
+  // was attempted. Pods sent to backoffQ may still be there (see whereIs).
+  void settle(const std::string& schedulerName = "default-scheduler") {
+    const std::string name = "sentinel-" + std::to_string(sentinels_++);
+    ASSERT_TRUE(client_
+                    .create(MakePod()
+                                .name(name)
+                                .namespace_("default")
+                                .schedulerName(schedulerName)
+                                .priority(std::numeric_limits<int32_t>::min())
+                                .nodeSelector({{"sentinel", "nowhere"}})
+                                .obj())
+                    .ok());
+    ASSERT_TRUE(waitForPod(name, [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+    ASSERT_TRUE(client_.remove<api::Pod>("default", name).ok());
+    ASSERT_TRUE(waitUntil([&] { return whereIs(name) == queue::QueueName::None; }));
   }
   static bool bound(const api::Pod& p) { return !p.spec.nodeName.empty(); }
   static const api::PodCondition* scheduledCondition(const api::Pod& p) {
@@ -175,6 +211,8 @@ class SchedulerTest : public ::testing::Test {
   }
 
   client::MemoryClient client_;
+  ManualClock clock_;  // the scheduler's
+  int sentinels_ = 0;
   framework::runtime::Registry registry_ = plugins::newInTreeRegistry();
   AttemptCounter attempts_;
   // The observer keeps each attempted pod alive (AttemptRecord::pod); off to see object lifetimes as
@@ -247,12 +285,11 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNode
     }
   }
   EXPECT_TRUE(sawFailed);
-  // A fitting node arrives: the NodeAdd event requeues the pod (no 5-minute flush needed).
-  const auto added = std::chrono::steady_clock::now();
+  // A fitting node arrives: the NodeAdd event requeues the pod. The clock does not move, so no flush (of
+  // the backoff or the 5-minute leftovers) can have done it.
   ASSERT_TRUE(client_.create(MakeNode().name("n3").label("zone", "b").obj()).ok());
-  ASSERT_TRUE(waitForPod("p", bound, 15s));
+  ASSERT_TRUE(waitForPod("p", bound));
   EXPECT_EQ(nodeOf("p"), "n3");
-  EXPECT_LT(std::chrono::steady_clock::now() - added, 12s) << "event-driven requeue (backoff at most 10 s)";
 }
 
 TEST_F(SchedulerTest, IgnoresPodsOfOtherSchedulers) {
@@ -263,7 +300,7 @@ TEST_F(SchedulerTest, IgnoresPodsOfOtherSchedulers) {
           .ok());
   ASSERT_TRUE(client_.create(MakePod().name("theirs").namespace_("default").obj()).ok());
   ASSERT_TRUE(waitForPod("ours", bound));
-  std::this_thread::sleep_for(200ms);
+  settle("kube-scheduler-cpp");
   auto theirs = client_.get<api::Pod>("default", "theirs");
   ASSERT_TRUE(theirs.ok());
   EXPECT_TRUE(theirs->spec.nodeName.empty());
@@ -277,7 +314,10 @@ TEST_F(SchedulerTest, BindingConflictIsRequeuedAndNotLost) {
                          client::ApiError(500, "InternalError", "etcd leader changed"));
   start();
   ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
-  ASSERT_TRUE(waitForPod("p", bound, 15s));
+  // The error backoff (1 s) ends with its ordering window.
+  ASSERT_TRUE(waitUntil([&] { return whereIs("p") == queue::QueueName::BackoffQ; }));
+  clock_.step(2s);
+  ASSERT_TRUE(waitForPod("p", bound));
   EXPECT_EQ(nodeOf("p"), "n1");
 }
 
@@ -304,7 +344,9 @@ TEST_F(SchedulerTest, BindFailureIsReportedOnTheAttemptedPod) {
   observeAttempts_ = false;
   start();
   ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").uid("p-uid").obj()).ok());
-  ASSERT_TRUE(waitForPod("p", bound, 15s));
+  ASSERT_TRUE(waitUntil([&] { return whereIs("p") == queue::QueueName::BackoffQ; }));
+  clock_.step(2s);
+  ASSERT_TRUE(waitForPod("p", bound));
   const auto notes = failedSchedulingNotes("p");
   ASSERT_FALSE(notes.empty());
   EXPECT_NE(notes[0].find("etcd leader changed"), std::string::npos) << notes[0];
@@ -321,15 +363,11 @@ TEST_F(SchedulerTest, PodUpdatedDuringAFailingAttemptIsReportedSafely) {
       auto p = client_.get<api::Pod>("default", "p");
       api::Pod changed = *p;
       changed.metadata.labels["touched"] = "yes";
-      auto u = client_.update(changed);
-      // Wait until the informer handed the update to the queue (recorded as an in-flight event).
-      const auto until = std::chrono::steady_clock::now() + 5s;
-      while (std::chrono::steady_clock::now() < until) {
-        auto seen = factory_->pods().store().get("default/p");
-        if (seen && u.ok() && seen->metadata.resourceVersion == u->metadata.resourceVersion) break;
-        std::this_thread::sleep_for(1ms);
-      }
-      std::this_thread::sleep_for(50ms);
+      EXPECT_TRUE(client_.update(changed).ok());
+      // The informer hands the update to the queue (recorded as an in-flight event) before a pod
+      // created after it.
+      EXPECT_TRUE(client_.create(MakePod().name("after-update").namespace_("default").obj()).ok());
+      EXPECT_TRUE(waitUntil([&] { return whereIs("after-update") != queue::QueueName::None; }));
     }
     return framework::Status(framework::Code::Unschedulable, "not yet").withPlugin("UpdatesThePod");
   });
@@ -351,10 +389,17 @@ TEST_F(SchedulerTest, NoNodesRetriesFollowTheErrorBackoff) {
     const auto* c = scheduledCondition(p);
     return c && c->message == "no nodes available to schedule pods";
   }));
-  std::this_thread::sleep_for(2500ms);
-  // Attempts at 0 s, then after 1 s (+ its window) and 2 s (+ its window): at most 3 in 2.5 s.
-  EXPECT_LE(attempts_.attempts("p"), 3);
-  EXPECT_GE(attempts_.attempts("p"), 1);
+  for (int attempt = 1; attempt <= 4; ++attempt) {
+    SCOPED_TRACE(attempt);
+    ASSERT_TRUE(waitUntil(
+        [&] { return attempts_.attempts("p") == attempt && whereIs("p") == queue::QueueName::BackoffQ; }));
+    // Backing off through the backoff's own window too; never popped early.
+    clock_.step(std::chrono::seconds(1 << (attempt - 1)));
+    EXPECT_EQ(whereIs("p"), queue::QueueName::BackoffQ);
+    EXPECT_EQ(attempts_.attempts("p"), attempt);
+    clock_.step(1s);
+  }
+  ASSERT_TRUE(waitUntil([&] { return attempts_.attempts("p") == 5; }));
 }
 
 // F3: without score plugins the first feasible node from the rotating start wins, so identical pods
@@ -381,16 +426,15 @@ TEST_F(SchedulerTest, NodeTaintUpdateRequeuesPodRejectedByFit) {
   start();
   ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").req({{"cpu", "2"}}).obj()).ok());
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
-  std::this_thread::sleep_for(100ms);
+  settle();
   ASSERT_EQ(attempts_.attempts("p"), 1);
+  ASSERT_EQ(whereIs("p"), queue::QueueName::UnschedulablePods);
   auto node = client_.get<api::Node>("", "n1");
   ASSERT_TRUE(node.ok());
   api::Node tainted = *node;
   tainted.spec.taints.push_back(api::Taint{"x", "y", "PreferNoSchedule", {}});
   ASSERT_TRUE(client_.update(tainted).ok());
-  const auto until = std::chrono::steady_clock::now() + 5s;
-  while (attempts_.attempts("p") < 2 && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(waitUntil([&] { return attempts_.attempts("p") >= 2; }));
   EXPECT_EQ(attempts_.attempts("p"), 2);
 }
 
@@ -410,7 +454,12 @@ TEST_F(SchedulerTest, UnschedulableConditionKeepsTransitionTimeAndObservesGenera
     first = c->lastTransitionTime;
     return true;
   }));
-  std::this_thread::sleep_for(1100ms);  // the timestamps have whole seconds
+  // The queue holds the pod with its condition (a retry of an older version would set a new one).
+  ASSERT_TRUE(waitUntil([&] {
+    auto queued = sched_->schedulingQueue().getForTest("default/p");
+    return queued && scheduledCondition(queued->pod()) != nullptr;
+  }));
+  clock_.step(1s);  // the timestamps have whole seconds
   // A node big enough (so the pod is retried) but tainted: a new message, the same status.
   ASSERT_TRUE(client_
                   .create(MakeNode()
@@ -520,14 +569,10 @@ TEST_F(SchedulerTest, DisjointPreFilterNodeSetsMakeThePluginsRejectors) {
                     "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously. "
                     "no new claims to deallocate";
   }));
-  // Its own status update may retry it once more (the plugins registered every event); let that settle.
-  std::this_thread::sleep_for(300ms);
-  auto& q = sched_->schedulingQueue();
-  const auto until = std::chrono::steady_clock::now() + 2s;
-  while (q.whereIs("default/p") == queue::QueueName::InFlight && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(5ms);
-  EXPECT_EQ(q.whereIs("default/p"), queue::QueueName::UnschedulablePods);
-  auto info = q.getForTest("default/p");
+  // Its own status update may retry it once more (the plugins registered every event).
+  settle();
+  EXPECT_TRUE(waitUntil([&] { return whereIs("p") == queue::QueueName::UnschedulablePods; }));
+  auto info = sched_->schedulingQueue().getForTest("default/p");
   ASSERT_TRUE(info);
   EXPECT_EQ(info->unschedulablePlugins, (std::set<std::string>{"OnlyA", "OnlyB"}));
 }
@@ -559,7 +604,9 @@ TEST_F(SchedulerTest, PreBindRejectionIsRetriedAfterBackoffAndPodIsDoneBeforePre
   }));
   EXPECT_EQ(scheduledCondition(*client_.get<api::Pod>("default", "p"))->message, "volume is not ready yet");
   EXPECT_EQ(inFlightDuringPreBind.load(), 0u);
-  ASSERT_TRUE(waitForPod("p", bound, 5s)) << "retried after the error backoff";
+  ASSERT_EQ(whereIs("p"), queue::QueueName::BackoffQ);
+  clock_.step(2s);
+  ASSERT_TRUE(waitForPod("p", bound)) << "retried after the error backoff";
   EXPECT_EQ(preBinds.load(), 2);
 }
 
@@ -573,13 +620,12 @@ TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {
   start(configYaml() + "    preFilter:\n      enabled:\n      - name: Picky\n");
   ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
-  std::this_thread::sleep_for(500ms);  // its own status update retries it once; let that settle
+  // Its own status update retries it once.
+  settle();
+  ASSERT_TRUE(waitUntil([&] { return whereIs("p") == queue::QueueName::UnschedulablePods; }));
   const int before = attempts_.attempts("p");
   ASSERT_TRUE(client_.remove<api::Node>("", "n2").ok());
-  const auto until = std::chrono::steady_clock::now() + 3s;
-  while (attempts_.attempts("p") == before && std::chrono::steady_clock::now() < until)
-    std::this_thread::sleep_for(5ms);
-  EXPECT_GT(attempts_.attempts("p"), before);
+  EXPECT_TRUE(waitUntil([&] { return attempts_.attempts("p") > before; }));
 }
 
 // A PreFilter plugin that rejects every pod and registers for the resource.k8s.io events, as DynamicResources
@@ -619,18 +665,22 @@ class DraEventsTest : public SchedulerTest {
     start(configYaml() + "    preFilter:\n      enabled:\n      - name: WantsDraEvents\n");
     ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
     ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
-    std::this_thread::sleep_for(300ms);  // its own status update may retry it once; let that settle
+    settle();  // its own status update may retry it once
   }
-  // Whether the pod is attempted again within `within` after `event` happened.
-  bool retriedAfter(const std::function<void()>& event, std::chrono::milliseconds within = 3s) {
+  // Whether the pod, waiting in unschedulablePods, is attempted again after `event` happened.
+  bool retriedAfter(const std::function<void()>& event) {
+    if (!waitUntil([&] { return whereIs("p") == queue::QueueName::UnschedulablePods; })) return false;
     const int before = attempts_.attempts("p");
     event();
-    const auto until = std::chrono::steady_clock::now() + within;
-    while (std::chrono::steady_clock::now() < until) {
-      if (attempts_.attempts("p") > before) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return false;
+    return waitUntil([&] { return attempts_.attempts("p") > before; });
+  }
+  // Whether `event` left the pod where it was, in unschedulablePods.
+  bool notRetriedAfter(const std::function<void()>& event) {
+    if (!waitUntil([&] { return whereIs("p") == queue::QueueName::UnschedulablePods; })) return false;
+    const int before = attempts_.attempts("p");
+    event();
+    settle();
+    return attempts_.attempts("p") == before && whereIs("p") == queue::QueueName::UnschedulablePods;
   }
 };
 
@@ -666,16 +716,14 @@ TEST_F(DraEventsTest, ClassSliceAndClaimEventsRequeueThePodsOfPluginsThatWantThe
   EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }));
   EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.createResourceClaim(resourceClaim("c")).ok()); }));
   // Not registered for deletes.
-  EXPECT_FALSE(
-      retriedAfter([&] { ASSERT_TRUE(client_.deleteResourceClaim("default", "c", {}).ok()); }, 500ms));
+  EXPECT_TRUE(notRetriedAfter([&] { ASSERT_TRUE(client_.deleteResourceClaim("default", "c", {}).ok()); }));
 }
 
 TEST_F(DraEventsTest, NoHandlersWithTheFeatureGateOff) {
   dynamicResourceAllocation_ = false;
   startWanting();
-  EXPECT_FALSE(
-      retriedAfter([&] { ASSERT_TRUE(client_.create(deviceClass("gpu.example.com")).ok()); }, 500ms));
-  EXPECT_FALSE(retriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }, 500ms));
+  EXPECT_TRUE(notRetriedAfter([&] { ASSERT_TRUE(client_.create(deviceClass("gpu.example.com")).ok()); }));
+  EXPECT_TRUE(notRetriedAfter([&] { ASSERT_TRUE(client_.create(resourceSlice("n1-gpu")).ok()); }));
 }
 
 // DynamicResources end to end: a pod whose claim comes from a template (named in status.resourceClaimStatuses)
@@ -721,8 +769,9 @@ TEST_F(SchedulerTest, PodWithClaimGetsDeviceOnNodeWhoseSliceMatches) {
 
   const std::string uid = createPodWithClaim("p");
   // PreEnqueue keeps the pod back until its claim exists; the claim's Add event brings it in.
-  std::this_thread::sleep_for(200ms);
+  settle();
   EXPECT_EQ(nodeOf("p"), "");
+  EXPECT_EQ(sched_->schedulingQueue().pendingCounts().gated, 1u);
   createClaim("p", uid);
   ASSERT_TRUE(waitForPod("p", bound));
   EXPECT_EQ(nodeOf("p"), "n2");
@@ -803,14 +852,6 @@ class PermitFaultTest : public SchedulerTest {
     auto p = client_.get<api::Pod>("default", name);
     return p.ok() ? p->metadata.uid : "";
   }
-  bool waitUntil(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!pred()) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      std::this_thread::sleep_for(5ms);
-    }
-    return true;
-  }
   bool waitingAtPermit(const std::string& name) {
     const std::string uid = uidOf(name);
     return !uid.empty() && framework().getWaitingPod(uid) != nullptr;
@@ -840,7 +881,7 @@ TEST_F(PermitFaultTest, PodDeletedWhileWaitingAtPermitIsRejectedForgottenAndNeve
               std::chrono::duration<double>(std::chrono::steady_clock::now() - deleted).count());
   ASSERT_TRUE(waitUntil([&] { return sched_->bindingsInFlight() == 0; }));
   const int callsAfter = permitCalls_.load();
-  std::this_thread::sleep_for(500ms);  // no error loop: the deleted pod is not attempted again
+  settle();  // no error loop: the deleted pod is not attempted again
   EXPECT_EQ(permitCalls_.load(), callsAfter);
   EXPECT_EQ(client_.callCount(client::Operation::Bind), 1);  // the second pod's only
   EXPECT_EQ(cache().assumedPodCount(), 0u);
