@@ -170,15 +170,16 @@ class LeaderElectorTest : public ::testing::Test {
     return l.ok() ? l.value() : api::Lease{};
   }
 
-  // Waits (real time) until every running elector is blocked on a clock timer or has returned.
-  static void settle(const std::vector<Candidate*>& cs) {
+  // Waits (real time) until the elector is blocked on a clock timer or has returned.
+  static void waitIdle(const LeaderElector& e) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    for (Candidate* c : cs) {
-      while (!c->elector->idleForTest()) {
-        ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "elector did not settle";
-        std::this_thread::sleep_for(100us);
-      }
+    while (!e.idleForTest()) {
+      ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "elector did not settle";
+      std::this_thread::sleep_for(100us);
     }
+  }
+  static void settle(const std::vector<Candidate*>& cs) {
+    for (Candidate* c : cs) waitIdle(*c->elector);
   }
 
   // Moves the fake clock forward by `d` in steps of `step`, letting the electors run after each.
@@ -679,16 +680,13 @@ TEST_F(LeaderElectorTest, AcquireRetriesWithJitter) {
   ASSERT_TRUE(le.ok());
   LeaderElector& e = *le.value();
   std::jthread t([&e](std::stop_token stop) { e.run(stop); });
-  auto waitIdle = [&] {
-    while (!e.idleForTest()) std::this_thread::sleep_for(100us);
-  };
-  waitIdle();
+  waitIdle(e);
   EXPECT_EQ(api_.callCount(Operation::GetLease), 1);
   clock_.step(3199ms);
-  waitIdle();
+  waitIdle(e);
   EXPECT_EQ(api_.callCount(Operation::GetLease), 1);
   clock_.step(1ms);
-  waitIdle();
+  waitIdle(e);
   EXPECT_EQ(api_.callCount(Operation::GetLease), 2);
   t.request_stop();
 }
@@ -714,21 +712,26 @@ TEST(LeaderElectorRealClockTest, HandOverWithReleaseOnCancel) {
   auto a = LeaderElector::create(config("a", aLeading), api);
   auto b = LeaderElector::create(config("b", bLeading), api);
   ASSERT_TRUE(a.ok() && b.ok());
+  // Polls (real time) until pred holds.
+  auto waitFor = [](const std::function<bool()>& pred) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!pred() && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
+    return pred();
+  };
   std::jthread ta([&](std::stop_token s) { a.value()->run(s); });
-  const auto deadline = std::chrono::steady_clock::now() + 5s;
-  while (aLeading == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  ASSERT_EQ(aLeading, 1);
+  ASSERT_TRUE(waitFor([&] { return aLeading == 1; }));
   std::jthread tb([&](std::stop_token s) { b.value()->run(s); });
-  std::this_thread::sleep_for(200ms);
+  // b has read a's lease, which is valid: its attempt fails.
+  ASSERT_TRUE(waitFor([&] { return b.value()->observedTimeForTest() != api::Time{}; }));
   EXPECT_EQ(bLeading, 0);
   EXPECT_TRUE(a.value()->isLeader());
-  const auto stoppedAt = std::chrono::steady_clock::now();
   ta.request_stop();
   ta.join();
-  while (bLeading == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(5ms);
-  ASSERT_EQ(bLeading, 1);
-  // Well before the 3 s lease could have expired.
-  EXPECT_LT(std::chrono::steady_clock::now() - stoppedAt, 1500ms);
+  // a gave the lease up on its way out, so b need not wait for the 3 s lease to expire.
+  auto released = api.getLease(kNs, kName);
+  ASSERT_TRUE(released.ok());
+  EXPECT_NE(released->spec.holderIdentity, "a");
+  ASSERT_TRUE(waitFor([&] { return bLeading == 1; }));
   auto l = api.getLease(kNs, kName);
   ASSERT_TRUE(l.ok());
   EXPECT_EQ(l->spec.holderIdentity, "b");
