@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The deeper differential check: upstream kube-scheduler v1.34.4 and kube-scheduler-cpp decide the same
+# The deeper differential check: upstream kube-scheduler v1.37.2 and kube-scheduler-cpp decide the same
 # randomized pods on one real etcd + kube-apiserver (test/integration/differential). CI runs 2 seeds x 100
 # pods; this runs 5 seeds x 200 pods by default and prints every disagreement and the summary line.
 #
@@ -23,7 +23,7 @@ if [[ ! -f "$build_dir/build.ninja" ]]; then
   fi
 fi
 cmake --build "$build_dir" -j "$(nproc)" --target kube-scheduler-cpp differential_test
-# etcd, kube-apiserver, upstream kube-scheduler and kubectl v1.34.4, built once through the Go module proxy.
+# etcd, kube-apiserver, upstream kube-scheduler and kubectl v1.37.2, built once through the Go module proxy.
 KS_CONTROL_PLANE_BIN="$(test/integration/controlplane.sh build)"
 export KS_CONTROL_PLANE_BIN KS_KUBECTL="$KS_CONTROL_PLANE_BIN/kubectl"
 echo "differential: seeds $KS_DIFF_SEEDS, $KS_DIFF_PODS pods each"

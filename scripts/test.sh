@@ -30,7 +30,7 @@ start=$(date +%s)
 cmake --build --preset ci -j "$(nproc)"
 echo "build (ci): $(( $(date +%s) - start )) s"
 # The real etcd + kube-apiserver for the integration tests (built once through the Go module proxy,
-# then cached outside the repo), and kubectl v1.34.4 from the same build, which the tests and the
+# then cached outside the repo), and kubectl v1.37.2 from the same build, which the tests and the
 # documented commands (test/docs) use.
 start=$(date +%s)
 KS_CONTROL_PLANE_BIN="$(test/integration/controlplane.sh build)"

@@ -235,6 +235,13 @@ struct EphemeralVolumeSource {
   bool operator==(const EphemeralVolumeSource&) const = default;
 };
 
+// An OCI image (or artifact) mounted as a volume; ImageLocality counts it like a container image.
+struct ImageVolumeSource {
+  std::string reference;
+  std::string pullPolicy;
+  bool operator==(const ImageVolumeSource&) const = default;
+};
+
 struct Volume {
   std::string name;
   std::optional<PersistentVolumeClaimVolumeSource> persistentVolumeClaim;
@@ -249,6 +256,7 @@ struct Volume {
   std::optional<CinderVolumeSource> cinder;
   std::optional<VsphereVirtualDiskVolumeSource> vsphereVolume;
   std::optional<PortworxVolumeSource> portworxVolume;
+  std::optional<ImageVolumeSource> image;
   std::string otherSource;  // JSON key of any other source, e.g. "emptyDir", "configMap"
   bool operator==(const Volume&) const = default;
 };

@@ -11,6 +11,7 @@
 #include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "pkg/scheduler/framework/sorted_nodes.h"
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/util/strings.h"
 
@@ -49,7 +50,6 @@ std::string_view attemptResultName(AttemptResult r) {
 Scheduler::Scheduler(client::Client& client, SchedulerOptions options)
     : client_(client), options_(std::move(options)) {
   clock_ = options_.clock ? options_.clock : &realClock();
-  rng_.seed(options_.seed != 0 ? options_.seed : std::random_device{}());
 }
 
 Scheduler::~Scheduler() {
@@ -385,7 +385,10 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
       record->totalScores[ns.name] = ns.totalScore;
     }
   }
-  return ScheduleResult{selectHost(scores), evaluated, static_cast<int>(feasible->size())};
+  // Highest total first; equal totals (no extenders: equal randomizers) in heap order over the feasible
+  // nodes, as upstream v1.37 chooses (no longer at random).
+  framework::SortedScoredNodes ranked(std::move(scores));
+  return ScheduleResult{ranked.pop().name, evaluated, static_cast<int>(feasible->size())};
 }
 
 Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, CycleState& state,
@@ -484,7 +487,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
         metrics::ExtensionPoint::Filter, code, fw.metricsProfile(),
         std::chrono::duration<double>(std::chrono::steady_clock::now() - filterStart).count());
   };
-  std::vector<NodeInfoPtr> feasible(numNodesToFind);
+  // Which nodes passed, by position in the rotated order: the feasible list keeps that order whichever
+  // thread finished first, so that equal scores resolve the same way in every run (as upstream does with
+  // parallelism 1; its own order follows thread timing).
+  std::vector<char> passed(numAllNodes, 0);
   std::atomic<int> feasibleLen{0};
   std::vector<std::optional<Status>> statuses(numAllNodes);
   std::stop_source cancel;
@@ -502,14 +508,18 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
         cancel.request_stop();
         feasibleLen.fetch_sub(1);
       } else {
-        feasible[length - 1] = nodeInfo;
+        passed[i] = 1;
       }
     } else {
       statuses[i] = std::move(status);
     }
   };
   fw.parallelizer().until(numAllNodes, checkNode, cancel.get_token());
-  feasible.resize(feasibleLen.load());
+  std::vector<NodeInfoPtr> feasible;
+  feasible.reserve(feasibleLen.load());
+  for (int i = 0; i < numAllNodes; ++i) {
+    if (passed[i]) feasible.push_back(nodes[(startIndex + i) % numAllNodes]);
+  }
   for (int i = 0; i < numAllNodes; ++i) {
     if (!statuses[i]) continue;
     const NodeInfoPtr& nodeInfo = nodes[(startIndex + i) % numAllNodes];
@@ -522,24 +532,6 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
   }
   observeFilter(Code::Success);
   return feasible;
-}
-
-std::string Scheduler::selectHost(const std::vector<framework::NodePluginScores>& scores) {
-  // Reservoir sampling among the highest totals: each tied node is chosen with equal probability.
-  size_t selected = 0;
-  int64_t best = scores[0].totalScore;
-  uint64_t ties = 1;
-  for (size_t i = 1; i < scores.size(); ++i) {
-    if (scores[i].totalScore > best) {
-      best = scores[i].totalScore;
-      selected = i;
-      ties = 1;
-    } else if (scores[i].totalScore == best) {
-      ++ties;
-      if (rng_() % ties == 0) selected = i;
-    }
-  }
-  return scores[selected].name;
 }
 
 // ---- Binding cycle ----

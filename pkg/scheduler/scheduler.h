@@ -6,7 +6,7 @@
 //
 //   scheduleOne: pop -> profile -> updateSnapshot -> PreFilter -> Filter (parallel, rotating start,
 //     stop at numFeasibleNodesToFind; nominated node first) -> [none: PostFilter, failure handler]
-//     -> PreScore -> Score -> selectHost -> assume -> Reserve -> Permit -> binding pool:
+//     -> PreScore -> Score -> top of the ranked nodes -> assume -> Reserve -> Permit -> binding pool:
 //     WaitOnPermit -> PreBind -> Bind -> finishBinding -> PostBind; any failure after assume:
 //     Unreserve -> forget -> failure handler (PodScheduled=False condition, FailedScheduling event,
 //     requeue).
@@ -88,8 +88,6 @@ class AttemptObserver {
 struct SchedulerOptions {
   // Threads for the binding cycles and asynchronous API writes.
   int bindingWorkers = 16;
-  // Seed for the tie-break among equally scored nodes; 0 = random.
-  uint64_t seed = 0;
   AttemptObserver* observer = nullptr;
   framework::EventRecorder* eventRecorder = nullptr;  // none: events are not recorded
   // Given to plugins as Handle::sharedInformerFactory() (namespace, service ... listers); must be the
@@ -164,7 +162,6 @@ class Scheduler {
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
-  std::string selectHost(const std::vector<framework::NodePluginScores>& scores);
 
   void bindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
                     framework::QueuedPodInfo assumed, const std::string& host,
@@ -214,9 +211,7 @@ class Scheduler {
   cache::Snapshot snapshot_;
   int32_t percentageOfNodesToScore_ = 0;
   int nextStartNodeIndex_ = 0;
-  std::mt19937_64 rng_;
-  // Picks the cycles whose per-plugin durations are recorded (kept apart from rng_, so that metrics don't
-  // change the seeded tie-breaks).
+  // Picks the cycles whose per-plugin durations are recorded.
   std::minstd_rand sampleRng_{std::random_device{}()};
   std::unique_ptr<WorkerPool> bindingPool_;
   // Resources some profile registered events for; handlers are added only for those.

@@ -311,7 +311,6 @@ struct SchedulerRun {
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
     auto run = std::make_unique<SchedulerRun>(cluster, fo);
     scheduler::SchedulerOptions so;
-    so.seed = options.seed;
     so.observer = &run->recorder;
     so.eventRecorder = &run->preemptions;
     so.clock = &run->clock;
@@ -691,7 +690,7 @@ int runSimulateCommand(const std::vector<std::string>& args) {
   static constexpr std::string_view kUsage =
       "Usage: kube-scheduler-cpp simulate --config CONFIG.yaml --cluster CLUSTER.yaml [--explain] [-o "
       "json|table]\n"
-      "                                   [--seed N] [--feature-gates kube:A=true,B=false]\n";
+      "                                   [--feature-gates kube:A=true,B=false]\n";
   std::string configPath;
   std::string clusterPath;
   std::string output = "table";
@@ -717,7 +716,7 @@ int runSimulateCommand(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--explain") {
       explain = true;
-    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" || a == "--seed" ||
+    } else if (a == "--config" || a == "--cluster" || a == "-o" || a == "--output" ||
                a == "--feature-gates") {
       auto v = next();
       if (!v) {
@@ -730,8 +729,6 @@ int runSimulateCommand(const std::vector<std::string>& args) {
         clusterPath = *v;
       else if (a == "--feature-gates")
         featureGatesFlags.push_back(*v);
-      else if (a == "--seed")
-        options.seed = std::strtoull(v->c_str(), nullptr, 10);
       else
         output = *v;
     } else {

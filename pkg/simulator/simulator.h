@@ -60,7 +60,6 @@ Result<LoadSummary> loadClusterText(std::string_view text, const std::string& so
                                     const config::KubeSchedulerConfiguration& cfg);
 
 struct SimulateOptions {
-  uint64_t seed = 1;  // tie-breaks among equal scores are reproducible
   std::chrono::milliseconds timeout{60000};
   // "namespace/name" (explain): one scheduling cycle of this pod alone, reported alone. The other pending
   // pods are cluster state only: gated out of activeQ, so they are not scheduled, while those nominated to

@@ -206,7 +206,7 @@ TEST_F(ExplainPodTest, UnschedulableGetsUpstreamsFitError) {
   EXPECT_EQ(
       p.message,
       "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. "
-      "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
+      "preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
       "scheduling.")
       << "3 cpus exceed n2's allocatable: unresolvable, so preemption does not try n2 either";
   EXPECT_EQ(p.filtered.at("n1").plugin, "NodeAffinity");

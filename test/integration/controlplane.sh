@@ -47,21 +47,22 @@
 # the current revision, so older resourceVersions get 410 "too old resource version".
 set -euo pipefail
 
-# Pinned versions. KUBE_VERSION: newest v1.34 patch on the module proxy (`go list -m -versions
-# k8s.io/kubernetes`). ETCD_VERSION: the etcd kubeadm v1.34.4 deploys (cmd/kubeadm/app/constants:
-# DefaultEtcdVersion = "3.6.5-0"); kube-apiserver v1.34.4 itself links the v3.6.4 client.
-readonly KUBE_VERSION=v1.34.4
-readonly STAGING_VERSION=v0.34.4
-readonly ETCD_VERSION=v3.6.5
+# Pinned versions. KUBE_VERSION: the upstream release this project follows, the newest v1.37 patch on the
+# module proxy (`go list -m -versions k8s.io/kubernetes`). ETCD_VERSION: the etcd kubeadm v1.37.2 deploys
+# (cmd/kubeadm/app/constants: DefaultEtcdVersion = "3.7.0-0"), also the client kube-apiserver v1.37.2 links.
+readonly KUBE_VERSION=v1.37.2
+readonly STAGING_VERSION=v0.37.2
+readonly ETCD_VERSION=v3.7.0
 
-# The staging modules that k8s.io/kubernetes@v1.34.4's go.mod requires at v0.0.0 and replaces with
+# The staging modules that k8s.io/kubernetes@v1.37.2's go.mod requires at v0.0.0 and replaces with
 # ./staging/src/... paths (its replace block also lists sample-cli-plugin and sample-controller, which it does
-# not require and which are not published at v0.34.4, so they are left out).
+# not require and which are not published at v0.37.2, so they are left out).
 readonly STAGING_MODULES=(
   api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider cluster-bootstrap
-  code-generator component-base component-helpers controller-manager cri-api cri-client csi-translation-lib
-  dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator kube-controller-manager kube-proxy
-  kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission sample-apiserver
+  code-generator component-base component-helpers controller-manager cri-api cri-client cri-streaming
+  csi-translation-lib dynamic-resource-allocation endpointslice externaljwt kms kube-aggregator
+  kube-controller-manager kube-proxy kube-scheduler kubectl kubelet metrics mount-utils pod-security-admission
+  sample-apiserver streaming
 )
 
 readonly CACHE_ROOT="${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/controlplane"
@@ -111,7 +112,7 @@ write_apiserver_module() {
   local dir=$1 m
   mkdir -p "$dir"
   {
-    printf 'module ks.local/controlplane/apiserver\n\ngo 1.24.0\n\n'
+    printf 'module ks.local/controlplane/apiserver\n\ngo 1.26.0\n\n'
     printf 'require k8s.io/kubernetes %s\n\nreplace (\n' "$KUBE_VERSION"
     for m in "${STAGING_MODULES[@]}"; do
       printf '\tk8s.io/%s => k8s.io/%s %s\n' "$m" "$m" "$STAGING_VERSION"
@@ -123,12 +124,13 @@ write_apiserver_module() {
 write_etcd_module() {
   local dir=$1
   mkdir -p "$dir"
-  # go.etcd.io/etcd/server/v3 has a main package (the etcd binary) at its module root in v3.5 and v3.6. Its
-  # own go.mod replaces its sibling modules with ../ paths (ignored for dependencies), so pin them here.
+  # etcd's own go.mod replaces its sibling modules with ../ paths (ignored for dependencies), so the wrapper
+  # pins them. It has its own main, the entry point etcd's main.go calls, so the build does not depend on
+  # where (or whether) the server module keeps a main package.
   cat >"$dir/go.mod" <<EOF
 module ks.local/controlplane/etcd
 
-go 1.23.0
+go 1.26.0
 
 require (
 	go.etcd.io/etcd/server/v3 ${ETCD_VERSION}
@@ -138,6 +140,8 @@ require (
 	go.etcd.io/etcd/pkg/v3 ${ETCD_VERSION}
 )
 EOF
+  printf '%s\n' 'package main' '' 'import (' '	"os"' '' '	"go.etcd.io/etcd/server/v3/etcdmain"' ')' '' \
+    'func main() { etcdmain.Main(os.Args) }' >"$dir/main.go"
 }
 
 go_build() {  # <module dir> <output> <package> [ldflags]
@@ -191,7 +195,7 @@ cmd_build() {
     rm -rf "$tmp"
     mkdir -p "$tmp"
     write_etcd_module "$key_dir/src/etcd"
-    go_build "$key_dir/src/etcd" "$tmp/etcd" go.etcd.io/etcd/server/v3
+    go_build "$key_dir/src/etcd" "$tmp/etcd" .
     go_build "$key_dir/src/apiserver" "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"
     printf 'etcd %s\nkube-apiserver %s\n' "$ETCD_VERSION" "$KUBE_VERSION" >"$tmp/.complete"
     for b in "${KUBE_EXTRA_BINARIES[@]}"; do
@@ -451,6 +455,7 @@ apiserver_args() {  # <workdir> <port> -> the flag list, one per line
 --etcd-servers=http://127.0.0.1:$KS_ETCD_PORT
 --bind-address=127.0.0.1
 --advertise-address=127.0.0.1
+--endpoint-reconciler-type=none
 --secure-port=$port
 --cert-dir=$w/pki
 --tls-cert-file=$w/pki/apiserver.crt

@@ -36,7 +36,7 @@ k() { kubectl --request-timeout=30s "$@"; }
 expect_eq "/readyz" ok "$(k get --raw /readyz)"
 server_version=$(k get --raw /version | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')
 printf 'kube-apiserver %s at %s\n' "$server_version" "$KS_APISERVER_URL"
-[[ "$server_version" == v1.34.* ]] || fail "unexpected kube-apiserver version '$server_version'"
+[[ "$server_version" == v1.37.* ]] || fail "unexpected kube-apiserver version '$server_version'"
 
 k create namespace ks-smoke >/dev/null
 expect_eq "namespace phase" Active "$(k get namespace ks-smoke -o 'jsonpath={.status.phase}')"

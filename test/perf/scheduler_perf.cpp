@@ -163,7 +163,7 @@ constexpr std::string_view kUsage =
     "  --variant=NAME          counts and threshold of upstream's variant NAME (listed below)\n"
     "  --parallelism=N         KubeSchedulerConfiguration.parallelism (default 16)\n"
     "  --binding-workers=N     binding cycle threads (default 16)\n"
-    "  --seed=N                tie-break seed (default 1; 0 = random)\n"
+    "  --seed=N                seed of the generated workload (default 1)\n"
     "  --sample-interval-ms=N  throughput sample interval (default 1000, as upstream)\n"
     "  --timeout-s=N           give up waiting for bindings after N s per phase (default 600)\n"
     "  --no-events             no event recorder (default: events written to the in-memory API)\n"
@@ -2193,7 +2193,6 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   if (w.preemption) schedMetrics = std::make_unique<metrics::Metrics>();
   scheduler::SchedulerOptions so;
   so.metrics = schedMetrics.get();
-  so.seed = flags.seed;
   so.bindingWorkers = flags.bindingWorkers;
   so.eventRecorder = recorder.get();
   if (flags.observer) so.observer = &observer;

@@ -67,7 +67,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(analytics.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "node(s) didn't match Pod's node affinity/selector. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not "
+            "node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not "
             "helpful for scheduling.");
   EXPECT_EQ(analytics.filtered.size(), 6u) << "every node that did not pass is listed";
   EXPECT_EQ(analytics.filtered.at("node-b2").plugin, "NodeUnschedulable");
@@ -82,7 +82,7 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(etl.message,
             "0/6 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were "
             "unschedulable, 4 "
-            "Insufficient cpu. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.");
+            "Insufficient cpu. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.");
   EXPECT_EQ(etl.filtered.at("node-c1").plugin, "NodeResourcesFit");
 
   // The cache pod's required anti-affinity (app=cache per hostname) rules out node-c2, where cache-0 runs;
@@ -226,7 +226,7 @@ TEST(SimulatorTest, EachPlacementIsAssumedBeforeTheNextPod) {
     if (p.result == "Unschedulable") {
       ++unschedulable;
       EXPECT_EQ(p.message,
-                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. no new claims to deallocate, preemption: 0/2 "
+                "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. preemption: 0/2 "
                 "nodes are available: 2 No preemption victims found for incoming pod.");
     }
   }
@@ -322,7 +322,7 @@ TEST(SimulatorTest, NeverSchedulablePodsSettleAtOnce) {
   r = run(tooBig);
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not "
             "helpful for scheduling.");
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
@@ -367,7 +367,7 @@ items:
   const auto& polite = find(r, "polite");
   EXPECT_EQ(polite.result, "Unschedulable");
   EXPECT_EQ(polite.message,
-            "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to preemptionPolicy=Never.");
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.");
   EXPECT_TRUE(polite.victims.empty());
   EXPECT_EQ(polite.nominatedNode, "");
 
@@ -428,7 +428,7 @@ items:
   const auto& web2 = find(r, "web2");
   EXPECT_EQ(web2.result, "Unschedulable");
   EXPECT_EQ(web2.message,
-            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. no new claims to deallocate, preemption: 0/2 "
+            "0/2 nodes are available: 2 node(s) didn't find available persistent volumes to bind. preemption: 0/2 "
             "nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
@@ -497,7 +497,7 @@ items:
   const auto& train2 = find(*r, "train2");
   EXPECT_EQ(train2.result, "Unschedulable");
   EXPECT_EQ(train2.message,
-            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes "
+            "0/2 nodes are available: 2 cannot allocate all claims. preemption: 0/2 nodes "
             "are available: 2 Preemption is not helpful for scheduling.");
 }
 

@@ -451,6 +451,17 @@ Json write(const PortworxVolumeSource& in) {
   return o;
 }
 
+bool read(DecodeContext& ctx, const Json& j, ImageVolumeSource& out) {
+  return ObjectReader(ctx, j).field("reference", out.reference).field("pullPolicy", out.pullPolicy).ok();
+}
+
+Json write(const ImageVolumeSource& in) {
+  Json o = Json::object();
+  put(o, "reference", in.reference);
+  put(o, "pullPolicy", in.pullPolicy);
+  return o;
+}
+
 // ephemeral: {"volumeClaimTemplate": {"spec": {"storageClassName": ..., "resources": {"requests": ...}}}}
 bool read(DecodeContext& ctx, const Json& j, EphemeralVolumeSource& out) {
   return ObjectReader(ctx, j)
@@ -483,7 +494,7 @@ namespace {
 constexpr std::string_view kOtherVolumeSources[] = {
     "hostPath",  "emptyDir", "gitRepo",              "secret",    "nfs",     "glusterfs", "flexVolume",
     "cephfs",    "flocker",  "downwardAPI",          "fc",        "configMap", "quobyte", "photonPersistentDisk",
-    "projected", "scaleIO",  "storageos",            "image"};
+    "projected", "scaleIO",  "storageos"};
 
 }  // namespace
 
@@ -501,7 +512,8 @@ bool read(DecodeContext& ctx, const Json& j, Volume& out) {
       .field("azureFile", out.azureFile)
       .field("cinder", out.cinder)
       .field("vsphereVolume", out.vsphereVolume)
-      .field("portworxVolume", out.portworxVolume);
+      .field("portworxVolume", out.portworxVolume)
+      .field("image", out.image);
   if (!r.ok()) return false;
   for (std::string_view key : kOtherVolumeSources) {
     if (r.find(key) != nullptr) {
@@ -527,6 +539,7 @@ Json write(const Volume& in) {
   put(o, "cinder", in.cinder);
   put(o, "vsphereVolume", in.vsphereVolume);
   put(o, "portworxVolume", in.portworxVolume);
+  put(o, "image", in.image);
   if (!in.otherSource.empty()) o[in.otherSource] = Json::object();
   return o;
 }

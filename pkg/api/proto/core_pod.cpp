@@ -416,6 +416,19 @@ bool read(DecodeContext& ctx, std::string_view msg, PortworxVolumeSource& out) {
   });
 }
 
+bool read(DecodeContext& ctx, std::string_view msg, ImageVolumeSource& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "reference", out.reference);
+      case 2:
+        return get(ctx, f, "pullPolicy", out.pullPolicy);
+      default:
+        return true;
+    }
+  });
+}
+
 // {volumeClaimTemplate = 1 {spec = 2 {storageClassName = 5, resources = 2 {requests = 2}}}}
 bool read(DecodeContext& ctx, std::string_view msg, EphemeralVolumeSource& out) {
   return each(ctx, msg, [&](const Field& f) {
@@ -446,7 +459,7 @@ constexpr OtherVolumeSource kOtherVolumeSources[] = {{1, "hostPath"},    {2, "em
                                                      {17, "fc"},         {19, "configMap"},
                                                      {21, "quobyte"},    {23, "photonPersistentDisk"},
                                                      {26, "projected"},  {25, "scaleIO"},
-                                                     {27, "storageos"},  {30, "image"}};
+                                                     {27, "storageos"}};
 
 }  // namespace
 
@@ -479,6 +492,8 @@ bool read(DecodeContext& ctx, std::string_view msg, Volume& out) {
         return get(ctx, f, "csi", out.csi);
       case 29:
         return get(ctx, f, "ephemeral", out.ephemeral);
+      case 30:
+        return get(ctx, f, "image", out.image);
       default:
         for (size_t i = 0; i < other; ++i) {
           if (kOtherVolumeSources[i].number == f.number) other = i;

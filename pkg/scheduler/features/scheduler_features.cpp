@@ -62,6 +62,8 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.config.dynamicResourceAllocation = gates.enabled("DynamicResourceAllocation");
   f.config.draSchedulerFilterTimeout = gates.enabled("DRASchedulerFilterTimeout");
   f.config.storageCapacityScoring = gates.enabled("StorageCapacityScoring");
+  f.config.draDeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
+  f.config.draResourceClaimDeviceStatus = gates.enabled("DRAResourceClaimDeviceStatus");
   f.plugins.enableAsyncPreemption = gates.enabled("SchedulerAsyncPreemption");
   f.plugins.enableStorageCapacityScoring = gates.enabled("StorageCapacityScoring");
   f.plugins.enableVolumeAttributesClass = gates.enabled("VolumeAttributesClass");

@@ -94,6 +94,9 @@ struct NodePluginScores {
   std::string name;
   std::vector<PluginScore> scores;
   int64_t totalScore = 0;
+  // Breaks ties between equal totals in SortedScoredNodes. Upstream draws it at random only for nodes that
+  // extenders scored; it stays 0 otherwise, so ties follow the feasible nodes' order.
+  int64_t randomizer = 0;
   bool operator==(const NodePluginScores&) const = default;
 };
 

@@ -156,8 +156,8 @@ TEST_F(DaemonTest, UnschedulablePodIsRequeuedWhenANodeMatches) {
       << tail(d.log());
   EXPECT_EQ(reason, "Unschedulable");
   EXPECT_EQ(message,
-            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. no new claims to "
-            "deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
+            "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. "
+            "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.");
   ASSERT_TRUE(waitFor(
       [&] { return !events("t", "reason=FailedScheduling,involvedObject.name=picky").empty(); }, 15s));
   EXPECT_EQ(events("t", "reason=FailedScheduling,involvedObject.name=picky")[0].value("message", ""),

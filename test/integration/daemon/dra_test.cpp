@@ -175,7 +175,7 @@ TEST_P(DraTest, ClaimFromTemplateGetsTheMatchingDeviceAndTheNextPodIsUnschedulab
       << schedulerLog();
   EXPECT_EQ(
       condition.value("message", ""),
-      "0/3 nodes are available: 3 cannot allocate all claims. still not schedulable, preemption: 0/3 nodes "
+      "0/3 nodes are available: 3 cannot allocate all claims. preemption: 0/3 nodes "
       "are available: 3 Preemption is not helpful for scheduling.");
   EXPECT_EQ(nodeNameOf("t", "second"), "");
 }

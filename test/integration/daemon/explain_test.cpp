@@ -121,7 +121,7 @@ TEST_F(ExplainTest, UnschedulablePodWithTheDefaultConfiguration) {
   EXPECT_EQ(p["node"], "");
   EXPECT_EQ(
       p["message"],
-      "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are "
+      "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are "
       "available: 3 Preemption is not helpful for scheduling.");
   for (const char* node : {"node-0", "node-1", "node-2"}) {
     EXPECT_EQ(p["filtered"][node]["plugin"], "NodeResourcesFit") << node;

@@ -217,7 +217,7 @@ TEST_F(PreemptionTest, PreemptionPolicyNeverEvictsNothing) {
   Process& d = startReadyDaemon();
   kubectlOk({"create", "-f", "-"}, pod("polite", "1", "high-never").dump());
   const std::string want =
-      "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: not eligible due to "
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to "
       "preemptionPolicy=Never.";
   ASSERT_TRUE(waitFor(
       [&] {

@@ -226,7 +226,7 @@ TEST_F(VolumeTest, NotEnoughStorageCapacityThenMoreCapacity) {
 
   ASSERT_TRUE(waitFor([&] { return !unschedulableMessage("web").empty(); }, 30s)) << tail(d.log());
   EXPECT_EQ(unschedulableMessage("web"),
-            "0/2 nodes are available: 2 node(s) did not have enough free storage. no new claims to deallocate, "
+            "0/2 nodes are available: 2 node(s) did not have enough free storage. "
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
   EXPECT_EQ(nodeNameOf("t", "web"), "");
 

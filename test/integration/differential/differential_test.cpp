@@ -1,4 +1,4 @@
-// Differential test: upstream kube-scheduler v1.34.4 and kube-scheduler-cpp decide the same pods on the same
+// Differential test: upstream kube-scheduler v1.37.2 and kube-scheduler-cpp decide the same pods on the same
 // cluster state (one real etcd + kube-apiserver, no kubelets); results, FitError messages and chosen nodes
 // must agree.
 //
@@ -7,9 +7,10 @@
 // for upstream, decided (bound, or PodScheduled=False with a FailedScheduling event) and force-deleted; then
 // the identical pod is created for ours, decided and deleted. Only one pending pod exists at a time and both
 // schedulers see each delete before the next create (on the same pod watch), so both decide on identical
-// state. Upstream breaks score ties at random, so its node is checked against our scoring instead of our
-// node: `kube-scheduler-cpp simulate --explain -o json` on a dump of the cluster plus the pending pod must
-// rank upstream's node (and the node our daemon chose) among its highest totals.
+// state. Upstream breaks score ties by the order its parallel Filter happened to find the nodes in, so its
+// node is checked against our scoring instead of our node: `kube-scheduler-cpp simulate --explain -o json`
+// on a dump of the cluster plus the pending pod must rank upstream's node (and the node our daemon chose)
+// among its highest totals.
 //
 // Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
 // KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,

@@ -168,7 +168,7 @@ Result<void> ControlPlane::stopControllerManager() {
 
 std::string kubectlBinary() {
   if (const char* bin = std::getenv("KS_KUBECTL"); bin != nullptr && *bin != '\0') return bin;
-  // kubectl v1.34.4, built by controlplane.sh next to kube-apiserver.
+  // kubectl v1.37.2, built by controlplane.sh next to kube-apiserver.
   if (const char* dir = std::getenv("KS_CONTROL_PLANE_BIN"); dir != nullptr && *dir != '\0') {
     const std::string built = std::string(dir) + "/kubectl";
     if (::access(built.c_str(), X_OK) == 0) return built;

@@ -26,7 +26,7 @@
 
 namespace ks::integration {
 
-// The kubectl the tests run: $KS_KUBECTL, else $KS_CONTROL_PLANE_BIN/kubectl (v1.34.4, built by
+// The kubectl the tests run: $KS_KUBECTL, else $KS_CONTROL_PLANE_BIN/kubectl (v1.37.2, built by
 // controlplane.sh), else kubectl from PATH.
 std::string kubectlBinary();
 

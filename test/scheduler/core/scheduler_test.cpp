@@ -122,7 +122,6 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     recorder_ = std::make_unique<ApiEventRecorder>(client_);
     SchedulerOptions opts;
-    opts.seed = 1;
     opts.clock = &clock_;
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
@@ -266,7 +265,7 @@ TEST_F(SchedulerTest, UnschedulablePodGetsConditionAndEventThenSchedulesWhenNode
       client_.create(MakePod().name("p").namespace_("default").nodeAffinityIn("zone", {"b"}).obj()).ok());
   const std::string want =
       "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had "
-      "untolerated taint(s). no new claims to deallocate";
+      "untolerated taint(s).";
   ASSERT_TRUE(waitForPod("p",
                          [&](const api::Pod& p) {
                            const auto* c = scheduledCondition(p);
@@ -378,7 +377,7 @@ TEST_F(SchedulerTest, PodUpdatedDuringAFailingAttemptIsReportedSafely) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
   const auto notes = failedSchedulingNotes("p");
   ASSERT_FALSE(notes.empty());
-  EXPECT_EQ(notes[0], "0/1 nodes are available: not yet. no new claims to deallocate");
+  EXPECT_EQ(notes[0], "0/1 nodes are available: not yet.");
 }
 
 // F1: with no nodes, a pending pod is retried after 1 s, 2 s, 4 s ... (the error backoff), not in a loop.
@@ -493,7 +492,7 @@ TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
       client_.create(MakePod().name("l").namespace_("default").uid("l").req({{"cpu", "1"}}).obj()).ok());
   ASSERT_TRUE(waitForPod("l", [](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
-    return c && c->message == "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate";
+    return c && c->message == "0/1 nodes are available: 1 Insufficient cpu.";
   }));
   ASSERT_TRUE(client_.deletePod("default", "h", {}).ok());
   ASSERT_TRUE(waitForPod("l", bound, 5s));
@@ -566,8 +565,7 @@ TEST_F(SchedulerTest, DisjointPreFilterNodeSetsMakeThePluginsRejectors) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
     return c && c->message ==
-                    "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously. "
-                    "no new claims to deallocate";
+                    "0/2 nodes are available: node(s) didn't satisfy plugin(s) [OnlyA OnlyB] simultaneously.";
   }));
   // Its own status update may retry it once more (the plugins registered every event).
   settle();
@@ -801,7 +799,7 @@ TEST_F(SchedulerTest, PodWithClaimGetsDeviceOnNodeWhoseSliceMatches) {
   const std::string uid2 = createPodWithClaim("q");
   createClaim("q", uid2);
   const std::string want =
-      "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, preemption: 0/2 nodes are "
+      "0/2 nodes are available: 2 cannot allocate all claims. preemption: 0/2 nodes are "
       "available: 2 Preemption is not helpful for scheduling.";
   ASSERT_TRUE(waitForPod("q", [&](const api::Pod& p) {
     const auto* c = scheduledCondition(p);

@@ -326,6 +326,18 @@ TEST(FrameworkTest, NewFrameworkErrors) {
          p.plugins.score = enabled({{kScorePlugin1, INT32_MAX}, {kScoreWithNormalize1, INT32_MAX}});
        },
        ""},
+      // The pod-group cycle's points (v1.37) are checked like the others, against the in-tree plugins that
+      // implement them upstream.
+      {"unknown plugin at PlacementScore",
+       [](auto& p) {
+         p.plugins.placementScore = enabled({{"unknown", 0}});
+       },
+       "PlacementScorePlugin \"unknown\" does not exist"},
+      {"plugin at PodGroupPostFilter it doesn't implement",
+       [](auto& p) {
+         p.plugins.podGroupPostFilter = enabled({{kNotImplementingScore, 0}});
+       },
+       "plugin \"plugin-not-implementing-score\" does not extend PodGroupPostFilterPlugin plugin"},
       {"unknown plugin in multiPoint",
        [](auto& p) {
          p.plugins.multiPoint = enabled({{"unknown", 0}});

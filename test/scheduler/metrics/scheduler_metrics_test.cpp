@@ -43,7 +43,6 @@ class SchedulerMetricsTest : public ::testing::Test {
     auto cfg = config::decodeConfig(configYaml());
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     SchedulerOptions opts;
-    opts.seed = 1;
     opts.metrics = &metrics_;
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);

@@ -24,6 +24,10 @@ struct FeatureGates {
   bool dynamicResourceAllocation = true;  // GA in 1.34: DynamicResources joins the default plugins
   bool draSchedulerFilterTimeout = true;  // beta in 1.34: DynamicResourcesArgs.filterTimeout (default 10s)
   bool storageCapacityScoring = false;    // alpha in 1.33: VolumeBindingArgs.shape
+  // Both on: DynamicResourcesArgs.bindingTimeout (default 600s).
+  bool draDeviceBindingConditions = false;
+  bool draResourceClaimDeviceStatus = true;
+  bool nodeDeclaredFeatures = true;  // GA and locked in 1.37: NodeDeclaredFeatures joins the default plugins
 };
 
 struct DecodeOptions {

@@ -485,6 +485,7 @@ std::shared_ptr<PluginArgs> readArgs(Ctx& ctx, std::string_view kind, const json
     r.object(j, root, goType, [&](const std::string& k, const json& v, const std::string& c) {
       if (isTypeMeta(k)) return true;
       if (k == "filterTimeout") return r.optDuration(v, c, a->filterTimeout), true;
+      if (k == "bindingTimeout") return r.optDuration(v, c, a->bindingTimeout), true;
       return false;
     });
     return a;
@@ -773,6 +774,7 @@ void applyDefaults(KubeSchedulerConfiguration& c, const Presence& presence, cons
     for (const auto& pc : prof.pluginConfig) existing.insert(pc.name);
     std::set<std::string> names;
     for (const auto& field : kPluginsFields) {
+      if (!field.getsDefaultArgs) continue;
       for (const auto& p : (prof.plugins.*field.set).enabled) names.insert(p.name);
     }
     for (const auto& name : names) {

@@ -29,7 +29,7 @@ Plugins getDefaultPlugins(const FeatureGates& features) {
   Plugins p;
   p.multiPoint.enabled = {
       {"SchedulingGates", 0},    {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},  {"NodeName", 0},
+      {"NodeName", 0},           {"NodeUnschedulable", 0},
       {"TaintToleration", 3},    {"NodeAffinity", 2},
       {"NodePorts", 0},          {"NodeResourcesFit", 1},
       {"VolumeRestrictions", 0}, {"NodeVolumeLimits", 0},
@@ -38,12 +38,13 @@ Plugins getDefaultPlugins(const FeatureGates& features) {
       {"DefaultPreemption", 0},  {"NodeResourcesBalancedAllocation", 1},
       {"ImageLocality", 1},      {"DefaultBinder", 0},
   };
+  if (features.nodeDeclaredFeatures) p.multiPoint.enabled.push_back(Plugin{"NodeDeclaredFeatures", 0});
   if (features.dynamicResourceAllocation) {
     // Before DefaultPreemption: deallocating an idle ResourceClaim beats evicting a pod.
     auto& e = p.multiPoint.enabled;
     for (auto it = e.begin(); it != e.end(); ++it) {
       if (it->name == "DefaultPreemption") {
-        e.insert(it, Plugin{"DynamicResources", 0});
+        e.insert(it, Plugin{"DynamicResources", 2});
         break;
       }
     }
@@ -118,6 +119,9 @@ void setDefaultsPluginArgs(PluginArgs& args, const FeatureGates& features) {
     }
   } else if (auto* d = dynamic_cast<DynamicResourcesArgs*>(&args)) {
     if (!d->filterTimeout && features.draSchedulerFilterTimeout) d->filterTimeout = std::chrono::seconds(10);
+    if (!d->bindingTimeout && features.draDeviceBindingConditions && features.draResourceClaimDeviceStatus) {
+      d->bindingTimeout = std::chrono::seconds(600);
+    }
   }
 }
 

@@ -222,6 +222,7 @@ json encodeArgsJson(const PluginArgs& args) {
   if (auto* a = dynamic_cast<const DynamicResourcesArgs*>(&args)) {
     json j = typed("DynamicResourcesArgs");
     if (a->filterTimeout) j["filterTimeout"] = dur(*a->filterTimeout);
+    if (a->bindingTimeout) j["bindingTimeout"] = dur(*a->bindingTimeout);
     return j;
   }
   return json::object();

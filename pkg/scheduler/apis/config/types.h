@@ -68,15 +68,25 @@ struct Plugins {
   PluginSet bind;
   PluginSet postBind;
   PluginSet multiPoint;
+  // The pod-group cycle's points (v1.37). Only GenericWorkload / TopologyAwareWorkloadScheduling run them;
+  // kube-scheduler-cpp refuses those gates, but a profile may name them and gets them checked and written
+  // back as upstream does.
+  PluginSet placementGenerate;
+  PluginSet placementScore;
+  PluginSet podGroupPostFilter;
   bool operator==(const Plugins&) const = default;
 };
 
 // Each PluginSet of Plugins with its YAML field name, in the v1 API's order, so code that treats every
 // set alike (decode, encode, defaulting, validation, the framework) walks one list instead of naming
-// thirteen fields.
+// sixteen fields. Upstream leaves a few sets out of two of its own walks; the flags say which.
 struct PluginsField {
   std::string_view name;
   PluginSet Plugins::*set;
+  // Checked for plugins removed from the API (validatePluginSetForInvalidPlugins's map).
+  bool checkedForRemovedPlugins = true;
+  // Its plugins get default args (v1 pluginsNeeded).
+  bool getsDefaultArgs = true;
 };
 inline constexpr PluginsField kPluginsFields[] = {
     {"preEnqueue", &Plugins::preEnqueue},
@@ -91,7 +101,10 @@ inline constexpr PluginsField kPluginsFields[] = {
     {"preBind", &Plugins::preBind},
     {"bind", &Plugins::bind},
     {"postBind", &Plugins::postBind},
-    {"multiPoint", &Plugins::multiPoint},
+    {"multiPoint", &Plugins::multiPoint, false},
+    {"placementGenerate", &Plugins::placementGenerate, false},
+    {"placementScore", &Plugins::placementScore, false},
+    {"podGroupPostFilter", &Plugins::podGroupPostFilter, true, false},
 };
 
 // Typed plugin arguments. Each plugin that takes arguments has one subclass; a factory receives the
@@ -250,6 +263,9 @@ struct VolumeBindingArgs final : PluginArgs {
 struct DynamicResourcesArgs final : PluginArgs {
   // Set to 10s by defaulting while the DRASchedulerFilterTimeout gate is on (the v1.34 default).
   std::optional<std::chrono::milliseconds> filterTimeout;
+  // How long PreBind waits for the devices' binding conditions. Set to 600s by defaulting while the
+  // DRADeviceBindingConditions and DRAResourceClaimDeviceStatus gates are both on.
+  std::optional<std::chrono::milliseconds> bindingTimeout;
   bool operator==(const DynamicResourcesArgs&) const = default;
 };
 

@@ -96,7 +96,7 @@ void validatePluginConfig(const std::string& path, std::string_view apiVersion,
                           FieldErrors& errs) {
   const std::string pluginsPath = childPath(path, "plugins");
   for (const auto& field : kPluginsFields) {
-    if (field.set == &Plugins::multiPoint) continue;  // upstream checks the named points only
+    if (!field.checkedForRemovedPlugins) continue;
     const PluginSet& set = profile.plugins.*field.set;
     const std::string enabledPath = childPath(childPath(pluginsPath, field.name), "enabled");
     for (size_t i = 0; i < set.enabled.size(); i++) {

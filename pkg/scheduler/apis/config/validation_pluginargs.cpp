@@ -334,6 +334,16 @@ FieldErrors validateDynamicResourcesArgs(const std::string& path, const DynamicR
   } else if (args.filterTimeout) {
     errs.push_back(forbidden(p, "DRASchedulerFilterTimeout feature gate is disabled"));
   }
+  const std::string bp = childPath(path, "bindingTimeout");
+  if (features.draDeviceBindingConditions && features.draResourceClaimDeviceStatus) {
+    if (args.bindingTimeout && *args.bindingTimeout < std::chrono::seconds(1)) {
+      errs.push_back(invalid(
+          bp, formatGoDuration(std::chrono::duration_cast<std::chrono::nanoseconds>(*args.bindingTimeout)),
+          "must be at least 1 second"));
+    }
+  } else if (args.bindingTimeout) {
+    errs.push_back(forbidden(bp, "DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is disabled"));
+  }
   return errs;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <set>
 #include <stop_token>
 
 #include "pkg/util/strings.h"
@@ -61,6 +62,36 @@ Result<void> updatePluginList(std::vector<T*>& list, const config::PluginSet& se
       return Error("plugin " + quote(ep.name) + " already registered as " + quote(typeName));
     }
     list.push_back(typed);
+  }
+  return {};
+}
+
+// The pod-group cycle's extension points (v1.37). Only GenericWorkload and TopologyAwareWorkloadScheduling
+// run them, and kube-scheduler-cpp refuses those gates; a profile may still list plugins there and gets
+// upstream's checks, against the in-tree plugins that implement each point upstream.
+struct PodGroupExtensionPoint {
+  config::PluginSet config::Plugins::*set;
+  std::string_view typeName;
+  std::set<std::string_view> implementers;
+};
+const PodGroupExtensionPoint kPodGroupExtensionPoints[] = {
+    {&config::Plugins::placementGenerate, "PlacementGeneratePlugin", {"TopologyPlacementGenerator"}},
+    {&config::Plugins::placementScore, "PlacementScorePlugin", {"NodeResourcesFit", "PodGroupPodsCount"}},
+    {&config::Plugins::podGroupPostFilter, "PodGroupPostFilterPlugin", {"DefaultPreemption", "DynamicResources"}},
+};
+
+Result<void> checkPodGroupExtensionPoints(const config::Plugins& plugins,
+                                          const std::map<std::string, Plugin*>& pluginsMap) {
+  for (const auto& point : kPodGroupExtensionPoints) {
+    std::set<std::string> seen;
+    for (const auto& ep : (plugins.*point.set).enabled) {
+      if (!pluginsMap.contains(ep.name))
+        return Error(std::string(point.typeName) + " " + quote(ep.name) + " does not exist");
+      if (!point.implementers.contains(ep.name))
+        return Error("plugin " + quote(ep.name) + " does not extend " + std::string(point.typeName) + " plugin");
+      if (!seen.insert(ep.name).second)
+        return Error("plugin " + quote(ep.name) + " already registered as " + quote(point.typeName));
+    }
   }
   return {};
 }
@@ -210,6 +241,7 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
       !r) {
     return r.error();
   }
+  if (auto r = checkPodGroupExtensionPoints(plugins, pm); !r) return r.error();
   if (!plugins.multiPoint.enabled.empty()) {
     if (auto r =
             f->forEachExtensionPoint(plugins,

@@ -250,6 +250,48 @@ TEST(DecodeTest, DynamicResourcesFilterTimeout) {
             std::chrono::milliseconds(10000));
 }
 
+// bindingTimeout defaults to 600s only while DRADeviceBindingConditions and DRAResourceClaimDeviceStatus
+// are both on (upstream v1.37 SetDefaults_DynamicResourcesArgs).
+TEST(DecodeTest, DynamicResourcesBindingTimeout) {
+  DecodeOptions o;
+  o.features.draDeviceBindingConditions = true;
+  o.features.draResourceClaimDeviceStatus = true;
+  auto c = decodeConfig(kHeader, o);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(argsOf<DynamicResourcesArgs>(c->profiles[0], "DynamicResources")->bindingTimeout,
+            std::chrono::milliseconds(600000));
+  c = decodeConfig(std::string(kHeader) +
+                       "profiles:\n- pluginConfig:\n  - name: DynamicResources\n    args:\n      bindingTimeout: 45s\n",
+                   o);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_EQ(argsOf<DynamicResourcesArgs>(c->profiles[0], "DynamicResources")->bindingTimeout,
+            std::chrono::milliseconds(45000));
+  o.features.draDeviceBindingConditions = false;
+  c = decodeConfig(kHeader, o);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  EXPECT_FALSE(argsOf<DynamicResourcesArgs>(c->profiles[0], "DynamicResources")->bindingTimeout.has_value());
+}
+
+// The pod-group cycle's plugin sets (v1.37) are read, merged with the (empty) defaults and written back.
+TEST(DecodeTest, PodGroupPluginSets) {
+  auto c = decodeConfig(std::string(kHeader) + R"(profiles:
+- plugins:
+    placementGenerate:
+      enabled: [{name: TopologyPlacementGenerator}]
+    placementScore:
+      enabled: [{name: PodGroupPodsCount, weight: 3}]
+      disabled: [{name: NodeResourcesFit}]
+    podGroupPostFilter:
+      disabled: [{name: "*"}]
+)");
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  const Plugins& p = c->profiles[0].plugins;
+  EXPECT_EQ(p.placementGenerate.enabled, (std::vector<Plugin>{{"TopologyPlacementGenerator", 0}}));
+  EXPECT_EQ(p.placementScore.enabled, (std::vector<Plugin>{{"PodGroupPodsCount", 3}}));
+  EXPECT_EQ(p.placementScore.disabled, (std::vector<Plugin>{{"NodeResourcesFit", 0}}));
+  EXPECT_EQ(p.podGroupPostFilter.disabled, (std::vector<Plugin>{{"*", 0}}));
+}
+
 struct ErrorCase {
   const char* name;
   std::string yaml;

@@ -2,6 +2,7 @@
 // default_plugins_test.go (TestApplyFeatureGates, TestMergePlugins) as data tables.
 
 #include <functional>
+#include <ostream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,10 @@
 #include "pkg/scheduler/apis/config/config.h"
 
 namespace ks::config {
+
+// Readable failures: gtest finds this by ADL instead of dumping the bytes.
+void PrintTo(const Plugin& p, std::ostream* os) { *os << p.name << ":" << p.weight; }
+
 namespace {
 
 constexpr const char* kHeader =
@@ -25,8 +30,8 @@ KubeSchedulerConfiguration decodeOk(const std::string& yaml) {
 std::vector<Plugin> defaultMultiPoint() {
   return {{"SchedulingGates", 0},
           {"PrioritySort", 0},
-          {"NodeUnschedulable", 0},
           {"NodeName", 0},
+          {"NodeUnschedulable", 0},
           {"TaintToleration", 3},
           {"NodeAffinity", 2},
           {"NodePorts", 0},
@@ -37,14 +42,17 @@ std::vector<Plugin> defaultMultiPoint() {
           {"VolumeZone", 0},
           {"PodTopologySpread", 2},
           {"InterPodAffinity", 2},
-          {"DynamicResources", 0},
+          {"DynamicResources", 2},
           {"DefaultPreemption", 0},
           {"NodeResourcesBalancedAllocation", 1},
           {"ImageLocality", 1},
-          {"DefaultBinder", 0}};
+          {"DefaultBinder", 0},
+          {"NodeDeclaredFeatures", 0}};
 }
 
-TEST(DefaultPluginsTest, V134MultiPointWithDynamicResources) {
+// Upstream v1.37 TestApplyFeatureGates's default case: NodeName before NodeUnschedulable, DynamicResources
+// (with its Score, weight 2) before DefaultPreemption, NodeDeclaredFeatures last.
+TEST(DefaultPluginsTest, V137MultiPoint) {
   Plugins p = getDefaultPlugins();
   EXPECT_EQ(p.multiPoint.enabled, defaultMultiPoint());
   EXPECT_TRUE(p.multiPoint.disabled.empty());
@@ -56,6 +64,14 @@ TEST(DefaultPluginsTest, DynamicResourceAllocationGateOff) {
   fg.dynamicResourceAllocation = false;
   auto want = defaultMultiPoint();
   want.erase(want.begin() + 14);
+  EXPECT_EQ(getDefaultPlugins(fg).multiPoint.enabled, want);
+}
+
+TEST(DefaultPluginsTest, NodeDeclaredFeaturesGateOff) {
+  FeatureGates fg;
+  fg.nodeDeclaredFeatures = false;
+  auto want = defaultMultiPoint();
+  want.pop_back();
   EXPECT_EQ(getDefaultPlugins(fg).multiPoint.enabled, want);
 }
 

@@ -42,6 +42,10 @@ profiles:
       disabled: [{name: NodePorts}]
     filter:
       disabled: [{name: "*"}]
+    placementScore:
+      enabled: [{name: PodGroupPodsCount, weight: 3}]
+    podGroupPostFilter:
+      disabled: [{name: DynamicResources}]
   pluginConfig:
   - name: Custom
     args: {x: [1, "two", {y: null}]}
@@ -81,7 +85,7 @@ profiles:
           preference:
             matchExpressions: [{key: disk, operator: Exists}]
   - name: DynamicResources
-    args: {filterTimeout: 250ms}
+    args: {filterTimeout: 250ms, bindingTimeout: 90s}
 - schedulerName: b
 extenders:
 - urlPrefix: http://127.0.0.1:8888/

@@ -372,6 +372,42 @@ TEST(ValidatePluginArgsTest, DynamicResources) {
   EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", DynamicResourcesArgs{}, off)), "");
 }
 
+// Upstream v1.37 TestValidateDynamicResourcesArgs, the BindingTimeout cases (messages from the validation
+// code: its test ignores the detail).
+TEST(ValidatePluginArgsTest, DynamicResourcesBindingTimeout) {
+  auto withBinding = [](std::chrono::milliseconds t) {
+    DynamicResourcesArgs a;
+    a.bindingTimeout = t;
+    return a;
+  };
+  FeatureGates on;
+  on.draDeviceBindingConditions = true;
+  on.draResourceClaimDeviceStatus = true;
+  FeatureGates noBindingConditions = on;
+  noBindingConditions.draDeviceBindingConditions = false;
+  FeatureGates noDeviceStatus = on;
+  noDeviceStatus.draResourceClaimDeviceStatus = false;
+  DynamicResourcesArgs defaults;
+  defaults.filterTimeout = std::chrono::seconds(10);
+  defaults.bindingTimeout = std::chrono::seconds(600);
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", defaults, on)), "");
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(30)), on)), "");
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(1)), on)), "");
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(0)), on)),
+            "bindingTimeout: Invalid value: 0s: must be at least 1 second");
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(-1)), on)),
+            "bindingTimeout: Invalid value: -1s: must be at least 1 second");
+  const std::string forbidden =
+      "bindingTimeout: Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature gate is "
+      "disabled";
+  EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(1)),
+                                                          noBindingConditions)),
+            forbidden);
+  EXPECT_EQ(
+      aggregateMessage(validateDynamicResourcesArgs("", withBinding(std::chrono::seconds(1)), noDeviceStatus)),
+      forbidden);
+}
+
 TEST(ValidatePluginArgsTest, PathPrefix) {
   EXPECT_EQ(aggregateMessage(validateInterPodAffinityArgs("profiles[0].pluginConfig[2].args",
                                                           [] {

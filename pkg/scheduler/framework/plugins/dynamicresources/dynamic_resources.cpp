@@ -26,7 +26,8 @@ using framework::Status;
 
 namespace {
 
-// How long a pod waits in PreBind for its devices' binding conditions, polling them every 5 s.
+// How long a pod waits in PreBind for its devices' binding conditions when args leave bindingTimeout unset
+// (upstream's default), polling them every 5 s.
 constexpr std::chrono::seconds kBindingTimeoutDefault{600};
 constexpr std::chrono::seconds kBindingPollInterval{5};
 
@@ -143,11 +144,13 @@ DynamicResources::DynamicResources(framework::Handle& handle) : handle_(handle) 
 
 DynamicResources::DynamicResources(framework::Handle& handle, Features features,
                                    std::chrono::nanoseconds filterTimeout,
+                                   std::chrono::nanoseconds bindingTimeout,
                                    framework::SharedDRAManager* draManager,
                                    std::unique_ptr<DefaultDRAManager> ownManager)
     : enabled_(true),
       features_(features),
       filterTimeout_(filterTimeout),
+      bindingTimeout_(bindingTimeout),
       handle_(handle),
       client_(handle.client()),
       // Upstream's LRU of compiled CEL expressions, reused across scheduling cycles.
@@ -166,8 +169,10 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
   config::FeatureGates gates;
   gates.dynamicResourceAllocation = true;
   gates.draSchedulerFilterTimeout = features.enableDRASchedulerFilterTimeout;
+  gates.draDeviceBindingConditions = features.enableDRADeviceBindingConditions;
+  gates.draResourceClaimDeviceStatus = features.enableDRAResourceClaimDeviceStatus;
   config::DynamicResourcesArgs defaults;
-  if (features.enableDRASchedulerFilterTimeout) defaults.filterTimeout = std::chrono::seconds(10);
+  config::setDefaultsPluginArgs(defaults, gates);
   const config::DynamicResourcesArgs* typed = &defaults;
   if (args != nullptr) {
     typed = dynamic_cast<const config::DynamicResourcesArgs*>(args);
@@ -185,10 +190,12 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
     own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity);
     manager = own.get();
   }
-  const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+  const auto filterTimeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
       typed->filterTimeout.value_or(std::chrono::milliseconds(0)));
+  const auto bindingTimeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      typed->bindingTimeout.value_or(kBindingTimeoutDefault));
   return std::unique_ptr<framework::Plugin>(
-      new DynamicResources(handle, features, timeout, manager, std::move(own)));
+      new DynamicResources(handle, features, filterTimeout, bindingTimeout, manager, std::move(own)));
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> DynamicResources::eventsToRegister() {
@@ -468,12 +475,13 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
 
 Status DynamicResources::postFilter(framework::CycleState& cs, const framework::PodInfo& podInfo,
                                     const framework::NodeToStatus&, framework::PostFilterResult&) {
-  if (!enabled_) return Status(Code::Unschedulable, "plugin disabled");
+  // Nothing to deallocate: Unschedulable without a reason, so that the FitError carries only the other
+  // PostFilter plugins' reasons (v1.37; v1.34 added "no new claims to deallocate").
+  if (!enabled_) return Status(Code::Unschedulable);
   auto stateResult = stateOf(cs);
   if (!stateResult.ok()) return Status::fromError(stateResult.error());
   StateData::Data& state = **stateResult;
-  // Fast path for pods without claims.
-  if (state.claims.empty()) return Status(Code::Unschedulable, "no new claims to deallocate");
+  if (state.claims.empty()) return Status(Code::Unschedulable);
   const api::Pod& pod = podInfo.pod();
 
   // Upstream picks a random unavailable claim (Go map order); this takes the first one that qualifies.
@@ -495,7 +503,7 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
       return Status(Code::Unschedulable, "deallocation of ResourceClaim completed");
     }
   }
-  return Status(Code::Unschedulable, "still not schedulable");
+  return Status(Code::Unschedulable);
 }
 
 Status DynamicResources::reserve(framework::CycleState& cs, const framework::PodInfo&,
@@ -686,7 +694,7 @@ bool DynamicResources::isClaimTimeout(const api::ResourceClaim& claim) const {
   if (!claim.status.allocation || !claim.status.allocation->allocationTimestamp) return false;
   for (const auto& result : claim.status.allocation->devices.results) {
     if (result.bindingConditions.empty()) continue;
-    if (*claim.status.allocation->allocationTimestamp + kBindingTimeoutDefault < handle_.clock().now()) {
+    if (*claim.status.allocation->allocationTimestamp + bindingTimeout_ < handle_.clock().now()) {
       return true;
     }
   }
@@ -729,14 +737,14 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
   if (!features_.enableDRADeviceBindingConditions || !features_.enableDRAResourceClaimDeviceStatus) return {};
   if (!hasBindingConditions(state.claims)) return {};
 
-  // Wait until the devices are attached to the node (binding conditions), at most kBindingTimeoutDefault.
+  // Wait until the devices are attached to the node (binding conditions), at most bindingTimeout.
   if (auto* recorder = handle_.eventRecorder()) {
     recorder->eventf(framework::podReference(pod), nullptr, "Normal", "BindingConditionsPending",
                      "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
   const std::stop_token stop = handle_.stopToken();
   Clock& clock = handle_.clock();
-  const auto deadline = clock.now() + kBindingTimeoutDefault;
+  const auto deadline = clock.now() + bindingTimeout_;
   for (;;) {
     auto ready = isPodReadyForBinding(*stateData);
     if (!ready.ok()) return Status::fromError(ready.error());

@@ -11,7 +11,7 @@
 //   Filter      allocated claims' node selectors; the allocator for the unallocated ones on this node,
 //               within filterTimeout ("timed out trying to allocate devices").
 //   PostFilter  deallocates one allocated claim that was unavailable on some node and not used by another
-//               pod, so the next attempt may allocate it elsewhere ("no new claims to deallocate").
+//               pod, so the next attempt may allocate it elsewhere; without one, Unschedulable and no reason.
 //   Reserve     the node's allocations become in flight: concurrent pods do not get the same devices.
 //   Unreserve   drops them (and an assumed claim), removes the pod from reservedFor.
 //   PreBind     writes finalizer, allocation and reservedFor to each claim not yet reserved for the pod;
@@ -110,7 +110,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 
  private:
   DynamicResources(framework::Handle& handle, Features features, std::chrono::nanoseconds filterTimeout,
-                   framework::SharedDRAManager* draManager, std::unique_ptr<DefaultDRAManager> ownManager);
+                   std::chrono::nanoseconds bindingTimeout, framework::SharedDRAManager* draManager,
+                   std::unique_ptr<DefaultDRAManager> ownManager);
   // The disabled plugin.
   explicit DynamicResources(framework::Handle& handle);
 
@@ -128,6 +129,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   bool enabled_ = false;
   Features features_;
   std::chrono::nanoseconds filterTimeout_{0};
+  std::chrono::nanoseconds bindingTimeout_{0};  // DynamicResourcesArgs.bindingTimeout
   framework::Handle& handle_;
   client::ResourceClaimWriter* client_ = nullptr;
   std::shared_ptr<cel::Cache> celCache_;

@@ -28,8 +28,8 @@ std::string normalizedImageName(std::string_view name) {
   return out;
 }
 
-int64_t calculatePriority(int64_t sumScores, int64_t numContainers) {
-  const int64_t maxThreshold = kMaxContainerThreshold * numContainers;
+int64_t calculatePriority(int64_t sumScores, int64_t imageCount) {
+  const int64_t maxThreshold = kMaxContainerThreshold * imageCount;
   if (sumScores < kMinThreshold) {
     sumScores = kMinThreshold;
   } else if (sumScores > maxThreshold) {
@@ -64,7 +64,15 @@ framework::Status ImageLocality::score(framework::CycleState& /*state*/, const f
     if (const auto* s = findImage(nodeInfo, c.image); s != nullptr)
       sum += scaledImageScore(*s, totalNumNodes);
   }
-  score = calculatePriority(sum, static_cast<int64_t>(spec.initContainers.size() + spec.containers.size()));
+  auto imageCount = static_cast<int64_t>(spec.initContainers.size() + spec.containers.size());
+  // Image volumes are images the node has to pull too (v1.37): they count like containers.
+  for (const auto& v : spec.volumes) {
+    if (!v.image) continue;
+    if (const auto* s = findImage(nodeInfo, v.image->reference); s != nullptr)
+      sum += scaledImageScore(*s, totalNumNodes);
+    ++imageCount;
+  }
+  score = calculatePriority(sum, imageCount);
   return framework::Status();
 }
 

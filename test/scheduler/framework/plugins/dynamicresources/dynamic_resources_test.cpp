@@ -586,7 +586,7 @@ std::vector<PluginCase> pluginCases() {
                  .claims = {pendingClaim()},
                  .classes = {deviceClass()}};
     c.want.filter[kNodeName].status = unresolvable("cannot allocate all claims");
-    c.want.postfilter.status = unschedulable("still not schedulable");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -654,7 +654,7 @@ std::vector<PluginCase> pluginCases() {
                  .classes = {deviceClass()},
                  .slices = {workerNodeSlice()}};
     c.want.filter[kNodeName].status = unresolvable("cannot allocate all claims");
-    c.want.postfilter.status = unschedulable("still not schedulable");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -674,7 +674,7 @@ std::vector<PluginCase> pluginCases() {
                  .slices = {taintDevices(workerNodeSlice())},
                  .enableDRADeviceTaints = true};
     c.want.filter[kNodeName].status = unresolvable("cannot allocate all claims");
-    c.want.postfilter.status = unschedulable("still not schedulable");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -751,7 +751,7 @@ std::vector<PluginCase> pluginCases() {
   {
     PluginCase c{.name = "missing-class", .pod = podWithClaimName(), .claims = {pendingClaim()}};
     c.want.prefilter.status = unresolvable("request req-1: device class " + kClassName + " does not exist");
-    c.want.postfilter.status = unschedulable("no new claims to deallocate");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -787,7 +787,7 @@ std::vector<PluginCase> pluginCases() {
     PluginCase c{
         .name = "DRA-disabled", .pod = podWithClaimName(), .claims = {inUseClaim()}, .disableDRA = true};
     c.want.prefilter.status = Status(Code::Skip);
-    c.want.postfilter.status = unschedulable("plugin disabled");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     c.want.prebindPreFlight = Status(Code::Skip);
     cases.push_back(c);
   }
@@ -796,7 +796,7 @@ std::vector<PluginCase> pluginCases() {
                  .pod = podWithClaimName(),
                  .claims = {updateDeviceClassName(claim(), "does-not-exist")}};
     c.want.prefilter.status = unschedulable("request req-1: device class does-not-exist does not exist");
-    c.want.postfilter.status = unschedulable("no new claims to deallocate");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -808,7 +808,7 @@ std::vector<PluginCase> pluginCases() {
         "claim default/my-pod-my-resource, request req-1: has subrequests, but the DRAPrioritizedList "
         "feature is "
         "disabled");
-    c.want.postfilter.status = unschedulable("no new claims to deallocate");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -818,7 +818,7 @@ std::vector<PluginCase> pluginCases() {
                  .enableDRAPrioritizedList = true};
     c.want.prefilter.status =
         unschedulable("request req-1/subreq-1: device class does-not-exist does not exist");
-    c.want.postfilter.status = unschedulable("no new claims to deallocate");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -852,7 +852,7 @@ std::vector<PluginCase> pluginCases() {
                  .filterTimeout = std::chrono::nanoseconds(1)};
     c.want.filter[kNodeName].status =
         unresolvable("asked by caller to stop allocating devices: context canceled");
-    c.want.postfilter.status = unschedulable("still not schedulable");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {
@@ -863,7 +863,7 @@ std::vector<PluginCase> pluginCases() {
                  .slices = {largeWorkerNodeSlice()},
                  .filterTimeout = std::chrono::nanoseconds(1)};
     c.want.filter[kNodeName].status = unresolvable("timed out trying to allocate devices");
-    c.want.postfilter.status = unschedulable("still not schedulable");
+    c.want.postfilter.status = Status(Code::Unschedulable);
     cases.push_back(c);
   }
   {

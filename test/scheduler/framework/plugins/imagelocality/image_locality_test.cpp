@@ -72,6 +72,14 @@ TEST(ImageLocalityTest, Priority) {
   const auto test300600900 = podWithImages({"gcr.io/300", "gcr.io/600", "gcr.io/900"});
   const auto test3040 = podWithImages({"gcr.io/30", "gcr.io/40"});
   const auto test30Init300 = podWithImages({"gcr.io/30"}, {"gcr.io/300"});
+  auto testImageVolume = podWithImages({"gcr.io/30"});
+  {
+    api::Volume v;
+    v.name = "imageVolume";
+    v.image = api::ImageVolumeSource{"gcr.io/300", ""};
+    testImageVolume.spec.volumes.push_back(std::move(v));
+  }
+  const auto test30300AsContainers = podWithImages({"gcr.io/30", "gcr.io/300"});
 
   const std::vector<api::ContainerImage> node403002000 = {
       {{"gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"}, 40 * mb},
@@ -121,6 +129,14 @@ TEST(ImageLocalityTest, Priority) {
        test3040,
        {imageNode("node1", node203040), imageNode("node2", node400030)},
        {1, 0}},
+      {"pod with ImageVolume",
+       testImageVolume,
+       {imageNode("node1", node300600900), imageNode("node2", node400030)},
+       {6, 0}},
+      {"same images as ImageVolume pod but as regular container images",
+       test30300AsContainers,
+       {imageNode("node1", node300600900), imageNode("node2", node400030)},
+       {6, 0}},
       {"include InitContainers: two images spread on two nodes, prefer the larger image one",
        test30Init300,
        {imageNode("node1", node403002000), imageNode("node2", node203040)},
