@@ -117,6 +117,21 @@ KS_PROTO_FIXTURE(ResourceSlice, resourceslice_counters)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_perdevice)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_allnodes)
 
+// Fields the equality above would miss if both codecs dropped them.
+TEST(ProtoObjects, PodImageVolumeIsRead) {
+  auto pod = decodeProto<Pod>(readTestdata("pod_volumes.pb"));
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  const Volume* oci = nullptr;
+  for (const auto& v : pod->spec.volumes) {
+    if (v.name == "oci") oci = &v;
+  }
+  ASSERT_NE(oci, nullptr);
+  ASSERT_TRUE(oci->image.has_value());
+  EXPECT_EQ(oci->image->reference, "registry.example/models/llama:v2");
+  EXPECT_EQ(oci->image->pullPolicy, "IfNotPresent");
+  EXPECT_EQ(oci->otherSource, "");
+}
+
 TEST(ProtoStatus, NotFoundDecodesAsItsJson) {
   auto fromJson = decodeJson<ApiStatus>(readTestdata("status-notfound.json"));
   ASSERT_TRUE(fromJson.ok());

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records how a real kube-apiserver v1.34.4 serves objects in protobuf and in JSON, for the protobuf codec's
+"""Records how a real kube-apiserver v1.37.2 serves objects in protobuf and in JSON, for the protobuf codec's
 unit tests (test/api/proto): each manifest is created on a fresh control plane (its status too, through the
 status subresource), then read back. Run it again when a manifest changes; CI only reads its output.
 
@@ -52,10 +52,11 @@ KINDS = {
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
 }
-# Alpha in v1.34; without them the apiserver drops fields silently: consumable capacity (capacity requests
-# and policies, shareID, consumedCapacity), binding conditions (bindsToNode, binding*Conditions,
+# Fields an apiserver drops silently while their gate is off: consumable capacity (capacity requests and
+# policies, shareID, consumedCapacity), binding conditions (bindsToNode, binding*Conditions,
 # allocationTimestamp), device taints, extended resources (DeviceClass extendedResourceName, a pod's
-# status.extendedResourceClaimStatus), partitionable devices (counters, per-device node selection).
+# status.extendedResourceClaimStatus), partitionable devices (counters, per-device node selection). All are
+# on (or GA) in v1.37.2; naming them keeps the recording independent of the defaults.
 FEATURE_GATES = ("DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
                  "DRAExtendedResource=true,DRAPartitionableDevices=true")
 
