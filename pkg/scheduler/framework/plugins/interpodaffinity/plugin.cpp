@@ -31,13 +31,15 @@ Result<std::unique_ptr<framework::Plugin>> InterPodAffinity::create(const config
 }
 
 // The incoming pod's namespaceSelector is unrolled into its namespace set, so matching its terms never
-// needs the other pod's namespace labels. As upstream (which updates a copy of the term), the selector
-// itself stays: matching against "no labels" is false for any selector that requires a label.
+// needs the other pod's namespace labels, and then matches nothing (v1.37). v1.34 cleared the selector on
+// a copy of the term only, so a selector that matches "no labels" (DoesNotExist, NotIn) matched pods in
+// every namespace.
 void InterPodAffinity::mergeAffinityTermNamespaces(framework::AffinityTerm& term) const {
-  if (term.namespaceSelector.empty() || term.namespaceSelector.isNothing()) return;
+  if (term.namespaceSelector.empty()) return;
   for (const auto& ns : namespaces_.list()) {
     if (term.namespaceSelector.matches(ns->metadata.labels)) term.namespaces.insert(ns->metadata.name);
   }
+  term.namespaceSelector = api::Selector::nothing();
 }
 
 api::Labels InterPodAffinity::namespaceLabels(const std::string& ns) const {

@@ -92,6 +92,12 @@ TEST(InterPodAffinityScoringTest, TestPreferredAffinity) {
       preferred({weighted(5, term({req("security", "In", {"S1"})}, "region", {"subteam2.team2"}, team1))});
   const api::Affinity antiAffinityNamespaceSelector = preferred(
       {}, {weighted(5, term({req("security", "In", {"S1"})}, "region", {"subteam2.team2"}, team1))});
+  // v1.37: the selected namespaces replace a selector that also matches "no labels" (NotIn).
+  const api::LabelSelector notTeam1 = exprs({req("team", "NotIn", {"team1"})});
+  const api::Affinity affinityNegativeNamespaceSelector =
+      preferred({weighted(5, term({req("security", "In", {"S1"})}, "region", {}, notTeam1))});
+  const api::Affinity antiAffinityNegativeNamespaceSelector =
+      preferred({}, {weighted(5, term({req("security", "In", {"S1"})}, "region", {}, notTeam1))});
   const api::Affinity invalidAffinityLabels =
       preferred({weighted(8, term({req("security", "In", {"{{.bad-value.}}"})}, "region"))});
   const api::Affinity invalidAntiAffinityLabels =
@@ -292,6 +298,20 @@ TEST(InterPodAffinityScoringTest, TestPreferredAffinity) {
         on("node2", podLabelSecurityS1, std::nullopt, "subteam2.team1")},
        {makeNode("node1", labelRgChina), makeNode("node2", labelRgIndia)},
        {{"node1", 0}, {"node2", kMax}}},
+      {"Affinity with pods correctly enforcing negative NamespaceSelector",
+       pod(podLabelSecurityS1, affinityNegativeNamespaceSelector, "subteam1.team1"),
+       {on("node1", podLabelSecurityS1, std::nullopt, "subteam1.team1"),
+        on("node1", podLabelSecurityS1, std::nullopt, "subteam1.team1"),
+        on("node2", podLabelSecurityS1, std::nullopt, "subteam1.team2")},
+       {makeNode("node1", labelRgChina), makeNode("node2", labelRgIndia)},
+       {{"node1", 0}, {"node2", kMax}}},
+      {"AntiAffinity with pods correctly enforcing negative NamespaceSelector",
+       pod(podLabelSecurityS1, antiAffinityNegativeNamespaceSelector, "subteam1.team1"),
+       {on("node1", podLabelSecurityS1, std::nullopt, "subteam1.team1"),
+        on("node1", podLabelSecurityS1, std::nullopt, "subteam1.team1"),
+        on("node2", podLabelSecurityS1, std::nullopt, "subteam1.team2")},
+       {makeNode("node1", labelRgChina), makeNode("node2", labelRgIndia)},
+       {{"node1", kMax}, {"node2", 0}}},
       {"Ignore preferred terms of existing pods",
        pod(podLabelSecurityS2),
        {on("node1", podLabelSecurityS1, stayWithS1InRegionAwayFromS2InAz),
