@@ -271,7 +271,7 @@ struct Metrics::Impl {
       histogram("scheduler_scheduling_attempt_duration_seconds", Stability::Stable,
                 "Scheduling attempt latency in seconds (scheduling algorithm + binding)");
   HistogramFamily& algorithmLatency = histogram("scheduler_scheduling_algorithm_duration_seconds",
-                                                Stability::Alpha, "Scheduling algorithm latency in seconds");
+                                                Stability::Beta, "Scheduling algorithm latency in seconds");
   HistogramFamily& preemptionVictims =
       histogram("scheduler_preemption_victims", Stability::Stable, "Number of selected preemption victims");
   CounterFamily& preemptionAttempts = counter("scheduler_preemption_attempts_total", Stability::Stable,
@@ -295,7 +295,7 @@ struct Metrics::Impl {
       "scheduler never attempted to schedule because they are gated.");
   GaugeFamily& inflightEvents = gauge("scheduler_inflight_events", Stability::Alpha,
                                       "Number of events currently tracked in the scheduling queue.");
-  GaugeFamily& goroutines = gauge("scheduler_goroutines", Stability::Alpha,
+  GaugeFamily& goroutines = gauge("scheduler_goroutines", Stability::Beta,
                                   "Number of running goroutines split by the work they do such as binding.");
   HistogramFamily& podSchedulingSli = histogram(
       "scheduler_pod_scheduling_sli_duration_seconds", Stability::Beta,
@@ -307,7 +307,7 @@ struct Metrics::Impl {
       histogram("scheduler_framework_extension_point_duration_seconds", Stability::Stable,
                 "Latency for running all plugins of a specific extension point.");
   HistogramFamily& pluginExecution =
-      histogram("scheduler_plugin_execution_duration_seconds", Stability::Alpha,
+      histogram("scheduler_plugin_execution_duration_seconds", Stability::Beta,
                 "Duration for running a plugin at a specific extension point.");
   HistogramFamily& queueingHint =
       histogram("scheduler_queueing_hint_execution_duration_seconds", Stability::Alpha,
@@ -316,16 +316,16 @@ struct Metrics::Impl {
       counter("scheduler_queue_incoming_pods_total", Stability::Stable,
               "Number of pods added to scheduling queues by event and queue type.");
   HistogramFamily& permitWait =
-      histogram("scheduler_permit_wait_duration_seconds", Stability::Alpha, "Duration of waiting on permit.");
+      histogram("scheduler_permit_wait_duration_seconds", Stability::Beta, "Duration of waiting on permit.");
   GaugeFamily& cacheSize = gauge("scheduler_cache_size", Stability::Alpha,
                                  "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.");
   GaugeFamily& unschedulableReasons = gauge(
-      "scheduler_unschedulable_pods", Stability::Alpha,
+      "scheduler_unschedulable_pods", Stability::Beta,
       "The number of unschedulable pods broken down by plugin name. A pod will increment the gauge for all "
       "plugins that caused it to not schedule and so this metric have meaning only when broken down by "
       "plugin.");
   CounterFamily& pluginEvaluation =
-      counter("scheduler_plugin_evaluation_total", Stability::Alpha,
+      counter("scheduler_plugin_evaluation_total", Stability::Beta,
               "Number of attempts to schedule pods by each plugin and the extension point (available only in "
               "PreFilter, Filter, PreScore, and Score).");
   GaugeFamily& leaderStatus = gauge(

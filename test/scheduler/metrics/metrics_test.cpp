@@ -213,8 +213,13 @@ TEST(MetricsTest, HelpCarriesStabilityLevel) {
       fams["scheduler_schedule_attempts_total"].help,
       "[STABLE] Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could not be "
       "scheduled, while 'error' means an internal scheduler problem.");
+  // BETA since v1.37 (with goroutines, unschedulable_pods, permit_wait_duration_seconds,
+  // plugin_execution_duration_seconds and plugin_evaluation_total).
   EXPECT_EQ(fams["scheduler_scheduling_algorithm_duration_seconds"].help,
-            "[ALPHA] Scheduling algorithm latency in seconds");
+            "[BETA] Scheduling algorithm latency in seconds");
+  EXPECT_EQ(fams["scheduler_goroutines"].help,
+            "[BETA] Number of running goroutines split by the work they do such as binding.");
+  EXPECT_EQ(fams["scheduler_event_handling_duration_seconds"].help, "[ALPHA] Event handling latency in seconds.");
   EXPECT_EQ(fams["scheduler_preemption_attempts_total"].help,
             "[STABLE] Total preemption attempts in the cluster till now");
 }
