@@ -582,6 +582,7 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
       sinceFirst = std::chrono::duration<double>(clock_->now() - *assumed.initialAttemptTimestamp).count();
     }
     options_.metrics->podBound(assumed.attempts, sinceFirst);
+    if (assumed.wasFlushedFromUnschedulable) options_.metrics->podScheduledAfterFlush();
   }
   fw.runPostBindPlugins(*state, *assumed.podInfo, host);
   if (options_.observer) options_.observer->onBindingDone(pod, host, Status::success());

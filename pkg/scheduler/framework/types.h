@@ -161,6 +161,11 @@ struct QueuedPodInfo {
   std::string gatingPlugin;
   // The events registered by gatingPlugin, cached.
   std::vector<ClusterEvent> gatingPluginEvents;
+  // The last time the leftover flush moved the pod out of unschedulablePods (v1.37: a gated pod, which
+  // never gets a new timestamp from an attempt, is flushed at most once per podMaxInUnschedulablePodsDuration).
+  std::optional<TimePoint> flushTimestamp;
+  // Moved by that flush and not tried since: its binding counts in scheduler_pod_scheduled_after_flush_total.
+  bool wasFlushedFromUnschedulable = false;
 
   const api::Pod& pod() const { return podInfo->pod(); }
   bool gated() const { return !gatingPlugin.empty(); }

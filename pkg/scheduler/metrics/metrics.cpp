@@ -328,6 +328,10 @@ struct Metrics::Impl {
       counter("scheduler_plugin_evaluation_total", Stability::Beta,
               "Number of attempts to schedule pods by each plugin and the extension point (available only in "
               "PreFilter, Filter, PreScore, and Score).");
+  CounterFamily& scheduledAfterFlush = counter(
+      "scheduler_pod_scheduled_after_flush_total", Stability::Alpha,
+      "Number of pods that were successfully scheduled after being flushed from unschedulableEntities due to "
+      "timeout. This metric helps detect potential queueing hint misconfigurations or event handling issues.");
   GaugeFamily& leaderStatus = gauge(
       "leader_election_master_status", Stability::Alpha,
       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
@@ -341,6 +345,7 @@ struct Metrics::Impl {
   prometheus::Histogram& algorithmLatencySeries = algorithmLatency.Add({}, attemptBuckets);
   prometheus::Histogram& preemptionVictimsSeries = preemptionVictims.Add({}, exponentialBuckets(1, 2, 7));
   prometheus::Counter& preemptionAttemptsSeries = preemptionAttempts.Add({});
+  prometheus::Counter& scheduledAfterFlushSeries = scheduledAfterFlush.Add({});
   prometheus::Histogram& podSchedulingAttemptsSeries =
       podSchedulingAttempts.Add({}, exponentialBuckets(1, 2, 5));
   std::array<prometheus::Gauge*, kQueueCount> pendingPodsSeries{};
@@ -480,6 +485,8 @@ void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {
   })->Observe(sinceFirstEnqueueSeconds);
   impl_->podSchedulingAttemptsSeries.Observe(attempts);
 }
+
+void Metrics::podScheduledAfterFlush() { impl_->scheduledAfterFlushSeries.Increment(); }
 
 void Metrics::observeExtensionPoint(ExtensionPoint point, framework::Code code, ProfileId profile,
                                     double seconds) {

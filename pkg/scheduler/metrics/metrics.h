@@ -188,6 +188,9 @@ class Metrics {
   // scheduler_pod_scheduling_sli_duration_seconds{attempts} (label "1".."14", then "15+", as upstream)
   // and scheduler_pod_scheduling_attempts.
   void podBound(int attempts, double sinceFirstEnqueueSeconds);
+  // A pod bound after the leftover flush moved it out of unschedulablePods:
+  // scheduler_pod_scheduled_after_flush_total (a hint that an event was missed or a hint is wrong).
+  void podScheduledAfterFlush();
 
   // ---- Framework ----
   // scheduler_framework_extension_point_duration_seconds{extension_point,status,profile}.

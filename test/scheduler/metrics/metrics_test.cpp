@@ -139,6 +139,7 @@ void recordEverything(Metrics& m) {
   m.podScheduleError(p, 0.03);
   m.observeSchedulingAlgorithm(0.005);
   m.podBound(2, 1.5);
+  m.podScheduledAfterFlush();
   m.observeExtensionPoint(ExtensionPoint::Filter, Code::Success, p, 0.0002);
   m.observePluginExecution(fit, ExtensionPoint::Filter, Code::Unschedulable, 0.00002);
   m.incPluginEvaluation(fit, ExtensionPoint::Filter, p);
@@ -179,6 +180,7 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_plugin_execution_duration_seconds", {"histogram", {"plugin", "extension_point", "status"}}},
       {"scheduler_permit_wait_duration_seconds", {"histogram", {"result"}}},
       {"scheduler_preemption_attempts_total", {"counter", {}}},
+      {"scheduler_pod_scheduled_after_flush_total", {"counter", {}}},
       {"scheduler_preemption_victims", {"histogram", {}}},
       {"scheduler_unschedulable_pods", {"gauge", {"plugin", "profile"}}},
       {"scheduler_cache_size", {"gauge", {"type"}}},
@@ -230,6 +232,9 @@ TEST(MetricsTest, FreshRegistryExposesOnlyUnlabelledAndBoundedSeries) {
   // Vector metrics without recorded series are not exposed (as upstream); unlabelled ones are, at zero.
   EXPECT_EQ(fams.count("scheduler_schedule_attempts_total"), 0u);
   EXPECT_EQ(fams.count("scheduler_framework_extension_point_duration_seconds"), 0u);
+  EXPECT_EQ(valueOf(fams, "scheduler_pod_scheduled_after_flush_total", "scheduler_pod_scheduled_after_flush_total",
+                    {}),
+            0);
   EXPECT_EQ(valueOf(fams, "scheduler_preemption_attempts_total", "scheduler_preemption_attempts_total", {}),
             0);
   EXPECT_EQ(valueOf(fams, "scheduler_scheduling_algorithm_duration_seconds",

@@ -167,7 +167,8 @@ bool PriorityQueue::moveToActiveQ(QueuedPodInfo pInfo, IncomingEvent& event) {
   const bool preEnqueueDone = options_.popFromBackoffQ && &event == &backoffComplete_;
   if (!preEnqueueDone && !runPreEnqueue(pInfo)) {
     // Gated: park it in unschedulablePods (kept there, with its gating plugin, until an event or update
-    // lets PreEnqueue pass).
+    // lets PreEnqueue pass). It never attempts, so a later non-flush wake-up must not count as a flush.
+    pInfo.wasFlushedFromUnschedulable = false;
     backoffQ_.remove(key);
     addToUnschedulablePods(std::move(pInfo), event);
     return false;
@@ -189,6 +190,7 @@ bool PriorityQueue::moveToBackoffQ(QueuedPodInfo pInfo, IncomingEvent& event) {
   std::string key = keyOf(pInfo);
   // With pop-from-backoffQ a pod there may be popped at any time, so it must pass PreEnqueue first.
   if (options_.popFromBackoffQ && !runPreEnqueue(pInfo)) {
+    pInfo.wasFlushedFromUnschedulable = false;
     addToUnschedulablePods(std::move(pInfo), event);
     return false;
   }
@@ -464,6 +466,9 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
   }
   pInfo.timestamp = arrivalTimeLocked();
   pInfo.backoffExpiration = framework::TimePoint{};
+  // Back from an attempt: whatever flushed it is over.
+  pInfo.wasFlushedFromUnschedulable = false;
+  pInfo.flushTimestamp.reset();
 
   Strategy strategy;
   if (!options_.queueingHints) {
@@ -580,8 +585,12 @@ void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const Cluste
   bool activated = false;
   IncomingEvent incoming(metrics_, pods.empty() ? std::string() : labelIf(metrics_, event));
   for (auto& pInfo : pods) {
-    // A gated pod only moves on events its gating plugin registered; PreEnqueue then runs again.
-    if (pInfo.gated() && !framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) continue;
+    // A gated pod only moves on events its gating plugin registered, and (v1.37) on wildcard events such
+    // as the leftover flush, so that a wrong hint cannot strand it; PreEnqueue then runs again.
+    if (pInfo.gated() && !event.isWildCard() &&
+        !framework::matchAnyClusterEvent(event, pInfo.gatingPluginEvents)) {
+      continue;
+    }
     const Strategy s = isPodWorthRequeuing(pInfo, event, oldObj, newObj, incoming.label());
     if (s == Strategy::Skip) continue;
     QueueName q = requeue(std::move(pInfo), s, incoming);
@@ -628,8 +637,13 @@ void PriorityQueue::flushUnschedulablePodsLeftover() {
   std::lock_guard lock(mu_);
   const auto now = clock_.now();
   std::vector<QueuedPodInfo> stale;
-  for (const auto& [key, pInfo] : unschedulablePods_) {
-    if (now - pInfo.timestamp > options_.podMaxInUnschedulablePodsDuration) stale.push_back(pInfo);
+  for (auto& [key, pInfo] : unschedulablePods_) {
+    const auto last = std::max(pInfo.timestamp, pInfo.flushTimestamp.value_or(framework::TimePoint{}));
+    if (now - last > options_.podMaxInUnschedulablePodsDuration) {
+      pInfo.wasFlushedFromUnschedulable = true;
+      pInfo.flushTimestamp = now;
+      stale.push_back(pInfo);
+    }
   }
   if (!stale.empty()) movePodsLocked(std::move(stale), framework::kEventUnschedulableTimeout, {}, {});
 }

@@ -391,6 +391,46 @@ TEST_F(QueueTest, UnschedulableLeftoverFlushedAfterFiveMinutes) {
   EXPECT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);
 }
 
+// Upstream TestGatedPodFlushFrequency (queued pod): a gated pod never gets a new timestamp from an attempt,
+// so the leftover flush counts from its last flush and moves it at most once per
+// podMaxInUnschedulablePodsDuration (v1.37; v1.34 moved it on every flush).
+TEST_F(QueueTest, GatedPodIsFlushedOncePerMaxDuration) {
+  auto q = makeQueue();
+  q->add(MakePod().name("g").namespace_("ns").uid("1").schedulingGates({"example.com/gate"}).ptr());
+  clock_.step(5min + 1s);
+  q->flushUnschedulablePodsLeftover();
+  ASSERT_EQ(q->whereIs("ns/g"), QueueName::UnschedulablePods);
+  const auto first = q->getForTest("ns/g")->flushTimestamp;
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(q->getForTest("ns/g")->wasFlushedFromUnschedulable);  // still gated: no attempt follows
+  clock_.step(4min);
+  q->flushUnschedulablePodsLeftover();
+  EXPECT_EQ(q->getForTest("ns/g")->flushTimestamp, first);
+  clock_.step(1min + 1s);
+  q->flushUnschedulablePodsLeftover();
+  EXPECT_GT(*q->getForTest("ns/g")->flushTimestamp, *first);
+}
+
+// Upstream TestFlushUnschedulablePodsLeftoverSetsFlag_GatedPod, the ungated cases: the flushed pod carries
+// the flag (its binding is counted in scheduler_pod_scheduled_after_flush_total) until its next attempt ends.
+TEST_F(QueueTest, LeftoverFlushMarksThePodUntilItsNextAttempt) {
+  auto q = makeQueue();
+  q->add(MakePod().name("p").namespace_("ns").uid("1").ptr());
+  failAttempt(*q, {"fooPlugin"});
+  clock_.step(5min + 1s);
+  q->flushUnschedulablePodsLeftover();
+  ASSERT_EQ(q->whereIs("ns/p"), QueueName::ActiveQ);
+  auto popped = q->pop();
+  ASSERT_TRUE(popped);
+  EXPECT_TRUE(popped->wasFlushedFromUnschedulable);
+  popped->unschedulablePlugins = {"fooPlugin"};
+  ASSERT_TRUE(q->addUnschedulableIfNotPresent(*popped, q->schedulingCycle()).ok());
+  const auto back = q->getForTest("ns/p");
+  ASSERT_TRUE(back);
+  EXPECT_FALSE(back->wasFlushedFromUnschedulable);
+  EXPECT_FALSE(back->flushTimestamp.has_value());
+}
+
 TEST_F(QueueTest, GatedPodIsNeverPoppedUntilGatesRemoved) {
   auto q = makeQueue();
   auto gated = MakePod().name("g").namespace_("ns").uid("1").schedulingGates({"example.com/gate"}).ptr();
