@@ -344,6 +344,10 @@ struct PodStatus {
   std::vector<ContainerStatus> containerStatuses;
   std::vector<PodResourceClaimStatus> resourceClaimStatuses;
   HeapOptional<PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
+  // InPlacePodLevelResourcesVerticalScaling: the requests the kubelet allocated to the pod (the
+  // containers' sum without pod-level requests) and the pod-level resources it actuated.
+  ResourceList allocatedResources;
+  std::optional<ResourceRequirements> resources;
   bool operator==(const PodStatus&) const = default;
 };
 

@@ -1,5 +1,5 @@
-// Ported from k8s.io/component-helpers/resource/helpers.go (v1.34: PodRequests, PodLimits,
-// AggregateContainerRequests/Limits, determineContainerReqs/Limits, applyNonMissing) and
+// Ported from k8s.io/component-helpers/resource/helpers.go (v0.37: PodRequests, PodLimits,
+// AggregateContainerRequests/Limits and the container*Requests/Limits they aggregate, applyNonMissing) and
 // pkg/scheduler/util/pod_resources.go (GetRequestForResource, GetNonzeroRequests).
 
 #include "pkg/api/resources.h"
@@ -48,16 +48,15 @@ bool isRestartableInitContainer(const Container& c) {
   return c.restartPolicy && *c.restartPolicy == kRestartPolicyAlways;
 }
 
+// The first status of that name, regular containers' first.
 const ContainerStatus* findContainerStatus(const Pod& pod, const std::string& name) {
-  // Later (init) statuses win on duplicate names, as upstream's map fill order does.
-  const ContainerStatus* found = nullptr;
   for (const auto& cs : pod.status.containerStatuses) {
-    if (cs.name == name) found = &cs;
+    if (cs.name == name) return &cs;
   }
   for (const auto& cs : pod.status.initContainerStatuses) {
-    if (cs.name == name) found = &cs;
+    if (cs.name == name) return &cs;
   }
-  return found;
+  return nullptr;
 }
 
 // applyNonMissing: a copy of reqs where every resource of nonMissing that reqs lacks is added.
@@ -69,50 +68,64 @@ ResourceList applyNonMissing(const ResourceList& reqs, const ResourceList& nonMi
   return cp;
 }
 
-enum class Kind : uint8_t { Requests, Limits };
+const ResourceList kNone;
 
-// determineContainerReqs / determineContainerLimits (cs->resources is set).
-ResourceList determineContainerResources(const Pod& pod, const Container& c, const ContainerStatus& cs,
-                                         Kind kind) {
-  const ResourceRequirements& status = *cs.resources;
-  if (kind == Kind::Requests) {
-    if (isPodResizeInfeasible(pod)) return maxOf(status.requests, {&cs.allocatedResources});
-    return maxOf(c.resources.requests, {&status.requests, &cs.allocatedResources});
-  }
-  if (isPodResizeInfeasible(pod)) return status.limits;
-  return maxOf(c.resources.limits, {&status.limits});
+// What one container counts for in an aggregate, given its status (null: none, or status resources are
+// not used) and whether the pod's resize is infeasible. An empty list stands for upstream's nil: the wire
+// never carries an empty map.
+using ContainerResourcesFn = const ResourceList& (*)(const Container&, const ContainerStatus*, bool);
+
+const ResourceList& containerSpecRequests(const Container& c, const ContainerStatus*, bool) {
+  return c.resources.requests;
 }
 
-// AggregateContainerRequests / AggregateContainerLimits.
-ResourceList aggregateContainers(const Pod& pod, const PodRequestsOptions& opts, Kind kind) {
-  ResourceList result;
-  auto resourcesOf = [&](const Container& c, bool statusApplies) -> ResourceList {
-    const ResourceList& spec = kind == Kind::Requests ? c.resources.requests : c.resources.limits;
-    ResourceList out;
-    const ContainerStatus* cs = nullptr;
-    if (opts.useStatusResources && statusApplies) cs = findContainerStatus(pod, c.name);
-    if (cs != nullptr && cs->resources) {
-      out = determineContainerResources(pod, c, *cs, kind);
-    } else {
-      out = spec;
-    }
-    if (kind == Kind::Requests && opts.nonMissingContainerRequests != nullptr &&
-        !opts.nonMissingContainerRequests->empty()) {
-      out = applyNonMissing(out, *opts.nonMissingContainerRequests);
-    }
-    return out;
+const ResourceList& containerAllocatedRequests(const Container& c, const ContainerStatus* cs,
+                                               bool infeasible) {
+  if (cs != nullptr && !cs->allocatedResources.empty()) return cs->allocatedResources;
+  // An infeasible resize's spec was never allocated.
+  if (infeasible) return kNone;
+  return c.resources.requests;
+}
+
+const ResourceList& containerActuatedRequests(const Container& c, const ContainerStatus* cs,
+                                              bool infeasible) {
+  if (cs != nullptr && cs->resources && !cs->resources->requests.empty()) return cs->resources->requests;
+  if (cs != nullptr && !cs->allocatedResources.empty()) return cs->allocatedResources;
+  if (infeasible) return kNone;
+  return c.resources.requests;
+}
+
+const ResourceList& containerSpecLimits(const Container& c, const ContainerStatus*, bool) {
+  return c.resources.limits;
+}
+
+const ResourceList& containerActuatedLimits(const Container& c, const ContainerStatus* cs, bool infeasible) {
+  if (cs != nullptr && cs->resources && !cs->resources->limits.empty()) return cs->resources->limits;
+  if (infeasible) return kNone;
+  return c.resources.limits;
+}
+
+// aggregateContainerResourcesByFn: regular containers are summed; init containers define the minimum of
+// any resource: while the i-th init container runs, the pod uses it plus every restartable (sidecar) init
+// container started before it; sidecars keep running.
+ResourceList aggregateContainerResources(const Pod& pod, const PodRequestsOptions& opts,
+                                         const ResourceList* nonMissing, ContainerResourcesFn resourcesOf) {
+  const bool infeasible = opts.useStatusResources && isPodResizeInfeasible(pod);
+  ResourceList scratch;  // a container's list with the non-missing defaults applied
+  auto containerResources = [&](const Container& c) -> const ResourceList& {
+    const ContainerStatus* cs = opts.useStatusResources ? findContainerStatus(pod, c.name) : nullptr;
+    const ResourceList& res = resourcesOf(c, cs, infeasible);
+    if (nonMissing == nullptr || nonMissing->empty()) return res;
+    scratch = applyNonMissing(res, *nonMissing);
+    return scratch;
   };
-
-  for (const auto& c : pod.spec.containers) addResourceList(result, resourcesOf(c, true));
-
-  // Init containers define the minimum of any resource: while the i-th init container runs, the pod uses
-  // it plus every restartable (sidecar) init container started before it; sidecars keep running.
+  ResourceList result;
+  for (const auto& c : pod.spec.containers) addResourceList(result, containerResources(c));
   ResourceList restartable;
   ResourceList initMax;
   for (const auto& c : pod.spec.initContainers) {
-    bool sidecar = isRestartableInitContainer(c);
-    ResourceList res = resourcesOf(c, sidecar);  // status resources only apply to sidecars
-    if (sidecar) {
+    const ResourceList& res = containerResources(c);
+    if (isRestartableInitContainer(c)) {
       addResourceList(result, res);
       addResourceList(restartable, res);
       maxResourceList(initMax, restartable);
@@ -126,6 +139,26 @@ ResourceList aggregateContainers(const Pod& pod, const PodRequestsOptions& opts,
   return result;
 }
 
+// A pod-level spec resource list against the status ones: the spec is left out while the resize is
+// infeasible.
+ResourceList effectivePodLevelResources(const Pod& pod, const ResourceList& spec,
+                                        std::initializer_list<const ResourceList*> statuses) {
+  return maxOf(isPodResizeInfeasible(pod) ? kNone : spec, statuses);
+}
+
+void applyPodLevelResources(ResourceList& result, const ResourceList& effective) {
+  for (const auto& [name, q] : effective) {
+    if (isSupportedPodLevelResource(name)) result[name] = q;
+  }
+}
+
+bool namesSupportedPodLevelResource(const ResourceList& list) {
+  for (const auto& [name, q] : list) {
+    if (isSupportedPodLevelResource(name)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool isSupportedPodLevelResource(std::string_view name) {
@@ -133,20 +166,15 @@ bool isSupportedPodLevelResource(std::string_view name) {
 }
 
 bool isPodLevelRequestsSet(const Pod& pod) {
-  if (!pod.spec.resources) return false;
-  for (const auto& [name, q] : pod.spec.resources->requests) {
-    if (isSupportedPodLevelResource(name)) return true;
-  }
-  return false;
+  return pod.spec.resources && namesSupportedPodLevelResource(pod.spec.resources->requests);
+}
+
+bool isPodLevelLimitsSet(const Pod& pod) {
+  return pod.spec.resources && namesSupportedPodLevelResource(pod.spec.resources->limits);
 }
 
 bool isPodLevelResourcesSet(const Pod& pod) {
-  if (!pod.spec.resources) return false;
-  if (isPodLevelRequestsSet(pod)) return true;
-  for (const auto& [name, q] : pod.spec.resources->limits) {
-    if (isSupportedPodLevelResource(name)) return true;
-  }
-  return false;
+  return isPodLevelRequestsSet(pod) || isPodLevelLimitsSet(pod);
 }
 
 bool isPodResizeInfeasible(const Pod& pod) {
@@ -156,11 +184,52 @@ bool isPodResizeInfeasible(const Pod& pod) {
   return false;
 }
 
+ResourceList aggregateContainerRequests(const Pod& pod, const PodRequestsOptions& opts) {
+  const ResourceList* nonMissing = opts.nonMissingContainerRequests;
+  ResourceList spec = aggregateContainerResources(pod, opts, nonMissing, containerSpecRequests);
+  if (!opts.useStatusResources) return spec;
+  ResourceList allocated;
+  ResourceList actuated;
+  // The pod-level status, when the kubelet reports both maps, already sums the containers.
+  const PodStatus& st = pod.status;
+  if (opts.inPlacePodLevelResourcesVerticalScalingEnabled && !st.allocatedResources.empty() && st.resources &&
+      !st.resources->requests.empty()) {
+    allocated = st.allocatedResources;
+    actuated = st.resources->requests;
+  } else {
+    allocated = aggregateContainerResources(pod, opts, nonMissing, containerAllocatedRequests);
+    actuated = aggregateContainerResources(pod, opts, nonMissing, containerActuatedRequests);
+  }
+  if (isPodResizeInfeasible(pod)) return maxOf(actuated, {&allocated});
+  return maxOf(spec, {&actuated, &allocated});
+}
+
+ResourceList aggregateContainerLimits(const Pod& pod, const PodRequestsOptions& opts) {
+  ResourceList spec = aggregateContainerResources(pod, opts, nullptr, containerSpecLimits);
+  if (!opts.useStatusResources) return spec;
+  const PodStatus& st = pod.status;
+  ResourceList actuated;
+  if (opts.inPlacePodLevelResourcesVerticalScalingEnabled && st.resources && !st.resources->limits.empty()) {
+    actuated = st.resources->limits;
+  } else {
+    actuated = aggregateContainerResources(pod, opts, nullptr, containerActuatedLimits);
+  }
+  if (isPodResizeInfeasible(pod)) return actuated;
+  return maxOf(spec, {&actuated});
+}
+
 ResourceList podRequests(const Pod& pod, const PodRequestsOptions& opts) {
-  ResourceList reqs = aggregateContainers(pod, opts, Kind::Requests);
+  ResourceList reqs;
+  if (!opts.skipContainerLevelResources) reqs = aggregateContainerRequests(pod, opts);
   if (!opts.skipPodLevelResources && isPodLevelRequestsSet(pod)) {
-    for (const auto& [name, q] : pod.spec.resources->requests) {
-      if (isSupportedPodLevelResource(name)) reqs[name] = q;
+    const ResourceList& spec = pod.spec.resources->requests;
+    if (opts.inPlacePodLevelResourcesVerticalScalingEnabled && opts.useStatusResources &&
+        pod.status.resources) {
+      applyPodLevelResources(
+          reqs, effectivePodLevelResources(
+                    pod, spec, {&pod.status.resources->requests, &pod.status.allocatedResources}));
+    } else {
+      applyPodLevelResources(reqs, spec);
     }
   }
   if (!opts.excludeOverhead) addResourceList(reqs, pod.spec.overhead);
@@ -168,17 +237,21 @@ ResourceList podRequests(const Pod& pod, const PodRequestsOptions& opts) {
 }
 
 ResourceList podLimits(const Pod& pod, const PodRequestsOptions& opts) {
-  ResourceList limits = aggregateContainers(pod, opts, Kind::Limits);
+  ResourceList limits = aggregateContainerLimits(pod, opts);
   if (!opts.skipPodLevelResources && isPodLevelResourcesSet(pod)) {
-    for (const auto& [name, q] : pod.spec.resources->limits) {
-      if (isSupportedPodLevelResource(name)) limits[name] = q;
+    const ResourceList& spec = pod.spec.resources->limits;
+    if (opts.inPlacePodLevelResourcesVerticalScalingEnabled && opts.useStatusResources &&
+        pod.status.resources) {
+      applyPodLevelResources(limits, effectivePodLevelResources(pod, spec, {&pod.status.resources->limits}));
+    } else {
+      applyPodLevelResources(limits, spec);
     }
   }
-  // Overhead is added only to limits that are set.
+  // Overhead is added only to limits that are set and not zero.
   if (!opts.excludeOverhead) {
     for (const auto& [name, q] : pod.spec.overhead) {
       auto it = limits.find(name);
-      if (it != limits.end()) it->second.add(q);
+      if (it != limits.end() && !it->second.isZero()) it->second.add(q);
     }
   }
   return limits;

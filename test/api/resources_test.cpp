@@ -1,6 +1,7 @@
 // Cases after k8s.io/component-helpers/resource/helpers_test.go (TestPodRequestsAndLimits,
-// TestPodResourceRequests with restartable init containers, pod-level resources, in-place resize) and
-// pkg/scheduler/util/pod_resources_test.go (GetNonzeroRequests).
+// TestPodResourceRequests with restartable init containers, pod-level resources, in-place resize; upstream's
+// own tables run in resource_helpers_test.cpp) and pkg/scheduler/util/pod_resources_test.go
+// (GetNonzeroRequests).
 
 #include "pkg/api/resources.h"
 
@@ -139,19 +140,30 @@ TEST(ResourcesTest, InPlaceResize) {
   EXPECT_TRUE(isPodResizeInfeasible(big));
   expectList(podRequests(big), {{"cpu", "2"}}, "resize infeasible");
 
-  // A status without resources falls back to spec.
-  Pod noRes = MakePod().req({{"cpu", "1"}}).obj();
+  // What the kubelet allocated counts even before it actuates it.
+  Pod allocatedOnly = MakePod().req({{"cpu", "1"}}).obj();
   ContainerStatus cs;
   cs.name = "con0";
   cs.allocatedResources = resourceList({{"cpu", "5"}});
-  noRes.status.containerStatuses.push_back(cs);
-  expectList(podRequests(noRes), {{"cpu", "1"}}, "status without resources");
+  allocatedOnly.status.containerStatuses.push_back(cs);
+  expectList(podRequests(allocatedOnly), {{"cpu", "5"}}, "allocated without actuated resources");
 
-  // Status resources apply to sidecars but not to regular init containers.
+  // Status resources apply to regular init containers as well as to sidecars.
   Pod init = MakePod().initReq({{"cpu", "1"}}).sidecarReq({{"cpu", "1"}}).obj();
   init.status.initContainerStatuses.push_back(status("init-con0", {{"cpu", "4"}}, {{"cpu", "4"}}));
   init.status.initContainerStatuses.push_back(status("sidecar-con1", {{"cpu", "2"}}, {{"cpu", "2"}}));
-  expectList(podRequests(init), {{"cpu", "2"}}, "sidecar status");
+  expectList(podRequests(init), {{"cpu", "4"}}, "init container status");
+
+  // Pod-level status (InPlacePodLevelResourcesVerticalScaling): with both maps set it stands for the
+  // containers' statuses.
+  Pod podLevel = MakePod().req({{"cpu", "1"}}).obj();
+  podLevel.status.containerStatuses.push_back(status("con0", {{"cpu", "1"}}, {{"cpu", "1"}}));
+  podLevel.status.allocatedResources = resourceList({{"cpu", "2"}});
+  podLevel.status.resources = ResourceRequirements{{}, resourceList({{"cpu", "3"}})};
+  expectList(podRequests(podLevel), {{"cpu", "3"}}, "pod-level status");
+  expectList(
+      podRequests(podLevel, PodRequestsOptions{.inPlacePodLevelResourcesVerticalScalingEnabled = false}),
+      {{"cpu", "1"}}, "pod-level status ignored");
 }
 
 TEST(ResourcesTest, NonMissingContainerRequests) {
@@ -225,6 +237,8 @@ TEST(ResourcesTest, PodLevelHelpers) {
   EXPECT_TRUE(isPodLevelRequestsSet(MakePod().res({{"memory", "1Gi"}}).obj()));
   EXPECT_TRUE(isPodLevelResourcesSet(MakePod().podLevelLimits({{"cpu", "1"}}).obj()));
   EXPECT_FALSE(isPodLevelRequestsSet(MakePod().podLevelLimits({{"cpu", "1"}}).obj()));
+  EXPECT_TRUE(isPodLevelLimitsSet(MakePod().podLevelLimits({{"cpu", "1"}}).obj()));
+  EXPECT_FALSE(isPodLevelLimitsSet(MakePod().res({{"memory", "1Gi"}}).obj()));
 }
 
 }  // namespace

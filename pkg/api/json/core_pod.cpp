@@ -703,6 +703,8 @@ bool read(DecodeContext& ctx, const Json& j, PodStatus& out) {
       .field("resize", out.resize)
       .field("resourceClaimStatuses", out.resourceClaimStatuses)
       .field("extendedResourceClaimStatus", out.extendedResourceClaimStatus)
+      .field("allocatedResources", out.allocatedResources)
+      .field("resources", out.resources)
       .ok();
 }
 
@@ -718,6 +720,8 @@ Json write(const PodStatus& in) {
   put(o, "resize", in.resize);
   put(o, "resourceClaimStatuses", in.resourceClaimStatuses);
   put(o, "extendedResourceClaimStatus", in.extendedResourceClaimStatus);
+  put(o, "allocatedResources", in.allocatedResources);
+  put(o, "resources", in.resources);
   return o;
 }
 

@@ -679,6 +679,10 @@ bool read(DecodeContext& ctx, std::string_view msg, PodStatus& out) {
         return get(ctx, f, "resourceClaimStatuses", out.resourceClaimStatuses);
       case 18:
         return get(ctx, f, "extendedResourceClaimStatus", out.extendedResourceClaimStatus);
+      case 19:
+        return get(ctx, f, "allocatedResources", out.allocatedResources);
+      case 20:
+        return get(ctx, f, "resources", out.resources);
       default:
         return true;
     }

@@ -60,7 +60,8 @@ struct PodResource {
   bool operator==(const PodResource&) const = default;
 };
 
-// Returns the pod's requests as the scheduler accounts them (upstream PodInfo.CalculateResource).
+// Returns the pod's requests as the scheduler accounts them (upstream PodInfo.CalculateResource): while it
+// is resized in place, the larger of its spec and its allocated and actuated status (api::podRequests).
 PodResource calculatePodResource(const api::Pod& pod);
 
 // A parsed pod (anti-)affinity term: namespaces resolved (empty namespaces and no namespaceSelector

@@ -198,7 +198,8 @@ TEST(PodCodec, PodLevelResourcesAndContainerStatuses) {
     "hostNetwork":true,"containers":[{"name":"c"}]},
     "status":{"resize":"InProgress","startTime":"2024-05-02T08:00:00Z",
     "containerStatuses":[{"name":"c","ready":true,"restartCount":0,"allocatedResources":{"cpu":"500m"},
-      "resources":{"requests":{"cpu":"500m"}}}]}})");
+      "resources":{"requests":{"cpu":"500m"}}}],
+    "allocatedResources":{"cpu":"1500m"},"resources":{"requests":{"cpu":"2"},"limits":{"cpu":"3"}}}})");
   ASSERT_TRUE(pod.ok()) << pod.error().message();
   ASSERT_TRUE(pod->spec.resources.has_value());
   EXPECT_EQ(pod->spec.resources->requests.at("cpu").milliValue(), 2000);
@@ -208,6 +209,11 @@ TEST(PodCodec, PodLevelResourcesAndContainerStatuses) {
   ASSERT_EQ(pod->status.containerStatuses.size(), 1u);
   EXPECT_EQ(pod->status.containerStatuses[0].allocatedResources.at("cpu").milliValue(), 500);
   ASSERT_TRUE(pod->status.containerStatuses[0].resources.has_value());
+  // Pod-level status (InPlacePodLevelResourcesVerticalScaling).
+  EXPECT_EQ(pod->status.allocatedResources.at("cpu").milliValue(), 1500);
+  ASSERT_TRUE(pod->status.resources.has_value());
+  EXPECT_EQ(pod->status.resources->requests.at("cpu").milliValue(), 2000);
+  EXPECT_EQ(pod->status.resources->limits.at("cpu").milliValue(), 3000);
   expectRoundTrip(*pod);
 }
 

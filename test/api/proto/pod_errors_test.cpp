@@ -71,6 +71,26 @@ TEST(ProtoPodErrors, BadQuantityNamesItsPathAsJsonDoes) {
   EXPECT_EQ(err.rfind("spec.containers[0].resources.requests.cpu: ", 0), 0u) << err;
 }
 
+// PodStatus allocatedResources = 19 and resources = 20 (v1.37, past the recorded v1.34 testdata): read as
+// their JSON, and a bad quantity in them named by its path.
+TEST(ProtoPodErrors, PodLevelResizeStatus) {
+  const std::string status = quantityEntry(19, "cpu", "1500m") +
+                             bytesField(20, quantityEntry(1, "cpu", "3") + quantityEntry(2, "cpu", "2"));
+  auto proto = decodeProto<Pod>(envelope(bytesField(3, status)));
+  ASSERT_TRUE(proto.ok()) << proto.error().message();
+  auto json = decodeJson<Pod>(
+      R"({"status":{"allocatedResources":{"cpu":"1500m"},"resources":{"limits":{"cpu":"3"},"requests":{"cpu":"2"}}}})");
+  ASSERT_TRUE(json.ok()) << json.error().message();
+  EXPECT_EQ(proto->status, json->status);
+  ASSERT_TRUE(proto->status.resources.has_value());
+  EXPECT_EQ(proto->status.resources->requests.at("cpu").milliValue(), 2000);
+
+  EXPECT_EQ(protoError(bytesField(3, quantityEntry(19, "memory", "lots"))),
+            jsonError(R"({"status":{"allocatedResources":{"memory":"lots"}}})"));
+  EXPECT_EQ(protoError(bytesField(3, bytesField(20, quantityEntry(2, "memory", "lots")))),
+            jsonError(R"({"status":{"resources":{"requests":{"memory":"lots"}}}})"));
+}
+
 TEST(ProtoPodErrors, SecondContainerAndLimits) {
   const std::string pod =
       podWithContainers(bytesField(2, bytesField(1, "a")) +

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "pkg/api/resources.h"
 #include "test/scheduler/framework/test_pods.h"
 
@@ -324,6 +328,136 @@ TEST(HostPortInfoTest, Check) {
     HostPortInfo h;
     for (const auto& p : c.added) h.add(p.ip, p.protocol, p.port);
     EXPECT_EQ(h.checkConflict(c.check.ip, c.check.protocol, c.check.port), c.expect);
+  }
+}
+
+// Upstream TestCalculatePodResourcesWithResize (v1.37; InPlacePodVerticalScaling and
+// InPlacePodLevelResourcesVerticalScaling on): container c1, optional init container i1 and sidecar s1,
+// each with spec requests and status (actuated) requests, optional pod-level spec and status requests.
+TEST(PodInfoTest, CalculatePodResourcesWithResize) {
+  using RL = api::ResourceList;
+  const auto rl = [](const std::string& cpu, const std::string& mem) {
+    return api::ResourceList{{"cpu", *api::Quantity::parse(cpu)}, {"memory", *api::Quantity::parse(mem)}};
+  };
+  const RL small = rl("500m", "500Mi");
+  const RL mid = rl("700m", "500Mi");
+  const RL big = rl("700m", "800Mi");
+  const RL sum = rl("1200m", "1300Mi");  // small + big
+  struct Case {
+    std::string name;
+    std::optional<RL> podLevelRequests;
+    RL requests;
+    RL statusResources;
+    std::optional<RL> podLevelStatusResources;
+    std::optional<RL> initRequests;
+    std::optional<RL> initStatusResources;
+    std::string resizeType;    // a condition of this type, status True, when set
+    std::string resizeReason;  // and this reason
+    std::optional<RL> sidecarRequests;
+    std::optional<RL> sidecarStatusResources;
+    RL want;  // requests and non-zero requests alike
+  };
+  const std::vector<Case> cases = {
+      {"Pod with no pending resize", {}, small, small, {}, {}, {}, "", "", {}, {}, small},
+      {"Pod with pod-level resources no pending resize", mid, small, mid, small, {}, {}, "", "", {}, {}, mid},
+      {"Pod with resize in progress", {}, small, small, {}, {}, {}, "PodResizeInProgress", "", {}, {}, small},
+      {"Pod with pod-level resources and resize in progress",
+       mid,
+       small,
+       mid,
+       small,
+       {},
+       {},
+       "PodResizeInProgress",
+       "",
+       {},
+       {},
+       mid},
+      {"Pod with deferred resize", {}, big, small, {}, {}, {}, "PodResizePending", "Deferred", {}, {}, big},
+      {"Pod with pod-level resources and with deferred resize",
+       big,
+       small,
+       small,
+       small,
+       {},
+       {},
+       "PodResizePending",
+       "Deferred",
+       {},
+       {},
+       big},
+      {"Pod with infeasible resize",
+       {},
+       big,
+       small,
+       {},
+       {},
+       {},
+       "PodResizePending",
+       "Infeasible",
+       {},
+       {},
+       small},
+      {"Pod with init container and no pending resize", {}, small, small, {}, big, big, "", "", {}, {}, big},
+      {"Pod with sider container and no pending resize",
+       {},
+       small,
+       small,
+       {},
+       big,
+       big,
+       "",
+       "",
+       big,
+       big,
+       sum},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    api::Pod pod;
+    pod.metadata.namespace_ = "pod_resize_test";
+    pod.metadata.name = "testpod";
+    pod.metadata.uid = "testpod";
+    pod.status.phase = "Running";
+    if (tc.podLevelRequests) pod.spec.resources = api::ResourceRequirements{{}, *tc.podLevelRequests};
+    if (tc.podLevelStatusResources)
+      pod.status.resources = api::ResourceRequirements{{}, *tc.podLevelStatusResources};
+    const auto addContainer = [](std::vector<api::Container>& to, const std::string& name,
+                                 const RL& requests) {
+      api::Container c;
+      c.name = name;
+      c.resources.requests = requests;
+      to.push_back(std::move(c));
+    };
+    const auto addStatus = [](std::vector<api::ContainerStatus>& to, const std::string& name,
+                              const RL& requests) {
+      api::ContainerStatus cs;
+      cs.name = name;
+      cs.resources = api::ResourceRequirements{{}, requests};
+      to.push_back(std::move(cs));
+    };
+    addContainer(pod.spec.containers, "c1", tc.requests);
+    addStatus(pod.status.containerStatuses, "c1", tc.statusResources);
+    if (tc.initRequests) addContainer(pod.spec.initContainers, "i1", *tc.initRequests);
+    if (tc.initStatusResources) addStatus(pod.status.initContainerStatuses, "i1", *tc.initStatusResources);
+    if (tc.sidecarRequests) {
+      addContainer(pod.spec.initContainers, "s1", *tc.sidecarRequests);
+      pod.spec.initContainers.back().restartPolicy = "Always";
+    }
+    if (tc.sidecarStatusResources)
+      addStatus(pod.status.initContainerStatuses, "s1", *tc.sidecarStatusResources);
+    if (!tc.resizeType.empty()) {
+      api::PodCondition c;
+      c.type = tc.resizeType;
+      c.status = "True";
+      c.reason = tc.resizeReason;
+      pod.status.conditions.push_back(std::move(c));
+    }
+    PodResource want;
+    want.resource = Resource::fromResourceList(tc.want);
+    want.non0CPU = want.resource.milliCPU;
+    want.non0Mem = want.resource.memory;
+    EXPECT_EQ(calculatePodResource(pod), want);
   }
 }
 

@@ -22,6 +22,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', '..', '..', '..', 'scripts'))
+from upstream_module import scratch_copy  # noqa: E402
 
 # Replaces the per-case runner loop: serialise instead of allocate.
 DUMP_LOOP = r'''
@@ -150,16 +152,8 @@ def main():
     args = ap.parse_args()
     if not args.out:
         args.out = os.path.join(HERE, '..', 'allocator_diff_cases.json' if args.diff else 'allocator_cases.json')
-    gomodcache = subprocess.check_output(['go', 'env', 'GOMODCACHE'], text=True).strip()
-    module = os.path.join(gomodcache, 'k8s.io', f'dynamic-resource-allocation@{args.version}')
-    if not os.path.isdir(module):
-        sys.exit(f'{module} missing: go mod download k8s.io/dynamic-resource-allocation@{args.version}')
     with tempfile.TemporaryDirectory() as tmp:
-        work = os.path.join(tmp, 'dra')
-        shutil.copytree(module, work)
-        for root, dirs, files in os.walk(work):
-            for name in dirs + files:
-                os.chmod(os.path.join(root, name), 0o755)
+        work = scratch_copy('k8s.io/dynamic-resource-allocation', args.version, os.path.join(tmp, 'dra'))
         if args.diff:
             pkg = os.path.join(work, 'structured', 'internal', 'experimental')
             shutil.copy(os.path.join(HERE, 'diff_test.go.in'), os.path.join(pkg, 'diff_dump_test.go'))

@@ -12,6 +12,7 @@ Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
   ResourceAllocationScorer::Options opts;
   opts.useRequested = true;
   opts.useStatusResources = features.enableInPlacePodVerticalScaling;
+  opts.inPlacePodLevelResourcesVerticalScaling = features.enableInPlacePodLevelResourcesVerticalScaling;
   opts.skipPodLevelResources = !features.enablePodLevelResources;
   return std::unique_ptr<BalancedAllocation>(new BalancedAllocation(
       ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts)));

@@ -1,8 +1,9 @@
 #pragma once
-// NodeResourcesBalancedAllocation (upstream plugins/noderesources/balanced_allocation.go, v1.34): favours
-// nodes whose resource usage fractions (requested incl. the pod / allocatable, each capped at 1) are
-// close to each other: score = (1 - std) * MaxNodeScore over the configured resources. Best-effort pods
-// (no request for any configured resource) skip the plugin (PreScore returns Skip, kubernetes#129138).
+// NodeResourcesBalancedAllocation (upstream plugins/noderesources/balanced_allocation.go, v1.37): favours
+// nodes the pod makes more balanced. The balance of a node is S = (1 - std) * MaxNodeScore over the
+// fractions used / allocatable (each capped at 1) of the configured resources; the score is
+// 50 + (50 + S(with the pod) - S(without it)) / 2, 75 when the pod changes nothing. Best-effort pods (no
+// request for any configured resource) skip the plugin (PreScore returns Skip, kubernetes#129138).
 
 #include <memory>
 #include <string_view>

@@ -1,6 +1,6 @@
 #pragma once
 // The feature gates the noderesources plugins read (upstream plugins/feature.Features), with their
-// kube-scheduler v1.34 defaults. DRAExtendedResource (alpha in v1.34, off by default) is not supported:
+// kube-scheduler defaults. DRAExtendedResource (alpha in v1.34, off by default) is not supported:
 // extended resources are always checked against the node's allocatable.
 
 namespace ks::plugins::noderesources {
@@ -10,6 +10,9 @@ struct Features {
   bool enableSidecarContainers = true;          // GA in v1.33
   bool enableSchedulingQueueHint = true;        // beta, on by default since v1.32
   bool enablePodLevelResources = true;          // beta, on by default in v1.34
+  // InPlacePodLevelResourcesVerticalScaling (beta, on by default since v1.36): a running pod's requests
+  // also read the pod-level status.allocatedResources / status.resources.
+  bool enableInPlacePodLevelResourcesVerticalScaling = true;
 };
 
 }  // namespace ks::plugins::noderesources

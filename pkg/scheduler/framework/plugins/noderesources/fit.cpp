@@ -316,6 +316,8 @@ bool Fit::isSchedulableAfterPodScaleDown(const api::Pod& targetPod, const api::P
   if (modifiedPod.spec.nodeName.empty()) return false;
   api::PodRequestsOptions opts;
   opts.useStatusResources = features_.enableInPlacePodVerticalScaling;
+  opts.inPlacePodLevelResourcesVerticalScalingEnabled =
+      features_.enableInPlacePodLevelResourcesVerticalScaling;
   opts.skipPodLevelResources = false;
   framework::Resource original;
   framework::Resource modified;

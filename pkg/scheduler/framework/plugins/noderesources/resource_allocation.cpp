@@ -23,15 +23,15 @@ int64_t mostRequestedScore(int64_t requested, int64_t capacity) {
   return (requested * kMaxNodeScore) / capacity;
 }
 
-int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<const int64_t> allocatable) {
+int64_t balancedResourceScore(std::span<const int64_t> used, std::span<const int64_t> allocatable) {
   // Two passes over the resources instead of a fractions vector: the same arithmetic in the same order.
   std::size_t n = 0;
   double total = 0;
   double first = 0;
   double second = 0;
-  for (std::size_t i = 0; i < requested.size(); i++) {
+  for (std::size_t i = 0; i < used.size(); i++) {
     if (allocatable[i] == 0) continue;
-    double fraction = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
+    double fraction = static_cast<double>(used[i]) / static_cast<double>(allocatable[i]);
     if (fraction > 1) fraction = 1;
     total += fraction;
     if (n == 0) first = fraction;
@@ -44,15 +44,24 @@ int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<con
   } else if (n > 2) {
     const double mean = total / static_cast<double>(n);
     double sum = 0;
-    for (std::size_t i = 0; i < requested.size(); i++) {
+    for (std::size_t i = 0; i < used.size(); i++) {
       if (allocatable[i] == 0) continue;
-      double fraction = static_cast<double>(requested[i]) / static_cast<double>(allocatable[i]);
+      double fraction = static_cast<double>(used[i]) / static_cast<double>(allocatable[i]);
       if (fraction > 1) fraction = 1;
       sum = sum + (fraction - mean) * (fraction - mean);
     }
     stddev = std::sqrt(sum / static_cast<double>(n));
   }
   return static_cast<int64_t>((1 - stddev) * static_cast<double>(kMaxNodeScore));
+}
+
+int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<const int64_t> allocated,
+                               std::span<const int64_t> allocatable) {
+  const int64_t withPod = balancedResourceScore(requested, allocatable);
+  const int64_t withoutPod = balancedResourceScore(allocated, allocatable);
+  // Both scores are in [50, 100], their difference in [-50, 50]; halving it around 75 keeps the result in
+  // [50, 100], the range of the pre-v1.35 score that looked at the node with the pod only.
+  return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + withPod - withoutPod) / 2;
 }
 
 namespace {
@@ -85,6 +94,7 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::string name, ScoringStra
 std::vector<int64_t> ResourceAllocationScorer::podRequests(const api::Pod& pod) const {
   api::PodRequestsOptions opts;
   opts.useStatusResources = options_.useStatusResources;
+  opts.inPlacePodLevelResourcesVerticalScalingEnabled = options_.inPlacePodLevelResourcesVerticalScaling;
   opts.skipPodLevelResources = options_.skipPodLevelResources;
   api::ResourceList nonMissing;
   if (!options_.useRequested) {
@@ -111,35 +121,52 @@ bool ResourceAllocationScorer::isBestEffortPod(std::span<const int64_t> podReque
 }
 
 std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const framework::NodeInfo& nodeInfo,
-                                                                         std::size_t i,
-                                                                         int64_t podRequest) const {
+                                                                         std::size_t i) const {
   const ScoredResource& r = resources_[i];
   const framework::Resource& requested =
       options_.useRequested ? nodeInfo.requested() : nodeInfo.nonZeroRequested();
-  // A scalar resource the pod doesn't request is left out of the score.
-  if (podRequest == 0 && r.scalar) return {0, 0};
   switch (r.kind) {
     case ScoredResource::Kind::CPU:
-      return {nodeInfo.allocatable().milliCPU, requested.milliCPU + podRequest};
+      return {nodeInfo.allocatable().milliCPU, requested.milliCPU};
     case ScoredResource::Kind::Memory:
-      return {nodeInfo.allocatable().memory, requested.memory + podRequest};
+      return {nodeInfo.allocatable().memory, requested.memory};
     case ScoredResource::Kind::EphemeralStorage:
-      return {nodeInfo.allocatable().ephemeralStorage, nodeInfo.requested().ephemeralStorage + podRequest};
+      return {nodeInfo.allocatable().ephemeralStorage, nodeInfo.requested().ephemeralStorage};
     case ScoredResource::Kind::Other: {
       const auto& alloc = nodeInfo.allocatable().scalarResources;
       auto it = alloc.find(r.name);
       if (it == alloc.end()) return {0, 0};
       const auto& req = nodeInfo.requested().scalarResources;
       auto rit = req.find(r.name);
-      return {it->second, (rit == req.end() ? 0 : rit->second) + podRequest};
+      return {it->second, rit == req.end() ? 0 : rit->second};
     }
   }
   return {0, 0};
 }
 
+void ResourceAllocationScorer::nodeAllocatableRequest(const framework::NodeInfo& nodeInfo,
+                                                      std::span<const int64_t> podRequests,
+                                                      std::span<int64_t> requested,
+                                                      std::span<int64_t> allocated,
+                                                      std::span<int64_t> allocatable) const {
+  for (std::size_t i = 0; i < resources_.size(); i++) {
+    const int64_t podRequest = i < podRequests.size() ? podRequests[i] : 0;
+    // A scalar resource the pod doesn't request is left out of the score.
+    if (podRequest == 0 && resources_[i].scalar) continue;
+    auto [nodeAllocatable, nodeAllocated] = allocatableRequest(nodeInfo, i);
+    // Only resources the node has take part.
+    if (nodeAllocatable == 0) continue;
+    allocatable[i] = nodeAllocatable;
+    allocated[i] = nodeAllocated;
+    requested[i] = nodeAllocated + podRequest;
+  }
+}
+
 int64_t ResourceAllocationScorer::combine(std::span<const int64_t> requested,
+                                          std::span<const int64_t> allocated,
                                           std::span<const int64_t> allocatable) const {
-  if (type_ == ScoringStrategyType::Balanced) return balancedResourceScorer(requested, allocatable);
+  if (type_ == ScoringStrategyType::Balanced)
+    return balancedResourceScorer(requested, allocated, allocatable);
   int64_t nodeScore = 0;
   int64_t weightSum = 0;
   for (std::size_t i = 0; i < requested.size(); i++) {
@@ -182,27 +209,18 @@ framework::Status ResourceAllocationScorer::score(const framework::NodeInfo& nod
   if (resources_.empty()) return framework::Status(framework::Code::Error, "resources not found");
   const std::size_t n = resources_.size();
   constexpr std::size_t kInline = 16;
-  std::array<int64_t, kInline> reqBuf{};
-  std::array<int64_t, kInline> allocBuf{};
-  std::vector<int64_t> reqHeap;
-  std::vector<int64_t> allocHeap;
-  std::span<int64_t> requested(reqBuf.data(), std::min(n, kInline));
-  std::span<int64_t> allocatable(allocBuf.data(), std::min(n, kInline));
+  std::array<int64_t, 3 * kInline> inlineBuf{};
+  std::vector<int64_t> heapBuf;
+  std::span<int64_t> buf(inlineBuf.data(), 3 * std::min(n, kInline));
   if (n > kInline) {
-    reqHeap.assign(n, 0);
-    allocHeap.assign(n, 0);
-    requested = reqHeap;
-    allocatable = allocHeap;
+    heapBuf.assign(3 * n, 0);
+    buf = heapBuf;
   }
-  for (std::size_t i = 0; i < n; i++) {
-    const int64_t podRequest = i < podRequests.size() ? podRequests[i] : 0;
-    auto [alloc, req] = allocatableRequest(nodeInfo, i, podRequest);
-    // Only resources the node has take part.
-    if (alloc == 0) continue;
-    allocatable[i] = alloc;
-    requested[i] = req;
-  }
-  out = combine(requested, allocatable);
+  const std::span<int64_t> requested = buf.subspan(0, n);
+  const std::span<int64_t> allocated = buf.subspan(n, n);
+  const std::span<int64_t> allocatable = buf.subspan(2 * n, n);
+  nodeAllocatableRequest(nodeInfo, podRequests, requested, allocated, allocatable);
+  out = combine(requested, allocated, allocatable);
   return framework::Status();
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 // The scoring core shared by NodeResourcesFit (LeastAllocated, MostAllocated, RequestedToCapacityRatio)
 // and NodeResourcesBalancedAllocation (upstream resource_allocation.go, least_allocated.go,
-// most_allocated.go, requested_to_capacity_ratio.go, balanced_allocation.go's scorer).
+// most_allocated.go, requested_to_capacity_ratio.go, balanced_allocation.go's scorer; v1.37).
 //
-// For every configured resource i the scorer takes (allocatable_i, requested_i) of the node with the pod
-// added, skipping resources the node doesn't have (allocatable 0) and scalar resources the pod doesn't
-// request, and combines them into a node score in [0, MaxNodeScore].
+// For every configured resource i the scorer takes the node's allocatable_i, what is already allocated_i
+// on it and requested_i = allocated_i + the pod's request, skipping resources the node doesn't have
+// (allocatable 0) and scalar resources the pod doesn't request, and combines them into a node score in
+// [0, MaxNodeScore]. Only BalancedAllocation reads allocated: it scores the change the pod makes.
 
 #include <cstdint>
 #include <span>
@@ -37,10 +38,15 @@ enum class ScoringStrategyType : uint8_t {
 int64_t leastRequestedScore(int64_t requested, int64_t capacity);
 // (min(requested, capacity) * MaxNodeScore) / capacity; 0 when capacity is 0.
 int64_t mostRequestedScore(int64_t requested, int64_t capacity);
-// Balanced allocation: fractions requested/allocatable (capped at 1) of the resources with allocatable > 0;
-// score = (1 - std) * MaxNodeScore, std = |f0 - f1| / 2 for two, the population standard deviation for
-// more, 0 otherwise.
-int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<const int64_t> allocatable);
+// The balance of a node's usage: fractions used/allocatable (capped at 1) of the resources with
+// allocatable > 0; (1 - std) * MaxNodeScore, std = |f0 - f1| / 2 for two, the population standard
+// deviation for more, 0 otherwise. In [MaxNodeScore/2, MaxNodeScore] (upstream balancedResourceScore).
+int64_t balancedResourceScore(std::span<const int64_t> used, std::span<const int64_t> allocatable);
+// BalancedAllocation's score: the change in balance the pod makes, MaxNodeScore/2 + (MaxNodeScore/2 +
+// S(requested) - S(allocated)) / 2 in integers, so 75 for no change, towards 100 for a node the pod
+// balances and towards 50 for one it unbalances (upstream balancedResourceScorer).
+int64_t balancedResourceScorer(std::span<const int64_t> requested, std::span<const int64_t> allocated,
+                               std::span<const int64_t> allocatable);
 
 // A configured resource with its name classified once (no string compares in Score).
 struct ScoredResource {
@@ -58,6 +64,7 @@ class ResourceAllocationScorer {
     bool useRequested = false;
     // PodRequests options for the incoming pod.
     bool useStatusResources = false;
+    bool inPlacePodLevelResourcesVerticalScaling = false;
     bool skipPodLevelResources = true;
   };
 
@@ -75,19 +82,26 @@ class ResourceAllocationScorer {
   std::vector<int64_t> podRequests(const api::Pod& pod) const;
   static bool isBestEffortPod(std::span<const int64_t> podRequests);
 
-  // (allocatable, requested incl. the pod) of resource i on the node; (0, 0) when a scalar resource is not
-  // requested by the pod or the node doesn't have the resource (upstream
-  // calculateResourceAllocatableRequest).
-  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i,
-                                                 int64_t podRequest) const;
+  // (allocatable, allocated) of resource i on the node, without the pod; (0, 0) when the node doesn't have
+  // the resource (upstream calculateResourceAllocatableRequest).
+  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i) const;
+
+  // Fills requested (allocated + the pod's request), allocated and allocatable per configured resource,
+  // leaving 0 for a scalar resource the pod doesn't request and for a resource the node doesn't have
+  // (upstream calculateNodeAllocatableRequest). The spans are resources().size() long and zeroed.
+  void nodeAllocatableRequest(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
+                              std::span<int64_t> requested, std::span<int64_t> allocated,
+                              std::span<int64_t> allocatable) const;
 
   // The node's score; Error "resources not found" when no resource is configured. Allocates nothing for
   // up to 16 configured resources.
   framework::Status score(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
                           int64_t& out) const;
 
-  // The strategy's combination of per-resource (requested, allocatable), with 0 allocatable meaning "skip".
-  int64_t combine(std::span<const int64_t> requested, std::span<const int64_t> allocatable) const;
+  // The strategy's combination of per-resource (requested, allocated, allocatable), with 0 allocatable
+  // meaning "skip".
+  int64_t combine(std::span<const int64_t> requested, std::span<const int64_t> allocated,
+                  std::span<const int64_t> allocatable) const;
 
  private:
   std::string name_;

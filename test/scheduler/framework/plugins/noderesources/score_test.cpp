@@ -1,5 +1,5 @@
 // Ports of upstream least_allocated_test.go, most_allocated_test.go, requested_to_capacity_ratio_test.go
-// and balanced_allocation_test.go (v1.34 formulas).
+// (unchanged from v1.34 to v1.37), balanced_allocation_test.go and resource_allocation_test.go (v1.37).
 
 #include <gtest/gtest.h>
 
@@ -410,28 +410,31 @@ struct BalancedCase {
   Code wantPreScore = Code::Success;
 };
 
-api::PodPtr onNode(api::Pod p, const std::string& nodeName) {
-  p.spec.nodeName = nodeName;
-  return std::make_shared<const api::Pod>(std::move(p));
+testing::ResourceMap cpuOnly(const std::string& cpu) {
+  return {{"cpu", cpu}};
+}
+testing::ResourceMap cpuAndMemory(const std::string& cpu, const std::string& memory) {
+  return {{"cpu", cpu}, {"memory", memory}};
+}
+testing::ResourceMap cpuAndMemoryAndGpu(const std::string& cpu, const std::string& memory,
+                                        const std::string& gpu) {
+  return {{"cpu", cpu}, {"memory", memory}, {"nvidia.com/gpu", gpu}};
+}
+std::map<std::string, int64_t> gpu(int64_t count) {
+  return {{"nvidia.com/gpu", count}};
 }
 
 TEST(BalancedAllocationTest, Score) {
-  // Upstream's pod specs: cpuOnly (1000m+2000m cpu, explicit zero memory), cpuAndMemory (1000m/2000 +
-  // 2000m/3000) and cpuAndMemoryAndGPU (cpuAndMemory with 3 nvidia.com/gpu in the second container).
-  const api::Pod cpuOnly =
-      MakePod().req({{"cpu", "1000m"}, {"memory", "0"}}).req({{"cpu", "2000m"}, {"memory", "0"}}).obj();
-  const api::Pod cpuAndMemory =
-      MakePod().req({{"cpu", "1000m"}, {"memory", "2000"}}).req({{"cpu", "2000m"}, {"memory", "3000"}}).obj();
-  const api::Pod cpuAndMemoryAndGPU =
-      MakePod()
-          .req({{"cpu", "1000m"}, {"memory", "2000"}})
-          .req({{"cpu", "2000m"}, {"memory", "3000"}, {"nvidia.com/gpu", "3"}})
-          .obj();
+  // The pods of upstream's table: two containers each.
+  const auto cpuOnlyPod = [] { return MakePod().req(cpuOnly("1000m")).req(cpuOnly("2000m")); };
+  const auto cpuAndMemoryPod = [] {
+    return MakePod().req(cpuAndMemory("1000m", "2000")).req(cpuAndMemory("2000m", "3000"));
+  };
   const auto def = defaultResources();
   const std::vector<config::ResourceSpec> withGPU = {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}};
-  const std::map<std::string, int64_t> gpu8 = {{"nvidia.com/gpu", 8}};
+  // Comments give each node's usage without -> with the pod and S without -> with it.
   std::vector<BalancedCase> cases = {
-      {"nothing scheduled, nothing requested",
+      {"nothing scheduled, nothing requested, skip in PreScore",
        MakePod().obj(),
        {makeNode("node1", 4000, 10000), makeNode("node2", 4000, 10000)},
        {},
@@ -439,12 +442,69 @@ TEST(BalancedAllocationTest, Score) {
        def,
        true,
        Code::Skip},
+      // node1: cpu 0 -> 75%, memory 0 -> 50%, S 100 -> 87; node2: 0 -> 50% both, S 100 -> 100.
       {"nothing scheduled, resources requested, differently sized nodes",
-       cpuAndMemory,
+       cpuAndMemoryPod().obj(),
        {makeNode("node1", 4000, 10000), makeNode("node2", 6000, 10000)},
        {},
-       {87, 100},
+       {68, 75},
        def},
+      // node1: cpu 30% -> 60%, memory 0 -> 25%, S 85 -> 82; node2: cpu 30% -> 60%, memory 25% -> 50%,
+      // S 97 -> 95.
+      {"resources requested, pods scheduled with resources",
+       cpuAndMemoryPod().obj(),
+       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 20000)},
+       {cpuOnlyPod().node("node1").ptr(), cpuAndMemoryPod().node("node2").ptr()},
+       {73, 74},
+       def},
+      // node2: cpu 30% -> 60%, memory 10% -> 20%, S 90 -> 80.
+      {"resources requested, pods scheduled with resources, differently sized nodes",
+       cpuAndMemoryPod().obj(),
+       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 50000)},
+       {cpuOnlyPod().node("node1").ptr(), cpuAndMemoryPod().node("node2").ptr()},
+       {73, 70},
+       def},
+      // node1: cpu 100%, memory 0 -> 100%, S 50 -> 100; node2: cpu 0, memory 0 -> 100%, S 100 -> 50.
+      {"resources requested, pods scheduled with resources, nodes to reach min/max score",
+       MakePod().req({{"memory", "2000"}}).req({{"memory", "3000"}}).obj(),
+       {makeNode("node1", 3000, 5000), makeNode("node2", 3000, 5000)},
+       {cpuOnlyPod().node("node1").ptr()},
+       {100, 50},
+       def},
+      // node1: cpu 50% -> 100%, memory 0, S 75 -> 50; node2: cpu 50% -> 100%, memory 50%, S 100 -> 75.
+      {"requested resources at node capacity",
+       cpuOnlyPod().obj(),
+       {makeNode("node1", 6000, 10000), makeNode("node2", 6000, 10000)},
+       {cpuOnlyPod().node("node1").ptr(), cpuAndMemoryPod().node("node2").ptr()},
+       {62, 62},
+       def},
+      // node1: gpu 3 -> 4 of 8, S 69 -> 70; node2: gpu 0 -> 1 of 8, S 62 -> 65.
+      {"scalar resource is included in the score computation if pod requests the scalar resource",
+       MakePod().req(cpuAndMemoryAndGpu("0", "0", "1")).obj(),
+       {makeNode("node1", 3500, 40000, gpu(8)), makeNode("node2", 3500, 40000, gpu(8))},
+       {MakePod()
+            .node("node1")
+            .req(cpuAndMemory("1000m", "2000"))
+            .req(cpuAndMemoryAndGpu("2000m", "3000", "3"))
+            .ptr(),
+        cpuAndMemoryPod().node("node2").ptr()},
+       {75, 76},
+       withGPU},
+      // gpu is not requested, so left out: S 100 -> 63 on both.
+      {"scalar resource is not included in the score computation if pod doesn't request the scalar resource",
+       cpuAndMemoryPod().obj(),
+       {makeNode("node1", 3500, 40000, gpu(8)), makeNode("node2", 3500, 40000)},
+       {},
+       {56, 56},
+       withGPU},
+      {"resources requested, pods scheduled with resources if PreScore not called",
+       cpuAndMemoryPod().obj(),
+       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 20000)},
+       {cpuOnlyPod().node("node1").ptr(), cpuAndMemoryPod().node("node2").ptr()},
+       {73, 74},
+       def,
+       false},
+      // Earlier upstream cases, and ours: best-effort pods are skipped whatever the nodes hold.
       {"no resources requested, pods without container scheduled",
        MakePod().obj(),
        {makeNode("node1", 4000, 10000), makeNode("node2", 4000, 10000)},
@@ -454,70 +514,14 @@ TEST(BalancedAllocationTest, Score) {
        def,
        true,
        Code::Skip},
-      {"no resources requested, pods with container scheduled",
-       MakePod().obj(),
-       {makeNode("node1", 250, 1000 * 1024 * 1024), makeNode("node2", 250, 1000 * 1024 * 1024)},
-       {MakePod().node("node1").ptr(), MakePod().node("node1").ptr()},
-       {},
-       def,
-       true,
-       Code::Skip},
-      {"no resources requested, pods scheduled with resources",
-       MakePod().obj(),
-       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 20000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuOnly, "node1"), onNode(cpuOnly, "node2"),
-        onNode(cpuAndMemory, "node2")},
-       {},
-       def,
-       true,
-       Code::Skip},
-      {"resources requested, pods scheduled with resources",
-       cpuAndMemory,
-       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 20000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuAndMemory, "node2")},
-       {82, 95},
-       def},
-      {"resources requested, pods scheduled with resources, differently sized nodes",
-       cpuAndMemory,
-       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 50000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuAndMemory, "node2")},
-       {82, 80},
-       def},
-      {"requested resources at node capacity",
-       cpuOnly,
-       {makeNode("node1", 6000, 10000), makeNode("node2", 6000, 10000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuAndMemory, "node2")},
-       {50, 75},
-       def},
       {"zero node resources, pods scheduled with resources",
        MakePod().obj(),
        {makeNode("node1", 0, 0), makeNode("node2", 0, 0)},
-       {onNode(cpuOnly, "node1"), onNode(cpuAndMemory, "node2")},
+       {cpuOnlyPod().node("node1").ptr(), cpuAndMemoryPod().node("node2").ptr()},
        {},
        def,
        true,
        Code::Skip},
-      {"include scalar resource on a node for balanced resource allocation",
-       MakePod().req({{"memory", "0"}, {"nvidia.com/gpu", "1"}}).obj(),
-       {makeNode("node1", 3500, 40000, gpu8), makeNode("node2", 3500, 40000, gpu8)},
-       {onNode(cpuAndMemory, "node2"), onNode(cpuAndMemoryAndGPU, "node1")},
-       {70, 65},
-       withGPU},
-      {"node without the scalar resource results to a higher score",
-       MakePod().obj(),
-       {makeNode("node1", 3500, 40000, gpu8), makeNode("node2", 3500, 40000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuOnly, "node2")},
-       {},
-       {{"cpu", 1}, {"nvidia.com/gpu", 1}},
-       true,
-       Code::Skip},
-      {"resources requested, pods scheduled with resources if PreScore not called",
-       cpuAndMemory,
-       {makeNode("node1", 10000, 20000), makeNode("node2", 10000, 20000)},
-       {onNode(cpuOnly, "node1"), onNode(cpuAndMemory, "node2")},
-       {82, 95},
-       def,
-       false},
       // A best-effort pod scores 0 when PreScore didn't run.
       {"best-effort pod if PreScore not called",
        MakePod().obj(),
@@ -527,12 +531,18 @@ TEST(BalancedAllocationTest, Score) {
        def,
        false},
   };
+  // Upstream builds the plugin with every feature off; none of these pods has status or pod-level resources.
+  const Features off{.enableInPlacePodVerticalScaling = false,
+                     .enableSidecarContainers = false,
+                     .enableSchedulingQueueHint = false,
+                     .enablePodLevelResources = false,
+                     .enableInPlacePodLevelResourcesVerticalScaling = false};
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
     auto lister = plugintesting::FakeSharedLister::create(tc.existing, tc.nodes);
     config::NodeResourcesBalancedAllocationArgs args;
     args.resources = tc.resources;
-    auto p = BalancedAllocation::create(args);
+    auto p = BalancedAllocation::create(args, off);
     ASSERT_TRUE(p.ok()) << p.error().message();
     framework::CycleState state;
     auto pi = plugintesting::podInfo(tc.pod);
@@ -551,14 +561,34 @@ TEST(BalancedAllocationTest, Score) {
   }
 }
 
-TEST(BalancedAllocationTest, ScorerStd) {
-  // Three resources: sqrt of the population variance.
-  const std::vector<int64_t> req = {3000, 5000, 4};
-  const std::vector<int64_t> alloc = {3500, 40000, 8};
-  EXPECT_EQ(balancedResourceScorer(req, alloc), 70);  // upstream: node1 in "include scalar resource"
+TEST(BalancedAllocationTest, Scorer) {
+  using V = std::vector<int64_t>;
+  // S over three resources: sqrt of the population variance (upstream's node1 of the scalar case).
+  EXPECT_EQ(balancedResourceScore(V{3000, 5000, 3}, V{3500, 40000, 8}), 69);
+  EXPECT_EQ(balancedResourceScore(V{3000, 5000, 4}, V{3500, 40000, 8}), 70);
+  EXPECT_EQ(balancedResourceScorer(V{3000, 5000, 4}, V{3000, 5000, 3}, V{3500, 40000, 8}), 75);
   // Fractions are capped at 1; resources without allocatable are skipped.
-  EXPECT_EQ(balancedResourceScorer(std::vector<int64_t>{8000, 0}, std::vector<int64_t>{4000, 0}), 100);
-  EXPECT_EQ(balancedResourceScorer(std::vector<int64_t>{8000, 0}, std::vector<int64_t>{4000, 10}), 50);
+  EXPECT_EQ(balancedResourceScore(V{8000, 0}, V{4000, 0}), 100);
+  EXPECT_EQ(balancedResourceScore(V{8000, 0}, V{4000, 10}), 50);
+  // The extremes: a pod that balances a fully unbalanced node, and one that unbalances an empty node.
+  EXPECT_EQ(balancedResourceScorer(V{3000, 5000}, V{3000, 0}, V{3000, 5000}), 100);
+  EXPECT_EQ(balancedResourceScorer(V{0, 5000}, V{0, 0}, V{3000, 5000}), 50);
+  // No change: 75; integer halving truncates (50 + (50 + 50 - 75) / 2 = 62).
+  EXPECT_EQ(balancedResourceScorer(V{1, 1}, V{1, 1}, V{2, 2}), 75);
+  EXPECT_EQ(balancedResourceScorer(V{6000, 0}, V{3000, 0}, V{6000, 10000}), 62);
+}
+
+// upstream TestCalculateResourceAllocatableRequest, its device-plugin cases (DRA-backed extended
+// resources are not supported): the node's allocatable and allocated, without the pod.
+TEST(ResourceAllocationTest, CalculateResourceAllocatableRequest) {
+  const std::string extended = "extended.resource.dra.io/something";
+  ResourceAllocationScorer scorer("test", ScoringStrategyType::LeastAllocated, {{extended, 1}}, {});
+  framework::NodeInfo nodeInfo;
+  nodeInfo.setNode(MakeNode().name("resource-node").capacity({{extended, "4"}}).ptr());
+  EXPECT_EQ(scorer.allocatableRequest(nodeInfo, 0), (std::pair<int64_t, int64_t>{4, 0}));
+  // Not on the node: (0, 0), left out of the score.
+  ResourceAllocationScorer other("test", ScoringStrategyType::LeastAllocated, {{"example.com/other", 1}}, {});
+  EXPECT_EQ(other.allocatableRequest(nodeInfo, 0), (std::pair<int64_t, int64_t>{0, 0}));
 }
 
 TEST(BalancedAllocationTest, FactoryValidatesArgs) {
