@@ -10,6 +10,7 @@
 
 #include "pkg/api/json/codec.h"
 #include "pkg/api/proto/codec.h"
+#include "pkg/api/proto/wire.h"
 
 namespace ks::api {
 namespace {
@@ -170,6 +171,62 @@ TEST(ProtoBinding, EncodesWhatTheApiserverDecodes) {
   auto back = decodeProto<Binding>(body);
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, b);
+}
+
+// Fields newer than the recordings above (v1.34.4's apiserver doesn't serve them): the bytes are what Go's
+// generated Marshal of k8s.io/api v0.37.2 writes for the object (every non-pointer field, zero or not),
+// wrapped in the "k8s\0" envelope {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2}.
+std::string goMarshaled(std::string_view kind, std::string_view hex) {
+  auto bytesField = [](uint32_t number, std::string_view v) {
+    proto::Writer w;
+    w.bytes(number, v);
+    return w.take();
+  };
+  std::string raw;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    raw.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return std::string("k8s\0", 4) + bytesField(1, bytesField(1, "v1") + bytesField(2, kind)) + bytesField(2, raw);
+}
+
+// Node{status: {declaredFeatures: [A, B]}}: NodeStatus field 14.
+TEST(ProtoGoMarshal, NodeDeclaredFeatures) {
+  const std::string pb = goMarshaled(
+      "Node",
+      "0a100a0012001a0022002a0032003800420012080a0012001a0020001a241a0032040a0208003a140a0012001a0022002a00320"
+      "03a0042004a005200720141720142");
+  auto node = decodeProto<Node>(pb);
+  ASSERT_TRUE(node.ok()) << node.error().message();
+  auto fromJson = decodeJson<Node>(R"({"status":{"declaredFeatures":["A","B"]}})");
+  ASSERT_TRUE(fromJson.ok());
+  EXPECT_TRUE(*node == *fromJson) << encodeJson(*node);
+  EXPECT_EQ(node->status.declaredFeatures, (std::vector<std::string>{"A", "B"}));
+}
+
+// The pod fields NodeDeclaredFeatures reads: restartPolicyRules (Container 25), volumeMounts (9) with
+// bindMountOptions (VolumeMount 8), ephemeralContainers (PodSpec 34, the common part embedded as field 1)
+// and hostUsers (PodSpec 37).
+TEST(ProtoGoMarshal, PodDeclaredFeatureInputs) {
+  const std::string pb = goMarshaled(
+      "Pod",
+      "0a100a0012001a0022002a0032003800420012d301126b0a0377656212002a0042004a230a046461746110011a052f6461746122"
+      "00320042066e6f6578656342066e6f737569646a007200800100880100900100a20100c201054e65766572ca01200a1452657374"
+      "617274416c6c436f6e7461696e65727312080a02496e1001102a1a00320042004a0052005801600068008201008a01009a0100c2"
+      "01009202440a3d0a056465627567120762757379626f782a0042004a170a046461746110001a022f642200320042056e6f646576"
+      "6a007200800100880100900100a201001203776562a802001a130a001a0022002a0032004a005a007200880100");
+  auto pod = decodeProto<Pod>(pb);
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  auto fromJson = decodeJson<Pod>(R"({"spec":{"hostNetwork":true,"hostUsers":false,
+    "containers":[{"name":"web","resources":{},"restartPolicy":"Never",
+      "restartPolicyRules":[{"action":"RestartAllContainers","exitCodes":{"operator":"In","values":[1,42]}}],
+      "volumeMounts":[{"name":"data","readOnly":true,"mountPath":"/data","bindMountOptions":["noexec","nosuid"]}]}],
+    "ephemeralContainers":[{"name":"debug","image":"busybox","targetContainerName":"web",
+      "volumeMounts":[{"name":"data","mountPath":"/d","bindMountOptions":["nodev"]}]}]}})");
+  ASSERT_TRUE(fromJson.ok()) << fromJson.error().message();
+  EXPECT_TRUE(*pod == *fromJson) << "proto: " << encodeJson(*pod) << "\n json: " << encodeJson(*fromJson);
+  EXPECT_EQ(pod->spec.hostUsers, std::optional<bool>(false));
+  EXPECT_EQ(pod->spec.containers[0].restartPolicyRules[0].exitCodes->values, (std::vector<int32_t>{1, 42}));
+  EXPECT_EQ(pod->spec.ephemeralContainers[0].volumeMounts[0].bindMountOptions, std::vector<std::string>{"nodev"});
 }
 
 }  // namespace
