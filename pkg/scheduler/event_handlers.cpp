@@ -114,7 +114,8 @@ std::vector<ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNod
   if (newNode.metadata.annotations != oldNode.metadata.annotations) add(action::UpdateNodeAnnotation);
   // Kept sorted by the kubelet, so comparing in order is enough (upstream extractNodeFeaturesChange, behind
   // the NodeDeclaredFeatures gate, GA and locked on in v1.37).
-  if (newNode.status.declaredFeatures != oldNode.status.declaredFeatures) add(action::UpdateNodeDeclaredFeature);
+  if (newNode.status.declaredFeatures != oldNode.status.declaredFeatures)
+    add(action::UpdateNodeDeclaredFeature);
   return events;
 }
 

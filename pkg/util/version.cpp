@@ -101,8 +101,8 @@ int Version::compare(const Version& other) const {
 }
 
 std::string Version::toString() const {
-  std::string out =
-      std::to_string(components_[0]) + "." + std::to_string(components_[1]) + "." + std::to_string(components_[2]);
+  std::string out = std::to_string(components_[0]) + "." + std::to_string(components_[1]) + "." +
+                    std::to_string(components_[2]);
   if (!preRelease_.empty()) out += "-" + preRelease_;
   if (!buildMetadata_.empty()) out += "+" + buildMetadata_;
   return out;

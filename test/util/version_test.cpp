@@ -63,20 +63,20 @@ TEST(VersionTest, SemanticVersions) {
 
 // Upstream TestBadSemanticVersions.
 TEST(VersionTest, BadSemanticVersions) {
-  for (const char* bad : {
-           // "MUST take the form X.Y.Z"
-           "1", "1.2", "1.2.3.4", ".2.3", "1..3", "1.2.", "", "..",
-           // "where X, Y, and Z are non-negative integers"
-           "-1.2.3", "1.-2.3", "1.2.-3", "1a.2.3", "1.2a.3", "1.2.3a", "a1.2.3", "a.b.c", "1 .2.3", "1. 2.3",
-           // "and MUST NOT contain leading zeroes."
-           "01.2.3", "1.02.3", "1.2.03",
-           // pre-release identifiers: only ASCII alphanumerics and hyphen, not empty, numeric ones without
-           // leading zeroes
-           "1.2.3-/", "1.2.3-", "1.2.3-.", "1.2.3-foo.", "1.2.3-.foo", "1.2.3-01",
-           // build metadata identifiers: only ASCII alphanumerics and hyphen, not empty
-           "1.2.3+/", "1.2.3+", "1.2.3+.", "1.2.3+foo.", "1.2.3+.foo",
-           // whitespace and "v" prefix
-           "v 1.2.3", "vv1.2.3"}) {
+  for (const char* bad :
+       {// "MUST take the form X.Y.Z"
+        "1", "1.2", "1.2.3.4", ".2.3", "1..3", "1.2.", "", "..",
+        // "where X, Y, and Z are non-negative integers"
+        "-1.2.3", "1.-2.3", "1.2.-3", "1a.2.3", "1.2a.3", "1.2.3a", "a1.2.3", "a.b.c", "1 .2.3", "1. 2.3",
+        // "and MUST NOT contain leading zeroes."
+        "01.2.3", "1.02.3", "1.2.03",
+        // pre-release identifiers: only ASCII alphanumerics and hyphen, not empty, numeric ones without
+        // leading zeroes
+        "1.2.3-/", "1.2.3-", "1.2.3-.", "1.2.3-foo.", "1.2.3-.foo", "1.2.3-01",
+        // build metadata identifiers: only ASCII alphanumerics and hyphen, not empty
+        "1.2.3+/", "1.2.3+", "1.2.3+.", "1.2.3+foo.", "1.2.3+.foo",
+        // whitespace and "v" prefix
+        "v 1.2.3", "vv1.2.3"}) {
     EXPECT_FALSE(Version::parseSemantic(bad).ok()) << bad;
   }
 }

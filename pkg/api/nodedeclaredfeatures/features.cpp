@@ -12,9 +12,10 @@ namespace {
 
 bool hasRestartAllContainersRule(const std::vector<Container>& containers) {
   return std::any_of(containers.begin(), containers.end(), [](const Container& c) {
-    return std::any_of(c.restartPolicyRules.begin(), c.restartPolicyRules.end(), [](const ContainerRestartRule& r) {
-      return r.action == kContainerRestartRuleActionRestartAllContainers;
-    });
+    return std::any_of(c.restartPolicyRules.begin(), c.restartPolicyRules.end(),
+                       [](const ContainerRestartRule& r) {
+                         return r.action == kContainerRestartRuleActionRestartAllContainers;
+                       });
   });
 }
 

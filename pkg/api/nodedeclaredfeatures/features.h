@@ -11,7 +11,8 @@
 
 namespace ks::api::nodedeclaredfeatures::features {
 
-inline constexpr std::string_view kRestartAllContainersOnContainerExits = "RestartAllContainersOnContainerExits";
+inline constexpr std::string_view kRestartAllContainersOnContainerExits =
+    "RestartAllContainersOnContainerExits";
 inline constexpr std::string_view kInPlacePodLevelResourcesVerticalScaling =
     "InPlacePodLevelResourcesVerticalScaling";
 inline constexpr std::string_view kExtendWebSocketsToKubelet = "ExtendWebSocketsToKubelet";

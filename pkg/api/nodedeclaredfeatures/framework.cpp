@@ -11,7 +11,8 @@ namespace ks::api::nodedeclaredfeatures {
 namespace {
 
 std::vector<Feature> sortedByName(std::vector<Feature> registry) {
-  std::sort(registry.begin(), registry.end(), [](const Feature& a, const Feature& b) { return a.name < b.name; });
+  std::sort(registry.begin(), registry.end(),
+            [](const Feature& a, const Feature& b) { return a.name < b.name; });
   return registry;
 }
 

@@ -43,13 +43,15 @@ class Framework : public FeatureMapper {
 
   // The features the pod needs on a node of `targetVersion` (features past their maxVersion are not
   // required); "target version cannot be nil" without a version.
-  Result<FeatureSet> inferForPodScheduling(const PodSpec& spec, const std::optional<Version>& targetVersion) const;
+  Result<FeatureSet> inferForPodScheduling(const PodSpec& spec,
+                                           const std::optional<Version>& targetVersion) const;
 
   // Whether `node`'s status.declaredFeatures (features not known here ignored) hold every required
   // feature; "node cannot be nil" for a null node.
   Result<MatchResult> matchNode(const FeatureSet& requiredFeatures, const Node* node) const;
   // The same against an already mapped set; an error when the sets are sized differently.
-  Result<MatchResult> matchNodeFeatureSet(const FeatureSet& requiredFeatures, const FeatureSet& nodeFeatures) const;
+  Result<MatchResult> matchNodeFeatureSet(const FeatureSet& requiredFeatures,
+                                          const FeatureSet& nodeFeatures) const;
 
  private:
   std::vector<Feature> registry_;

@@ -271,12 +271,13 @@ TEST(NodeCodec, DecodesYamlFixture) {
   EXPECT_EQ(st.images[0].names.size(), 2u);
   EXPECT_EQ(st.images[0].names[1], "registry.example.com/web:1.4.2");
   EXPECT_EQ(st.images[0].sizeBytes, 123456789);
-  EXPECT_EQ(st.declaredFeatures,
-            (std::vector<std::string>{"RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport"}));
+  EXPECT_EQ(st.declaredFeatures, (std::vector<std::string>{"RestartAllContainersOnContainerExits",
+                                                           "UserNamespacesHostNetworkSupport"}));
   expectRoundTrip(node);
-  EXPECT_NE(encodeJson(node).find(
-                R"("declaredFeatures":["RestartAllContainersOnContainerExits","UserNamespacesHostNetworkSupport"])"),
-            std::string::npos);
+  EXPECT_NE(
+      encodeJson(node).find(
+          R"("declaredFeatures":["RestartAllContainersOnContainerExits","UserNamespacesHostNetworkSupport"])"),
+      std::string::npos);
 }
 
 // The pod fields NodeDeclaredFeatures infers requirements from: restart rules, bind mount options (also of
@@ -301,7 +302,8 @@ TEST(PodCodec, DecodesDeclaredFeatureInputs) {
   EXPECT_EQ(rule.exitCodes->values, (std::vector<int32_t>{1, 42}));
   ASSERT_EQ(spec.containers[0].volumeMounts.size(), 1u);
   EXPECT_EQ(spec.containers[0].volumeMounts[0].mountPath, "/data");
-  EXPECT_EQ(spec.containers[0].volumeMounts[0].bindMountOptions, (std::vector<std::string>{"noexec", "nosuid"}));
+  EXPECT_EQ(spec.containers[0].volumeMounts[0].bindMountOptions,
+            (std::vector<std::string>{"noexec", "nosuid"}));
   ASSERT_EQ(spec.ephemeralContainers.size(), 1u);
   EXPECT_EQ(spec.ephemeralContainers[0].name, "debug");
   EXPECT_EQ(spec.ephemeralContainers[0].targetContainerName, "web");

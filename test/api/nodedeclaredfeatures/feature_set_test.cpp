@@ -16,8 +16,10 @@ FeatureSet withBits(int size, const std::vector<int>& bits) {
 
 // Upstream TestNewBitmap: the number of 64-bit words.
 TEST(BitmapTest, NewBitmap) {
-  const std::vector<std::pair<int, size_t>> cases = {{0, 0}, {1, 1}, {63, 1}, {64, 1}, {65, 2}, {128, 2}, {129, 3}};
-  for (const auto& [size, words] : cases) EXPECT_EQ(FeatureSet(size).words().size(), words) << "size " << size;
+  const std::vector<std::pair<int, size_t>> cases = {{0, 0},  {1, 1},   {63, 1}, {64, 1},
+                                                     {65, 2}, {128, 2}, {129, 3}};
+  for (const auto& [size, words] : cases)
+    EXPECT_EQ(FeatureSet(size).words().size(), words) << "size " << size;
 }
 
 // Upstream TestBitmap_GetSet (the bounds panics are in BitmapDeathTest).
@@ -123,7 +125,8 @@ TEST(FeatureMapperTest, MapAndUnmap) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const FeatureSet fs = mapper.tryMap(c.input);
-    for (int i = 0; i < static_cast<int>(features.size()); ++i) EXPECT_EQ(fs.get(i), c.expectedSet.count(i) == 1) << i;
+    for (int i = 0; i < static_cast<int>(features.size()); ++i)
+      EXPECT_EQ(fs.get(i), c.expectedSet.count(i) == 1) << i;
 
     auto fs2 = mapper.mapSorted(c.input);
     EXPECT_EQ(!fs2.ok(), c.expectError);
@@ -137,7 +140,8 @@ TEST(FeatureMapperTest, MapAndUnmap) {
     EXPECT_EQ(unmapped->size(), c.expectedSet.size());
     if (c.expectError) {
       // Only names of the input come back.
-      for (const auto& u : *unmapped) EXPECT_NE(std::find(c.input.begin(), c.input.end(), u), c.input.end()) << u;
+      for (const auto& u : *unmapped)
+        EXPECT_NE(std::find(c.input.begin(), c.input.end(), u), c.input.end()) << u;
     } else {
       EXPECT_EQ(*unmapped, c.input);
     }

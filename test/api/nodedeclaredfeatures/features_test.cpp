@@ -103,22 +103,21 @@ TEST(VolumeBindMountOptionsTest, InferForScheduling) {
 TEST(FeaturesTest, Registry) {
   const std::vector<Feature> all = allFeatures();
   ASSERT_EQ(all.size(), 9u);
-  for (std::string_view never : {kInPlacePodLevelResourcesVerticalScaling, kExtendWebSocketsToKubelet,
-                                  kInPlacePodVerticalScalingInitContainers,
-                                  kInPlacePodVerticalScalingMemoryBackedVolumes, kDRANodeAllocatableResources,
-                                  kDRAOptionalNodeOperations}) {
+  for (std::string_view never :
+       {kInPlacePodLevelResourcesVerticalScaling, kExtendWebSocketsToKubelet,
+        kInPlacePodVerticalScalingInitContainers, kInPlacePodVerticalScalingMemoryBackedVolumes,
+        kDRANodeAllocatableResources, kDRAOptionalNodeOperations}) {
     auto it = std::find_if(all.begin(), all.end(), [&](const Feature& f) { return f.name == never; });
     ASSERT_NE(it, all.end()) << never;
     EXPECT_FALSE(it->inferForScheduling(PodSpec{})) << never;
   }
   for (const auto& f : all) EXPECT_FALSE(f.maxVersion.has_value()) << f.name;
   EXPECT_EQ(defaultFramework().registeredFeatures(),
-            (std::vector<std::string>{"DRANodeAllocatableResources", "DRAOptionalNodeOperations",
-                                      "ExtendWebSocketsToKubelet", "InPlacePodLevelResourcesVerticalScaling",
-                                      "InPlacePodVerticalScalingInitContainers",
-                                      "InPlacePodVerticalScalingMemoryBackedVolumes",
-                                      "RestartAllContainersOnContainerExits", "UserNamespacesHostNetworkSupport",
-                                      "VolumeBindMountOptions"}));
+            (std::vector<std::string>{
+                "DRANodeAllocatableResources", "DRAOptionalNodeOperations", "ExtendWebSocketsToKubelet",
+                "InPlacePodLevelResourcesVerticalScaling", "InPlacePodVerticalScalingInitContainers",
+                "InPlacePodVerticalScalingMemoryBackedVolumes", "RestartAllContainersOnContainerExits",
+                "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions"}));
 }
 
 }  // namespace

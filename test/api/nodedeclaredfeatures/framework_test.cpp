@@ -22,7 +22,8 @@ Feature podLevelResources(std::optional<Version> maxVersion = std::nullopt) {
 // Upstream newTestFramework: features that no pod needs.
 Framework newTestFramework(const std::vector<std::string>& names) {
   std::vector<Feature> registry;
-  for (const auto& n : names) registry.push_back(Feature{n, [](const PodSpec&) { return false; }, std::nullopt});
+  for (const auto& n : names)
+    registry.push_back(Feature{n, [](const PodSpec&) { return false; }, std::nullopt});
   return Framework(std::move(registry));
 }
 
@@ -39,15 +40,31 @@ TEST(FrameworkTest, InferForPodScheduling) {
     std::string expectedErr;
   };
   const std::vector<Case> cases = {
-      {"pod with feature, inferred during scheduling", podLevelResources(), withPodLevelResources, v("1.30.0"),
-       {"PodLevelResources"}, ""},
+      {"pod with feature, inferred during scheduling",
+       podLevelResources(),
+       withPodLevelResources,
+       v("1.30.0"),
+       {"PodLevelResources"},
+       ""},
       {"pod without feature", podLevelResources(), withoutPodLevelResources, v("1.30.0"), {}, ""},
-      {"feature universally available, not inferred during create", podLevelResources(v("1.30.0")),
-       withPodLevelResources, v("1.31.0"), {}, ""},
-      {"pre-release target version", podLevelResources(v("1.30.0")), withPodLevelResources,
-       v("0.0.0-alpha.2.39+049eafd34dfbd2"), {"PodLevelResources"}, ""},
+      {"feature universally available, not inferred during create",
+       podLevelResources(v("1.30.0")),
+       withPodLevelResources,
+       v("1.31.0"),
+       {},
+       ""},
+      {"pre-release target version",
+       podLevelResources(v("1.30.0")),
+       withPodLevelResources,
+       v("0.0.0-alpha.2.39+049eafd34dfbd2"),
+       {"PodLevelResources"},
+       ""},
       {"exceeds max version", podLevelResources(v("1.30.0")), withPodLevelResources, v("1.40.0"), {}, ""},
-      {"target version nil", podLevelResources(), withPodLevelResources, std::nullopt, {},
+      {"target version nil",
+       podLevelResources(),
+       withPodLevelResources,
+       std::nullopt,
+       {},
        "target version cannot be nil"},
   };
   for (const auto& c : cases) {

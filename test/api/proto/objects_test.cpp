@@ -186,15 +186,16 @@ std::string goMarshaled(std::string_view kind, std::string_view hex) {
   for (size_t i = 0; i + 1 < hex.size(); i += 2) {
     raw.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
   }
-  return std::string("k8s\0", 4) + bytesField(1, bytesField(1, "v1") + bytesField(2, kind)) + bytesField(2, raw);
+  return std::string("k8s\0", 4) + bytesField(1, bytesField(1, "v1") + bytesField(2, kind)) +
+         bytesField(2, raw);
 }
 
 // Node{status: {declaredFeatures: [A, B]}}: NodeStatus field 14.
 TEST(ProtoGoMarshal, NodeDeclaredFeatures) {
   const std::string pb = goMarshaled(
       "Node",
-      "0a100a0012001a0022002a0032003800420012080a0012001a0020001a241a0032040a0208003a140a0012001a0022002a00320"
-      "03a0042004a005200720141720142");
+      "0a100a0012001a0022002a0032003800420012080a0012001a0020001a241a0032040a0208003a140a0012001a002200"
+      "2a0032003a0042004a005200720141720142");
   auto node = decodeProto<Node>(pb);
   ASSERT_TRUE(node.ok()) << node.error().message();
   auto fromJson = decodeJson<Node>(R"({"status":{"declaredFeatures":["A","B"]}})");
@@ -209,11 +210,12 @@ TEST(ProtoGoMarshal, NodeDeclaredFeatures) {
 TEST(ProtoGoMarshal, PodDeclaredFeatureInputs) {
   const std::string pb = goMarshaled(
       "Pod",
-      "0a100a0012001a0022002a0032003800420012d301126b0a0377656212002a0042004a230a046461746110011a052f6461746122"
-      "00320042066e6f6578656342066e6f737569646a007200800100880100900100a20100c201054e65766572ca01200a1452657374"
-      "617274416c6c436f6e7461696e65727312080a02496e1001102a1a00320042004a0052005801600068008201008a01009a0100c2"
-      "01009202440a3d0a056465627567120762757379626f782a0042004a170a046461746110001a022f642200320042056e6f646576"
-      "6a007200800100880100900100a201001203776562a802001a130a001a0022002a0032004a005a007200880100");
+      "0a100a0012001a0022002a0032003800420012d301126b0a0377656212002a0042004a230a046461746110011a052f64"
+      "6174612200320042066e6f6578656342066e6f737569646a007200800100880100900100a20100c201054e65766572ca"
+      "01200a1452657374617274416c6c436f6e7461696e65727312080a02496e1001102a1a00320042004a00520058016000"
+      "68008201008a01009a0100c201009202440a3d0a056465627567120762757379626f782a0042004a170a046461746110"
+      "001a022f642200320042056e6f6465766a007200800100880100900100a201001203776562a802001a130a001a002200"
+      "2a0032004a005a007200880100");
   auto pod = decodeProto<Pod>(pb);
   ASSERT_TRUE(pod.ok()) << pod.error().message();
   auto fromJson = decodeJson<Pod>(R"({"spec":{"hostNetwork":true,"hostUsers":false,
@@ -226,7 +228,8 @@ TEST(ProtoGoMarshal, PodDeclaredFeatureInputs) {
   EXPECT_TRUE(*pod == *fromJson) << "proto: " << encodeJson(*pod) << "\n json: " << encodeJson(*fromJson);
   EXPECT_EQ(pod->spec.hostUsers, std::optional<bool>(false));
   EXPECT_EQ(pod->spec.containers[0].restartPolicyRules[0].exitCodes->values, (std::vector<int32_t>{1, 42}));
-  EXPECT_EQ(pod->spec.ephemeralContainers[0].volumeMounts[0].bindMountOptions, std::vector<std::string>{"nodev"});
+  EXPECT_EQ(pod->spec.ephemeralContainers[0].volumeMounts[0].bindMountOptions,
+            std::vector<std::string>{"nodev"});
 }
 
 }  // namespace

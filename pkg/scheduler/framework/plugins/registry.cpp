@@ -86,8 +86,9 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<volumebinding::VolumeBinding>(r, volumeBinding);
   add<dynamicresources::DynamicResources>(r, dynamicResourcesFeatures(features));
   add<nodedeclaredfeatures::NodeDeclaredFeatures>(
-      r, nodedeclaredfeatures::NodeDeclaredFeatures::Features{
-             features.enableNodeDeclaredFeatures, features.enableInPlacePodVerticalScalingSchedulerPreemption});
+      r,
+      nodedeclaredfeatures::NodeDeclaredFeatures::Features{
+          features.enableNodeDeclaredFeatures, features.enableInPlacePodVerticalScalingSchedulerPreemption});
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

@@ -12,7 +12,8 @@ Result<std::unique_ptr<framework::Plugin>> NodeDeclaredFeatures::create(const co
                                                                         framework::Handle& /*handle*/,
                                                                         Features fts) {
   if (!fts.enableNodeDeclaredFeatures) {
-    return std::unique_ptr<framework::Plugin>(std::make_unique<NodeDeclaredFeatures>(nullptr, std::nullopt, false));
+    return std::unique_ptr<framework::Plugin>(
+        std::make_unique<NodeDeclaredFeatures>(nullptr, std::nullopt, false));
   }
   // Upstream parses the binary's version (version.Get()); ours is the reference release's major.minor.
   const Version binary(ks::features::kBinaryMajor, ks::features::kBinaryMinor, 0);
@@ -27,7 +28,8 @@ NodeDeclaredFeatures::NodeDeclaredFeatures(const api::nodedeclaredfeatures::Fram
     : ndfFramework_(ndfFramework),
       version_(std::move(version)),
       enabled_(enabled),
-      enableInPlacePodVerticalScalingSchedulerPreemption_(enableInPlacePodVerticalScalingSchedulerPreemption) {}
+      enableInPlacePodVerticalScalingSchedulerPreemption_(
+          enableInPlacePodVerticalScalingSchedulerPreemption) {}
 
 framework::Status NodeDeclaredFeatures::preFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                                   std::span<const framework::NodeInfoPtr> /*nodes*/,
@@ -56,7 +58,7 @@ framework::Status NodeDeclaredFeatures::filter(framework::CycleState& state, con
     return framework::Status::error("error reading \"PreFilter" + std::string(kName) +
                                     "\" from cycle-state: not found");
   }
-  // No unsatisfied list here (upstream skips MatchNodeFeatureSet for that): the subset test allocates nothing.
+  // The subset test alone (upstream skips MatchNodeFeatureSet's diff here): it allocates nothing.
   auto isMatch = s->reqs().isSubset(nodeInfo.declaredFeatures());
   if (!isMatch.ok()) return framework::Status::error(isMatch.error().message());
   if (!*isMatch) {
@@ -69,17 +71,19 @@ framework::Status NodeDeclaredFeatures::filter(framework::CycleState& state, con
 Result<std::vector<framework::ClusterEventWithHint>> NodeDeclaredFeatures::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
   if (!enabled_) return events;
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node,
-                                            framework::action::Add | framework::action::UpdateNodeDeclaredFeature,
-                                            {}},
-                    &NodeDeclaredFeatures::isSchedulableAfterNodeChange});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::Node,
+                               framework::action::Add | framework::action::UpdateNodeDeclaredFeature,
+                               {}},
+       &NodeDeclaredFeatures::isSchedulableAfterNodeChange});
   // Upstream v1.37 registers {TargetPod, Update}: the rejected pod's own update. Until the queue tells
   // TargetPod apart, that is the UnscheduledPod update the queue evaluates for the updated pod only.
-  events.push_back({framework::ClusterEvent{framework::EventResource::UnscheduledPod, framework::action::Update, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterTargetPodUpdate(pod, oldObj, newObj);
-                    }});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::UnscheduledPod, framework::action::Update, {}},
+       [this](const api::Pod& pod, const framework::EventObject& oldObj,
+              const framework::EventObject& newObj) {
+         return isSchedulableAfterTargetPodUpdate(pod, oldObj, newObj);
+       }});
   return events;
 }
 
@@ -97,7 +101,8 @@ Result<framework::QueueingHint> NodeDeclaredFeatures::isSchedulableAfterNodeChan
 }
 
 Result<framework::QueueingHint> NodeDeclaredFeatures::isSchedulableAfterTargetPodUpdate(
-    const api::Pod& /*pod*/, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+    const api::Pod& /*pod*/, const framework::EventObject& oldObj,
+    const framework::EventObject& newObj) const {
   auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!pods.ok()) return pods.error();
   const auto [oldPod, newPod] = *pods;

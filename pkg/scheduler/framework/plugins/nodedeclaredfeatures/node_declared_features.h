@@ -18,13 +18,16 @@
 
 namespace ks::plugins::nodedeclaredfeatures {
 
-inline constexpr std::string_view kErrReasonUnsatisfiedRequirements = "node(s) didn't match Pod's required features";
+inline constexpr std::string_view kErrReasonUnsatisfiedRequirements =
+    "node(s) didn't match Pod's required features";
 
 // The pod's required features, computed in PreFilter. Immutable.
 class PreFilterState final : public framework::StateData {
  public:
   explicit PreFilterState(api::nodedeclaredfeatures::FeatureSet reqs) : reqs_(std::move(reqs)) {}
-  std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<PreFilterState>(*this); }
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
   const api::nodedeclaredfeatures::FeatureSet& reqs() const { return reqs_; }
 
  private:
@@ -52,8 +55,9 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
 
   // `ndfFramework` (not owned, outliving the plugin) may be null when !enabled; `version` is the version
   // requirements are inferred for (none fails inference, as upstream's nil version).
-  NodeDeclaredFeatures(const api::nodedeclaredfeatures::Framework* ndfFramework, std::optional<Version> version,
-                       bool enabled, bool enableInPlacePodVerticalScalingSchedulerPreemption = false);
+  NodeDeclaredFeatures(const api::nodedeclaredfeatures::Framework* ndfFramework,
+                       std::optional<Version> version, bool enabled,
+                       bool enableInPlacePodVerticalScalingSchedulerPreemption = false);
 
   std::string_view name() const override { return kName; }
 
@@ -77,9 +81,8 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
                                                                       const framework::EventObject& oldObj,
                                                                       const framework::EventObject& newObj);
   // Queue when the update changed the pod's required features; an inference error is returned (Queue).
-  Result<framework::QueueingHint> isSchedulableAfterTargetPodUpdate(const api::Pod& pod,
-                                                                    const framework::EventObject& oldObj,
-                                                                    const framework::EventObject& newObj) const;
+  Result<framework::QueueingHint> isSchedulableAfterTargetPodUpdate(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
 
  private:
   const api::nodedeclaredfeatures::Framework* ndfFramework_;

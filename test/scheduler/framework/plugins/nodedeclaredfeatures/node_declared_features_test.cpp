@@ -50,17 +50,36 @@ TEST(NodeDeclaredFeaturesTest, PreFilter) {
     std::optional<std::vector<std::string>> expectedState;  // the required features; none: no state
   };
   const std::vector<Case> cases = {
-      {"plugin disabled", false, {mockFeature(feature1, true), mockFeature(feature2, false)}, "1.35.0", Code::Skip,
+      {"plugin disabled",
+       false,
+       {mockFeature(feature1, true), mockFeature(feature2, false)},
+       "1.35.0",
+       Code::Skip,
        std::nullopt},
-      {"Pod with feature requirements", true, {mockFeature(feature1, true), mockFeature(feature2, false)}, "1.35.0",
-       Code::Success, std::vector<std::string>{feature1}},
-      {"Pod with multiple feature requirements", true,
-       {mockFeature(feature1, true, "1.38.0"), mockFeature(feature2, true, "1.38.0")}, "1.35.0", Code::Success,
+      {"Pod with feature requirements",
+       true,
+       {mockFeature(feature1, true), mockFeature(feature2, false)},
+       "1.35.0",
+       Code::Success,
+       std::vector<std::string>{feature1}},
+      {"Pod with multiple feature requirements",
+       true,
+       {mockFeature(feature1, true, "1.38.0"), mockFeature(feature2, true, "1.38.0")},
+       "1.35.0",
+       Code::Success,
        std::vector<std::string>{feature1, feature2}},
-      {"Pod with no requirements", true, {mockFeature(feature1, false), mockFeature(feature2, false)}, "1.35.0",
-       Code::Skip, std::nullopt},
-      {"Feature not required, version > MaxVersion", true,
-       {mockFeature(feature1, true, "1.33.0"), mockFeature(feature2, false)}, "1.34.0", Code::Skip, std::nullopt},
+      {"Pod with no requirements",
+       true,
+       {mockFeature(feature1, false), mockFeature(feature2, false)},
+       "1.35.0",
+       Code::Skip,
+       std::nullopt},
+      {"Feature not required, version > MaxVersion",
+       true,
+       {mockFeature(feature1, true, "1.33.0"), mockFeature(feature2, false)},
+       "1.34.0",
+       Code::Skip,
+       std::nullopt},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -92,11 +111,13 @@ TEST(NodeDeclaredFeaturesTest, Filter) {
     std::optional<std::vector<std::string>> preFilterReqs;
     Status expected;
   };
-  const Status unsatisfied(Code::UnschedulableAndUnresolvable, std::string(kErrReasonUnsatisfiedRequirements));
+  const Status unsatisfied(Code::UnschedulableAndUnresolvable,
+                           std::string(kErrReasonUnsatisfiedRequirements));
   const std::vector<Case> cases = {
       {"plugin disabled", false, MakeNode().name("node-1").declaredFeatures({featureA, featureB}).obj(),
        std::nullopt, Status()},
-      {"Node matches requirements", true, MakeNode().name("node-1").declaredFeatures({featureA, featureB}).obj(),
+      {"Node matches requirements", true,
+       MakeNode().name("node-1").declaredFeatures({featureA, featureB}).obj(),
        std::vector<std::string>{featureA}, Status()},
       {"Node does not match requirements", true, MakeNode().name("node-1").declaredFeatures({featureB}).obj(),
        std::vector<std::string>{featureA}, unsatisfied},
@@ -104,11 +125,11 @@ TEST(NodeDeclaredFeaturesTest, Filter) {
       {"Node with multiple features, pod requires subset", false,
        MakeNode().name("node-multi").declaredFeatures({featureA, featureB, featureC}).obj(),
        std::vector<std::string>{featureA, featureC}, Status()},
-      {"Node has no declared features", true, MakeNode().name("node-1").obj(), std::vector<std::string>{featureA},
-       unsatisfied},
+      {"Node has no declared features", true, MakeNode().name("node-1").obj(),
+       std::vector<std::string>{featureA}, unsatisfied},
       {"Node with some but not all required features", true,
-       MakeNode().name("node-1").declaredFeatures({featureA}).obj(), std::vector<std::string>{featureA, featureB},
-       unsatisfied},
+       MakeNode().name("node-1").declaredFeatures({featureA}).obj(),
+       std::vector<std::string>{featureA, featureB}, unsatisfied},
       {"Error getting pre-filter state", true, MakeNode().name("node-1").obj(), std::nullopt,
        Status::error("error reading \"PreFilterNodeDeclaredFeatures\" from cycle-state: not found")},
   };
@@ -132,7 +153,9 @@ TEST(NodeDeclaredFeaturesTest, EnqueueExtensionsNodeUpdate) {
     QueueingHint expectedHint;
   };
   const std::vector<Case> cases = {
-      {"Node Add with feature", {}, MakeNode().name("node-1").declaredFeatures({"FeatureA"}).ptr(),
+      {"Node Add with feature",
+       {},
+       MakeNode().name("node-1").declaredFeatures({"FeatureA"}).ptr(),
        QueueingHint::Queue},
       {"Node Update (Features Added)", MakeNode().name("node-1").ptr(),
        MakeNode().name("node-1").declaredFeatures({"FeatureA"}).ptr(), QueueingHint::Queue},
@@ -208,7 +231,8 @@ TEST(NodeDeclaredFeaturesTest, EventsToRegister) {
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 2u);
   EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Node);
-  EXPECT_EQ((*events)[0].event.actionType, framework::action::Add | framework::action::UpdateNodeDeclaredFeature);
+  EXPECT_EQ((*events)[0].event.actionType,
+            framework::action::Add | framework::action::UpdateNodeDeclaredFeature);
   EXPECT_EQ((*events)[1].event.resource, framework::EventResource::UnscheduledPod);
   EXPECT_EQ((*events)[1].event.actionType, framework::action::Update);
   for (const auto& e : *events) EXPECT_TRUE(e.queueingHintFn);
@@ -218,7 +242,8 @@ TEST(NodeDeclaredFeaturesTest, DeferredResizeSkipped) {
   const api::Pod pod = MakePod().name("p").uid("p").condition("PodResizePending", "True", "Deferred").obj();
   framework::NodeInfo nodeInfo;
   nodeInfo.setNode(MakeNode().name("node1").ptr());
-  NodeDeclaredFeatures pl(nullptr, std::nullopt, true, /*enableInPlacePodVerticalScalingSchedulerPreemption=*/true);
+  NodeDeclaredFeatures pl(nullptr, std::nullopt, true,
+                          /*enableInPlacePodVerticalScalingSchedulerPreemption=*/true);
   framework::CycleState state;
   EXPECT_EQ(runPreFilter(pl, state, pod).code(), Code::Skip);
   EXPECT_EQ(pl.filter(state, *plugintesting::podInfo(pod), nodeInfo).code(), Code::Success);
