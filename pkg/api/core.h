@@ -50,13 +50,45 @@ struct ContainerPort {
   bool operator==(const ContainerPort&) const = default;
 };
 
+// A container's rule for one kind of exit (ContainerRestartRules); NodeDeclaredFeatures looks at the action.
+struct ContainerRestartRuleOnExitCodes {
+  std::string op;  // "operator" in JSON: In or NotIn
+  std::vector<int32_t> values;
+  bool operator==(const ContainerRestartRuleOnExitCodes&) const = default;
+};
+inline constexpr std::string_view kContainerRestartRuleActionRestartAllContainers = "RestartAllContainers";
+struct ContainerRestartRule {
+  std::string action;  // Restart or RestartAllContainers
+  std::optional<ContainerRestartRuleOnExitCodes> exitCodes;
+  bool operator==(const ContainerRestartRule&) const = default;
+};
+
+// Only the mount's identity and its bind mount options (VolumeBindMountOptions, read by
+// NodeDeclaredFeatures) are modelled.
+struct VolumeMount {
+  std::string name;
+  std::string mountPath;
+  std::vector<std::string> bindMountOptions;
+  bool operator==(const VolumeMount&) const = default;
+};
+
 struct Container {
   std::string name;
   std::string image;
   std::vector<ContainerPort> ports;
   ResourceRequirements resources;
   std::optional<std::string> restartPolicy;  // init containers only: "Always" makes a sidecar
+  std::vector<ContainerRestartRule> restartPolicyRules;
+  std::vector<VolumeMount> volumeMounts;
   bool operator==(const Container&) const = default;
+};
+
+// An ephemeral container (debugging); it requests no resources, so only its name, mounts and target are kept.
+struct EphemeralContainer {
+  std::string name;
+  std::vector<VolumeMount> volumeMounts;
+  std::string targetContainerName;
+  bool operator==(const EphemeralContainer&) const = default;
 };
 
 struct Toleration {
@@ -284,10 +316,12 @@ struct PodSpec {
   std::vector<Volume> volumes;
   std::vector<Container> initContainers;
   std::vector<Container> containers;
+  std::vector<EphemeralContainer> ephemeralContainers;
   ResourceList overhead;
   HeapOptional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
   std::vector<PodResourceClaim> resourceClaims;  // DRA
   bool hostNetwork = false;
+  std::optional<bool> hostUsers;  // false: the pod runs in a user namespace
   std::string restartPolicy;
   std::string serviceAccountName;
   bool operator==(const PodSpec&) const = default;
@@ -396,6 +430,8 @@ struct NodeStatus {
   std::vector<NodeCondition> conditions;
   std::vector<NodeAddress> addresses;
   std::vector<ContainerImage> images;
+  // The features the kubelet declares (NodeDeclaredFeatures), sorted.
+  std::vector<std::string> declaredFeatures;
   bool operator==(const NodeStatus&) const = default;
 };
 

@@ -13,6 +13,7 @@ namespace {
 constexpr std::string_view kRestartPolicyAlways = "Always";
 constexpr std::string_view kPodResizePending = "PodResizePending";
 constexpr std::string_view kPodReasonInfeasible = "Infeasible";
+constexpr std::string_view kPodReasonDeferred = "Deferred";
 
 // addResourceList: list += newList, per resource.
 void addResourceList(ResourceList& list, const ResourceList& newList) {
@@ -177,11 +178,24 @@ bool isPodLevelResourcesSet(const Pod& pod) {
   return isPodLevelRequestsSet(pod) || isPodLevelLimitsSet(pod);
 }
 
-bool isPodResizeInfeasible(const Pod& pod) {
+namespace {
+
+// The reason of the first PodResizePending condition; empty when there is none.
+std::string_view resizePendingReason(const Pod& pod) {
   for (const auto& c : pod.status.conditions) {
-    if (c.type == kPodResizePending) return c.reason == kPodReasonInfeasible;
+    if (c.type == kPodResizePending) return c.reason;
   }
-  return false;
+  return {};
+}
+
+}  // namespace
+
+bool isPodResizeInfeasible(const Pod& pod) {
+  return resizePendingReason(pod) == kPodReasonInfeasible;
+}
+
+bool isPodResizeDeferred(const Pod& pod) {
+  return resizePendingReason(pod) == kPodReasonDeferred;
 }
 
 ResourceList aggregateContainerRequests(const Pod& pod, const PodRequestsOptions& opts) {

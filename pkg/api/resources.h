@@ -60,8 +60,10 @@ bool isPodLevelRequestsSet(const Pod& pod);
 bool isPodLevelLimitsSet(const Pod& pod);
 bool isPodLevelResourcesSet(const Pod& pod);
 
-// IsPodResizeInfeasible: the PodResizePending condition has reason Infeasible.
+// IsPodResizeInfeasible / IsPodResizeDeferred: the PodResizePending condition has reason Infeasible /
+// Deferred.
 bool isPodResizeInfeasible(const Pod& pod);
+bool isPodResizeDeferred(const Pod& pod);
 
 // pkg/scheduler/util GetRequestForResource: the request for `name`; with nonZero, a missing cpu or
 // memory request reads as the scheduler defaults (100m, 200Mi). Explicit zeros stay zero.

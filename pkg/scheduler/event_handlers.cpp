@@ -112,6 +112,10 @@ std::vector<ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNod
   if (newNode.spec.taints != oldNode.spec.taints) add(action::UpdateNodeTaint);
   if (conditionsChanged(newNode, oldNode)) add(action::UpdateNodeCondition);
   if (newNode.metadata.annotations != oldNode.metadata.annotations) add(action::UpdateNodeAnnotation);
+  // Kept sorted by the kubelet, so comparing in order is enough (upstream extractNodeFeaturesChange, behind
+  // the NodeDeclaredFeatures gate, GA and locked on in v1.37).
+  if (newNode.status.declaredFeatures != oldNode.status.declaredFeatures)
+    add(action::UpdateNodeDeclaredFeature);
   return events;
 }
 

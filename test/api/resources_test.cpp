@@ -166,6 +166,15 @@ TEST(ResourcesTest, InPlaceResize) {
       {{"cpu", "1"}}, "pod-level status ignored");
 }
 
+// Upstream TestResizeConditionsAndSupportedResources (the resize conditions).
+TEST(ResourcesTest, ResizeConditions) {
+  Pod pod = MakePod().condition("PodResizePending", "True", "Deferred").obj();
+  EXPECT_TRUE(isPodResizeDeferred(pod));
+  EXPECT_FALSE(isPodResizeInfeasible(pod));
+  pod.status.conditions[0].reason = "Other";
+  EXPECT_FALSE(isPodResizeDeferred(pod));
+}
+
 TEST(ResourcesTest, NonMissingContainerRequests) {
   const ResourceList defaults = resourceList({{"cpu", "100m"}, {"memory", "200Mi"}});
   PodRequestsOptions opts{.nonMissingContainerRequests = &defaults};

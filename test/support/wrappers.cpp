@@ -410,5 +410,9 @@ NodeWrapper& NodeWrapper::condition(std::string type, std::string status) {
   node_.status.conditions.push_back(std::move(c));
   return *this;
 }
+NodeWrapper& NodeWrapper::declaredFeatures(std::vector<std::string> features) {
+  node_.status.declaredFeatures = std::move(features);
+  return *this;
+}
 
 }  // namespace ks::testing

@@ -138,6 +138,7 @@ class NodeWrapper {
   // Images: name -> size, each one ContainerImage with that single name.
   NodeWrapper& images(const std::map<std::string, int64_t>& images);
   NodeWrapper& condition(std::string type, std::string status);
+  NodeWrapper& declaredFeatures(std::vector<std::string> features);  // status.declaredFeatures
 
  private:
   api::Node node_;

@@ -73,6 +73,7 @@ bool read(DecodeContext& ctx, const Json& j, NodeStatus& out) {
       .field("conditions", out.conditions)
       .field("addresses", out.addresses)
       .field("images", out.images)
+      .field("declaredFeatures", out.declaredFeatures)
       .ok();
 }
 
@@ -83,6 +84,7 @@ Json write(const NodeStatus& in) {
   put(o, "conditions", in.conditions);
   put(o, "addresses", in.addresses);
   put(o, "images", in.images);
+  put(o, "declaredFeatures", in.declaredFeatures);
   return o;
 }
 

@@ -56,6 +56,44 @@ Json write(const ContainerPort& in) {
   return o;
 }
 
+bool read(DecodeContext& ctx, const Json& j, ContainerRestartRuleOnExitCodes& out) {
+  return ObjectReader(ctx, j).field("operator", out.op).field("values", out.values).ok();
+}
+
+Json write(const ContainerRestartRuleOnExitCodes& in) {
+  Json o = Json::object();
+  put(o, "operator", in.op);
+  put(o, "values", in.values);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, ContainerRestartRule& out) {
+  return ObjectReader(ctx, j).field("action", out.action).field("exitCodes", out.exitCodes).ok();
+}
+
+Json write(const ContainerRestartRule& in) {
+  Json o = Json::object();
+  put(o, "action", in.action);
+  put(o, "exitCodes", in.exitCodes);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, VolumeMount& out) {
+  return ObjectReader(ctx, j)
+      .field("name", out.name)
+      .field("mountPath", out.mountPath)
+      .field("bindMountOptions", out.bindMountOptions)
+      .ok();
+}
+
+Json write(const VolumeMount& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  o["mountPath"] = in.mountPath;  // no omitempty upstream
+  put(o, "bindMountOptions", in.bindMountOptions);
+  return o;
+}
+
 bool read(DecodeContext& ctx, const Json& j, Container& out) {
   return ObjectReader(ctx, j)
       .field("name", out.name)
@@ -63,6 +101,8 @@ bool read(DecodeContext& ctx, const Json& j, Container& out) {
       .field("ports", out.ports)
       .field("resources", out.resources)
       .field("restartPolicy", out.restartPolicy)
+      .field("restartPolicyRules", out.restartPolicyRules)
+      .field("volumeMounts", out.volumeMounts)
       .ok();
 }
 
@@ -73,6 +113,25 @@ Json write(const Container& in) {
   put(o, "ports", in.ports);
   o["resources"] = write(in.resources);  // a struct: always present, as the API server prints it
   put(o, "restartPolicy", in.restartPolicy);
+  put(o, "restartPolicyRules", in.restartPolicyRules);
+  put(o, "volumeMounts", in.volumeMounts);
+  return o;
+}
+
+// EphemeralContainerCommon is inlined into EphemeralContainer in JSON.
+bool read(DecodeContext& ctx, const Json& j, EphemeralContainer& out) {
+  return ObjectReader(ctx, j)
+      .field("name", out.name)
+      .field("volumeMounts", out.volumeMounts)
+      .field("targetContainerName", out.targetContainerName)
+      .ok();
+}
+
+Json write(const EphemeralContainer& in) {
+  Json o = Json::object();
+  o["name"] = in.name;
+  put(o, "volumeMounts", in.volumeMounts);
+  put(o, "targetContainerName", in.targetContainerName);
   return o;
 }
 
@@ -565,11 +624,13 @@ bool read(DecodeContext& ctx, const Json& j, PodSpec& out) {
                 .field("volumes", out.volumes)
                 .field("initContainers", out.initContainers)
                 .field("containers", out.containers)
+                .field("ephemeralContainers", out.ephemeralContainers)
                 .field("restartPolicy", out.restartPolicy)
                 .field("nodeSelector", out.nodeSelector)
                 .field("serviceAccountName", out.serviceAccountName)
                 .field("nodeName", out.nodeName)
                 .field("hostNetwork", out.hostNetwork)
+                .field("hostUsers", out.hostUsers)
                 .field("affinity", out.affinity)
                 .field("schedulerName", out.schedulerName)
                 .field("tolerations", out.tolerations)
@@ -591,11 +652,13 @@ Json write(const PodSpec& in) {
   put(o, "volumes", in.volumes);
   put(o, "initContainers", in.initContainers);
   o["containers"] = write(in.containers);
+  put(o, "ephemeralContainers", in.ephemeralContainers);
   put(o, "restartPolicy", in.restartPolicy);
   put(o, "nodeSelector", in.nodeSelector);
   put(o, "serviceAccountName", in.serviceAccountName);
   put(o, "nodeName", in.nodeName);
   put(o, "hostNetwork", in.hostNetwork);
+  put(o, "hostUsers", in.hostUsers);
   put(o, "affinity", in.affinity);
   put(o, "schedulerName", in.schedulerName);
   put(o, "tolerations", in.tolerations);

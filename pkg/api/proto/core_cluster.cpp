@@ -101,6 +101,8 @@ bool read(DecodeContext& ctx, std::string_view msg, NodeStatus& out) {
         return get(ctx, f, "addresses", out.addresses);
       case 8:
         return get(ctx, f, "images", out.images);
+      case 14:
+        return get(ctx, f, "declaredFeatures", out.declaredFeatures);
       default:
         return true;
     }

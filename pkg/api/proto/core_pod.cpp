@@ -60,6 +60,47 @@ bool read(DecodeContext& ctx, std::string_view msg, ContainerPort& out) {
   return ok;
 }
 
+bool read(DecodeContext& ctx, std::string_view msg, ContainerRestartRuleOnExitCodes& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "operator", out.op);
+      case 2:
+        return get(ctx, f, "values", out.values);
+      default:
+        return true;
+    }
+  });
+}
+
+bool read(DecodeContext& ctx, std::string_view msg, ContainerRestartRule& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "action", out.action);
+      case 2:
+        return get(ctx, f, "exitCodes", out.exitCodes);
+      default:
+        return true;
+    }
+  });
+}
+
+bool read(DecodeContext& ctx, std::string_view msg, VolumeMount& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "name", out.name);
+      case 3:
+        return get(ctx, f, "mountPath", out.mountPath);
+      case 8:
+        return get(ctx, f, "bindMountOptions", out.bindMountOptions);
+      default:
+        return true;
+    }
+  });
+}
+
 bool read(DecodeContext& ctx, std::string_view msg, Container& out) {
   return each(ctx, msg, [&](const Field& f) {
     switch (f.number) {
@@ -71,8 +112,36 @@ bool read(DecodeContext& ctx, std::string_view msg, Container& out) {
         return get(ctx, f, "ports", out.ports);
       case 8:
         return get(ctx, f, "resources", out.resources);
+      case 9:
+        return get(ctx, f, "volumeMounts", out.volumeMounts);
       case 24:
         return get(ctx, f, "restartPolicy", out.restartPolicy);
+      case 25:
+        return get(ctx, f, "restartPolicyRules", out.restartPolicyRules);
+      default:
+        return true;
+    }
+  });
+}
+
+// EphemeralContainer{ephemeralContainerCommon = 1 {name = 1, volumeMounts = 9}, targetContainerName = 2}:
+// JSON inlines the common part (no path segment).
+bool read(DecodeContext& ctx, std::string_view msg, EphemeralContainer& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return embedded(ctx, f, [&](const Field& c) {
+          switch (c.number) {
+            case 1:
+              return get(ctx, c, "name", out.name);
+            case 9:
+              return get(ctx, c, "volumeMounts", out.volumeMounts);
+            default:
+              return true;
+          }
+        });
+      case 2:
+        return get(ctx, f, "targetContainerName", out.targetContainerName);
       default:
         return true;
     }
@@ -539,6 +608,8 @@ bool read(DecodeContext& ctx, std::string_view msg, PodSpec& out) {
         return get(ctx, f, "initContainers", out.initContainers);
       case 2:
         return get(ctx, f, "containers", out.containers);
+      case 34:
+        return get(ctx, f, "ephemeralContainers", out.ephemeralContainers);
       case 3:
         return get(ctx, f, "restartPolicy", out.restartPolicy);
       case 7:
@@ -549,6 +620,8 @@ bool read(DecodeContext& ctx, std::string_view msg, PodSpec& out) {
         return get(ctx, f, "nodeName", out.nodeName);
       case 11:
         return get(ctx, f, "hostNetwork", out.hostNetwork);
+      case 37:
+        return get(ctx, f, "hostUsers", out.hostUsers);
       case 18:
         return get(ctx, f, "affinity", out.affinity);
       case 19:

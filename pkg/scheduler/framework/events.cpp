@@ -44,7 +44,7 @@ std::string_view eventResourceName(EventResource r) {
 std::string actionTypeName(ActionType a) {
   if (a == action::All) return "All";
   if (a == action::Update || a == action::UpdatePodOther) return "Update";
-  static constexpr std::array<std::pair<ActionType, std::string_view>, 12> kNames{{
+  static constexpr std::array<std::pair<ActionType, std::string_view>, 13> kNames{{
       {action::Add, "Add"},
       {action::Delete, "Delete"},
       {action::UpdateNodeAllocatable, "UpdateNodeAllocatable"},
@@ -52,6 +52,7 @@ std::string actionTypeName(ActionType a) {
       {action::UpdateNodeTaint, "UpdateNodeTaint"},
       {action::UpdateNodeCondition, "UpdateNodeCondition"},
       {action::UpdateNodeAnnotation, "UpdateNodeAnnotation"},
+      {action::UpdateNodeDeclaredFeature, "UpdateNodeDeclaredFeature"},
       {action::UpdatePodLabel, "UpdatePodLabel"},
       {action::UpdatePodScaleDown, "UpdatePodScaleDown"},
       {action::UpdatePodToleration, "UpdatePodToleration"},

@@ -56,19 +56,21 @@ inline constexpr ActionType UpdateNodeLabel = 1u << 3;
 inline constexpr ActionType UpdateNodeTaint = 1u << 4;
 inline constexpr ActionType UpdateNodeCondition = 1u << 5;
 inline constexpr ActionType UpdateNodeAnnotation = 1u << 6;
+// status.declaredFeatures changed (NodeDeclaredFeatures).
+inline constexpr ActionType UpdateNodeDeclaredFeature = 1u << 7;
 // Pod updates.
-inline constexpr ActionType UpdatePodLabel = 1u << 7;
-inline constexpr ActionType UpdatePodScaleDown = 1u << 8;
-inline constexpr ActionType UpdatePodToleration = 1u << 9;
-inline constexpr ActionType UpdatePodSchedulingGatesEliminated = 1u << 10;
-inline constexpr ActionType UpdatePodGeneratedResourceClaim = 1u << 11;
+inline constexpr ActionType UpdatePodLabel = 1u << 8;
+inline constexpr ActionType UpdatePodScaleDown = 1u << 9;
+inline constexpr ActionType UpdatePodToleration = 1u << 10;
+inline constexpr ActionType UpdatePodSchedulingGatesEliminated = 1u << 11;
+inline constexpr ActionType UpdatePodGeneratedResourceClaim = 1u << 12;
 // Any other update of a pod that none of the specific types covers.
-inline constexpr ActionType UpdatePodOther = 1u << 12;
-inline constexpr ActionType All = (1u << 13) - 1;
+inline constexpr ActionType UpdatePodOther = 1u << 13;
+inline constexpr ActionType All = (1u << 14) - 1;
 inline constexpr ActionType Update =
     UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition | UpdateNodeAnnotation |
-    UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration | UpdatePodSchedulingGatesEliminated |
-    UpdatePodGeneratedResourceClaim | UpdatePodOther;
+    UpdateNodeDeclaredFeature | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration |
+    UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim | UpdatePodOther;
 }  // namespace action
 
 // Upstream's ActionType.String(): the name of a single flag, "Update" for Update or UpdatePodOther,

@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "pkg/api/field.h"
+#include "pkg/api/nodedeclaredfeatures/framework.h"
 #include "pkg/api/resources.h"
 
 namespace ks::framework {
@@ -387,6 +388,9 @@ void NodeInfo::update(const PodInfo& podInfo, int64_t sign) {
 void NodeInfo::setNode(api::NodePtr node) {
   node_ = std::move(node);
   allocatable_ = Resource::fromResourceList(node_->status.allocatable);
+  // Mapped once here so that Filter is a subset test. Upstream maps only with the NodeDeclaredFeatures gate
+  // on; it is GA and locked on in v1.37.
+  declaredFeatures_ = api::nodedeclaredfeatures::defaultFramework().tryMap(node_->status.declaredFeatures);
   generation_ = nextGeneration();
 }
 

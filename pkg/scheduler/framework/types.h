@@ -16,6 +16,7 @@
 
 #include "pkg/api/core.h"
 #include "pkg/api/labels.h"
+#include "pkg/api/nodedeclaredfeatures/feature_set.h"
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/util/result.h"
 
@@ -254,6 +255,9 @@ class NodeInfo {
   const Resource& allocatable() const { return allocatable_; }
   const std::map<std::string, ImageStateSummary>& imageStates() const { return imageStates_; }
   const std::map<std::string, int>& pvcRefCounts() const { return pvcRefCounts_; }
+  // The node's status.declaredFeatures mapped by the default NodeDeclaredFeatures framework (features it
+  // doesn't know dropped); empty (size 0) until a node is set.
+  const api::nodedeclaredfeatures::FeatureSet& declaredFeatures() const { return declaredFeatures_; }
   int64_t generation() const { return generation_; }
 
   void addPodInfo(PodInfoPtr podInfo);
@@ -291,6 +295,7 @@ class NodeInfo {
   Resource allocatable_;
   std::map<std::string, ImageStateSummary> imageStates_;
   std::map<std::string, int> pvcRefCounts_;
+  api::nodedeclaredfeatures::FeatureSet declaredFeatures_;
   int64_t generation_ = 0;
 };
 

@@ -277,7 +277,46 @@ TEST(NodeCodec, DecodesYamlFixture) {
   EXPECT_EQ(st.images[0].names.size(), 2u);
   EXPECT_EQ(st.images[0].names[1], "registry.example.com/web:1.4.2");
   EXPECT_EQ(st.images[0].sizeBytes, 123456789);
+  EXPECT_EQ(st.declaredFeatures, (std::vector<std::string>{"RestartAllContainersOnContainerExits",
+                                                           "UserNamespacesHostNetworkSupport"}));
   expectRoundTrip(node);
+  EXPECT_NE(
+      encodeJson(node).find(
+          R"("declaredFeatures":["RestartAllContainersOnContainerExits","UserNamespacesHostNetworkSupport"])"),
+      std::string::npos);
+}
+
+// The pod fields NodeDeclaredFeatures infers requirements from: restart rules, bind mount options (also of
+// ephemeral containers, whose common part JSON inlines) and hostUsers.
+TEST(PodCodec, DecodesDeclaredFeatureInputs) {
+  auto pod = decodeJson<Pod>(R"({"spec":{
+    "hostNetwork": true, "hostUsers": false,
+    "containers": [{"name": "web", "restartPolicy": "Never",
+      "restartPolicyRules": [{"action": "RestartAllContainers", "exitCodes": {"operator": "In", "values": [1, 42]}}],
+      "volumeMounts": [{"name": "data", "mountPath": "/data", "readOnly": true,
+                        "bindMountOptions": ["noexec", "nosuid"]}]}],
+    "ephemeralContainers": [{"name": "debug", "image": "busybox", "targetContainerName": "web",
+      "volumeMounts": [{"name": "data", "mountPath": "/d", "bindMountOptions": ["nodev"]}]}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  const PodSpec& spec = pod->spec;
+  EXPECT_EQ(spec.hostUsers, std::optional<bool>(false));
+  ASSERT_EQ(spec.containers[0].restartPolicyRules.size(), 1u);
+  const ContainerRestartRule& rule = spec.containers[0].restartPolicyRules[0];
+  EXPECT_EQ(rule.action, "RestartAllContainers");
+  ASSERT_TRUE(rule.exitCodes.has_value());
+  EXPECT_EQ(rule.exitCodes->op, "In");
+  EXPECT_EQ(rule.exitCodes->values, (std::vector<int32_t>{1, 42}));
+  ASSERT_EQ(spec.containers[0].volumeMounts.size(), 1u);
+  EXPECT_EQ(spec.containers[0].volumeMounts[0].mountPath, "/data");
+  EXPECT_EQ(spec.containers[0].volumeMounts[0].bindMountOptions,
+            (std::vector<std::string>{"noexec", "nosuid"}));
+  ASSERT_EQ(spec.ephemeralContainers.size(), 1u);
+  EXPECT_EQ(spec.ephemeralContainers[0].name, "debug");
+  EXPECT_EQ(spec.ephemeralContainers[0].targetContainerName, "web");
+  EXPECT_EQ(spec.ephemeralContainers[0].volumeMounts[0].bindMountOptions, std::vector<std::string>{"nodev"});
+  expectRoundTrip(*pod);
+  // hostUsers=false is written (it differs from unset).
+  EXPECT_NE(encodeJson(*pod).find(R"("hostUsers":false)"), std::string::npos);
 }
 
 TEST(NamespaceCodec, PhaseComesFromStatus) {

@@ -10,6 +10,7 @@
 
 #include "pkg/api/json/codec.h"
 #include "pkg/api/proto/codec.h"
+#include "pkg/api/proto/wire.h"
 
 namespace ks::api {
 namespace {
@@ -90,6 +91,8 @@ KS_PROTO_FIXTURE(Namespace, namespace)
 KS_PROTO_FIXTURE(Pod, pod)
 KS_PROTO_FIXTURE(Pod, pod_volumes)
 KS_PROTO_FIXTURE(Node, node)
+KS_PROTO_FIXTURE(Node, node_declared_features)
+KS_PROTO_FIXTURE(Pod, pod_declared_features)
 KS_PROTO_FIXTURE(PersistentVolume, pv)
 KS_PROTO_FIXTURE(PersistentVolume, pv_aws)
 KS_PROTO_FIXTURE(PersistentVolume, pv_azuredisk)
@@ -170,6 +173,70 @@ TEST(ProtoBinding, EncodesWhatTheApiserverDecodes) {
   auto back = decodeProto<Binding>(body);
   ASSERT_TRUE(back.ok()) << back.error().message();
   EXPECT_EQ(*back, b);
+}
+
+// The fields NodeDeclaredFeatures reads, recorded: status.declaredFeatures (NodeStatus 14); a pod's
+// hostUsers (PodSpec 37), restartPolicyRules (Container 25) and volumeMounts (9) with bindMountOptions
+// (VolumeMount 8). The fixtures' equality with JSON above would also hold if both codecs dropped them.
+TEST(ProtoObjects, DeclaredFeatureFieldsDecoded) {
+  auto node = decodeProto<Node>(readTestdata("node_declared_features.pb"));
+  ASSERT_TRUE(node.ok()) << node.error().message();
+  EXPECT_EQ(node->status.declaredFeatures,
+            (std::vector<std::string>{"RestartAllContainersOnContainerExits",
+                                      "UserNamespacesHostNetworkSupport", "VolumeBindMountOptions"}));
+  auto pod = decodeProto<Pod>(readTestdata("pod_declared_features.pb"));
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  EXPECT_EQ(pod->spec.hostUsers, std::optional<bool>(false));
+  const Container& web = pod->spec.containers.at(0);
+  ASSERT_EQ(web.restartPolicyRules.size(), 1u);
+  EXPECT_EQ(web.restartPolicyRules[0].action, "RestartAllContainers");
+  EXPECT_EQ(web.restartPolicyRules[0].exitCodes->values, (std::vector<int32_t>{1, 42}));
+  ASSERT_EQ(web.volumeMounts.size(), 1u);
+  EXPECT_EQ(web.volumeMounts[0].bindMountOptions, (std::vector<std::string>{"noexec", "nosuid"}));
+}
+
+// What no recording can hold (the apiserver refuses ephemeral containers on create): the bytes are what
+// Go's generated Marshal of k8s.io/api v0.37.2 writes for the object (every non-pointer field, zero or not),
+// wrapped in the "k8s\0" envelope {typeMeta = 1 {apiVersion = 1, kind = 2}, raw = 2}.
+std::string goMarshaled(std::string_view kind, std::string_view hex) {
+  auto bytesField = [](uint32_t number, std::string_view v) {
+    proto::Writer w;
+    w.bytes(number, v);
+    return w.take();
+  };
+  std::string raw;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    raw.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return std::string("k8s\0", 4) + bytesField(1, bytesField(1, "v1") + bytesField(2, kind)) +
+         bytesField(2, raw);
+}
+
+// ephemeralContainers (PodSpec 34, the common part embedded as field 1, volumeMounts 9 in it), with the
+// other fields NodeDeclaredFeatures reads.
+TEST(ProtoGoMarshal, PodDeclaredFeatureInputs) {
+  const std::string pb = goMarshaled(
+      "Pod",
+      "0a100a0012001a0022002a0032003800420012d301126b0a0377656212002a0042004a230a046461746110011a052f64"
+      "6174612200320042066e6f6578656342066e6f737569646a007200800100880100900100a20100c201054e65766572ca"
+      "01200a1452657374617274416c6c436f6e7461696e65727312080a02496e1001102a1a00320042004a00520058016000"
+      "68008201008a01009a0100c201009202440a3d0a056465627567120762757379626f782a0042004a170a046461746110"
+      "001a022f642200320042056e6f6465766a007200800100880100900100a201001203776562a802001a130a001a002200"
+      "2a0032004a005a007200880100");
+  auto pod = decodeProto<Pod>(pb);
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  auto fromJson = decodeJson<Pod>(R"({"spec":{"hostNetwork":true,"hostUsers":false,
+    "containers":[{"name":"web","resources":{},"restartPolicy":"Never",
+      "restartPolicyRules":[{"action":"RestartAllContainers","exitCodes":{"operator":"In","values":[1,42]}}],
+      "volumeMounts":[{"name":"data","readOnly":true,"mountPath":"/data","bindMountOptions":["noexec","nosuid"]}]}],
+    "ephemeralContainers":[{"name":"debug","image":"busybox","targetContainerName":"web",
+      "volumeMounts":[{"name":"data","mountPath":"/d","bindMountOptions":["nodev"]}]}]}})");
+  ASSERT_TRUE(fromJson.ok()) << fromJson.error().message();
+  EXPECT_TRUE(*pod == *fromJson) << "proto: " << encodeJson(*pod) << "\n json: " << encodeJson(*fromJson);
+  ASSERT_EQ(pod->spec.ephemeralContainers.size(), 1u);
+  EXPECT_EQ(pod->spec.ephemeralContainers[0].targetContainerName, "web");
+  EXPECT_EQ(pod->spec.ephemeralContainers[0].volumeMounts[0].bindMountOptions,
+            std::vector<std::string>{"nodev"});
 }
 
 }  // namespace

@@ -987,6 +987,29 @@ TEST(NodeChangeTest, DetectsSchedulingRelevantChanges) {
   EXPECT_TRUE(nodeSchedulingPropertiesChange(base, base).empty());
 }
 
+// Upstream extractNodeFeaturesChange: a change of status.declaredFeatures is UpdateNodeDeclaredFeature,
+// alone or with the other changes of the same update.
+TEST(NodeChangeTest, DetectsDeclaredFeaturesChange) {
+  const auto base = MakeNode().name("n").declaredFeatures({"FeatureA"}).obj();
+  auto added = base;
+  added.status.declaredFeatures = {"FeatureA", "FeatureB"};
+  auto events = nodeSchedulingPropertiesChange(added, base);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].resource, framework::EventResource::Node);
+  EXPECT_EQ(events[0].actionType, framework::action::UpdateNodeDeclaredFeature);
+  EXPECT_EQ(events[0].label(), "NodeUpdateNodeDeclaredFeature");
+
+  auto cleared = base;
+  cleared.status.declaredFeatures.clear();
+  cleared.metadata.labels["a"] = "b";
+  events = nodeSchedulingPropertiesChange(cleared, base);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].actionType, framework::action::UpdateNodeLabel);
+  EXPECT_EQ(events[1].actionType, framework::action::UpdateNodeDeclaredFeature);
+
+  EXPECT_TRUE(nodeSchedulingPropertiesChange(base, base).empty());
+}
+
 }  // namespace
 }  // namespace ks::scheduler
 

@@ -44,6 +44,10 @@ TEST(EventsTest, MatchClusterEvents) {
        {EventResource::Node, action::Update, {}},
        {EventResource::Node, action::UpdateNodeLabel, {}},
        true},
+      {"Update registration matches a declared-features update",
+       {EventResource::Node, action::Update, {}},
+       {EventResource::Node, action::UpdateNodeDeclaredFeature, {}},
+       true},
       {"specific registration doesn't match generic Update",
        {EventResource::Node, action::UpdateNodeLabel, {}},
        {EventResource::Node, action::Update, {}},
@@ -68,6 +72,9 @@ TEST(EventsTest, Labels) {
   EXPECT_EQ(kEventUnschedulableTimeout.label(), "UnschedulableTimeout");
   EXPECT_EQ(actionTypeName(action::All), "All");
   EXPECT_EQ(actionTypeName(action::Add | action::Delete), "Add|Delete");
+  EXPECT_EQ((ClusterEvent{EventResource::Node, action::UpdateNodeDeclaredFeature, {}}).label(),
+            "NodeUpdateNodeDeclaredFeature");
+  EXPECT_EQ(actionTypeName(action::Add | action::UpdateNodeDeclaredFeature), "Add|UpdateNodeDeclaredFeature");
   EXPECT_EQ(unrollWildCardResource().size(), 11u);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pkg/api/nodedeclaredfeatures/framework.h"
 #include "pkg/api/resources.h"
 #include "test/scheduler/framework/test_pods.h"
 
@@ -89,6 +90,22 @@ TEST(NodeInfoTest, SetNodeAndRemoveNode) {
   EXPECT_EQ(ni.node(), nullptr);
   EXPECT_EQ(ni.pods().size(), 1u);
   EXPECT_GT(ni.generation(), g2);
+}
+
+// Upstream SetNode maps status.declaredFeatures with the default framework, dropping unknown features; the
+// snapshot copies the set.
+TEST(NodeInfoTest, SetNodeMapsDeclaredFeatures) {
+  NodeInfo ni;
+  EXPECT_EQ(ni.declaredFeatures().size(), 0);
+  api::Node node = *makeNode("test-node", "2", "4Gi", "110");
+  node.status.declaredFeatures = {"NotAFeatureWeKnow", "RestartAllContainersOnContainerExits"};
+  ni.setNode(std::make_shared<const api::Node>(node));
+  const auto& framework = api::nodedeclaredfeatures::defaultFramework();
+  EXPECT_EQ(ni.declaredFeatures(), framework.mustMapSorted({"RestartAllContainersOnContainerExits"}));
+  EXPECT_EQ(ni.snapshot()->declaredFeatures(), ni.declaredFeatures());
+  ni.setNode(makeNode("test-node", "2", "4Gi", "110"));
+  EXPECT_TRUE(ni.declaredFeatures().isEmpty());
+  EXPECT_EQ(ni.declaredFeatures().size(), static_cast<int>(framework.registeredFeatures().size()));
 }
 
 // Upstream TestNodeInfoClone.

@@ -10,6 +10,7 @@
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
+#include "pkg/scheduler/framework/plugins/nodedeclaredfeatures/node_declared_features.h"
 #include "pkg/scheduler/framework/plugins/nodename/node_name.h"
 #include "pkg/scheduler/framework/plugins/nodeports/node_ports.h"
 #include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
@@ -84,6 +85,10 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   volumeBinding.enableVolumeAttributesClass = features.enableVolumeAttributesClass;
   add<volumebinding::VolumeBinding>(r, volumeBinding);
   add<dynamicresources::DynamicResources>(r, dynamicResourcesFeatures(features));
+  add<nodedeclaredfeatures::NodeDeclaredFeatures>(
+      r,
+      nodedeclaredfeatures::NodeDeclaredFeatures::Features{
+          features.enableNodeDeclaredFeatures, features.enableInPlacePodVerticalScalingSchedulerPreemption});
   add<defaultbinder::DefaultBinder>(r);
   return r;
 }

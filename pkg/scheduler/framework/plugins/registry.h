@@ -32,6 +32,12 @@ struct Features {
   bool enableDRAPartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableDRAConsumableCapacity = false;
+  // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
+  // nothing.
+  bool enableNodeDeclaredFeatures = true;
+  // InPlacePodVerticalScalingSchedulerPreemption (alpha, off in v1.37): NodeDeclaredFeatures doesn't check
+  // a pod whose resize is Deferred.
+  bool enableInPlacePodVerticalScalingSchedulerPreemption = false;
   // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
   bool assumeVolumeBindingCompletes = false;
 };

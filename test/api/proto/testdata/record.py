@@ -56,9 +56,11 @@ KINDS = {
 # policies, shareID, consumedCapacity), binding conditions (bindsToNode, binding*Conditions,
 # allocationTimestamp), device taints, extended resources (DeviceClass extendedResourceName, a pod's
 # status.extendedResourceClaimStatus), partitionable devices (counters, per-device node selection). All are
-# on (or GA) in v1.37.2; naming them keeps the recording independent of the defaults.
+# on (or GA) in v1.37.2; naming them keeps the recording independent of the defaults. Alpha in v1.37.2 and
+# off: user namespaces with the host network (a pod's hostUsers=false with hostNetwork) and bind mount options.
 FEATURE_GATES = ("DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
-                 "DRAExtendedResource=true,DRAPartitionableDevices=true")
+                 "DRAExtendedResource=true,DRAPartitionableDevices=true,"
+                 "UserNamespacesHostNetworkSupport=true,VolumeBindMountOptions=true")
 
 # Created because a recorded object needs them (a pod's priority and runtime class), not recorded.
 PREREQUISITES = {"PriorityClass", "RuntimeClass"}
