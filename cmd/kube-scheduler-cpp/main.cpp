@@ -11,6 +11,7 @@
 #include "pkg/app/run.h"
 #include "pkg/explain/explain.h"
 #include "pkg/simulator/simulator.h"
+#include "pkg/util/version.h"
 
 int main(int argc, char** argv) {
   // Logs go to stderr: stdout carries command output (e.g. simulate -o json).
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (options->version) {
-    std::printf("kube-scheduler-cpp v%s\n", KS_VERSION);
+    std::printf("kube-scheduler-cpp v%s (follows kube-scheduler %s)\n", KS_VERSION,
+                std::string(ks::kUpstreamVersion).c_str());
     return 0;
   }
   return ks::app::run(*options);

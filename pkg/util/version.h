@@ -12,6 +12,14 @@
 
 namespace ks {
 
+// The upstream Kubernetes release whose kube-scheduler this project follows: what `--version` names and what
+// version-dependent logic (e.g. NodeDeclaredFeatures' inference, which upstream runs for version.Get())
+// takes as the binary's version.
+inline constexpr uint64_t kUpstreamMajor = 1;
+inline constexpr uint64_t kUpstreamMinor = 37;
+inline constexpr uint64_t kUpstreamPatch = 2;
+inline constexpr std::string_view kUpstreamVersion = "v1.37.2";
+
 class Version {
  public:
   // ParseSemantic: "1.37.2", "v1.39.0-alpha.2.39+049eafd34dfbd2", surrounding whitespace allowed. Errors

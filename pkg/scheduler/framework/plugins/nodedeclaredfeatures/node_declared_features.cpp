@@ -3,7 +3,7 @@
 #include <string>
 
 #include "pkg/api/resources.h"
-#include "pkg/features/features.h"
+#include "pkg/util/version.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 
 namespace ks::plugins::nodedeclaredfeatures {
@@ -15,8 +15,8 @@ Result<std::unique_ptr<framework::Plugin>> NodeDeclaredFeatures::create(const co
     return std::unique_ptr<framework::Plugin>(
         std::make_unique<NodeDeclaredFeatures>(nullptr, std::nullopt, false));
   }
-  // Upstream parses the binary's version (version.Get()); ours is the reference release's major.minor.
-  const Version binary(ks::features::kBinaryMajor, ks::features::kBinaryMinor, 0);
+  // Upstream parses the binary's version (version.Get()): the release this project follows.
+  const Version binary(kUpstreamMajor, kUpstreamMinor, kUpstreamPatch);
   return std::unique_ptr<framework::Plugin>(
       std::make_unique<NodeDeclaredFeatures>(&api::nodedeclaredfeatures::defaultFramework(), binary, true,
                                              fts.enableInPlacePodVerticalScalingSchedulerPreemption));
