@@ -470,8 +470,7 @@ TEST_F(SchedulerTest, UnschedulableConditionKeepsTransitionTimeAndObservesGenera
   ASSERT_TRUE(waitForPod("p", [&](const api::Pod& p) {
     const auto* c = scheduledCondition(p);
     return c &&
-           c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new "
-                                         "claims to deallocate";
+           c->message == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).";
   }));
   const api::Pod now = *client_.get<api::Pod>("default", "p");
   EXPECT_EQ(scheduledCondition(now)->lastTransitionTime, first);
@@ -543,8 +542,7 @@ TEST_F(SchedulerTest, NominatedNodeFailureIsInTheFitError) {
   ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
   EXPECT_EQ(
       scheduledCondition(*client_.get<api::Pod>("default", "p"))->message,
-      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector. no new "
-      "claims to deallocate");
+      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node affinity/selector.");
 }
 
 // F20: two PreFilter node sets without a common node reject the pod with no plugin on the status; the
