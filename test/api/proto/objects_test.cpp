@@ -90,6 +90,7 @@ void expectChunkingIrrelevant(const std::string& stem) {
 KS_PROTO_FIXTURE(Namespace, namespace)
 KS_PROTO_FIXTURE(Pod, pod)
 KS_PROTO_FIXTURE(Pod, pod_volumes)
+KS_PROTO_FIXTURE(Pod, pod_affinity)
 KS_PROTO_FIXTURE(Node, node)
 KS_PROTO_FIXTURE(Node, node_declared_features)
 KS_PROTO_FIXTURE(Pod, pod_declared_features)
