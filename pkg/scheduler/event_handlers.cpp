@@ -3,10 +3,11 @@
 // hints aside, which the queue runs under its lock).
 //
 // Each handler records scheduler_event_handling_duration_seconds{event} with upstream's labels:
-// "UnschedulablePodAdd/Update/Delete", "AssignedPodAdd/Update/Delete", "NodeAdd", "NodeDelete", the
-// per-change labels of node and pod updates ("NodeUpdateNodeLabel", "AssignedPodUpdatePodLabel", ...;
-// updating the cache plus moving pods for that event), and "<Resource>Add/Update/Delete" of the other
-// resources ("PersistentVolumeAdd", "storage.k8s.io/CSINodeUpdate", ...).
+// "UnscheduledPodAdd/Update/Delete", "AssignedPodAdd/Update/Delete", "NodeAdd", "NodeDelete", the
+// per-change labels of node and pod updates ("NodeUpdateNodeLabel", "AssignedPodUpdatePodLabel",
+// "UnscheduledPodUpdatePodLabel", ...; for assigned pods and nodes, updating the cache plus moving pods
+// for that event), and "<Resource>Add/Update/Delete" of the other resources ("PersistentVolumeAdd",
+// "storage.k8s.io/CSINodeUpdate", ...).
 
 #include <spdlog/spdlog.h>
 
@@ -76,12 +77,12 @@ class EventHandlingTimer {
 // The fixed-label series of the pod and node handlers.
 struct HandlerSeries {
   explicit HandlerSeries(metrics::Metrics& m)
-      : unscheduledPodAdd(m, "UnschedulablePodAdd"),
-        unscheduledPodUpdate(m, "UnschedulablePodUpdate"),
-        unscheduledPodDelete(m, "UnschedulablePodDelete"),
-        assignedPodAdd(m, "AssignedPodAdd"),
-        assignedPodUpdate(m, "AssignedPodUpdate"),
-        assignedPodDelete(m, "AssignedPodDelete"),
+      : unscheduledPodAdd(m, framework::kEventUnscheduledPodAdd.label()),
+        unscheduledPodUpdate(m, framework::kEventUnscheduledPodUpdate.label()),
+        unscheduledPodDelete(m, framework::kEventUnscheduledPodDelete.label()),
+        assignedPodAdd(m, framework::kEventAssignedPodAdd.label()),
+        assignedPodUpdate(m, framework::kEventAssignedPodUpdate.label()),
+        assignedPodDelete(m, framework::kEventAssignedPodDelete.label()),
         nodeAdd(m, "NodeAdd"),
         nodeDelete(m, "NodeDelete") {}
   EventHandlingSeries unscheduledPodAdd, unscheduledPodUpdate, unscheduledPodDelete;
@@ -151,8 +152,8 @@ void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod
   // pod there.
   if (!oldPod->status.nominatedNodeName.empty() &&
       oldPod->status.nominatedNodeName != newPod->status.nominatedNodeName) {
-    queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete},
-                                          EventObject(oldPod), {}, lowerOrEqualPriorityThan(*oldPod));
+    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(oldPod), {},
+                                          lowerOrEqualPriorityThan(*oldPod));
   }
 }
 
@@ -160,13 +161,12 @@ void Scheduler::onPodDelete(const api::PodPtr& pod) {
   queue_->remove(*pod);
   Framework* fw = frameworkForPod(*pod);
   if (fw == nullptr) return;
-  const ClusterEvent assignedPodDelete{EventResource::AssignedPod, action::Delete};
   if (fw->rejectWaitingPod(pod->metadata.uid)) {
     // It waited on Permit as an assumed pod: the resources it held are freed.
-    queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, EventObject(pod), {});
+    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {});
   } else if (!pod->status.nominatedNodeName.empty()) {
     // A deleted nominated pod frees the capacity it reserved for pods of lower or equal priority.
-    queue_->moveAllToActiveOrBackoffQueue(assignedPodDelete, EventObject(pod), {},
+    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {},
                                           lowerOrEqualPriorityThan(*pod));
   }
 }
@@ -189,14 +189,14 @@ void Scheduler::onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr
     spdlog::error("Scheduler cache UpdatePod failed pod={}/{}: {}", newPod->metadata.namespace_,
                   newPod->metadata.name, r.error().message());
   }
-  const auto events =
-      queue::podSchedulingPropertiesChange(*newPod, *oldPod, options_.dynamicResourceAllocation);
+  const auto events = queue::podSchedulingPropertiesChange(*newPod, *oldPod, /*isTargetPod=*/false,
+                                                           options_.dynamicResourceAllocation);
   const double updating = options_.metrics ? secondsSince(start) : 0;
   for (const auto& e : events) {
     const auto moveStart = std::chrono::steady_clock::now();
     queue_->assignedPodUpdated(oldPod, newPod, e.actionType);
     if (options_.metrics)
-      options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
+      options_.metrics->observeEventHandling(e.label(), updating + secondsSince(moveStart));
   }
 }
 
@@ -205,8 +205,7 @@ void Scheduler::onAssignedPodDelete(const api::PodPtr& pod) {
     spdlog::error("Scheduler cache RemovePod failed pod={}/{}: {}", pod->metadata.namespace_,
                   pod->metadata.name, r.error().message());
   }
-  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::AssignedPod, action::Delete},
-                                        EventObject(pod), {});
+  queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {});
 }
 
 // ---- Nodes -> cache ----
@@ -227,7 +226,7 @@ void Scheduler::onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& ne
     const auto moveStart = std::chrono::steady_clock::now();
     queue_->moveAllToActiveOrBackoffQueue(e, EventObject(oldNode), EventObject(newNode));
     if (options_.metrics)
-      options_.metrics->observeEventHandling(queue::eventLabel(e), updating + secondsSince(moveStart));
+      options_.metrics->observeEventHandling(e.label(), updating + secondsSince(moveStart));
   }
 }
 
@@ -248,9 +247,9 @@ void addClusterEventHandlers(Source<T>& source, EventResource resource,
                              queue::PriorityQueue& q, metrics::Metrics* m) {
   struct Series {
     Series(metrics::Metrics& mm, EventResource r)
-        : add(mm, queue::eventLabel(ClusterEvent{r, action::Add})),
-          update(mm, queue::eventLabel(ClusterEvent{r, action::Update})),
-          del(mm, queue::eventLabel(ClusterEvent{r, action::Delete})) {}
+        : add(mm, ClusterEvent{r, action::Add}.label()),
+          update(mm, ClusterEvent{r, action::Update}.label()),
+          del(mm, ClusterEvent{r, action::Delete}.label()) {}
     EventHandlingSeries add, update, del;
   };
   std::shared_ptr<Series> series = m ? std::make_shared<Series>(*m, resource) : nullptr;
@@ -327,11 +326,15 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     const auto start = std::chrono::steady_clock::now();
     onPodUpdate(o, n);
     if (s == nullptr) return;
-    // Upstream also records the update under each specific change's label.
+    // Upstream also records the update under each specific change's label. The pod is not the target pod
+    // here (the queue's update raises those events), so these are UnscheduledPod events.
     const double seconds = secondsSince(start);
-    for (const auto& e : queue::podSchedulingPropertiesChange(*n, *o, options_.dynamicResourceAllocation)) {
-      const std::string label = queue::eventLabel(e);
-      if (label != "UnschedulablePodUpdate") options_.metrics->observeEventHandling(label, seconds);
+    for (const auto& e : queue::podSchedulingPropertiesChange(*n, *o, /*isTargetPod=*/false,
+                                                              options_.dynamicResourceAllocation)) {
+      const std::string label = e.label();
+      if (label != framework::kEventUnscheduledPodUpdate.label()) {
+        options_.metrics->observeEventHandling(label, seconds);
+      }
     }
   };
   pending.onDelete = [this, s = series(&HandlerSeries::unscheduledPodDelete),

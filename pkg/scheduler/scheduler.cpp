@@ -595,13 +595,13 @@ void Scheduler::handleBindingCycleError(Framework& fw, CycleState& state, Queued
   const api::PodPtr assumedPod = assumed.podInfo->podPtr();  // a copy: the failure handler replaces it
   fw.runReservePluginsUnreserve(state, *assumed.podInfo, host);
   // Forgetting the assumed pod frees what it held on the node, like an assigned pod's delete.
-  const framework::ClusterEvent podDeleted{framework::EventResource::AssignedPod, framework::action::Delete};
   bool forgotten = true;
   if (auto r = cache_->forgetPod(*assumedPod); !r.ok()) {
     spdlog::error("scheduler cache ForgetPod failed: {}", r.error().message());
     forgotten = false;
   } else if (!status.isRejected()) {
-    queue_->moveAllToActiveOrBackoffQueue(podDeleted, framework::EventObject(assumedPod), {});
+    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete,
+                                          framework::EventObject(assumedPod), {});
   }
   // Only a Permit rejection comes with a FitError: a PreBind or Bind failure (even a rejection) has no
   // rejecting plugins, so the pod goes through backoff rather than waiting for an event, as upstream.
@@ -610,7 +610,8 @@ void Scheduler::handleBindingCycleError(Framework& fw, CycleState& state, Queued
   // see its own delete as an in-flight event; the pod itself is excluded.
   if (forgotten && status.isRejected()) {
     const std::string uid = assumedPod->metadata.uid;
-    queue_->moveAllToActiveOrBackoffQueue(podDeleted, framework::EventObject(assumedPod), {},
+    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete,
+                                          framework::EventObject(assumedPod), {},
                                           [&](const api::Pod& p) { return p.metadata.uid != uid; });
   }
 }

@@ -13,6 +13,8 @@ std::string_view eventResourceName(EventResource r) {
       return "AssignedPod";
     case EventResource::UnscheduledPod:
       return "UnscheduledPod";
+    case EventResource::TargetPod:
+      return "TargetPod";
     case EventResource::Node:
       return "Node";
     case EventResource::PersistentVolume:
@@ -44,7 +46,7 @@ std::string_view eventResourceName(EventResource r) {
 std::string actionTypeName(ActionType a) {
   if (a == action::All) return "All";
   if (a == action::Update || a == action::UpdatePodOther) return "Update";
-  static constexpr std::array<std::pair<ActionType, std::string_view>, 13> kNames{{
+  static constexpr std::array<std::pair<ActionType, std::string_view>, 14> kNames{{
       {action::Add, "Add"},
       {action::Delete, "Delete"},
       {action::UpdateNodeAllocatable, "UpdateNodeAllocatable"},
@@ -55,6 +57,7 @@ std::string actionTypeName(ActionType a) {
       {action::UpdateNodeDeclaredFeature, "UpdateNodeDeclaredFeature"},
       {action::UpdatePodLabel, "UpdatePodLabel"},
       {action::UpdatePodScaleDown, "UpdatePodScaleDown"},
+      {action::UpdatePodScaleUp, "UpdatePodScaleUp"},
       {action::UpdatePodToleration, "UpdatePodToleration"},
       {action::UpdatePodSchedulingGatesEliminated, "UpdatePodSchedulingGatesEliminated"},
       {action::UpdatePodGeneratedResourceClaim, "UpdatePodGeneratedResourceClaim"},
@@ -83,7 +86,8 @@ namespace {
 bool matchEventResources(EventResource registered, EventResource incoming) {
   return registered == EventResource::WildCard || registered == incoming ||
          (registered == EventResource::Pod &&
-          (incoming == EventResource::AssignedPod || incoming == EventResource::UnscheduledPod));
+          (incoming == EventResource::AssignedPod || incoming == EventResource::UnscheduledPod ||
+           incoming == EventResource::TargetPod));
 }
 }  // namespace
 
@@ -103,10 +107,10 @@ bool matchAnyClusterEvent(const ClusterEvent& incoming, const std::vector<Cluste
 std::vector<ClusterEventWithHint> unrollWildCardResource() {
   std::vector<ClusterEventWithHint> out;
   for (EventResource r :
-       {EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::Node,
-        EventResource::PersistentVolume, EventResource::PersistentVolumeClaim, EventResource::CSINode,
-        EventResource::CSIDriver, EventResource::CSIStorageCapacity, EventResource::StorageClass,
-        EventResource::ResourceClaim, EventResource::DeviceClass}) {
+       {EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::TargetPod,
+        EventResource::Node, EventResource::PersistentVolume, EventResource::PersistentVolumeClaim,
+        EventResource::CSINode, EventResource::CSIDriver, EventResource::CSIStorageCapacity,
+        EventResource::StorageClass, EventResource::ResourceClaim, EventResource::DeviceClass}) {
     out.push_back(ClusterEventWithHint{ClusterEvent{r, action::All, {}}, {}});
   }
   return out;

@@ -19,12 +19,15 @@ namespace ks::framework {
 
 // The kind of object an event is about.
 enum class EventResource : uint8_t {
-  // Pod matches AssignedPod and UnscheduledPod when plugins register it.
+  // Any pod: a registration of Pod matches AssignedPod, UnscheduledPod and TargetPod events. Plugins
+  // register the specific ones, so that their hints run only for the events they can act on.
   Pod,
-  // A pod bound to a node (spec.nodeName set).
+  // A scheduled pod (spec.nodeName set) was added, updated or deleted.
   AssignedPod,
-  // A pod not yet bound; the queue never moves a pod on events about itself.
+  // An unscheduled pod other than the one being evaluated changed.
   UnscheduledPod,
+  // The unscheduled pod being evaluated was itself updated (the queue's update of a queued pod).
+  TargetPod,
   Node,
   PersistentVolume,
   PersistentVolumeClaim,
@@ -58,18 +61,19 @@ inline constexpr ActionType UpdateNodeCondition = 1u << 5;
 inline constexpr ActionType UpdateNodeAnnotation = 1u << 6;
 // status.declaredFeatures changed (NodeDeclaredFeatures).
 inline constexpr ActionType UpdateNodeDeclaredFeature = 1u << 7;
-// Pod updates.
+// Pod updates: a resource request lowered (ScaleDown) or raised or added (ScaleUp).
 inline constexpr ActionType UpdatePodLabel = 1u << 8;
 inline constexpr ActionType UpdatePodScaleDown = 1u << 9;
-inline constexpr ActionType UpdatePodToleration = 1u << 10;
-inline constexpr ActionType UpdatePodSchedulingGatesEliminated = 1u << 11;
-inline constexpr ActionType UpdatePodGeneratedResourceClaim = 1u << 12;
+inline constexpr ActionType UpdatePodScaleUp = 1u << 10;
+inline constexpr ActionType UpdatePodToleration = 1u << 11;
+inline constexpr ActionType UpdatePodSchedulingGatesEliminated = 1u << 12;
+inline constexpr ActionType UpdatePodGeneratedResourceClaim = 1u << 13;
 // Any other update of a pod that none of the specific types covers.
-inline constexpr ActionType UpdatePodOther = 1u << 13;
-inline constexpr ActionType All = (1u << 14) - 1;
+inline constexpr ActionType UpdatePodOther = 1u << 14;
+inline constexpr ActionType All = (1u << 15) - 1;
 inline constexpr ActionType Update =
     UpdateNodeAllocatable | UpdateNodeLabel | UpdateNodeTaint | UpdateNodeCondition | UpdateNodeAnnotation |
-    UpdateNodeDeclaredFeature | UpdatePodLabel | UpdatePodScaleDown | UpdatePodToleration |
+    UpdateNodeDeclaredFeature | UpdatePodLabel | UpdatePodScaleDown | UpdatePodScaleUp | UpdatePodToleration |
     UpdatePodSchedulingGatesEliminated | UpdatePodGeneratedResourceClaim | UpdatePodOther;
 }  // namespace action
 
@@ -91,14 +95,22 @@ struct ClusterEvent {
   }
 };
 
+// The pod events the event handlers and the queue raise (upstream framework/events.go).
+inline const ClusterEvent kEventAssignedPodAdd{EventResource::AssignedPod, action::Add, {}};
+inline const ClusterEvent kEventAssignedPodUpdate{EventResource::AssignedPod, action::Update, {}};
+inline const ClusterEvent kEventAssignedPodDelete{EventResource::AssignedPod, action::Delete, {}};
+inline const ClusterEvent kEventUnscheduledPodAdd{EventResource::UnscheduledPod, action::Add, {}};
+inline const ClusterEvent kEventUnscheduledPodUpdate{EventResource::UnscheduledPod, action::Update, {}};
+inline const ClusterEvent kEventUnscheduledPodDelete{EventResource::UnscheduledPod, action::Delete, {}};
+
 // Special events that are not API events.
 inline const ClusterEvent kEventUnschedulableTimeout{EventResource::WildCard, action::All,
                                                      "UnschedulableTimeout"};
 inline const ClusterEvent kEventForceActivate{EventResource::WildCard, action::All, "ForceActivate"};
 
 // True if `incoming` is the same as, or more specific than, the registered event `registered`
-// (upstream MatchClusterEvents). Pod matches AssignedPod/UnscheduledPod; a wildcard incoming event
-// matches only a wildcard registration.
+// (upstream MatchClusterEvents). Pod matches AssignedPod, UnscheduledPod and TargetPod; a wildcard
+// incoming event matches only a wildcard registration.
 bool matchClusterEvents(const ClusterEvent& registered, const ClusterEvent& incoming);
 bool matchAnyClusterEvent(const ClusterEvent& incoming, const std::vector<ClusterEvent>& registered);
 

@@ -7,7 +7,7 @@
 namespace ks::framework {
 namespace {
 
-// Upstream TestMatchClusterEvents.
+// Upstream TestClusterEventMatching (v1.37.2; its one repeated case once), then cases added here.
 TEST(EventsTest, MatchClusterEvents) {
   struct Case {
     std::string name;
@@ -15,46 +15,106 @@ TEST(EventsTest, MatchClusterEvents) {
     ClusterEvent incoming;
     bool want;
   };
+  using R = EventResource;
   const std::vector<Case> cases = {
       {"wildcard event matches with all kinds of coming events",
-       {EventResource::WildCard, action::All, {}},
-       {EventResource::Pod, action::UpdatePodLabel, {}},
+       {R::WildCard, action::All, {}},
+       {R::Pod, action::UpdateNodeLabel, {}},
        true},
-      {"event with resource = 'Pod' matching with coming events carries same actionType",
-       {EventResource::Pod, action::UpdatePodLabel | action::UpdatePodToleration, {}},
-       {EventResource::Pod, action::UpdatePodLabel, {}},
+      {"event with resource = 'Pod' matching with coming events carries matching actionType",
+       {R::Pod, action::UpdateNodeLabel | action::UpdateNodeTaint, {}},
+       {R::Pod, action::UpdateNodeLabel, {}},
+       true},
+      {"event with resource = 'Pod' also matches event with 'UnscheduledPod' resource and matching "
+       "actionType",
+       {R::Pod, action::UpdateNodeLabel | action::UpdateNodeTaint, {}},
+       {R::UnscheduledPod, action::UpdateNodeLabel, {}},
        true},
       {"event with resource = '*' matching with coming events carries same actionType",
-       {EventResource::WildCard, action::UpdatePodLabel, {}},
-       {EventResource::Pod, action::UpdatePodLabel, {}},
+       {R::WildCard, action::UpdateNodeLabel, {}},
+       {R::Pod, action::UpdateNodeLabel, {}},
        true},
       {"event with resource = '*' matching with coming events carries different actionType",
-       {EventResource::WildCard, action::UpdatePodLabel, {}},
-       {EventResource::PersistentVolume, action::Delete, {}},
+       {R::WildCard, action::UpdateNodeLabel, {}},
+       {R::Pod, action::UpdateNodeAllocatable, {}},
        false},
-      {"event matches with coming events carries same actionType",
-       {EventResource::PersistentVolume, action::Add, {}},
-       {EventResource::PersistentVolume, action::Add, {}},
+      {"event matching with coming events carries '*' resources",
+       {R::Pod, action::UpdateNodeLabel, {}},
+       {R::WildCard, action::UpdateNodeLabel, {}},
+       false},
+      {"event with resource = '*' matching with coming events carrying a too broad actionType",
+       {R::WildCard, action::UpdateNodeLabel, {}},
+       {R::Pod, action::Update, {}},
+       false},
+      {"event with resource = '*' matching with coming events carrying a more specific actionType",
+       {R::WildCard, action::Update, {}},
+       {R::Pod, action::UpdateNodeLabel, {}},
        true},
-      {"event with resource = 'Pod' matches AssignedPod",
-       {EventResource::Pod, action::Add, {}},
-       {EventResource::AssignedPod, action::Add, {}},
+      {"event with resource = 'Pod' also matches event with AssignedPod resource and same actionType",
+       {R::Pod, action::UpdateNodeLabel, {}},
+       {R::AssignedPod, action::UpdateNodeLabel, {}},
        true},
+      {"event with resource = 'Pod' also matches event with 'TargetPod' resource and same actionType",
+       {R::Pod, action::UpdateNodeTaint, {}},
+       {R::TargetPod, action::UpdateNodeTaint, {}},
+       true},
+      {"event with resource 'AssignedPod' does not match event with 'UnscheduledPod' resource and same "
+       "actionType",
+       {R::AssignedPod, action::Add, {}},
+       {R::UnscheduledPod, action::Add, {}},
+       false},
+      {"event with resource 'AssignedPod' does not match event with 'TargetPod' resource and same actionType",
+       {R::AssignedPod, action::Update, {}},
+       {R::TargetPod, action::Update, {}},
+       false},
+      {"event with resource 'TargetPod' does not match event with 'AssignedPod' resource and same actionType",
+       {R::TargetPod, action::Update, {}},
+       {R::AssignedPod, action::Update, {}},
+       false},
+      {"event with resource 'AssignedPod' does not match with broad 'Pod' resource and same actionType",
+       {R::AssignedPod, action::Add, {}},
+       {R::Pod, action::Add, {}},
+       false},
+      {"event with resource 'AssignedPod' does not match with 'WildCard' resource and same actionType",
+       {R::AssignedPod, action::Add, {}},
+       {R::WildCard, action::Add, {}},
+       false},
+      {"event with resource 'UnscheduledPod' does not match with broad 'Pod' resource and same actionType",
+       {R::UnscheduledPod, action::Add, {}},
+       {R::Pod, action::Add, {}},
+       false},
+      {"event with resource 'UnscheduledPod' does not match with 'WildCard' resource and same actionType",
+       {R::UnscheduledPod, action::Add, {}},
+       {R::WildCard, action::Add, {}},
+       false},
+      {"WildCard matches with a pod sub-type resource 'TargetPod' and any actionType",
+       {R::WildCard, action::All, {}},
+       {R::TargetPod, action::Update, {}},
+       true},
+      // Added here.
       {"Update registration matches a specific update",
-       {EventResource::Node, action::Update, {}},
-       {EventResource::Node, action::UpdateNodeLabel, {}},
+       {R::Node, action::Update, {}},
+       {R::Node, action::UpdateNodeLabel, {}},
        true},
       {"Update registration matches a declared-features update",
-       {EventResource::Node, action::Update, {}},
-       {EventResource::Node, action::UpdateNodeDeclaredFeature, {}},
+       {R::Node, action::Update, {}},
+       {R::Node, action::UpdateNodeDeclaredFeature, {}},
+       true},
+      {"Update registration matches a scale up",
+       {R::TargetPod, action::Update, {}},
+       {R::TargetPod, action::UpdatePodScaleUp, {}},
        true},
       {"specific registration doesn't match generic Update",
-       {EventResource::Node, action::UpdateNodeLabel, {}},
-       {EventResource::Node, action::Update, {}},
+       {R::Node, action::UpdateNodeLabel, {}},
+       {R::Node, action::Update, {}},
+       false},
+      {"specific registration doesn't match an update none of the specific types covers",
+       {R::TargetPod, action::UpdatePodToleration | action::UpdatePodLabel, {}},
+       {R::TargetPod, action::UpdatePodOther, {}},
        false},
       {"wildcard incoming event matches only wildcard registration",
-       {EventResource::Node, action::All, {}},
-       {EventResource::WildCard, action::All, {}},
+       {R::Node, action::All, {}},
+       {R::WildCard, action::All, {}},
        false},
   };
   for (const auto& c : cases) {
@@ -75,7 +135,28 @@ TEST(EventsTest, Labels) {
   EXPECT_EQ((ClusterEvent{EventResource::Node, action::UpdateNodeDeclaredFeature, {}}).label(),
             "NodeUpdateNodeDeclaredFeature");
   EXPECT_EQ(actionTypeName(action::Add | action::UpdateNodeDeclaredFeature), "Add|UpdateNodeDeclaredFeature");
-  EXPECT_EQ(unrollWildCardResource().size(), 11u);
+  // The pod events upstream v1.37 labels its metrics with.
+  EXPECT_EQ(kEventUnscheduledPodAdd.label(), "UnscheduledPodAdd");
+  EXPECT_EQ(kEventAssignedPodUpdate.label(), "AssignedPodUpdate");
+  EXPECT_EQ((ClusterEvent{EventResource::TargetPod, action::UpdatePodLabel, {}}).label(),
+            "TargetPodUpdatePodLabel");
+  EXPECT_EQ((ClusterEvent{EventResource::TargetPod, action::UpdatePodOther, {}}).label(), "TargetPodUpdate");
+  EXPECT_EQ((ClusterEvent{EventResource::AssignedPod, action::UpdatePodScaleUp, {}}).label(),
+            "AssignedPodUpdatePodScaleUp");
+  EXPECT_EQ(eventResourceName(EventResource::Pod), "Pod");
+  // Plugins without EnqueueExtensions: every resource but Pod (split into its three kinds), ResourceSlice
+  // and VolumeAttachment, as upstream UnrollWildCardResource.
+  std::vector<EventResource> unrolled;
+  for (const auto& e : unrollWildCardResource()) {
+    EXPECT_EQ(e.event.actionType, action::All);
+    unrolled.push_back(e.event.resource);
+  }
+  EXPECT_EQ(unrolled,
+            (std::vector<EventResource>{
+                EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::TargetPod,
+                EventResource::Node, EventResource::PersistentVolume, EventResource::PersistentVolumeClaim,
+                EventResource::CSINode, EventResource::CSIDriver, EventResource::CSIStorageCapacity,
+                EventResource::StorageClass, EventResource::ResourceClaim, EventResource::DeviceClass}));
 }
 
 // Upstream TestPreFilterResultMerge.

@@ -134,12 +134,12 @@ TEST_F(SchedulerMetricsTest, FrameworkQueueAndEventHandlerMetrics) {
             6);
   // Queue: every pod came in as an add; c1 went back after its failed attempt.
   const char* kIncoming = "scheduler_queue_incoming_pods_total";
-  EXPECT_EQ(sum(text, kIncoming, {{"queue", "active"}, {"event", "UnschedulablePodAdd"}}), 4);
+  EXPECT_EQ(sum(text, kIncoming, {{"queue", "active"}, {"event", "UnscheduledPodAdd"}}), 4);
   EXPECT_EQ(sum(text, kIncoming, {{"queue", "unschedulable"}, {"event", "ScheduleAttemptFailure"}}), 1);
   // Event handlers, with upstream's labels.
   const char* kHandling = "scheduler_event_handling_duration_seconds_count";
   EXPECT_EQ(sum(text, kHandling, {{"event", "NodeAdd"}}), 2);
-  EXPECT_EQ(sum(text, kHandling, {{"event", "UnschedulablePodAdd"}}), 4);
+  EXPECT_EQ(sum(text, kHandling, {{"event", "UnscheduledPodAdd"}}), 4);
   // Scheduler-level metrics are still there.
   EXPECT_EQ(sum(text, "scheduler_schedule_attempts_total", {{"result", "scheduled"}, {"profile", kProfile}}),
             3);

@@ -16,10 +16,6 @@ namespace action = framework::action;
 
 namespace {
 
-const ClusterEvent kEventUnscheduledPodAdd{framework::EventResource::UnscheduledPod, action::Add};
-const ClusterEvent kEventUnscheduledPodUpdate{framework::EventResource::UnscheduledPod, action::Update};
-const ClusterEvent kEventAssignedPodAdd{framework::EventResource::AssignedPod, action::Add};
-
 std::string keyOf(const QueuedPodInfo& p) {
   return PriorityQueue::podKey(p.pod());
 }
@@ -35,7 +31,7 @@ std::string labelIf(metrics::Metrics* m, std::string_view label) {
   return m ? std::string(label) : std::string();
 }
 std::string labelIf(metrics::Metrics* m, const ClusterEvent& event) {
-  return m ? eventLabel(event) : std::string();
+  return m ? event.label() : std::string();
 }
 
 }  // namespace
@@ -47,14 +43,6 @@ struct PriorityQueue::Flushes {
   std::unique_ptr<Timer> timer;       // guarded by mu; set by run()
   framework::TimePoint nextLeftover;  // guarded by mu
 };
-
-std::string eventLabel(const ClusterEvent& event) {
-  if (!event.customLabel.empty()) return event.customLabel;
-  const std::string_view resource = event.resource == framework::EventResource::UnscheduledPod
-                                        ? std::string_view("UnschedulablePod")
-                                        : framework::eventResourceName(event.resource);
-  return std::string(resource) + framework::actionTypeName(event.actionType);
-}
 
 void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
   if (metrics_ == nullptr) return;
@@ -108,8 +96,8 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
           clock_, options.podInitialBackoff, options.podMaxBackoff,
           [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); },
           options.popFromBackoffQ, keyOf),
-      podAdd_(metrics_, labelIf(metrics_, kEventUnscheduledPodAdd)),
-      podUpdate_(metrics_, labelIf(metrics_, kEventUnscheduledPodUpdate)),
+      podAdd_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodAdd)),
+      podUpdate_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodUpdate)),
       scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),
       backoffComplete_(metrics_, labelIf(metrics_, kBackoffComplete)),
       forceActivate_(metrics_, labelIf(metrics_, framework::kEventForceActivate)),
@@ -247,7 +235,9 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   const std::string key = podKey(*newPod);
   std::vector<ClusterEvent> events;
   if (options_.queueingHints && oldPod) {
-    events = podSchedulingPropertiesChange(*newPod, *oldPod, options_.dynamicResourceAllocation);
+    // The pod itself changed: TargetPod events, which only this pod's hints see.
+    events = podSchedulingPropertiesChange(*newPod, *oldPod, /*isTargetPod=*/true,
+                                           options_.dynamicResourceAllocation);
     // The in-flight pod comes back through addUnschedulableIfNotPresent, which checks these events.
     if (inFlightPods_.count(newPod->metadata.uid)) {
       for (const auto& e : events) addEventIfAnyInFlight(e, EventObject(oldPod), EventObject(newPod));
@@ -301,8 +291,9 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
     return;
   }
   if (inFlightPods_.count(newPod->metadata.uid)) return;
+  // Not queued anywhere: added as a new pod would be (upstream addPod, counted as UnscheduledPodAdd).
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(newPod));
-  if (moveToActiveQ(std::move(pInfo), podUpdate_)) cond_.notify_one();
+  if (moveToActiveQ(std::move(pInfo), podAdd_)) cond_.notify_one();
 }
 
 void PriorityQueue::remove(const api::Pod& pod) {
@@ -572,7 +563,7 @@ bool PriorityQueue::addEventIfAnyInFlight(const ClusterEvent& event, const Event
   if (inFlightPods_.empty()) return false;
   InFlightEvent e{event, oldObj, newObj, {}, {}};
   if (metrics_ != nullptr) {
-    e.label = eventLabel(event);
+    e.label = event.label();
     e.gauge = metrics_->inflightEvents(e.label);
     e.gauge.inc();
   }
@@ -615,7 +606,7 @@ void PriorityQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, con
 }
 
 void PriorityQueue::assignedPodAdded(const api::PodPtr& pod) {
-  moveAllToActiveOrBackoffQueue(kEventAssignedPodAdd, EventObject(), EventObject(pod));
+  moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodAdd, EventObject(), EventObject(pod));
 }
 
 void PriorityQueue::assignedPodUpdated(const api::PodPtr& oldPod, const api::PodPtr& newPod,
@@ -734,11 +725,12 @@ std::optional<QueuedPodInfo> PriorityQueue::getForTest(const std::string& podKey
 
 namespace {
 
-bool scaledDown(const api::Pod& newPod, const api::Pod& oldPod) {
-  api::ResourceList newReq = api::podRequests(newPod);
-  for (const auto& [name, oldQ] : api::podRequests(oldPod)) {
-    auto it = newReq.find(name);
-    if (it == newReq.end() || oldQ.milliValue() > it->second.milliValue()) return true;
+// Some request of `from` is missing from `to`, or is larger there (upstream extractPodScaleDown, and
+// extractPodScaleUp with the two pods swapped).
+bool someRequestDropped(const api::ResourceList& from, const api::ResourceList& to) {
+  for (const auto& [name, q] : from) {
+    auto it = to.find(name);
+    if (it == to.end() || q.milliValue() > it->second.milliValue()) return true;
   }
   return false;
 }
@@ -746,12 +738,17 @@ bool scaledDown(const api::Pod& newPod, const api::Pod& oldPod) {
 }  // namespace
 
 std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, const api::Pod& oldPod,
-                                                        bool dynamicResourceAllocation) {
-  const auto resource = newPod.spec.nodeName.empty() ? framework::EventResource::UnscheduledPod
-                                                     : framework::EventResource::AssignedPod;
+                                                        bool isTargetPod, bool dynamicResourceAllocation) {
+  // A scheduled pod is AssignedPod even when it is the pod being updated.
+  const auto resource = !newPod.spec.nodeName.empty() ? framework::EventResource::AssignedPod
+                        : isTargetPod                 ? framework::EventResource::TargetPod
+                                                      : framework::EventResource::UnscheduledPod;
   std::vector<ClusterEvent> events;
   if (newPod.metadata.labels != oldPod.metadata.labels) events.push_back({resource, action::UpdatePodLabel});
-  if (scaledDown(newPod, oldPod)) events.push_back({resource, action::UpdatePodScaleDown});
+  const api::ResourceList newRequests = api::podRequests(newPod);
+  const api::ResourceList oldRequests = api::podRequests(oldPod);
+  if (someRequestDropped(oldRequests, newRequests)) events.push_back({resource, action::UpdatePodScaleDown});
+  if (someRequestDropped(newRequests, oldRequests)) events.push_back({resource, action::UpdatePodScaleUp});
   if (newPod.spec.schedulingGates.empty() && !oldPod.spec.schedulingGates.empty()) {
     events.push_back({resource, action::UpdatePodSchedulingGatesEliminated});
   }

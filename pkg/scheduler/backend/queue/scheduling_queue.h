@@ -18,10 +18,11 @@
 // periodic flushes run on the clock's timers under their own lock, taken before the queue's.
 //
 // Metrics (QueueOptions::metrics), as upstream: scheduler_queue_incoming_pods_total{queue,event} for each
-// pod entering activeQ, backoffQ or unschedulablePods (events "UnschedulablePodAdd",
+// pod entering activeQ, backoffQ or unschedulablePods (events "UnscheduledPodAdd",
 // "ScheduleAttemptFailure", "BackoffComplete", "ForceActivate", "UnschedulableTimeout", "PopFromBackoffQ",
-// or a cluster event's label such as "NodeAdd"); scheduler_unschedulable_pods{plugin,profile} +1 per
-// rejecting plugin when a failed pod comes back, -1 when it is popped again or deleted;
+// or a cluster event's label (ClusterEvent::label()) such as "NodeAdd" or "TargetPodUpdatePodLabel");
+// scheduler_unschedulable_pods{plugin,profile} +1 per rejecting plugin when a failed pod comes back, -1
+// when it is popped again or deleted;
 // scheduler_inflight_events{event} for the events recorded while pods are in flight ("PodPopped" counts
 // the in-flight pods); scheduler_queueing_hint_execution_duration_seconds per hint call.
 // scheduler_pending_pods is the scheduler's periodic gauge (pendingCounts()).
@@ -74,10 +75,6 @@ struct QueueOptions {
   // Where to record the queue's metrics; none when null. Must outlive the queue.
   metrics::Metrics* metrics = nullptr;
 };
-
-// Upstream ClusterEvent.Label(): the custom label, else "<resource><action>" with upstream's resource
-// names (an unscheduled pod is "UnschedulablePod"), e.g. "NodeAdd", "UnschedulablePodUpdatePodLabel".
-std::string eventLabel(const framework::ClusterEvent& event);
 
 // What the queue needs from one profile.
 struct ProfileHooks {
@@ -287,11 +284,12 @@ class PriorityQueue final : public framework::PodNominator {
 };
 
 // The events an update of a pod represents (upstream PodSchedulingPropertiesChange): label, scale
-// down, toleration and scheduling-gate changes, with the DynamicResourceAllocation gate changes of the
-// claims generated for it (status.resourceClaimStatuses, status.extendedResourceClaimStatus), or
-// UpdatePodOther when none of those changed.
+// down, scale up, scheduling-gate and toleration changes, with the DynamicResourceAllocation gate changes
+// of the claims generated for it (status.resourceClaimStatuses, status.extendedResourceClaimStatus), or
+// UpdatePodOther when none of those changed. The resource is AssignedPod for a scheduled pod, else
+// TargetPod when the update is of the pod being requeued (`isTargetPod`), else UnscheduledPod.
 std::vector<framework::ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod,
-                                                                   const api::Pod& oldPod,
+                                                                   const api::Pod& oldPod, bool isTargetPod,
                                                                    bool dynamicResourceAllocation = true);
 
 // False when only the status (but for the generated claims in it), resourceVersion, generation or

@@ -76,10 +76,9 @@ Status DefaultPreemption::preEnqueue(const framework::PodInfo& pod) {
 Result<std::vector<framework::ClusterEventWithHint>> DefaultPreemption::eventsToRegister() {
   if (!features_.enableAsyncPreemption) return std::vector<framework::ClusterEventWithHint>{};
   return std::vector<framework::ClusterEventWithHint>{
-      {framework::ClusterEvent{framework::EventResource::Pod, framework::action::Delete, {}},
-       [](const api::Pod&, const framework::EventObject&, const framework::EventObject&) -> Result<framework::QueueingHint> {
-         return framework::QueueingHint::QueueSkip;
-       }}};
+      {framework::ClusterEvent{framework::EventResource::AssignedPod, framework::action::Delete, {}},
+       [](const api::Pod&, const framework::EventObject&, const framework::EventObject&)
+           -> Result<framework::QueueingHint> { return framework::QueueingHint::QueueSkip; }}};
 }
 
 int32_t DefaultPreemption::calculateNumCandidates(int32_t numNodes) const {

@@ -52,8 +52,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
                                framework::PostFilterResult& result) override;
   // UnschedulableAndUnresolvable while the pod's asynchronous preemption is still evicting.
   framework::Status preEnqueue(const framework::PodInfo& pod) override;
-  // With asynchronous preemption: Pod/Delete, whose hint is always Skip: the plugins that rejected the
-  // pod decide when it is worth retrying; the registration only lets a deletion reach a gated pod.
+  // With asynchronous preemption: AssignedPod/Delete, whose hint is always Skip: the plugins that rejected
+  // the pod decide when it is worth retrying; the registration only lets a deletion reach a gated pod.
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // ---- preemption::Interface ----

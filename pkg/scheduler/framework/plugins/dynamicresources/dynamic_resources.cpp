@@ -212,14 +212,13 @@ Result<std::vector<framework::ClusterEventWithHint>> DynamicResources::eventsToR
                           const framework::EventObject& n) {
     return isSchedulableAfterClaimChange(pod, o, n);
   };
-  auto podHint = [this](const api::Pod& pod, const framework::EventObject& o,
-                        const framework::EventObject& n) { return isSchedulableAfterPodChange(pod, o, n); };
   return std::vector<framework::ClusterEventWithHint>{
       {ClusterEvent{EventResource::Node, nodeActions, {}}, {}},
       // Allocations live in the claims: any change may free or provide what the pod waits for.
       {ClusterEvent{EventResource::ResourceClaim, Add | Update, {}}, claimHint},
       // The claim controller recorded a generated claim in the pod's status.
-      {ClusterEvent{EventResource::Pod, UpdatePodGeneratedResourceClaim, {}}, podHint},
+      {ClusterEvent{EventResource::TargetPod, UpdatePodGeneratedResourceClaim, {}},
+       helper::bindHint(this, &DynamicResources::isSchedulableAfterTargetPodUpdate)},
       {ClusterEvent{EventResource::DeviceClass, Add | Update, {}}, {}},
       // New or changed slices may offer devices.
       {ClusterEvent{EventResource::ResourceSlice, Add | Update, {}}, {}},
@@ -277,15 +276,13 @@ Result<framework::QueueingHint> DynamicResources::isSchedulableAfterClaimChange(
   return framework::QueueingHint::Queue;
 }
 
-Result<framework::QueueingHint> DynamicResources::isSchedulableAfterPodChange(
-    const api::Pod& pod, const framework::EventObject& /*oldObj*/,
+Result<framework::QueueingHint> DynamicResources::isSchedulableAfterTargetPodUpdate(
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
     const framework::EventObject& newObj) const {
   auto objs = helper::asTyped<api::Pod>(framework::EventObject{}, newObj);
-  if (!objs.ok()) return objs.error().wrap("unexpected object in isSchedulableAfterClaimChange");
+  if (!objs.ok()) return objs.error().wrap("unexpected object in isSchedulableAfterTargetPodUpdate");
   const api::Pod* modifiedPod = objs->second;
-  if (modifiedPod == nullptr || pod.metadata.uid != modifiedPod->metadata.uid) {
-    return framework::QueueingHint::QueueSkip;
-  }
+  if (modifiedPod == nullptr) return framework::QueueingHint::QueueSkip;
   if (!foreachPodResourceClaim(*modifiedPod, nullptr).ok()) return framework::QueueingHint::QueueSkip;
   return framework::QueueingHint::Queue;
 }

@@ -95,13 +95,13 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                             const std::string& nodeName) override;
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
-  // Queueing hints (upstream isSchedulableAfterClaimChange / isSchedulableAfterPodChange).
+  // Queueing hints (upstream isSchedulableAfterClaimChange / isSchedulableAfterTargetPodUpdate; the latter
+  // only sees the rejected pod's own updates, so it checks that all its claims exist now).
   Result<framework::QueueingHint> isSchedulableAfterClaimChange(const api::Pod& pod,
                                                                 const framework::EventObject& oldObj,
                                                                 const framework::EventObject& newObj) const;
-  Result<framework::QueueingHint> isSchedulableAfterPodChange(const api::Pod& pod,
-                                                              const framework::EventObject& oldObj,
-                                                              const framework::EventObject& newObj) const;
+  Result<framework::QueueingHint> isSchedulableAfterTargetPodUpdate(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
 
   // The manager the plugin uses (tests).
   framework::SharedDRAManager* draManager() const { return draManager_; }

@@ -42,4 +42,13 @@ Result<std::pair<const T*, const T*>> asTyped(const framework::EventObject& oldO
   return std::make_pair(oldTyped, newTyped);
 }
 
+// A queueing hint that calls the const member `fn` of `plugin` (plugins outlive the queue's hints).
+template <class P>
+framework::QueueingHintFn bindHint(
+    const P* plugin, Result<framework::QueueingHint> (P::*fn)(const api::Pod&, const framework::EventObject&,
+                                                              const framework::EventObject&) const) {
+  return [plugin, fn](const api::Pod& pod, const framework::EventObject& oldObj,
+                      const framework::EventObject& newObj) { return (plugin->*fn)(pod, oldObj, newObj); };
+}
+
 }  // namespace ks::plugins::helper

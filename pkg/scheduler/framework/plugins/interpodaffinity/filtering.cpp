@@ -1,4 +1,5 @@
 // Upstream plugins/interpodaffinity/filtering.go: PreFilter, its extensions, Filter.
+#include <algorithm>
 #include <atomic>
 #include <tuple>
 
@@ -123,6 +124,11 @@ bool podMatchesAllAffinityTerms(const std::vector<framework::AffinityTerm>& term
     if (!t.matches(pod, kNoLabels)) return false;
   }
   return true;
+}
+
+bool podMatchesAnyAffinityTerms(const std::vector<framework::AffinityTerm>& terms, const api::Pod& pod) {
+  return std::any_of(terms.begin(), terms.end(),
+                     [&](const framework::AffinityTerm& t) { return t.matches(pod, kNoLabels); });
 }
 
 void PreFilterState::updateWithPod(const framework::PodInfo& podInfo, const api::Node* node,

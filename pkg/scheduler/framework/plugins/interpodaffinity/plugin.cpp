@@ -49,53 +49,53 @@ api::Labels InterPodAffinity::namespaceLabels(const std::string& ns) const {
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> InterPodAffinity::eventsToRegister() {
+  using framework::ClusterEvent;
+  using framework::EventResource;
   using framework::action::Add;
   using framework::action::Delete;
   using framework::action::UpdateNodeLabel;
   using framework::action::UpdatePodLabel;
-  std::vector<framework::ClusterEventWithHint> events;
-  // Delete: an existing pod's anti-affinity may have rejected the pod; UpdatePodLabel: an existing pod's
-  // labels may stop matching the pod's anti-affinity or start matching its affinity; Add: a new assigned
-  // pod may satisfy the pod's affinity.
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod, Add | UpdatePodLabel | Delete, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterPodChange(pod, oldObj, newObj);
-                    }});
-  // With queueing hints there is no preCheck, so UpdateNodeTaint is not needed (upstream).
-  events.push_back({framework::ClusterEvent{framework::EventResource::Node, Add | UpdateNodeLabel, {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterNodeChange(pod, oldObj, newObj);
-                    }});
-  return events;
+  return std::vector<framework::ClusterEventWithHint>{
+      // Delete: an existing pod's anti-affinity may have rejected the pod; UpdatePodLabel: an existing
+      // pod's labels may stop matching the pod's anti-affinity or start matching its affinity; Add: a new
+      // assigned pod may satisfy the pod's affinity.
+      {ClusterEvent{EventResource::AssignedPod, Add | UpdatePodLabel | Delete, {}},
+       helper::bindHint(this, &InterPodAffinity::isSchedulableAfterAssignedPodChange)},
+      // The pod's own labels may stop matching an existing pod's anti-affinity.
+      {ClusterEvent{EventResource::TargetPod, UpdatePodLabel, {}},
+       helper::bindHint(this, &InterPodAffinity::isSchedulableAfterTargetPodUpdateLabel)},
+      // With queueing hints there is no preCheck, so UpdateNodeTaint is not needed (upstream).
+      {ClusterEvent{EventResource::Node, Add | UpdateNodeLabel, {}},
+       helper::bindHint(this, &InterPodAffinity::isSchedulableAfterNodeChange)},
+  };
 }
 
-Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterPodChange(
+Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterAssignedPodChange(
     const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
   auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!pods.ok()) return pods.error();
   const auto [originalPod, modifiedPod] = *pods;
-  if ((modifiedPod != nullptr && modifiedPod->spec.nodeName.empty()) ||
-      (originalPod != nullptr && originalPod->spec.nodeName.empty())) {
-    // An unscheduled pod doesn't make the target pod schedulable.
-    return framework::QueueingHint::QueueSkip;
-  }
+  // A nominated pod counts as scheduled; a change of nodeName or nominatedNodeName comes as an Add or a
+  // Delete, so either side being unplaced means the event is about an unscheduled pod.
+  auto unplaced = [](const api::Pod* p) {
+    return p != nullptr && p->spec.nodeName.empty() && p->status.nominatedNodeName.empty();
+  };
+  if (unplaced(modifiedPod) || unplaced(originalPod)) return framework::QueueingHint::QueueSkip;
 
   auto terms = framework::getAffinityTerms(pod, framework::getPodAffinityTerms(pod));
   if (!terms.ok()) return terms.error();
   auto antiTerms = framework::getAffinityTerms(pod, framework::getPodAntiAffinityTerms(pod));
   if (!antiTerms.ok()) return antiTerms.error();
 
-  // Updated: Queue when the pod now matches the affinity, or no longer matches the anti-affinity. One
-  // existing pod has to satisfy all terms, so the terms are checked together.
+  // Updated: Queue when the pod now matches the affinity (one existing pod has to satisfy all terms, so
+  // they are checked together), or no longer matches any anti-affinity term.
   if (modifiedPod != nullptr && originalPod != nullptr) {
     if (!podMatchesAllAffinityTerms(*terms, *originalPod) &&
         podMatchesAllAffinityTerms(*terms, *modifiedPod)) {
       return framework::QueueingHint::Queue;
     }
-    if (podMatchesAllAffinityTerms(*antiTerms, *originalPod) &&
-        !podMatchesAllAffinityTerms(*antiTerms, *modifiedPod)) {
+    if (podMatchesAnyAffinityTerms(*antiTerms, *originalPod) &&
+        !podMatchesAnyAffinityTerms(*antiTerms, *modifiedPod)) {
       return framework::QueueingHint::Queue;
     }
     return framework::QueueingHint::QueueSkip;
@@ -107,10 +107,20 @@ Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterPodChange(
                                                             : framework::QueueingHint::QueueSkip;
   }
 
-  // Deleted: Queue when it matched the anti-affinity.
+  // Deleted: Queue when it matched the pod's anti-affinity, or the pod matches the deleted pod's.
   if (originalPod == nullptr) return Error("expected *v1.Pod, but got <nil>");
-  return podMatchesAllAffinityTerms(*antiTerms, *originalPod) ? framework::QueueingHint::Queue
-                                                              : framework::QueueingHint::QueueSkip;
+  if (podMatchesAnyAffinityTerms(*antiTerms, *originalPod)) return framework::QueueingHint::Queue;
+  auto originalAntiTerms =
+      framework::getAffinityTerms(*originalPod, framework::getPodAntiAffinityTerms(*originalPod));
+  if (!originalAntiTerms.ok()) return originalAntiTerms.error();
+  return podMatchesAnyAffinityTerms(*originalAntiTerms, pod) ? framework::QueueingHint::Queue
+                                                             : framework::QueueingHint::QueueSkip;
+}
+
+Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterTargetPodUpdateLabel(
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& /*newObj*/) const {
+  return framework::QueueingHint::Queue;
 }
 
 Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterNodeChange(

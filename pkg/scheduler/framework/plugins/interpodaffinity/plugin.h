@@ -84,6 +84,8 @@ void updateWithAntiAffinityTerms(TopologyToMatchedTermCount& m,
 // True iff `terms` is not empty and `pod` matches every term (namespace selectors against no labels:
 // the incoming pod's selectors are already merged into its namespaces).
 bool podMatchesAllAffinityTerms(const std::vector<framework::AffinityTerm>& terms, const api::Pod& pod);
+// True iff `pod` matches at least one of `terms` (namespace selectors as above): what anti-affinity needs.
+bool podMatchesAnyAffinityTerms(const std::vector<framework::AffinityTerm>& terms, const api::Pod& pod);
 
 // The incoming pod as PreFilter / PreScore see it; shared (immutable) between a state and its clones.
 struct IncomingPod {
@@ -174,15 +176,19 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   framework::Status normalizeScore(framework::CycleState& state, const framework::PodInfo& pod,
                                    framework::NodeScoreList& scores) override;
 
-  // Pod Add|UpdatePodLabel|Delete and Node Add|UpdateNodeLabel, with hints (queueing hints enabled).
+  // AssignedPod Add|UpdatePodLabel|Delete, TargetPod UpdatePodLabel and Node Add|UpdateNodeLabel, with
+  // hints (upstream v1.37).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
-  // Queue when an assigned pod was added matching all of the pod's required affinity terms, updated to
-  // start matching them or to stop matching all its required anti-affinity terms, or deleted while
-  // matching all its anti-affinity terms. Error (treated as Queue) when the pod's terms don't parse.
-  Result<framework::QueueingHint> isSchedulableAfterPodChange(const api::Pod& pod,
-                                                              const framework::EventObject& oldObj,
-                                                              const framework::EventObject& newObj) const;
+  // Queue when a scheduled (or nominated) pod was added matching all of the pod's required affinity
+  // terms; updated to start matching them all, or to stop matching any of its anti-affinity terms; or
+  // deleted while matching one of its anti-affinity terms, or with an anti-affinity term the pod matches.
+  // Error (treated as Queue) when a pod's terms don't parse.
+  Result<framework::QueueingHint> isSchedulableAfterAssignedPodChange(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+  // Always Queue: an existing pod's anti-affinity may no longer match the pod's new labels.
+  Result<framework::QueueingHint> isSchedulableAfterTargetPodUpdateLabel(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
   // Queue when a node was added or changed in a way that may satisfy the pod's required affinity
   // (topology key added or its value changed) or anti-affinity (any added node; key removed or its
   // value changed).

@@ -76,14 +76,10 @@ Result<std::vector<framework::ClusterEventWithHint>> NodeDeclaredFeatures::event
                                framework::action::Add | framework::action::UpdateNodeDeclaredFeature,
                                {}},
        &NodeDeclaredFeatures::isSchedulableAfterNodeChange});
-  // Upstream v1.37 registers {TargetPod, Update}: the rejected pod's own update. Until the queue tells
-  // TargetPod apart, that is the UnscheduledPod update the queue evaluates for the updated pod only.
+  // Any update of the rejected pod itself may change the features it needs.
   events.push_back(
-      {framework::ClusterEvent{framework::EventResource::UnscheduledPod, framework::action::Update, {}},
-       [this](const api::Pod& pod, const framework::EventObject& oldObj,
-              const framework::EventObject& newObj) {
-         return isSchedulableAfterTargetPodUpdate(pod, oldObj, newObj);
-       }});
+      {framework::ClusterEvent{framework::EventResource::TargetPod, framework::action::Update, {}},
+       helper::bindHint(this, &NodeDeclaredFeatures::isSchedulableAfterTargetPodUpdate)});
   return events;
 }
 

@@ -73,7 +73,7 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
-  // Node Add|UpdateNodeDeclaredFeature and the pod's own Update, each with a hint; none when disabled.
+  // Node Add|UpdateNodeDeclaredFeature and TargetPod Update, each with a hint; none when disabled.
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue on a node add, or when a node's declared features changed.

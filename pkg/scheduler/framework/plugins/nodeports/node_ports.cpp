@@ -45,14 +45,15 @@ framework::Status NodePorts::filter(framework::CycleState& state, const framewor
 Result<std::vector<framework::ClusterEventWithHint>> NodePorts::eventsToRegister() {
   std::vector<framework::ClusterEventWithHint> events;
   // Container ports are immutable, so pod updates never free a port.
-  events.push_back({framework::ClusterEvent{framework::EventResource::Pod, framework::action::Delete, {}},
-                    &NodePorts::isSchedulableAfterPodDeleted});
+  events.push_back(
+      {framework::ClusterEvent{framework::EventResource::AssignedPod, framework::action::Delete, {}},
+       &NodePorts::isSchedulableAfterAssignedPodDeleted});
   // No hint: a node add is always worth a retry (with backoff).
   events.push_back({framework::ClusterEvent{framework::EventResource::Node, framework::action::Add, {}}, {}});
   return events;
 }
 
-Result<framework::QueueingHint> NodePorts::isSchedulableAfterPodDeleted(
+Result<framework::QueueingHint> NodePorts::isSchedulableAfterAssignedPodDeleted(
     const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& /*newObj*/) {
   auto pods = helper::asTyped<api::Pod>(oldObj, framework::EventObject{});
   if (!pods.ok()) return pods.error();

@@ -56,13 +56,12 @@ class NodePorts final : public framework::PreFilterPlugin,
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
-  // Pod Delete (with a hint) and Node Add (no hint), as upstream with queueing hints enabled.
+  // AssignedPod Delete (with a hint) and Node Add (no hint), as upstream v1.37.
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue only when the deleted pod was scheduled (or nominated) and held a port the pod wants.
-  static Result<framework::QueueingHint> isSchedulableAfterPodDeleted(const api::Pod& pod,
-                                                                      const framework::EventObject& oldObj,
-                                                                      const framework::EventObject& newObj);
+  static Result<framework::QueueingHint> isSchedulableAfterAssignedPodDeleted(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 
 }  // namespace ks::plugins::nodeports

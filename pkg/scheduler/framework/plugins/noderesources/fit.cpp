@@ -263,55 +263,63 @@ framework::Status Fit::score(framework::CycleState& state, const framework::PodI
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> Fit::eventsToRegister() {
-  framework::ActionType podActions = framework::action::Delete;
-  // With in-place resize, scaling a pod down may free resources.
-  if (features_.enableInPlacePodVerticalScaling) podActions |= framework::action::UpdatePodScaleDown;
+  using framework::ClusterEvent;
+  using framework::EventResource;
+  namespace action = framework::action;
   // Without queueing hints, Node/Add may be missed by the queue's pre-check; upstream then also registers
   // taint and label updates (kubernetes#109437).
-  framework::ActionType nodeActions = framework::action::Add | framework::action::UpdateNodeAllocatable |
-                                      framework::action::UpdateNodeTaint | framework::action::UpdateNodeLabel;
-  if (features_.enableSchedulingQueueHint) {
-    nodeActions = framework::action::Add | framework::action::UpdateNodeAllocatable;
+  framework::ActionType nodeActions =
+      action::Add | action::UpdateNodeAllocatable | action::UpdateNodeTaint | action::UpdateNodeLabel;
+  if (features_.enableSchedulingQueueHint) nodeActions = action::Add | action::UpdateNodeAllocatable;
+  std::vector<framework::ClusterEventWithHint> events{
+      {ClusterEvent{EventResource::AssignedPod, action::Delete, {}},
+       helper::bindHint(this, &Fit::isSchedulableAfterAssignedPodDelete)},
+      {ClusterEvent{EventResource::Node, nodeActions, {}},
+       helper::bindHint(this, &Fit::isSchedulableAfterNodeChange)},
+  };
+  // With in-place resize, a scheduled pod scaling down may free room, and the pod itself may now fit.
+  if (features_.enableInPlacePodVerticalScaling) {
+    events.push_back({ClusterEvent{EventResource::AssignedPod, action::UpdatePodScaleDown, {}},
+                      helper::bindHint(this, &Fit::isSchedulableAfterAssignedPodScaleDown)});
+    events.push_back({ClusterEvent{EventResource::TargetPod, action::UpdatePodScaleDown, {}},
+                      helper::bindHint(this, &Fit::isSchedulableAfterTargetPodScaleDown)});
   }
-  std::vector<framework::ClusterEventWithHint> events;
-  events.push_back(
-      {framework::ClusterEvent{framework::EventResource::Pod, podActions, {}},
-       [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-         return isSchedulableAfterPodEvent(pod, o, n);
-       }});
-  events.push_back(
-      {framework::ClusterEvent{framework::EventResource::Node, nodeActions, {}},
-       [this](const api::Pod& pod, const framework::EventObject& o, const framework::EventObject& n) {
-         return isSchedulableAfterNodeChange(pod, o, n);
-       }});
   return events;
 }
 
-Result<framework::QueueingHint> Fit::isSchedulableAfterPodEvent(const api::Pod& pod,
-                                                                const framework::EventObject& oldObj,
-                                                                const framework::EventObject& newObj) const {
+Result<framework::QueueingHint> Fit::isSchedulableAfterAssignedPodDelete(
+    const api::Pod& /*pod*/, const framework::EventObject& oldObj,
+    const framework::EventObject& newObj) const {
   auto typed = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!typed.ok()) return typed.error();
-  const auto [originalPod, modifiedPod] = *typed;
-  if (modifiedPod == nullptr) {
-    if (originalPod == nullptr) return framework::QueueingHint::Queue;
-    // Deleting a pod that was neither scheduled nor nominated frees nothing.
-    if (originalPod->spec.nodeName.empty() && originalPod->status.nominatedNodeName.empty()) {
-      return framework::QueueingHint::QueueSkip;
-    }
-    return framework::QueueingHint::Queue;
-  }
-  if (!features_.enableInPlacePodVerticalScaling) return framework::QueueingHint::QueueSkip;
-  if (originalPod == nullptr || !isSchedulableAfterPodScaleDown(pod, *originalPod, *modifiedPod)) {
+  const api::Pod* deletedPod = typed->first;
+  if (deletedPod == nullptr) return Error("expected *v1.Pod, but got <nil>");
+  // Deleting a pod that was neither scheduled nor nominated frees nothing.
+  if (deletedPod->spec.nodeName.empty() && deletedPod->status.nominatedNodeName.empty()) {
     return framework::QueueingHint::QueueSkip;
   }
   return framework::QueueingHint::Queue;
 }
 
-bool Fit::isSchedulableAfterPodScaleDown(const api::Pod& targetPod, const api::Pod& originalPod,
-                                         const api::Pod& modifiedPod) const {
-  // The target pod itself got smaller.
-  if (modifiedPod.metadata.uid == targetPod.metadata.uid) return true;
+Result<framework::QueueingHint> Fit::isSchedulableAfterTargetPodScaleDown(
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& /*newObj*/) const {
+  return framework::QueueingHint::Queue;
+}
+
+Result<framework::QueueingHint> Fit::isSchedulableAfterAssignedPodScaleDown(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+  auto typed = helper::asTyped<api::Pod>(oldObj, newObj);
+  if (!typed.ok()) return typed.error();
+  const auto [originalPod, modifiedPod] = *typed;
+  if (originalPod == nullptr || modifiedPod == nullptr) return Error("expected *v1.Pod, but got <nil>");
+  return haveEnoughRelevantResourcesDecreased(pod, *originalPod, *modifiedPod)
+             ? framework::QueueingHint::Queue
+             : framework::QueueingHint::QueueSkip;
+}
+
+bool Fit::haveEnoughRelevantResourcesDecreased(const api::Pod& targetPod, const api::Pod& originalPod,
+                                               const api::Pod& modifiedPod) const {
   // An unscheduled pod holds nothing.
   if (modifiedPod.spec.nodeName.empty()) return false;
   api::PodRequestsOptions opts;

@@ -144,15 +144,20 @@ class Fit final : public framework::PreFilterPlugin,
                           const framework::NodeInfo& nodeInfo, int64_t& score) override;
   framework::ScoreExtensions* scoreExtensions() override { return nullptr; }
 
-  // Pod Delete (| UpdatePodScaleDown with in-place resize) and Node Add | UpdateNodeAllocatable (plus
-  // UpdateNodeTaint | UpdateNodeLabel without queueing hints), as upstream v1.34.
+  // AssignedPod Delete, Node Add | UpdateNodeAllocatable (plus UpdateNodeTaint | UpdateNodeLabel without
+  // queueing hints) and, with in-place resize, AssignedPod and TargetPod UpdatePodScaleDown (upstream v1.37;
+  // DRAExtendedResource's DeviceClass events and the alpha scale-up ones are not registered).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
-  // Queue when a scheduled (or nominated) pod was deleted, or (with in-place resize) the target pod itself
-  // or a scheduled pod scaled down a resource the target pod requests.
-  Result<framework::QueueingHint> isSchedulableAfterPodEvent(const api::Pod& pod,
-                                                             const framework::EventObject& oldObj,
-                                                             const framework::EventObject& newObj) const;
+  // Queue when the deleted pod was scheduled or nominated.
+  Result<framework::QueueingHint> isSchedulableAfterAssignedPodDelete(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+  // Always Queue: the pod itself asks for less now.
+  Result<framework::QueueingHint> isSchedulableAfterTargetPodScaleDown(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+  // Queue when a scheduled pod scaled down a resource the pod requests.
+  Result<framework::QueueingHint> isSchedulableAfterAssignedPodScaleDown(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
   // Queue when a node was added that fits the pod, or updated so that it fits and a resource the pod
   // requests (or the pod count) increased.
   Result<framework::QueueingHint> isSchedulableAfterNodeChange(const api::Pod& pod,
@@ -163,8 +168,8 @@ class Fit final : public framework::PreFilterPlugin,
 
  private:
   Fit(const config::NodeResourcesFitArgs& args, const Features& features, ResourceAllocationScorer scorer);
-  bool isSchedulableAfterPodScaleDown(const api::Pod& targetPod, const api::Pod& originalPod,
-                                      const api::Pod& modifiedPod) const;
+  bool haveEnoughRelevantResourcesDecreased(const api::Pod& targetPod, const api::Pod& originalPod,
+                                            const api::Pod& modifiedPod) const;
 
   std::set<std::string, std::less<>> ignoredResources_;
   std::set<std::string, std::less<>> ignoredResourceGroups_;

@@ -45,9 +45,9 @@ Result<std::vector<framework::ClusterEventWithHint>> NodeUnschedulable::eventsTo
       {framework::ClusterEvent{
            framework::EventResource::Node, framework::action::Add | framework::action::UpdateNodeTaint, {}},
        &NodeUnschedulable::isSchedulableAfterNodeChange});
-  events.push_back(
-      {framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
-       &NodeUnschedulable::isSchedulableAfterPodTolerationChange});
+  events.push_back({framework::ClusterEvent{
+                        framework::EventResource::TargetPod, framework::action::UpdatePodToleration, {}},
+                    &NodeUnschedulable::isSchedulableAfterTargetPodTolerationChange});
   return events;
 }
 
@@ -64,18 +64,15 @@ Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterNodeChange(
   return framework::QueueingHint::QueueSkip;
 }
 
-Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterPodTolerationChange(
-    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
+Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterTargetPodTolerationChange(
+    const api::Pod& /*pod*/, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
   auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!pods.ok()) return pods.error();
   const api::Pod* modified = pods->second;
   if (modified == nullptr) return Error("expected *v1.Pod, but got <nil>");
-  if (pod.metadata.uid == modified->metadata.uid) {
-    // Tolerations can only be added, and a pod that already tolerated the taint wasn't rejected here.
-    return podToleratesUnschedulable(*modified) ? framework::QueueingHint::Queue
-                                                : framework::QueueingHint::QueueSkip;
-  }
-  return framework::QueueingHint::QueueSkip;
+  // Tolerations can only be added, and a pod that already tolerated the taint wasn't rejected here.
+  return podToleratesUnschedulable(*modified) ? framework::QueueingHint::Queue
+                                              : framework::QueueingHint::QueueSkip;
 }
 
 }  // namespace ks::plugins::nodeunschedulable

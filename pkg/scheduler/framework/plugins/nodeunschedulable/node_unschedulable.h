@@ -30,7 +30,7 @@ class NodeUnschedulable final : public framework::FilterPlugin, public framework
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
-  // Node Add|UpdateNodeTaint and Pod UpdatePodToleration, each with a hint (queueing hints enabled).
+  // Node Add|UpdateNodeTaint and TargetPod UpdatePodToleration, each with a hint (upstream v1.37).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue when a node is added schedulable or turns from unschedulable to schedulable.
@@ -38,7 +38,7 @@ class NodeUnschedulable final : public framework::FilterPlugin, public framework
                                                                       const framework::EventObject& oldObj,
                                                                       const framework::EventObject& newObj);
   // Queue when the rejected pod itself now tolerates the unschedulable taint.
-  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(
+  static Result<framework::QueueingHint> isSchedulableAfterTargetPodTolerationChange(
       const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 

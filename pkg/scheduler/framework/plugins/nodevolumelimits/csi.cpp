@@ -89,7 +89,8 @@ Result<std::vector<framework::ClusterEventWithHint>> CSILimits::eventsToRegister
   events.push_back({ClusterEvent{EventResource::CSINode, action::Add, {}}, nullptr});
   events.push_back(
       {ClusterEvent{EventResource::CSINode, action::Update, {}}, &isSchedulableAfterCSINodeUpdated});
-  events.push_back({ClusterEvent{EventResource::Pod, action::Delete, {}}, &isSchedulableAfterPodDeleted});
+  events.push_back(
+      {ClusterEvent{EventResource::AssignedPod, action::Delete, {}}, &isSchedulableAfterAssignedPodDeleted});
   events.push_back(
       {ClusterEvent{EventResource::PersistentVolumeClaim, action::Add, {}}, &isSchedulableAfterPVCAdded});
   events.push_back({ClusterEvent{EventResource::VolumeAttachment, action::Delete, {}},
@@ -97,12 +98,12 @@ Result<std::vector<framework::ClusterEventWithHint>> CSILimits::eventsToRegister
   return events;
 }
 
-Result<QueueingHint> CSILimits::isSchedulableAfterPodDeleted(const api::Pod& /*pod*/,
-                                                             const framework::EventObject& oldObj,
-                                                             const framework::EventObject& newObj) {
+Result<QueueingHint> CSILimits::isSchedulableAfterAssignedPodDeleted(const api::Pod& /*pod*/,
+                                                                     const framework::EventObject& oldObj,
+                                                                     const framework::EventObject& newObj) {
   auto objs = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!objs.ok())
-    return Error("unexpected objects in isSchedulableAfterPodDeleted: " + objs.error().message());
+    return Error("unexpected objects in isSchedulableAfterAssignedPodDeleted: " + objs.error().message());
   const api::Pod* deleted = objs->first;
   if (deleted == nullptr || deleted->spec.volumes.empty()) return QueueingHint::QueueSkip;
   // Only a pod that held (or was about to hold) a node's volumes frees any.

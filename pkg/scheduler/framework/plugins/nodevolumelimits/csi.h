@@ -67,15 +67,14 @@ class CSILimits final : public framework::PreFilterPlugin,
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
-  // CSINode Add (no hint: a new CSINode may lift any limit), CSINode Update, Pod Delete, PVC Add and
-  // VolumeAttachment Delete, each with its hint below.
+  // CSINode Add (no hint: a new CSINode may lift any limit), CSINode Update, AssignedPod Delete, PVC Add
+  // and VolumeAttachment Delete, each with its hint below.
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue when the deleted pod was bound or nominated to a node and had a PVC, ephemeral or
   // migratable inline volume.
-  static Result<framework::QueueingHint> isSchedulableAfterPodDeleted(const api::Pod& pod,
-                                                                      const framework::EventObject& oldObj,
-                                                                      const framework::EventObject& newObj);
+  static Result<framework::QueueingHint> isSchedulableAfterAssignedPodDeleted(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
   // Queue when the added claim is one the pod uses (by name in the pod's namespace).
   static Result<framework::QueueingHint> isSchedulableAfterPVCAdded(const api::Pod& pod,
                                                                     const framework::EventObject& oldObj,

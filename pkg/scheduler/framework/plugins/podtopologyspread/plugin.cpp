@@ -23,11 +23,23 @@ std::vector<api::TopologySpreadConstraint> systemDefaultConstraints() {
   return {hostname, zone};
 }
 
-// involvedInTopologySpreading: the incoming pod is the pod itself, or an assigned pod in its namespace.
+// involvedInTopologySpreading: the incoming pod is scheduled or nominated, in the pod's namespace.
 bool involvedInTopologySpreading(const api::Pod& incomingPod, const api::Pod& podWithSpreading) {
-  return incomingPod.metadata.uid == podWithSpreading.metadata.uid ||
-         (!incomingPod.spec.nodeName.empty() &&
-          incomingPod.metadata.namespace_ == podWithSpreading.metadata.namespace_);
+  if (incomingPod.spec.nodeName.empty() && incomingPod.status.nominatedNodeName.empty()) return false;
+  return incomingPod.metadata.namespace_ == podWithSpreading.metadata.namespace_;
+}
+
+// The hint for an updated pod (assigned, or the pod itself): Queue when the update makes it match, or stop
+// matching, some constraint's selector (upstream isSchedulableAfterPodLabelChange).
+framework::QueueingHint podLabelChangeHint(const api::Pod& originalPod, const api::Pod& modifiedPod,
+                                           const std::vector<TopologySpreadConstraint>& constraints) {
+  if (modifiedPod.metadata.labels == originalPod.metadata.labels) return framework::QueueingHint::QueueSkip;
+  for (const auto& c : constraints) {
+    if (c.selector.matches(originalPod.metadata.labels) != c.selector.matches(modifiedPod.metadata.labels)) {
+      return framework::QueueingHint::Queue;
+    }
+  }
+  return framework::QueueingHint::QueueSkip;
 }
 
 bool hasConstraintWithNodeTaintsPolicyHonor(const std::vector<TopologySpreadConstraint>& constraints) {
@@ -120,31 +132,42 @@ Result<std::vector<TopologySpreadConstraint>> PodTopologySpread::getConstraints(
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> PodTopologySpread::eventsToRegister() {
+  using framework::ClusterEvent;
+  using framework::EventResource;
   namespace action = framework::action;
-  std::vector<framework::ClusterEventWithHint> events;
-  // Pods: an added or deleted assigned pod changes the counts; a label update may make it (stop) match;
-  // a new toleration of the pod itself matters for constraints honouring taints.
-  events.push_back({framework::ClusterEvent{
-                        framework::EventResource::Pod,
-                        action::Add | action::UpdatePodLabel | action::UpdatePodToleration | action::Delete,
-                        {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterPodChange(pod, oldObj, newObj);
-                    }});
-  // Nodes: domains appear, disappear or change.
-  events.push_back({framework::ClusterEvent{
-                        framework::EventResource::Node,
-                        action::Add | action::Delete | action::UpdateNodeLabel | action::UpdateNodeTaint,
-                        {}},
-                    [this](const api::Pod& pod, const framework::EventObject& oldObj,
-                           const framework::EventObject& newObj) {
-                      return isSchedulableAfterNodeChange(pod, oldObj, newObj);
-                    }});
-  return events;
+  return std::vector<framework::ClusterEventWithHint>{
+      // An added or deleted assigned pod changes the counts; a label update may make it (stop) match.
+      {ClusterEvent{EventResource::AssignedPod, action::Add | action::UpdatePodLabel | action::Delete, {}},
+       helper::bindHint(this, &PodTopologySpread::isSchedulableAfterAssignedPodChange)},
+      // The pod's own labels count when they match its selectors; a new toleration matters for
+      // constraints honouring taints.
+      {ClusterEvent{EventResource::TargetPod, action::UpdatePodToleration | action::UpdatePodLabel, {}},
+       helper::bindHint(this, &PodTopologySpread::isSchedulableAfterTargetPodChange)},
+      // Domains appear, disappear or change.
+      {ClusterEvent{EventResource::Node,
+                    action::Add | action::Delete | action::UpdateNodeLabel | action::UpdateNodeTaint,
+                    {}},
+       helper::bindHint(this, &PodTopologySpread::isSchedulableAfterNodeChange)},
+  };
 }
 
-Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterPodChange(
+Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterTargetPodChange(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+  auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
+  if (!pods.ok()) return pods.error();
+  const auto [originalPod, modifiedPod] = *pods;
+  if (originalPod == nullptr || modifiedPod == nullptr) return Error("expected *v1.Pod, but got <nil>");
+  auto constraints = getConstraints(pod);
+  if (!constraints.ok()) return constraints.error();
+  // A new toleration may let the pod onto nodes a constraint honouring taints left out.
+  if (modifiedPod->spec.tolerations != originalPod->spec.tolerations &&
+      hasConstraintWithNodeTaintsPolicyHonor(*constraints)) {
+    return framework::QueueingHint::Queue;
+  }
+  return podLabelChangeHint(*originalPod, *modifiedPod, *constraints);
+}
+
+Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterAssignedPodChange(
     const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
   auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!pods.ok()) return pods.error();
@@ -160,24 +183,8 @@ Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterPodChange(
   if (!constraints.ok()) return constraints.error();
 
   if (modifiedPod != nullptr && originalPod != nullptr) {
-    // The pod itself got new tolerations while a constraint honours taints.
-    if (pod.metadata.uid == modifiedPod->metadata.uid &&
-        modifiedPod->spec.tolerations != originalPod->spec.tolerations &&
-        hasConstraintWithNodeTaintsPolicyHonor(*constraints)) {
-      return framework::QueueingHint::Queue;
-    }
-    if (modifiedPod->metadata.labels == originalPod->metadata.labels)
-      return framework::QueueingHint::QueueSkip;
-    // Queue when the update makes the pod match, or stop matching, some selector.
-    for (const auto& c : *constraints) {
-      if (c.selector.matches(originalPod->metadata.labels) !=
-          c.selector.matches(modifiedPod->metadata.labels)) {
-        return framework::QueueingHint::Queue;
-      }
-    }
-    return framework::QueueingHint::QueueSkip;
+    return podLabelChangeHint(*originalPod, *modifiedPod, *constraints);
   }
-
   // Added: Queue when it matches some selector.
   if (modifiedPod != nullptr) {
     return podLabelsMatchSpreadConstraints(*constraints, modifiedPod->metadata.labels)

@@ -161,16 +161,18 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   framework::Status normalizeScore(framework::CycleState& state, const framework::PodInfo& pod,
                                    framework::NodeScoreList& scores) override;
 
-  // Pod Add|UpdatePodLabel|UpdatePodToleration|Delete and Node Add|Delete|UpdateNodeLabel|UpdateNodeTaint,
-  // each with a hint (queueing hints are GA in v1.34).
+  // AssignedPod Add|UpdatePodLabel|Delete, TargetPod UpdatePodToleration|UpdatePodLabel and Node
+  // Add|Delete|UpdateNodeLabel|UpdateNodeTaint, each with a hint (upstream v1.37).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
-  // Queue when an assigned pod in the same namespace (or the pod itself) is added, deleted or relabeled
-  // so that it starts or stops matching a constraint's selector, or when the pod itself gets new
-  // tolerations while a constraint honours taints.
-  Result<framework::QueueingHint> isSchedulableAfterPodChange(const api::Pod& pod,
-                                                              const framework::EventObject& oldObj,
-                                                              const framework::EventObject& newObj) const;
+  // Queue when a scheduled (or nominated) pod in the same namespace is added or deleted matching a
+  // constraint's selector, or relabeled so that it starts or stops matching one.
+  Result<framework::QueueingHint> isSchedulableAfterAssignedPodChange(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+  // Queue when the pod itself got new tolerations while a constraint honours taints, or was relabeled so
+  // that it starts or stops matching a constraint's selector.
+  Result<framework::QueueingHint> isSchedulableAfterTargetPodChange(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
   // Queue when a node that has (or had) every topologyKey is added, deleted, starts or stops having them,
   // or changes a topologyKey value or its taints.
   Result<framework::QueueingHint> isSchedulableAfterNodeChange(const api::Pod& pod,

@@ -26,17 +26,14 @@ Result<std::vector<framework::ClusterEventWithHint>> SchedulingGates::eventsToRe
   std::vector<framework::ClusterEventWithHint> events;
   events.push_back(
       {framework::ClusterEvent{
-           framework::EventResource::Pod, framework::action::UpdatePodSchedulingGatesEliminated, {}},
-       &SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated});
+           framework::EventResource::TargetPod, framework::action::UpdatePodSchedulingGatesEliminated, {}},
+       &SchedulingGates::isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated});
   return events;
 }
 
-Result<framework::QueueingHint> SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(
-    const api::Pod& pod, const framework::EventObject& /*oldObj*/, const framework::EventObject& newObj) {
-  const auto* modified = std::get_if<api::PodPtr>(&newObj);
-  if (modified == nullptr || !*modified) return Error("unexpected object: want the updated Pod");
-  // Only the pod's own update can lift its gates.
-  if ((*modified)->metadata.uid != pod.metadata.uid) return framework::QueueingHint::QueueSkip;
+Result<framework::QueueingHint> SchedulingGates::isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated(
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& /*newObj*/) {
   return framework::QueueingHint::Queue;
 }
 

@@ -25,12 +25,12 @@ class SchedulingGates final : public framework::PreEnqueuePlugin, public framewo
   // Success without gates; otherwise UnschedulableAndUnresolvable "waiting for scheduling gates: [a b]".
   framework::Status preEnqueue(const framework::PodInfo& pod) override;
 
-  // Pod UpdatePodSchedulingGatesEliminated with a hint that always answers Queue (queueing hints
-  // enabled, the v1.34 default). Only the gated pod's own update raises that action.
+  // TargetPod UpdatePodSchedulingGatesEliminated (the gated pod's own update) with a hint that always
+  // answers Queue (upstream v1.37).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // The hint for the gates-eliminated update: always Queue.
-  static Result<framework::QueueingHint> isSchedulableAfterUpdatePodSchedulingGatesEliminated(
+  static Result<framework::QueueingHint> isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated(
       const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 

@@ -74,9 +74,9 @@ Result<std::vector<framework::ClusterEventWithHint>> TaintToleration::eventsToRe
       {framework::ClusterEvent{
            framework::EventResource::Node, framework::action::Add | framework::action::UpdateNodeTaint, {}},
        &TaintToleration::isSchedulableAfterNodeChange});
-  events.push_back(
-      {framework::ClusterEvent{framework::EventResource::Pod, framework::action::UpdatePodToleration, {}},
-       &TaintToleration::isSchedulableAfterPodTolerationChange});
+  events.push_back({framework::ClusterEvent{
+                        framework::EventResource::TargetPod, framework::action::UpdatePodToleration, {}},
+                    &TaintToleration::isSchedulableAfterTargetPodTolerationChange});
   return events;
 }
 
@@ -92,14 +92,10 @@ Result<framework::QueueingHint> TaintToleration::isSchedulableAfterNodeChange(
   return framework::QueueingHint::QueueSkip;
 }
 
-Result<framework::QueueingHint> TaintToleration::isSchedulableAfterPodTolerationChange(
-    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
-  auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
-  if (!pods.ok()) return pods.error();
-  const api::Pod* modified = pods->second;
-  if (modified == nullptr) return Error("expected *v1.Pod, but got <nil>");
-  if (pod.metadata.uid == modified->metadata.uid) return framework::QueueingHint::Queue;
-  return framework::QueueingHint::QueueSkip;
+Result<framework::QueueingHint> TaintToleration::isSchedulableAfterTargetPodTolerationChange(
+    const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
+    const framework::EventObject& /*newObj*/) {
+  return framework::QueueingHint::Queue;
 }
 
 }  // namespace ks::plugins::tainttoleration

@@ -62,7 +62,7 @@ class TaintToleration final : public framework::FilterPlugin,
   framework::Status normalizeScore(framework::CycleState& state, const framework::PodInfo& pod,
                                    framework::NodeScoreList& scores) override;
 
-  // Node Add|UpdateNodeTaint and Pod UpdatePodToleration, each with a hint (queueing hints enabled).
+  // Node Add|UpdateNodeTaint and TargetPod UpdatePodToleration, each with a hint (upstream v1.37).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue when the node goes from having an untolerated NoSchedule/NoExecute taint (or not existing)
@@ -70,8 +70,8 @@ class TaintToleration final : public framework::FilterPlugin,
   static Result<framework::QueueingHint> isSchedulableAfterNodeChange(const api::Pod& pod,
                                                                       const framework::EventObject& oldObj,
                                                                       const framework::EventObject& newObj);
-  // Queue when the updated pod is the rejected pod itself.
-  static Result<framework::QueueingHint> isSchedulableAfterPodTolerationChange(
+  // Always Queue: the rejected pod itself got a new toleration (tolerations can only be added).
+  static Result<framework::QueueingHint> isSchedulableAfterTargetPodTolerationChange(
       const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
 };
 

@@ -176,8 +176,8 @@ Result<std::vector<framework::ClusterEventWithHint>> VolumeRestrictions::eventsT
 
   std::vector<framework::ClusterEventWithHint> events;
   // A deleted pod releases its volumes; spec.volumes is immutable, so pod updates are not registered.
-  events.push_back({framework::ClusterEvent{EventResource::Pod, action::Delete, {}},
-                    &VolumeRestrictions::isSchedulableAfterPodDeleted});
+  events.push_back({framework::ClusterEvent{EventResource::AssignedPod, action::Delete, {}},
+                    &VolumeRestrictions::isSchedulableAfterAssignedPodDeleted});
   // Any new node may fit: no hint.
   events.push_back({framework::ClusterEvent{EventResource::Node, nodeActions, {}}, {}});
   // PreFilter rejects a pod whose claim does not exist yet (its access modes are needed).
@@ -204,10 +204,9 @@ Result<QueueingHint> VolumeRestrictions::isSchedulableAfterPersistentVolumeClaim
   return QueueingHint::QueueSkip;
 }
 
-Result<QueueingHint> VolumeRestrictions::isSchedulableAfterPodDeleted(const api::Pod& pod,
-                                                                      const framework::EventObject& oldObj,
-                                                                      const framework::EventObject& newObj) {
-  static constexpr std::string_view kContext = "unexpected objects in isSchedulableAfterPodDeleted";
+Result<QueueingHint> VolumeRestrictions::isSchedulableAfterAssignedPodDeleted(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) {
+  static constexpr std::string_view kContext = "unexpected objects in isSchedulableAfterAssignedPodDeleted";
   auto pods = helper::asTyped<api::Pod>(oldObj, newObj);
   if (!pods.ok()) return pods.error().wrap(kContext);
   const api::Pod* deleted = pods->first;

@@ -89,15 +89,14 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
-  // Pod/Delete, Node/Add (|UpdateNodeTaint|UpdateNodeLabel without queueing hints) and
+  // AssignedPod/Delete, Node/Add (|UpdateNodeTaint|UpdateNodeLabel without queueing hints) and
   // PersistentVolumeClaim/Add.
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue when the deleted pod (same namespace) had a volume conflicting with the pod's or used one of
   // its claims (whatever the claim's access mode: looking it up is left out of the hint, as upstream).
-  static Result<framework::QueueingHint> isSchedulableAfterPodDeleted(const api::Pod& pod,
-                                                                      const framework::EventObject& oldObj,
-                                                                      const framework::EventObject& newObj);
+  static Result<framework::QueueingHint> isSchedulableAfterAssignedPodDeleted(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);
   // Queue when the added claim is one of the pod's.
   static Result<framework::QueueingHint> isSchedulableAfterPersistentVolumeClaimAdded(
       const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj);

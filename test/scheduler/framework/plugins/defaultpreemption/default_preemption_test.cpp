@@ -1158,7 +1158,7 @@ TEST(DefaultPreemptionTest, AsyncPreemptionGatesThePreemptorUntilItsEvictionsAre
     ASSERT_TRUE(events.ok());
     if (async) {
       ASSERT_EQ(events->size(), 1u);
-      EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Pod);
+      EXPECT_EQ((*events)[0].event.resource, framework::EventResource::AssignedPod);
       EXPECT_EQ((*events)[0].event.actionType, framework::action::Delete);
       auto hint = (*events)[0].queueingHintFn(*preemptor, std::monostate{}, v1);
       ASSERT_TRUE(hint.ok());

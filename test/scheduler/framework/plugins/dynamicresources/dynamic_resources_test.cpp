@@ -1,9 +1,9 @@
 // Ports upstream (v1.34.4) plugins/dynamicresources/dynamicresources_test.go: TestPlugin (every case, by
 // name, with its expected statuses, API objects, assumed and in-flight claims after each extension point),
-// Test_isSchedulableAfterClaimChange and Test_isSchedulableAfterPodChange (every case). As upstream, the
-// plugin runs over an informer factory on the (in-memory) API server; claims and classes are created
-// through the API before the factory starts, and the test drives PreEnqueue, PreFilter, Filter per node,
-// Reserve, Unreserve, PreBindPreFlight, PreBind and PostFilter as upstream's driver does.
+// Test_isSchedulableAfterClaimChange and (v1.37) TestIsSchedulableAfterTargetPodUpdate (every case). As
+// upstream, the plugin runs over an informer factory on the (in-memory) API server; claims and classes are
+// created through the API before the factory starts, and the test drives PreEnqueue, PreFilter, Filter per
+// node, Reserve, Unreserve, PreBindPreFlight, PreBind and PostFilter as upstream's driver does.
 //
 // Differences from upstream:
 //   - The DRAExtendedResource cases ("empty-with-extended-resources-enabled", "extended-resource-name-*")
@@ -1443,7 +1443,7 @@ TEST(IsSchedulableAfterClaimChange, Table) {
   }
 }
 
-TEST(IsSchedulableAfterPodChange, Table) {
+TEST(IsSchedulableAfterTargetPodUpdate, Table) {
   struct Case {
     std::string name;
     std::vector<api::ResourceClaim> objs;
@@ -1452,9 +1452,6 @@ TEST(IsSchedulableAfterPodChange, Table) {
     QueueingHint wantHint = QueueingHint::QueueSkip;
     bool wantErr = false;
   };
-  api::Pod otherPod = podWithClaimTemplate();
-  otherPod.metadata.name += "2";
-  otherPod.metadata.uid += "2";
   api::Pod incomplete = podWithTwoClaimTemplates();
   incomplete.status.resourceClaimStatuses = {
       api::PodResourceClaimStatus{incomplete.spec.resourceClaims[0].name, kClaimName}};
@@ -1465,11 +1462,6 @@ TEST(IsSchedulableAfterPodChange, Table) {
        .pod = podWithClaimTemplate(),
        .obj = podWithClaimTemplateInStatus(),
        .wantHint = QueueingHint::Queue},
-      {.name = "wrong-pod",
-       .objs = {pendingClaim()},
-       .pod = otherPod,
-       .obj = podWithClaimTemplateInStatus(),
-       .wantHint = QueueingHint::QueueSkip},
       {.name = "missing-claim",
        .pod = podWithClaimTemplate(),
        .obj = podWithClaimTemplateInStatus(),
@@ -1489,7 +1481,7 @@ TEST(IsSchedulableAfterPodChange, Table) {
     env.waitForInformer();
     // "not-a-claim": an object of another kind.
     EventObject newObj = tc.obj ? podObj(*tc.obj) : claimObj(pendingClaim());
-    auto hint = pl.isSchedulableAfterPodChange(tc.pod, EventObject{}, newObj);
+    auto hint = pl.isSchedulableAfterTargetPodUpdate(tc.pod, EventObject{}, newObj);
     if (tc.wantErr) {
       EXPECT_FALSE(hint.ok());
       continue;
@@ -1512,7 +1504,7 @@ TEST(DynamicResources, EventsToRegister) {
   std::vector<std::pair<framework::EventResource, framework::ActionType>> want = {
       {framework::EventResource::Node, Add | UpdateNodeLabel | UpdateNodeAllocatable},
       {framework::EventResource::ResourceClaim, Add | Update},
-      {framework::EventResource::Pod, UpdatePodGeneratedResourceClaim},
+      {framework::EventResource::TargetPod, UpdatePodGeneratedResourceClaim},
       {framework::EventResource::DeviceClass, Add | Update},
       {framework::EventResource::ResourceSlice, Add | Update},
   };

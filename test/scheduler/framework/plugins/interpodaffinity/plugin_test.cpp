@@ -1,5 +1,6 @@
-// Ports upstream plugins/interpodaffinity/plugin_test.go (v1.34.4): Test_isSchedulableAfterPodChange,
-// Test_isSchedulableAfterNodeChange (case names are upstream's); plus construction and EventsToRegister.
+// Ports upstream plugins/interpodaffinity/plugin_test.go: Test_isSchedulableAfterAssignedPodChange and
+// Test_isSchedulableAfterTargetPodUpdateLabel (v1.37.2), Test_isSchedulableAfterNodeChange (v1.34.4; case
+// names are upstream's); plus construction and EventsToRegister.
 #include <gtest/gtest.h>
 
 #include "test/scheduler/framework/plugins/interpodaffinity/test_util.h"
@@ -28,68 +29,131 @@ EventObject nodeObj(const std::optional<api::Node>& n) {
   return EventObject{std::make_shared<const api::Node>(*n)};
 }
 
-TEST(InterPodAffinityPluginTest, Test_isSchedulableAfterPodChange) {
+TEST(InterPodAffinityPluginTest, Test_isSchedulableAfterAssignedPodChange) {
   struct Case {
     std::string name;
     api::Pod pod;
     std::optional<api::Pod> oldPod, newPod;
     QueueingHint expectedHint;
   };
-  auto affinityPod = [] {
-    return MakePod().name("p").podAffinityIn("service", "region", {"securityscan", "value2"}).obj();
+  const std::vector<std::string> kScanOr2 = {"securityscan", "value2"};
+  auto affinityPod = [&] {
+    return MakePod().uid("p").name("p").podAffinityIn("service", "region", kScanOr2).obj();
   };
-  auto antiAffinityPod = [] {
-    return MakePod().name("p").podAntiAffinityIn("service", "region", {"securityscan", "value2"}).obj();
+  auto antiAffinityPod = [&] {
+    return MakePod().uid("p").name("p").podAntiAffinityIn("service", "region", kScanOr2).obj();
   };
   auto multiTermPod = [] {
     return MakePod()
+        .uid("p")
         .name("p")
         .podAffinityExists("aaa", "hostname")
         .podAffinityExists("bbb", "hostname")
         .obj();
   };
+  // Anti-affinity to service=securityscan or app=web: two terms, matching either is enough.
+  auto twoAntiTermsPod = [] {
+    return MakePod()
+        .uid("p")
+        .name("p")
+        .podAntiAffinityIn("service", "region", {"securityscan"})
+        .podAntiAffinityIn("app", "region", {"web"})
+        .obj();
+  };
+  auto other = [] { return MakePod().uid("other"); };
+  auto placed = [] { return MakePod().uid("other").node("fake-node"); };
   const std::vector<Case> cases = {
       {"add a pod which matches the pod affinity", affinityPod(), std::nullopt,
-       MakePod().node("fake-node").label("service", "securityscan").obj(), QueueingHint::Queue},
-      {"add an un-scheduled pod", affinityPod(), std::nullopt,
-       MakePod().label("service", "securityscan").obj(), QueueingHint::QueueSkip},
+       placed().label("service", "securityscan").obj(), QueueingHint::Queue},
+      {"add an un-scheduled pod", affinityPod(), std::nullopt, other().label("service", "securityscan").obj(),
+       QueueingHint::QueueSkip},
       {"add a pod which doesn't match the pod affinity", affinityPod(), std::nullopt,
-       MakePod().node("fake-node").label("aaa", "a").obj(), QueueingHint::QueueSkip},
-      {"update a pod from non-match to match pod affinity", affinityPod(),
-       MakePod().node("fake-node").label("aaa", "a").obj(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(), QueueingHint::Queue},
+       placed().label("aaa", "a").obj(), QueueingHint::QueueSkip},
+      {"update a pod from non-match to match pod affinity", affinityPod(), placed().label("aaa", "a").obj(),
+       placed().label("service", "securityscan").obj(), QueueingHint::Queue},
       {"the updating pod matches target pod's affinity both before and after label changes", affinityPod(),
-       MakePod().node("fake-node").label("service", "value2").obj(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(), QueueingHint::QueueSkip},
-      {"update an un-scheduled pod", affinityPod(), MakePod().label("service", "securityscan").obj(),
-       MakePod().label("service", "securityscan").obj(), QueueingHint::QueueSkip},
+       placed().label("service", "value2").obj(), placed().label("service", "securityscan").obj(),
+       QueueingHint::QueueSkip},
+      {"update an un-scheduled pod", affinityPod(), other().label("aaa", "a").obj(),
+       other().label("service", "securityscan").obj(), QueueingHint::QueueSkip},
       {"update a pod from match to non-match the pod affinity", affinityPod(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(),
-       MakePod().node("fake-node").label("aaa", "a").obj(), QueueingHint::QueueSkip},
+       placed().label("service", "securityscan").obj(), placed().label("aaa", "a").obj(),
+       QueueingHint::QueueSkip},
       {"update a pod from match to non-match pod's affinity - multiple terms case", multiTermPod(),
-       MakePod().node("fake-node").label("aaa", "a").obj(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(), QueueingHint::QueueSkip},
+       placed().label("aaa", "a").obj(), placed().label("service", "securityscan").obj(),
+       QueueingHint::QueueSkip},
       {"update a pod from non-match to match pod's affinity - multiple terms case", multiTermPod(),
-       MakePod().node("fake-node").label("aaa", "a").obj(),
-       MakePod().node("fake-node").label("aaa", "").label("bbb", "").obj(), QueueingHint::Queue},
+       placed().label("aaa", "a").obj(), placed().label("aaa", "").label("bbb", "").obj(),
+       QueueingHint::Queue},
       {"modify pod label to change it from satisfying pod anti-affinity to not satisfying anti-affinity",
-       antiAffinityPod(), MakePod().node("fake-node").label("service", "securityscan").obj(),
-       MakePod().node("fake-node").label("service", "aaaa").obj(), QueueingHint::Queue},
+       antiAffinityPod(), placed().label("service", "securityscan").obj(),
+       placed().label("service", "aaaa").obj(), QueueingHint::Queue},
       {"modify pod label to change it from not satisfying pod anti-affinity to satisfying anti-affinity",
-       antiAffinityPod(), MakePod().node("fake-node").label("service", "bbb").obj(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(), QueueingHint::QueueSkip},
+       antiAffinityPod(), placed().label("service", "bbb").obj(),
+       placed().label("service", "securityscan").obj(), QueueingHint::QueueSkip},
       {"delete a pod which doesn't match pod's anti-affinity", antiAffinityPod(),
-       MakePod().node("fake-node").label("aaa", "a").obj(), std::nullopt, QueueingHint::QueueSkip},
+       placed().label("aaa", "a").obj(), std::nullopt, QueueingHint::QueueSkip},
       {"delete a pod which matches pod's anti-affinity", antiAffinityPod(),
-       MakePod().node("fake-node").label("service", "securityscan").obj(), std::nullopt, QueueingHint::Queue},
+       placed().label("service", "securityscan").obj(), std::nullopt, QueueingHint::Queue},
+      {"delete a pod with anti-affinity that matches pending pod",
+       MakePod().name("p").label("service", "securityscan").obj(),
+       MakePod().node("fake-node").podAntiAffinityIn("service", "region", kScanOr2).obj(), std::nullopt,
+       QueueingHint::Queue},
+      {"delete a pod with anti-affinity that doesn't match pending pod",
+       MakePod().name("p").label("service", "foo").obj(),
+       MakePod().node("fake-node").podAntiAffinityIn("service", "region", kScanOr2).obj(), std::nullopt,
+       QueueingHint::QueueSkip},
+      {"delete a pod which doesn't match pending pod's anti-affinity and has anti-affinity that doesn't "
+       "match pending pod",
+       MakePod().name("p").podAntiAffinityIn("service", "region", kScanOr2).label("service", "foo").obj(),
+       MakePod()
+           .node("fake-node")
+           .podAntiAffinityIn("service", "region", kScanOr2)
+           .label("service", "foo")
+           .obj(),
+       std::nullopt, QueueingHint::QueueSkip},
+      {"delete a nominated pod which doesn't match pod's anti-affinity",
+       MakePod().name("p").podAntiAffinityIn("service", "region", kScanOr2).obj(),
+       MakePod().nominatedNodeName("fake-node").label("aaa", "a").obj(), std::nullopt,
+       QueueingHint::QueueSkip},
+      {"delete a nominated pod which matches pod's anti-affinity",
+       MakePod().name("p").podAntiAffinityIn("service", "region", kScanOr2).obj(),
+       MakePod().nominatedNodeName("fake-node").label("service", "securityscan").obj(), std::nullopt,
+       QueueingHint::Queue},
+      {"modify pod label to change it from matching only one of target pod's anti-affinity terms to matching "
+       "none",
+       twoAntiTermsPod(), placed().label("service", "securityscan").label("app", "bar").obj(),
+       placed().label("service", "foo").label("app", "bar").obj(), QueueingHint::Queue},
+      {"modify pod label but it still matches one of target pod's anti-affinity terms", twoAntiTermsPod(),
+       placed().label("service", "securityscan").label("app", "bar").obj(),
+       placed().label("service", "foo").label("app", "web").obj(), QueueingHint::QueueSkip},
+      {"delete a pod which matches only one of target pod's anti-affinity terms", twoAntiTermsPod(),
+       placed().label("service", "securityscan").obj(), std::nullopt, QueueingHint::Queue},
+      {"delete a pod with anti-affinity that matches pending pod on only one term",
+       MakePod().name("p").label("service", "securityscan").obj(),
+       MakePod()
+           .node("fake-node")
+           .uid("other")
+           .podAntiAffinityIn("service", "region", {"securityscan"})
+           .podAntiAffinityIn("app", "region", {"web"})
+           .obj(),
+       std::nullopt, QueueingHint::Queue},
   };
   PluginEnv env(argsWith(0), FakeSharedLister::create({}, {}), teamNamespaces());
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    auto got = env.plugin().isSchedulableAfterPodChange(c.pod, podObj(c.oldPod), podObj(c.newPod));
+    auto got = env.plugin().isSchedulableAfterAssignedPodChange(c.pod, podObj(c.oldPod), podObj(c.newPod));
     ASSERT_TRUE(got.ok()) << "unexpected error: " << got.error().message();
     EXPECT_STREQ(hintName(*got), hintName(c.expectedHint));
   }
+}
+
+TEST(InterPodAffinityPluginTest, Test_isSchedulableAfterTargetPodUpdateLabel) {
+  PluginEnv env(argsWith(0), FakeSharedLister::create({}, {}), teamNamespaces());
+  const api::Pod pod = MakePod().uid("p").name("p").label("foo", "baz").obj();
+  auto got = env.plugin().isSchedulableAfterTargetPodUpdateLabel(pod, podObj(pod), podObj(pod));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, QueueingHint::Queue);
 }
 
 TEST(InterPodAffinityPluginTest, Test_isSchedulableAfterNodeChange) {
@@ -159,7 +223,7 @@ TEST(InterPodAffinityPluginTest, Test_isSchedulableAfterNodeChange) {
 TEST(InterPodAffinityPluginTest, HintsReportParseAndTypeErrors) {
   PluginEnv env(argsWith(0), FakeSharedLister::create({}, {}));
   const api::Pod bad = MakePod().name("p").podAffinityIn("service", "zone", {"{{.bad-value.}}"}).obj();
-  auto podHint = env.plugin().isSchedulableAfterPodChange(
+  auto podHint = env.plugin().isSchedulableAfterAssignedPodChange(
       bad, EventObject{}, podObj(MakePod().node("n").label("service", "x").obj()));
   ASSERT_FALSE(podHint.ok());
   EXPECT_NE(podHint.error().message().find("Invalid value: \"{{.bad-value.}}\""), std::string::npos);
@@ -171,23 +235,23 @@ TEST(InterPodAffinityPluginTest, HintsReportParseAndTypeErrors) {
   EXPECT_EQ(wrongType.error().message(), "expected *v1.Node, but got *v1.Pod");
 }
 
-// EventsToRegister as upstream with queueing hints enabled: Pod Add|UpdatePodLabel|Delete and Node
-// Add|UpdateNodeLabel, both with hints.
+// EventsToRegister as upstream v1.37: AssignedPod Add|UpdatePodLabel|Delete, TargetPod UpdatePodLabel and
+// Node Add|UpdateNodeLabel, all with hints.
 TEST(InterPodAffinityPluginTest, EventsToRegister) {
   PluginEnv env(argsWith(0), FakeSharedLister::create({}, {}));
   auto events = env.plugin().eventsToRegister();
   ASSERT_TRUE(events.ok());
-  ASSERT_EQ(events->size(), 2u);
+  ASSERT_EQ(events->size(), 3u);
   using namespace framework::action;
+  using framework::EventResource;
   EXPECT_EQ((*events)[0].event,
-            (framework::ClusterEvent{framework::EventResource::Pod, Add | UpdatePodLabel | Delete, {}}));
-  EXPECT_EQ((*events)[1].event,
-            (framework::ClusterEvent{framework::EventResource::Node, Add | UpdateNodeLabel, {}}));
-  ASSERT_TRUE((*events)[0].queueingHintFn);
-  ASSERT_TRUE((*events)[1].queueingHintFn);
+            (framework::ClusterEvent{EventResource::AssignedPod, Add | UpdatePodLabel | Delete, {}}));
+  EXPECT_EQ((*events)[1].event, (framework::ClusterEvent{EventResource::TargetPod, UpdatePodLabel, {}}));
+  EXPECT_EQ((*events)[2].event, (framework::ClusterEvent{EventResource::Node, Add | UpdateNodeLabel, {}}));
+  for (const auto& e : *events) ASSERT_TRUE(e.queueingHintFn);
   const api::Pod pod = MakePod().name("p").podAffinityIn("service", "zone", {"a"}).obj();
   auto hint =
-      (*events)[1].queueingHintFn(pod, EventObject{}, nodeObj(MakeNode().name("n").label("zone", "z").obj()));
+      (*events)[2].queueingHintFn(pod, EventObject{}, nodeObj(MakeNode().name("n").label("zone", "z").obj()));
   ASSERT_TRUE(hint.ok());
   EXPECT_EQ(*hint, QueueingHint::Queue);
 }

@@ -233,7 +233,7 @@ TEST(NodeDeclaredFeaturesTest, EventsToRegister) {
   EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Node);
   EXPECT_EQ((*events)[0].event.actionType,
             framework::action::Add | framework::action::UpdateNodeDeclaredFeature);
-  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::UnscheduledPod);
+  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::TargetPod);
   EXPECT_EQ((*events)[1].event.actionType, framework::action::Update);
   for (const auto& e : *events) EXPECT_TRUE(e.queueingHintFn);
 }

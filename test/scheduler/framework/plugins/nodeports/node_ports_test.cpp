@@ -185,7 +185,7 @@ TEST(NodePortsTest, IsSchedulableAfterPodDeleted) {
        MakePod().nominatedNodeName("fake-node").hostPort(8080).ptr(), QueueingHint::Queue, false},
   };
   for (const auto& c : cases) {
-    auto got = NodePorts::isSchedulableAfterPodDeleted(podWithHostPort, c.oldObj, EventObject{});
+    auto got = NodePorts::isSchedulableAfterAssignedPodDeleted(podWithHostPort, c.oldObj, EventObject{});
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
     if (got.ok()) {
       EXPECT_EQ(*got, c.expectedHint) << c.name;
@@ -198,7 +198,7 @@ TEST(NodePortsTest, EventsToRegister) {
   auto events = pl.eventsToRegister();
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 2u);
-  EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Pod);
+  EXPECT_EQ((*events)[0].event.resource, framework::EventResource::AssignedPod);
   EXPECT_EQ((*events)[0].event.actionType, framework::action::Delete);
   EXPECT_TRUE(static_cast<bool>((*events)[0].queueingHintFn));
   EXPECT_EQ((*events)[1].event.resource, framework::EventResource::Node);

@@ -1,7 +1,9 @@
 // Ports of upstream noderesources/fit_test.go (v1.34): TestEnoughRequests, TestPreFilterDisabled,
 // TestNotEnoughRequests, TestStorageRequests, TestRestartableInitContainers, TestFitScore,
-// TestEventsToRegister, Test_isSchedulableAfterPodChange, Test_isSchedulableAfterNodeChange, TestIsFit,
-// TestHaveAnyRequestedResourcesIncreased. DRAExtendedResource cases are left out (alpha, off in v1.34).
+// Test_isSchedulableAfterNodeChange, TestIsFit, TestHaveAnyRequestedResourcesIncreased; and (v1.37)
+// TestEventsToRegister, Test_isSchedulableAfterAssignedPodDelete, Test_isSchedulableAfterTargetPodScaleDown,
+// Test_isSchedulableAfterAssignedPodScaleDown. DRAExtendedResource cases are left out (alpha, off), and so
+// are the deferred-resize ones (InPlacePodVerticalScalingSchedulerPreemption, alpha, off).
 
 #include <gtest/gtest.h>
 
@@ -656,42 +658,46 @@ TEST(FitTest, FitScore) {
 }
 
 TEST(FitTest, EventsToRegister) {
+  using framework::ClusterEvent;
+  using framework::EventResource;
+  using namespace framework::action;
   struct Case {
     std::string name;
     bool inPlace;
-    bool queueHint;
-    framework::ActionType pod;
-    framework::ActionType node;
+    std::vector<ClusterEvent> want;
   };
-  using namespace framework::action;
   std::vector<Case> cases = {
-      {"Register events with InPlacePodVerticalScaling feature enabled", true, false,
-       UpdatePodScaleDown | Delete, Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel},
-      {"Register events with SchedulingQueueHint feature enabled", false, true, Delete,
-       Add | UpdateNodeAllocatable},
-      {"Register events with InPlacePodVerticalScaling feature disabled", false, false, Delete,
-       Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel},
+      {"Register events with InPlacePodVerticalScaling feature enabled",
+       true,
+       {{EventResource::AssignedPod, Delete, {}},
+        {EventResource::Node, Add | UpdateNodeAllocatable, {}},
+        {EventResource::AssignedPod, UpdatePodScaleDown, {}},
+        {EventResource::TargetPod, UpdatePodScaleDown, {}}}},
+      {"Register events with default features",
+       false,
+       {{EventResource::AssignedPod, Delete, {}}, {EventResource::Node, Add | UpdateNodeAllocatable, {}}}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
     Features f;
     f.enableInPlacePodVerticalScaling = tc.inPlace;
-    f.enableSchedulingQueueHint = tc.queueHint;
     auto p = Fit::create({}, f);
     ASSERT_TRUE(p.ok());
     auto events = (*p)->eventsToRegister();
     ASSERT_TRUE(events.ok());
-    ASSERT_EQ(events->size(), 2u);
-    EXPECT_EQ((*events)[0].event, (framework::ClusterEvent{framework::EventResource::Pod, tc.pod, {}}));
-    EXPECT_EQ((*events)[1].event, (framework::ClusterEvent{framework::EventResource::Node, tc.node, {}}));
-    EXPECT_TRUE((*events)[0].queueingHintFn);
-    EXPECT_TRUE((*events)[1].queueingHintFn);
+    std::vector<ClusterEvent> got;
+    for (const auto& e : *events) {
+      got.push_back(e.event);
+      EXPECT_TRUE(e.queueingHintFn);
+    }
+    EXPECT_EQ(got, tc.want);
   }
-  // v1.34 defaults: in-place resize and queueing hints on.
-  auto p = Fit::create({});
+  // Without queueing hints Node/Add also takes taint and label updates (kubernetes#109437).
+  Features noHints;
+  noHints.enableSchedulingQueueHint = false;
+  auto p = Fit::create({}, noHints);
   auto events = (*p)->eventsToRegister();
-  EXPECT_EQ((*events)[0].event.actionType, Delete | UpdatePodScaleDown);
-  EXPECT_EQ((*events)[1].event.actionType, Add | UpdateNodeAllocatable);
+  EXPECT_EQ((*events)[1].event.actionType, Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel);
 }
 
 framework::EventObject podObj(const api::Pod& p) {
@@ -701,64 +707,23 @@ framework::EventObject nodeObj(const api::Node& n) {
   return std::make_shared<const api::Node>(n);
 }
 
-TEST(FitTest, IsSchedulableAfterPodChange) {
-  struct Case {
-    std::string name;
-    api::Pod pod;
-    framework::EventObject oldObj, newObj;
-    bool inPlace;
-    framework::QueueingHint want;
-    bool wantErr = false;
-  };
-  const auto cpu = [](std::string v) { return testing::ResourceMap{{"cpu", std::move(v)}}; };
-  const auto mem = [](std::string v) { return testing::ResourceMap{{"memory", std::move(v)}}; };
-  using QH = framework::QueueingHint;
-  std::vector<Case> cases = {
-      {"backoff-wrong-old-object", api::Pod{}, nodeObj(api::Node{}), {}, true, QH::Queue, true},
-      {"backoff-wrong-new-object", api::Pod{}, {}, nodeObj(api::Node{}), true, QH::Queue, true},
-      {"queue-on-other-pod-deleted",
-       MakePod().name("pod1").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").req(cpu("1")).node("fake").obj()),
-       {},
-       true,
-       QH::Queue},
-      {"skip-queue-on-unscheduled-pod-deleted", api::Pod{}, podObj(api::Pod{}), {}, true, QH::QueueSkip},
-      {"skip-queue-on-disable-inplace-pod-vertical-scaling", MakePod().name("pod1").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").req(cpu("2")).node("fake").obj()),
-       podObj(MakePod().name("pod2").req(cpu("1")).node("fake").obj()), false, QH::QueueSkip},
-      {"skip-queue-on-other-unscheduled-pod", MakePod().name("pod1").uid("uid0").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").uid("uid1").req(cpu("2")).obj()),
-       podObj(MakePod().name("pod2").uid("uid1").req(cpu("1")).obj()), true, QH::QueueSkip},
-      {"skip-queue-on-other-pod-unrelated-resource-scaled-down",
-       MakePod().name("pod1").uid("pod1").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").uid("pod2").req(mem("2")).node("fake").obj()),
-       podObj(MakePod().name("pod2").uid("pod2").req(mem("1")).node("fake").obj()), true, QH::QueueSkip},
-      {"skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down",
-       MakePod().name("pod1").uid("pod1").res(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").uid("pod2").res(mem("2")).node("fake").obj()),
-       podObj(MakePod().name("pod2").uid("pod2").res(mem("1")).node("fake").obj()), true, QH::QueueSkip},
-      {"queue-on-other-pod-some-resource-scale-down", MakePod().name("pod1").uid("pod1").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").uid("pod2").req(cpu("2")).node("fake").obj()),
-       podObj(MakePod().name("pod2").uid("pod2").req(cpu("1")).node("fake").obj()), true, QH::Queue},
-      {"queue-on-other-pod-some-pod-level-resource-scale-down",
-       MakePod().name("pod1").uid("pod1").res(cpu("1")).obj(),
-       podObj(MakePod().name("pod2").uid("pod2").res(cpu("2")).node("fake").obj()),
-       podObj(MakePod().name("pod2").uid("pod2").res(cpu("1")).node("fake").obj()), true, QH::Queue},
-      {"queue-on-target-pod-some-resource-scale-down", MakePod().name("pod1").uid("pod1").req(cpu("1")).obj(),
-       podObj(MakePod().name("pod1").uid("pod1").req(cpu("2")).obj()),
-       podObj(MakePod().name("pod1").uid("pod1").req(cpu("1")).obj()), true, QH::Queue},
-      {"queue-on-target-pod-some-pod-level-resource-scale-down",
-       MakePod().name("pod1").uid("pod1").res(cpu("1")).obj(),
-       podObj(MakePod().name("pod1").uid("pod1").res(cpu("2")).obj()),
-       podObj(MakePod().name("pod1").uid("pod1").res(cpu("1")).obj()), true, QH::Queue},
-  };
+struct PodHintCase {
+  std::string name;
+  api::Pod pod;
+  framework::EventObject oldObj, newObj;
+  framework::QueueingHint want;
+  bool wantErr = false;
+};
+
+void runPodHintCases(const std::vector<PodHintCase>& cases,
+                     Result<framework::QueueingHint> (Fit::*hint)(const api::Pod&,
+                                                                  const framework::EventObject&,
+                                                                  const framework::EventObject&) const) {
+  auto p = Fit::create({});
+  ASSERT_TRUE(p.ok());
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    Features f;
-    f.enableInPlacePodVerticalScaling = tc.inPlace;
-    auto p = Fit::create({}, f);
-    ASSERT_TRUE(p.ok());
-    auto got = (*p)->isSchedulableAfterPodEvent(tc.pod, tc.oldObj, tc.newObj);
+    auto got = ((**p).*hint)(tc.pod, tc.oldObj, tc.newObj);
     if (tc.wantErr) {
       EXPECT_FALSE(got.ok());
       continue;
@@ -766,6 +731,76 @@ TEST(FitTest, IsSchedulableAfterPodChange) {
     ASSERT_TRUE(got.ok()) << got.error().message();
     EXPECT_EQ(*got, tc.want);
   }
+}
+
+const auto kCpu = [](std::string v) { return testing::ResourceMap{{"cpu", std::move(v)}}; };
+const auto kMem = [](std::string v) { return testing::ResourceMap{{"memory", std::move(v)}}; };
+
+TEST(FitTest, IsSchedulableAfterAssignedPodDelete) {
+  using QH = framework::QueueingHint;
+  runPodHintCases(
+      {
+          {"backoff-wrong-old-object", api::Pod{}, nodeObj(api::Node{}), {}, QH::Queue, true},
+          {"queue-on-other-pod-deleted",
+           MakePod().name("pod1").req(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").req(kCpu("1")).node("fake").obj()),
+           {},
+           QH::Queue},
+          {"skip-queue-on-unscheduled-pod-deleted", api::Pod{}, podObj(api::Pod{}), {}, QH::QueueSkip},
+          {"queue-on-nominated-pod-deleted",
+           MakePod().name("pod1").uid("uid0").req(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("uid1").req(kCpu("2")).nominatedNodeName("fake").obj()),
+           {},
+           QH::Queue},
+      },
+      &Fit::isSchedulableAfterAssignedPodDelete);
+}
+
+TEST(FitTest, IsSchedulableAfterTargetPodScaleDown) {
+  using QH = framework::QueueingHint;
+  runPodHintCases(
+      {
+          {"queue-on-target-pod-some-resource-scale-down",
+           MakePod().name("pod1").uid("pod1").req(kCpu("1")).obj(),
+           {},
+           {},
+           QH::Queue},
+          {"queue-on-target-pod-some-pod-level-resource-scale-down",
+           MakePod().name("pod1").uid("pod1").res(kCpu("1")).obj(),
+           {},
+           {},
+           QH::Queue},
+      },
+      &Fit::isSchedulableAfterTargetPodScaleDown);
+}
+
+TEST(FitTest, IsSchedulableAfterAssignedPodScaleDown) {
+  using QH = framework::QueueingHint;
+  runPodHintCases(
+      {
+          {"backoff-wrong-old-object", api::Pod{}, nodeObj(api::Node{}), {}, QH::Queue, true},
+          {"backoff-wrong-new-object", api::Pod{}, {}, nodeObj(api::Node{}), QH::Queue, true},
+          {"skip-queue-on-other-unscheduled-pod", MakePod().name("pod1").uid("uid0").req(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("uid1").req(kCpu("2")).obj()),
+           podObj(MakePod().name("pod2").uid("uid1").req(kCpu("1")).obj()), QH::QueueSkip},
+          {"skip-queue-on-other-pod-unrelated-resource-scaled-down",
+           MakePod().name("pod1").uid("pod1").req(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("pod2").req(kMem("2")).node("fake").obj()),
+           podObj(MakePod().name("pod2").uid("pod2").req(kMem("1")).node("fake").obj()), QH::QueueSkip},
+          {"skip-queue-on-other-pod-unrelated-pod-level-resource-scaled-down",
+           MakePod().name("pod1").uid("pod1").res(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("pod2").res(kMem("2")).node("fake").obj()),
+           podObj(MakePod().name("pod2").uid("pod2").res(kMem("1")).node("fake").obj()), QH::QueueSkip},
+          {"queue-on-other-pod-some-resource-scale-down",
+           MakePod().name("pod1").uid("pod1").req(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("pod2").req(kCpu("2")).node("fake").obj()),
+           podObj(MakePod().name("pod2").uid("pod2").req(kCpu("1")).node("fake").obj()), QH::Queue},
+          {"queue-on-other-pod-some-pod-level-resource-scale-down",
+           MakePod().name("pod1").uid("pod1").res(kCpu("1")).obj(),
+           podObj(MakePod().name("pod2").uid("pod2").res(kCpu("2")).node("fake").obj()),
+           podObj(MakePod().name("pod2").uid("pod2").res(kCpu("1")).node("fake").obj()), QH::Queue},
+      },
+      &Fit::isSchedulableAfterAssignedPodScaleDown);
 }
 
 TEST(FitTest, IsSchedulableAfterNodeChange) {

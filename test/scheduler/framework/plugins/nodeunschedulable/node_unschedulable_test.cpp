@@ -88,7 +88,7 @@ TEST(NodeUnschedulableTest, IsSchedulableAfterNodeChange) {
   }
 }
 
-TEST(NodeUnschedulableTest, IsSchedulableAfterPodTolerationChange) {
+TEST(NodeUnschedulableTest, IsSchedulableAfterTargetPodTolerationChange) {
   struct Case {
     std::string name;
     api::Pod pod;
@@ -101,8 +101,6 @@ TEST(NodeUnschedulableTest, IsSchedulableAfterPodTolerationChange) {
       {"error-wrong-new-object", api::Pod{}, {}, node(false), QueueingHint::Queue, true},
       {"error-wrong-old-object", api::Pod{}, node(false), std::make_shared<const api::Pod>(),
        QueueingHint::Queue, true},
-      {"skip-different-pod-update", MakePod().uid("uid").obj(), MakePod().uid("different-uid").ptr(),
-       MakePod().uid("different-uid").toleration(unsched).ptr(), QueueingHint::QueueSkip, false},
       {"queue-when-the-unsched-pod-gets-toleration", MakePod().uid("uid").obj(), MakePod().uid("uid").ptr(),
        MakePod().uid("uid").toleration(unsched).ptr(), QueueingHint::Queue, false},
       {"skip-when-the-unsched-pod-gets-unrelated-toleration", MakePod().uid("uid").obj(),
@@ -110,7 +108,7 @@ TEST(NodeUnschedulableTest, IsSchedulableAfterPodTolerationChange) {
        QueueingHint::QueueSkip, false},
   };
   for (const auto& c : cases) {
-    auto got = NodeUnschedulable::isSchedulableAfterPodTolerationChange(c.pod, c.oldObj, c.newObj);
+    auto got = NodeUnschedulable::isSchedulableAfterTargetPodTolerationChange(c.pod, c.oldObj, c.newObj);
     EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
     if (got.ok()) {
       EXPECT_EQ(*got, c.expectedHint) << c.name;
@@ -125,7 +123,7 @@ TEST(NodeUnschedulableTest, EventsToRegister) {
   ASSERT_EQ(events->size(), 2u);
   EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Node);
   EXPECT_EQ((*events)[0].event.actionType, framework::action::Add | framework::action::UpdateNodeTaint);
-  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::Pod);
+  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::TargetPod);
   EXPECT_EQ((*events)[1].event.actionType, framework::action::UpdatePodToleration);
 }
 

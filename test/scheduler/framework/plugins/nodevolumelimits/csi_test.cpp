@@ -704,15 +704,16 @@ TEST(CSILimitsTest, TestCSILimitsQHint) {
     SCOPED_TRACE(c.test);
     api::Pod deleted = c.deletedPod;
     deleted.spec.nodeName = c.deletedPodNotScheduled ? "" : kNodeName;
-    auto hint = CSILimits::isSchedulableAfterPodDeleted(podEbs, podObj(deleted), {});
+    auto hint = CSILimits::isSchedulableAfterAssignedPodDeleted(podEbs, podObj(deleted), {});
     ASSERT_TRUE(hint.ok()) << hint.error().message();
     EXPECT_EQ(*hint, c.wantQHint);
   }
   // Not upstream's: a pod only nominated to a node may also have held volumes there.
   api::Pod nominated = MakePod().pvc("csi-ebs.csi.aws.com-0").nominatedNodeName(kNodeName).obj();
-  EXPECT_EQ(*CSILimits::isSchedulableAfterPodDeleted(podEbs, podObj(nominated), {}), QueueingHint::Queue);
+  EXPECT_EQ(*CSILimits::isSchedulableAfterAssignedPodDeleted(podEbs, podObj(nominated), {}),
+            QueueingHint::Queue);
   api::Pod onlyConfigMap = MakePod().node(kNodeName).volume(sourceVolume("configMap")).obj();
-  EXPECT_EQ(*CSILimits::isSchedulableAfterPodDeleted(podEbs, podObj(onlyConfigMap), {}),
+  EXPECT_EQ(*CSILimits::isSchedulableAfterAssignedPodDeleted(podEbs, podObj(onlyConfigMap), {}),
             QueueingHint::QueueSkip);
 }
 
@@ -853,10 +854,10 @@ TEST(CSILimitsTest, TestCSILimitsAfterCSINodeUpdatedQHint) {
 TEST(CSILimitsTest, HintsRejectObjectsOfAnotherKind) {
   const api::Pod pod = MakePod().pvc("c").obj();
   const EventObject node{std::make_shared<const api::Node>(testNode())};
-  auto deleted = CSILimits::isSchedulableAfterPodDeleted(pod, node, {});
+  auto deleted = CSILimits::isSchedulableAfterAssignedPodDeleted(pod, node, {});
   ASSERT_FALSE(deleted.ok());
   EXPECT_EQ(deleted.error().message(),
-            "unexpected objects in isSchedulableAfterPodDeleted: expected *v1.Pod, but got *v1.Node");
+            "unexpected objects in isSchedulableAfterAssignedPodDeleted: expected *v1.Pod, but got *v1.Node");
   EXPECT_FALSE(CSILimits::isSchedulableAfterPVCAdded(pod, {}, node).ok());
   EXPECT_FALSE(CSILimits::isSchedulableAfterVolumeAttachmentDeleted(pod, node, {}).ok());
   EXPECT_FALSE(CSILimits::isSchedulableAfterCSINodeUpdated(pod, node, node).ok());
@@ -871,7 +872,7 @@ TEST(CSILimitsTest, EventsToRegister) {
   const std::vector<std::pair<framework::ClusterEvent, bool>> want = {
       {{EventResource::CSINode, action::Add, {}}, false},
       {{EventResource::CSINode, action::Update, {}}, true},
-      {{EventResource::Pod, action::Delete, {}}, true},
+      {{EventResource::AssignedPod, action::Delete, {}}, true},
       {{EventResource::PersistentVolumeClaim, action::Add, {}}, true},
       {{EventResource::VolumeAttachment, action::Delete, {}}, true},
   };

@@ -1,7 +1,8 @@
-// Ports upstream plugins/podtopologyspread/plugin_test.go (v1.34.4): Test_isSchedulableAfterNodeChange and
-// Test_isSchedulableAfterPodChange, every case, with the gates as upstream sets them (off unless a case
-// enables NodeInclusionPolicy). Also covers construction (args validation, System/List defaulting, the
-// informer factory requirement) and EventsToRegister.
+// Ports upstream plugins/podtopologyspread/plugin_test.go: Test_isSchedulableAfterNodeChange (v1.34.4),
+// Test_isSchedulableAfterAssignedPodChange and Test_isSchedulableAfterTargetPodChange (v1.37.2), every
+// case, with the gates as upstream sets them (off unless a case enables NodeInclusionPolicy). Also covers
+// construction (args validation, System/List defaulting, the informer factory requirement) and
+// EventsToRegister.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -90,14 +91,29 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterNodeChange) {
   }
 }
 
-TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
-  struct Case {
-    std::string name;
-    api::Pod pod;
-    std::optional<api::Pod> oldPod, newPod;
-    QueueingHint expectedHint = QueueingHint::QueueSkip;
-    bool enableNodeInclusionPolicyInPodTopologySpread = false;
-  };
+struct PodHintCase {
+  std::string name;
+  api::Pod pod;
+  std::optional<api::Pod> oldPod, newPod;
+  QueueingHint expectedHint = QueueingHint::QueueSkip;
+  bool enableNodeInclusionPolicyInPodTopologySpread = false;
+};
+
+void runPodHintCases(const std::vector<PodHintCase>& cases,
+                     Result<QueueingHint> (PodTopologySpread::*hint)(const api::Pod&, const EventObject&,
+                                                                     const EventObject&) const) {
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    PluginEnv env({}, {});
+    auto p = env.plugin(listDefaulting(), features(tc.enableNodeInclusionPolicyInPodTopologySpread, false));
+    ASSERT_NE(p, nullptr);
+    auto got = ((*p).*hint)(tc.pod, podObj(tc.oldPod), podObj(tc.newPod));
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    EXPECT_EQ(*got, tc.expectedHint);
+  }
+}
+
+TEST(PodTopologySpreadPluginTest, IsSchedulableAfterAssignedPodChange) {
   const auto zoneFoo = MakePod()
                            .uid("p")
                            .name("p")
@@ -111,16 +127,7 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
                                   .spreadConstraint(1, "zone", kDoNotScheduleS, fooSelector())
                                   .spreadConstraint(1, "node", kDoNotScheduleS, barSelector())
                                   .obj();
-  auto withZonePolicy = [](const std::optional<std::string>& taintsPolicy) {
-    return MakePod()
-        .uid("p")
-        .name("p")
-        .label("foo", "")
-        .spreadConstraint(1, "zone", kDoNotScheduleS, fooSelector(), std::nullopt, std::nullopt, taintsPolicy)
-        .spreadConstraint(1, "node", kDoNotScheduleS, barSelector())
-        .obj();
-  };
-  const std::vector<Case> cases = {
+  const std::vector<PodHintCase> cases = {
       {
           .name = "add pod with labels match topologySpreadConstraints selector",
           .pod = zoneFoo,
@@ -162,6 +169,18 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
           .name = "delete pod with labels that match topologySpreadConstraints selector",
           .pod = zoneFoo,
           .oldPod = MakePod().uid("p2").node("fake-node").label("foo", "").obj(),
+          .expectedHint = QueueingHint::Queue,
+      },
+      {
+          .name = "delete nominated pod with labels that don't match topologySpreadConstraints selector",
+          .pod = zoneFoo,
+          .oldPod = MakePod().uid("p2").nominatedNodeName("fake-node").label("bar", "").obj(),
+          .expectedHint = QueueingHint::QueueSkip,
+      },
+      {
+          .name = "delete nominated pod with labels that match topologySpreadConstraints selector",
+          .pod = zoneFoo,
+          .oldPod = MakePod().uid("p2").nominatedNodeName("fake-node").label("foo", "").obj(),
           .expectedHint = QueueingHint::Queue,
       },
       {
@@ -229,10 +248,24 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
           .newPod = MakePod().uid("p2").node("fake-node").label("foo", "").label("bar", "bar2").obj(),
           .expectedHint = QueueingHint::QueueSkip,
       },
+  };
+  runPodHintCases(cases, &PodTopologySpread::isSchedulableAfterAssignedPodChange);
+}
+
+TEST(PodTopologySpreadPluginTest, IsSchedulableAfterTargetPodChange) {
+  auto withZonePolicy = [](const std::optional<std::string>& taintsPolicy) {
+    return MakePod()
+        .uid("p")
+        .name("p")
+        .label("foo", "")
+        .spreadConstraint(1, "zone", kDoNotScheduleS, fooSelector(), std::nullopt, std::nullopt, taintsPolicy)
+        .spreadConstraint(1, "node", kDoNotScheduleS, barSelector())
+        .obj();
+  };
+  const std::vector<PodHintCase> cases = {
       {
           .name = "the unschedulable Pod has topologySpreadConstraint with NodeTaintsPolicy:Honor and has "
-                  "got a new "
-                  "toleration",
+                  "got a new toleration",
           .pod = withZonePolicy(kHonorPolicy),
           .oldPod = MakePod().uid("p").name("p").label("foo", "").obj(),
           .newPod = MakePod()
@@ -246,8 +279,7 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
       },
       {
           .name = "the unschedulable Pod has topologySpreadConstraint without NodeTaintsPolicy:Honor and has "
-                  "got a "
-                  "new toleration",
+                  "got a new toleration",
           .pod = withZonePolicy(kIgnorePolicy),
           .oldPod = MakePod().uid("p").name("p").label("foo", "").obj(),
           .newPod = MakePod()
@@ -260,8 +292,7 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
       },
       {
           .name = "the unschedulable Pod has topologySpreadConstraint and has got a new label matching the "
-                  "selector "
-                  "of the constraint",
+                  "selector of the constraint",
           .pod = withZonePolicy(kIgnorePolicy),
           .oldPod = MakePod().uid("p").name("p").obj(),
           .newPod = MakePod().uid("p").name("p").label("foo", "").obj(),
@@ -275,15 +306,7 @@ TEST(PodTopologySpreadPluginTest, IsSchedulableAfterPodChange) {
           .expectedHint = QueueingHint::QueueSkip,
       },
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    PluginEnv env({}, {});
-    auto p = env.plugin(listDefaulting(), features(tc.enableNodeInclusionPolicyInPodTopologySpread, false));
-    ASSERT_NE(p, nullptr);
-    auto hint = p->isSchedulableAfterPodChange(tc.pod, podObj(tc.oldPod), podObj(tc.newPod));
-    ASSERT_TRUE(hint.ok()) << hint.error().message();
-    EXPECT_EQ(*hint, tc.expectedHint);
-  }
+  runPodHintCases(cases, &PodTopologySpread::isSchedulableAfterTargetPodChange);
 }
 
 // A wrong object type is an error, which the queue treats as Queue (upstream util.As).
@@ -295,7 +318,7 @@ TEST(PodTopologySpreadPluginTest, HintsRejectOtherObjects) {
   auto h = p->isSchedulableAfterNodeChange(pod, std::monostate{}, podObj(pod));
   ASSERT_FALSE(h.ok());
   EXPECT_EQ(h.error().message(), "expected *v1.Node, but got *v1.Pod");
-  auto h2 = p->isSchedulableAfterPodChange(pod, std::monostate{}, nodeObj(api::Node{}));
+  auto h2 = p->isSchedulableAfterAssignedPodChange(pod, std::monostate{}, nodeObj(api::Node{}));
   ASSERT_FALSE(h2.ok());
   EXPECT_EQ(h2.error().message(), "expected *v1.Pod, but got *v1.Node");
 }
@@ -306,19 +329,22 @@ TEST(PodTopologySpreadPluginTest, EventsToRegister) {
   ASSERT_NE(p, nullptr);
   auto events = p->eventsToRegister();
   ASSERT_TRUE(events.ok());
-  ASSERT_EQ(events->size(), 2U);
   namespace action = framework::action;
-  EXPECT_EQ((*events)[0].event, (framework::ClusterEvent{framework::EventResource::Pod,
-                                                         action::Add | action::UpdatePodLabel |
-                                                             action::UpdatePodToleration | action::Delete,
-                                                         {}}));
-  EXPECT_TRUE((*events)[0].queueingHintFn);
-  EXPECT_EQ((*events)[1].event,
-            (framework::ClusterEvent{
-                framework::EventResource::Node,
-                action::Add | action::Delete | action::UpdateNodeLabel | action::UpdateNodeTaint,
-                {}}));
-  EXPECT_TRUE((*events)[1].queueingHintFn);
+  using framework::ClusterEvent;
+  using framework::EventResource;
+  const std::vector<ClusterEvent> want = {
+      {EventResource::AssignedPod, action::Add | action::UpdatePodLabel | action::Delete, {}},
+      {EventResource::TargetPod, action::UpdatePodToleration | action::UpdatePodLabel, {}},
+      {EventResource::Node,
+       action::Add | action::Delete | action::UpdateNodeLabel | action::UpdateNodeTaint,
+       {}},
+  };
+  std::vector<ClusterEvent> got;
+  for (const auto& e : *events) {
+    got.push_back(e.event);
+    EXPECT_TRUE(e.queueingHintFn);
+  }
+  EXPECT_EQ(got, want);
 }
 
 TEST(PodTopologySpreadPluginTest, Create) {

@@ -32,18 +32,14 @@ TEST(SchedulingGatesTest, PreEnqueue) {
   }
 }
 
-TEST(SchedulingGatesTest, IsSchedulableAfterUpdatePodSchedulingGatesEliminated) {
+TEST(SchedulingGatesTest, IsSchedulableAfterUpdateTargetPodSchedulingGatesEliminated) {
   auto pod = MakePod().name("p").schedulingGates({"foo"}).obj();
   auto oldObj = MakePod().name("p").schedulingGates({"foo"}).ptr();
   auto newObj = MakePod().name("p").ptr();
-  auto hint = SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(pod, oldObj, newObj);
+  auto hint =
+      SchedulingGates::isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated(pod, oldObj, newObj);
   ASSERT_TRUE(hint.ok());
   EXPECT_EQ(*hint, framework::QueueingHint::Queue);
-  // Another pod's update can't lift this pod's gates (upstream compares the UIDs).
-  auto other = MakePod().name("q").uid("other").ptr();
-  hint = SchedulingGates::isSchedulableAfterUpdatePodSchedulingGatesEliminated(pod, oldObj, other);
-  ASSERT_TRUE(hint.ok());
-  EXPECT_EQ(*hint, framework::QueueingHint::QueueSkip);
 }
 
 TEST(SchedulingGatesTest, EventsToRegister) {
@@ -51,7 +47,7 @@ TEST(SchedulingGatesTest, EventsToRegister) {
   auto events = pl.eventsToRegister();
   ASSERT_TRUE(events.ok());
   ASSERT_EQ(events->size(), 1u);
-  EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Pod);
+  EXPECT_EQ((*events)[0].event.resource, framework::EventResource::TargetPod);
   EXPECT_EQ((*events)[0].event.actionType, framework::action::UpdatePodSchedulingGatesEliminated);
   EXPECT_TRUE(static_cast<bool>((*events)[0].queueingHintFn));
 }

@@ -220,40 +220,16 @@ TEST(TaintTolerationTest, IsSchedulableAfterNodeChange) {
   }
 }
 
-TEST(TaintTolerationTest, IsSchedulableAfterPodTolerationChange) {
-  auto withMeta = [](std::string name, std::string uid, std::vector<api::Toleration> t = {}) {
-    api::Pod p = podWithTolerations(name, std::move(t));
-    p.metadata.namespace_ = "ns-1";
-    p.metadata.uid = std::move(uid);
-    return p;
-  };
-  struct Case {
-    std::string name;
-    api::Pod pod;
-    EventObject oldObj, newObj;
-    QueueingHint expectedHint;
-    bool expectedErr;
-  };
-  const std::vector<Case> cases = {
-      {"backoff-wrong-new-object", api::Pod{}, {}, nodeWithTaints("n", {}), QueueingHint::Queue, true},
-      {"backoff-wrong-old-object", api::Pod{}, nodeWithTaints("n", {}), std::make_shared<const api::Pod>(),
-       QueueingHint::Queue, true},
-      {"skip-updates-other-pod", withMeta("pod-1", "uid0"),
-       std::make_shared<const api::Pod>(withMeta("pod-2", "uid1")),
-       std::make_shared<const api::Pod>(withMeta("pod-2", "uid1", {tol("foo", "", "", "NoSchedule")})),
-       QueueingHint::QueueSkip, false},
-      {"queue-on-toleration-added", withMeta("pod-1", "uid0"),
-       std::make_shared<const api::Pod>(withMeta("pod-1", "uid0")),
-       std::make_shared<const api::Pod>(withMeta("pod-1", "uid0", {tol("foo", "", "", "NoSchedule")})),
-       QueueingHint::Queue, false},
-  };
-  for (const auto& c : cases) {
-    auto got = TaintToleration::isSchedulableAfterPodTolerationChange(c.pod, c.oldObj, c.newObj);
-    EXPECT_EQ(!got.ok(), c.expectedErr) << c.name;
-    if (got.ok()) {
-      EXPECT_EQ(*got, c.expectedHint) << c.name;
-    }
-  }
+// v1.37 Test_isSchedulableAfterTargetPodTolerationChange.
+TEST(TaintTolerationTest, IsSchedulableAfterTargetPodTolerationChange) {
+  api::Pod pod = podWithTolerations("pod-1", {});
+  pod.metadata.namespace_ = "ns-1";
+  api::Pod tolerating = podWithTolerations("pod-1", {tol("foo", "", "", "NoSchedule")});
+  tolerating.metadata.namespace_ = "ns-1";
+  auto got = TaintToleration::isSchedulableAfterTargetPodTolerationChange(
+      pod, std::make_shared<const api::Pod>(pod), std::make_shared<const api::Pod>(tolerating));
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got, QueueingHint::Queue) << "queue-on-toleration-added";
 }
 
 TEST(TaintTolerationTest, EventsToRegister) {
@@ -263,7 +239,7 @@ TEST(TaintTolerationTest, EventsToRegister) {
   ASSERT_EQ(events->size(), 2u);
   EXPECT_EQ((*events)[0].event.resource, framework::EventResource::Node);
   EXPECT_EQ((*events)[0].event.actionType, framework::action::Add | framework::action::UpdateNodeTaint);
-  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::Pod);
+  EXPECT_EQ((*events)[1].event.resource, framework::EventResource::TargetPod);
   EXPECT_EQ((*events)[1].event.actionType, framework::action::UpdatePodToleration);
 }
 

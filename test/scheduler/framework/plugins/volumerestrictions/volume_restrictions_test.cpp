@@ -1,7 +1,7 @@
 // Ports upstream plugins/volumerestrictions/volume_restrictions_test.go (v1.34.4): TestGCEDiskConflicts,
 // TestAWSDiskConflicts, TestRBDDiskConflicts, TestISCSIDiskConflicts, TestAccessModeConflicts,
-// Test_isSchedulableAfterPodDeleted and Test_isSchedulableAfterPersistentVolumeClaimChange, every case.
-// As upstream's SetupPluginWithInformers, claims go through the in-memory API and a started informer
+// Test_isSchedulableAfterAssignedPodDeleted and Test_isSchedulableAfterPersistentVolumeClaimChange, every
+// case. As upstream's SetupPluginWithInformers, claims go through the in-memory API and a started informer
 // factory; the snapshot is a FakeSharedLister over the existing pods and nodes.
 //
 // Differences from upstream: the hints are static functions here (they read no lister), so the hint
@@ -372,7 +372,7 @@ TEST(VolumeRestrictionsTest, IsSchedulableAfterPodDeleted) {
   const auto iscsi = iscsiVolume("iqn.2016-12.server:storage.target01");
   const auto iscsi2 = iscsiVolume("iqn.2017-12.server:storage.target01");
   runHintCases(
-      &VolumeRestrictions::isSchedulableAfterPodDeleted,
+      &VolumeRestrictions::isSchedulableAfterAssignedPodDeleted,
       {
           {"queue-new-object-gcedisk-conflict", withVolume(gce), ptrWithVolume(gce), {}, QueueingHint::Queue},
           {"skip-new-object-gcedisk-no-conflict",
@@ -477,7 +477,7 @@ TEST(VolumeRestrictionsTest, EventsToRegister) {
     const framework::ActionType nodeActions =
         hints ? action::Add : action::Add | action::UpdateNodeTaint | action::UpdateNodeLabel;
     const std::vector<framework::ClusterEvent> want = {
-        {framework::EventResource::Pod, action::Delete, {}},
+        {framework::EventResource::AssignedPod, action::Delete, {}},
         {framework::EventResource::Node, nodeActions, {}},
         {framework::EventResource::PersistentVolumeClaim, action::Add, {}},
     };
