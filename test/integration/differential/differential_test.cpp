@@ -5,9 +5,9 @@
 // Per seed, a randomized cluster (cluster_generator.h) is created; then the upstream binary and our daemon
 // run side by side, each serving its own schedulerName with the same plugin set. Each pending pod is created
 // for upstream, decided (bound, or PodScheduled=False with a FailedScheduling event) and force-deleted; then
-// the identical pod is created for ours, decided and deleted. Only one pending pod exists at a time and both
-// schedulers see each delete before the next create (on the same pod watch), so both decide on identical
-// state. Upstream breaks score ties by the order its parallel Filter happened to find the nodes in, so its
+// the identical pod is created for ours, decided and deleted. Only one pending pod exists at a time, the
+// victims of a pod that preempted are created again after it, and both schedulers see each delete and create
+// before the next pending pod (on the same pod watch), so both decide on identical state. Upstream breaks score ties by the order its parallel Filter happened to find the nodes in, so its
 // node is checked against our scoring instead of our node: `kube-scheduler-cpp simulate --explain -o json`
 // on a dump of the cluster plus the pending pod must rank upstream's node (and the node our daemon chose)
 // among its highest totals.
@@ -98,6 +98,7 @@ struct Decision {
   std::string message;  // the PodScheduled condition's message
   std::string event;    // the Scheduled / FailedScheduling event, describeEvent()
   json stored;          // the pod as the API server stored it (defaults and admission applied)
+  int restoredVictims = 0;  // bound pods its preemption deleted, created again afterwards
 };
 
 // Our scoring of the pod, from `simulate --explain -o json`.
@@ -121,6 +122,7 @@ struct Tally {
   int oneFeasible = 0;  // scheduled, nothing to score
   int uniqueBest = 0;   // scheduled, several nodes scored, one best
   int tiedBest = 0;     // scheduled, several nodes share the best total
+  int preempting = 0;   // upstream evicted pods for it (restored before ours decided)
 };
 
 std::string quoted(const std::string& s) {
@@ -254,6 +256,7 @@ class DifferentialTest : public ::testing::Test {
       return d;
     }
     const std::string uid = d.stored["metadata"]["uid"];
+    bool nominated = false;  // unschedulable, but preemption is evicting pods for it
     const bool decided = waitFor(
         [&] {
           auto g = api_->get(podPath(ns, name));
@@ -269,6 +272,7 @@ class DifferentialTest : public ::testing::Test {
             if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
               d.result = c.value("reason", "");
               d.message = c.value("message", "");
+              nominated = !p["status"].value("nominatedNodeName", "").empty();
               return true;
             }
           }
@@ -294,7 +298,51 @@ class DifferentialTest : public ::testing::Test {
       if (d.event.empty()) d.event = "<no " + reason + " event within 10 s>";
     }
     deletePod(ns, name);
+    d.restoredVictims = restoreEvictedPods(ns, nominated);
     return d;
+  }
+
+  // A pod that preempted left its victims deleted. The other scheduler (and `simulate`, which reads the
+  // dump) must decide on the cluster as it was, so every bound pod of the dump that is gone (or being
+  // deleted, which the dump's pods were not) is created again, on its node, before the next decision.
+  // Each scheduler sees the deletes and creates on its pod watch before the next pending pod.
+  // A nominated pod's victims are evicted asynchronously: wait (at most 10 s) until they are.
+  int restoreEvictedPods(const std::string& ns, bool expectVictims) {
+    std::vector<const json*> missing;
+    auto findMissing = [&] {
+      missing.clear();
+      auto list = api_->get(podPath(ns));
+      if (!list.ok() || list->status != 200) return false;
+      std::set<std::string> present;
+      for (const auto& p : list->body["items"]) {
+        if (!p["metadata"].contains("deletionTimestamp")) present.insert(p["metadata"]["name"].get<std::string>());
+      }
+      for (const auto& item : dumpItems_) {
+        if (item.value("kind", "") != "Pod" || item["metadata"].value("namespace", "") != ns) continue;
+        if (item["spec"].value("nodeName", "").empty() || item["metadata"].contains("deletionTimestamp")) continue;
+        if (present.count(item["metadata"]["name"].get<std::string>()) == 0) missing.push_back(&item);
+      }
+      return true;
+    };
+    if (expectVictims) {
+      waitFor([&] { return findMissing() && !missing.empty(); }, 10s, 10ms);
+    } else {
+      EXPECT_TRUE(findMissing()) << "listing the pods of " << ns << " failed";
+    }
+    int restored = 0;
+    for (const json* it : missing) {
+      const json& item = *it;
+      const std::string name = item["metadata"]["name"];
+      deletePod(ns, name);  // a victim still terminating
+      json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}, {"namespace", ns}}}};
+      for (const char* key : {"labels", "annotations", "ownerReferences"}) {
+        if (item["metadata"].contains(key)) pod["metadata"][key] = item["metadata"][key];
+      }
+      pod["spec"] = item["spec"];
+      create(podPath(ns), pod);
+      ++restored;
+    }
+    return restored;
   }
 
   // Our scores for `pod` (as stored, for our scheduler) on the dumped cluster.
@@ -446,6 +494,7 @@ class DifferentialTest : public ::testing::Test {
       }
       if (!sc.error.empty()) classes.push_back("simulate failed");
       ++tally.pods;
+      if (up.restoredVictims > 0) ++tally.preempting;
       if (up.result == "Scheduled") {
         ++tally.scheduled;
         if (sc.total.empty()) {
@@ -540,8 +589,8 @@ TEST_F(DifferentialTest, RandomizedClustersAgreeWithUpstream) {
   std::printf(
       "differential: upstream scheduled %d pods (our best total on one node: %d, tied: %d, one feasible "
       "node: "
-      "%d) and found %d unschedulable\n",
-      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable);
+      "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision)\n",
+      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting);
 }
 
 }  // namespace
