@@ -279,6 +279,21 @@ class DifferentialTest : public ::testing::Test {
           return false;
         },
         30s, 10ms);
+    if (decided && nominated) {
+      // Preemption nominated a node and evicts there: the pod is decided once it binds (the condition was
+      // written first, and how far each scheduler got when we looked is a race). Not bound within 10 s: it
+      // stays unschedulable.
+      waitFor(
+          [&] {
+            auto g = api_->get(podPath(ns, name));
+            if (!g.ok() || g->status != 200) return false;
+            const std::string node = g->body["spec"].value("nodeName", "");
+            if (node.empty()) return false;
+            d = Decision{"Scheduled", node, "", "", d.stored};
+            return true;
+          },
+          10s, 10ms);
+    }
     if (!decided) {
       d.result = "Timeout";
     } else {
