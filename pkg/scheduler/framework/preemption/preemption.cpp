@@ -218,7 +218,9 @@ Status Evaluator::preempt(CycleState& state, const PodInfo& podInfo, const NodeT
     return s;
   }
   result.nominatingInfo = NominatingInfo{best->name, NominatingMode::Override};
-  return Status();
+  // v1.37 says so in the FitError ("... preemption: found a potential placement ..."); v1.34 said nothing.
+  return Status(Code::Success, "found a potential placement for pod on node " + best->name + ", preempting " +
+                                   std::to_string(best->victims.pods.size()) + " victims");
 }
 
 Evaluator::DryRunResult Evaluator::dryRunPreemption(CycleState& state, const PodInfo& pod,

@@ -327,7 +327,7 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        nodeToStatus({{"node1", Code::Unschedulable}}),
        nominated("node1"),
        Code::Success,
-       ""},
+       "preemption: found a potential placement for pod on node node1, preempting 1 victims"},
       {"pod with tied priority is still unschedulable",
        pod("p").ptr(),
        {pod("p1").node("node1").ptr()},
@@ -363,7 +363,7 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        nodeToStatus({{"node1", Code::Unschedulable}, {"node2", Code::Unschedulable}}),
        nominated("node2"),
        Code::Success,
-       ""},
+       "preemption: found a potential placement for pod on node node2, preempting 1 victims"},
       {"pod can be made schedulable on minHighestPriority node",
        pod("p").priority(kVeryHighPriority).ptr(),
        {pod("p1").label(kLabelKeyIsViolatingPDB, kLabelValueNonViolatingPDB).priority(kHighPriority).node("node1").ptr(),
@@ -374,7 +374,7 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        nodeToStatus({{"node1", Code::Unschedulable}, {"node2", Code::Unschedulable}}),
        nominated("node2"),
        Code::Success,
-       ""},
+       "preemption: found a potential placement for pod on node node2, preempting 1 victims"},
       // "preemption result filtered out by extenders": no extenders.
       {"no candidate nodes found, no enough resource after removing low priority pods",
        pod("p").priority(kHighPriority).req(kLargeRes).ptr(),
@@ -431,7 +431,7 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        nodeToStatus({{"node1", Code::Unschedulable}, {"node2", Code::Unschedulable}}),
        nominated("node2"),
        Code::Success,
-       ""},
+       "preemption: found a potential placement for pod on node node2, preempting 1 victims"},
   };
 
   for (const auto& tc : cases) {
