@@ -310,6 +310,7 @@ int runDaemon(const Options& options) {
 
   scheduler::SchedulerOptions so;
   so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
+  so.nominatedNodeNameForExpectation = options.schedulerFeatures.nominatedNodeNameForExpectation;
   so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
   so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;

@@ -72,6 +72,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   s->parallelizer_ = std::make_shared<framework::parallelize::Parallelizer>(std::min(cfg.parallelism, cores));
   s->waitingPods_ = std::make_shared<framework::runtime::WaitingPodsMap>();
+  s->podsInPreBind_ = std::make_shared<framework::runtime::PodsInPreBindMap>();
   s->cache_ = std::make_unique<cache::CacheImpl>(cache::CacheOptions{.clock = s->clock_});
   if (s->options_.dynamicResourceAllocation && s->options_.informerFactory != nullptr) {
     s->draManager_ = std::make_unique<plugins::dynamicresources::DefaultDRAManager>(
@@ -90,6 +91,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.eventRecorder = s->options_.eventRecorder;
     fo.parallelizer = s->parallelizer_;
     fo.waitingPods = s->waitingPods_;
+    fo.podsInPreBind = s->podsInPreBind_;
     fo.clock = s->clock_;
     fo.metrics = s->options_.metrics;
     auto fw = Framework::create(registry, profile, fo);
@@ -545,6 +547,19 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     if (options_.observer) options_.observer->onBindingDone(pod, host, s);
     handleBindingCycleError(fw, *state, assumed, host, s, fitError, start);
   };
+  // Without the gate no pre-flight runs here and every PreBind plugin runs (its own check skips work).
+  Status preFlight;
+  if (options_.nominatedNodeNameForExpectation) {
+    preFlight = fw.runPreBindPreFlights(*state, *assumed.podInfo, host);
+    // Unschedulable is not a pre-flight result: it fails the binding like an error, as upstream.
+    if (preFlight.code() == Code::Error || preFlight.isRejected()) {
+      fail(preFlight);
+      return;
+    }
+    // PreBind or a Permit wait lies ahead: tell other components (the cluster autoscaler) where the pod
+    // goes. Otherwise it is bound at once anyway.
+    if (preFlight.isSuccess() || fw.willWaitOnPermit(pod)) setNominatedNodeName(pod, host);
+  }
   if (Status s = fw.waitOnPermit(pod); !s.isSuccess()) {
     if (s.isRejected()) {
       // A rejection at Permit reads like a FitError on the host, with the rejecting plugin.
@@ -561,8 +576,26 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
   // From here on a failure is an error, never "unschedulable" (Permit is the last point that may reject),
   // so the events seen while in flight no longer matter: free them now, as upstream.
   queue_->done(pod.metadata.uid);
-  if (Status s = fw.runPreBindPlugins(*state, *assumed.podInfo, host); !s.isSuccess()) {
+  // A pod whose PreBind has work can be preempted in memory until it is bound: preemption cancels its
+  // PreBind rather than deleting it (a pre-flight of Skip means Bind follows at once).
+  std::shared_ptr<framework::runtime::PodInPreBindImpl> inPreBind;
+  if (preFlight.isSuccess()) inPreBind = fw.addPodInPreBind(pod.metadata.uid);
+  struct RemoveInPreBind {
+    Framework& fw;
+    const std::string& uid;
+    bool active;
+    ~RemoveInPreBind() {
+      if (active) fw.removePodInPreBind(uid);
+    }
+  } removeInPreBind{fw, pod.metadata.uid, inPreBind != nullptr};
+  const CancelWithCause* cancel = inPreBind ? &inPreBind->cancellation() : nullptr;
+  if (Status s = fw.runPreBindPlugins(*state, *assumed.podInfo, host, cancel); !s.isSuccess()) {
     fail(s);
+    return;
+  }
+  // Preempted while PreBind ran (or just after): not bound.
+  if (inPreBind && !inPreBind->markPrebound()) {
+    fail(Status::error(inPreBind->cancellation().cause()));
     return;
   }
   Status bound = fw.runBindPlugins(*state, *assumed.podInfo, host);
@@ -635,6 +668,9 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
   const std::string key = queue::PriorityQueue::podKey(pod);
   const std::string reason = status.isRejected() ? "Unschedulable" : "SchedulerError";
   const std::string errMsg = status.message();
+  // The rejectors of an earlier attempt are stale: only a FitError names this attempt's.
+  pInfo.unschedulablePlugins.clear();
+  pInfo.pendingPlugins.clear();
   if (fitError) {
     pInfo.unschedulablePlugins = fitError->diagnosis.unschedulablePlugins;
     pInfo.pendingPlugins = fitError->diagnosis.pendingPlugins;
@@ -658,6 +694,13 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
       spdlog::info("Pod has been assigned to node. Abort adding it back to queue. pod={} node={}",
                    podName(pod), current->spec.nodeName);
       requeue = false;
+    } else if (current->metadata.uid != pod.metadata.uid) {
+      // Deleted and created again under the same name: the new pod is queued on its own.
+      spdlog::debug("Pod was recreated while handling scheduling failure. Skip requeueing and status updates. "
+                    "pod={} oldUID={} newUID={}",
+                    podName(pod), pod.metadata.uid, current->metadata.uid);
+      queue_->done(pod.metadata.uid);
+      return;
     }
   } else if (!current->spec.nodeName.empty()) {
     // No informer (tests): requeue the pod as it was before assume.
@@ -675,9 +718,23 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
   }
   queue_->addNominatedPod(pInfo.podInfo, nominatingInfo);
 
+  // The event and the status patch go to the informer's version when requeued: its nominatedNodeName
+  // may have been set in the binding cycle since the attempt began, and must be cleared.
+  const api::Pod& latest = requeue ? pInfo.podInfo->pod() : pod;
   const std::string msg = truncateMessage(errMsg);
-  recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", msg);
-  updatePodStatus(pod, reason, errMsg, nominatingInfo);
+  recordEvent(latest, "Warning", "FailedScheduling", "Scheduling", msg);
+  updatePodStatus(latest, reason, errMsg, nominatingInfo);
+}
+
+void Scheduler::setNominatedNodeName(const api::Pod& pod, const std::string& node) {
+  if (pod.status.nominatedNodeName == node) return;
+  client::PodStatusPatch patch;
+  patch.nominatedNodeName = node;
+  // Not critical: the binding goes on without it, as upstream's.
+  if (auto r = client_.patchPodStatus(pod.metadata.namespace_, pod.metadata.name, patch); !r.ok()) {
+    spdlog::error("Failed to update the nominated node name in the binding cycle pod={} nominatedNodeName={}: {}",
+                  podName(pod), node, r.error().message());
+  }
 }
 
 void Scheduler::updatePodStatus(const api::Pod& pod, const std::string& reason, const std::string& message,

@@ -102,6 +102,10 @@ struct SchedulerOptions {
   bool dynamicResourceAllocation = true;
   // DRAConsumableCapacity feature gate: the DRA manager tracks shared devices' consumed capacity.
   bool draConsumableCapacity = false;
+  // NominatedNodeNameForExpectation feature gate: the binding cycle runs PreBind's pre-flight first and,
+  // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
+  // so that other components (the cluster autoscaler) see where the pod is going.
+  bool nominatedNodeNameForExpectation = false;
   // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).
@@ -176,6 +180,8 @@ class Scheduler {
                                const framework::Status& status, const std::optional<FitError>& fitError,
                                const framework::NominatingInfo& nominatingInfo,
                                std::chrono::steady_clock::time_point start);
+  // Patches status.nominatedNodeName to `node` unless it is already; a failure is logged, not returned.
+  void setNominatedNodeName(const api::Pod& pod, const std::string& node);
   // Patches PodScheduled=False (reason, message) and the nominated node when they change.
   void updatePodStatus(const api::Pod& pod, const std::string& reason, const std::string& message,
                        const framework::NominatingInfo& nominatingInfo);
@@ -202,6 +208,7 @@ class Scheduler {
   Clock* clock_;
   std::shared_ptr<framework::parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<framework::runtime::WaitingPodsMap> waitingPods_;
+  std::shared_ptr<framework::runtime::PodsInPreBindMap> podsInPreBind_;
   // The DRA objects as DynamicResources sees them (upstream's DRA manager), shared by the profiles; with
   // the DynamicResourceAllocation gate and an informer factory. Outlives the profiles' plugins.
   std::unique_ptr<plugins::dynamicresources::DefaultDRAManager> draManager_;

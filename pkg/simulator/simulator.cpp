@@ -318,6 +318,7 @@ struct SchedulerRun {
     // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
     so.popFromBackoffQ = options.features.popFromBackoffQ;
+  so.nominatedNodeNameForExpectation = options.features.nominatedNodeNameForExpectation;
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
     plugins::Features pluginFeatures = options.features.plugins;

@@ -6,7 +6,7 @@
 namespace ks::features {
 namespace {
 
-constexpr std::array<UnsupportedGateValue, 13> kUnsupported = {{
+constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
     {"ClientsAllowCBOR", true,
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
@@ -26,8 +26,6 @@ constexpr std::array<UnsupportedGateValue, 13> kUnsupported = {{
     {"InPlacePodVerticalScaling", false,
      "a pod's requests would be its spec only (not the resized status); kube-scheduler-cpp's node accounting "
      "always takes the larger of spec and status"},
-    {"NominatedNodeNameForExpectation", true,
-     "the scheduler would set nominatedNodeName before binding; kube-scheduler-cpp does not"},
     {"PodLevelResources", false,
      "pod-level spec.resources would be ignored; kube-scheduler-cpp's node accounting always honours them"},
     {"SchedulerAsyncAPICalls", true,
@@ -77,6 +75,7 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRADeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
   f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
+  f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
   return f;
 }
 

@@ -23,6 +23,8 @@ struct SchedulerFeatures {
   config::FeatureGates config;  // DynamicResourceAllocation, DRASchedulerFilterTimeout, StorageCapacityScoring
   plugins::Features plugins;    // SchedulerAsyncPreemption, StorageCapacityScoring, VolumeAttributesClass, ...
   bool popFromBackoffQ = true;  // SchedulerPopFromBackoffQ: the queue pops from backoffQ when activeQ is empty
+  // NominatedNodeNameForExpectation: nominatedNodeName is set before PreBind or a Permit wait.
+  bool nominatedNodeNameForExpectation = false;
 };
 
 // A gate value kube-scheduler-cpp refuses, and what it would have changed.

@@ -49,6 +49,7 @@ std::unique_ptr<CycleState> CycleState::clone() const {
   out->skipFilterPlugins_ = skipFilterPlugins_;
   out->skipScorePlugins_ = skipScorePlugins_;
   out->skipPreBindPlugins_ = skipPreBindPlugins_;
+  out->parallelPreBindPlugins_ = parallelPreBindPlugins_;
   out->recordPluginMetrics_ = recordPluginMetrics_;
   return out;
 }

@@ -91,6 +91,9 @@ class CycleState {
   // Plugins whose PreBindPreFlight returned Skip: their PreBind is not run.
   const PluginNameSet& skipPreBindPlugins() const { return skipPreBindPlugins_; }
   void setSkipPreBindPlugins(PluginNameSet s) { skipPreBindPlugins_ = std::move(s); }
+  // Plugins whose PreBindPreFlight allowed their PreBind to run in parallel with adjacent such plugins.
+  const PluginNameSet& parallelPreBindPlugins() const { return parallelPreBindPlugins_; }
+  void setParallelPreBindPlugins(PluginNameSet s) { parallelPreBindPlugins_ = std::move(s); }
 
   // Whether per-plugin duration metrics are sampled in this cycle.
   bool shouldRecordPluginMetrics() const { return recordPluginMetrics_; }
@@ -103,6 +106,7 @@ class CycleState {
   PluginNameSet skipFilterPlugins_;
   PluginNameSet skipScorePlugins_;
   PluginNameSet skipPreBindPlugins_;
+  PluginNameSet parallelPreBindPlugins_;
   bool recordPluginMetrics_ = false;
 };
 

@@ -224,12 +224,22 @@ class PermitPlugin : public virtual Plugin {
                         std::chrono::milliseconds& timeout) = 0;
 };
 
+// What a PreBind plugin's pre-flight reports beside its status (upstream PreBindPreFlightResult).
+struct PreBindPreFlightResult {
+  // Its PreBind may run concurrently with the adjacent PreBind plugins that allow it too.
+  bool allowParallel = false;
+};
+
 class PreBindPlugin : public virtual Plugin {
  public:
   // Cheap check whether preBind has work for this pod: Success, Skip (preBind is skipped) or Error.
-  virtual Status preBindPreFlight(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
-  // Prepares the binding (e.g. binds volumes). Runs on a binding thread; may call the API.
-  virtual Status preBind(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+  virtual Status preBindPreFlight(CycleState& state, const PodInfo& pod, const std::string& nodeName,
+                                  PreBindPreFlightResult& result) = 0;
+  // Prepares the binding (e.g. binds volumes). Runs on a binding thread; may call the API. `stop` is
+  // requested when the binding is cancelled (preemption of the pod, a failed parallel PreBind, shutdown):
+  // a plugin that waits gives up with an error then.
+  virtual Status preBind(CycleState& state, const PodInfo& pod, const std::string& nodeName,
+                         std::stop_token stop) = 0;
 };
 
 class BindPlugin : public virtual Plugin {
@@ -263,8 +273,22 @@ class WaitingPod {
   virtual std::vector<std::string> pendingPlugins() const = 0;
   // `pluginName` allows the pod; when no plugin is pending any more the pod proceeds to binding.
   virtual void allow(const std::string& pluginName) = 0;
-  // Rejects the pod (Unschedulable with `msg`, attributed to `pluginName`).
-  virtual void reject(const std::string& pluginName, const std::string& msg) = 0;
+  // Rejects the pod (Unschedulable with `msg`, attributed to `pluginName`). False when the pod's wait had
+  // already ended (allowed, rejected or preempted).
+  virtual bool reject(const std::string& pluginName, const std::string& msg) = 0;
+  // Preempts the pod: its binding fails with an Error (not Unschedulable), so it is retried after backoff
+  // rather than waiting for a cluster event. False when the wait had already ended.
+  virtual bool preempt(const std::string& pluginName, const std::string& msg) = 0;
+};
+
+// A pod in its binding cycle between PreBind's start and Bind (upstream PodInPreBind). Thread-safe.
+class PodInPreBind {
+ public:
+  virtual ~PodInPreBind() = default;
+  // Cancels the pod's PreBind with `message` as the cause; false if PreBind already finished.
+  virtual bool cancelPod(const std::string& message) = 0;
+  // Marks PreBind finished, after which it cannot be cancelled; false if it was cancelled first.
+  virtual bool markPrebound() = 0;
 };
 
 // Pods nominated to nodes by preemption (implemented by the scheduling queue).
@@ -338,8 +362,10 @@ class Handle : public PluginsRunner {
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.
   virtual std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) = 0;
-  // Rejects the waiting pod with this UID ("removed"); false if it isn't waiting.
+  // Rejects the waiting pod with this UID ("removed"); false if it isn't waiting or its wait had ended.
   virtual bool rejectWaitingPod(const std::string& uid) = 0;
+  // The pod with this UID if it is in PreBind (cancellable by preemption), or nullptr.
+  virtual std::shared_ptr<PodInPreBind> getPodInPreBind(const std::string& /*uid*/) { return nullptr; }
 
   // Runs Filter with nominated pods of >= priority added to the node (twice when some were added),
   // as upstream RunFilterPluginsWithNominatedPods; used by scheduling and preemption.

@@ -87,12 +87,12 @@ class ScriptedPlugin final : public framework::PreFilterPlugin, public framework
     return preFilter_ ? preFilter_(r) : framework::Status();
   }
   framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
-  framework::Status preBindPreFlight(framework::CycleState&, const framework::PodInfo&,
-                                     const std::string&) override {
+  framework::Status preBindPreFlight(framework::CycleState&, const framework::PodInfo&, const std::string&,
+                                     framework::PreBindPreFlightResult&) override {
     return framework::Status();
   }
-  framework::Status preBind(framework::CycleState&, const framework::PodInfo& pod,
-                            const std::string&) override {
+  framework::Status preBind(framework::CycleState&, const framework::PodInfo& pod, const std::string&,
+                            std::stop_token) override {
     return preBind_ ? preBind_(pod.pod()) : framework::Status();
   }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "pkg/scheduler/metrics/metrics.h"
 #include "test/scheduler/framework/fake_clock.h"
 #include "test/scheduler/framework/test_pods.h"
@@ -103,10 +107,10 @@ class TestPlugin : public PreEnqueuePlugin,
     timeout = inj_.permitTimeout;
     return injected(inj_.permitStatus);
   }
-  Status preBindPreFlight(CycleState&, const PodInfo&, const std::string&) override {
+  Status preBindPreFlight(CycleState&, const PodInfo&, const std::string&, PreBindPreFlightResult&) override {
     return injected(inj_.preBindPreFlightStatus);
   }
-  Status preBind(CycleState&, const PodInfo&, const std::string&) override {
+  Status preBind(CycleState&, const PodInfo&, const std::string&, std::stop_token) override {
     record("preBind");
     return injected(inj_.preBindStatus);
   }
@@ -1143,6 +1147,191 @@ TEST(FrameworkTest, BindPreBindPostBind) {
             "running PreBind plugin \"test-plugin\": injected status");
   EXPECT_EQ(f->runBindPlugins(st3, *pod, "node").message(),
             "running Bind plugin \"test-plugin\": injected status");
+}
+
+// A PreBind plugin whose pre-flight and PreBind are scripted; PreBind may block until stopped.
+class ScriptedPreBind final : public PreBindPlugin {
+ public:
+  struct Script {
+    Code preFlight = Code::Success;
+    bool allowParallel = false;
+    Code preBind = Code::Success;
+    // PreBind waits for its stop (then fails with "context canceled"), as VolumeBinding's wait does.
+    bool blockUntilStopped = false;
+  };
+  ScriptedPreBind(std::string name, Script script, std::vector<std::string>* calls, std::mutex* mu)
+      : name_(std::move(name)), script_(script), calls_(calls), mu_(mu) {}
+  std::string_view name() const override { return name_; }
+  Status preBindPreFlight(CycleState&, const PodInfo&, const std::string&, PreBindPreFlightResult& r) override {
+    r.allowParallel = script_.allowParallel;
+    return injected(script_.preFlight);
+  }
+  Status preBind(CycleState&, const PodInfo&, const std::string&, std::stop_token stop) override {
+    if (calls_ != nullptr) {
+      std::lock_guard lock(*mu_);
+      calls_->push_back(name_);
+    }
+    if (script_.blockUntilStopped) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock lock(m);
+      cv.wait(lock, stop, [] { return false; });
+      return Status::error("context canceled");
+    }
+    return injected(script_.preBind);
+  }
+
+ private:
+  std::string name_;
+  Script script_;
+  std::vector<std::string>* calls_;
+  std::mutex* mu_;
+};
+
+// A framework whose PreBind plugins are `plugins`, in order.
+std::unique_ptr<Framework> preBindFramework(const std::vector<std::pair<std::string, ScriptedPreBind::Script>>& plugins,
+                                            std::vector<std::string>* calls = nullptr, std::mutex* mu = nullptr) {
+  Registry r = testRegistry();
+  auto p = baseProfile();
+  for (const auto& [name, script] : plugins) {
+    EXPECT_TRUE(r.registerPlugin(name, [name, script, calls, mu](const config::PluginArgs*, Handle&)
+                                           -> Result<std::unique_ptr<Plugin>> {
+                   return std::unique_ptr<Plugin>(std::make_unique<ScriptedPreBind>(name, script, calls, mu));
+                 }).ok());
+    p.plugins.preBind.enabled.push_back({name, 0});
+  }
+  return mustCreate(r, p);
+}
+
+// Upstream TestPreBindPlugins.
+TEST(FrameworkTest, PreBindPlugins) {
+  using S = ScriptedPreBind::Script;
+  auto ok = S{};
+  auto with = [](Code c) { return S{.preBind = c}; };
+  struct Case {
+    std::string name;
+    std::vector<std::pair<std::string, S>> plugins;
+    Status want;
+  };
+  const std::string errTestPlugin = "running PreBind plugin \"TestPlugin\": injected status";
+  const std::string errTestPlugin1 = "running PreBind plugin \"TestPlugin 1\": injected status";
+  const std::vector<Case> cases = {
+      {"NoPreBindPlugin", {}, Status()},
+      {"SuccessPreBindPlugins", {{"TestPlugin", ok}}, Status()},
+      {"UnschedulablePreBindPlugin", {{"TestPlugin", with(Code::Unschedulable)}},
+       Status(Code::Unschedulable, "injected status").withPlugin("TestPlugin")},
+      {"ErrorPreBindPlugin", {{"TestPlugin", with(Code::Error)}}, Status::error(errTestPlugin)},
+      {"UnschedulableAndUnresolvablePreBindPlugin", {{"TestPlugin", with(Code::UnschedulableAndUnresolvable)}},
+       Status(Code::UnschedulableAndUnresolvable, "injected status").withPlugin("TestPlugin")},
+      {"SuccessErrorPreBindPlugins", {{"TestPlugin", ok}, {"TestPlugin 1", with(Code::Error)}},
+       Status::error(errTestPlugin1)},
+      {"ErrorSuccessPreBindPlugin", {{"TestPlugin", with(Code::Error)}, {"TestPlugin 1", ok}},
+       Status::error(errTestPlugin)},
+      {"SuccessSuccessPreBindPlugin", {{"TestPlugin", ok}, {"TestPlugin 1", ok}}, Status()},
+      {"ErrorAndErrorPlugins", {{"TestPlugin", with(Code::Error)}, {"TestPlugin 1", with(Code::Error)}},
+       Status::error(errTestPlugin)},
+      {"UnschedulableAndSuccessPreBindPlugin", {{"TestPlugin", with(Code::Unschedulable)}, {"TestPlugin 1", ok}},
+       Status(Code::Unschedulable, "injected status").withPlugin("TestPlugin")},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto f = preBindFramework(tc.plugins);
+    ASSERT_NE(f, nullptr);
+    CycleState state;
+    Status got = f->runPreBindPlugins(state, *testPod(), "");
+    EXPECT_EQ(got.code(), tc.want.code());
+    EXPECT_EQ(got.message(), tc.want.message());
+    EXPECT_EQ(got.plugin(), tc.want.plugin());
+  }
+}
+
+// Upstream TestGetPreBindPluginGroups: adjacent parallel plugins form one group; skipped plugins drop
+// out, and a skipped serial plugin still separates its parallel neighbours.
+TEST(FrameworkTest, PreBindPluginGroups) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> plugins;
+    std::vector<std::string> skipped;
+    std::vector<std::string> parallel;
+    std::vector<std::vector<std::string>> want;
+  };
+  const std::vector<Case> cases = {
+      {"No plugins", {}, {}, {}, {}},
+      {"Single plugin, not skipped, not parallel", {"p1"}, {}, {}, {{"p1"}}},
+      {"Single plugin, skipped", {"p1"}, {"p1"}, {}, {}},
+      {"Single plugin, parallel", {"p1"}, {}, {"p1"}, {{"p1"}}},
+      {"Single plugin, parallel & skipped", {"p1"}, {"p1"}, {"p1"}, {}},
+      {"Multiple plugins, consecutive serial", {"p1", "p2"}, {}, {}, {{"p1"}, {"p2"}}},
+      {"Multiple plugins, consecutive parallel", {"p1", "p2"}, {}, {"p1", "p2"}, {{"p1", "p2"}}},
+      {"Multiple plugins, mixed parallel and serial", {"p1", "p2", "p3", "p4"}, {}, {"p2", "p3"},
+       {{"p1"}, {"p2", "p3"}, {"p4"}}},
+      {"Parallel plugins separated by serial", {"p1", "p2", "p3"}, {}, {"p1", "p3"}, {{"p1"}, {"p2"}, {"p3"}}},
+      {"Skipped plugins", {"p1", "p2", "p3"}, {"p2"}, {}, {{"p1"}, {"p3"}}},
+      {"Parallel plugins with one skipped in between", {"p1", "p2", "p3"}, {"p2"}, {"p1", "p2", "p3"},
+       {{"p1", "p3"}}},
+      {"Parallel plugins with one serial & skipped in between", {"p1", "p2", "p3"}, {"p2"}, {"p1", "p3"},
+       {{"p1"}, {"p3"}}},
+      {"Complex mix", {"p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"}, {"p3", "p5"}, {"p2", "p4", "p5", "p6"},
+       {{"p1"}, {"p2"}, {"p4", "p6"}, {"p7"}, {"p8"}}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<std::pair<std::string, ScriptedPreBind::Script>> plugins;
+    for (const auto& n : tc.plugins) plugins.emplace_back(n, ScriptedPreBind::Script{});
+    auto f = preBindFramework(plugins);
+    ASSERT_NE(f, nullptr);
+    CycleState state;
+    PluginNameSet skipped;
+    for (const auto& n : tc.skipped) skipped.insert(n);
+    PluginNameSet parallel;
+    for (const auto& n : tc.parallel) parallel.insert(n);
+    state.setSkipPreBindPlugins(std::move(skipped));
+    state.setParallelPreBindPlugins(std::move(parallel));
+    EXPECT_EQ(f->preBindPluginGroupsForTest(state), tc.want);
+  }
+}
+
+// The pre-flight records which plugins allowed parallel PreBind; a parallel group's failure stops its
+// other members, which report it as their cause.
+TEST(FrameworkTest, ParallelPreBindStopsTheGroupOnTheFirstFailure) {
+  using S = ScriptedPreBind::Script;
+  std::vector<std::string> calls;
+  std::mutex mu;
+  auto f = preBindFramework({{"serial", S{}},
+                             {"waits", S{.allowParallel = true, .blockUntilStopped = true}},
+                             {"fails", S{.allowParallel = true, .preBind = Code::Error}},
+                             {"after", S{}}},
+                            &calls, &mu);
+  ASSERT_NE(f, nullptr);
+  CycleState state;
+  ASSERT_TRUE(f->runPreBindPreFlights(state, *testPod(), "node").isSuccess());
+  EXPECT_EQ(state.parallelPreBindPlugins().names(), (std::vector<std::string>{"fails", "waits"}));
+  EXPECT_EQ(f->preBindPluginGroupsForTest(state),
+            (std::vector<std::vector<std::string>>{{"serial"}, {"waits", "fails"}, {"after"}}));
+  Status s = f->runPreBindPlugins(state, *testPod(), "node");
+  EXPECT_EQ(s.message(), "running PreBind plugin \"fails\": injected status");
+  std::lock_guard lock(mu);
+  EXPECT_EQ(calls.size(), 3u) << "the group after the failed one does not run";
+  EXPECT_EQ(calls.front(), "serial");
+}
+
+// Preemption cancels a pod in PreBind: a plugin that gives up reports the preemption as its cause, as
+// upstream's context.Cause does.
+TEST(FrameworkTest, CancelledPreBindReportsTheCause) {
+  using S = ScriptedPreBind::Script;
+  auto f = preBindFramework({{"waits", S{.blockUntilStopped = true}}});
+  ASSERT_NE(f, nullptr);
+  auto inPreBind = f->addPodInPreBind("pod-uid");
+  EXPECT_EQ(f->getPodInPreBind("pod-uid"), inPreBind);
+  CycleState state;
+  std::thread preemptor([&] { EXPECT_TRUE(f->getPodInPreBind("pod-uid")->cancelPod("preempted by DefaultPreemption")); });
+  Status s = f->runPreBindPlugins(state, *testPod(), "node", &inPreBind->cancellation());
+  preemptor.join();
+  EXPECT_EQ(s.code(), Code::Error);
+  EXPECT_EQ(s.message(), "running PreBind plugin \"waits\": preempted by DefaultPreemption");
+  EXPECT_FALSE(inPreBind->markPrebound());
+  f->removePodInPreBind("pod-uid");
+  EXPECT_EQ(f->getPodInPreBind("pod-uid"), nullptr);
 }
 
 TEST(FrameworkTest, QueueSortAndEvents) {

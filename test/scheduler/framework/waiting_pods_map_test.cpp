@@ -1,4 +1,5 @@
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
+#include "pkg/scheduler/framework/runtime/pods_in_prebind_map.h"
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,84 @@ TEST(WaitingPodTest, RejectDeliversUnschedulableOnce) {
   EXPECT_EQ(s.message(), "denied");
   EXPECT_EQ(s.plugin(), "A");
   EXPECT_EQ(clock.pendingTimers(), 0u);
+}
+
+// Upstream TestWaitingPodReturnFalseOnAllowed: preempt and reject of an allowed pod fail and leave it
+// allowed.
+TEST(WaitingPodTest, PreemptAndRejectReturnFalseOnAllowedPod) {
+  for (const bool preempt : {true, false}) {
+    SCOPED_TRACE(preempt ? "Preempt" : "Reject");
+    testing::FakeClock clock;
+    auto wp = WaitingPodImpl::create(makePod("test-uid"), {{"plugin1", 10s}}, clock);
+    wp->allow("plugin1");
+    EXPECT_FALSE(preempt ? wp->preempt("preemption-plugin", "preempted") : wp->reject("reject-plugin", "rejected"));
+    EXPECT_TRUE(wp->wait().isSuccess());
+  }
+}
+
+// Upstream TestWaitingPodMultipleActions: once allowed (and waited on), reject and preempt both fail.
+TEST(WaitingPodTest, MultipleActionsAfterAllowFail) {
+  testing::FakeClock clock;
+  auto wp = WaitingPodImpl::create(makePod("test-uid"), {{"plugin1", 10s}}, clock);
+  std::thread waiter([&] { EXPECT_TRUE(wp->wait().isSuccess()); });
+  wp->allow("plugin1");
+  waiter.join();
+  EXPECT_FALSE(wp->reject("plugin2", "rejected"));
+  EXPECT_FALSE(wp->preempt("preemption-plugin", "preempted"));
+}
+
+TEST(WaitingPodTest, PreemptDeliversAnErrorWithThePluginOnce) {
+  testing::FakeClock clock;
+  auto wp = WaitingPodImpl::create(makePod("u1"), {{"A", 10s}}, clock);
+  EXPECT_TRUE(wp->preempt("DefaultPreemption", "preempted"));
+  EXPECT_FALSE(wp->reject("A", "denied"));
+  Status s = wp->wait();
+  EXPECT_EQ(s.code(), Code::Error);
+  EXPECT_EQ(s.message(), "preempted");
+  EXPECT_EQ(s.plugin(), "DefaultPreemption");
+  EXPECT_EQ(clock.pendingTimers(), 0u);
+}
+
+// Upstream TestPodsInBindingMap.
+TEST(PodsInPreBindMapTest, AddGetRemoveCancelAndMarkPrebound) {
+  {
+    SCOPED_TRACE("add and get");
+    PodsInPreBindMap m;
+    m.add("uid");
+    EXPECT_NE(m.get("uid"), nullptr);
+  }
+  {
+    SCOPED_TRACE("add, remove and get");
+    PodsInPreBindMap m;
+    m.add("uid");
+    m.remove("uid");
+    EXPECT_EQ(m.get("uid"), nullptr);
+  }
+  {
+    SCOPED_TRACE("Verify CancelPod logic");
+    PodsInPreBindMap m;
+    auto pod = m.add("uid");
+    EXPECT_TRUE(pod->cancelPod("test cancel"));
+    EXPECT_TRUE(pod->cancellation().token().stop_requested());
+    EXPECT_EQ(pod->cancellation().cause(), "test cancel");
+    EXPECT_TRUE(pod->cancelPod("another cancel")) << "a second cancel still reports the pod cancelled";
+    EXPECT_EQ(pod->cancellation().cause(), "test cancel") << "the first cause stays";
+  }
+  {
+    SCOPED_TRACE("Verify MarkBound logic");
+    PodsInPreBindMap m;
+    auto pod = m.add("uid");
+    EXPECT_TRUE(pod->markPrebound());
+    EXPECT_FALSE(pod->cancelPod("test cancel"));
+    EXPECT_FALSE(pod->cancellation().cancelled()) << "not cancelled once prebound";
+  }
+  {
+    SCOPED_TRACE("Verify MarkBound fails on cancelled pod");
+    PodsInPreBindMap m;
+    auto pod = m.add("uid");
+    pod->cancelPod("test cancel");
+    EXPECT_FALSE(pod->markPrebound());
+  }
 }
 
 TEST(WaitingPodTest, TimeoutRejectsWithPluginMessage) {

@@ -145,7 +145,18 @@ Evaluator::~Evaluator() {
 
 bool Evaluator::isPodRunningPreemption(const std::string& podUid) const {
   std::lock_guard lock(mu_);
-  return preempting_.contains(podUid);
+  if (!preempting_.contains(podUid)) return false;
+  auto last = lastVictimPending_.find(podUid);
+  // The last victim isn't being preempted yet: the others still are.
+  if (last == lastVictimPending_.end()) return true;
+  // Its preemption is done once it is gone or terminating, even before the API call returns.
+  const api::PodPtr victim = pods_.get(last->second);
+  return victim != nullptr && !victim->metadata.deletionTimestamp.has_value();
+}
+
+void Evaluator::setLastVictim(const std::string& podUid, const api::Pod& victim) {
+  std::lock_guard lock(mu_);
+  lastVictimPending_[podUid] = victim.metadata.namespace_ + "/" + victim.metadata.name;
 }
 
 void Evaluator::setPreempting(const std::string& podUid, bool preempting) {
@@ -154,6 +165,7 @@ void Evaluator::setPreempting(const std::string& podUid, bool preempting) {
     preempting_.insert(podUid);
   } else {
     preempting_.erase(podUid);
+    lastVictimPending_.erase(podUid);
   }
 }
 
@@ -271,14 +283,28 @@ const Candidate* Evaluator::selectCandidate(std::span<const Candidate> candidate
   return &candidates.front();
 }
 
-Result<Evaluator::Eviction> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& preemptor,
-                                                         const api::Pod& victim) {
+Result<bool> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+  // A victim in its binding cycle has no node in the API yet: stop its binding in memory, and it goes
+  // back to the queue. Otherwise delete it.
+  bool inMemory = false;
   if (auto waiting = handle_.getWaitingPod(victim.metadata.uid)) {
-    // A victim waiting at Permit has no API object to delete yet: reject it instead.
-    waiting->reject(pluginName_, "preempted");
-    spdlog::info("Preemptor pod rejected a waiting pod preemptor={} waitingPod={} node={}", podName(preemptor),
-                 podName(victim), c.name);
-  } else {
+    if (waiting->preempt(pluginName_, "preempted")) {
+      spdlog::info("Preemptor preempted a waiting pod preemptorType=pod preemptor={} waitingPod={} node={}",
+                   podName(preemptor), podName(victim), c.name);
+      inMemory = true;
+    }
+  } else if (auto inPreBind = handle_.getPodInPreBind(victim.metadata.uid)) {
+    if (inPreBind->cancelPod("preempted by " + pluginName_)) {
+      spdlog::info("Preemptor rejected a pod in preBind preemptorType=pod preemptor={} podInPreBind={} node={}",
+                   podName(preemptor), podName(victim), c.name);
+      inMemory = true;
+    } else {
+      spdlog::debug("Failed to reject a pod in preBind, falling back to deletion via api call preemptor={} "
+                    "podInPreBind={} node={}",
+                    podName(preemptor), podName(victim), c.name);
+    }
+  }
+  if (!inMemory) {
     client::Client* client = handle_.client();
     if (client == nullptr) return Error("no API client to preempt pod " + podName(victim));
     api::PodCondition cond;
@@ -286,15 +312,20 @@ Result<Evaluator::Eviction> Evaluator::defaultPreemptPod(const Candidate& c, con
     cond.status = "True";
     cond.reason = "PreemptionByScheduler";
     cond.message = preemptor.spec.schedulerName + ": preempting to accommodate a higher priority pod";
-    cond.observedGeneration = victim.metadata.generation;  // PodObservedGenerationTracking, on in v1.34
+    cond.observedGeneration = victim.metadata.generation;  // PodObservedGenerationTracking
     cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
     if (auto changed = updatePodCondition(victim.status, std::move(cond))) {
       client::PodStatusPatch patch;
       patch.condition = std::move(*changed);
       if (auto r = client->patchPodStatus(victim.metadata.namespace_, victim.metadata.name, patch); !r.ok()) {
-        spdlog::error("Could not add DisruptionTarget condition due to preemption pod={} preemptor={}: {}",
-                      podName(victim), podName(preemptor), r.error().message());
-        return Error(r.error().message());
+        if (!r.error().isNotFound()) {
+          spdlog::error("Could not add DisruptionTarget condition due to preemption pod={} preemptor={}: {}",
+                        podName(victim), podName(preemptor), r.error().message());
+          return Error(r.error().message());
+        }
+        spdlog::info("Victim Pod is already deleted preemptor={} victim={} node={}", podName(preemptor),
+                     podName(victim), c.name);
+        return false;
       }
     }
     if (auto r = client->deletePod(victim.metadata.namespace_, victim.metadata.name, {}); !r.ok()) {
@@ -305,17 +336,18 @@ Result<Evaluator::Eviction> Evaluator::defaultPreemptPod(const Candidate& c, con
       }
       spdlog::info("Victim Pod is already deleted preemptor={} victim={} node={}", podName(preemptor),
                    podName(victim), c.name);
-      return Eviction::AlreadyGone;
+      return false;
     }
     spdlog::info("Preemptor Pod preempted victim Pod preemptor={} victim={} node={}", podName(preemptor),
                  podName(victim), c.name);
   }
   if (EventRecorder* recorder = handle_.eventRecorder()) {
     const api::ObjectReference related = podReference(preemptor);
-    recorder->eventf(podReference(victim), &related, "Normal", "Preempted", "Preempting",
-                     "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name);
+    std::string note = "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name;
+    if (inMemory) note += " (in kube-scheduler memory).";
+    recorder->eventf(podReference(victim), &related, "Normal", "Preempted", "Preempting", std::move(note));
   }
-  return Eviction::Evicted;
+  return inMemory;
 }
 
 Result<void> Evaluator::clearLowerPriorityNominations(const api::Pod& pod, const std::string& nodeName) {
@@ -339,13 +371,14 @@ Result<void> Evaluator::clearLowerPriorityNominations(const api::Pod& pod, const
   return Error(api::aggregateMessages(errors));
 }
 
-std::optional<Error> Evaluator::preemptVictims(const Candidate& c, const api::Pod& pod, size_t count) {
+std::optional<Error> Evaluator::preemptVictims(const Candidate& c, const api::Pod& pod,
+                                               std::span<const api::Pod* const> victims) {
   parallelize::ErrorChannel errCh;
   std::stop_source cancel;
   handle_.parallelizer().until(
-      static_cast<int>(count),
+      static_cast<int>(victims.size()),
       [&](int i) {
-        if (auto r = preemptPod_(c, pod, c.victims.pods[static_cast<size_t>(i)]->pod()); !r.ok()) {
+        if (auto r = preemptPod_(c, pod, *victims[static_cast<size_t>(i)]); !r.ok()) {
           errCh.sendErrorWithCancel(r.error(), cancel);
         }
       },
@@ -353,9 +386,29 @@ std::optional<Error> Evaluator::preemptVictims(const Candidate& c, const api::Po
   return errCh.receiveError();
 }
 
+namespace {
+
+// The victims whose graceful deletion hasn't started: the others need no API call.
+std::vector<const api::Pod*> victimsToPreempt(const Candidate& c) {
+  std::vector<const api::Pod*> out;
+  out.reserve(c.victims.pods.size());
+  for (const auto& v : c.victims.pods) {
+    if (v->pod().metadata.deletionTimestamp.has_value()) {
+      spdlog::info("Victim Pod is already being deleted, skipping the API call for it node={} victim={}", c.name,
+                   podName(v->pod()));
+      continue;
+    }
+    out.push_back(&v->pod());
+  }
+  return out;
+}
+
+}  // namespace
+
 Status Evaluator::prepareCandidate(const Candidate& c, const api::Pod& pod) {
-  if (auto err = preemptVictims(c, pod, c.victims.pods.size())) return Status::fromError(std::move(*err));
   if (metrics::Metrics* m = handle_.metrics()) m->observePreemptionVictims(static_cast<int>(c.victims.pods.size()));
+  const std::vector<const api::Pod*> victims = victimsToPreempt(c);
+  if (auto err = preemptVictims(c, pod, victims)) return Status::fromError(std::move(*err));
   if (auto r = clearLowerPriorityNominations(pod, c.name); !r.ok()) {
     spdlog::error("Cannot clear 'NominatedNodeName' field: {}", r.error().message());  // not critical
   }
@@ -364,54 +417,53 @@ Status Evaluator::prepareCandidate(const Candidate& c, const api::Pod& pod) {
 
 void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod) {
   if (metrics::Metrics* m = handle_.metrics()) m->observePreemptionVictims(static_cast<int>(c.victims.pods.size()));
+  std::vector<const api::Pod*> victims = victimsToPreempt(c);
+  // Every victim is terminating already: their deletions will bring the pod back.
+  if (victims.empty()) return;
   const std::string uid = pod->metadata.uid;
   setPreempting(uid, true);
-  auto task = [this, c, pod, uid] {
+  auto task = [this, c, pod, uid, victims = std::move(victims)] {
     const auto start = std::chrono::steady_clock::now();
     bool ok = true;
-    spdlog::info("Start the preemption asynchronously preemptor={} node={} numVictims={}", podName(*pod), c.name,
-                 c.victims.pods.size());
+    bool lastInMemory = false;
+    spdlog::info("Start the preemption asynchronously preemptor={} node={} numVictims={} numVictimsToDelete={}",
+                 podName(*pod), c.name, c.victims.pods.size(), victims.size());
     if (auto r = clearLowerPriorityNominations(*pod, c.name); !r.ok()) {
       spdlog::error("Cannot clear 'NominatedNodeName' field from lower priority pods on the same target node "
                     "node={}: {}",
                     c.name, r.error().message());
       ok = false;
     }
-    const size_t victims = c.victims.pods.size();
-    if (victims > 0) {
-      // Every victim but the last in parallel. The pod leaves the preempting set before the last
-      // eviction: otherwise that deletion event could reach the queue while PreEnqueue still gates
-      // the pod, and with every deletion ignored it would stay in unschedulablePods.
-      const std::optional<Error> evictionError = preemptVictims(c, *pod, victims - 1);
-      if (evictionError) {
-        spdlog::error("Error occurred during async preemption: {}", evictionError->message());
+    // Every victim but the last in parallel. The pod stays gated while the last one is preempted, but
+    // only until that victim is seen gone or terminating (isPodRunningPreemption): its deletion event
+    // may reach the queue before this task returns, and must not find the pod still gated.
+    bool preemptLast = true;
+    if (victims.size() > 1) {
+      if (auto err = preemptVictims(c, *pod, std::span(victims).first(victims.size() - 1))) {
+        spdlog::error("Error occurred during async preemption: {}", err->message());
         ok = false;
+        preemptLast = false;  // retry the pod sooner rather than finish half the preemption
       }
-      setPreempting(uid, false);
-      // After a failed eviction upstream's cancelled context fails the last one too: the preemption is
-      // abandoned (the pod is activated below and tries again) rather than half done.
-      if (evictionError) {
-        spdlog::error("Error occurred during async preemption: the last victim {} is not evicted",
-                      podName(c.victims.pods.back()->pod()));
-      } else if (auto r = preemptPod_(c, *pod, c.victims.pods.back()->pod()); !r.ok()) {
-        spdlog::error("Error occurred during async preemption: {}", r.error().message());
-        ok = false;
-      } else if (*r == Eviction::AlreadyGone) {
-        // A retry against a cache that hadn't seen the earlier evictions yet chose a victim that was
-        // already deleted: its deletion event may have come while PreEnqueue still gated the pod, and no
-        // other is coming to release it, so retry it now. (Upstream v1.34.4 can leave the pod gated here.)
-        handle_.activate({pod});
-      }
-    } else {
-      setPreempting(uid, false);
     }
+    if (preemptLast) {
+      const api::Pod& last = *victims.back();
+      setLastVictim(uid, last);
+      if (auto r = preemptPod_(c, *pod, last); !r.ok()) {
+        spdlog::error("Error occurred during async preemption of the last victim: {}", r.error().message());
+        ok = false;
+      } else {
+        lastInMemory = *r;
+      }
+    }
+    setPreempting(uid, false);
     spdlog::info("Async Preemption finished completely preemptor={} node={} result={}", podName(*pod), c.name,
                  ok ? "success" : "error");
     if (metrics::Metrics* m = handle_.metrics()) {
       m->preemptionGoroutineFinished(ok, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
-    // A failed API call may leave the pod in unschedulablePods with no event to move it: retry it now.
-    if (!ok) handle_.activate({pod});
+    // A failed API call may leave the pod in unschedulablePods with no event to move it, and a victim
+    // preempted in memory sends no deletion event: retry the pod now.
+    if (!ok || lastInMemory) handle_.activate({pod});
   };
   if (!asyncWorkers_.submit(std::move(task))) setPreempting(uid, false);  // shutting down
 }

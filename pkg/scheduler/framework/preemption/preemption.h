@@ -77,11 +77,11 @@ class Interface {
 
 class Evaluator {
  public:
-  // What evicting one victim came to: done, or the victim was already deleted (not an error).
-  enum class Eviction { Evicted, AlreadyGone };
-  // Evicts one victim for the preemptor (or rejects it when it waits at Permit); replaceable in tests.
+  // Preempts one victim for the preemptor; replaceable in tests. A victim waiting at Permit or in PreBind
+  // is preempted in scheduler memory (its binding fails and it is retried), returning true; any other is
+  // deleted through the API (true only in that memory case; an already deleted victim is no error).
   using PreemptPodFunc =
-      std::function<Result<Eviction>(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)>;
+      std::function<Result<bool>(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)>;
 
   // `pods` and `pdbs` are the informer stores the preemptor and the budgets are read from.
   Evaluator(std::string pluginName, Handle& handle, Interface& plugin, bool enableAsyncPreemption,
@@ -120,18 +120,32 @@ class Evaluator {
   const Candidate* selectCandidate(std::span<const Candidate> candidates);
 
   void setPreemptPodFunc(PreemptPodFunc fn) { preemptPod_ = std::move(fn); }
+  // Preempts one victim as the evaluator does (upstream's PreemptPod field); true when in memory.
+  Result<bool> preemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
+    return preemptPod_(c, preemptor, victim);
+  }
+  // Marks the pod as running an asynchronous preemption whose last victim is `lastVictimKey`
+  // (namespace/name; empty: not registered yet).
+  void setPreemptingForTest(const std::string& podUid, const std::string& lastVictimKey) {
+    std::lock_guard lock(mu_);
+    preempting_.insert(podUid);
+    if (!lastVictimKey.empty()) lastVictimPending_[podUid] = lastVictimKey;
+  }
   // Blocks until no asynchronous preemption is queued or running (tests).
   void waitForAsyncPreemptions() { asyncWorkers_.waitIdle(); }
 
  private:
-  Result<Eviction> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
-  // Evicts the candidate's first `count` victims in parallel; the first error, if any.
-  std::optional<Error> preemptVictims(const Candidate& c, const api::Pod& pod, size_t count);
+  Result<bool> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
+  // Preempts these victims in parallel; the first error, if any.
+  std::optional<Error> preemptVictims(const Candidate& c, const api::Pod& pod,
+                                      std::span<const api::Pod* const> victims);
   Status prepareCandidate(const Candidate& c, const api::Pod& pod);
   void prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod);
   // Upstream getLowerPriorityNominatedPods + clearNominatedNodeName for the candidate's node.
   Result<void> clearLowerPriorityNominations(const api::Pod& pod, const std::string& nodeName);
   void setPreempting(const std::string& podUid, bool preempting);
+  // Records the victim whose preemption the pod's asynchronous preemption waits for last.
+  void setLastVictim(const std::string& podUid, const api::Pod& victim);
 
   const std::string pluginName_;
   Handle& handle_;
@@ -143,6 +157,10 @@ class Evaluator {
 
   mutable std::mutex mu_;
   std::set<std::string> preempting_;  // UIDs of pods whose asynchronous preemption is evicting; under mu_
+  // Preemptor UID -> namespace/name of the last victim, while it is being preempted; under mu_. Once that
+  // victim is gone from the informer or terminating, the preemptor may be scheduled again, even though
+  // its preemption task has not returned yet (upstream lastVictimsPendingPreemption).
+  std::map<std::string, std::string> lastVictimPending_;
   // Upstream starts a goroutine per asynchronous preemption; these threads play that part. Declared
   // last: destroyed (and drained) first, while the members the tasks use are still alive.
   WorkerPool asyncWorkers_;

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <stop_token>
+#include <thread>
+#include <utility>
 
 #include "pkg/util/strings.h"
 
@@ -155,11 +160,13 @@ Framework::Framework(FrameworkOptions options)
       podNominator_(options.podNominator),
       parallelizer_(std::move(options.parallelizer)),
       waitingPods_(std::move(options.waitingPods)),
+      podsInPreBind_(std::move(options.podsInPreBind)),
       clock_(options.clock),
       metrics_(options.metrics) {
   if (!parallelizer_)
     parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
   if (!waitingPods_) waitingPods_ = std::make_shared<WaitingPodsMap>();
+  if (!podsInPreBind_) podsInPreBind_ = std::make_shared<PodsInPreBindMap>();
   if (clock_ == nullptr) clock_ = &realClock();
 }
 
@@ -773,11 +780,14 @@ Status Framework::runPreBindPreFlights(CycleState& state, const PodInfo& pod, co
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   return timedExtensionPoint(ExtensionPoint::PreBindPreFlight, [&]() -> Status {
     PluginNameSet skip;
+    PluginNameSet parallel;
     Status returning(Code::Skip);
     for (std::size_t i = 0; i < preBindPlugins_.size(); ++i) {
       PreBindPlugin* pl = preBindPlugins_[i];
+      PreBindPreFlightResult result;
       Status s = timedPlugin(sample, ids_.preBind[i], ExtensionPoint::PreBindPreFlight,
-                             [&] { return pl->preBindPreFlight(state, pod, nodeName); });
+                             [&] { return pl->preBindPreFlight(state, pod, nodeName, result); });
+      if (result.allowParallel) parallel.insert(pl->name());
       if (s.code() == Code::Error) {
         return Status::error("running PreBindPreFlight " + quote(pl->name()) + ": " + errorMessage(s));
       }
@@ -792,25 +802,85 @@ Status Framework::runPreBindPreFlights(CycleState& state, const PodInfo& pod, co
       }
     }
     state.setSkipPreBindPlugins(std::move(skip));
+    state.setParallelPreBindPlugins(std::move(parallel));
     return returning;
   });
 }
 
-Status Framework::runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName) {
+std::vector<std::vector<std::size_t>> Framework::preBindPluginGroups(const CycleState& state) const {
+  const PluginNameSet& skip = state.skipPreBindPlugins();
+  const PluginNameSet& parallel = state.parallelPreBindPlugins();
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<std::size_t> group;  // the parallel run being collected
+  for (std::size_t i = 0; i < preBindPlugins_.size(); ++i) {
+    const std::string name(preBindPlugins_[i]->name());
+    if (parallel.contains(name)) {
+      if (!skip.contains(name)) group.push_back(i);
+      continue;
+    }
+    if (!group.empty()) groups.push_back(std::exchange(group, {}));
+    if (!skip.contains(name)) groups.push_back({i});
+  }
+  if (!group.empty()) groups.push_back(std::move(group));
+  return groups;
+}
+
+std::vector<std::vector<std::string>> Framework::preBindPluginGroupsForTest(const CycleState& state) const {
+  std::vector<std::vector<std::string>> out;
+  for (const auto& group : preBindPluginGroups(state)) {
+    auto& names = out.emplace_back();
+    for (std::size_t i : group) names.emplace_back(preBindPlugins_[i]->name());
+  }
+  return out;
+}
+
+Status Framework::runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName,
+                                    const CancelWithCause* podCancel) {
   const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
   return timedExtensionPoint(ExtensionPoint::PreBind, [&]() -> Status {
-    const PluginNameSet& skip = state.skipPreBindPlugins();
-    for (std::size_t i = 0; i < preBindPlugins_.size(); ++i) {
+    // The plugins' stop: the pod's cancellation, the scheduler's shutdown, or a failed sibling.
+    CancelWithCause cancel;
+    std::optional<std::stop_callback<std::function<void()>>> onPodCancel;
+    if (podCancel != nullptr) {
+      onPodCancel.emplace(podCancel->token(), [&] { cancel.cancel(podCancel->cause()); });
+    }
+    std::stop_callback onShutdown(stop_.get_token(), [&] { cancel.cancel("context canceled"); });
+    auto run = [&](std::size_t i) -> Status {
       PreBindPlugin* pl = preBindPlugins_[i];
-      if (skip.contains(pl->name())) continue;
       Status s = timedPlugin(sample, ids_.preBind[i], ExtensionPoint::PreBind,
-                             [&] { return pl->preBind(state, pod, nodeName); });
-      if (s.isSuccess()) continue;
+                             [&] { return pl->preBind(state, pod, nodeName, cancel.token()); });
+      if (s.isSuccess()) return s;
       if (s.isRejected()) {
         s.setPlugin(std::string(pl->name()));
         return s;
       }
-      return Status::error("running PreBind plugin " + quote(pl->name()) + ": " + errorMessage(s));
+      // A plugin that gave up because it was stopped reports why it was (context.Cause).
+      const std::string err = cancel.cancelled() ? cancel.cause() : errorMessage(s);
+      return Status::error("running PreBind plugin " + quote(pl->name()) + ": " + err);
+    };
+    for (const std::vector<std::size_t>& group : preBindPluginGroups(state)) {
+      if (group.size() == 1) {
+        if (Status s = run(group[0]); !s.isSuccess()) return s;
+        continue;
+      }
+      // A parallel group: the first failure is returned and stops the rest. PreBind plugins wait on the
+      // API for long, so each gets its own thread rather than the parallelizer's workers.
+      std::mutex mu;
+      std::optional<Status> first;
+      auto runOne = [&](std::size_t i) {
+        Status s = run(i);
+        if (s.isSuccess()) return;
+        std::lock_guard lock(mu);
+        if (first) return;
+        first = std::move(s);
+        cancel.cancel("some other PreBind operation failed");
+      };
+      {
+        std::vector<std::jthread> others;
+        for (std::size_t k = 1; k < group.size(); ++k) others.emplace_back(runOne, group[k]);
+        runOne(group[0]);
+      }
+      if (first) return *first;
     }
     return {};
   });
@@ -861,11 +931,18 @@ std::shared_ptr<WaitingPod> Framework::getWaitingPod(const std::string& uid) {
 }
 
 bool Framework::rejectWaitingPod(const std::string& uid) {
-  if (auto wp = waitingPods_->get(uid)) {
-    wp->reject("", "removed");
-    return true;
-  }
+  if (auto wp = waitingPods_->get(uid)) return wp->reject("", "removed");
   return false;
 }
+
+std::shared_ptr<PodInPreBind> Framework::getPodInPreBind(const std::string& uid) {
+  return podsInPreBind_->get(uid);
+}
+
+std::shared_ptr<PodInPreBindImpl> Framework::addPodInPreBind(const std::string& uid) {
+  return podsInPreBind_->add(uid);
+}
+
+void Framework::removePodInPreBind(const std::string& uid) { podsInPreBind_->remove(uid); }
 
 }  // namespace ks::framework::runtime

@@ -33,6 +33,7 @@
 #include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
+#include "pkg/scheduler/framework/runtime/pods_in_prebind_map.h"
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
 #include "pkg/scheduler/metrics/metrics.h"
 
@@ -58,6 +59,8 @@ struct FrameworkOptions {
   std::shared_ptr<parallelize::Parallelizer> parallelizer;
   // Shared between profiles (a pod waits in one map whatever its profile); created when null.
   std::shared_ptr<WaitingPodsMap> waitingPods;
+  // Shared between profiles, as waitingPods; created when null.
+  std::shared_ptr<PodsInPreBindMap> podsInPreBind;
   // Time source for Permit timeouts and plugins (Handle::clock()); realClock() when null.
   Clock* clock = nullptr;
   // Where to record the framework's metrics; none when null. Must outlive the Framework.
@@ -129,9 +132,15 @@ class Framework final : public Handle {
   bool willWaitOnPermit(const api::Pod& pod) const;
   // Blocks until the waiting pod (if any) is allowed or rejected; removes it from the map.
   Status waitOnPermit(const api::Pod& pod);
-  // Success if some PreBind plugin has work, Skip if none has; records skipped plugins in state.
+  // Success if some PreBind plugin has work, Skip if none has; records in state the plugins to skip
+  // and those that may run in parallel.
   Status runPreBindPreFlights(CycleState& state, const PodInfo& pod, const std::string& nodeName);
-  Status runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  // Runs the PreBind plugins not skipped, in order; adjacent plugins that allowed it run in parallel,
+  // and the first failure cancels the others of its group. `cancel` (optional: the pod's entry in the
+  // pods-in-PreBind map) cancels them all; its cause becomes the failure's message, as upstream's
+  // context.Cause.
+  Status runPreBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName,
+                           const CancelWithCause* cancel = nullptr);
   // Runs bind plugins until one doesn't return Skip.
   Status runBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
   void runPostBindPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
@@ -167,6 +176,14 @@ class Framework final : public Handle {
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) override;
   bool rejectWaitingPod(const std::string& uid) override;
+  std::shared_ptr<PodInPreBind> getPodInPreBind(const std::string& uid) override;
+  // The binding cycle registers a pod before its PreBind and removes it after (upstream Add/Remove-
+  // PodInPreBind).
+  std::shared_ptr<PodInPreBindImpl> addPodInPreBind(const std::string& uid);
+  void removePodInPreBind(const std::string& uid);
+
+  // The names of preBindPluginGroups(state) (upstream TestGetPreBindPluginGroups).
+  std::vector<std::vector<std::string>> preBindPluginGroupsForTest(const CycleState& state) const;
 
   // The weight of a score plugin (0 when not a score plugin).
   int scorePluginWeight(const std::string& name) const;
@@ -184,6 +201,9 @@ class Framework final : public Handle {
   Status timedPlugin(bool sample, metrics::PluginId id, metrics::ExtensionPoint point, Fn&& fn);
   Status runPreFilterPluginsImpl(CycleState& state, const PodInfo& pod, PreFilterResult& result,
                                  std::set<std::string>* pluginsWithNodes);
+  // The PreBind plugins to run, as indices into preBindPlugins_, chunked into groups that run in
+  // parallel (upstream getPreBindPluginGroups): adjacent plugins in state's parallel set form one group.
+  std::vector<std::vector<std::size_t>> preBindPluginGroups(const CycleState& state) const;
   Status runScorePluginsImpl(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                              std::vector<NodePluginScores>& out);
 
@@ -199,6 +219,7 @@ class Framework final : public Handle {
   std::stop_source stop_;
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<WaitingPodsMap> waitingPods_;
+  std::shared_ptr<PodsInPreBindMap> podsInPreBind_;
   Clock* clock_ = nullptr;
   metrics::Metrics* metrics_ = nullptr;
   metrics::ProfileId metricsProfile_;

@@ -71,10 +71,11 @@ std::vector<std::string> WaitingPodImpl::pendingPlugins() const {
   return out;
 }
 
-void WaitingPodImpl::deliverLocked(Status s) {
-  if (result_) return;
+bool WaitingPodImpl::deliverLocked(Status s) {
+  if (result_) return false;
   result_ = std::move(s);
   delivered_.notify_all();
+  return true;
 }
 
 void WaitingPodImpl::allow(const std::string& pluginName) {
@@ -88,10 +89,18 @@ void WaitingPodImpl::allow(const std::string& pluginName) {
   deliverLocked(Status());
 }
 
-void WaitingPodImpl::reject(const std::string& pluginName, const std::string& msg) {
+bool WaitingPodImpl::stopWithStatus(Code code, const std::string& pluginName, const std::string& msg) {
   std::lock_guard lock(mu_);
   for (auto& [_, timer] : pendingPlugins_) timer->stop();
-  deliverLocked(Status(Code::Unschedulable, msg).withPlugin(pluginName));
+  return deliverLocked(Status(code, msg).withPlugin(pluginName));
+}
+
+bool WaitingPodImpl::reject(const std::string& pluginName, const std::string& msg) {
+  return stopWithStatus(Code::Unschedulable, pluginName, msg);
+}
+
+bool WaitingPodImpl::preempt(const std::string& pluginName, const std::string& msg) {
+  return stopWithStatus(Code::Error, pluginName, msg);
 }
 
 Status WaitingPodImpl::wait() {

@@ -3,8 +3,8 @@
 //
 // A WaitingPodImpl has one timer per plugin that returned Wait. allow(p) stops p's timer and removes it;
 // when no plugin is pending, Success is delivered. reject() (by a plugin, a timeout, or the pod's
-// deletion) delivers Unschedulable with the message. Exactly one result is ever delivered: the first;
-// later allow/reject/timeouts are no-ops. Any thread may call allow/reject concurrently with the timers.
+// deletion) delivers Unschedulable with the message; preempt() (by preemption) delivers an Error.
+// Exactly one result is ever delivered: the first; later allow/reject/preempt/timeouts are no-ops. Any thread may call allow/reject concurrently with the timers.
 
 #include <condition_variable>
 #include <map>
@@ -31,7 +31,8 @@ class WaitingPodImpl final : public WaitingPod, public std::enable_shared_from_t
   const api::Pod& pod() const override { return *pod_; }
   std::vector<std::string> pendingPlugins() const override;
   void allow(const std::string& pluginName) override;
-  void reject(const std::string& pluginName, const std::string& msg) override;
+  bool reject(const std::string& pluginName, const std::string& msg) override;
+  bool preempt(const std::string& pluginName, const std::string& msg) override;
 
   // Blocks until a result was delivered and returns it (the binding thread, WaitOnPermit).
   Status wait();
@@ -41,8 +42,10 @@ class WaitingPodImpl final : public WaitingPod, public std::enable_shared_from_t
   explicit WaitingPodImpl(api::PodPtr pod) : pod_(std::move(pod)) {}
 
  private:
-  // Delivers s unless a result was delivered already. Requires mu_.
-  void deliverLocked(Status s);
+  // Delivers s unless a result was delivered already; false if one was. Requires mu_.
+  bool deliverLocked(Status s);
+  // Stops the timers and delivers `code` with msg attributed to pluginName (reject and preempt).
+  bool stopWithStatus(Code code, const std::string& pluginName, const std::string& msg);
 
   api::PodPtr pod_;
   mutable std::mutex mu_;

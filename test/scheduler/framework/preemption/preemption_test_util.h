@@ -207,7 +207,7 @@ class ScopeExit {
 struct RegisteredPlugin {
   std::string name;
   framework::runtime::PluginFactory factory;
-  std::vector<std::string> points;  // "QueueSort", "PreFilter", "Filter", "PostFilter", "Bind"
+  std::vector<std::string> points;  // "QueueSort", "PreFilter", "Filter", "PostFilter", "Permit", "Bind"
 };
 
 // An in-tree plugin (from newInTreeRegistry) enabled at `points`.
@@ -253,6 +253,7 @@ class FrameworkEnv {
                                  : point == "PreFilter"  ? &profile.plugins.preFilter
                                  : point == "Filter"     ? &profile.plugins.filter
                                  : point == "PostFilter" ? &profile.plugins.postFilter
+                                 : point == "Permit"     ? &profile.plugins.permit
                                  : point == "Bind"       ? &profile.plugins.bind
                                                          : nullptr;
         EXPECT_NE(set, nullptr) << "unknown extension point " << point;

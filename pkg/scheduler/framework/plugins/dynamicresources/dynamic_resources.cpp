@@ -576,7 +576,8 @@ void DynamicResources::unreserve(framework::CycleState& cs, const framework::Pod
 }
 
 Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const framework::PodInfo&,
-                                          const std::string&) {
+                                          const std::string&, framework::PreBindPreFlightResult& result) {
+  result.allowParallel = true;
   if (!enabled_) return Status(Code::Skip);
   auto stateResult = stateOf(cs);
   if (!stateResult.ok()) return Status::fromError(stateResult.error());
@@ -715,7 +716,7 @@ Result<bool> DynamicResources::isPodReadyForBinding(StateData& stateData) const 
 }
 
 Status DynamicResources::preBind(framework::CycleState& cs, const framework::PodInfo& podInfo,
-                                 const std::string& nodeName) {
+                                 const std::string& nodeName, std::stop_token stop) {
   if (!enabled_) return {};
   auto* stateData = cs.read<StateData>();
   if (stateData == nullptr) return Status::error("not found");
@@ -739,7 +740,6 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
     recorder->eventf(framework::podReference(pod), nullptr, "Normal", "BindingConditionsPending",
                      "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
-  const std::stop_token stop = handle_.stopToken();
   Clock& clock = handle_.clock();
   const auto deadline = clock.now() + bindingTimeout_;
   for (;;) {

@@ -249,7 +249,9 @@ framework::Status VolumeBinding::reserve(framework::CycleState& cs, const framew
 }
 
 framework::Status VolumeBinding::preBindPreFlight(framework::CycleState& cs, const framework::PodInfo&,
-                                                  const std::string& nodeName) {
+                                                  const std::string& nodeName,
+                                                  framework::PreBindPreFlightResult& result) {
+  result.allowParallel = true;
   auto state = stateOf(cs);
   if (!state.ok()) return framework::Status::fromError(state.error());
   if ((*state)->allBound) return framework::Status(framework::Code::Skip);
@@ -260,7 +262,7 @@ framework::Status VolumeBinding::preBindPreFlight(framework::CycleState& cs, con
 }
 
 framework::Status VolumeBinding::preBind(framework::CycleState& cs, const framework::PodInfo& podInfo,
-                                         const std::string& nodeName) {
+                                         const std::string& nodeName, std::stop_token stop) {
   auto state = stateOf(cs);
   if (!state.ok()) return framework::Status::fromError(state.error());
   if ((*state)->allBound) return framework::Status::success();
@@ -269,7 +271,7 @@ framework::Status VolumeBinding::preBind(framework::CycleState& cs, const framew
     return framework::Status::error("no pod volume found for node \"" + nodeName + "\"");
   }
   const api::Pod& pod = podInfo.pod();
-  if (auto r = binder_->bindPodVolumes(pod, nodeName, *it->second, handle_.stopToken()); !r.ok()) {
+  if (auto r = binder_->bindPodVolumes(pod, nodeName, *it->second, stop); !r.ok()) {
     spdlog::debug("Failed to bind volumes for pod {}/{}: {}", pod.metadata.namespace_, pod.metadata.name,
                   r.error().message());
     return framework::Status::fromError(r.error());

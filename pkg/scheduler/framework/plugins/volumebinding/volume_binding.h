@@ -76,10 +76,12 @@ class VolumeBinding final : public framework::PreFilterPlugin,
   framework::Status reserve(framework::CycleState& state, const framework::PodInfo& pod,
                             const std::string& nodeName) override;
   void unreserve(framework::CycleState& state, const framework::PodInfo& pod, const std::string& nodeName) override;
+  // Success with allowParallel: its PreBind may run beside the other parallel PreBind plugins.
   framework::Status preBindPreFlight(framework::CycleState& state, const framework::PodInfo& pod,
-                                     const std::string& nodeName) override;
+                                     const std::string& nodeName,
+                                     framework::PreBindPreFlightResult& result) override;
   framework::Status preBind(framework::CycleState& state, const framework::PodInfo& pod,
-                            const std::string& nodeName) override;
+                            const std::string& nodeName, std::stop_token stop) override;
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queueing hints (upstream isSchedulableAfter*).

@@ -1282,9 +1282,11 @@ TEST_P(PluginTest, Run) {
       }
       initial = env.listAll();
       initial = env.updateAPIServer(initial, tc.prepare.prebind);
-      Status preFlight = pl->preBindPreFlight(state, *podInfo, nodeName);
+      framework::PreBindPreFlightResult preFlightResult;
+      Status preFlight = pl->preBindPreFlight(state, *podInfo, nodeName, preFlightResult);
       EXPECT_EQ(preFlight, tc.want.prebindPreFlight.value_or(Status())) << "prebindPreFlight";
-      Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName); });
+      EXPECT_TRUE(preFlightResult.allowParallel);
+      Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName, {}); });
       verify("prebind", tc.want.prebind, initial, preBindStatus);
       if (tc.want.unreserveAfterBindFailure) {
         initial = env.listAll();

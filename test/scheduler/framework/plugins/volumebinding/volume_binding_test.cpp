@@ -62,6 +62,16 @@ using volumebinding::testutil::makePVC;
 using PV = api::PersistentVolume;
 using PVC = api::PersistentVolumeClaim;
 
+// PreBindPreFlight, checking that VolumeBinding always lets its PreBind run in parallel (upstream's
+// AllowParallel: true on every path).
+Status preFlight(VolumeBinding& plugin, framework::CycleState& state, const framework::PodInfo& pod,
+                 const std::string& node) {
+  framework::PreBindPreFlightResult result;
+  Status s = plugin.preBindPreFlight(state, pod, node, result);
+  EXPECT_TRUE(result.allowParallel);
+  return s;
+}
+
 const std::string kHostname(kLabelHostname);
 
 api::StorageClass storageClass(const std::string& name, const std::string& mode,
@@ -574,7 +584,7 @@ TEST(VolumeBindingPluginTest, PreBindPreFlight) {
     const auto noClaims = framework::PodInfo::create(makePod("pod-b").ptr());
     ASSERT_TRUE(f.plugin->preFilter(state, *noClaims, {}, result).isSkip());
     ASSERT_TRUE(f.plugin->reserve(state, *noClaims, "node-a").isSuccess());
-    expectStatus(f.plugin->preBindPreFlight(state, *noClaims, "node-a"), Status(Code::Skip),
+    expectStatus(preFlight(*f.plugin, state, *noClaims, "node-a"), Status(Code::Skip),
                  "PreBindPreFlight");
   }
   {
@@ -584,13 +594,13 @@ TEST(VolumeBindingPluginTest, PreBindPreFlight) {
     framework::PreFilterResult result;
     ASSERT_TRUE(f.plugin->preFilter(state, *f.pod, {}, result).isSuccess());
     ASSERT_TRUE(f.plugin->filter(state, *f.pod, *f.nodeInfos[0]).isSuccess());
-    expectStatus(f.plugin->preBindPreFlight(state, *f.pod, "node-a"), Status(), "PreBindPreFlight");
+    expectStatus(preFlight(*f.plugin, state, *f.pod, "node-a"), Status(), "PreBindPreFlight");
   }
   {
     SCOPED_TRACE("error: state is nil");
     PreBindFixture f;
     framework::CycleState state;
-    expectStatus(f.plugin->preBindPreFlight(state, *f.pod, "node-a"), Status::error("not found"),
+    expectStatus(preFlight(*f.plugin, state, *f.pod, "node-a"), Status::error("not found"),
                  "PreBindPreFlight");
   }
   {
@@ -602,7 +612,7 @@ TEST(VolumeBindingPluginTest, PreBindPreFlight) {
     // The PV is on node-a only: node-b gets no pod volumes.
     EXPECT_FALSE(f.plugin->filter(state, *f.pod, *f.nodeInfos[1]).isSuccess());
     ASSERT_TRUE(f.plugin->filter(state, *f.pod, *f.nodeInfos[0]).isSuccess());
-    expectStatus(f.plugin->preBindPreFlight(state, *f.pod, "node-b"),
+    expectStatus(preFlight(*f.plugin, state, *f.pod, "node-b"),
                  Status::error(R"(no pod volume found for node "node-b")"), "PreBindPreFlight");
   }
 }
@@ -941,8 +951,8 @@ TEST(VolumeBindingPluginTest, PreBind) {
     ASSERT_TRUE(f.plugin->preFilter(state, *f.pod, {}, result).isSuccess());
     ASSERT_TRUE(f.plugin->filter(state, *f.pod, *f.nodeInfos[0]).isSuccess());
     ASSERT_TRUE(f.plugin->reserve(state, *f.pod, "node-a").isSuccess());
-    expectStatus(f.plugin->preBindPreFlight(state, *f.pod, "node-a"), Status(), "PreBindPreFlight");
-    expectStatus(f.plugin->preBind(state, *f.pod, "node-a"), Status(), "PreBind");
+    expectStatus(preFlight(*f.plugin, state, *f.pod, "node-a"), Status(), "PreBindPreFlight");
+    expectStatus(f.plugin->preBind(state, *f.pod, "node-a", {}), Status(), "PreBind");
     auto pv = f.env.api().get<PV>("", "pv-a");
     ASSERT_TRUE(pv.ok()) << pv.error().message();
     ASSERT_TRUE(pv->spec.claimRef.has_value());
@@ -951,15 +961,16 @@ TEST(VolumeBindingPluginTest, PreBind) {
     EXPECT_EQ(pv->metadata.annotations.at(std::string(volume::kAnnBoundByController)), "yes");
   }
   {
-    SCOPED_TRACE("shutdown while waiting");
+    SCOPED_TRACE("cancelled while waiting (preemption, a failed parallel PreBind, shutdown)");
     PreBindFixture f;
     framework::CycleState state;
     framework::PreFilterResult result;
     ASSERT_TRUE(f.plugin->preFilter(state, *f.pod, {}, result).isSuccess());
     ASSERT_TRUE(f.plugin->filter(state, *f.pod, *f.nodeInfos[0]).isSuccess());
     ASSERT_TRUE(f.plugin->reserve(state, *f.pod, "node-a").isSuccess());
-    f.env.handle().requestStop();
-    expectStatus(f.plugin->preBind(state, *f.pod, "node-a"),
+    std::stop_source cancel;
+    cancel.request_stop();
+    expectStatus(f.plugin->preBind(state, *f.pod, "node-a", cancel.get_token()),
                  Status::error("binding volumes: context canceled"), "PreBind");
   }
   {
@@ -967,7 +978,7 @@ TEST(VolumeBindingPluginTest, PreBind) {
     PreBindFixture f;
     framework::CycleState state;
     expectStatus(f.plugin->reserve(state, *f.pod, "node-a"), Status::error("not found"), "Reserve");
-    expectStatus(f.plugin->preBind(state, *f.pod, "node-a"), Status::error("not found"), "PreBind");
+    expectStatus(f.plugin->preBind(state, *f.pod, "node-a", {}), Status::error("not found"), "PreBind");
   }
 }
 
