@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -77,9 +78,15 @@ class AttemptCounter final : public AttemptObserver {
 class ScriptedPlugin final : public framework::PreFilterPlugin, public framework::PreBindPlugin {
  public:
   using PreFilterFn = std::function<framework::Status(framework::PreFilterResult&)>;
-  using PreBindFn = std::function<framework::Status(const api::Pod&)>;
-  ScriptedPlugin(std::string name, PreFilterFn preFilter, PreBindFn preBind)
-      : name_(std::move(name)), preFilter_(std::move(preFilter)), preBind_(std::move(preBind)) {}
+  // Given the pod, PreBind's stop token and the framework (to reach the pods in PreBind).
+  using PreBindFn = std::function<framework::Status(const api::Pod&, std::stop_token, framework::Handle&)>;
+  ScriptedPlugin(std::string name, PreFilterFn preFilter, PreBindFn preBind, framework::Code preFlight,
+                 framework::Handle& handle)
+      : name_(std::move(name)),
+        preFilter_(std::move(preFilter)),
+        preBind_(std::move(preBind)),
+        preFlight_(preFlight),
+        handle_(handle) {}
   std::string_view name() const override { return name_; }
   framework::Status preFilter(framework::CycleState&, const framework::PodInfo&,
                               std::span<const framework::NodeInfoPtr>,
@@ -89,30 +96,33 @@ class ScriptedPlugin final : public framework::PreFilterPlugin, public framework
   framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
   framework::Status preBindPreFlight(framework::CycleState&, const framework::PodInfo&, const std::string&,
                                      framework::PreBindPreFlightResult&) override {
-    return framework::Status();
+    return framework::Status(preFlight_);
   }
   framework::Status preBind(framework::CycleState&, const framework::PodInfo& pod, const std::string&,
-                            std::stop_token) override {
-    return preBind_ ? preBind_(pod.pod()) : framework::Status();
+                            std::stop_token stop) override {
+    return preBind_ ? preBind_(pod.pod(), stop, handle_) : framework::Status();
   }
 
  private:
   std::string name_;
   PreFilterFn preFilter_;
   PreBindFn preBind_;
+  framework::Code preFlight_;
+  framework::Handle& handle_;
 };
 
 class SchedulerTest : public ::testing::Test {
  protected:
   // Registers a ScriptedPlugin; enable it in the profile given to start().
   void addScriptedPlugin(const std::string& name, ScriptedPlugin::PreFilterFn preFilter,
-                         ScriptedPlugin::PreBindFn preBind = {}) {
+                         ScriptedPlugin::PreBindFn preBind = {},
+                         framework::Code preFlight = framework::Code::Success) {
     ASSERT_TRUE(registry_
                     .registerPlugin(name,
                                     [=](const config::PluginArgs*,
-                                        framework::Handle&) -> Result<std::unique_ptr<framework::Plugin>> {
+                                        framework::Handle& h) -> Result<std::unique_ptr<framework::Plugin>> {
                                       return std::unique_ptr<framework::Plugin>(
-                                          std::make_unique<ScriptedPlugin>(name, preFilter, preBind));
+                                          std::make_unique<ScriptedPlugin>(name, preFilter, preBind, preFlight, h));
                                     })
                     .ok());
   }
@@ -126,6 +136,7 @@ class SchedulerTest : public ::testing::Test {
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
     opts.dynamicResourceAllocation = dynamicResourceAllocation_;
+    opts.nominatedNodeNameForExpectation = nominatedNodeNameForExpectation_;
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
     factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
@@ -218,6 +229,7 @@ class SchedulerTest : public ::testing::Test {
   // the daemon has them.
   bool observeAttempts_ = true;
   bool dynamicResourceAllocation_ = true;  // the feature gate
+  bool nominatedNodeNameForExpectation_ = false;  // the feature gate
   std::unique_ptr<ApiEventRecorder> recorder_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<informer::SharedInformerFactory> factory_;
@@ -581,7 +593,7 @@ TEST_F(SchedulerTest, PreBindRejectionIsRetriedAfterBackoffAndPodIsDoneBeforePre
   std::atomic<int> preBinds{0};
   std::atomic<size_t> inFlightDuringPreBind{99};
   PriorityQueueAccess access;
-  addScriptedPlugin("Volumes", {}, [&](const api::Pod&) {
+  addScriptedPlugin("Volumes", {}, [&](const api::Pod&, std::stop_token, framework::Handle&) {
     queue::PriorityQueue* q = access.queue.load();
     inFlightDuringPreBind = q != nullptr ? q->inFlightCount() : 99;
     if (preBinds.fetch_add(1) == 0) {
@@ -604,6 +616,79 @@ TEST_F(SchedulerTest, PreBindRejectionIsRetriedAfterBackoffAndPodIsDoneBeforePre
   clock_.step(2s);
   ASSERT_TRUE(waitForPod("p", bound)) << "retried after the error backoff";
   EXPECT_EQ(preBinds.load(), 2);
+}
+
+// Upstream TestSchedulerScheduleOne's NominatedNodeNameForExpectation cases: with PreBind work ahead the
+// pod's nominatedNodeName is its node before PreBind runs; a pre-flight of Skip runs no PreBind and
+// patches nothing.
+TEST_F(SchedulerTest, NominatedNodeNameIsSetBeforePreBindWhenPreBindHasWork) {
+  nominatedNodeNameForExpectation_ = true;
+  std::atomic<int> preBinds{0};
+  std::string nominatedDuringPreBind;
+  std::mutex mu;
+  addScriptedPlugin("Volumes", {}, [&](const api::Pod& pod, std::stop_token, framework::Handle&) {
+    preBinds++;
+    auto p = client_.get<api::Pod>("default", pod.metadata.name);
+    std::lock_guard lock(mu);
+    nominatedDuringPreBind = p.ok() ? p->status.nominatedNodeName : "?";
+    return framework::Status();
+  });
+  addScriptedPlugin("NoWork", {}, [&](const api::Pod&, std::stop_token, framework::Handle&) {
+    return framework::Status::error("rejected on prebind");  // must not run: its pre-flight skips
+  }, framework::Code::Skip);
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  start(configYaml() + "    preBind:\n      enabled:\n      - name: Volumes\n      - name: NoWork\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", bound));
+  EXPECT_EQ(preBinds.load(), 1);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(nominatedDuringPreBind, "n1");
+}
+
+TEST_F(SchedulerTest, NominatedNodeNameIsNotSetWhenEveryPreFlightSkips) {
+  nominatedNodeNameForExpectation_ = true;
+  addScriptedPlugin("NoWork", {}, [&](const api::Pod&, std::stop_token, framework::Handle&) {
+    return framework::Status::error("rejected on prebind");
+  }, framework::Code::Skip);
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  start(configYaml() + "    preBind:\n      enabled:\n      - name: NoWork\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", bound));
+  EXPECT_EQ(client_.get<api::Pod>("default", "p")->status.nominatedNodeName, "");
+}
+
+// "prebind pod cancelled during prebind (external preemption)": the cancelled PreBind fails the binding
+// with the cause, the pod is not bound and goes to backoffQ.
+TEST_F(SchedulerTest, PodCancelledInPreBindIsNotBoundAndRetriedAfterBackoff) {
+  nominatedNodeNameForExpectation_ = true;
+  std::atomic<int> preBinds{0};
+  addScriptedPlugin("Blocking", {}, [&](const api::Pod& pod, std::stop_token stop, framework::Handle& h) {
+    if (preBinds.fetch_add(1) > 0) return framework::Status();
+    // Preemption "from outside" while this PreBind runs.
+    std::jthread preemptor([&h, uid = pod.metadata.uid] {
+      auto inPreBind = h.getPodInPreBind(uid);
+      ASSERT_NE(inPreBind, nullptr);
+      EXPECT_TRUE(inPreBind->cancelPod("context cancelled externally"));
+    });
+    std::mutex m;
+    std::condition_variable_any cv;
+    std::unique_lock lock(m);
+    cv.wait(lock, stop, [] { return false; });
+    return framework::Status::error("context canceled");
+  });
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  start(configYaml() + "    preBind:\n      enabled:\n      - name: Blocking\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  ASSERT_TRUE(waitForPod("p", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->reason == "SchedulerError";
+  }));
+  const api::Pod p = *client_.get<api::Pod>("default", "p");
+  EXPECT_EQ(scheduledCondition(p)->message, "running PreBind plugin \"Blocking\": context cancelled externally");
+  EXPECT_FALSE(bound(p));
+  EXPECT_TRUE(waitUntil([&] { return whereIs("p") == queue::QueueName::BackoffQ; }));
+  clock_.step(2s);
+  ASSERT_TRUE(waitForPod("p", bound)) << "retried after the error backoff";
 }
 
 // F21: a node delete is a cluster event too (upstream MoveAll(NodeDelete)): pods rejected by a plugin
