@@ -145,8 +145,14 @@ std::function<bool(const api::Pod&)> lowerOrEqualPriorityThan(const api::Pod& po
 void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod) {
   // Resync (same version) carries nothing new.
   if (oldPod->metadata.resourceVersion == newPod->metadata.resourceVersion) return;
-  // An update of a pod we assumed (e.g. our own status patch racing the binding) must not requeue it.
-  if (auto assumed = cache_->isAssumedPod(*newPod); assumed.ok() && *assumed) return;
+  // An update of a pod we assumed (e.g. our own status patch racing the binding) must not requeue it;
+  // one whose graceful deletion just started frees what it holds.
+  if (auto assumed = cache_->isAssumedPod(*newPod); assumed.ok() && *assumed) {
+    if (newPod->metadata.deletionTimestamp.has_value() && !oldPod->metadata.deletionTimestamp.has_value()) {
+      handleAssumedPodDeletion(*newPod);
+    }
+    return;
+  }
   queue_->update(oldPod, newPod);
   // A changed or cleared nomination frees the old node's reserved capacity, like a delete of an assigned
   // pod there.
@@ -157,13 +163,29 @@ void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod
   }
 }
 
+void Scheduler::handleAssumedPodDeletion(const api::Pod& pod) {
+  // The cache's object carries the node and the resources the pod holds; the event's does not.
+  auto assumed = cache_->getPod(pod);
+  if (!assumed.ok()) return;  // its binding cycle ended and forgot it meanwhile
+  const api::PodPtr assumedPod = *assumed;
+  Framework* fw = frameworkForPod(*assumedPod);
+  if (fw == nullptr) return;
+  // Waiting at Permit: rejecting it ends its binding cycle, which forgets it. Further on (PreBind, Bind)
+  // it can't be stopped at once, so its resources are released here.
+  if (!fw->rejectWaitingPod(assumedPod->metadata.uid)) {
+    if (auto r = cache_->removeAssumedPod(*assumedPod); !r.ok()) {
+      spdlog::error("Scheduler cache RemoveAssumedPod failed pod={}/{}: {}", assumedPod->metadata.namespace_,
+                    assumedPod->metadata.name, r.error().message());
+    }
+  }
+  queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(assumedPod), {});
+}
+
 void Scheduler::onPodDelete(const api::PodPtr& pod) {
   queue_->remove(*pod);
-  Framework* fw = frameworkForPod(*pod);
-  if (fw == nullptr) return;
-  if (fw->rejectWaitingPod(pod->metadata.uid)) {
-    // It waited on Permit as an assumed pod: the resources it held are freed.
-    queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {});
+  if (frameworkForPod(*pod) == nullptr) return;
+  if (auto assumed = cache_->isAssumedPod(*pod); assumed.ok() && *assumed) {
+    handleAssumedPodDeletion(*pod);
   } else if (!pod->status.nominatedNodeName.empty()) {
     // A deleted nominated pod frees the capacity it reserved for pods of lower or equal priority.
     queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {},

@@ -180,6 +180,10 @@ class Scheduler {
                                const framework::Status& status, const std::optional<FitError>& fitError,
                                const framework::NominatingInfo& nominatingInfo,
                                std::chrono::steady_clock::time_point start);
+  // A pod assumed by its binding cycle was deleted (or its graceful deletion began): reject it at Permit
+  // or drop it from the cache, and requeue the pods its resources may let in (upstream
+  // handleAssumedPodDeletion).
+  void handleAssumedPodDeletion(const api::Pod& pod);
   // Patches status.nominatedNodeName to `node` unless it is already; a failure is logged, not returned.
   void setNominatedNodeName(const api::Pod& pod, const std::string& node);
   // Patches PodScheduled=False (reason, message) and the nominated node when they change.

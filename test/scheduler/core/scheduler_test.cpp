@@ -691,6 +691,39 @@ TEST_F(SchedulerTest, PodCancelledInPreBindIsNotBoundAndRetriedAfterBackoff) {
   ASSERT_TRUE(waitForPod("p", bound)) << "retried after the error backoff";
 }
 
+// Upstream handleAssumedPodDeletion: a pod deleted while its binding cycle is in PreBind can't be stopped
+// at once, so its assumed resources are released at the delete, and the pods they kept out are retried
+// without waiting for its binding to fail.
+TEST_F(SchedulerTest, DeletingAPodInPreBindReleasesItsResourcesAtOnce) {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool release = false;
+  addScriptedPlugin("Slow", {}, [&](const api::Pod& pod, std::stop_token, framework::Handle&) {
+    if (pod.metadata.name != "a") return framework::Status();
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return release; });
+    return framework::Status();
+  });
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "1"}}).obj()).ok());
+  start(configYaml() + "    preBind:\n      enabled:\n      - name: Slow\n");
+  ASSERT_TRUE(client_.create(MakePod().name("a").namespace_("default").req({{"cpu", "1"}}).obj()).ok());
+  ASSERT_TRUE(waitUntil([&] { return sched_->schedulerCache().podCount() == 1; }));
+  ASSERT_TRUE(client_.create(MakePod().name("b").namespace_("default").req({{"cpu", "1"}}).obj()).ok());
+  ASSERT_TRUE(waitForPod("b", [](const api::Pod& p) {
+    const auto* c = scheduledCondition(p);
+    return c && c->reason == "Unschedulable";
+  }));
+  ASSERT_TRUE(client_.remove<api::Pod>("default", "a").ok());
+  EXPECT_TRUE(waitForPod("b", bound)) << "a's resources are free while its PreBind still runs";
+  {
+    std::lock_guard lock(mu);
+    release = true;
+  }
+  cv.notify_all();
+  sched_->waitForBindings();  // a's Bind fails (the pod is gone); nothing else breaks
+  EXPECT_EQ(nodeOf("b"), "n1");
+}
+
 // F21: a node delete is a cluster event too (upstream MoveAll(NodeDelete)): pods rejected by a plugin
 // interested in it are retried. A plugin without EnqueueExtensions is interested in every event.
 TEST_F(SchedulerTest, NodeDeleteRequeuesInterestedPods) {

@@ -204,18 +204,21 @@ VoidResult CacheImpl::finishBinding(const api::Pod& pod) {
   return {};
 }
 
-VoidResult CacheImpl::forgetPod(const api::Pod& pod) {
+VoidResult CacheImpl::forgetPod(const api::Pod& pod) { return removeAssumedPod(pod); }
+
+VoidResult CacheImpl::removeAssumedPod(const api::Pod& pod) {
   auto key = getPodKey(pod);
   if (!key) return key.error();
   std::unique_lock lock(mu_);
   auto it = podStates_.find(*key);
-  if (it != podStates_.end() && it->second.pod->spec.nodeName != pod.spec.nodeName) {
+  // Gone already: the pod's deletion removed it while it was being bound.
+  if (it == podStates_.end()) return {};
+  if (it->second.pod->spec.nodeName != pod.spec.nodeName) {
     return Error(podRef(*key, pod) + " was assumed on " + pod.spec.nodeName + " but assigned to " +
                  it->second.pod->spec.nodeName);
   }
-  // Only an assumed pod can be forgotten.
-  if (it != podStates_.end() && assumedPods_.contains(*key)) return removePodLocked(pod);
-  return Error(podRef(*key, pod) + " wasn't assumed so cannot be forgotten");
+  if (!assumedPods_.contains(*key)) return Error(podRef(*key, pod) + " is not assumed, so it cannot be removed or forgotten");
+  return removePodLocked(pod);
 }
 
 VoidResult CacheImpl::addPod(api::PodPtr pod) {

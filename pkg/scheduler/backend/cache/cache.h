@@ -67,6 +67,7 @@ class CacheImpl final : public Cache {
   VoidResult addPod(api::PodPtr pod) override;
   VoidResult updatePod(const api::Pod& oldPod, api::PodPtr newPod) override;
   VoidResult removePod(const api::Pod& pod) override;
+  VoidResult removeAssumedPod(const api::Pod& pod) override;
   Result<bool> isAssumedPod(const api::Pod& pod) const override;
   Result<api::PodPtr> getPod(const api::Pod& pod) const override;
   framework::NodeInfoPtr addNode(api::NodePtr node) override;

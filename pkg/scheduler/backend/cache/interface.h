@@ -75,10 +75,14 @@ class Cache {
   // Marks an assumed pod's binding as finished, starting its TTL (if any). Called by the binding pool.
   // A pod that isn't assumed is ignored.
   virtual VoidResult finishBinding(const api::Pod& pod) = 0;
-  // Removes an assumed pod (binding failed, Reserve/Permit rejected). Errors: "pod <uid>(<ns>/<name>)
-  // was assumed on <pod's node> but assigned to <cached node>", "pod <uid>(<ns>/<name>) wasn't assumed
-  // so cannot be forgotten".
+  // Removes an assumed pod (binding failed, Reserve/Permit rejected); a pod no longer in the cache (its
+  // deletion removed it meanwhile) is no error. Errors: "pod <uid>(<ns>/<name>) was assumed on <pod's
+  // node> but assigned to <cached node>", "pod <uid>(<ns>/<name>) is not assumed, so it cannot be removed
+  // or forgotten".
   virtual VoidResult forgetPod(const api::Pod& pod) = 0;
+  // Removes an assumed pod whose API object was deleted while it was being bound (upstream
+  // RemoveAssumedPod), with forgetPod's rules.
+  virtual VoidResult removeAssumedPod(const api::Pod& pod) = 0;
 
   // A bound pod was observed (informer add). Confirms an assumed pod (replacing its object, on the node
   // it was actually bound to), re-adds an expired one, else error "pod <uid>(<ns>/<name>) was already

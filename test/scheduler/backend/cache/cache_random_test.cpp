@@ -224,7 +224,7 @@ class RandomCacheTest {
         if (ModelPod* m = pickPod(PodState::Assumed)) {
           EXPECT_TRUE(cache_->forgetPod(*m->pod).ok());
           m->state = PodState::None;
-          EXPECT_FALSE(cache_->forgetPod(*m->pod).ok());
+          EXPECT_TRUE(cache_->forgetPod(*m->pod).ok()) << "forgetting a pod no longer cached is no error";
         }
         break;
       }

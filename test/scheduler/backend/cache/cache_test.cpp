@@ -443,11 +443,47 @@ TEST(Cache, ForgetPod) {
 
   ASSERT_TRUE(cache.forgetPod(*basePod).ok());
   expectForgotten(cache, *basePod);
-  // In 1.34 forgetting a forgotten pod is an error.
-  auto again = cache.forgetPod(*basePod);
-  ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().message(),
-            "pod test(node_info_cache_test/test) wasn't assumed so cannot be forgotten");
+  // Since v1.37 a pod no longer in the cache is no error: its deletion may have removed it.
+  EXPECT_TRUE(cache.forgetPod(*basePod).ok());
+}
+
+// Upstream TestRemoveAssumedPod (the cases without pod groups).
+TEST(Cache, RemoveAssumedPod) {
+  const auto pod = MakePod().namespace_("test-ns").name("pod-0").uid("uid-0").ptr();
+  const auto assumed = MakePod().namespace_("test-ns").name("pod-0").uid("uid-0").node("node-1").ptr();
+  const auto onDifferentNode = MakePod().namespace_("test-ns").name("pod-0").uid("uid-0").node("node-2").ptr();
+  struct Case {
+    std::string name;
+    api::PodPtr add, assume, remove;
+    std::string wantErr;
+  };
+  const std::vector<Case> cases = {
+      {"remove assumed pod", nullptr, assumed, assumed, ""},
+      {"pod is not assumed", pod, nullptr, pod, "pod uid-0(test-ns/pod-0) is not assumed, so it cannot be removed or forgotten"},
+      {"pod doesn't exist in the cache", nullptr, nullptr, assumed, ""},
+      {"remove assumed pod with different node name", nullptr, assumed, onDifferentNode,
+       "pod uid-0(test-ns/pod-0) was assumed on node-2 but assigned to node-1"},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    CacheImpl cache;
+    if (tc.add) {
+      ASSERT_TRUE(cache.addPod(tc.add).ok());
+    }
+    if (tc.assume) {
+      ASSERT_TRUE(cache.assumePod(tc.assume).ok());
+    }
+    auto r = cache.removeAssumedPod(*tc.remove);
+    if (tc.wantErr.empty()) {
+      EXPECT_TRUE(r.ok()) << r.error().message();
+      EXPECT_EQ(cache.podCount(), tc.add ? 1 : 0);
+      auto stillAssumed = cache.isAssumedPod(*tc.remove);
+      EXPECT_TRUE(stillAssumed.ok() && !*stillAssumed);
+    } else {
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.error().message(), tc.wantErr);
+    }
+  }
 }
 
 // ---- error texts of invalid transitions ----
@@ -463,8 +499,7 @@ TEST(Cache, TransitionErrors) {
   EXPECT_EQ(cache.assumePod(std::make_shared<const api::Pod>(noUID)).error().message(),
             "cannot get cache key for pod with empty UID");
   EXPECT_EQ(cache.isAssumedPod(noUID).error().message(), "cannot get cache key for pod with empty UID");
-  EXPECT_EQ(cache.forgetPod(*pod).error().message(),
-            "pod uid-1(node_info_cache_test/uid-1) wasn't assumed so cannot be forgotten");
+  EXPECT_TRUE(cache.forgetPod(*pod).ok()) << "not in the cache: nothing to forget";
   EXPECT_EQ(cache.updatePod(*pod, pod).error().message(),
             "pod uid-1(node_info_cache_test/uid-1) is not added to scheduler cache, so cannot be updated");
   EXPECT_EQ(
@@ -485,7 +520,7 @@ TEST(Cache, TransitionErrors) {
   EXPECT_EQ(cache.addPod(pod).error().message(),
             "pod uid-1(node_info_cache_test/uid-1) was already in added state");
   EXPECT_EQ(cache.forgetPod(*pod).error().message(),
-            "pod uid-1(node_info_cache_test/uid-1) wasn't assumed so cannot be forgotten");
+            "pod uid-1(node_info_cache_test/uid-1) is not assumed, so it cannot be removed or forgotten");
   // A pod without a namespace prints as its name (klog.KObj).
   auto bare = MakePod().name("bare").uid("u2").node("n1").ptr();
   ASSERT_TRUE(cache.addPod(bare).ok());
