@@ -181,6 +181,10 @@ void Scheduler::updateGauges() {
   m.pendingPods(metrics::Queue::Backoff).set(static_cast<double>(c.backoff));
   m.pendingPods(metrics::Queue::Unschedulable).set(static_cast<double>(c.unschedulable));
   m.pendingPods(metrics::Queue::Gated).set(static_cast<double>(c.gated));
+  m.setQueuedPodEntities(metrics::Queue::Active, static_cast<double>(c.active));
+  m.setQueuedPodEntities(metrics::Queue::Backoff, static_cast<double>(c.backoff));
+  m.setQueuedPodEntities(metrics::Queue::Unschedulable, static_cast<double>(c.unschedulable));
+  m.setQueuedPodEntities(metrics::Queue::Gated, static_cast<double>(c.gated));
   m.cacheSize(metrics::CacheItem::Nodes).set(cache_->nodeCount());
   m.cacheSize(metrics::CacheItem::Pods).set(cache_->podCount());
   m.cacheSize(metrics::CacheItem::AssumedPods).set(static_cast<double>(cache_->assumedPodCount()));

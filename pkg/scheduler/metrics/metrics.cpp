@@ -293,6 +293,13 @@ struct Metrics::Impl {
       "number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the "
       "scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the "
       "scheduler never attempted to schedule because they are gated.");
+  GaugeFamily& queuedEntities = gauge(
+      "scheduler_queued_entities", Stability::Alpha,
+      "Number of queued scheduling entities ('pod' or 'podgroup'; 'pod' stands for individual pods that are "
+      "not members of any podgroup) by the queue type. 'active' means number of entities in activeQ; 'backoff' "
+      "means number of entities in backoffQ; 'unschedulable' means number of entities in "
+      "unschedulableEntities that the scheduler attempted to schedule and failed; 'gated' is the number of "
+      "unschedulable entities that the scheduler never attempted to schedule because they are gated.");
   GaugeFamily& inflightEvents = gauge("scheduler_inflight_events", Stability::Alpha,
                                       "Number of events currently tracked in the scheduling queue.");
   GaugeFamily& goroutines = gauge("scheduler_goroutines", Stability::Beta,
@@ -315,6 +322,15 @@ struct Metrics::Impl {
   CounterFamily& queueIncoming =
       counter("scheduler_queue_incoming_pods_total", Stability::Stable,
               "Number of pods added to scheduling queues by event and queue type.");
+  CounterFamily& queueIncomingEntities =
+      counter("scheduler_queue_incoming_entities_total", Stability::Alpha,
+              "Number of scheduling entities added to scheduling queues by event, queue type, and entity type. "
+              "Entity types are either 'pod' (for individual pods that are not members of any podgroup) or "
+              "'podgroup'.");
+  // Registered as upstream; only the alpha SchedulerPreQueueingHints gate increments it, so no series.
+  CounterFamily& preQueueingHintEvaluations =
+      counter("scheduler_pre_queueing_hint_evaluations_total", Stability::Alpha,
+              "Number of PreQueueingHint evaluations, labeled by plugin and result (all_pods or narrowed).");
   HistogramFamily& permitWait =
       histogram("scheduler_permit_wait_duration_seconds", Stability::Beta, "Duration of waiting on permit.");
   GaugeFamily& cacheSize = gauge("scheduler_cache_size", Stability::Alpha,
@@ -349,6 +365,8 @@ struct Metrics::Impl {
   prometheus::Histogram& podSchedulingAttemptsSeries =
       podSchedulingAttempts.Add({}, exponentialBuckets(1, 2, 5));
   std::array<prometheus::Gauge*, kQueueCount> pendingPodsSeries{};
+  // Created when the queue first holds a pod, as upstream's series appears at the first Add.
+  std::array<std::atomic<prometheus::Gauge*>, kQueueCount> queuedEntitiesSeries{};
   std::array<prometheus::Gauge*, kCacheItemCount> cacheSizeSeries{};
 
   std::array<std::atomic<prometheus::Histogram*>, kAttemptsCap + 1> sliSeries{};
@@ -570,6 +588,23 @@ GaugeRef Metrics::pendingPods(Queue queue) const {
 CounterRef Metrics::queueIncomingPodsRef(Queue queue, std::string_view event) {
   return CounterRef(
       &impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));
+}
+
+CounterRef Metrics::queueIncomingEntitiesRef(Queue queue, std::string_view event) {
+  return CounterRef(&impl_->queueIncomingEntities.Add(
+      {{"queue", std::string(queueName(queue))}, {"event", std::string(event)}, {"type", "pod"}}));
+}
+
+void Metrics::setQueuedPodEntities(Queue queue, double count) {
+  std::atomic<prometheus::Gauge*>& slot = impl_->queuedEntitiesSeries[static_cast<size_t>(queue)];
+  prometheus::Gauge* series = slot.load(std::memory_order_acquire);
+  if (series == nullptr) {
+    if (count == 0) return;
+    // Family::Add returns the one series of these labels to every caller, so a race stores the same pointer.
+    series = &impl_->queuedEntities.Add({{"queue", std::string(queueName(queue))}, {"type", "pod"}});
+    slot.store(series, std::memory_order_release);
+  }
+  series->Set(count);
 }
 
 GaugeRef Metrics::unschedulablePods(PluginId plugin, ProfileId profile) {

@@ -219,6 +219,11 @@ class Metrics {
   GaugeRef pendingPods(Queue queue) const;
   // scheduler_queue_incoming_pods_total{queue,event}: keep the handle for a fixed event label.
   CounterRef queueIncomingPodsRef(Queue queue, std::string_view event);
+  // scheduler_queue_incoming_entities_total{queue,event,type="pod"}: every pod here is its own entity (no
+  // pod groups), so it moves with queue_incoming_pods_total.
+  CounterRef queueIncomingEntitiesRef(Queue queue, std::string_view event);
+  // scheduler_queued_entities{queue,type="pod"}; the series appears once the queue held a pod.
+  void setQueuedPodEntities(Queue queue, double count);
   void incQueueIncomingPods(Queue queue, std::string_view event) { queueIncomingPodsRef(queue, event).inc(); }
   // scheduler_unschedulable_pods{plugin,profile}: +1 when a pod rejected by `plugin` enters
   // unschedulablePods, -1 when it leaves.

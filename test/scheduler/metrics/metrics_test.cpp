@@ -148,6 +148,9 @@ void recordEverything(Metrics& m) {
   m.observePreemptionVictims(3);
   m.pendingPods(Queue::Active).set(4);
   m.incQueueIncomingPods(Queue::Active, "PodAdd");
+  m.queueIncomingEntitiesRef(Queue::Active, "PodAdd").inc();
+  m.setQueuedPodEntities(Queue::Active, 1);
+  m.setQueuedPodEntities(Queue::Backoff, 0);  // no series until the queue held a pod
   m.unschedulablePods(fit, p).inc();
   m.inflightEvents("NodeAdd").inc();
   m.observeQueueingHint(fit, "NodeAdd", QueueingHintResult::Queue, 0.00001);
@@ -175,6 +178,8 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_pod_scheduling_attempts", {"histogram", {}}},
       {"scheduler_pending_pods", {"gauge", {"queue"}}},
       {"scheduler_queue_incoming_pods_total", {"counter", {"queue", "event"}}},
+      {"scheduler_queued_entities", {"gauge", {"queue", "type"}}},
+      {"scheduler_queue_incoming_entities_total", {"counter", {"queue", "event", "type"}}},
       {"scheduler_framework_extension_point_duration_seconds",
        {"histogram", {"extension_point", "status", "profile"}}},
       {"scheduler_plugin_execution_duration_seconds", {"histogram", {"plugin", "extension_point", "status"}}},

@@ -47,8 +47,13 @@ struct PriorityQueue::Flushes {
 void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
   if (metrics_ == nullptr) return;
   metrics::CounterRef& ref = refs_[static_cast<std::size_t>(queue)];
-  if (!ref) ref = metrics_->queueIncomingPodsRef(queue, label_);
+  metrics::CounterRef& entitiesRef = entityRefs_[static_cast<std::size_t>(queue)];
+  if (!ref) {
+    ref = metrics_->queueIncomingPodsRef(queue, label_);
+    entitiesRef = metrics_->queueIncomingEntitiesRef(queue, label_);
+  }
   ref.inc();
+  entitiesRef.inc();
 }
 
 Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {

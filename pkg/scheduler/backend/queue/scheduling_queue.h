@@ -220,6 +220,7 @@ class PriorityQueue final : public framework::PodNominator {
     metrics::Metrics* metrics_;
     std::string label_;
     std::array<metrics::CounterRef, metrics::kQueueCount> refs_;
+    std::array<metrics::CounterRef, metrics::kQueueCount> entityRefs_;
   };
 
   framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod);
