@@ -65,6 +65,9 @@ struct CSIDriverSpec {
   std::optional<bool> storageCapacity;
   std::optional<std::string> fsGroupPolicy;
   std::vector<std::string> volumeLifecycleModes;
+  // VolumeLimitScaling (beta in v1.37): when true, NodeVolumeLimits rejects nodes whose CSINode does not
+  // list the driver.
+  std::optional<bool> preventPodSchedulingIfMissing;
   bool operator==(const CSIDriverSpec&) const = default;
 };
 

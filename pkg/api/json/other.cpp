@@ -103,6 +103,7 @@ bool read(DecodeContext& ctx, const Json& j, CSIDriverSpec& out) {
       .field("volumeLifecycleModes", out.volumeLifecycleModes)
       .field("storageCapacity", out.storageCapacity)
       .field("fsGroupPolicy", out.fsGroupPolicy)
+      .field("preventPodSchedulingIfMissing", out.preventPodSchedulingIfMissing)
       .ok();
 }
 
@@ -113,6 +114,7 @@ Json write(const CSIDriverSpec& in) {
   put(o, "volumeLifecycleModes", in.volumeLifecycleModes);
   put(o, "storageCapacity", in.storageCapacity);
   put(o, "fsGroupPolicy", in.fsGroupPolicy);
+  put(o, "preventPodSchedulingIfMissing", in.preventPodSchedulingIfMissing);
   return o;
 }
 

@@ -100,8 +100,12 @@ bool read(DecodeContext& ctx, std::string_view msg, CSIDriverSpec& out) {
         return get(ctx, f, "storageCapacity", out.storageCapacity);
       case 5:
         return get(ctx, f, "fsGroupPolicy", out.fsGroupPolicy);
+      case 11:
+        return get(ctx, f, "preventPodSchedulingIfMissing", out.preventPodSchedulingIfMissing);
       default:
-        return true;  // tokenRequests, requiresRepublish, seLinuxMount, nodeAllocatableUpdatePeriodSeconds
+        // tokenRequests, requiresRepublish, seLinuxMount, nodeAllocatableUpdatePeriodSeconds,
+        // serviceAccountTokenInSecrets
+        return true;
     }
   });
 }

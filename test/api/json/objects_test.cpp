@@ -422,7 +422,13 @@ TEST(CSIDriverCodec, DecodesSpec) {
   EXPECT_EQ(d.spec.storageCapacity, std::optional<bool>(true));
   EXPECT_EQ(d.spec.fsGroupPolicy, std::optional<std::string>("ReadWriteOnceWithFSType"));
   EXPECT_EQ(d.spec.volumeLifecycleModes, std::vector<std::string>{"Persistent"});
+  EXPECT_EQ(d.spec.preventPodSchedulingIfMissing, std::optional<bool>(true));
   expectRoundTrip(d);
+  EXPECT_NE(encodeJson(d).find(R"("preventPodSchedulingIfMissing":true)"), std::string::npos);
+  // Unset stays unset (omitempty).
+  CSIDriver unset = d;
+  unset.spec.preventPodSchedulingIfMissing.reset();
+  EXPECT_EQ(encodeJson(unset).find("preventPodSchedulingIfMissing"), std::string::npos);
   // An explicit false survives encoding (pointer field, not omitted).
   EXPECT_NE(encodeJson(d).find(R"("podInfoOnMount":false)"), std::string::npos);
 }

@@ -136,6 +136,13 @@ TEST(ProtoObjects, PodImageVolumeIsRead) {
   EXPECT_EQ(oci->otherSource, "");
 }
 
+TEST(ProtoObjects, CSIDriverPreventPodSchedulingIfMissingIsRead) {
+  auto driver = decodeProto<CSIDriver>(readTestdata("csidriver.pb"));
+  ASSERT_TRUE(driver.ok()) << driver.error().message();
+  EXPECT_EQ(driver->spec.preventPodSchedulingIfMissing, std::optional<bool>(true));
+  EXPECT_EQ(driver->spec.storageCapacity, std::optional<bool>(true));
+}
+
 TEST(ProtoStatus, NotFoundDecodesAsItsJson) {
   auto fromJson = decodeJson<ApiStatus>(readTestdata("status-notfound.json"));
   ASSERT_TRUE(fromJson.ok());

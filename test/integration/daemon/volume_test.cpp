@@ -273,6 +273,41 @@ TEST_F(VolumeTest, ReadWriteOncePodClaimInUseBlocksASecondPodUntilTheFirstIsDele
   ASSERT_TRUE(waitFor([&] { return !nodeNameOf("t", "second").empty(); }, 60s)) << tail(d.log());
 }
 
+// NodeVolumeLimits with VolumeLimitScaling (v1.37): the claim's CSI driver asks, through its CSIDriver's
+// preventPodSchedulingIfMissing, for nodes where it is installed. No CSINode lists it, so the pod is
+// unschedulable with upstream's message (upstream kube-scheduler v1.37.2 on the same objects writes the
+// same condition); once node-1's CSINode appears (a CSINode Add requeues the pod) the pod lands there.
+TEST_F(VolumeTest, CSIDriverPreventPodSchedulingIfMissingWaitsForTheDriverOnANode) {
+  createNodes(2);
+  const json driver = {{"apiVersion", "storage.k8s.io/v1"},
+                       {"kind", "CSIDriver"},
+                       {"metadata", {{"name", kProvisioner}}},
+                       {"spec", {{"attachRequired", false}, {"preventPodSchedulingIfMissing", true}}}};
+  json pv = localPV("pv-csi", "", "1Gi", "");
+  pv["spec"].erase("hostPath");
+  pv["spec"]["csi"] = {{"driver", kProvisioner}, {"volumeHandle", "vol-1"}};
+  json pvc = claim("data", "", "1Gi");
+  pvc["spec"]["volumeName"] = "pv-csi";
+  create({driver, pv, pvc});
+  ASSERT_TRUE(waitFor([&] { return claimPhase("data") == "Bound"; }, 30s)) << debugState();
+  Process& d = startReadyDaemon();
+
+  create({podWithClaims("web", {"data"})});
+  ASSERT_TRUE(waitFor([&] { return !unschedulableMessage("web").empty(); }, 30s)) << tail(d.log());
+  EXPECT_EQ(unschedulableMessage("web"),
+            std::string("0/2 nodes are available: 2 ") + kProvisioner +
+                " CSI driver is not installed on the node. preemption: 0/2 nodes are available: 2 No preemption "
+                "victims found for incoming pod.");
+  EXPECT_EQ(nodeNameOf("t", "web"), "");
+
+  const json csiNode = {{"apiVersion", "storage.k8s.io/v1"},
+                        {"kind", "CSINode"},
+                        {"metadata", {{"name", "node-1"}}},
+                        {"spec", {{"drivers", {{{"name", kProvisioner}, {"nodeID", "node-1"}}}}}}};
+  create({csiNode});
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "web") == "node-1"; }, 60s)) << tail(d.log()) << debugState();
+}
+
 // An unbound Immediate claim is the PV controller's to bind: the pod waits with upstream's message and
 // schedules once a PV appears and the controller binds the claim.
 TEST_F(VolumeTest, UnboundImmediateClaimWaitsForThePVController) {

@@ -76,7 +76,9 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<interpodaffinity::InterPodAffinity>(r);
   add<defaultpreemption::DefaultPreemption>(
       r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption});
-  add<nodevolumelimits::CSILimits>(r, nodevolumelimits::CSILimits::Features{});
+  add<nodevolumelimits::CSILimits>(
+      r, nodevolumelimits::CSILimits::Features{features.enableVolumeLimitScaling,
+                                               features.enableInPlacePodVerticalScalingSchedulerPreemption});
   add<volumerestrictions::VolumeRestrictions>(r);
   add<volumezone::VolumeZone>(r);
   volumebinding::VolumeBindingFeatures volumeBinding;

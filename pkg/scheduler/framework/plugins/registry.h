@@ -35,9 +35,12 @@ struct Features {
   // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
   // nothing.
   bool enableNodeDeclaredFeatures = true;
-  // InPlacePodVerticalScalingSchedulerPreemption (alpha, off in v1.37): NodeDeclaredFeatures doesn't check
-  // a pod whose resize is Deferred.
+  // InPlacePodVerticalScalingSchedulerPreemption (alpha, off in v1.37): NodeDeclaredFeatures and
+  // NodeVolumeLimits don't check a pod whose resize is Deferred.
   bool enableInPlacePodVerticalScalingSchedulerPreemption = false;
+  // VolumeLimitScaling (beta, on in v1.37; not in the v1.34.4 gate table yet): NodeVolumeLimits rejects a
+  // node whose CSINode lacks a driver whose CSIDriver sets preventPodSchedulingIfMissing.
+  bool enableVolumeLimitScaling = true;
   // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
   bool assumeVolumeBindingCompletes = false;
 };

@@ -1,8 +1,10 @@
 // Upstream plugins/nodevolumelimits/csi.go.
 #include "pkg/scheduler/framework/plugins/nodevolumelimits/csi.h"
 
+#include <algorithm>
 #include <random>
 
+#include "pkg/api/resources.h"
 #include "pkg/informer/factory.h"
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
@@ -53,9 +55,15 @@ std::string storeKey(const std::string& ns, const std::string& name) {
 // Stateless; shared by the plugin and its (static) queueing hints.
 const volume::csitranslation::Translator kTranslator;
 
+// The VolumeAttachment index by node (upstream volumeAttachmentIndexer).
+std::vector<std::string> volumeAttachmentIndexer(const api::VolumeAttachment& va) {
+  return {va.nodeName};
+}
+
 }  // namespace
 
 CSILimits::CSILimits(Features features, const informer::Store<api::CSINode>& csiNodes,
+                     const informer::Store<api::CSIDriver>& csiDrivers,
                      const informer::Store<api::PersistentVolume>& pvs,
                      const informer::Store<api::PersistentVolumeClaim>& pvcs,
                      const informer::Store<api::StorageClass>& storageClasses,
@@ -63,6 +71,7 @@ CSILimits::CSILimits(Features features, const informer::Store<api::CSINode>& csi
                      std::string randomVolumeIDPrefix)
     : features_(features),
       csiNodes_(csiNodes),
+      csiDrivers_(csiDrivers),
       pvs_(pvs),
       pvcs_(pvcs),
       storageClasses_(storageClasses),
@@ -73,10 +82,18 @@ Result<std::unique_ptr<CSILimits>> CSILimits::create(const config::PluginArgs* /
                                                      framework::Handle& handle, Features features) {
   informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
   if (factory == nullptr) return Error("SharedInformerFactory is nil");
+  auto& vaStore = factory->volumeAttachments().store();
+  const std::string vaIndex(kVAIndexKey);
+  if (auto added = vaStore.addIndexer(vaIndex, &volumeAttachmentIndexer); !added.ok()) {
+    // Another profile's instance added it already.
+    if (!vaStore.byIndex(vaIndex, "").ok()) {
+      return Error("failed to add index to VA informer: " + added.error().message());
+    }
+  }
   return std::unique_ptr<CSILimits>(
-      new CSILimits(features, factory->csiNodes().store(), factory->persistentVolumes().store(),
-                    factory->persistentVolumeClaims().store(), factory->storageClasses().store(),
-                    factory->volumeAttachments().store(), randomString(32)));
+      new CSILimits(features, factory->csiNodes().store(), factory->csiDrivers().store(),
+                    factory->persistentVolumes().store(), factory->persistentVolumeClaims().store(),
+                    factory->storageClasses().store(), vaStore, randomString(32)));
 }
 
 // ---- Events and queueing hints ----
@@ -181,6 +198,10 @@ Result<QueueingHint> CSILimits::isSchedulableAfterCSINodeUpdated(const api::Pod&
 Status CSILimits::preFilter(framework::CycleState& /*state*/, const framework::PodInfo& pod,
                             std::span<const framework::NodeInfoPtr> /*nodes*/,
                             framework::PreFilterResult& /*result*/) {
+  // A deferred resize is of a pod already running on its node.
+  if (features_.enableInPlacePodVerticalScalingSchedulerPreemption && api::isPodResizeDeferred(pod.pod())) {
+    return Status(Code::Skip);
+  }
   for (const auto& vol : pod.pod().spec.volumes) {
     if (vol.persistentVolumeClaim || vol.ephemeral || kTranslator.isInlineMigratable(vol)) return Status();
   }
@@ -190,6 +211,9 @@ Status CSILimits::preFilter(framework::CycleState& /*state*/, const framework::P
 Status CSILimits::filter(framework::CycleState& /*state*/, const framework::PodInfo& podInfo,
                          const framework::NodeInfo& nodeInfo) {
   const api::Pod& pod = podInfo.pod();
+  if (features_.enableInPlacePodVerticalScalingSchedulerPreemption && api::isPodResizeDeferred(pod)) {
+    return Status();
+  }
   if (pod.spec.volumes.empty()) return Status();
   const api::Node* node = nodeInfo.node();
   if (node == nullptr) return Status::error("node not found");
@@ -203,6 +227,16 @@ Status CSILimits::filter(framework::CycleState& /*state*/, const framework::PodI
     return e.claimNotFound ? Status(Code::UnschedulableAndUnresolvable, e.message) : Status::error(e.message);
   }
   if (newVolumes.empty()) return Status();
+
+  if (features_.enableVolumeLimitScaling) {
+    // Upstream ranges over a Go map: with two missing drivers it names either; this names the driver of
+    // the first volume by unique name.
+    for (const auto& [uniqueName, driver] : newVolumes) {
+      if (!checkCSIDriverOnNode(driver, csiNode.get())) {
+        return Status(Code::Unschedulable, driver + " CSI driver is not installed on the node");
+      }
+    }
+  }
 
   const auto limits = getVolumeLimits(csiNode.get());
   if (limits.empty()) return Status();
@@ -219,7 +253,9 @@ Status CSILimits::filter(framework::CycleState& /*state*/, const framework::PodI
     newVolumes.erase(uniqueName);
     ++attachedVolumeCount[driver];
   }
-  for (const auto& [uniqueName, driver] : getNodeVolumeAttachmentInfo(node->metadata.name)) {
+  auto attachments = getNodeVolumeAttachmentInfo(node->metadata.name);
+  if (!attachments.ok()) return Status::error(attachments.error().message());
+  for (const auto& [uniqueName, driver] : *attachments) {
     if (!attachedVolumes.contains(uniqueName)) ++attachedVolumeCount[driver];
   }
 
@@ -261,8 +297,8 @@ Result<void, CSILimits::VolumeError> CSILimits::filterAttachableVolumes(const ap
       // The pod being scheduled cannot run without its claim; a claim of a pod already on the node that
       // can't be found may not belong to it, so it is not counted.
       if (newPod) {
-        return VolumeError{"looking up PVC " + pod.metadata.namespace_ + "/" + claimName +
-                               ": " + volume::listerNotFound("persistentvolumeclaim", claimName),
+        return VolumeError{"looking up PVC " + pod.metadata.namespace_ + "/" + claimName + ": " +
+                               volume::listerNotFound("persistentvolumeclaim", claimName),
                            true};
       }
       continue;
@@ -288,7 +324,7 @@ Result<void> CSILimits::checkAttachableInlineVolume(const api::Volume& vol, cons
   if (!pluginName.ok()) {
     return Error("looking up provisioner name for volume " + vol.name + ": " + pluginName.error().message());
   }
-  if (!isCSIMigrationOn(csiNode, *pluginName, features_.enableCSIMigrationPortworx)) return {};
+  if (!isCSIMigrationOn(csiNode, *pluginName)) return {};
   auto translated = kTranslator.translateInTreeInlineVolumeToCSI(vol, pod.metadata.namespace_);
   if (!translated.ok()) {
     return Error("converting volume(" + vol.name + ") from inline to csi: " + translated.error().message());
@@ -317,7 +353,7 @@ std::pair<std::string, std::string> CSILimits::getCSIDriverInfo(const api::CSINo
   if (!kTranslator.isPVMigratable(*pv)) return {};
   auto pluginName = kTranslator.getInTreePluginNameFromSpec(pv.get(), nullptr);
   if (!pluginName.ok()) return {};
-  if (!isCSIMigrationOn(csiNode, *pluginName, features_.enableCSIMigrationPortworx)) return {};
+  if (!isCSIMigrationOn(csiNode, *pluginName)) return {};
   auto csiPV = kTranslator.translateInTreePVToCSI(*pv);
   if (!csiPV.ok() || !csiPV->spec.csi) return {};
   return {csiPV->spec.csi->driver, csiPV->spec.csi->volumeHandle};
@@ -337,7 +373,7 @@ std::pair<std::string, std::string> CSILimits::getCSIDriverInfoFromSC(
   std::string volumeHandle = randomVolumeIDPrefix_ + "-" + pvc.metadata.namespace_ + "/" + pvc.metadata.name;
   const std::string& provisioner = storageClass->provisioner;
   if (kTranslator.isMigratableIntreePluginByName(provisioner)) {
-    if (!isCSIMigrationOn(csiNode, provisioner, features_.enableCSIMigrationPortworx)) return {};
+    if (!isCSIMigrationOn(csiNode, provisioner)) return {};
     auto driverName = kTranslator.getCSINameFromInTreeName(provisioner);
     if (!driverName.ok()) return {};
     return {std::move(driverName).value(), std::move(volumeHandle)};
@@ -345,9 +381,19 @@ std::pair<std::string, std::string> CSILimits::getCSIDriverInfoFromSC(
   return {provisioner, std::move(volumeHandle)};
 }
 
-CSILimits::VolumeDrivers CSILimits::getNodeVolumeAttachmentInfo(const std::string& nodeName) const {
+bool CSILimits::checkCSIDriverOnNode(const std::string& driverName, const api::CSINode* csiNode) const {
+  const auto csiDriver = csiDrivers_.get(driverName);
+  if (csiDriver == nullptr || !csiDriver->spec.preventPodSchedulingIfMissing.value_or(false)) return true;
+  if (csiNode == nullptr) return false;
+  return std::any_of(csiNode->drivers.begin(), csiNode->drivers.end(),
+                     [&](const api::CSINodeDriver& d) { return d.name == driverName; });
+}
+
+Result<CSILimits::VolumeDrivers> CSILimits::getNodeVolumeAttachmentInfo(const std::string& nodeName) const {
+  auto vas = volumeAttachments_.byIndex(std::string(kVAIndexKey), nodeName);
+  if (!vas.ok()) return vas.error();
   VolumeDrivers attached;
-  for (const auto& va : volumeAttachments_.list()) {
+  for (const auto& va : *vas) {
     if (va->nodeName != nodeName) continue;
     // Attachments of inline volumes (no PV) and PVs that are gone or not CSI are not counted.
     if (va->attacher.empty() || !va->persistentVolumeName) continue;

@@ -1,5 +1,5 @@
 #pragma once
-// NodeVolumeLimits (upstream plugins/nodevolumelimits/csi.go, v1.34): a node fits when, for every CSI
+// NodeVolumeLimits (upstream plugins/nodevolumelimits/csi.go, v1.37): a node fits when, for every CSI
 // driver, the volumes the node already has attached plus the pod's new ones stay within the driver's
 // limit in the node's CSINode (drivers[].allocatable.count). Counted per driver, each distinct
 // "<driver>/<volumeHandle>" once:
@@ -11,6 +11,14 @@
 //  - inline in-tree volumes of migrated plugins, translated to CSI;
 //  - CSI volumes attached to the node per VolumeAttachment objects that no pod on the node uses.
 // A driver without a limit on the node, or a node without CSINode, is not limited.
+// With VolumeLimitScaling (beta, on in v1.37), a driver whose CSIDriver object sets
+// spec.preventPodSchedulingIfMissing=true must also be listed in the node's CSINode (a node without
+// CSINode lists none): otherwise the node is Unschedulable "<driver> CSI driver is not installed on the
+// node", checked before any limit.
+// CSINode allocatable counts are mutable (MutableCSINodeAllocatableCount, GA in v1.37): a CSINode update
+// that raises a driver's count requeues the pods this plugin rejected.
+// Upstream v1.37 reads CSINodes through the framework's SharedCSIManager, a seam for embedders (cluster
+// autoscaler) that the scheduler builds over the same CSINode lister; this reads the CSINode store.
 
 #include <map>
 #include <memory>
@@ -33,6 +41,8 @@ class Store;
 namespace ks::plugins::nodevolumelimits {
 
 inline constexpr std::string_view kErrReasonMaxVolumeCountExceeded = "node(s) exceed max volume count";
+// The VolumeAttachment store's index by spec.nodeName (upstream vaIndexKey).
+inline constexpr std::string_view kVAIndexKey = "va.spec.nodename";
 
 class CSILimits final : public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
@@ -40,26 +50,32 @@ class CSILimits final : public framework::PreFilterPlugin,
  public:
   static constexpr std::string_view kName = "NodeVolumeLimits";
 
-  // The feature gates the plugin reads, with their v1.34 defaults.
+  // The feature gates the plugin reads, with their v1.37 defaults.
   struct Features {
-    // CSIMigrationPortworx (beta, on by default since v1.31): Portworx volumes count against
-    // pxd.portworx.com on nodes whose CSINode lists the plugin as migrated.
-    bool enableCSIMigrationPortworx = true;
+    // VolumeLimitScaling (beta, on in v1.37): honour CSIDriver spec.preventPodSchedulingIfMissing.
+    bool enableVolumeLimitScaling = true;
+    // InPlacePodVerticalScalingSchedulerPreemption (alpha, off in v1.37): a pod whose resize is Deferred
+    // (it already runs on its node) is not checked.
+    bool enableInPlacePodVerticalScalingSchedulerPreemption = false;
   };
 
-  // Takes no args. Needs the handle's SharedInformerFactory (CSINodes, PVs, PVCs, StorageClasses,
-  // VolumeAttachments); the informers it asks for must be started and synced before scheduling.
+  // Takes no args. Needs the handle's SharedInformerFactory (CSINodes, CSIDrivers, PVs, PVCs,
+  // StorageClasses, VolumeAttachments); the informers it asks for must be started and synced before
+  // scheduling. Adds the by-node index kVAIndexKey to the VolumeAttachment store (shared by every
+  // profile's instance).
   static Result<std::unique_ptr<CSILimits>> create(const config::PluginArgs* args, framework::Handle& handle,
                                                    Features features);
 
   std::string_view name() const override { return kName; }
 
-  // Skip unless the pod has a PVC, a generic ephemeral or a migratable inline in-tree volume.
+  // Skip unless the pod has a PVC, a generic ephemeral or a migratable inline in-tree volume (and, with
+  // InPlacePodVerticalScalingSchedulerPreemption, Skip for a pod whose resize is Deferred).
   framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<const framework::NodeInfoPtr> nodes,
                               framework::PreFilterResult& result) override;
   framework::PreFilterExtensions* preFilterExtensions() override { return nullptr; }
 
+  // Unschedulable "<driver> CSI driver is not installed on the node" (VolumeLimitScaling, see above);
   // Unschedulable kErrReasonMaxVolumeCountExceeded when a driver's limit would be exceeded;
   // UnschedulableAndUnresolvable `looking up PVC <ns>/<name>: persistentvolumeclaims "<name>" not found`
   // when a claim of the pod is missing; Error for an ephemeral claim not owned by its pod, a claim-less
@@ -89,6 +105,7 @@ class CSILimits final : public framework::PreFilterPlugin,
 
  private:
   CSILimits(Features features, const informer::Store<api::CSINode>& csiNodes,
+            const informer::Store<api::CSIDriver>& csiDrivers,
             const informer::Store<api::PersistentVolume>& pvs,
             const informer::Store<api::PersistentVolumeClaim>& pvcs,
             const informer::Store<api::StorageClass>& storageClasses,
@@ -115,11 +132,16 @@ class CSILimits final : public framework::PreFilterPlugin,
                                                        const api::PersistentVolumeClaim& pvc) const;
   std::pair<std::string, std::string> getCSIDriverInfoFromSC(const api::CSINode* csiNode,
                                                              const api::PersistentVolumeClaim& pvc) const;
-  // The CSI volumes VolumeAttachments attach to the node.
-  VolumeDrivers getNodeVolumeAttachmentInfo(const std::string& nodeName) const;
+  // Whether the node may take volumes of `driverName`: true unless the driver's CSIDriver (a driver
+  // without one may not be a CSI driver) sets preventPodSchedulingIfMissing and the node's CSINode
+  // (none: false) does not list the driver.
+  bool checkCSIDriverOnNode(const std::string& driverName, const api::CSINode* csiNode) const;
+  // The CSI volumes VolumeAttachments attach to the node (looked up through kVAIndexKey).
+  Result<VolumeDrivers> getNodeVolumeAttachmentInfo(const std::string& nodeName) const;
 
   const Features features_;
   const informer::Store<api::CSINode>& csiNodes_;
+  const informer::Store<api::CSIDriver>& csiDrivers_;
   const informer::Store<api::PersistentVolume>& pvs_;
   const informer::Store<api::PersistentVolumeClaim>& pvcs_;
   const informer::Store<api::StorageClass>& storageClasses_;

@@ -8,10 +8,9 @@
 namespace ks::plugins::nodevolumelimits {
 
 // Whether the node counts volumes of the in-tree plugin `pluginName` against its CSI driver. False
-// without a CSINode; otherwise true for AWS EBS, GCE PD, Azure Disk and Cinder, and for Portworx when
-// CSIMigrationPortworx is on and the CSINode's migrated-plugins annotation lists it (as upstream, the
-// annotation is only consulted for Portworx); false for every other plugin.
-bool isCSIMigrationOn(const api::CSINode* csiNode, std::string_view pluginName,
-                      bool enableCSIMigrationPortworx);
+// without a CSINode; otherwise true for AWS EBS, GCE PD, Azure Disk, Cinder and Portworx (v1.37: the
+// CSIMigrationPortworx gate is gone and the node's migrated-plugins annotation is no longer read); false
+// for every other plugin.
+bool isCSIMigrationOn(const api::CSINode* csiNode, std::string_view pluginName);
 
 }  // namespace ks::plugins::nodevolumelimits

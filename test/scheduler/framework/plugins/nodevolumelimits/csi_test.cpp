@@ -1,6 +1,7 @@
-// Ports upstream plugins/nodevolumelimits/csi_test.go (v1.34.4): TestCSILimits, TestCSILimitsQHint,
-// TestCSILimitsAddedPVCQHint, TestCSILimitsDeletedVolumeAttachmentQHint and
-// TestCSILimitsAfterCSINodeUpdatedQHint, every case, with upstream's names. As upstream's fake listers,
+// Ports upstream plugins/nodevolumelimits/csi_test.go (v1.37.2): TestCSILimits, TestCSILimitsQHint,
+// TestCSILimitsAddedPVCQHint, TestCSILimitsDeletedVolumeAttachmentQHint,
+// TestCSILimitsAfterCSINodeUpdatedQHint, TestVolumeLimitScalingGate and
+// TestCSILimits_DeferredResizeSkipped, every case, with upstream's names. As upstream's fake listers,
 // the objects go straight into the informers' stores (the informers are never started).
 //
 // Differences from upstream:
@@ -14,9 +15,13 @@
 //     way the PV is neither CSI nor migratable).
 //   - Upstream's migrationEnabled/ephemeralEnabled table fields are not read by its test body; they are
 //     dropped.
-// Added here (upstream has no such tests): EventsToRegister, create() without an informer factory,
-// hints given objects of the wrong kind, isCSIMigrationOn (utils.go), Portworx volumes with and without
-// CSIMigrationPortworx, a migrated GCE PD PV, and in-tree attachments.
+//   - TestCSILimits runs with VolumeLimitScaling at its default (on) where upstream's plugin literal leaves
+//     it off; there are no CSIDriver objects in that table, so the driver check passes either way.
+// Added here (upstream has no such tests): EventsToRegister, create() without an informer factory, two
+// instances sharing the VolumeAttachment index, hints given objects of the wrong kind, isCSIMigrationOn
+// (utils.go), Portworx volumes with and without the node's migrated-plugins annotation, a migrated GCE PD
+// PV, in-tree attachments, and preventPodSchedulingIfMissing without CSINode, with an explicit false,
+// with several drivers, and ahead of the limits.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -199,6 +204,7 @@ class Env {
     std::vector<api::PersistentVolumeClaim> pvcs;
     std::vector<api::StorageClass> classes;
     std::vector<api::VolumeAttachment> vas;
+    std::vector<api::CSIDriver> csiDrivers;
   };
   explicit Env(const Objects& objects, CSILimits::Features features = {}) : factory_(client_) {
     if (objects.csiNode)
@@ -215,12 +221,16 @@ class Env {
     for (const auto& va : objects.vas) {
       factory_.volumeAttachments().store().upsert(std::make_shared<const api::VolumeAttachment>(va));
     }
+    for (const auto& d : objects.csiDrivers) {
+      factory_.csiDrivers().store().upsert(std::make_shared<const api::CSIDriver>(d));
+    }
     handle_.setSharedInformerFactory(&factory_);
     auto p = CSILimits::create(nullptr, handle_, features);
     EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());
     if (p.ok()) plugin_ = std::move(p).value();
   }
   CSILimits& plugin() { return *plugin_; }
+  plugintesting::FakeHandle& handle() { return handle_; }
 
   // PreFilter, then Filter unless PreFilter skipped; both statuses.
   std::pair<Status, Status> run(const api::Pod& pod, const std::vector<api::Pod>& existing) {
@@ -895,27 +905,25 @@ TEST(CSILimitsTest, IsCSIMigrationOn) {
   api::CSINode portworxMigrated;
   portworxMigrated.metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] =
       "kubernetes.io/aws-ebs,kubernetes.io/portworx-volume";
-  const std::string portworx(ct::kPortworxVolumePluginName);
-  EXPECT_FALSE(isCSIMigrationOn(nullptr, "kubernetes.io/aws-ebs", true));
-  EXPECT_FALSE(isCSIMigrationOn(&bare, "", true));
-  // GA migrations: any CSINode, annotation or not.
-  for (std::string_view plugin : {ct::kAWSEBSInTreePluginName, ct::kGCEPDInTreePluginName,
-                                  ct::kAzureDiskInTreePluginName, ct::kCinderInTreePluginName}) {
-    EXPECT_TRUE(isCSIMigrationOn(&bare, plugin, false)) << plugin;
+  EXPECT_FALSE(isCSIMigrationOn(nullptr, "kubernetes.io/aws-ebs"));
+  EXPECT_FALSE(isCSIMigrationOn(&bare, ""));
+  // GA migrations: any CSINode, annotation or not (v1.37: Portworx too).
+  for (std::string_view plugin :
+       {ct::kAWSEBSInTreePluginName, ct::kGCEPDInTreePluginName, ct::kAzureDiskInTreePluginName,
+        ct::kCinderInTreePluginName, ct::kPortworxVolumePluginName}) {
+    EXPECT_TRUE(isCSIMigrationOn(&bare, plugin)) << plugin;
+    EXPECT_TRUE(isCSIMigrationOn(&portworxMigrated, plugin)) << plugin;
+    EXPECT_FALSE(isCSIMigrationOn(nullptr, plugin)) << plugin;
   }
   // Not counted by this plugin at all.
-  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, ct::kAzureFileInTreePluginName, true));
-  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, ct::kVSphereInTreePluginName, true));
-  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, kHostpathInTreePluginName, true));
-  // Portworx: the gate and the node's annotation.
-  EXPECT_TRUE(isCSIMigrationOn(&portworxMigrated, portworx, true));
-  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, portworx, false));
-  EXPECT_FALSE(isCSIMigrationOn(&bare, portworx, true));
+  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, ct::kAzureFileInTreePluginName));
+  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, ct::kVSphereInTreePluginName));
+  EXPECT_FALSE(isCSIMigrationOn(&portworxMigrated, kHostpathInTreePluginName));
 }
 
-// Portworx PVs and inline volumes count against pxd.portworx.com only with the gate on and the plugin
-// listed as migrated on the node.
-TEST(CSILimitsTest, PortworxVolumesFollowGateAndNodeAnnotation) {
+// Portworx PVs and inline volumes count against pxd.portworx.com on any node with a CSINode (v1.37 no
+// longer reads the node's migrated-plugins annotation); without a CSINode they are not counted.
+TEST(CSILimitsTest, PortworxVolumesCountOnAnyCSINode) {
   const std::string pxd(ct::kPortworxDriverName);
   auto portworxPV = [](std::string name) {
     api::PersistentVolume pv;
@@ -934,33 +942,203 @@ TEST(CSILimitsTest, PortworxVolumesFollowGateAndNodeAnnotation) {
   const api::Pod incomingPVC = MakePod().pvc("px-1").obj();
   const api::Pod incomingInline = MakePod().volume(inlinePX).obj();
 
-  auto objects = [&](bool annotated) {
+  auto objects = [&](bool withCSINode, bool annotated) {
     Env::Objects o;
-    api::CSINode csiNode;
-    csiNode.metadata.name = kNodeName;
-    csiNode.drivers.push_back(api::CSINodeDriver{pxd, kNodeName, {}, api::VolumeNodeResources{1}});
-    if (annotated)
-      csiNode.metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] =
-          "kubernetes.io/portworx-volume";
-    o.csiNode = csiNode;
+    if (withCSINode) {
+      api::CSINode csiNode;
+      csiNode.metadata.name = kNodeName;
+      csiNode.drivers.push_back(api::CSINodeDriver{pxd, kNodeName, {}, api::VolumeNodeResources{1}});
+      if (annotated)
+        csiNode.metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] =
+            "kubernetes.io/portworx-volume";
+      o.csiNode = csiNode;
+    }
     o.pvs = {portworxPV("px-0"), portworxPV("px-1")};
     o.pvcs = {boundClaim("px-0"), boundClaim("px-1")};
     return o;
   };
   for (const api::Pod* incoming : {&incomingPVC, &incomingInline}) {
     {
-      Env env(objects(true));
+      Env env(objects(true, true));
       expectStatus(env.run(*incoming, {existing}).second, kMaxVolumeCountExceeded);
     }
     {
-      Env env(objects(true), CSILimits::Features{false});
-      expectStatus(env.run(*incoming, {existing}).second, Status());
+      Env env(objects(true, false));
+      expectStatus(env.run(*incoming, {existing}).second, kMaxVolumeCountExceeded);
     }
     {
-      Env env(objects(false));
+      Env env(objects(false, false));
       expectStatus(env.run(*incoming, {existing}).second, Status());
     }
   }
+}
+
+api::CSIDriver csiDriver(std::string name, std::optional<bool> preventPodSchedulingIfMissing) {
+  api::CSIDriver d;
+  d.metadata.name = std::move(name);
+  d.spec.preventPodSchedulingIfMissing = preventPodSchedulingIfMissing;
+  return d;
+}
+
+// The objects of upstream's TestVolumeLimitScalingGate: the EBS PVs, claims and class, the node's CSINode
+// per `limitSource`, no VolumeAttachments.
+Env::Objects volumeLimitScalingObjects(const std::string& limitSource, int32_t limit) {
+  Env::Objects o;
+  o.csiNode = makeCSINode(limitSource, limit, {kEBSCSIDriverName});
+  o.pvs = fakeCSIPVs("csi", {kEBSCSIDriverName});
+  o.pvcs = fakeCSIPVCs("csi", {kEBSCSIDriverName});
+  api::StorageClass sc;
+  sc.metadata.name = kSCName;
+  sc.provisioner = kEBSCSIDriverName;
+  o.classes = {sc};
+  return o;
+}
+
+TEST(CSILimitsTest, TestVolumeLimitScalingGate) {
+  // The pod's claim resolves to the EBS CSI driver through its PV.
+  const api::Pod newPod = MakePod().pvc("csi-ebs.csi.aws.com-0").obj();
+  struct Case {
+    std::string name;
+    bool enableVolumeLimitScaling;
+    std::string limitSource;
+    int32_t limit;
+    bool csiDriverPresent;
+    bool preventPodSchedulingIfMissing;
+    Status wantStatus;
+  };
+  const std::vector<Case> cases = {
+      {"gate enabled - allow scheduling when CSIDriver exists but PreventPodSchedulingIfMissing is not set",
+       true,
+       "no-csi-driver",
+       0,
+       true,
+       false,
+       {}},
+      {"gate enabled - fail when driver not installed and PreventPodSchedulingIfMissing is true", true,
+       "no-csi-driver", 0, true, true,
+       Status(Code::Unschedulable, kEBSCSIDriverName + " CSI driver is not installed on the node")},
+      {"gate disabled - skip driver presence check (regardless of CSIDriver presence)",
+       false,
+       "no-csi-driver",
+       0,
+       true,
+       true,
+       {}},
+      {"gate enabled - driver installed within limit", true, "csinode", 2, true, true, {}},
+      {"gate enabled - allow scheduling when CSIDriver object missing",
+       true,
+       "no-csi-driver",
+       0,
+       false,
+       false,
+       {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Env::Objects o = volumeLimitScalingObjects(c.limitSource, c.limit);
+    if (c.csiDriverPresent) {
+      // Upstream's lister leaves the field unset (not false) when the driver doesn't opt in.
+      o.csiDrivers = {csiDriver(kEBSCSIDriverName,
+                                c.preventPodSchedulingIfMissing ? std::optional<bool>(true) : std::nullopt)};
+    }
+    CSILimits::Features features;
+    features.enableVolumeLimitScaling = c.enableVolumeLimitScaling;
+    Env env(o, features);
+    auto [pre, filter] = env.run(newPod, {});
+    EXPECT_FALSE(pre.isSkip()) << "unexpected PreFilter Skip";
+    expectStatus(filter, c.wantStatus);
+  }
+}
+
+// Not upstream's: the driver check around TestVolumeLimitScalingGate's cases.
+TEST(CSILimitsTest, PreventPodSchedulingIfMissingEdges) {
+  const api::Pod ebsPod = MakePod().pvc("csi-ebs.csi.aws.com-0").obj();
+  const Status ebsMissing(Code::Unschedulable,
+                          kEBSCSIDriverName + " CSI driver is not installed on the node");
+  {
+    // No CSINode at all: no driver is installed.
+    Env::Objects o = volumeLimitScalingObjects("", 0);
+    o.csiDrivers = {csiDriver(kEBSCSIDriverName, true)};
+    Env env(o);
+    expectStatus(env.run(ebsPod, {}).second, ebsMissing);
+  }
+  {
+    // An explicit false does not opt in.
+    Env::Objects o = volumeLimitScalingObjects("no-csi-driver", 0);
+    o.csiDrivers = {csiDriver(kEBSCSIDriverName, false)};
+    Env env(o);
+    expectStatus(env.run(ebsPod, {}).second, Status());
+  }
+  {
+    // Listed without a limit: installed, and unlimited.
+    Env::Objects o = volumeLimitScalingObjects("csinode-with-no-limit", 0);
+    o.csiDrivers = {csiDriver(kEBSCSIDriverName, true)};
+    Env env(o);
+    expectStatus(env.run(ebsPod, {}).second, Status());
+  }
+  {
+    // Checked ahead of the limits: the node is full for EBS, but GCE PD is what is missing.
+    Env::Objects o;
+    o.csiNode = makeCSINode("csinode", 1, {kEBSCSIDriverName});
+    o.pvs = fakeCSIPVs("csi", {kEBSCSIDriverName, kGCECSIDriverName});
+    o.pvcs = fakeCSIPVCs("csi", {kEBSCSIDriverName, kGCECSIDriverName});
+    o.csiDrivers = {csiDriver(kEBSCSIDriverName, true), csiDriver(kGCECSIDriverName, true)};
+    Env env(o);
+    const api::Pod twoDrivers =
+        MakePod().pvc("csi-ebs.csi.aws.com-1").pvc("csi-pd.csi.storage.gke.io-1").obj();
+    const api::Pod existing = MakePod().pvc("csi-ebs.csi.aws.com-0").obj();
+    expectStatus(env.run(twoDrivers, {existing}).second,
+                 Status(Code::Unschedulable, kGCECSIDriverName + " CSI driver is not installed on the node"));
+    // Only the pod's new volumes are checked: a pod without GCE PD volumes meets the EBS limit instead.
+    expectStatus(env.run(MakePod().pvc("csi-ebs.csi.aws.com-1").obj(), {existing}).second,
+                 kMaxVolumeCountExceeded);
+  }
+  {
+    // A pod whose volumes count against no driver is not checked.
+    Env::Objects o = volumeLimitScalingObjects("no-csi-driver", 0);
+    o.csiDrivers = {csiDriver(kEBSCSIDriverName, true)};
+    Env env(o);
+    expectStatus(env.run(MakePod().pvc("csi-5").obj(), {}).second, Status());
+  }
+}
+
+TEST(CSILimitsTest, TestCSILimits_DeferredResizeSkipped) {
+  const api::Pod pod = MakePod().name("p").uid("p").condition("PodResizePending", "True", "Deferred").obj();
+  CSILimits::Features features;
+  features.enableInPlacePodVerticalScalingSchedulerPreemption = true;
+  Env env(Env::Objects{}, features);
+  auto nodeInfo = plugintesting::nodeInfoWith(testNode(), {});
+  auto podInfo = plugintesting::podInfo(pod);
+  framework::CycleState state;
+  framework::PreFilterResult result;
+  expectStatus(env.plugin().preFilter(state, *podInfo, {}, result), Status(Code::Skip));
+  expectStatus(env.plugin().filter(state, *podInfo, *nodeInfo), Status());
+}
+
+// Not upstream's: with the gate off (its v1.37 default) a deferred resize is checked like any pod.
+TEST(CSILimitsTest, DeferredResizeCheckedWithGateOff) {
+  Env::Objects o = volumeLimitScalingObjects("csinode", 0);
+  Env env(o);
+  const api::Pod pod =
+      MakePod().pvc("csi-ebs.csi.aws.com-0").condition("PodResizePending", "True", "Deferred").obj();
+  auto [pre, filter] = env.run(pod, {});
+  expectStatus(pre, Status());
+  expectStatus(filter, kMaxVolumeCountExceeded);
+}
+
+// Every profile builds its own instance over the one informer factory: the VolumeAttachment index is
+// added once and serves both.
+TEST(CSILimitsTest, InstancesShareTheVolumeAttachmentIndex) {
+  Env::Objects o = volumeLimitScalingObjects("csinode", 1);
+  o.vas = fakeVolumeAttachments(1, {kEBSCSIDriverName});
+  Env env(o);
+  auto second = CSILimits::create(nullptr, env.handle(), {});
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  auto nodeInfo = plugintesting::nodeInfoWith(testNode(), {});
+  auto podInfo = plugintesting::podInfo(MakePod().pvc("csi-ebs.csi.aws.com-1").obj());
+  framework::CycleState state;
+  expectStatus((*second)->filter(state, *podInfo, *nodeInfo), kMaxVolumeCountExceeded);
+  expectStatus(env.plugin().filter(state, *podInfo, *nodeInfo), kMaxVolumeCountExceeded);
 }
 
 // A bound GCE PD PV counts against pd.csi.storage.gke.io under its translated handle; an attachment of
