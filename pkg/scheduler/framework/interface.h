@@ -97,6 +97,9 @@ struct NodePluginScores {
   // Breaks ties between equal totals in SortedScoredNodes. Upstream draws it at random only for nodes that
   // extenders scored; it stays 0 otherwise, so ties follow the feasible nodes' order.
   int64_t randomizer = 0;
+  // Each plugin's Score before NormalizeScore and weights (v1.37): opportunistic batching normalizes the
+  // cached nodes again when it rescores one.
+  std::vector<PluginScore> rawScores;
   bool operator==(const NodePluginScores&) const = default;
 };
 
@@ -252,6 +255,26 @@ class PostBindPlugin : public virtual Plugin {
  public:
   // Informational, after a successful bind. Must not fail.
   virtual void postBind(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+};
+
+// One part of a pod's signature (upstream fwk.SignFragment): `key` names what the value is derived from
+// (e.g. "v1.Pod.Spec.Tolerations"); `value` is its canonical JSON text. Plugins deriving the same key from
+// a pod give the same value.
+struct SignFragment {
+  std::string key;
+  std::string value;
+  bool operator==(const SignFragment&) const = default;
+};
+
+// Implemented by PreFilter, Filter, PreScore and Score plugins whose results depend only on the parts of
+// the pod they sign (upstream SignPlugin, opportunistic batching). A profile with such a plugin that
+// doesn't implement it signs no pod. Called by queue callers (informer threads) under the queue lock: must
+// be cheap and pure.
+class SignPlugin : public virtual Plugin {
+ public:
+  // Success with the fragments (appended to `fragments`), or a non-success status when the pod can't be
+  // signed (e.g. it has inter-pod affinity); Error is logged.
+  virtual Status signPod(const api::Pod& pod, std::vector<SignFragment>& fragments) = 0;
 };
 
 // Which cluster events can make a pod rejected by this plugin schedulable. Called once at startup.

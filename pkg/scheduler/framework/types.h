@@ -138,6 +138,16 @@ inline int32_t podPriority(const api::Pod& pod) {
 // unchanged (then nothing needs to be sent).
 std::optional<api::PodCondition> updatePodCondition(const api::PodStatus& status, api::PodCondition cond);
 
+// A pod's scheduling signature (upstream fwk.PodSignature, KEP-5598 opportunistic batching): two pods of a
+// profile with equal signatures get the same Filter and Score results on the same nodes. Computed by the
+// queue when the pod is added or updated (Framework::signPod); null when the pod can't be signed.
+using PodSignature = std::shared_ptr<const std::string>;
+
+// Both signed, with equal signatures.
+inline bool sameSignature(const PodSignature& a, const PodSignature& b) {
+  return a != nullptr && b != nullptr && *a == *b;
+}
+
 // A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
 // the scheduling cycle gets a copy.
 struct QueuedPodInfo {
@@ -168,6 +178,9 @@ struct QueuedPodInfo {
   std::optional<TimePoint> flushTimestamp;
   // Moved by that flush and not tried since: its binding counts in scheduler_pod_scheduled_after_flush_total.
   bool wasFlushedFromUnschedulable = false;
+  // The pod's signature when the queue last added or updated it (kept, as upstream, when the failure
+  // handler requeues the informer's newer version); null when unsigned.
+  PodSignature podSignature;
 
   const api::Pod& pod() const { return podInfo->pod(); }
   bool gated() const { return !gatingPlugin.empty(); }

@@ -123,6 +123,13 @@ struct ProfileSlots {
   std::array<std::atomic<prometheus::Counter*>, kResultCount> attempts{};
   std::array<std::atomic<prometheus::Histogram*>, kResultCount> attemptDuration{};
   std::array<std::atomic<prometheus::Histogram*>, kExtensionPointCount * kCodeCount> extensionPoint{};
+  // Opportunistic batching, created on first use.
+  std::array<std::atomic<prometheus::Counter*>, kBatchAttemptResultCount> batchAttempts{};
+  std::array<std::atomic<prometheus::Counter*>, kBatchFlushReasonCount> batchFlushed{};
+  std::atomic<prometheus::Counter*> batchRescoreAttempts{};
+  std::atomic<prometheus::Histogram*> batchRescoreDuration{};
+  std::array<std::atomic<prometheus::Histogram*>, 2> getNodeHintDuration{};  // no_hint, hint
+  std::atomic<prometheus::Histogram*> storeScheduleResultsDuration{};
 };
 
 struct PluginSlots {
@@ -179,8 +186,52 @@ std::string_view extensionPointName(ExtensionPoint point) {
       return "Unreserve";
     case ExtensionPoint::Permit:
       return "Permit";
+    case ExtensionPoint::Sign:
+      return "Sign";
   }
   return "Unknown";
+}
+
+std::string_view batchAttemptResultName(BatchAttemptResult r) {
+  switch (r) {
+    case BatchAttemptResult::NoHint:
+      return "no_hint";
+    case BatchAttemptResult::HintUsed:
+      return "hint_used";
+    case BatchAttemptResult::HintNotUsed:
+      return "hint_not_used";
+  }
+  return "unknown";
+}
+
+std::string_view batchFlushReasonName(BatchFlushReason r) {
+  switch (r) {
+    case BatchFlushReason::PodFailed:
+      return "pod_failed";
+    case BatchFlushReason::PodSkipped:
+      return "pod_skipped";
+    case BatchFlushReason::PodNominated:
+      return "pod_nominated";
+    case BatchFlushReason::NodeMissing:
+      return "node_missing";
+    case BatchFlushReason::EmptyList:
+      return "empty_list";
+    case BatchFlushReason::Expired:
+      return "expired";
+    case BatchFlushReason::PodIncompatible:
+      return "pod_incompatible";
+    case BatchFlushReason::PodNotBatchable:
+      return "pod_not_batchable";
+    case BatchFlushReason::FilterError:
+      return "filter_error";
+    case BatchFlushReason::PreScoreError:
+      return "prescore_error";
+    case BatchFlushReason::RescoreError:
+      return "rescore_error";
+    case BatchFlushReason::NormalizeError:
+      return "normalize_error";
+  }
+  return "unknown";
 }
 
 std::string_view codeLabel(framework::Code code) {
@@ -260,6 +311,8 @@ struct Metrics::Impl {
   const std::vector<double> extensionPointBuckets = exponentialBuckets(0.0001, 2, 12);
   const std::vector<double> pluginBuckets = exponentialBuckets(0.00001, 1.5, 20);
   const std::vector<double> sliBuckets = exponentialBuckets(0.01, 2, 20);
+  // The batching latencies: 0.01 ms up to a last bucket of [~20 ms, Inf).
+  const std::vector<double> batchBuckets = exponentialBuckets(0.00001, 2, 12);
 
   CounterFamily& scheduleAttempts =
       counter("scheduler_schedule_attempts_total", Stability::Stable,
@@ -348,6 +401,19 @@ struct Metrics::Impl {
       "scheduler_pod_scheduled_after_flush_total", Stability::Alpha,
       "Number of pods that were successfully scheduled after being flushed from unschedulableEntities due to "
       "timeout. This metric helps detect potential queueing hint misconfigurations or event handling issues.");
+  CounterFamily& batchAttempts = counter("scheduler_batch_attempts_total", Stability::Alpha,
+                                         "Counts of results when we attempt to use batching.");
+  CounterFamily& batchCacheFlushed =
+      counter("scheduler_batch_cache_flushed_total", Stability::Alpha, "Counts of cache flushes by reason.");
+  CounterFamily& batchRescoreAttempts = counter("scheduler_batch_rescore_attempts_total", Stability::Alpha,
+                                                "Counts of rescore attempts during opportunistic batching.");
+  HistogramFamily& getNodeHintDuration = histogram("scheduler_get_node_hint_duration_seconds", Stability::Alpha,
+                                                   "Latency for getting a node hint.");
+  HistogramFamily& storeScheduleResultsDuration = histogram(
+      "scheduler_store_schedule_results_duration_seconds", Stability::Alpha, "Latency for storing scheduling results.");
+  HistogramFamily& batchRescoreDuration =
+      histogram("scheduler_batch_rescore_duration_seconds", Stability::Alpha,
+                "Latency for rescoring a node during opportunistic batching.");
   GaugeFamily& leaderStatus = gauge(
       "leader_election_master_status", Stability::Alpha,
       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
@@ -549,6 +615,53 @@ void Metrics::incPluginEvaluation(PluginId plugin, ExtensionPoint point, Profile
   } else {
     make().Increment(n);
   }
+}
+
+void Metrics::incBatchAttempt(ProfileId profile, BatchAttemptResult result) {
+  assert(profile.p_ != nullptr);
+  const size_t i = static_cast<size_t>(result);
+  resolve(profile.p_->batchAttempts[i], [&]() -> prometheus::Counter& {
+    return impl_->batchAttempts.Add(
+        {{"profile", profile.p_->name}, {"result", std::string(batchAttemptResultName(result))}});
+  })->Increment();
+}
+
+void Metrics::incBatchCacheFlushed(ProfileId profile, BatchFlushReason reason) {
+  assert(profile.p_ != nullptr);
+  const size_t i = static_cast<size_t>(reason);
+  resolve(profile.p_->batchFlushed[i], [&]() -> prometheus::Counter& {
+    return impl_->batchCacheFlushed.Add(
+        {{"profile", profile.p_->name}, {"reason", std::string(batchFlushReasonName(reason))}});
+  })->Increment();
+}
+
+void Metrics::incBatchRescoreAttempt(ProfileId profile) {
+  assert(profile.p_ != nullptr);
+  resolve(profile.p_->batchRescoreAttempts, [&]() -> prometheus::Counter& {
+    return impl_->batchRescoreAttempts.Add({{"profile", profile.p_->name}});
+  })->Increment();
+}
+
+void Metrics::observeBatchRescore(ProfileId profile, double seconds) {
+  assert(profile.p_ != nullptr);
+  resolve(profile.p_->batchRescoreDuration, [&]() -> prometheus::Histogram& {
+    return impl_->batchRescoreDuration.Add({{"profile", profile.p_->name}}, impl_->batchBuckets);
+  })->Observe(seconds);
+}
+
+void Metrics::observeGetNodeHint(ProfileId profile, bool hinted, double seconds) {
+  assert(profile.p_ != nullptr);
+  resolve(profile.p_->getNodeHintDuration[hinted ? 1 : 0], [&]() -> prometheus::Histogram& {
+    return impl_->getNodeHintDuration.Add({{"hinted", hinted ? "hint" : "no_hint"}, {"profile", profile.p_->name}},
+                                          impl_->batchBuckets);
+  })->Observe(seconds);
+}
+
+void Metrics::observeStoreScheduleResults(ProfileId profile, double seconds) {
+  assert(profile.p_ != nullptr);
+  resolve(profile.p_->storeScheduleResultsDuration, [&]() -> prometheus::Histogram& {
+    return impl_->storeScheduleResultsDuration.Add({{"profile", profile.p_->name}}, impl_->batchBuckets);
+  })->Observe(seconds);
 }
 
 void Metrics::observePermitWait(framework::Code code, double seconds) {

@@ -1,7 +1,8 @@
 #pragma once
-// Metrics: the scheduler's Prometheus metrics with upstream kube-scheduler v1.34 names, HELP texts (with
-// component-base's "[STABLE]"/"[BETA]"/"[ALPHA]" prefix), types, label names and histogram buckets
-// (pkg/scheduler/metrics/metrics.go), plus client-go's leader election metrics.
+// Metrics: the scheduler's Prometheus metrics with upstream kube-scheduler v1.34 names (plus v1.37's
+// opportunistic batching ones), HELP texts (with component-base's "[STABLE]"/"[BETA]"/"[ALPHA]" prefix),
+// types, label names and histogram buckets (pkg/scheduler/metrics/metrics.go), plus client-go's leader
+// election metrics.
 //
 // One Metrics object per process (the daemon creates it; tests create their own): it owns a
 // prometheus::Registry, kept out of this header so the scheduler loop, queue and framework runtime can
@@ -57,8 +58,9 @@ enum class ExtensionPoint : uint8_t {
   Reserve,
   Unreserve,
   Permit,
+  Sign,  // v1.37: Framework::signPod (opportunistic batching)
 };
-inline constexpr size_t kExtensionPointCount = 16;
+inline constexpr size_t kExtensionPointCount = 17;
 // "PreFilter", "ScoreExtensionNormalize", ...
 std::string_view extensionPointName(ExtensionPoint point);
 
@@ -81,6 +83,31 @@ std::string_view cacheItemName(CacheItem item);  // "nodes", "pods", "assumed_po
 // Values of scheduler_queueing_hint_execution_duration_seconds{hint}.
 enum class QueueingHintResult : uint8_t { Queue, QueueSkip, Error };
 std::string_view queueingHintResultName(QueueingHintResult hint);  // "Queue", "QueueSkip", "Error"
+
+// Values of scheduler_batch_attempts_total{result} (upstream metrics.BatchAttempt*).
+enum class BatchAttemptResult : uint8_t { NoHint, HintUsed, HintNotUsed };
+inline constexpr size_t kBatchAttemptResultCount = 3;
+std::string_view batchAttemptResultName(BatchAttemptResult r);  // "no_hint", "hint_used", "hint_not_used"
+
+// Values of scheduler_batch_cache_flushed_total{reason} (upstream metrics.BatchFlush*).
+enum class BatchFlushReason : uint8_t {
+  PodFailed,
+  PodSkipped,
+  PodNominated,
+  NodeMissing,
+  EmptyList,
+  Expired,
+  PodIncompatible,
+  PodNotBatchable,
+  FilterError,
+  PreScoreError,
+  RescoreError,
+  NormalizeError,
+};
+inline constexpr size_t kBatchFlushReasonCount = 12;
+// "pod_failed", "pod_skipped", "pod_nominated", "node_missing", "empty_list", "expired", "pod_incompatible",
+// "pod_not_batchable", "filter_error", "prescore_error", "rescore_error", "normalize_error".
+std::string_view batchFlushReasonName(BatchFlushReason r);
 
 // Values of the goroutines{operation} label used by upstream.
 inline constexpr std::string_view kBindingOperation = "binding";
@@ -202,6 +229,20 @@ class Metrics {
   void incPluginEvaluation(PluginId plugin, ExtensionPoint point, ProfileId profile, double n = 1);
   // scheduler_permit_wait_duration_seconds{result}, result being the final status code of the wait.
   void observePermitWait(framework::Code code, double seconds);
+
+  // ---- Opportunistic batching (v1.37, all ALPHA) ----
+  // scheduler_batch_attempts_total{profile,result}.
+  void incBatchAttempt(ProfileId profile, BatchAttemptResult result);
+  // scheduler_batch_cache_flushed_total{profile,reason}.
+  void incBatchCacheFlushed(ProfileId profile, BatchFlushReason reason);
+  // scheduler_batch_rescore_attempts_total{profile}.
+  void incBatchRescoreAttempt(ProfileId profile);
+  // scheduler_batch_rescore_duration_seconds{profile}.
+  void observeBatchRescore(ProfileId profile, double seconds);
+  // scheduler_get_node_hint_duration_seconds{hinted,profile}, hinted "hint" or "no_hint".
+  void observeGetNodeHint(ProfileId profile, bool hinted, double seconds);
+  // scheduler_store_schedule_results_duration_seconds{profile}.
+  void observeStoreScheduleResults(ProfileId profile, double seconds);
 
   // ---- Preemption ----
   void incPreemptionAttempts();                // scheduler_preemption_attempts_total

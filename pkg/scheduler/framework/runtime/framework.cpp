@@ -1,5 +1,7 @@
 #include "pkg/scheduler/framework/runtime/framework.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -11,6 +13,7 @@
 #include <thread>
 #include <utility>
 
+#include "pkg/scheduler/framework/signers.h"
 #include "pkg/util/strings.h"
 
 namespace ks::framework::runtime {
@@ -210,6 +213,7 @@ Result<void> Framework::forEachExtensionPoint(const config::Plugins& p, Fn&& fn)
 Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
                                                      const config::KubeSchedulerProfile& profile,
                                                      FrameworkOptions options) {
+  const bool batching = options.enableOpportunisticBatching;
   std::unique_ptr<Framework> f(new Framework(std::move(options)));
   f->profileName_ = profile.schedulerName;
   f->percentageOfNodesToScore_ = profile.percentageOfNodesToScore;
@@ -310,7 +314,92 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
   f->ids_.preBind = ids(f->preBindPlugins_);
   f->ids_.bind = ids(f->bindPlugins_);
   f->ids_.postBind = ids(f->postBindPlugins_);
+  if (batching) {
+    f->computeSignPlugins();
+    f->signIds_ = ids(f->signPlugins_);
+    // GenericWorkload (pod-group cycles) is refused by kube-scheduler-cpp.
+    f->batch_ = std::make_unique<OpportunisticBatch>(*f, /*genericWorkloadEnabled=*/false);
+  }
   return f;
+}
+
+void Framework::computeSignPlugins() {
+  // kube-scheduler-cpp refuses extenders at start-up; upstream would disable signatures with them too.
+  enableSignatures_ = true;
+  std::set<std::string_view> seen;
+  std::vector<std::string> unsupported;
+  auto add = [&](const auto& list) {
+    for (Plugin* pl : list) {
+      if (!seen.insert(pl->name()).second) continue;
+      if (auto* sp = dynamic_cast<SignPlugin*>(pl)) {
+        signPlugins_.push_back(sp);
+      } else {
+        unsupported.emplace_back(pl->name());
+        enableSignatures_ = false;
+      }
+    }
+  };
+  add(preFilterPlugins_);
+  add(filterPlugins_);
+  add(preScorePlugins_);
+  add(scorePlugins_);
+  if (!enableSignatures_) {
+    spdlog::info("Disabling signatures for profile because plugins do not support it. profile={} plugins=[{}]",
+                 profileName_, join(unsupported, " "));
+  }
+}
+
+PodSignature Framework::signPod(const api::Pod& pod) {
+  const auto start = std::chrono::steady_clock::now();
+  PodSignature signature;
+  if (enableSignatures_) {
+    // Keys sorted, a later fragment replacing an earlier one with the same key: Go's json.Marshal of a map.
+    std::map<std::string, std::string, std::less<>> parts;
+    parts.emplace(kSchedulerNameSignerName, goJsonString(pod.spec.schedulerName));
+    std::vector<SignFragment> fragments;
+    bool signable = true;
+    for (std::size_t i = 0; i < signPlugins_.size() && signable; ++i) {
+      fragments.clear();
+      const auto pluginStart = std::chrono::steady_clock::now();
+      Status s = signPlugins_[i]->signPod(pod, fragments);
+      if (metrics_ != nullptr)
+        metrics_->observePluginExecution(signIds_[i], ExtensionPoint::Sign, s.code(), secondsSince(pluginStart));
+      if (!s.isSuccess()) {
+        if (s.code() == Code::Error) {
+          spdlog::error("SignPod failed for plugin plugin={}: {}", signPlugins_[i]->name(), errorMessage(s));
+        }
+        signable = false;
+        break;
+      }
+      for (SignFragment& f : fragments) parts.insert_or_assign(std::move(f.key), std::move(f.value));
+    }
+    if (signable) {
+      std::string text = "{";
+      for (const auto& [key, value] : parts) {
+        if (text.size() > 1) text += ',';
+        text += goJsonString(key);
+        text += ':';
+        text += value;
+      }
+      text += '}';
+      signature = std::make_shared<const std::string>(std::move(text));
+    }
+  }
+  // As upstream, the extension point's status is always Success.
+  if (metrics_ != nullptr)
+    metrics_->observeExtensionPoint(ExtensionPoint::Sign, Code::Success, metricsProfile_, secondsSince(start));
+  return signature;
+}
+
+std::string Framework::getNodeHint(const PodInfo& pod, const PodSignature& signature, CycleState& state,
+                                   int64_t cycleCount) {
+  return batch_ ? batch_->getNodeHint(pod, signature, state, cycleCount) : std::string();
+}
+
+void Framework::storeScheduleResults(const PodSignature& signature, const std::string& hintedNode,
+                                     const std::string& chosenNode, std::optional<SortedScoredNodes> otherNodes,
+                                     int64_t cycleCount) {
+  if (batch_) batch_->storeScheduleResults(signature, hintedNode, chosenNode, std::move(otherNodes), cycleCount);
 }
 
 int Framework::scorePluginWeight(const std::string& name) const {
@@ -605,58 +694,112 @@ Status Framework::runScorePlugins(CycleState& state, const PodInfo& pod, std::sp
                              [&] { return runScorePluginsImpl(state, pod, nodes, out); });
 }
 
-Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod,
-                                      std::span<const NodeInfoPtr> nodes,
-                                      std::vector<NodePluginScores>& out) {
-  out.clear();
-  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
-  std::vector<ScorePlugin*> plugins;
-  std::vector<metrics::PluginId> ids;
-  std::vector<int64_t> weights;
+Framework::ActiveScorePlugins Framework::nonSkippedScorePlugins(const CycleState& state) const {
+  ActiveScorePlugins active;
   const PluginNameSet& skip = state.skipScorePlugins();
   for (std::size_t i = 0; i < scorePlugins_.size(); ++i) {
     ScorePlugin* pl = scorePlugins_[i];
     if (skip.contains(pl->name())) continue;
-    plugins.push_back(pl);
-    ids.push_back(ids_.score[i]);
-    weights.push_back(scorePluginWeight(std::string(pl->name())));
+    active.plugins.push_back(pl);
+    active.ids.push_back(ids_.score[i]);
+    active.weights.push_back(scorePluginWeight(std::string(pl->name())));
   }
+  return active;
+}
+
+Status Framework::runRawScore(const ActiveScorePlugins& active, CycleState& state, const PodInfo& pod,
+                              const NodeInfo& nodeInfo, std::vector<PluginScore>& out) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  out.clear();
+  out.reserve(active.plugins.size());
+  for (std::size_t i = 0; i < active.plugins.size(); ++i) {
+    ScorePlugin* pl = active.plugins[i];
+    int64_t s = 0;
+    if (metrics_ != nullptr) metrics_->incPluginEvaluation(active.ids[i], ExtensionPoint::Score, metricsProfile_);
+    Status st = timedPlugin(sample, active.ids[i], ExtensionPoint::Score,
+                            [&] { return pl->score(state, pod, nodeInfo, s); });
+    if (!st.isSuccess()) {
+      out.clear();
+      return Status::error("plugin " + quote(pl->name()) + " failed with: " + errorMessage(st));
+    }
+    out.push_back(PluginScore{pl->name(), s});
+  }
+  return {};
+}
+
+Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod,
+                                      std::span<const NodeInfoPtr> nodes,
+                                      std::vector<NodePluginScores>& out) {
+  out.clear();
+  const ActiveScorePlugins active = nonSkippedScorePlugins(state);
   const int numNodes = static_cast<int>(nodes.size());
-  std::vector<NodeScoreList> pluginToNodeScores(plugins.size(), NodeScoreList(nodes.size()));
+  std::vector<NodePluginScores> all(nodes.size());
+  std::vector<NodeScoreList> pluginToNodeScores(active.plugins.size(), NodeScoreList(nodes.size()));
   std::stop_source cancel;
   parallelize::ErrorChannel errCh;
-
-  if (!plugins.empty()) {
-    parallelizer_->until(
-        numNodes,
-        [&](int index) {
-          const NodeInfo& nodeInfo = *nodes[static_cast<std::size_t>(index)];
-          for (std::size_t i = 0; i < plugins.size(); ++i) {
-            int64_t s = 0;
-            if (metrics_ != nullptr)
-              metrics_->incPluginEvaluation(ids[i], ExtensionPoint::Score, metricsProfile_);
-            Status st = timedPlugin(sample, ids[i], ExtensionPoint::Score,
-                                    [&] { return plugins[i]->score(state, pod, nodeInfo, s); });
-            if (!st.isSuccess()) {
-              errCh.sendErrorWithCancel(
-                  Error("plugin " + quote(plugins[i]->name()) + " failed with: " + errorMessage(st)), cancel);
-              return;
-            }
-            pluginToNodeScores[i][static_cast<std::size_t>(index)] = NodeScore{nodeInfo.nodeName(), s};
-          }
-        },
-        cancel.get_token());
-    if (auto err = errCh.receiveError()) return Status::fromError(err->wrap("running Score plugins"));
-  }
-
   parallelizer_->until(
-      static_cast<int>(plugins.size()),
+      numNodes,
+      [&](int index) {
+        const auto n = static_cast<std::size_t>(index);
+        const NodeInfo& nodeInfo = *nodes[n];
+        NodePluginScores& nps = all[n];
+        nps.name = nodeInfo.nodeName();
+        if (active.plugins.empty()) return;
+        if (Status st = runRawScore(active, state, pod, nodeInfo, nps.rawScores); !st.isSuccess()) {
+          errCh.sendErrorWithCancel(Error(st.message()), cancel);
+          return;
+        }
+        for (std::size_t i = 0; i < nps.rawScores.size(); ++i) {
+          pluginToNodeScores[i][n] = NodeScore{nps.name, nps.rawScores[i].score};
+        }
+      },
+      cancel.get_token());
+  if (auto err = errCh.receiveError()) return Status::fromError(err->wrap("running Score plugins"));
+  if (Status st = normalizeAndWeigh(active, state, pod, all, pluginToNodeScores); !st.isSuccess()) return st;
+  out = std::move(all);
+  return {};
+}
+
+Status Framework::runRawScorePlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo,
+                                     std::vector<PluginScore>& out) {
+  return runRawScore(nonSkippedScorePlugins(state), state, pod, nodeInfo, out);
+}
+
+Status Framework::normalizeScores(CycleState& state, const PodInfo& pod, std::vector<NodePluginScores>& scores) {
+  const ActiveScorePlugins active = nonSkippedScorePlugins(state);
+  if (active.plugins.empty()) {
+    for (NodePluginScores& nps : scores) {
+      nps.scores.clear();
+      nps.totalScore = 0;
+    }
+    return {};
+  }
+  // Each node's raw score of each running plugin, by name; a missing one counts 0 (with no node name).
+  std::vector<NodeScoreList> pluginToNodeScores(active.plugins.size(), NodeScoreList(scores.size()));
+  for (std::size_t n = 0; n < scores.size(); ++n) {
+    for (const PluginScore& raw : scores[n].rawScores) {
+      for (std::size_t i = 0; i < active.plugins.size(); ++i) {
+        if (active.plugins[i]->name() == raw.name) pluginToNodeScores[i][n] = NodeScore{scores[n].name, raw.score};
+      }
+    }
+  }
+  return normalizeAndWeigh(active, state, pod, scores, pluginToNodeScores);
+}
+
+Status Framework::normalizeAndWeigh(const ActiveScorePlugins& active, CycleState& state, const PodInfo& pod,
+                                    std::vector<NodePluginScores>& scores,
+                                    std::vector<NodeScoreList>& pluginToNodeScores) {
+  const bool sample = metrics_ != nullptr && state.shouldRecordPluginMetrics();
+  std::stop_source cancel;
+  parallelize::ErrorChannel errCh;
+  parallelizer_->until(
+      static_cast<int>(active.plugins.size()),
       [&](int index) {
         const auto i = static_cast<std::size_t>(index);
-        ScorePlugin* pl = plugins[i];
+        ScorePlugin* pl = active.plugins[i];
         ScoreExtensions* ext = pl->scoreExtensions();
         if (ext == nullptr) return;
-        Status st = timedPlugin(sample, ids[i], ExtensionPoint::ScoreExtensionNormalize,
+        Status st = timedPlugin(sample, active.ids[i], ExtensionPoint::ScoreExtensionNormalize,
                                 [&] { return ext->normalizeScore(state, pod, pluginToNodeScores[i]); });
         if (!st.isSuccess()) {
           errCh.sendErrorWithCancel(
@@ -667,35 +810,33 @@ Status Framework::runScorePluginsImpl(CycleState& state, const PodInfo& pod,
   if (auto err = errCh.receiveError())
     return Status::fromError(err->wrap("running Normalize on Score plugins"));
 
-  std::vector<NodePluginScores> all(nodes.size());
   parallelizer_->until(
-      numNodes,
+      static_cast<int>(scores.size()),
       [&](int index) {
         const auto n = static_cast<std::size_t>(index);
-        NodePluginScores nps;
-        nps.name = nodes[n]->nodeName();
-        nps.scores.resize(plugins.size());
-        for (std::size_t i = 0; i < plugins.size(); ++i) {
+        std::vector<PluginScore> weightedScores(active.plugins.size());
+        int64_t total = 0;
+        for (std::size_t i = 0; i < active.plugins.size(); ++i) {
           const int64_t score = pluginToNodeScores[i][n].score;
           if (score > kMaxNodeScore || score < kMinNodeScore) {
-            errCh.sendErrorWithCancel(Error("plugin " + quote(plugins[i]->name()) +
+            errCh.sendErrorWithCancel(Error("plugin " + quote(active.plugins[i]->name()) +
                                             " returns an invalid score " + std::to_string(score) +
                                             ", it should in the range of [" + std::to_string(kMinNodeScore) +
                                             ", " + std::to_string(kMaxNodeScore) + "] after normalizing"),
                                       cancel);
             return;
           }
-          const int64_t weighted = score * weights[i];
-          nps.scores[i] = PluginScore{plugins[i]->name(), weighted};
-          nps.totalScore += weighted;
+          const int64_t weighted = score * active.weights[i];
+          weightedScores[i] = PluginScore{active.plugins[i]->name(), weighted};
+          total += weighted;
         }
-        all[n] = std::move(nps);
+        scores[n].scores = std::move(weightedScores);
+        scores[n].totalScore = total;
       },
       cancel.get_token());
   if (auto err = errCh.receiveError()) {
     return Status::fromError(err->wrap("applying score defaultWeights on Score plugins"));
   }
-  out = std::move(all);
   return {};
 }
 

@@ -15,6 +15,9 @@
 // - scheduler_plugin_evaluation_total on each PreFilter/PreScore call that isn't Skip and on each
 //   Filter/Score call (upstream's instrumented plugins).
 // - scheduler_permit_wait_duration_seconds{result} in waitOnPermit.
+// - signPod: the extension point "Sign" (status always Success, as upstream) on every call, and each sign
+//   plugin's duration on every call (not sampled, as upstream).
+// - the opportunistic batching metrics (batch.h).
 // Handles (profile, per-point plugin ids) are resolved in create(); with no metrics every run* method
 // pays one null check.
 
@@ -32,6 +35,7 @@
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/runtime/batch.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/framework/runtime/pods_in_prebind_map.h"
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
@@ -65,6 +69,9 @@ struct FrameworkOptions {
   Clock* clock = nullptr;
   // Where to record the framework's metrics; none when null. Must outlive the Framework.
   metrics::Metrics* metrics = nullptr;
+  // The OpportunisticBatching gate (beta, on in v1.37): pods are signed and the profile keeps an
+  // OpportunisticBatch; off, signPod gives null and getNodeHint/storeScheduleResults do nothing.
+  bool enableOpportunisticBatching = true;
 };
 
 using LessFunc = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
@@ -113,6 +120,21 @@ class Framework final : public Handle {
   // Runs PreEnqueue plugins in order; returns the first non-Success status with its plugin set.
   Status runPreEnqueuePlugins(const PodInfo& pod);
 
+  // ---- Opportunistic batching (batch.h) ----
+  // The pod's signature (upstream SignPod): null when batching is off, when a PreFilter/Filter/PreScore/
+  // Score plugin of the profile is no SignPlugin, or when a sign plugin can't sign this pod. Thread-safe
+  // (called by the queue under its lock).
+  PodSignature signPod(const api::Pod& pod);
+  // Whether every PreFilter/Filter/PreScore/Score plugin signs pods (upstream enableSignatures).
+  bool signaturesEnabled() const { return enableSignatures_; }
+  // OpportunisticBatch::getNodeHint / storeScheduleResults; "" / nothing when batching is off.
+  std::string getNodeHint(const PodInfo& pod, const PodSignature& signature, CycleState& state, int64_t cycleCount);
+  void storeScheduleResults(const PodSignature& signature, const std::string& hintedNode,
+                            const std::string& chosenNode, std::optional<SortedScoredNodes> otherNodes,
+                            int64_t cycleCount);
+  // The profile's batch; null when batching is off.
+  OpportunisticBatch* batchForTest() { return batch_.get(); }
+
   // ---- Scheduling cycle ----
   // Upstream RunPreFilterPlugins: Skip records the plugin in state.skipFilterPlugins; results are
   // intersected; an empty intersection is UnschedulableAndUnresolvable "node(s) didn't satisfy plugin(s)
@@ -150,6 +172,14 @@ class Framework final : public Handle {
                             std::span<const NodeInfoPtr> nodes) override;
   Status runScorePlugins(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                          std::vector<NodePluginScores>& out) override;
+  // Score of each non-skipped score plugin on one node, before NormalizeScore and weights (upstream
+  // RunRawScorePlugins); `out` is left empty when no plugin runs.
+  Status runRawScorePlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo,
+                            std::vector<PluginScore>& out);
+  // NormalizeScore and weights over `scores` from their rawScores (upstream NormalizeScores): sets each
+  // node's scores and totalScore; a raw score of a plugin not running this cycle is ignored, a missing one
+  // counts 0. Without non-skipped score plugins every node gets no scores and total 0.
+  Status normalizeScores(CycleState& state, const PodInfo& pod, std::vector<NodePluginScores>& scores);
   Status runFilterPlugins(CycleState& state, const PodInfo& pod, const NodeInfo& nodeInfo) override;
   Status runPreFilterExtensionAddPod(CycleState& state, const PodInfo& podToSchedule,
                                      const PodInfoPtr& podInfoToAdd, const NodeInfo& nodeInfo) override;
@@ -206,6 +236,21 @@ class Framework final : public Handle {
   std::vector<std::vector<std::size_t>> preBindPluginGroups(const CycleState& state) const;
   Status runScorePluginsImpl(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> nodes,
                              std::vector<NodePluginScores>& out);
+  // The score plugins not skipped in `state`, with their metric ids and weights.
+  struct ActiveScorePlugins {
+    std::vector<ScorePlugin*> plugins;
+    std::vector<metrics::PluginId> ids;
+    std::vector<int64_t> weights;
+  };
+  ActiveScorePlugins nonSkippedScorePlugins(const CycleState& state) const;
+  Status runRawScore(const ActiveScorePlugins& active, CycleState& state, const PodInfo& pod,
+                     const NodeInfo& nodeInfo, std::vector<PluginScore>& out);
+  // NormalizeScore per plugin over pluginToNodeScores (indexed like active.plugins, then like scores), then
+  // the weighted scores and totals of `scores`.
+  Status normalizeAndWeigh(const ActiveScorePlugins& active, CycleState& state, const PodInfo& pod,
+                           std::vector<NodePluginScores>& scores, std::vector<NodeScoreList>& pluginToNodeScores);
+  // Upstream computeBatchablePlugins.
+  void computeSignPlugins();
 
   std::string profileName_;
   std::optional<int32_t> percentageOfNodesToScore_;
@@ -243,6 +288,11 @@ class Framework final : public Handle {
   std::vector<BindPlugin*> bindPlugins_;
   std::vector<PostBindPlugin*> postBindPlugins_;
   std::map<std::string, int> scorePluginWeight_;
+  // The PreFilter/Filter/PreScore/Score plugins, once each in that order, that sign pods.
+  std::vector<SignPlugin*> signPlugins_;
+  std::vector<metrics::PluginId> signIds_;
+  bool enableSignatures_ = false;
+  std::unique_ptr<OpportunisticBatch> batch_;
 
   // Metrics handles parallel to the per-point lists above (filled only with metrics).
   struct PluginIds {
