@@ -17,6 +17,7 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::dynamicresources {
 
@@ -758,6 +759,13 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
     wake->acquire();
     timer->stop();
   }
+}
+
+framework::Status DynamicResources::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& /*fragments*/) {
+  if (!pod.spec.resourceClaims.empty()) {
+    return framework::Status(framework::Code::Unschedulable, "pods with dra resource claims are not signable");
+  }
+  return {};
 }
 
 }  // namespace ks::plugins::dynamicresources

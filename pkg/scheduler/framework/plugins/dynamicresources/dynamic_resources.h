@@ -58,7 +58,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PostFilterPlugin,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
-                               public framework::EnqueueExtensions {
+                               public framework::EnqueueExtensions,
+                               public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "DynamicResources";
   using Features = DynamicResourcesFeatures;
@@ -74,6 +75,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   ~DynamicResources() override;
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with resource claims.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   framework::Status preEnqueue(const framework::PodInfo& pod) override;
   framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,

@@ -1,5 +1,9 @@
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 
+#include <set>
+
+#include "pkg/scheduler/framework/signers.h"
+
 namespace ks::plugins::imagelocality {
 
 namespace {
@@ -74,6 +78,16 @@ framework::Status ImageLocality::score(framework::CycleState& /*state*/, const f
   }
   score = calculatePriority(sum, imageCount);
   return framework::Status();
+}
+
+framework::Status ImageLocality::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  std::set<std::string> names;
+  for (const auto* list : {&pod.spec.containers, &pod.spec.initContainers}) {
+    for (const auto& c : *list) names.insert(normalizedImageName(c.image));
+  }
+  fragments.push_back({std::string(framework::kImageNamesSignerName),
+                       framework::goJsonStringList(std::vector<std::string>(names.begin(), names.end()))});
+  return {};
 }
 
 }  // namespace ks::plugins::imagelocality

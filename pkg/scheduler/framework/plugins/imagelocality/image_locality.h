@@ -31,7 +31,7 @@ int64_t calculatePriority(int64_t sumScores, int64_t numContainers);
 // The size of the image scaled by the share of nodes that have it.
 int64_t scaledImageScore(const framework::ImageStateSummary& state, int64_t totalNumNodes);
 
-class ImageLocality final : public framework::ScorePlugin {
+class ImageLocality final : public framework::ScorePlugin, public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "ImageLocality";
 
@@ -41,6 +41,9 @@ class ImageLocality final : public framework::ScorePlugin {
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the normalized names of the container and init container images, sorted.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Error when the handle has no snapshot lister.
   framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,

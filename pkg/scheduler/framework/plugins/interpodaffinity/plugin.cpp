@@ -5,6 +5,7 @@
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::interpodaffinity {
 
@@ -165,6 +166,17 @@ Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterNodeChange(
     }
   }
   return framework::QueueingHint::QueueSkip;
+}
+
+framework::Status InterPodAffinity::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  if (pod.spec.affinity && (pod.spec.affinity->podAffinity || pod.spec.affinity->podAntiAffinity)) {
+    return framework::Status(framework::Code::Unschedulable, "pods with InterPodAffinity are not signable");
+  }
+  // Without preferred terms of existing pods only pods with affinity terms can match this one, so its labels
+  // don't matter; otherwise an existing pod's terms may match them.
+  if (args_.ignorePreferredTermsOfExistingPods) return {};
+  fragments.push_back({std::string(framework::kLabelsSignerName), framework::goJsonStringMap(pod.metadata.labels)});
+  return {};
 }
 
 }  // namespace ks::plugins::interpodaffinity

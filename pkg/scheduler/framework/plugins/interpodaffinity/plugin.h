@@ -134,7 +134,8 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                                public framework::PreScorePlugin,
                                public framework::ScorePlugin,
                                public framework::ScoreExtensions,
-                               public framework::EnqueueExtensions {
+                               public framework::EnqueueExtensions,
+                               public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "InterPodAffinity";
 
@@ -144,6 +145,9 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the pod's labels (nothing with ignorePreferredTermsOfExistingPods); Unschedulable (not signable) for a pod with pod affinity or anti-affinity.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // UnschedulableAndUnresolvable "parsing pod: <error>" when the pod's terms don't parse; Skip when no
   // existing pod's anti-affinity matches the pod and the pod has no required (anti-)affinity terms.

@@ -6,6 +6,7 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodeaffinity {
 
@@ -199,6 +200,12 @@ Result<framework::QueueingHint> NodeAffinity::isSchedulableAfterNodeChange(
   const bool wasMatched = required.match(*original, &err);
   if (!err.empty()) return Error(err);
   return wasMatched ? framework::QueueingHint::QueueSkip : framework::QueueingHint::Queue;
+}
+
+framework::Status NodeAffinity::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kNodeAffinitySignerName), framework::nodeAffinitySigner(pod)});
+  fragments.push_back({std::string(framework::kNodeSelectorSignerName), framework::goJsonStringMap(pod.spec.nodeSelector)});
+  return {};
 }
 
 }  // namespace ks::plugins::nodeaffinity

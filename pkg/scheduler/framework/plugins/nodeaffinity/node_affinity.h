@@ -56,7 +56,8 @@ class NodeAffinity final : public framework::PreFilterPlugin,
                            public framework::PreScorePlugin,
                            public framework::ScorePlugin,
                            public framework::ScoreExtensions,
-                           public framework::EnqueueExtensions {
+                           public framework::EnqueueExtensions,
+                           public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeAffinity";
 
@@ -68,6 +69,9 @@ class NodeAffinity final : public framework::PreFilterPlugin,
   static Result<std::unique_ptr<NodeAffinity>> create(const config::NodeAffinityArgs& args);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the node affinity and the node selector.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Skip when there is nothing to check (no required node affinity, no nodeSelector, no addedAffinity).
   // With required terms that all name nodes through matchFields metadata.name In, restricts `result` to

@@ -5,6 +5,7 @@
 #include "pkg/api/resources.h"
 #include "pkg/util/version.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodedeclaredfeatures {
 
@@ -108,6 +109,18 @@ Result<framework::QueueingHint> NodeDeclaredFeatures::isSchedulableAfterTargetPo
   auto newReqs = ndfFramework_->inferForPodScheduling(newPod->spec, version_);
   if (!newReqs.ok()) return newReqs.error();
   return *newReqs == *oldReqs ? framework::QueueingHint::QueueSkip : framework::QueueingHint::Queue;
+}
+
+framework::Status NodeDeclaredFeatures::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  // Upstream has no framework when the gate is off (GA and locked on in v1.37); nothing to require then.
+  if (ndfFramework_ == nullptr) {
+    fragments.push_back({std::string(framework::kFeaturesSignerName), framework::goJsonString("")});
+    return {};
+  }
+  auto reqs = ndfFramework_->inferForPodScheduling(pod.spec, version_);
+  if (!reqs.ok()) return framework::Status::error(reqs.error().message());
+  fragments.push_back({std::string(framework::kFeaturesSignerName), framework::goJsonString(reqs->toString())});
+  return {};
 }
 
 }  // namespace ks::plugins::nodedeclaredfeatures

@@ -36,7 +36,8 @@ class PreFilterState final : public framework::StateData {
 
 class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
                                    public framework::FilterPlugin,
-                                   public framework::EnqueueExtensions {
+                                   public framework::EnqueueExtensions,
+                                   public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeDeclaredFeatures";
 
@@ -60,6 +61,9 @@ class NodeDeclaredFeatures final : public framework::PreFilterPlugin,
                        bool enableInPlacePodVerticalScalingSchedulerPreemption = false);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the features the pod requires; Error when inference fails.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Stores the pod's required features; Skip when it needs none, when disabled, or for a deferred resize
   // (with InPlacePodVerticalScalingSchedulerPreemption). Error when inference fails.

@@ -1,4 +1,5 @@
 #include "pkg/scheduler/framework/plugins/nodename/node_name.h"
+#include "pkg/scheduler/framework/signers.h"
 
 #include <string>
 
@@ -28,6 +29,11 @@ Result<std::vector<framework::ClusterEventWithHint>> NodeName::eventsToRegister(
   // No hint: a node add is always worth a retry (with backoff).
   events.push_back({framework::ClusterEvent{framework::EventResource::Node, framework::action::Add, {}}, {}});
   return events;
+}
+
+framework::Status NodeName::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kNodeNameSignerName), framework::goJsonString(pod.spec.nodeName)});
+  return {};
 }
 
 }  // namespace ks::plugins::nodename

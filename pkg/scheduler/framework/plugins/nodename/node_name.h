@@ -16,7 +16,9 @@ inline constexpr std::string_view kErrReason = "node(s) didn't match the request
 // True when the pod names no node or names `node` (upstream Fits).
 bool fits(const api::Pod& pod, const api::Node& node);
 
-class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeName final : public framework::FilterPlugin,
+                       public framework::EnqueueExtensions,
+                       public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeName";
 
@@ -25,6 +27,9 @@ class NodeName final : public framework::FilterPlugin, public framework::Enqueue
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the pod's spec.nodeName.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // UnschedulableAndUnresolvable kErrReason when the pod names another node; Error "node not found"
   // for a node-less NodeInfo. Allocates nothing on success.

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodeports {
 
@@ -72,6 +73,11 @@ Result<framework::QueueingHint> NodePorts::isSchedulableAfterAssignedPodDeleted(
   // No common port: deleting that pod can't make this one schedulable.
   if (fitsPorts(framework::getHostPorts(pod), portsInUse)) return framework::QueueingHint::QueueSkip;
   return framework::QueueingHint::Queue;
+}
+
+framework::Status NodePorts::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kHostPortsSignerName), framework::hostPortsSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::nodeports

@@ -36,7 +36,8 @@ bool fits(const api::Pod& pod, const framework::NodeInfo& nodeInfo);
 
 class NodePorts final : public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
-                        public framework::EnqueueExtensions {
+                        public framework::EnqueueExtensions,
+                        public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodePorts";
 
@@ -45,6 +46,9 @@ class NodePorts final : public framework::PreFilterPlugin,
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the host ports.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Stores the pod's host ports; Skip when it has none.
   framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,

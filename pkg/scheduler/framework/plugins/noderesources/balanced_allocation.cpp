@@ -1,6 +1,8 @@
 #include "pkg/scheduler/framework/plugins/noderesources/balanced_allocation.h"
 
 #include "pkg/scheduler/apis/config/validation.h"
+#include "pkg/scheduler/framework/plugins/noderesources/fit.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::noderesources {
 
@@ -15,7 +17,8 @@ Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
   opts.inPlacePodLevelResourcesVerticalScaling = features.enableInPlacePodLevelResourcesVerticalScaling;
   opts.skipPodLevelResources = !features.enablePodLevelResources;
   return std::unique_ptr<BalancedAllocation>(new BalancedAllocation(
-      ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts)));
+      ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts),
+      features.enablePodLevelResources));
 }
 
 Result<std::unique_ptr<framework::Plugin>> BalancedAllocation::create(const config::PluginArgs* args,
@@ -49,6 +52,13 @@ framework::Status BalancedAllocation::score(framework::CycleState& state, const 
   const std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
   if (ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status();
   return scorer_.score(nodeInfo, requests, score);
+}
+
+framework::Status BalancedAllocation::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
+  fragments.push_back({std::string(framework::kResourcesSignerName),
+                       framework::resourceSigner(computePodResourceRequest(pod, {enablePodLevelResources_}))});
+  return {};
 }
 
 }  // namespace ks::plugins::noderesources

@@ -31,7 +31,9 @@ class BalancedAllocationPreScoreState final : public framework::StateData {
   std::vector<int64_t> podRequests_;
 };
 
-class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+class BalancedAllocation final : public framework::PreScorePlugin,
+                                 public framework::ScorePlugin,
+                                 public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeResourcesBalancedAllocation";
 
@@ -43,6 +45,9 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
 
   std::string_view name() const override { return kName; }
 
+  // Opportunistic batching (upstream SignPod): the request NodeResourcesFit computes.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
+
   // Skip for best-effort pods; otherwise stores the pod's requests.
   framework::Status preScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<const framework::NodeInfoPtr> nodes) override;
@@ -52,9 +57,11 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
   framework::ScoreExtensions* scoreExtensions() override { return nullptr; }
 
  private:
-  explicit BalancedAllocation(ResourceAllocationScorer scorer) : scorer_(std::move(scorer)) {}
+  BalancedAllocation(ResourceAllocationScorer scorer, bool enablePodLevelResources)
+      : scorer_(std::move(scorer)), enablePodLevelResources_(enablePodLevelResources) {}
 
   ResourceAllocationScorer scorer_;
+  bool enablePodLevelResources_;
 };
 
 }  // namespace ks::plugins::noderesources

@@ -5,6 +5,7 @@
 #include "pkg/api/resources.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::noderesources {
 
@@ -360,6 +361,13 @@ Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(
     return framework::QueueingHint::QueueSkip;
   }
   return framework::QueueingHint::Queue;
+}
+
+framework::Status Fit::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
+  fragments.push_back({std::string(framework::kResourcesSignerName),
+                       framework::resourceSigner(computePodResourceRequest(pod, {features_.enablePodLevelResources}))});
+  return {};
 }
 
 }  // namespace ks::plugins::noderesources

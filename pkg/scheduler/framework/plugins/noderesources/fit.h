@@ -112,7 +112,8 @@ class Fit final : public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
                   public framework::PreScorePlugin,
                   public framework::ScorePlugin,
-                  public framework::EnqueueExtensions {
+                  public framework::EnqueueExtensions,
+                  public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeResourcesFit";
 
@@ -125,6 +126,9 @@ class Fit final : public framework::PreFilterPlugin,
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the request computePodResourceRequest gives.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Stores the pod's request; UnschedulableAndUnresolvable when the pod has sidecars and they are disabled.
   framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,

@@ -4,6 +4,7 @@
 
 #include "pkg/api/taints.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodeunschedulable {
 
@@ -73,6 +74,11 @@ Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterTargetPodTo
   // Tolerations can only be added, and a pod that already tolerated the taint wasn't rejected here.
   return podToleratesUnschedulable(*modified) ? framework::QueueingHint::Queue
                                               : framework::QueueingHint::QueueSkip;
+}
+
+framework::Status NodeUnschedulable::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kTolerationsSignerName), framework::tolerationsSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::nodeunschedulable

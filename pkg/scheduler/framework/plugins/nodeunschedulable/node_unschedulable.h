@@ -15,7 +15,9 @@ namespace ks::plugins::nodeunschedulable {
 inline constexpr std::string_view kErrReasonUnknownCondition = "node(s) had unknown conditions";
 inline constexpr std::string_view kErrReasonUnschedulable = "node(s) were unschedulable";
 
-class NodeUnschedulable final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeUnschedulable final : public framework::FilterPlugin,
+                                public framework::EnqueueExtensions,
+                                public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeUnschedulable";
 
@@ -24,6 +26,9 @@ class NodeUnschedulable final : public framework::FilterPlugin, public framework
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the tolerations.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // UnschedulableAndUnresolvable kErrReasonUnschedulable for an unschedulable node the pod doesn't
   // tolerate; Error "node not found" for a node-less NodeInfo. Allocates nothing on success.

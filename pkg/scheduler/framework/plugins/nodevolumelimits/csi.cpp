@@ -11,6 +11,7 @@
 #include "pkg/scheduler/framework/plugins/nodevolumelimits/utils.h"
 #include "pkg/volume/csitranslation/csi_translation.h"
 #include "pkg/volume/volume_helpers.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodevolumelimits {
 
@@ -402,6 +403,11 @@ Result<CSILimits::VolumeDrivers> CSILimits::getNodeVolumeAttachmentInfo(const st
     attached[volumeUniqueName(va->attacher, pv->spec.csi->volumeHandle)] = va->attacher;
   }
   return attached;
+}
+
+framework::Status CSILimits::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::nodevolumelimits

@@ -46,7 +46,8 @@ inline constexpr std::string_view kVAIndexKey = "va.spec.nodename";
 
 class CSILimits final : public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
-                        public framework::EnqueueExtensions {
+                        public framework::EnqueueExtensions,
+                        public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "NodeVolumeLimits";
 
@@ -67,6 +68,9 @@ class CSILimits final : public framework::PreFilterPlugin,
                                                    Features features);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the volume sources.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Skip unless the pod has a PVC, a generic ephemeral or a migratable inline in-tree volume (and, with
   // InPlacePodVerticalScalingSchedulerPreemption, Skip for a pod whose resize is Deferred).

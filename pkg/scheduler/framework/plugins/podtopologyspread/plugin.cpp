@@ -5,6 +5,7 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/helper/spread.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::podtopologyspread {
 
@@ -231,6 +232,17 @@ Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterNodeChange(
   }
   // Deleted: Queue when it had every topologyKey.
   return originalNodeMatching ? framework::QueueingHint::Queue : framework::QueueingHint::QueueSkip;
+}
+
+framework::Status PodTopologySpread::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& /*fragments*/) {
+  if (!pod.spec.topologySpreadConstraints.empty()) {
+    return framework::Status(framework::Code::Unschedulable, "pods with topology constraints are not signable");
+  }
+  if (!defaultConstraints_.empty()) {
+    return framework::Status(framework::Code::Unschedulable,
+                             "pods with default topology constraints are not signable");
+  }
+  return {};
 }
 
 }  // namespace ks::plugins::podtopologyspread

@@ -110,7 +110,8 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                                 public framework::PreScorePlugin,
                                 public framework::ScorePlugin,
                                 public framework::ScoreExtensions,
-                                public framework::EnqueueExtensions {
+                                public framework::EnqueueExtensions,
+                                public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "PodTopologySpread";
 
@@ -127,6 +128,9 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                                                            const Features& features);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with topology spread constraints, and for every pod when the plugin has default constraints (System defaulting has).
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Counts the matching pods per domain of every DoNotSchedule constraint over `nodes` (in parallel).
   // Skip when the pod has no such constraint (nor default ones); Error when a selector fails to parse.

@@ -8,6 +8,7 @@
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/plugins/helper/taint.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::tainttoleration {
 
@@ -96,6 +97,11 @@ Result<framework::QueueingHint> TaintToleration::isSchedulableAfterTargetPodTole
     const api::Pod& /*pod*/, const framework::EventObject& /*oldObj*/,
     const framework::EventObject& /*newObj*/) {
   return framework::QueueingHint::Queue;
+}
+
+framework::Status TaintToleration::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kTolerationsSignerName), framework::tolerationsSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::tainttoleration

@@ -35,7 +35,8 @@ class TaintToleration final : public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::ScoreExtensions,
-                              public framework::EnqueueExtensions {
+                              public framework::EnqueueExtensions,
+                              public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "TaintToleration";
 
@@ -44,6 +45,9 @@ class TaintToleration final : public framework::FilterPlugin,
                                                            framework::Handle& handle);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the tolerations.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // UnschedulableAndUnresolvable "node(s) had untolerated taint(s)" (the first untolerated
   // NoSchedule/NoExecute taint, v1.34 text); Error "node not found" for a node-less NodeInfo.

@@ -9,6 +9,7 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/volume/volume_helpers.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::volumebinding {
 
@@ -375,6 +376,11 @@ Result<framework::QueueingHint> VolumeBinding::isSchedulableAfterCSIDriverChange
     }
   }
   return framework::QueueingHint::QueueSkip;
+}
+
+framework::Status VolumeBinding::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::volumebinding

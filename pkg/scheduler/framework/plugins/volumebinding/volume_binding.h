@@ -45,7 +45,8 @@ class VolumeBinding final : public framework::PreFilterPlugin,
                             public framework::ScorePlugin,
                             public framework::ReservePlugin,
                             public framework::PreBindPlugin,
-                            public framework::EnqueueExtensions {
+                            public framework::EnqueueExtensions,
+                            public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "VolumeBinding";
 
@@ -61,6 +62,9 @@ class VolumeBinding final : public framework::PreFilterPlugin,
                 const config::VolumeBindingArgs& args);
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the volume sources.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   framework::Status preFilter(framework::CycleState& state, const framework::PodInfo& pod,
                               std::span<const framework::NodeInfoPtr> nodes,

@@ -6,6 +6,7 @@
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/volume/volume_helpers.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::volumerestrictions {
 
@@ -228,6 +229,11 @@ Result<QueueingHint> VolumeRestrictions::isSchedulableAfterAssignedPodDeleted(
     }
   }
   return QueueingHint::QueueSkip;
+}
+
+framework::Status VolumeRestrictions::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::volumerestrictions

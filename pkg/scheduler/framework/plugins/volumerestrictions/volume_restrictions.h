@@ -58,7 +58,8 @@ struct Features {
 class VolumeRestrictions final : public framework::PreFilterPlugin,
                                  public framework::PreFilterExtensions,
                                  public framework::FilterPlugin,
-                                 public framework::EnqueueExtensions {
+                                 public framework::EnqueueExtensions,
+                                 public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "VolumeRestrictions";
 
@@ -69,6 +70,9 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
                                                             Features features = {});
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the volume sources.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Skip when the pod has no GCE PD/AWS EBS/iSCSI/RBD volume and none of its ReadWriteOncePod claims is
   // in use. UnschedulableAndUnresolvable `persistentvolumeclaim "<name>" not found` for a missing claim.

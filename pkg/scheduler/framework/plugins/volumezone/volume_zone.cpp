@@ -7,6 +7,7 @@
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/volume/volume_helpers.h"
+#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::volumezone {
 
@@ -233,6 +234,11 @@ Result<QueueingHint> VolumeZone::isSchedulableAfterPersistentVolumeChange(
   // nodeAffinity is immutable (and NodeAffinity's concern): only the labels can change the answer.
   return getPVTopologies(*originalPV) != getPVTopologies(*modifiedPV) ? QueueingHint::Queue
                                                                       : QueueingHint::QueueSkip;
+}
+
+framework::Status VolumeZone::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
+  return {};
 }
 
 }  // namespace ks::plugins::volumezone

@@ -63,7 +63,8 @@ struct Features {
 
 class VolumeZone final : public framework::PreFilterPlugin,
                          public framework::FilterPlugin,
-                         public framework::EnqueueExtensions {
+                         public framework::EnqueueExtensions,
+                         public framework::SignPlugin {
  public:
   static constexpr std::string_view kName = "VolumeZone";
 
@@ -73,6 +74,9 @@ class VolumeZone final : public framework::PreFilterPlugin,
                                                     Features features = {});
 
   std::string_view name() const override { return kName; }
+
+  // Opportunistic batching (upstream SignPod): the volume sources.
+  framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Stores the topologies of the PVs bound to the pod's claims; Skip when there are none. Rejections
   // (UnschedulableAndUnresolvable): a claim, PV or StorageClass that does not exist, an unnamed claim,
