@@ -311,6 +311,7 @@ int runDaemon(const Options& options) {
   scheduler::SchedulerOptions so;
   so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
   so.nominatedNodeNameForExpectation = options.schedulerFeatures.nominatedNodeNameForExpectation;
+  so.enableOpportunisticBatching = options.schedulerFeatures.enableOpportunisticBatching;
   so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
   so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;

@@ -94,6 +94,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.podsInPreBind = s->podsInPreBind_;
     fo.clock = s->clock_;
     fo.metrics = s->options_.metrics;
+    fo.enableOpportunisticBatching = s->options_.enableOpportunisticBatching;
     auto fw = Framework::create(registry, profile, fo);
     if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
     if (s->profiles_.count(profile.schedulerName)) {
@@ -120,6 +121,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   qo.podMaxInUnschedulablePodsDuration = s->options_.podMaxInUnschedulablePodsDuration;
   qo.popFromBackoffQ = s->options_.popFromBackoffQ;
   qo.dynamicResourceAllocation = s->options_.dynamicResourceAllocation;
+  qo.enableOpportunisticBatching = s->options_.enableOpportunisticBatching;
   if (s->options_.queueOptions) {
     qo = *s->options_.queueOptions;
     if (!qo.clock) qo.clock = s->clock_;
@@ -260,7 +262,7 @@ bool Scheduler::scheduleOne() {
   };
 
   std::optional<FitError> fitError;
-  auto result = schedulePod(*fw, *state, *pInfo.podInfo, fitError, rec);
+  auto result = schedulePod(*fw, *state, *pInfo.podInfo, pInfo.podSignature, fitError, rec);
   if (options_.metrics) {
     options_.metrics->observeSchedulingAlgorithm(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -345,6 +347,7 @@ bool Scheduler::scheduleOne() {
 }
 
 Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleState& state, const PodInfo& pod,
+                                                         const framework::PodSignature& signature,
                                                          std::optional<FitError>& fitError,
                                                          AttemptRecord* record) {
   if (auto r = cache_->updateSnapshot(snapshot_); !r.ok()) return r.error();
@@ -356,7 +359,8 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
   if (numNodes == 0) return Error(std::string(kNoNodesAvailableMsg));
 
   Diagnosis diagnosis;
-  auto feasible = findNodesThatFitPod(fw, state, pod, diagnosis);
+  std::string nodeHint;
+  auto feasible = findNodesThatFitPod(fw, state, pod, signature, diagnosis, nodeHint);
   if (!feasible.ok()) return feasible.error();
   if (record) {
     record->filtered = diagnosis.nodeToStatus;
@@ -369,7 +373,9 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
   }
   const int evaluated = static_cast<int>(feasible->size() + diagnosis.nodeToStatus.size());
   if (feasible->size() == 1) {
-    return ScheduleResult{(*feasible)[0]->nodeName(), 1 + static_cast<int>(diagnosis.nodeToStatus.size()), 1};
+    const std::string& node = (*feasible)[0]->nodeName();
+    fw.storeScheduleResults(signature, nodeHint, node, std::nullopt, queue_->schedulingCycle());
+    return ScheduleResult{node, 1 + static_cast<int>(diagnosis.nodeToStatus.size()), 1};
   }
 
   std::vector<framework::NodePluginScores> scores;
@@ -394,11 +400,16 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
   // Highest total first; equal totals (no extenders: equal randomizers) in heap order over the feasible
   // nodes, as upstream v1.37 chooses (no longer at random).
   framework::SortedScoredNodes ranked(std::move(scores));
-  return ScheduleResult{ranked.pop().name, evaluated, static_cast<int>(feasible->size())};
+  std::string host = ranked.pop().name;
+  // The runners-up stay ranked for the next pod with the same signature (opportunistic batching).
+  fw.storeScheduleResults(signature, nodeHint, host, std::move(ranked), queue_->schedulingCycle());
+  return ScheduleResult{std::move(host), evaluated, static_cast<int>(feasible->size())};
 }
 
 Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, CycleState& state,
-                                                                const PodInfo& pod, Diagnosis& diagnosis) {
+                                                                const PodInfo& pod,
+                                                                const framework::PodSignature& signature,
+                                                                Diagnosis& diagnosis, std::string& nodeHint) {
   const std::vector<NodeInfoPtr>& allNodes = snapshot_.list();
   framework::PreFilterResult preRes;
   std::set<std::string> pluginsWithNodes;
@@ -415,14 +426,18 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
     return std::vector<NodeInfoPtr>{};
   }
 
-  // A node nominated by an earlier preemption is likely the only one that fits: try it first. Its
-  // failure is part of the diagnosis (the node's reason, its plugin, and the start-index rotation).
+  // Opportunistic batching's hint (asked even with a nominated node, as upstream; the batch then drops).
+  nodeHint = fw.getNodeHint(pod, signature, state, queue_->schedulingCycle());
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first; else the
+  // hinted node. Its failure is part of the diagnosis (the node's reason, its plugin, and the start-index
+  // rotation).
   const std::string& nominated = pod.pod().status.nominatedNodeName;
-  if (!nominated.empty()) {
-    if (auto ni = snapshot_.get(nominated); ni.ok()) {
+  const std::string& first = nominated.empty() ? nodeHint : nominated;
+  if (!first.empty()) {
+    if (auto ni = snapshot_.get(first); ni.ok()) {
       auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, {*ni});
       if (!feasible.ok()) {
-        spdlog::error("Evaluation failed on nominated node pod={} node={}: {}", podName(pod.pod()), nominated,
+        spdlog::error("Evaluation failed on nominated node pod={} node={}: {}", podName(pod.pod()), first,
                       feasible.error().message());
       } else if (!feasible->empty()) {
         return feasible;

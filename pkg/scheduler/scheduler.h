@@ -5,8 +5,9 @@
 // profiles, cluster events).
 //
 //   scheduleOne: pop -> profile -> updateSnapshot -> PreFilter -> Filter (parallel, rotating start,
-//     stop at numFeasibleNodesToFind; nominated node first) -> [none: PostFilter, failure handler]
-//     -> PreScore -> Score -> top of the ranked nodes -> assume -> Reserve -> Permit -> binding pool:
+//     stop at numFeasibleNodesToFind; nominated node, else batching's hinted node, first) -> [none:
+//     PostFilter, failure handler] -> PreScore -> Score -> top of the ranked nodes (the rest kept for
+//     the next pod of the same signature) -> assume -> Reserve -> Permit -> binding pool:
 //     WaitOnPermit -> PreBind -> Bind -> finishBinding -> PostBind; any failure after assume:
 //     Unreserve -> forget -> failure handler (PodScheduled=False condition, FailedScheduling event,
 //     requeue).
@@ -106,6 +107,9 @@ struct SchedulerOptions {
   // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
   // so that other components (the cluster autoscaler) see where the pod is going.
   bool nominatedNodeNameForExpectation = false;
+  // OpportunisticBatching feature gate (beta, on in v1.37): the queue signs pods and each profile reuses
+  // the ranking of the previous pod with the same signature (framework/runtime/batch.h).
+  bool enableOpportunisticBatching = true;
   // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).
@@ -155,14 +159,17 @@ class Scheduler {
   Scheduler(client::Client& client, SchedulerOptions options);
 
   framework::runtime::Framework* frameworkForPod(const api::Pod& pod) const;
-  // Runs PreFilter/Filter/Score; on no fit returns a FitError via `fitError`.
+  // Runs PreFilter/Filter/Score; on no fit returns a FitError via `fitError`. `signature` is the pod's
+  // (opportunistic batching).
   Result<ScheduleResult> schedulePod(framework::runtime::Framework& fw, framework::CycleState& state,
-                                     const framework::PodInfo& pod, std::optional<FitError>& fitError,
-                                     AttemptRecord* record);
+                                     const framework::PodInfo& pod, const framework::PodSignature& signature,
+                                     std::optional<FitError>& fitError, AttemptRecord* record);
+  // `nodeHint` receives the node opportunistic batching hinted at ("" when none).
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatFitPod(framework::runtime::Framework& fw,
                                                                   framework::CycleState& state,
                                                                   const framework::PodInfo& pod,
-                                                                  Diagnosis& diagnosis);
+                                                                  const framework::PodSignature& signature,
+                                                                  Diagnosis& diagnosis, std::string& nodeHint);
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);

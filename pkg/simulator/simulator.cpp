@@ -319,6 +319,7 @@ struct SchedulerRun {
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
     so.popFromBackoffQ = options.features.popFromBackoffQ;
   so.nominatedNodeNameForExpectation = options.features.nominatedNodeNameForExpectation;
+    so.enableOpportunisticBatching = options.features.enableOpportunisticBatching;
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
     plugins::Features pluginFeatures = options.features.plugins;

@@ -80,6 +80,7 @@ Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
   if (!fw.preEnqueuePlugins().empty()) {
     hooks.runPreEnqueuePlugins = [&fw](const framework::PodInfo& p) { return fw.runPreEnqueuePlugins(p); };
   }
+  hooks.signPod = [&fw](const api::Pod& pod) { return fw.signPod(pod); };
   for (const auto& pe : hooks.pluginEvents) {
     for (auto* plugin : fw.preEnqueuePlugins()) {
       if (plugin->name() != pe.pluginName) continue;
@@ -128,9 +129,21 @@ PriorityQueue::~PriorityQueue() {
 
 QueuedPodInfo PriorityQueue::newQueuedPodInfo(api::PodPtr pod) {
   QueuedPodInfo p;
+  p.podSignature = signPod(*pod);
   p.podInfo = framework::PodInfo::create(std::move(pod));
   p.timestamp = arrivalTimeLocked();
   return p;
+}
+
+framework::PodSignature PriorityQueue::signPod(const api::Pod& pod) const {
+  if (!options_.enableOpportunisticBatching) return nullptr;
+  auto it = profiles_.find(api::schedulerNameOf(pod));
+  if (it == profiles_.end()) {
+    spdlog::error("No signer registered for scheduler profile pod={}/{} schedulerName={}", pod.metadata.namespace_,
+                  pod.metadata.name, api::schedulerNameOf(pod));
+    return nullptr;
+  }
+  return it->second.hooks.signPod ? it->second.hooks.signPod(pod) : nullptr;
 }
 
 framework::TimePoint PriorityQueue::arrivalTimeLocked() {
@@ -252,6 +265,7 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
   auto replacePod = [&](QueuedPodInfo& p) {
     p.podInfo = framework::PodInfo::create(newPod);
     if (oldPod) nominator_.updateNominatedPod(*oldPod, p.podInfo);
+    p.podSignature = signPod(*newPod);
   };
   if (const QueuedPodInfo* inActive = activeQ_.get(key)) {
     QueuedPodInfo p = *inActive;

@@ -74,6 +74,9 @@ struct QueueOptions {
   bool dynamicResourceAllocation = true;
   // Where to record the queue's metrics; none when null. Must outlive the queue.
   metrics::Metrics* metrics = nullptr;
+  // OpportunisticBatching (beta, on in v1.37): pods are signed (ProfileHooks::signPod) when added or
+  // updated while queued.
+  bool enableOpportunisticBatching = true;
 };
 
 // What the queue needs from one profile.
@@ -84,6 +87,8 @@ struct ProfileHooks {
   std::vector<framework::runtime::PluginEvents> pluginEvents;
   // Events registered by each PreEnqueue plugin, for gated pods.
   std::map<std::string, std::vector<framework::ClusterEvent>> preEnqueuePluginEvents;
+  // The profile's pod signer (Framework::signPod, upstream PodSigner); empty = pods are not signed.
+  std::function<framework::PodSignature(const api::Pod&)> signPod;
 };
 
 // Builds the hooks of a profile from its Framework.
@@ -111,11 +116,11 @@ class PriorityQueue final : public framework::PodNominator {
   PriorityQueue(const PriorityQueue&) = delete;
   PriorityQueue& operator=(const PriorityQueue&) = delete;
 
-  // A new unscheduled pod: to activeQ, or to unschedulablePods as gated when PreEnqueue rejects it.
+  // A new unscheduled pod (signed): to activeQ, or to unschedulablePods as gated when PreEnqueue rejects it.
   void add(api::PodPtr pod);
   // An update of an unscheduled pod (upstream Update): updated in place in activeQ/backoffQ; in
   // unschedulablePods the pod is requeued when the change may make it schedulable; in flight it is
-  // recorded; otherwise added.
+  // recorded; otherwise added. A queued pod is signed again; an in-flight one keeps its signature.
   void update(const api::PodPtr& oldPod, api::PodPtr newPod);
   // The pod was deleted (or bound by someone else): removed from every sub-queue and the nominator.
   void remove(const api::Pod& pod);
@@ -224,6 +229,9 @@ class PriorityQueue final : public framework::PodNominator {
   };
 
   framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod);
+  // The pod's signature from its profile's signer (upstream signPod); null with batching off, without a
+  // signer, or for a pod of no profile.
+  framework::PodSignature signPod(const api::Pod& pod) const;
   // When a pod enters (or re-enters) the queue: the clock's time, but strictly after the previous arrival,
   // as Go's monotonic time.Now() is in practice. Pods that arrive together so keep their arrival order in
   // PrioritySort's timestamp tie-break, also under a manual clock that does not move (simulate).
