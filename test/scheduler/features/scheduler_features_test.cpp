@@ -33,6 +33,8 @@ TEST(SchedulerFeatures, Defaults) {
   // VolumeLimitScaling: v1.37's default; not in the v1.34.4 gate table, so not settable yet.
   EXPECT_TRUE(f.plugins.enableVolumeLimitScaling);
   EXPECT_TRUE(f.popFromBackoffQ);
+  // OpportunisticBatching: v1.37's default (the gate is not in the v1.34 table yet).
+  EXPECT_TRUE(f.enableOpportunisticBatching);
 }
 
 TEST(SchedulerFeatures, HonouredGatesFlip) {
@@ -45,6 +47,9 @@ TEST(SchedulerFeatures, HonouredGatesFlip) {
   EXPECT_FALSE(featuresFor("VolumeAttributesClass=false").plugins.enableVolumeAttributesClass);
   EXPECT_FALSE(featuresFor("MatchLabelKeysInPodTopologySpread=false").plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_FALSE(featuresFor("SchedulerPopFromBackoffQ=false").popFromBackoffQ);
+  if (findFeature("OpportunisticBatching") != nullptr) {
+    EXPECT_FALSE(featuresFor("OpportunisticBatching=false").enableOpportunisticBatching);
+  }
   // The DRA gates reach the DynamicResources plugin (and its allocator).
   EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").plugins.enableDynamicResourceAllocation);
   EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").plugins.enableDRASchedulerFilterTimeout);

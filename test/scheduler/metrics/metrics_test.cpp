@@ -159,6 +159,12 @@ void recordEverything(Metrics& m) {
   m.goroutines(kBindingOperation).inc();
   m.setLeaderStatus("kube-scheduler-cpp", true);
   m.incLeaderSlowpath("kube-scheduler-cpp");
+  m.incBatchAttempt(p, BatchAttemptResult::HintUsed);
+  m.incBatchCacheFlushed(p, BatchFlushReason::PodIncompatible);
+  m.incBatchRescoreAttempt(p);
+  m.observeBatchRescore(p, 0.00002);
+  m.observeGetNodeHint(p, true, 0.00001);
+  m.observeStoreScheduleResults(p, 0.00001);
 }
 
 TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
@@ -196,6 +202,12 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_inflight_events", {"gauge", {"event"}}},
       {"leader_election_master_status", {"gauge", {"name"}}},
       {"leader_election_slowpath_total", {"counter", {"name"}}},
+      {"scheduler_batch_attempts_total", {"counter", {"profile", "result"}}},
+      {"scheduler_batch_cache_flushed_total", {"counter", {"profile", "reason"}}},
+      {"scheduler_batch_rescore_attempts_total", {"counter", {"profile"}}},
+      {"scheduler_batch_rescore_duration_seconds", {"histogram", {"profile"}}},
+      {"scheduler_get_node_hint_duration_seconds", {"histogram", {"hinted", "profile"}}},
+      {"scheduler_store_schedule_results_duration_seconds", {"histogram", {"profile"}}},
   };
   std::set<std::string> gotNames;
   for (const auto& [name, f] : fams) gotNames.insert(name);
@@ -229,6 +241,16 @@ TEST(MetricsTest, HelpCarriesStabilityLevel) {
   EXPECT_EQ(fams["scheduler_event_handling_duration_seconds"].help, "[ALPHA] Event handling latency in seconds.");
   EXPECT_EQ(fams["scheduler_preemption_attempts_total"].help,
             "[STABLE] Total preemption attempts in the cluster till now");
+  // Opportunistic batching (v1.37), all ALPHA.
+  EXPECT_EQ(fams["scheduler_batch_attempts_total"].help, "[ALPHA] Counts of results when we attempt to use batching.");
+  EXPECT_EQ(fams["scheduler_batch_cache_flushed_total"].help, "[ALPHA] Counts of cache flushes by reason.");
+  EXPECT_EQ(fams["scheduler_batch_rescore_attempts_total"].help,
+            "[ALPHA] Counts of rescore attempts during opportunistic batching.");
+  EXPECT_EQ(fams["scheduler_batch_rescore_duration_seconds"].help,
+            "[ALPHA] Latency for rescoring a node during opportunistic batching.");
+  EXPECT_EQ(fams["scheduler_get_node_hint_duration_seconds"].help, "[ALPHA] Latency for getting a node hint.");
+  EXPECT_EQ(fams["scheduler_store_schedule_results_duration_seconds"].help,
+            "[ALPHA] Latency for storing scheduling results.");
 }
 
 TEST(MetricsTest, FreshRegistryExposesOnlyUnlabelledAndBoundedSeries) {
@@ -282,6 +304,39 @@ TEST(MetricsTest, HistogramBucketsMatchUpstream) {
   expectBounds(bucketBounds(fams["scheduler_queueing_hint_execution_duration_seconds"],
                             {{"plugin", "NodeResourcesFit"}, {"event", "NodeAdd"}, {"hint", "Queue"}}),
                expBuckets(0.00001, 1.5, 20));
+  const Labels profile = {{"profile", "default-scheduler"}};
+  expectBounds(bucketBounds(fams["scheduler_batch_rescore_duration_seconds"], profile),
+               expBuckets(0.00001, 2, 12));
+  expectBounds(bucketBounds(fams["scheduler_get_node_hint_duration_seconds"],
+                            {{"hinted", "hint"}, {"profile", "default-scheduler"}}),
+               expBuckets(0.00001, 2, 12));
+  expectBounds(bucketBounds(fams["scheduler_store_schedule_results_duration_seconds"], profile),
+               expBuckets(0.00001, 2, 12));
+}
+
+// The label values of the batching metrics, as upstream's metrics.BatchAttempt* and BatchFlush*.
+TEST(MetricsTest, BatchingLabelValues) {
+  Metrics m;
+  ProfileId p = m.profile("p");
+  for (auto r : {BatchAttemptResult::NoHint, BatchAttemptResult::HintUsed, BatchAttemptResult::HintNotUsed}) {
+    m.incBatchAttempt(p, r);
+  }
+  for (size_t i = 0; i < kBatchFlushReasonCount; ++i) m.incBatchCacheFlushed(p, static_cast<BatchFlushReason>(i));
+  m.observeGetNodeHint(p, false, 0.001);
+  auto fams = parse(m.scrape());
+  const std::string a = "scheduler_batch_attempts_total";
+  for (const char* r : {"no_hint", "hint_used", "hint_not_used"}) {
+    EXPECT_EQ(valueOf(fams, a, a, {{"profile", "p"}, {"result", r}}), 1) << r;
+  }
+  const std::string f = "scheduler_batch_cache_flushed_total";
+  for (const char* r : {"pod_failed", "pod_skipped", "pod_nominated", "node_missing", "empty_list", "expired",
+                        "pod_incompatible", "pod_not_batchable", "filter_error", "prescore_error", "rescore_error",
+                        "normalize_error"}) {
+    EXPECT_EQ(valueOf(fams, f, f, {{"profile", "p"}, {"reason", r}}), 1) << r;
+  }
+  const std::string h = "scheduler_get_node_hint_duration_seconds";
+  EXPECT_EQ(valueOf(fams, h, h + "_count", {{"hinted", "no_hint"}, {"profile", "p"}}), 1);
+  EXPECT_EQ(extensionPointName(ExtensionPoint::Sign), "Sign");
 }
 
 TEST(MetricsTest, CountersAndHistogramsMoveAsRecorded) {
