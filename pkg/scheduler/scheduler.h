@@ -165,11 +165,9 @@ class Scheduler {
                                      const framework::PodInfo& pod, const framework::PodSignature& signature,
                                      std::optional<FitError>& fitError, AttemptRecord* record);
   // `nodeHint` receives the node opportunistic batching hinted at ("" when none).
-  Result<std::vector<framework::NodeInfoPtr>> findNodesThatFitPod(framework::runtime::Framework& fw,
-                                                                  framework::CycleState& state,
-                                                                  const framework::PodInfo& pod,
-                                                                  const framework::PodSignature& signature,
-                                                                  Diagnosis& diagnosis, std::string& nodeHint);
+  Result<std::vector<framework::NodeInfoPtr>> findNodesThatFitPod(
+      framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
+      const framework::PodSignature& signature, Diagnosis& diagnosis, std::string& nodeHint);
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);

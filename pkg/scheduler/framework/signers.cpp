@@ -92,9 +92,11 @@ std::string volumeSource(const api::Volume& v) {
   }
   if (v.ephemeral) {
     JsonObject spec;
-    if (v.ephemeral->storageClassName) spec.raw("storageClassName", goJsonString(*v.ephemeral->storageClassName));
+    if (v.ephemeral->storageClassName)
+      spec.raw("storageClassName", goJsonString(*v.ephemeral->storageClassName));
     spec.raw("resources", JsonObject().raw("requests", resourceList(v.ephemeral->requests)).done());
-    o.raw("ephemeral", JsonObject().raw("volumeClaimTemplate", JsonObject().raw("spec", spec.done()).done()).done());
+    o.raw("ephemeral",
+          JsonObject().raw("volumeClaimTemplate", JsonObject().raw("spec", spec.done()).done()).done());
   }
   if (v.gcePersistentDisk) {
     const auto& s = *v.gcePersistentDisk;
@@ -148,7 +150,8 @@ std::string volumeSource(const api::Volume& v) {
     o.raw("azureFile", f.done());
   }
   if (v.cinder) {
-    o.raw("cinder", JsonObject().str("volumeID", v.cinder->volumeID).flag("readOnly", v.cinder->readOnly).done());
+    o.raw("cinder",
+          JsonObject().str("volumeID", v.cinder->volumeID).flag("readOnly", v.cinder->readOnly).done());
   }
   if (v.vsphereVolume) {
     o.raw("vsphereVolume", JsonObject()
@@ -216,7 +219,8 @@ std::string goJsonString(std::string_view s) {
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
     } else if (c == 0xE2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80 &&
-               (static_cast<unsigned char>(s[i + 2]) == 0xA8 || static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
+               (static_cast<unsigned char>(s[i + 2]) == 0xA8 ||
+                static_cast<unsigned char>(s[i + 2]) == 0xA9)) {
       // U+2028 and U+2029, which Go escapes for JavaScript.
       out += static_cast<unsigned char>(s[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
       i += 2;
@@ -287,8 +291,8 @@ std::string nodeAffinitySigner(const api::Pod& pod) {
   const api::NodeAffinity& n = *pod.spec.affinity->nodeAffinity;
   std::vector<std::string> preferred;
   for (const auto& t : n.preferredDuringSchedulingIgnoredDuringExecution) {
-    preferred.push_back("{\"Weight\":" + std::to_string(t.weight) + ",\"Preference\":" + selectorTerm(t.preference) +
-                        "}");
+    preferred.push_back("{\"Weight\":" + std::to_string(t.weight) +
+                        ",\"Preference\":" + selectorTerm(t.preference) + "}");
   }
   std::sort(preferred.begin(), preferred.end());
   std::vector<std::string> required;
@@ -298,8 +302,8 @@ std::string nodeAffinitySigner(const api::Pod& pod) {
     }
   }
   std::sort(required.begin(), required.end());
-  return "{\"Required\":" + stringsAsJsonStrings(required) + ",\"Preferred\":" + stringsAsJsonStrings(preferred) +
-         "}";
+  return "{\"Required\":" + stringsAsJsonStrings(required) +
+         ",\"Preferred\":" + stringsAsJsonStrings(preferred) + "}";
 }
 
 std::string resourceSigner(const Resource& r) {
@@ -311,7 +315,8 @@ std::string resourceSigner(const Resource& r) {
   }
   return "{\"MilliCPU\":" + std::to_string(r.milliCPU) + ",\"Memory\":" + std::to_string(r.memory) +
          ",\"EphemeralStorage\":" + std::to_string(r.ephemeralStorage) +
-         ",\"AllowedPodNumber\":" + std::to_string(r.allowedPodNumber) + ",\"ScalarResources\":" + scalars + "}";
+         ",\"AllowedPodNumber\":" + std::to_string(r.allowedPodNumber) + ",\"ScalarResources\":" + scalars +
+         "}";
 }
 
 }  // namespace ks::framework

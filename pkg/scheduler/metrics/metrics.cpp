@@ -407,10 +407,11 @@ struct Metrics::Impl {
       counter("scheduler_batch_cache_flushed_total", Stability::Alpha, "Counts of cache flushes by reason.");
   CounterFamily& batchRescoreAttempts = counter("scheduler_batch_rescore_attempts_total", Stability::Alpha,
                                                 "Counts of rescore attempts during opportunistic batching.");
-  HistogramFamily& getNodeHintDuration = histogram("scheduler_get_node_hint_duration_seconds", Stability::Alpha,
-                                                   "Latency for getting a node hint.");
-  HistogramFamily& storeScheduleResultsDuration = histogram(
-      "scheduler_store_schedule_results_duration_seconds", Stability::Alpha, "Latency for storing scheduling results.");
+  HistogramFamily& getNodeHintDuration = histogram("scheduler_get_node_hint_duration_seconds",
+                                                   Stability::Alpha, "Latency for getting a node hint.");
+  HistogramFamily& storeScheduleResultsDuration =
+      histogram("scheduler_store_schedule_results_duration_seconds", Stability::Alpha,
+                "Latency for storing scheduling results.");
   HistogramFamily& batchRescoreDuration =
       histogram("scheduler_batch_rescore_duration_seconds", Stability::Alpha,
                 "Latency for rescoring a node during opportunistic batching.");
@@ -652,8 +653,8 @@ void Metrics::observeBatchRescore(ProfileId profile, double seconds) {
 void Metrics::observeGetNodeHint(ProfileId profile, bool hinted, double seconds) {
   assert(profile.p_ != nullptr);
   resolve(profile.p_->getNodeHintDuration[hinted ? 1 : 0], [&]() -> prometheus::Histogram& {
-    return impl_->getNodeHintDuration.Add({{"hinted", hinted ? "hint" : "no_hint"}, {"profile", profile.p_->name}},
-                                          impl_->batchBuckets);
+    return impl_->getNodeHintDuration.Add(
+        {{"hinted", hinted ? "hint" : "no_hint"}, {"profile", profile.p_->name}}, impl_->batchBuckets);
   })->Observe(seconds);
 }
 

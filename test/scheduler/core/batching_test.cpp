@@ -56,12 +56,15 @@ class BatchingTest : public ::testing::Test {
   // the scheduler starts (so the pods are popped one after another, p1 first).
   void createClusterAndStart(bool listDefaulting, bool batching = true) {
     for (const char* n : {"n1", "n2", "n3", "n4"}) {
-      ASSERT_TRUE(client_.create(MakeNode().name(n).capacity({{"cpu", "1"}, {"memory", "4Gi"}, {"pods", "10"}}).obj())
-                      .ok());
+      ASSERT_TRUE(
+          client_.create(MakeNode().name(n).capacity({{"cpu", "1"}, {"memory", "4Gi"}, {"pods", "10"}}).obj())
+              .ok());
     }
     for (const char* p : {"p1", "p2", "p3", "p4"}) {
       ASSERT_TRUE(
-          client_.create(MakePod().name(p).namespace_("default").label("app", "web").req({{"cpu", "1"}}).obj()).ok());
+          client_
+              .create(MakePod().name(p).namespace_("default").label("app", "web").req({{"cpu", "1"}}).obj())
+              .ok());
     }
     auto cfg = config::decodeConfig(configYaml(listDefaulting));
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
@@ -111,7 +114,8 @@ class BatchingTest : public ::testing::Test {
     return metric("scheduler_batch_attempts_total", {{"profile", "default-scheduler"}, {"result", result}});
   }
   double flushed(const std::string& reason) {
-    return metric("scheduler_batch_cache_flushed_total", {{"profile", "default-scheduler"}, {"reason", reason}});
+    return metric("scheduler_batch_cache_flushed_total",
+                  {{"profile", "default-scheduler"}, {"reason", reason}});
   }
 
   client::MemoryClient client_;
@@ -134,8 +138,9 @@ TEST_F(BatchingTest, IdenticalPodsTakeTheHintWithListDefaulting) {
   EXPECT_EQ(metric("scheduler_batch_cache_flushed_total", {}), 0);
   // The previously chosen node was full each time: nothing to rescore.
   EXPECT_EQ(metric("scheduler_batch_rescore_attempts_total", {}), 0);
-  EXPECT_EQ(metric("scheduler_store_schedule_results_duration_seconds_count", {{"profile", "default-scheduler"}}),
-            4);
+  EXPECT_EQ(
+      metric("scheduler_store_schedule_results_duration_seconds_count", {{"profile", "default-scheduler"}}),
+      4);
   EXPECT_GT(metric("scheduler_framework_extension_point_duration_seconds_count",
                    {{"extension_point", "Sign"}, {"status", "Success"}, {"profile", "default-scheduler"}}),
             0);
@@ -147,8 +152,8 @@ TEST_F(BatchingTest, GateOffRanksEveryPod) {
   createClusterAndStart(/*listDefaulting=*/true, /*batching=*/false);
   EXPECT_EQ(placements(), (std::vector<std::string>{"n1", "n2", "n3", "n4"}));
   EXPECT_EQ(metric("scheduler_batch_attempts_total", {}), 0);
-  EXPECT_EQ(metric("scheduler_framework_extension_point_duration_seconds_count", {{"extension_point", "Sign"}}),
-            0);
+  EXPECT_EQ(
+      metric("scheduler_framework_extension_point_duration_seconds_count", {{"extension_point", "Sign"}}), 0);
 }
 
 // The default profile: PodTopologySpread's System default constraints make every pod unsignable, so

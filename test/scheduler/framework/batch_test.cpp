@@ -129,7 +129,8 @@ class ConfigurableScore final : public PreScorePlugin, public ScorePlugin, publi
     if (seen == nullptr) return plainError("NormalizeScore: missing PreScore state");
     for (const auto& s : scores) {
       if (!seen->names.contains(s.name)) {
-        return plainError("NormalizeScore called for node \"" + s.name + "\" which was not passed to PreScore");
+        return plainError("NormalizeScore called for node \"" + s.name +
+                          "\" which was not passed to PreScore");
       }
     }
     return {};
@@ -231,8 +232,8 @@ TEST(OpportunisticBatchTest, Basic) {
     bool firstPodScheduledSuccessfully = false;
     std::string firstChosenNode;
     std::optional<std::vector<std::string>> firstOtherNodes;  // nullopt: upstream's nil list
-    bool sameCycle = false;  // both pods in one pod-group cycle
-    bool skipPod = false;    // another profile's pod in between
+    bool sameCycle = false;                                   // both pods in one pod-group cycle
+    bool skipPod = false;                                     // another profile's pod in between
     std::string secondPodID;
     std::string secondPodNominatedNodeName;
     std::string secondSig;
@@ -316,8 +317,9 @@ TEST(OpportunisticBatchTest, Basic) {
        .secondChosenNode = "n1",
        .genericWorkloadEnabled = false,
        .expectedHint = ""},
-      {.name = "pod uses batch from preceding pod when they are from the same cycle state and GenericWorkload "
-               "is enabled",
+      {.name =
+           "pod uses batch from preceding pod when they are from the same cycle state and GenericWorkload "
+           "is enabled",
        .firstPodID = blockingPodID("1"),
        .firstSig = "sig",
        .firstPodScheduledSuccessfully = true,
@@ -468,7 +470,8 @@ TEST(OpportunisticBatchTest, Rescore) {
     EXPECT_EQ(popAll(*batch.stateNodesForTest()), tt.expectedRemainingNodes);
 
     const std::string text = t.metrics.scrape();
-    EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_cache_flushed_total", {{"profile", "default-scheduler"}}),
+    EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_cache_flushed_total",
+                                    {{"profile", "default-scheduler"}}),
               tt.wantFlush.empty() ? 0 : 1);
     if (!tt.wantFlush.empty()) {
       EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_cache_flushed_total",
@@ -477,7 +480,7 @@ TEST(OpportunisticBatchTest, Rescore) {
     }
     const bool rescored = !tt.filterErr && !tt.chosenNodeMissing;
     EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_rescore_attempts_total",
-                                      {{"profile", "default-scheduler"}}),
+                                    {{"profile", "default-scheduler"}}),
               rescored ? 1 : 0);
   }
 }
@@ -531,7 +534,7 @@ TEST(OpportunisticBatchTest, ExpiresAfterMaxBatchAge) {
     EXPECT_EQ(batch.getNodeHint(*pod2, sig("sig"), s2, 2), expired ? "" : "n1");
     const std::string text = t.metrics.scrape();
     EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_cache_flushed_total",
-                                      {{"profile", "default-scheduler"}, {"reason", "expired"}}),
+                                    {{"profile", "default-scheduler"}, {"reason", "expired"}}),
               expired ? 1 : 0);
   }
 }
@@ -557,22 +560,22 @@ TEST(OpportunisticBatchTest, AttemptMetrics) {
   const std::string text = t.metrics.scrape();
   auto attempts = [&](const std::string& result) {
     return metrics::testing::sum(text, "scheduler_batch_attempts_total",
-                                   {{"profile", "default-scheduler"}, {"result", result}});
+                                 {{"profile", "default-scheduler"}, {"result", result}});
   };
   EXPECT_EQ(attempts("no_hint"), 1);
   EXPECT_EQ(attempts("hint_used"), 1);
   EXPECT_EQ(attempts("hint_not_used"), 1);
   EXPECT_EQ(metrics::testing::sum(text, "scheduler_batch_cache_flushed_total",
-                                    {{"profile", "default-scheduler"}, {"reason", "pod_not_batchable"}}),
+                                  {{"profile", "default-scheduler"}, {"reason", "pod_not_batchable"}}),
             1);
   EXPECT_EQ(metrics::testing::sum(text, "scheduler_get_node_hint_duration_seconds_count",
-                                    {{"hinted", "hint"}, {"profile", "default-scheduler"}}),
+                                  {{"hinted", "hint"}, {"profile", "default-scheduler"}}),
             2);
   EXPECT_EQ(metrics::testing::sum(text, "scheduler_get_node_hint_duration_seconds_count",
-                                    {{"hinted", "no_hint"}, {"profile", "default-scheduler"}}),
+                                  {{"hinted", "no_hint"}, {"profile", "default-scheduler"}}),
             1);
   EXPECT_EQ(metrics::testing::sum(text, "scheduler_store_schedule_results_duration_seconds_count",
-                                    {{"profile", "default-scheduler"}}),
+                                  {{"profile", "default-scheduler"}}),
             3);
   EXPECT_EQ(batch.stateNodesForTest(), nullptr);
 }
@@ -613,7 +616,8 @@ class InjectedScore final : public ScorePlugin, public ScoreExtensions {
 
 // A profile with the score plugins at upstream's default test weights (1, 1, 2).
 struct ScoreFramework {
-  std::map<std::string, Injected> injected{{kScorePlugin1, {}}, {kScoreWithNormalize1, {}}, {kScoreWithNormalize2, {}}};
+  std::map<std::string, Injected> injected{
+      {kScorePlugin1, {}}, {kScoreWithNormalize1, {}}, {kScoreWithNormalize2, {}}};
   std::unique_ptr<Framework> fw;
 
   void create(const std::vector<std::string>& plugins) {
@@ -623,15 +627,19 @@ struct ScoreFramework {
     for (const auto& [name, inj] : injected) {
       const bool normalizes = name != kScorePlugin1;
       const Injected* i = &inj;
-      EXPECT_TRUE(r.registerPlugin(name, [name, normalizes, i](const config::PluginArgs*,
-                                                               Handle&) -> Result<std::unique_ptr<Plugin>> {
-                     return std::unique_ptr<Plugin>(std::make_unique<InjectedScore>(name, normalizes, *i));
-                   }).ok());
+      EXPECT_TRUE(
+          r.registerPlugin(
+               name,
+               [name, normalizes, i](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+                 return std::unique_ptr<Plugin>(std::make_unique<InjectedScore>(name, normalizes, *i));
+               })
+              .ok());
     }
     config::KubeSchedulerProfile p;
     p.plugins.queueSort = enabled({{kQueueSort, 0}});
     p.plugins.bind = enabled({{kBind, 0}});
-    for (const auto& name : plugins) p.plugins.score.enabled.push_back({name, name == kScoreWithNormalize2 ? 2 : 1});
+    for (const auto& name : plugins)
+      p.plugins.score.enabled.push_back({name, name == kScoreWithNormalize2 ? 2 : 1});
     FrameworkOptions o;
     o.parallelizer = std::make_shared<parallelize::Parallelizer>(2);
     auto f = Framework::create(r, p, std::move(o));
@@ -814,10 +822,10 @@ TEST(FrameworkScoreTest, RunScorePluginsKeepsRawScores) {
   ASSERT_TRUE(sf.fw->runScorePlugins(state, *testPod(), nodes, got).isSuccess());
   ASSERT_EQ(got.size(), 2u);
   for (const auto& n : got) {
-    EXPECT_EQ(n.rawScores,
-              (std::vector<PluginScore>{{kScorePlugin1, 1}, {kScoreWithNormalize1, 3}, {kScoreWithNormalize2, 4}}));
-    EXPECT_EQ(n.scores,
-              (std::vector<PluginScore>{{kScorePlugin1, 1}, {kScoreWithNormalize1, 4}, {kScoreWithNormalize2, 10}}));
+    EXPECT_EQ(n.rawScores, (std::vector<PluginScore>{
+                               {kScorePlugin1, 1}, {kScoreWithNormalize1, 3}, {kScoreWithNormalize2, 4}}));
+    EXPECT_EQ(n.scores, (std::vector<PluginScore>{
+                            {kScorePlugin1, 1}, {kScoreWithNormalize1, 4}, {kScoreWithNormalize2, 10}}));
     EXPECT_EQ(n.totalScore, 15);
   }
 }
@@ -983,16 +991,19 @@ TEST(FrameworkSignTest, SignMetrics) {
   EXPECT_EQ(fw->signPod(*pod), nullptr);
   EXPECT_EQ(fw->signPod(*pod), nullptr);
   const std::string text = m.scrape();
-  EXPECT_EQ(metrics::testing::sum(text, "scheduler_framework_extension_point_duration_seconds_count",
-                                    {{"extension_point", "Sign"}, {"status", "Success"}, {"profile", "test-scheduler"}}),
+  EXPECT_EQ(metrics::testing::sum(
+                text, "scheduler_framework_extension_point_duration_seconds_count",
+                {{"extension_point", "Sign"}, {"status", "Success"}, {"profile", "test-scheduler"}}),
             2);
-  EXPECT_EQ(metrics::testing::sum(text, "scheduler_plugin_execution_duration_seconds_count",
-                                    {{"plugin", "ConstSig"}, {"extension_point", "Sign"}, {"status", "Unschedulable"}}),
+  EXPECT_EQ(metrics::testing::sum(
+                text, "scheduler_plugin_execution_duration_seconds_count",
+                {{"plugin", "ConstSig"}, {"extension_point", "Sign"}, {"status", "Unschedulable"}}),
             2);
   // The first plugin that can't sign ends the signing.
-  EXPECT_EQ(metrics::testing::sum(text, "scheduler_plugin_execution_duration_seconds_count",
-                                    {{"plugin", "ConstSig2"}, {"extension_point", "Sign"}, {"status", "Success"}}),
-            0);
+  EXPECT_EQ(
+      metrics::testing::sum(text, "scheduler_plugin_execution_duration_seconds_count",
+                            {{"plugin", "ConstSig2"}, {"extension_point", "Sign"}, {"status", "Success"}}),
+      0);
 }
 
 }  // namespace

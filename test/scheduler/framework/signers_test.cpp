@@ -61,7 +61,8 @@ TEST(SignersTest, TolerationsSigner) {
 
   api::Pod unsorted;
   unsorted.spec.tolerations = {toleration("b", "2"), toleration("a", "1"), toleration("b", "1")};
-  EXPECT_EQ(tolerationsSigner(unsorted), R"([{"key":"a","value":"1"},{"key":"b","value":"1"},{"key":"b","value":"2"}])");
+  EXPECT_EQ(tolerationsSigner(unsorted),
+            R"([{"key":"a","value":"1"},{"key":"b","value":"1"},{"key":"b","value":"2"}])");
 
   // Every field, as Go's json.Marshal of v1.Toleration writes it.
   api::Pod full;
@@ -142,8 +143,10 @@ TEST(SignersTest, NodeAffinitySigner) {
   };
   na.requiredDuringSchedulingIgnoredDuringExecution = required;
   na.preferredDuringSchedulingIgnoredDuringExecution = {
-      api::PreferredSchedulingTerm{3, api::NodeSelectorTerm{{in("ppk2", {"ppv1", "v2"})}, {in("ppk1", {"ppv3", "v4"})}}},
-      api::PreferredSchedulingTerm{1, api::NodeSelectorTerm{{in("pk2", {"pv1", "v2"})}, {in("pk1", {"pv3", "v4"})}}},
+      api::PreferredSchedulingTerm{
+          3, api::NodeSelectorTerm{{in("ppk2", {"ppv1", "v2"})}, {in("ppk1", {"ppv3", "v4"})}}},
+      api::PreferredSchedulingTerm{
+          1, api::NodeSelectorTerm{{in("pk2", {"pv1", "v2"})}, {in("pk1", {"pv3", "v4"})}}},
   };
   // Upstream's expected nodeAffinitySignerResult, as Go's json.Marshal writes it.
   const std::vector<std::string> wantRequired = {
@@ -173,11 +176,13 @@ TEST(SignersTest, StringMapsAndResources) {
   Resource r;
   r.milliCPU = 1000;
   r.memory = 2000;
-  EXPECT_EQ(resourceSigner(r),
-            R"({"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null})");
+  EXPECT_EQ(
+      resourceSigner(r),
+      R"({"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":null})");
   r.scalarResources["example.com/foo"] = 0;
-  EXPECT_EQ(resourceSigner(r),
-            R"({"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":{"example.com/foo":0}})");
+  EXPECT_EQ(
+      resourceSigner(r),
+      R"({"MilliCPU":1000,"Memory":2000,"EphemeralStorage":0,"AllowedPodNumber":0,"ScalarResources":{"example.com/foo":0}})");
 }
 
 // Go's sort.Slice moves equal elements exactly this way (outputs recorded with go1.26's sort package).
@@ -192,13 +197,14 @@ TEST(GoSortTest, MatchesGoSortSliceOnTies) {
     return out;
   };
   {
-    const std::vector<std::string> keys = {"b", "a", "c", "a", "b", "a", "c", "b", "a", "a", "c", "b", "b", "a", "c",
-                                           "a", "b", "c", "a", "b", "a", "c", "a", "b", "c", "a", "b", "a", "c", "a"};
+    const std::vector<std::string> keys = {"b", "a", "c", "a", "b", "a", "c", "b", "a", "a",
+                                           "c", "b", "b", "a", "c", "a", "b", "c", "a", "b",
+                                           "a", "c", "a", "b", "c", "a", "b", "a", "c", "a"};
     std::vector<T> xs;
     for (int i = 0; i < static_cast<int>(keys.size()); ++i) xs.push_back({keys[i], std::to_string(i % 3), i});
     goSortSlice(xs, [](const T& a, const T& b) { return a.k < b.k || (a.k == b.k && a.v < b.v); });
-    EXPECT_EQ(ids(xs), (std::vector<int>{9,  18, 3,  15, 27, 1,  22, 25, 13, 5,  8,  29, 20, 12, 0,
-                                         7,  4,  16, 19, 26, 11, 23, 21, 24, 6,  10, 28, 17, 14, 2}));
+    EXPECT_EQ(ids(xs), (std::vector<int>{9, 18, 3,  15, 27, 1,  22, 25, 13, 5, 8,  29, 20, 12, 0,
+                                         7, 4,  16, 19, 26, 11, 23, 21, 24, 6, 10, 28, 17, 14, 2}));
   }
   {
     std::vector<T> ys;
@@ -208,9 +214,10 @@ TEST(GoSortTest, MatchesGoSortSliceOnTies) {
       ys.push_back({k, "", i});
     }
     goSortSlice(ys, [](const T& a, const T& b) { return a.k < b.k; });
-    EXPECT_EQ(ids(ys), (std::vector<int>{59, 58, 57, 56, 55, 54, 53, 49, 52, 51, 50, 48, 45, 47, 46, 42, 44, 43, 41, 40,
-                                         39, 38, 37, 33, 36, 35, 34, 30, 31, 29, 32, 26, 28, 27, 25, 24, 23, 22, 21, 17,
-                                         20, 19, 18, 16, 15, 14, 13, 9,  12, 11, 10, 8,  7,  6,  5,  4,  3,  2,  1,  0}));
+    EXPECT_EQ(ids(ys), (std::vector<int>{59, 58, 57, 56, 55, 54, 53, 49, 52, 51, 50, 48, 45, 47, 46,
+                                         42, 44, 43, 41, 40, 39, 38, 37, 33, 36, 35, 34, 30, 31, 29,
+                                         32, 26, 28, 27, 25, 24, 23, 22, 21, 17, 20, 19, 18, 16, 15,
+                                         14, 13, 9,  12, 11, 10, 8,  7,  6,  5,  4,  3,  2,  1,  0}));
   }
   {
     std::vector<T> zs;
@@ -220,18 +227,20 @@ TEST(GoSortTest, MatchesGoSortSliceOnTies) {
       zs.push_back({std::to_string((r >> 16) % 5), "", i});
     }
     goSortSlice(zs, [](const T& a, const T& b) { return a.k < b.k; });
-    EXPECT_EQ(ids(zs),
-              (std::vector<int>{
-                  145, 81,  82,  77,  83,  196, 195, 7,   8,   75,  194, 88,  12,  193, 73,  190, 16,  72,  95,  97,
-                  20,  182, 102, 104, 113, 178, 119, 58,  57,  137, 142, 31,  166, 163, 50,  35,  144, 37,  159, 157,
-                  123, 41,  42,  153, 152, 45,  151, 39,  161, 49,  162, 30,  52,  167, 132, 127, 56,  171, 27,  126,
-                  80,  120, 177, 24,  108, 23,  180, 184, 185, 93,  92,  91,  186, 192, 11,  9,   4,   198, 199, 1,
-                  150, 114, 13,  14,  15,  21,  86,  179, 74,  89,  172, 71,  70,  28,  94,  38,  158, 154, 98,  0,
-                  146, 140, 79,  130, 65,  128, 106, 55,  124, 60,  110, 122, 61,  117, 139, 40,  116, 2,   197, 5,
-                  10,  121, 111, 109, 76,  125, 59,  107, 191, 189, 188, 131, 54,  18,  19,  135, 136, 183, 181, 69,
-                  29,  32,  33,  34,  48,  36,  100, 147, 68,  96,  115, 156, 155, 43,  176, 169, 46,  99,  149, 148,
-                  160, 47,  143, 51,  164, 165, 141, 101, 168, 26,  170, 66,  90,  173, 174, 175, 44,  67,  64,  87,
-                  22,  138, 85,  53,  134, 133, 17,  187, 103, 129, 84,  105, 25,  78,  112, 6,   62,  118, 3,   63}));
+    EXPECT_EQ(
+        ids(zs),
+        (std::vector<int>{145, 81,  82,  77,  83,  196, 195, 7,   8,   75,  194, 88,  12,  193, 73,  190, 16,
+                          72,  95,  97,  20,  182, 102, 104, 113, 178, 119, 58,  57,  137, 142, 31,  166, 163,
+                          50,  35,  144, 37,  159, 157, 123, 41,  42,  153, 152, 45,  151, 39,  161, 49,  162,
+                          30,  52,  167, 132, 127, 56,  171, 27,  126, 80,  120, 177, 24,  108, 23,  180, 184,
+                          185, 93,  92,  91,  186, 192, 11,  9,   4,   198, 199, 1,   150, 114, 13,  14,  15,
+                          21,  86,  179, 74,  89,  172, 71,  70,  28,  94,  38,  158, 154, 98,  0,   146, 140,
+                          79,  130, 65,  128, 106, 55,  124, 60,  110, 122, 61,  117, 139, 40,  116, 2,   197,
+                          5,   10,  121, 111, 109, 76,  125, 59,  107, 191, 189, 188, 131, 54,  18,  19,  135,
+                          136, 183, 181, 69,  29,  32,  33,  34,  48,  36,  100, 147, 68,  96,  115, 156, 155,
+                          43,  176, 169, 46,  99,  149, 148, 160, 47,  143, 51,  164, 165, 141, 101, 168, 26,
+                          170, 66,  90,  173, 174, 175, 44,  67,  64,  87,  22,  138, 85,  53,  134, 133, 17,
+                          187, 103, 129, 84,  105, 25,  78,  112, 6,   62,  118, 3,   63}));
   }
 }
 

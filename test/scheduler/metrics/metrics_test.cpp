@@ -242,13 +242,15 @@ TEST(MetricsTest, HelpCarriesStabilityLevel) {
   EXPECT_EQ(fams["scheduler_preemption_attempts_total"].help,
             "[STABLE] Total preemption attempts in the cluster till now");
   // Opportunistic batching (v1.37), all ALPHA.
-  EXPECT_EQ(fams["scheduler_batch_attempts_total"].help, "[ALPHA] Counts of results when we attempt to use batching.");
+  EXPECT_EQ(fams["scheduler_batch_attempts_total"].help,
+            "[ALPHA] Counts of results when we attempt to use batching.");
   EXPECT_EQ(fams["scheduler_batch_cache_flushed_total"].help, "[ALPHA] Counts of cache flushes by reason.");
   EXPECT_EQ(fams["scheduler_batch_rescore_attempts_total"].help,
             "[ALPHA] Counts of rescore attempts during opportunistic batching.");
   EXPECT_EQ(fams["scheduler_batch_rescore_duration_seconds"].help,
             "[ALPHA] Latency for rescoring a node during opportunistic batching.");
-  EXPECT_EQ(fams["scheduler_get_node_hint_duration_seconds"].help, "[ALPHA] Latency for getting a node hint.");
+  EXPECT_EQ(fams["scheduler_get_node_hint_duration_seconds"].help,
+            "[ALPHA] Latency for getting a node hint.");
   EXPECT_EQ(fams["scheduler_store_schedule_results_duration_seconds"].help,
             "[ALPHA] Latency for storing scheduling results.");
 }
@@ -321,7 +323,8 @@ TEST(MetricsTest, BatchingLabelValues) {
   for (auto r : {BatchAttemptResult::NoHint, BatchAttemptResult::HintUsed, BatchAttemptResult::HintNotUsed}) {
     m.incBatchAttempt(p, r);
   }
-  for (size_t i = 0; i < kBatchFlushReasonCount; ++i) m.incBatchCacheFlushed(p, static_cast<BatchFlushReason>(i));
+  for (size_t i = 0; i < kBatchFlushReasonCount; ++i)
+    m.incBatchCacheFlushed(p, static_cast<BatchFlushReason>(i));
   m.observeGetNodeHint(p, false, 0.001);
   auto fams = parse(m.scrape());
   const std::string a = "scheduler_batch_attempts_total";
@@ -330,8 +333,8 @@ TEST(MetricsTest, BatchingLabelValues) {
   }
   const std::string f = "scheduler_batch_cache_flushed_total";
   for (const char* r : {"pod_failed", "pod_skipped", "pod_nominated", "node_missing", "empty_list", "expired",
-                        "pod_incompatible", "pod_not_batchable", "filter_error", "prescore_error", "rescore_error",
-                        "normalize_error"}) {
+                        "pod_incompatible", "pod_not_batchable", "filter_error", "prescore_error",
+                        "rescore_error", "normalize_error"}) {
     EXPECT_EQ(valueOf(fams, f, f, {{"profile", "p"}, {"reason", r}}), 1) << r;
   }
   const std::string h = "scheduler_get_node_hint_duration_seconds";

@@ -139,8 +139,8 @@ framework::PodSignature PriorityQueue::signPod(const api::Pod& pod) const {
   if (!options_.enableOpportunisticBatching) return nullptr;
   auto it = profiles_.find(api::schedulerNameOf(pod));
   if (it == profiles_.end()) {
-    spdlog::error("No signer registered for scheduler profile pod={}/{} schedulerName={}", pod.metadata.namespace_,
-                  pod.metadata.name, api::schedulerNameOf(pod));
+    spdlog::error("No signer registered for scheduler profile pod={}/{} schedulerName={}",
+                  pod.metadata.namespace_, pod.metadata.name, api::schedulerNameOf(pod));
     return nullptr;
   }
   return it->second.hooks.signPod ? it->second.hooks.signPod(pod) : nullptr;

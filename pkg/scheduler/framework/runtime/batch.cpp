@@ -24,14 +24,15 @@ std::string podName(const PodInfo& pod) {
 OpportunisticBatch::OpportunisticBatch(Framework& fw, bool genericWorkloadEnabled)
     : fw_(fw), genericWorkloadEnabled_(genericWorkloadEnabled) {}
 
-std::string OpportunisticBatch::getNodeHint(const PodInfo& pod, const PodSignature& signature, CycleState& state,
-                                            int64_t cycleCount) {
+std::string OpportunisticBatch::getNodeHint(const PodInfo& pod, const PodSignature& signature,
+                                            CycleState& state, int64_t cycleCount) {
   const auto start = std::chrono::steady_clock::now();
   std::string hint;
   if (batchStateCompatible(pod, signature, cycleCount) && refreshHintCandidates(pod, state, cycleCount)) {
     hint = state_->sortedNodes.pop().name;
-    spdlog::debug("OpportunisticBatch provided node hint profile={} pod={} cycleCount={} hint={} remainingNodes={}",
-                  fw_.profileName(), podName(pod), cycleCount, hint, state_->sortedNodes.size());
+    spdlog::debug(
+        "OpportunisticBatch provided node hint profile={} pod={} cycleCount={} hint={} remainingNodes={}",
+        fw_.profileName(), podName(pod), cycleCount, hint, state_->sortedNodes.size());
   } else {
     spdlog::trace("OpportunisticBatch no node hint available for pod profile={} pod={} cycleCount={}",
                   fw_.profileName(), podName(pod), cycleCount);
@@ -45,7 +46,8 @@ std::string OpportunisticBatch::getNodeHint(const PodInfo& pod, const PodSignatu
 
 void OpportunisticBatch::storeScheduleResults(const PodSignature& signature, const std::string& hintedNode,
                                               const std::string& chosenNode,
-                                              std::optional<SortedScoredNodes> otherNodes, int64_t cycleCount) {
+                                              std::optional<SortedScoredNodes> otherNodes,
+                                              int64_t cycleCount) {
   const auto start = std::chrono::steady_clock::now();
   metrics::Metrics* m = fw_.metrics();
   lastCycle_ = Cycle{cycleCount, chosenNode, true};
@@ -62,7 +64,8 @@ void OpportunisticBatch::storeScheduleResults(const PodSignature& signature, con
     if (signature != nullptr && otherNodes && otherNodes->size() > 0) {
       state_ = State{signature, std::move(*otherNodes), fw_.clock().now()};
     } else {
-      flush(!otherNodes || otherNodes->size() == 0 ? BatchFlushReason::EmptyList : BatchFlushReason::PodNotBatchable,
+      flush(!otherNodes || otherNodes->size() == 0 ? BatchFlushReason::EmptyList
+                                                   : BatchFlushReason::PodNotBatchable,
             cycleCount);
       state_.reset();
     }
@@ -72,8 +75,8 @@ void OpportunisticBatch::storeScheduleResults(const PodSignature& signature, con
 
 void OpportunisticBatch::flush(BatchFlushReason reason, int64_t cycleCount) {
   if (metrics::Metrics* m = fw_.metrics()) m->incBatchCacheFlushed(fw_.metricsProfile(), reason);
-  spdlog::trace("OpportunisticBatch found unusable state profile={} cycleCount={} reason={}", fw_.profileName(),
-                cycleCount, metrics::batchFlushReasonName(reason));
+  spdlog::trace("OpportunisticBatch found unusable state profile={} cycleCount={} reason={}",
+                fw_.profileName(), cycleCount, metrics::batchFlushReasonName(reason));
 }
 
 bool OpportunisticBatch::batchStateCompatible(const PodInfo& pod, const PodSignature& signature,
@@ -81,7 +84,8 @@ bool OpportunisticBatch::batchStateCompatible(const PodInfo& pod, const PodSigna
   if (stateEmpty()) return false;
   // Another pod (of this or another profile) was tried in between; only the pods of one pod-group cycle
   // share a cycle count.
-  if (cycleCount != lastCycle_.cycleCount + 1 && (!genericWorkloadEnabled_ || cycleCount != lastCycle_.cycleCount)) {
+  if (cycleCount != lastCycle_.cycleCount + 1 &&
+      (!genericWorkloadEnabled_ || cycleCount != lastCycle_.cycleCount)) {
     flush(BatchFlushReason::PodSkipped, cycleCount);
     return false;
   }
@@ -108,8 +112,8 @@ bool OpportunisticBatch::batchStateCompatible(const PodInfo& pod, const PodSigna
 
 bool OpportunisticBatch::refreshHintCandidates(const PodInfo& pod, CycleState& state, int64_t cycleCount) {
   const SharedLister* lister = fw_.snapshotSharedLister();
-  Result<NodeInfoPtr> lastChosen =
-      lister != nullptr ? lister->nodeInfos().get(lastCycle_.chosenNode) : Result<NodeInfoPtr>(Error("no snapshot"));
+  Result<NodeInfoPtr> lastChosen = lister != nullptr ? lister->nodeInfos().get(lastCycle_.chosenNode)
+                                                     : Result<NodeInfoPtr>(Error("no snapshot"));
   if (!lastChosen.ok() || *lastChosen == nullptr) {
     flush(BatchFlushReason::NodeMissing, cycleCount);
     return false;

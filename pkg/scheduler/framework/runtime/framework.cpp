@@ -344,8 +344,9 @@ void Framework::computeSignPlugins() {
   add(preScorePlugins_);
   add(scorePlugins_);
   if (!enableSignatures_) {
-    spdlog::info("Disabling signatures for profile because plugins do not support it. profile={} plugins=[{}]",
-                 profileName_, join(unsupported, " "));
+    spdlog::info(
+        "Disabling signatures for profile because plugins do not support it. profile={} plugins=[{}]",
+        profileName_, join(unsupported, " "));
   }
 }
 
@@ -363,7 +364,8 @@ PodSignature Framework::signPod(const api::Pod& pod) {
       const auto pluginStart = std::chrono::steady_clock::now();
       Status s = signPlugins_[i]->signPod(pod, fragments);
       if (metrics_ != nullptr)
-        metrics_->observePluginExecution(signIds_[i], ExtensionPoint::Sign, s.code(), secondsSince(pluginStart));
+        metrics_->observePluginExecution(signIds_[i], ExtensionPoint::Sign, s.code(),
+                                         secondsSince(pluginStart));
       if (!s.isSuccess()) {
         if (s.code() == Code::Error) {
           spdlog::error("SignPod failed for plugin plugin={}: {}", signPlugins_[i]->name(), errorMessage(s));
@@ -387,7 +389,8 @@ PodSignature Framework::signPod(const api::Pod& pod) {
   }
   // As upstream, the extension point's status is always Success.
   if (metrics_ != nullptr)
-    metrics_->observeExtensionPoint(ExtensionPoint::Sign, Code::Success, metricsProfile_, secondsSince(start));
+    metrics_->observeExtensionPoint(ExtensionPoint::Sign, Code::Success, metricsProfile_,
+                                    secondsSince(start));
   return signature;
 }
 
@@ -397,9 +400,10 @@ std::string Framework::getNodeHint(const PodInfo& pod, const PodSignature& signa
 }
 
 void Framework::storeScheduleResults(const PodSignature& signature, const std::string& hintedNode,
-                                     const std::string& chosenNode, std::optional<SortedScoredNodes> otherNodes,
-                                     int64_t cycleCount) {
-  if (batch_) batch_->storeScheduleResults(signature, hintedNode, chosenNode, std::move(otherNodes), cycleCount);
+                                     const std::string& chosenNode,
+                                     std::optional<SortedScoredNodes> otherNodes, int64_t cycleCount) {
+  if (batch_)
+    batch_->storeScheduleResults(signature, hintedNode, chosenNode, std::move(otherNodes), cycleCount);
 }
 
 int Framework::scorePluginWeight(const std::string& name) const {
@@ -715,7 +719,8 @@ Status Framework::runRawScore(const ActiveScorePlugins& active, CycleState& stat
   for (std::size_t i = 0; i < active.plugins.size(); ++i) {
     ScorePlugin* pl = active.plugins[i];
     int64_t s = 0;
-    if (metrics_ != nullptr) metrics_->incPluginEvaluation(active.ids[i], ExtensionPoint::Score, metricsProfile_);
+    if (metrics_ != nullptr)
+      metrics_->incPluginEvaluation(active.ids[i], ExtensionPoint::Score, metricsProfile_);
     Status st = timedPlugin(sample, active.ids[i], ExtensionPoint::Score,
                             [&] { return pl->score(state, pod, nodeInfo, s); });
     if (!st.isSuccess()) {
@@ -765,7 +770,8 @@ Status Framework::runRawScorePlugins(CycleState& state, const PodInfo& pod, cons
   return runRawScore(nonSkippedScorePlugins(state), state, pod, nodeInfo, out);
 }
 
-Status Framework::normalizeScores(CycleState& state, const PodInfo& pod, std::vector<NodePluginScores>& scores) {
+Status Framework::normalizeScores(CycleState& state, const PodInfo& pod,
+                                  std::vector<NodePluginScores>& scores) {
   const ActiveScorePlugins active = nonSkippedScorePlugins(state);
   if (active.plugins.empty()) {
     for (NodePluginScores& nps : scores) {
@@ -779,7 +785,8 @@ Status Framework::normalizeScores(CycleState& state, const PodInfo& pod, std::ve
   for (std::size_t n = 0; n < scores.size(); ++n) {
     for (const PluginScore& raw : scores[n].rawScores) {
       for (std::size_t i = 0; i < active.plugins.size(); ++i) {
-        if (active.plugins[i]->name() == raw.name) pluginToNodeScores[i][n] = NodeScore{scores[n].name, raw.score};
+        if (active.plugins[i]->name() == raw.name)
+          pluginToNodeScores[i][n] = NodeScore{scores[n].name, raw.score};
       }
     }
   }

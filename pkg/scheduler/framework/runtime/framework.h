@@ -33,13 +33,13 @@
 #include <vector>
 
 #include "pkg/scheduler/apis/config/types.h"
-#include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/runtime/batch.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/framework/runtime/pods_in_prebind_map.h"
 #include "pkg/scheduler/framework/runtime/waiting_pods_map.h"
 #include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/util/clock.h"
 
 namespace ks::framework::runtime {
 
@@ -128,7 +128,8 @@ class Framework final : public Handle {
   // Whether every PreFilter/Filter/PreScore/Score plugin signs pods (upstream enableSignatures).
   bool signaturesEnabled() const { return enableSignatures_; }
   // OpportunisticBatch::getNodeHint / storeScheduleResults; "" / nothing when batching is off.
-  std::string getNodeHint(const PodInfo& pod, const PodSignature& signature, CycleState& state, int64_t cycleCount);
+  std::string getNodeHint(const PodInfo& pod, const PodSignature& signature, CycleState& state,
+                          int64_t cycleCount);
   void storeScheduleResults(const PodSignature& signature, const std::string& hintedNode,
                             const std::string& chosenNode, std::optional<SortedScoredNodes> otherNodes,
                             int64_t cycleCount);
@@ -248,7 +249,8 @@ class Framework final : public Handle {
   // NormalizeScore per plugin over pluginToNodeScores (indexed like active.plugins, then like scores), then
   // the weighted scores and totals of `scores`.
   Status normalizeAndWeigh(const ActiveScorePlugins& active, CycleState& state, const PodInfo& pod,
-                           std::vector<NodePluginScores>& scores, std::vector<NodeScoreList>& pluginToNodeScores);
+                           std::vector<NodePluginScores>& scores,
+                           std::vector<NodeScoreList>& pluginToNodeScores);
   // Upstream computeBatchablePlugins.
   void computeSignPlugins();
 

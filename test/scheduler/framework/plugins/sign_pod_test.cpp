@@ -120,8 +120,8 @@ TEST(SignPodTest, InterPodAffinity) {
 
   // Any pod affinity, even an empty term, makes the pod unsignable.
   api::Pod withAffinity = labelled;
-  withAffinity.spec.affinity.emplace().podAffinity.emplace().requiredDuringSchedulingIgnoredDuringExecution = {
-      api::PodAffinityTerm{}};
+  withAffinity.spec.affinity.emplace().podAffinity.emplace().requiredDuringSchedulingIgnoredDuringExecution =
+      {api::PodAffinityTerm{}};
   s = sign(env.plugin("InterPodAffinity", &defaults), withAffinity);
   EXPECT_EQ(s.code, Code::Unschedulable);
   EXPECT_TRUE(s.fragments.empty());
@@ -163,7 +163,8 @@ TEST(SignPodTest, ImageLocality) {
   api::Pod two;
   two.spec.containers = {api::Container{.name = "c", .image = "zmyimage"},
                          api::Container{.name = "c2", .image = "myimage"}};
-  EXPECT_EQ(sign(p, two).fragments, (std::vector<SignFragment>{{key, R"(["myimage:latest","zmyimage:latest"])"}}));
+  EXPECT_EQ(sign(p, two).fragments,
+            (std::vector<SignFragment>{{key, R"(["myimage:latest","zmyimage:latest"])"}}));
   // Init containers count, duplicates once.
   api::Pod withInit = two;
   withInit.spec.initContainers = {api::Container{.name = "i", .image = "myimage:latest"}};
@@ -191,14 +192,17 @@ TEST(SignPodTest, OtherDefaultPlugins) {
   };
   const std::string tolerations = R"([{"key":"k","operator":"Exists","effect":"NoSchedule"}])";
   EXPECT_EQ(fragments("NodeName"), (std::vector<SignFragment>{{"v1.Pod.Spec.NodeName", R"("n1")"}}));
-  EXPECT_EQ(fragments("NodeUnschedulable"), (std::vector<SignFragment>{{"v1.Pod.Spec.Tolerations", tolerations}}));
-  EXPECT_EQ(fragments("TaintToleration"), (std::vector<SignFragment>{{"v1.Pod.Spec.Tolerations", tolerations}}));
+  EXPECT_EQ(fragments("NodeUnschedulable"),
+            (std::vector<SignFragment>{{"v1.Pod.Spec.Tolerations", tolerations}}));
+  EXPECT_EQ(fragments("TaintToleration"),
+            (std::vector<SignFragment>{{"v1.Pod.Spec.Tolerations", tolerations}}));
   EXPECT_EQ(fragments("NodeAffinity"),
             (std::vector<SignFragment>{{"v1.Pod.Spec.Affinity.NodeAffinity", "null"},
                                        {"v1.Pod.Spec.Affinity.NodeSelector", R"({"zone":"a"})"}}));
   EXPECT_EQ(fragments("NodePorts"), (std::vector<SignFragment>{{"v1.Pod.Spec.HostPorts()", "[8080]"}}));
   const std::vector<SignFragment> volumes = {
-      {"v1.Pod.Spec.Volumes.NonSyntheticSources()", R"(["{\"persistentVolumeClaim\":{\"claimName\":\"claim\"}}"])"}};
+      {"v1.Pod.Spec.Volumes.NonSyntheticSources()",
+       R"(["{\"persistentVolumeClaim\":{\"claimName\":\"claim\"}}"])"}};
   for (const char* p : {"VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone"}) {
     EXPECT_EQ(fragments(p), volumes) << p;
   }
@@ -257,8 +261,10 @@ TEST_F(ProfileSignatureTest, ListDefaultingSignsPlainPods) {
   ASSERT_NE(sa, nullptr);
   EXPECT_TRUE(framework::sameSignature(sa, fw->signPod(b)));
   // Differences that matter.
-  EXPECT_FALSE(framework::sameSignature(sa, fw->signPod(MakePod().name("c").label("app", "y").req({{"cpu", "1"}}).obj())));
-  EXPECT_FALSE(framework::sameSignature(sa, fw->signPod(MakePod().name("d").label("app", "x").req({{"cpu", "2"}}).obj())));
+  EXPECT_FALSE(framework::sameSignature(
+      sa, fw->signPod(MakePod().name("c").label("app", "y").req({{"cpu", "1"}}).obj())));
+  EXPECT_FALSE(framework::sameSignature(
+      sa, fw->signPod(MakePod().name("d").label("app", "x").req({{"cpu", "2"}}).obj())));
   // Pods that can't be signed.
   api::Pod spread = a;
   api::TopologySpreadConstraint c;

@@ -761,9 +761,11 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
   }
 }
 
-framework::Status DynamicResources::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& /*fragments*/) {
+framework::Status DynamicResources::signPod(const api::Pod& pod,
+                                            std::vector<framework::SignFragment>& /*fragments*/) {
   if (!pod.spec.resourceClaims.empty()) {
-    return framework::Status(framework::Code::Unschedulable, "pods with dra resource claims are not signable");
+    return framework::Status(framework::Code::Unschedulable,
+                             "pods with dra resource claims are not signable");
   }
   return {};
 }

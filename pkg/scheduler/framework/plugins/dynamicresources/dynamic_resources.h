@@ -76,7 +76,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with resource claims.
+  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with resource
+  // claims.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   framework::Status preEnqueue(const framework::PodInfo& pod) override;

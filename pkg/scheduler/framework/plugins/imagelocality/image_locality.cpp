@@ -80,7 +80,8 @@ framework::Status ImageLocality::score(framework::CycleState& /*state*/, const f
   return framework::Status();
 }
 
-framework::Status ImageLocality::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status ImageLocality::signPod(const api::Pod& pod,
+                                         std::vector<framework::SignFragment>& fragments) {
   std::set<std::string> names;
   for (const auto* list : {&pod.spec.containers, &pod.spec.initContainers}) {
     for (const auto& c : *list) names.insert(normalizedImageName(c.image));

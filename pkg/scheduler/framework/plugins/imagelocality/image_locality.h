@@ -42,7 +42,8 @@ class ImageLocality final : public framework::ScorePlugin, public framework::Sig
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): the normalized names of the container and init container images, sorted.
+  // Opportunistic batching (upstream SignPod): the normalized names of the container and init container
+  // images, sorted.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Error when the handle has no snapshot lister.

@@ -168,14 +168,16 @@ Result<framework::QueueingHint> InterPodAffinity::isSchedulableAfterNodeChange(
   return framework::QueueingHint::QueueSkip;
 }
 
-framework::Status InterPodAffinity::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status InterPodAffinity::signPod(const api::Pod& pod,
+                                            std::vector<framework::SignFragment>& fragments) {
   if (pod.spec.affinity && (pod.spec.affinity->podAffinity || pod.spec.affinity->podAntiAffinity)) {
     return framework::Status(framework::Code::Unschedulable, "pods with InterPodAffinity are not signable");
   }
   // Without preferred terms of existing pods only pods with affinity terms can match this one, so its labels
   // don't matter; otherwise an existing pod's terms may match them.
   if (args_.ignorePreferredTermsOfExistingPods) return {};
-  fragments.push_back({std::string(framework::kLabelsSignerName), framework::goJsonStringMap(pod.metadata.labels)});
+  fragments.push_back(
+      {std::string(framework::kLabelsSignerName), framework::goJsonStringMap(pod.metadata.labels)});
   return {};
 }
 

@@ -146,7 +146,9 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): the pod's labels (nothing with ignorePreferredTermsOfExistingPods); Unschedulable (not signable) for a pod with pod affinity or anti-affinity.
+  // Opportunistic batching (upstream SignPod): the pod's labels (nothing with
+  // ignorePreferredTermsOfExistingPods); Unschedulable (not signable) for a pod with pod affinity or
+  // anti-affinity.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // UnschedulableAndUnresolvable "parsing pod: <error>" when the pod's terms don't parse; Skip when no

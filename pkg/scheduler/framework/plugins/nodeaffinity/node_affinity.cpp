@@ -202,9 +202,11 @@ Result<framework::QueueingHint> NodeAffinity::isSchedulableAfterNodeChange(
   return wasMatched ? framework::QueueingHint::QueueSkip : framework::QueueingHint::Queue;
 }
 
-framework::Status NodeAffinity::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status NodeAffinity::signPod(const api::Pod& pod,
+                                        std::vector<framework::SignFragment>& fragments) {
   fragments.push_back({std::string(framework::kNodeAffinitySignerName), framework::nodeAffinitySigner(pod)});
-  fragments.push_back({std::string(framework::kNodeSelectorSignerName), framework::goJsonStringMap(pod.spec.nodeSelector)});
+  fragments.push_back(
+      {std::string(framework::kNodeSelectorSignerName), framework::goJsonStringMap(pod.spec.nodeSelector)});
   return {};
 }
 

@@ -3,9 +3,9 @@
 #include <string>
 
 #include "pkg/api/resources.h"
-#include "pkg/util/version.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/util/version.h"
 
 namespace ks::plugins::nodedeclaredfeatures {
 
@@ -111,7 +111,8 @@ Result<framework::QueueingHint> NodeDeclaredFeatures::isSchedulableAfterTargetPo
   return *newReqs == *oldReqs ? framework::QueueingHint::QueueSkip : framework::QueueingHint::Queue;
 }
 
-framework::Status NodeDeclaredFeatures::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status NodeDeclaredFeatures::signPod(const api::Pod& pod,
+                                                std::vector<framework::SignFragment>& fragments) {
   // Upstream has no framework when the gate is off (GA and locked on in v1.37); nothing to require then.
   if (ndfFramework_ == nullptr) {
     fragments.push_back({std::string(framework::kFeaturesSignerName), framework::goJsonString("")});
@@ -119,7 +120,8 @@ framework::Status NodeDeclaredFeatures::signPod(const api::Pod& pod, std::vector
   }
   auto reqs = ndfFramework_->inferForPodScheduling(pod.spec, version_);
   if (!reqs.ok()) return framework::Status::error(reqs.error().message());
-  fragments.push_back({std::string(framework::kFeaturesSignerName), framework::goJsonString(reqs->toString())});
+  fragments.push_back(
+      {std::string(framework::kFeaturesSignerName), framework::goJsonString(reqs->toString())});
   return {};
 }
 

@@ -32,7 +32,8 @@ Result<std::vector<framework::ClusterEventWithHint>> NodeName::eventsToRegister(
 }
 
 framework::Status NodeName::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
-  fragments.push_back({std::string(framework::kNodeNameSignerName), framework::goJsonString(pod.spec.nodeName)});
+  fragments.push_back(
+      {std::string(framework::kNodeNameSignerName), framework::goJsonString(pod.spec.nodeName)});
   return {};
 }
 

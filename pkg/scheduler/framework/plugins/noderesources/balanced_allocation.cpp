@@ -54,10 +54,12 @@ framework::Status BalancedAllocation::score(framework::CycleState& state, const 
   return scorer_.score(nodeInfo, requests, score);
 }
 
-framework::Status BalancedAllocation::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status BalancedAllocation::signPod(const api::Pod& pod,
+                                              std::vector<framework::SignFragment>& fragments) {
   // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
-  fragments.push_back({std::string(framework::kResourcesSignerName),
-                       framework::resourceSigner(computePodResourceRequest(pod, {enablePodLevelResources_}))});
+  fragments.push_back(
+      {std::string(framework::kResourcesSignerName),
+       framework::resourceSigner(computePodResourceRequest(pod, {enablePodLevelResources_}))});
   return {};
 }
 

@@ -365,8 +365,9 @@ Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(
 
 framework::Status Fit::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
   // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
-  fragments.push_back({std::string(framework::kResourcesSignerName),
-                       framework::resourceSigner(computePodResourceRequest(pod, {features_.enablePodLevelResources}))});
+  fragments.push_back(
+      {std::string(framework::kResourcesSignerName),
+       framework::resourceSigner(computePodResourceRequest(pod, {features_.enablePodLevelResources}))});
   return {};
 }
 

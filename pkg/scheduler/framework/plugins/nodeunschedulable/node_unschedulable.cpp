@@ -76,7 +76,8 @@ Result<framework::QueueingHint> NodeUnschedulable::isSchedulableAfterTargetPodTo
                                               : framework::QueueingHint::QueueSkip;
 }
 
-framework::Status NodeUnschedulable::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status NodeUnschedulable::signPod(const api::Pod& pod,
+                                             std::vector<framework::SignFragment>& fragments) {
   fragments.push_back({std::string(framework::kTolerationsSignerName), framework::tolerationsSigner(pod)});
   return {};
 }

@@ -9,9 +9,9 @@
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/nodevolumelimits/utils.h"
+#include "pkg/scheduler/framework/signers.h"
 #include "pkg/volume/csitranslation/csi_translation.h"
 #include "pkg/volume/volume_helpers.h"
-#include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::nodevolumelimits {
 

@@ -234,9 +234,11 @@ Result<framework::QueueingHint> PodTopologySpread::isSchedulableAfterNodeChange(
   return originalNodeMatching ? framework::QueueingHint::Queue : framework::QueueingHint::QueueSkip;
 }
 
-framework::Status PodTopologySpread::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& /*fragments*/) {
+framework::Status PodTopologySpread::signPod(const api::Pod& pod,
+                                             std::vector<framework::SignFragment>& /*fragments*/) {
   if (!pod.spec.topologySpreadConstraints.empty()) {
-    return framework::Status(framework::Code::Unschedulable, "pods with topology constraints are not signable");
+    return framework::Status(framework::Code::Unschedulable,
+                             "pods with topology constraints are not signable");
   }
   if (!defaultConstraints_.empty()) {
     return framework::Status(framework::Code::Unschedulable,

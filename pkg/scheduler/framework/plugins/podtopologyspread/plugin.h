@@ -129,7 +129,8 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with topology spread constraints, and for every pod when the plugin has default constraints (System defaulting has).
+  // Opportunistic batching (upstream SignPod): nothing; Unschedulable (not signable) for a pod with topology
+  // spread constraints, and for every pod when the plugin has default constraints (System defaulting has).
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Counts the matching pods per domain of every DoNotSchedule constraint over `nodes` (in parallel).

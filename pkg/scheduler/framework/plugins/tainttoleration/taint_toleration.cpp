@@ -99,7 +99,8 @@ Result<framework::QueueingHint> TaintToleration::isSchedulableAfterTargetPodTole
   return framework::QueueingHint::Queue;
 }
 
-framework::Status TaintToleration::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status TaintToleration::signPod(const api::Pod& pod,
+                                           std::vector<framework::SignFragment>& fragments) {
   fragments.push_back({std::string(framework::kTolerationsSignerName), framework::tolerationsSigner(pod)});
   return {};
 }

@@ -8,8 +8,8 @@
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
-#include "pkg/volume/volume_helpers.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/volume/volume_helpers.h"
 
 namespace ks::plugins::volumebinding {
 
@@ -378,7 +378,8 @@ Result<framework::QueueingHint> VolumeBinding::isSchedulableAfterCSIDriverChange
   return framework::QueueingHint::QueueSkip;
 }
 
-framework::Status VolumeBinding::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status VolumeBinding::signPod(const api::Pod& pod,
+                                         std::vector<framework::SignFragment>& fragments) {
   fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
   return {};
 }

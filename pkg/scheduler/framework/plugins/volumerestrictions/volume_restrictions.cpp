@@ -5,8 +5,8 @@
 #include "pkg/informer/factory.h"
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
-#include "pkg/volume/volume_helpers.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/volume/volume_helpers.h"
 
 namespace ks::plugins::volumerestrictions {
 
@@ -231,7 +231,8 @@ Result<QueueingHint> VolumeRestrictions::isSchedulableAfterAssignedPodDeleted(
   return QueueingHint::QueueSkip;
 }
 
-framework::Status VolumeRestrictions::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+framework::Status VolumeRestrictions::signPod(const api::Pod& pod,
+                                              std::vector<framework::SignFragment>& fragments) {
   fragments.push_back({std::string(framework::kVolumesSignerName), framework::volumesSigner(pod)});
   return {};
 }

@@ -6,8 +6,8 @@
 #include "pkg/informer/factory.h"
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
-#include "pkg/volume/volume_helpers.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/volume/volume_helpers.h"
 
 namespace ks::plugins::volumezone {
 
