@@ -27,7 +27,8 @@ struct KindInfo;
     static constexpr bool kWatched = isWatched;                   \
   };
 #define KS_WATCHED_KIND(Type, accessor, resource, namespaced) KS_KIND_INFO(Type, resource, namespaced, true)
-#define KS_STORED_KIND(Type, resource, namespaced, simulatorLoads) KS_KIND_INFO(Type, resource, namespaced, false)
+#define KS_STORED_KIND(Type, resource, namespaced, simulatorLoads) \
+  KS_KIND_INFO(Type, resource, namespaced, false)
 #include "pkg/api/kinds.def"
 #undef KS_KIND_INFO
 

@@ -123,10 +123,10 @@ class ListWatchers {
   ListWatcher<T>& listWatcher();
 };
 
-#define KS_WATCHED_KIND(Type, accessor, ...)                            \
-  template <>                                                           \
+#define KS_WATCHED_KIND(Type, accessor, ...)                              \
+  template <>                                                             \
   inline ListWatcher<api::Type>& ListWatchers::listWatcher<api::Type>() { \
-    return accessor();                                                  \
+    return accessor();                                                    \
   }
 #include "pkg/api/kinds.def"
 

@@ -14,8 +14,10 @@ class ForwardingClient : public client::Client {
  public:
   explicit ForwardingClient(client::Client& inner) : inner_(inner) {}
 
-#define KS_WATCHED_KIND(Type, accessor, ...) \
-  client::ListWatcher<api::Type>& accessor() override { return inner_.accessor(); }
+#define KS_WATCHED_KIND(Type, accessor, ...)            \
+  client::ListWatcher<api::Type>& accessor() override { \
+    return inner_.accessor();                           \
+  }
 #include "pkg/api/kinds.def"
 
   client::ApiResult<void> bind(const api::Binding& binding) override { return inner_.bind(binding); }

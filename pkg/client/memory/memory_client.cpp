@@ -52,9 +52,7 @@ std::optional<int64_t> parseResourceVersion(std::string_view rv) {
 
 }  // namespace memory
 
-MemoryClient::MemoryClient(MemoryClientOptions options)
-    : options_(std::move(options)),
-      rng_(options_.seed) {}
+MemoryClient::MemoryClient(MemoryClientOptions options) : options_(std::move(options)), rng_(options_.seed) {}
 
 MemoryClient::~MemoryClient() = default;
 

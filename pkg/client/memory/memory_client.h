@@ -169,8 +169,10 @@ class MemoryClient final : public Client {
   MemoryClient& operator=(const MemoryClient&) = delete;
 
   // ListWatchers: views onto list<T>() / watch<T>() below.
-#define KS_WATCHED_KIND(Type, accessor, ...) \
-  ListWatcher<api::Type>& accessor() override { return accessor##LW_; }
+#define KS_WATCHED_KIND(Type, accessor, ...)    \
+  ListWatcher<api::Type>& accessor() override { \
+    return accessor##LW_;                       \
+  }
 #include "pkg/api/kinds.def"
 
   // PodWriter
@@ -301,7 +303,6 @@ class MemoryClient final : public Client {
   std::vector<Injection> injections_;             // guarded by mu_
   std::array<int64_t, kOperationCount> calls_{};  // guarded by mu_
   std::mt19937_64 rng_;                           // guarded by mu_
-
 
 #define KS_WATCHED_KIND(Type, accessor, ...) memory::KindListWatcher<api::Type> accessor##LW_{*this};
 #include "pkg/api/kinds.def"

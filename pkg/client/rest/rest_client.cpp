@@ -474,7 +474,8 @@ std::string nsPath(std::string_view prefix, const std::string& ns, std::string_v
 struct RestListWatchers {
   explicit RestListWatchers(RestClient::Impl& i) : impl(i) {}
   RestClient::Impl& impl;
-#define KS_WATCHED_KIND(Type, accessor, ...) RestListWatcher<api::Type> accessor{impl, api::resourcePath<api::Type>()};
+#define KS_WATCHED_KIND(Type, accessor, ...) \
+  RestListWatcher<api::Type> accessor{impl, api::resourcePath<api::Type>()};
 #include "pkg/api/kinds.def"
 };
 
@@ -528,7 +529,7 @@ RestListWatchers& lws(RestClient::Impl& impl) {
 }
 }  // namespace
 
-#define KS_WATCHED_KIND(Type, accessor, ...)     \
+#define KS_WATCHED_KIND(Type, accessor, ...)       \
   ListWatcher<api::Type>& RestClient::accessor() { \
     return lws(*impl_).accessor;                   \
   }
