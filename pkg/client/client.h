@@ -17,14 +17,8 @@
 #include <stop_token>
 #include <string>
 
-#include "pkg/api/apps.h"
-#include "pkg/api/coordination.h"
-#include "pkg/api/core.h"
-#include "pkg/api/events.h"
+#include "pkg/api/kinds.h"
 #include "pkg/api/meta.h"
-#include "pkg/api/policy.h"
-#include "pkg/api/resource.h"
-#include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
 namespace ks::client {
@@ -116,33 +110,25 @@ class ListWatcher {
                                 std::stop_token stop) = 0;
 };
 
-// The list/watch sources the informers need.
+// The list/watch sources the informers need: one accessor per watched kind of pkg/api/kinds.def
+// (pods(), nodes(), csiStorageCapacities(), ...).
 class ListWatchers {
  public:
   virtual ~ListWatchers() = default;
-  virtual ListWatcher<api::Pod>& pods() = 0;
-  virtual ListWatcher<api::Node>& nodes() = 0;
-  virtual ListWatcher<api::Namespace>& namespaces() = 0;
-  virtual ListWatcher<api::PersistentVolume>& persistentVolumes() = 0;
-  virtual ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() = 0;
-  virtual ListWatcher<api::StorageClass>& storageClasses() = 0;
-  virtual ListWatcher<api::CSINode>& csiNodes() = 0;
-  virtual ListWatcher<api::CSIDriver>& csiDrivers() = 0;
-  virtual ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() = 0;
-  virtual ListWatcher<api::VolumeAttachment>& volumeAttachments() = 0;
-  virtual ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() = 0;
-  // The pod owners whose selectors system default spreading reads.
-  virtual ListWatcher<api::Service>& services() = 0;
-  virtual ListWatcher<api::ReplicationController>& replicationControllers() = 0;
-  virtual ListWatcher<api::ReplicaSet>& replicaSets() = 0;
-  virtual ListWatcher<api::StatefulSet>& statefulSets() = 0;
-  // Dynamic resource allocation (resource.k8s.io/v1): what the DynamicResources plugin reads. Not claim
-  // templates: the resource claim controller generates a pod's claims from them and the scheduler finds
-  // their names in the pod's status (upstream's system:kube-scheduler role grants nothing on templates).
-  virtual ListWatcher<api::ResourceClaim>& resourceClaims() = 0;
-  virtual ListWatcher<api::ResourceSlice>& resourceSlices() = 0;
-  virtual ListWatcher<api::DeviceClass>& deviceClasses() = 0;
+#define KS_WATCHED_KIND(Type, accessor, ...) virtual ListWatcher<api::Type>& accessor() = 0;
+#include "pkg/api/kinds.def"
+
+  // The accessor of kind T: listWatcher<api::Pod>() is pods().
+  template <typename T>
+  ListWatcher<T>& listWatcher();
 };
+
+#define KS_WATCHED_KIND(Type, accessor, ...)                              \
+  template <>                                                             \
+  inline ListWatcher<api::Type>& ListWatchers::listWatcher<api::Type>() { \
+    return accessor();                                                    \
+  }
+#include "pkg/api/kinds.def"
 
 // What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a
 // strategic-merge patch of pods/{name}/status.

@@ -11,6 +11,7 @@
 #include <optional>
 #include <stop_token>
 #include <thread>
+#include <type_traits>
 
 #include "pkg/app/options.h"
 #include "pkg/app/run.h"
@@ -174,28 +175,12 @@ Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& conf
 
 Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClient& cluster,
                                  const std::string& namespace_, const std::string& name) {
-  if (auto r = copyKind(live.nodes(), cluster, "nodes"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.namespaces(), cluster, "namespaces"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.persistentVolumes(), cluster, "persistentvolumes"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.persistentVolumeClaims(), cluster, "persistentvolumeclaims"); !r.ok())
-    return r.error();
-  if (auto r = copyKind(live.storageClasses(), cluster, "storageclasses"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.csiNodes(), cluster, "csinodes"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.csiDrivers(), cluster, "csidrivers"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.csiStorageCapacities(), cluster, "csistoragecapacities"); !r.ok())
-    return r.error();
-  if (auto r = copyKind(live.volumeAttachments(), cluster, "volumeattachments"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.podDisruptionBudgets(), cluster, "poddisruptionbudgets"); !r.ok())
-    return r.error();
-  if (auto r = copyKind(live.services(), cluster, "services"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.replicationControllers(), cluster, "replicationcontrollers"); !r.ok())
-    return r.error();
-  if (auto r = copyKind(live.replicaSets(), cluster, "replicasets"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.statefulSets(), cluster, "statefulsets"); !r.ok()) return r.error();
-  // What DynamicResources reads (claims, their devices' slices and classes).
-  if (auto r = copyKind(live.deviceClasses(), cluster, "deviceclasses"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.resourceSlices(), cluster, "resourceslices"); !r.ok()) return r.error();
-  if (auto r = copyKind(live.resourceClaims(), cluster, "resourceclaims"); !r.ok()) return r.error();
+  // Every watched kind but pods, in kinds.def's order.
+#define KS_WATCHED_KIND(Type, accessor, resource, namespaced)                             \
+  if constexpr (!std::is_same_v<api::Type, api::Pod>) {                                   \
+    if (auto r = copyKind(live.accessor(), cluster, resource); !r.ok()) return r.error(); \
+  }
+#include "pkg/api/kinds.def"
 
   // Pods as the scheduler's informer lists them (terminated ones are not its business).
   client::ListOptions options;

@@ -1,5 +1,7 @@
 #include "pkg/informer/factory.h"
 
+#include <type_traits>
+
 namespace ks::informer {
 
 SharedInformerFactory::SharedInformerFactory(client::ListWatchers& listWatchers,
@@ -11,74 +13,22 @@ SharedInformerFactory::~SharedInformerFactory() {
 }
 
 template <typename T>
-SharedInformer<T>& SharedInformerFactory::informerFor(std::unique_ptr<SharedInformer<T>>& slot,
-                                                      client::ListWatcher<T>& lw, const char* name,
-                                                      const std::string& fieldSelector) {
+SharedInformer<T>& SharedInformerFactory::informer() {
   std::lock_guard lock(mu_);
+  auto& slot = std::get<std::unique_ptr<SharedInformer<T>>>(informers_);
   if (!slot) {
     ReflectorOptions ro = options_.reflector;
-    ro.name = name;
-    ro.fieldSelector = fieldSelector;
-    slot = std::make_unique<SharedInformer<T>>(lw, std::move(ro));
+    ro.name = api::KindInfo<T>::kResource;
+    ro.fieldSelector = std::is_same_v<T, api::Pod> ? options_.podFieldSelector : std::string();
+    slot = std::make_unique<SharedInformer<T>>(listWatchers_.listWatcher<T>(), std::move(ro));
     entries_.push_back(Entry{slot.get(), false});
   }
   return *slot;
 }
 
-SharedInformer<api::Pod>& SharedInformerFactory::pods() {
-  return informerFor(pods_, listWatchers_.pods(), "pods", options_.podFieldSelector);
-}
-SharedInformer<api::Node>& SharedInformerFactory::nodes() {
-  return informerFor(nodes_, listWatchers_.nodes(), "nodes");
-}
-SharedInformer<api::Namespace>& SharedInformerFactory::namespaces() {
-  return informerFor(namespaces_, listWatchers_.namespaces(), "namespaces");
-}
-SharedInformer<api::PersistentVolume>& SharedInformerFactory::persistentVolumes() {
-  return informerFor(pvs_, listWatchers_.persistentVolumes(), "persistentvolumes");
-}
-SharedInformer<api::PersistentVolumeClaim>& SharedInformerFactory::persistentVolumeClaims() {
-  return informerFor(pvcs_, listWatchers_.persistentVolumeClaims(), "persistentvolumeclaims");
-}
-SharedInformer<api::StorageClass>& SharedInformerFactory::storageClasses() {
-  return informerFor(storageClasses_, listWatchers_.storageClasses(), "storageclasses");
-}
-SharedInformer<api::CSINode>& SharedInformerFactory::csiNodes() {
-  return informerFor(csiNodes_, listWatchers_.csiNodes(), "csinodes");
-}
-SharedInformer<api::CSIDriver>& SharedInformerFactory::csiDrivers() {
-  return informerFor(csiDrivers_, listWatchers_.csiDrivers(), "csidrivers");
-}
-SharedInformer<api::CSIStorageCapacity>& SharedInformerFactory::csiStorageCapacities() {
-  return informerFor(csiCapacities_, listWatchers_.csiStorageCapacities(), "csistoragecapacities");
-}
-SharedInformer<api::VolumeAttachment>& SharedInformerFactory::volumeAttachments() {
-  return informerFor(volumeAttachments_, listWatchers_.volumeAttachments(), "volumeattachments");
-}
-SharedInformer<api::PodDisruptionBudget>& SharedInformerFactory::podDisruptionBudgets() {
-  return informerFor(pdbs_, listWatchers_.podDisruptionBudgets(), "poddisruptionbudgets");
-}
-SharedInformer<api::Service>& SharedInformerFactory::services() {
-  return informerFor(services_, listWatchers_.services(), "services");
-}
-SharedInformer<api::ReplicationController>& SharedInformerFactory::replicationControllers() {
-  return informerFor(rcs_, listWatchers_.replicationControllers(), "replicationcontrollers");
-}
-SharedInformer<api::ReplicaSet>& SharedInformerFactory::replicaSets() {
-  return informerFor(replicaSets_, listWatchers_.replicaSets(), "replicasets");
-}
-SharedInformer<api::StatefulSet>& SharedInformerFactory::statefulSets() {
-  return informerFor(statefulSets_, listWatchers_.statefulSets(), "statefulsets");
-}
-SharedInformer<api::ResourceClaim>& SharedInformerFactory::resourceClaims() {
-  return informerFor(resourceClaims_, listWatchers_.resourceClaims(), "resourceclaims");
-}
-SharedInformer<api::ResourceSlice>& SharedInformerFactory::resourceSlices() {
-  return informerFor(resourceSlices_, listWatchers_.resourceSlices(), "resourceslices");
-}
-SharedInformer<api::DeviceClass>& SharedInformerFactory::deviceClasses() {
-  return informerFor(deviceClasses_, listWatchers_.deviceClasses(), "deviceclasses");
-}
+#define KS_WATCHED_KIND(Type, ...) \
+  template SharedInformer<api::Type>& SharedInformerFactory::informer<api::Type>();
+#include "pkg/api/kinds.def"
 
 void SharedInformerFactory::start() {
   std::lock_guard lock(mu_);

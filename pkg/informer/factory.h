@@ -10,13 +10,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <vector>
 
-#include "pkg/api/apps.h"
-#include "pkg/api/core.h"
-#include "pkg/api/policy.h"
-#include "pkg/api/resource.h"
-#include "pkg/api/storage.h"
+#include "pkg/api/kinds.h"
 #include "pkg/client/client.h"
 #include "pkg/informer/shared_informer.h"
 
@@ -41,24 +38,17 @@ class SharedInformerFactory {
   SharedInformerFactory(const SharedInformerFactory&) = delete;
   SharedInformerFactory& operator=(const SharedInformerFactory&) = delete;
 
-  SharedInformer<api::Pod>& pods();
-  SharedInformer<api::Node>& nodes();
-  SharedInformer<api::Namespace>& namespaces();
-  SharedInformer<api::PersistentVolume>& persistentVolumes();
-  SharedInformer<api::PersistentVolumeClaim>& persistentVolumeClaims();
-  SharedInformer<api::StorageClass>& storageClasses();
-  SharedInformer<api::CSINode>& csiNodes();
-  SharedInformer<api::CSIDriver>& csiDrivers();
-  SharedInformer<api::CSIStorageCapacity>& csiStorageCapacities();
-  SharedInformer<api::VolumeAttachment>& volumeAttachments();
-  SharedInformer<api::PodDisruptionBudget>& podDisruptionBudgets();
-  SharedInformer<api::Service>& services();
-  SharedInformer<api::ReplicationController>& replicationControllers();
-  SharedInformer<api::ReplicaSet>& replicaSets();
-  SharedInformer<api::StatefulSet>& statefulSets();
-  SharedInformer<api::ResourceClaim>& resourceClaims();
-  SharedInformer<api::ResourceSlice>& resourceSlices();
-  SharedInformer<api::DeviceClass>& deviceClasses();
+  // One accessor per watched kind of pkg/api/kinds.def: pods(), nodes(), csiStorageCapacities(), ...
+#define KS_WATCHED_KIND(Type, accessor, ...) \
+  SharedInformer<api::Type>& accessor() {    \
+    return informer<api::Type>();            \
+  }
+#include "pkg/api/kinds.def"
+
+  // The informer of the watched kind T (informer<api::Pod>() is pods()), named after its resource; the
+  // pod informer selects with options.podFieldSelector.
+  template <typename T>
+  SharedInformer<T>& informer();
 
   // Starts every informer created so far that is not running yet.
   void start();
@@ -68,10 +58,6 @@ class SharedInformerFactory {
   void stop();
 
  private:
-  template <typename T>
-  SharedInformer<T>& informerFor(std::unique_ptr<SharedInformer<T>>& slot, client::ListWatcher<T>& lw,
-                                 const char* name, const std::string& fieldSelector = "");
-
   client::ListWatchers& listWatchers_;
   const SharedInformerFactoryOptions options_;
 
@@ -81,24 +67,9 @@ class SharedInformerFactory {
     bool started;
   };
   std::vector<Entry> entries_;  // guarded by mu_, creation order
-  std::unique_ptr<SharedInformer<api::Pod>> pods_;
-  std::unique_ptr<SharedInformer<api::Node>> nodes_;
-  std::unique_ptr<SharedInformer<api::Namespace>> namespaces_;
-  std::unique_ptr<SharedInformer<api::PersistentVolume>> pvs_;
-  std::unique_ptr<SharedInformer<api::PersistentVolumeClaim>> pvcs_;
-  std::unique_ptr<SharedInformer<api::StorageClass>> storageClasses_;
-  std::unique_ptr<SharedInformer<api::CSINode>> csiNodes_;
-  std::unique_ptr<SharedInformer<api::CSIDriver>> csiDrivers_;
-  std::unique_ptr<SharedInformer<api::CSIStorageCapacity>> csiCapacities_;
-  std::unique_ptr<SharedInformer<api::VolumeAttachment>> volumeAttachments_;
-  std::unique_ptr<SharedInformer<api::PodDisruptionBudget>> pdbs_;
-  std::unique_ptr<SharedInformer<api::Service>> services_;
-  std::unique_ptr<SharedInformer<api::ReplicationController>> rcs_;
-  std::unique_ptr<SharedInformer<api::ReplicaSet>> replicaSets_;
-  std::unique_ptr<SharedInformer<api::StatefulSet>> statefulSets_;
-  std::unique_ptr<SharedInformer<api::ResourceClaim>> resourceClaims_;
-  std::unique_ptr<SharedInformer<api::ResourceSlice>> resourceSlices_;
-  std::unique_ptr<SharedInformer<api::DeviceClass>> deviceClasses_;
+  template <typename... Ts>
+  using Slots = std::tuple<std::unique_ptr<SharedInformer<Ts>>...>;
+  api::ApplyKinds<Slots, api::WatchedKinds> informers_;  // guarded by mu_, created lazily
 };
 
 }  // namespace ks::informer

@@ -100,6 +100,21 @@ std::string describe(const json& item) {
   return kind + " " + (ns.empty() ? name : ns + "/" + name);
 }
 
+// The kinds a cluster file may hold: the watched ones and the stored ones the simulator loads, in
+// kinds.def's order.
+std::string supportedKinds() {
+  std::string out;
+  auto add = [&out](std::string_view kind) {
+    if (!out.empty()) out += ", ";
+    out += kind;
+  };
+#define KS_WATCHED_KIND(Type, ...) add(api::Type::kKind);
+#define KS_STORED_KIND(Type, resource, namespaced, simulatorLoads) \
+  if (simulatorLoads) add(api::Type::kKind);
+#include "pkg/api/kinds.def"
+  return out;
+}
+
 Result<void> loadItem(client::MemoryClient& cluster, const json& item,
                       const config::KubeSchedulerConfiguration& cfg, LoadSummary& summary) {
   if (!item.is_object()) return Error("expected an object");
@@ -116,31 +131,15 @@ Result<void> loadItem(client::MemoryClient& cluster, const json& item,
     if (isPending(*pod, cfg)) summary.pendingPods++;
     return createDecoded(cluster, *pod, summary);
   }
-  if (kind == "Node") return createObject<api::Node>(cluster, item, summary);
-  if (kind == "Namespace") return createObject<api::Namespace>(cluster, item, summary);
-  if (kind == "PersistentVolume") return createObject<api::PersistentVolume>(cluster, item, summary);
-  if (kind == "PersistentVolumeClaim")
-    return createObject<api::PersistentVolumeClaim>(cluster, item, summary);
-  if (kind == "StorageClass") return createObject<api::StorageClass>(cluster, item, summary);
-  if (kind == "CSINode") return createObject<api::CSINode>(cluster, item, summary);
-  if (kind == "CSIDriver") return createObject<api::CSIDriver>(cluster, item, summary);
-  if (kind == "CSIStorageCapacity") return createObject<api::CSIStorageCapacity>(cluster, item, summary);
-  if (kind == "VolumeAttachment") return createObject<api::VolumeAttachment>(cluster, item, summary);
-  if (kind == "PodDisruptionBudget") return createObject<api::PodDisruptionBudget>(cluster, item, summary);
-  if (kind == "Service") return createObject<api::Service>(cluster, item, summary);
-  if (kind == "ReplicationController") return createObject<api::ReplicationController>(cluster, item, summary);
-  if (kind == "ReplicaSet") return createObject<api::ReplicaSet>(cluster, item, summary);
-  if (kind == "StatefulSet") return createObject<api::StatefulSet>(cluster, item, summary);
-  if (kind == "DeviceClass") return createObject<api::DeviceClass>(cluster, item, summary);
-  if (kind == "ResourceClaim") return createObject<api::ResourceClaim>(cluster, item, summary);
-  if (kind == "ResourceClaimTemplate")
-    return createObject<api::ResourceClaimTemplate>(cluster, item, summary);
-  if (kind == "ResourceSlice") return createObject<api::ResourceSlice>(cluster, item, summary);
-  return Error("unknown kind \"" + kind +
-               "\" (supported: Node, Pod, Namespace, PersistentVolume, PersistentVolumeClaim, StorageClass, "
-               "CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service, "
-               "ReplicationController, ReplicaSet, StatefulSet, DeviceClass, ResourceClaim, "
-               "ResourceClaimTemplate, ResourceSlice)");
+  // Every other kind as it is (Pod's entry below is not reached).
+#define KS_WATCHED_KIND(Type, ...) \
+  if (kind == api::Type::kKind) return createObject<api::Type>(cluster, item, summary);
+#define KS_STORED_KIND(Type, resource, namespaced, simulatorLoads)                        \
+  if constexpr (simulatorLoads) {                                                         \
+    if (kind == api::Type::kKind) return createObject<api::Type>(cluster, item, summary); \
+  }
+#include "pkg/api/kinds.def"
+  return Error("unknown kind \"" + kind + "\" (supported: " + supportedKinds() + ")");
 }
 
 // Records the last attempt of every pod (scheduling thread) and binding failures (binding threads).

@@ -192,24 +192,8 @@ void listAndWatch(client::ListWatcher<T>& lw) {
 
 // Every call of client::Client and of the auth API (server::auth::AuthApi) the RestClient implements, once.
 void callEveryApi(RestClient& c, const std::string& leaseNamespace, const std::string& leaseName) {
-  listAndWatch(c.pods());
-  listAndWatch(c.nodes());
-  listAndWatch(c.namespaces());
-  listAndWatch(c.persistentVolumes());
-  listAndWatch(c.persistentVolumeClaims());
-  listAndWatch(c.storageClasses());
-  listAndWatch(c.csiNodes());
-  listAndWatch(c.csiDrivers());
-  listAndWatch(c.csiStorageCapacities());
-  listAndWatch(c.volumeAttachments());
-  listAndWatch(c.podDisruptionBudgets());
-  listAndWatch(c.services());
-  listAndWatch(c.replicationControllers());
-  listAndWatch(c.replicaSets());
-  listAndWatch(c.statefulSets());
-  listAndWatch(c.resourceClaims());
-  listAndWatch(c.resourceSlices());
-  listAndWatch(c.deviceClasses());
+#define KS_WATCHED_KIND(Type, accessor, ...) listAndWatch(c.accessor());
+#include "pkg/api/kinds.def"
 
   api::Binding binding;
   binding.metadata.namespace_ = "default";

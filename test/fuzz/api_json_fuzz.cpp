@@ -78,30 +78,12 @@ void fuzzKind(unsigned shape, std::string_view json) {
 
 using KindFn = void (*)(unsigned, std::string_view);
 
-// Every kind with list and watch decoding (codec.cpp's KS_JSON_INSTANTIATE_KIND).
+// Every kind with list and watch decoding: all of pkg/api/kinds.def, in its order (make_seeds.py's too).
 constexpr KindFn kKinds[] = {
-    fuzzKind<Pod>,
-    fuzzKind<Node>,
-    fuzzKind<Namespace>,
-    fuzzKind<PersistentVolume>,
-    fuzzKind<PersistentVolumeClaim>,
-    fuzzKind<Binding>,
-    fuzzKind<StorageClass>,
-    fuzzKind<CSINode>,
-    fuzzKind<CSIDriver>,
-    fuzzKind<CSIStorageCapacity>,
-    fuzzKind<VolumeAttachment>,
-    fuzzKind<PodDisruptionBudget>,
-    fuzzKind<Service>,
-    fuzzKind<ReplicationController>,
-    fuzzKind<ReplicaSet>,
-    fuzzKind<StatefulSet>,
-    fuzzKind<Lease>,
-    fuzzKind<Event>,
-    fuzzKind<DeviceClass>,
-    fuzzKind<ResourceClaim>,
-    fuzzKind<ResourceClaimTemplate>,
-    fuzzKind<ResourceSlice>,
+#define KS_WATCHED_KIND(Type, ...) fuzzKind<Type>,
+#define KS_STORED_KIND(Type, ...) fuzzKind<Type>,
+#define KS_CODEC_KIND(Type) fuzzKind<Type>,
+#include "pkg/api/kinds.def"
 };
 constexpr unsigned kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 

@@ -16,11 +16,16 @@ import yaml
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CORPUS = os.path.join(ROOT, "test", "fuzz", "corpus")
 
-# The kind order of api_json_fuzz.cpp's dispatch table; Status and LabelSelector come last.
-KINDS = ["Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Binding", "StorageClass",
-         "CSINode", "CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "PodDisruptionBudget", "Service",
-         "ReplicationController", "ReplicaSet", "StatefulSet", "Lease", "Event", "DeviceClass", "ResourceClaim",
-         "ResourceClaimTemplate", "ResourceSlice", "Status", "LabelSelector"]
+
+def kinds_def():
+    """The entries of pkg/api/kinds.def in its order, as (category, type): ("WATCHED", "Pod"), ..."""
+    with open(os.path.join(ROOT, "pkg", "api", "kinds.def")) as f:
+        return re.findall(r"^KS_(WATCHED|STORED|CODEC)_KIND\((\w+)", f.read(), re.M)
+
+
+# The kind order of api_json_fuzz.cpp's dispatch table (every kind of kinds.def); Status and LabelSelector
+# come last.
+KINDS = [kind for _, kind in kinds_def()] + ["Status", "LabelSelector"]
 SLOTS = len(KINDS)
 LIST_KINDS = len(KINDS) - 2  # the kinds with list and watch decoding
 
@@ -44,11 +49,8 @@ EXTRA = [
 ]
 
 
-# The kind order of proto_fuzz.cpp's dispatch table; Status comes last.
-PROTO_KINDS = ["Pod", "Node", "Namespace", "PersistentVolume", "PersistentVolumeClaim", "Service",
-               "ReplicationController", "StorageClass", "CSINode", "CSIDriver", "CSIStorageCapacity",
-               "VolumeAttachment", "PodDisruptionBudget", "ReplicaSet", "StatefulSet", "DeviceClass", "ResourceClaim",
-               "ResourceSlice", "Status"]
+# The kind order of proto_fuzz.cpp's dispatch table (the watched kinds of kinds.def); Status comes last.
+PROTO_KINDS = [kind for category, kind in kinds_def() if category == "WATCHED"] + ["Status"]
 PROTO_SLOTS = len(PROTO_KINDS)
 
 
@@ -106,7 +108,7 @@ def proto_seeds():
     stream = pb_frame("BOOKMARK", bookmark)
     if status is not None:
         stream += pb_frame("ERROR", status)
-    write("proto_fuzz", bytes([2 * PROTO_SLOTS, 0]) + stream, "bookmark-error-watch")
+    write("proto_fuzz", bytes([2 * PROTO_SLOTS + PROTO_KINDS.index("Pod"), 0]) + stream, "bookmark-error-watch")
 
 
 def write(target, data, tag):
@@ -182,8 +184,9 @@ def main():
             write("api_json_fuzz", bytes([2 * SLOTS + k]) + compact(ev).encode(), kind.lower() + "-watch")
     status = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": 410,
               "message": "too old resource version"}
-    write("api_json_fuzz", bytes([2 * SLOTS]) + compact({"type": "ERROR", "object": status}).encode(), "error")
-    write("api_json_fuzz", bytes([2 * SLOTS]) + b'{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}',
+    pod_watch = 2 * SLOTS + KINDS.index("Pod")
+    write("api_json_fuzz", bytes([pod_watch]) + compact({"type": "ERROR", "object": status}).encode(), "error")
+    write("api_json_fuzz", bytes([pod_watch]) + b'{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}}',
           "bookmark")
 
     # node affinity: each pod with affinity against each node, plus a hand-made pair covering all operators.

@@ -2,12 +2,13 @@
 // application/vnd.kubernetes.protobuf: one enveloped object (decodeProto), a list response fed to
 // ProtoListDecoder in chunks, and a watch stream cut into frames by ProtoFrameSplitter, each frame through
 // decodeWatchEventProto.
-// Input: byte 0 picks the kind (byte % 19: the 18 kinds with list and watch decoding, then Status) and the
-// shape (byte / 19 % 3: object, list, watch; Status is always an object). For a list or a watch, byte 1 = n
-// (n % 16 chunk lengths follow, one byte each) and the rest is the body; for an object the rest is the body.
-// Checks: decoding twice gives the same result; an error carries a message; a list's and a watch stream's
-// outcome does not depend on where the chunks were cut; an object that decodes also decodes equal as the
-// only item of a list built around it, and as the object of an ADDED watch frame (a Status: of an ERROR one).
+// Input: byte 0 picks the kind (byte % (N + 1): the N watched kinds of pkg/api/kinds.def, then Status) and
+// the shape (byte / (N + 1) % 3: object, list, watch; Status is always an object). For a list or a watch,
+// byte 1 = n (n % 16 chunk lengths follow, one byte each) and the rest is the body; for an object the rest is
+// the body. Checks: decoding twice gives the same result; an error carries a message; a list's and a watch
+// stream's outcome does not depend on where the chunks were cut; an object that decodes also decodes equal as
+// the only item of a list built around it, and as the object of an ADDED watch frame (a Status: of an ERROR
+// one).
 
 #include <algorithm>
 #include <cstddef>
@@ -258,26 +259,11 @@ void fuzzKind(unsigned shape, std::string_view in) {
 
 using KindFn = void (*)(unsigned, std::string_view);
 
-// Every kind with list and watch decoding (codec.cpp's KS_PROTO_INSTANTIATE_KIND), in make_seeds.py's order.
+// Every kind with list and watch decoding: the watched kinds of pkg/api/kinds.def, in its order
+// (make_seeds.py's too).
 constexpr KindFn kKinds[] = {
-    fuzzKind<Pod>,
-    fuzzKind<Node>,
-    fuzzKind<Namespace>,
-    fuzzKind<PersistentVolume>,
-    fuzzKind<PersistentVolumeClaim>,
-    fuzzKind<Service>,
-    fuzzKind<ReplicationController>,
-    fuzzKind<StorageClass>,
-    fuzzKind<CSINode>,
-    fuzzKind<CSIDriver>,
-    fuzzKind<CSIStorageCapacity>,
-    fuzzKind<VolumeAttachment>,
-    fuzzKind<PodDisruptionBudget>,
-    fuzzKind<ReplicaSet>,
-    fuzzKind<StatefulSet>,
-    fuzzKind<DeviceClass>,
-    fuzzKind<ResourceClaim>,
-    fuzzKind<ResourceSlice>,
+#define KS_WATCHED_KIND(Type, ...) fuzzKind<Type>,
+#include "pkg/api/kinds.def"
 };
 constexpr unsigned kKindCount = sizeof(kKinds) / sizeof(kKinds[0]);
 

@@ -1,7 +1,8 @@
 #pragma once
 // A client::Client that forwards every call to another client. Test doubles derive from it and override
 // only the calls they record or fake (bindings timed by the benchmark, evictions recorded by the
-// preemption tests), so a new API kind needs one forwarder here, not one per double.
+// preemption tests), so a new call needs one forwarder here, not one per double (the list/watch accessors
+// come from pkg/api/kinds.def).
 
 #include <string>
 
@@ -13,32 +14,11 @@ class ForwardingClient : public client::Client {
  public:
   explicit ForwardingClient(client::Client& inner) : inner_(inner) {}
 
-  client::ListWatcher<api::Pod>& pods() override { return inner_.pods(); }
-  client::ListWatcher<api::Node>& nodes() override { return inner_.nodes(); }
-  client::ListWatcher<api::Namespace>& namespaces() override { return inner_.namespaces(); }
-  client::ListWatcher<api::PersistentVolume>& persistentVolumes() override { return inner_.persistentVolumes(); }
-  client::ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override {
-    return inner_.persistentVolumeClaims();
+#define KS_WATCHED_KIND(Type, accessor, ...)            \
+  client::ListWatcher<api::Type>& accessor() override { \
+    return inner_.accessor();                           \
   }
-  client::ListWatcher<api::StorageClass>& storageClasses() override { return inner_.storageClasses(); }
-  client::ListWatcher<api::CSINode>& csiNodes() override { return inner_.csiNodes(); }
-  client::ListWatcher<api::CSIDriver>& csiDrivers() override { return inner_.csiDrivers(); }
-  client::ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override {
-    return inner_.csiStorageCapacities();
-  }
-  client::ListWatcher<api::VolumeAttachment>& volumeAttachments() override { return inner_.volumeAttachments(); }
-  client::ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override {
-    return inner_.podDisruptionBudgets();
-  }
-  client::ListWatcher<api::Service>& services() override { return inner_.services(); }
-  client::ListWatcher<api::ReplicationController>& replicationControllers() override {
-    return inner_.replicationControllers();
-  }
-  client::ListWatcher<api::ReplicaSet>& replicaSets() override { return inner_.replicaSets(); }
-  client::ListWatcher<api::StatefulSet>& statefulSets() override { return inner_.statefulSets(); }
-  client::ListWatcher<api::ResourceClaim>& resourceClaims() override { return inner_.resourceClaims(); }
-  client::ListWatcher<api::ResourceSlice>& resourceSlices() override { return inner_.resourceSlices(); }
-  client::ListWatcher<api::DeviceClass>& deviceClasses() override { return inner_.deviceClasses(); }
+#include "pkg/api/kinds.def"
 
   client::ApiResult<void> bind(const api::Binding& binding) override { return inner_.bind(binding); }
   client::ApiResult<api::Pod> patchPodStatus(const std::string& ns, const std::string& name,

@@ -307,28 +307,11 @@ std::string encodeWatchEventJson(const WatchEvent<T>& event) {
   template Result<WatchEvent<T>> watchEventFromJson<T>(const nlohmann::json&); \
   template nlohmann::json watchEventToJson<T>(const WatchEvent<T>&);
 
-KS_JSON_INSTANTIATE_KIND(Pod)
-KS_JSON_INSTANTIATE_KIND(Node)
-KS_JSON_INSTANTIATE_KIND(Namespace)
-KS_JSON_INSTANTIATE_KIND(PersistentVolume)
-KS_JSON_INSTANTIATE_KIND(PersistentVolumeClaim)
-KS_JSON_INSTANTIATE_KIND(Binding)
-KS_JSON_INSTANTIATE_KIND(StorageClass)
-KS_JSON_INSTANTIATE_KIND(CSINode)
-KS_JSON_INSTANTIATE_KIND(CSIDriver)
-KS_JSON_INSTANTIATE_KIND(CSIStorageCapacity)
-KS_JSON_INSTANTIATE_KIND(VolumeAttachment)
-KS_JSON_INSTANTIATE_KIND(PodDisruptionBudget)
-KS_JSON_INSTANTIATE_KIND(Service)
-KS_JSON_INSTANTIATE_KIND(ReplicationController)
-KS_JSON_INSTANTIATE_KIND(ReplicaSet)
-KS_JSON_INSTANTIATE_KIND(StatefulSet)
-KS_JSON_INSTANTIATE_KIND(Lease)
-KS_JSON_INSTANTIATE_KIND(Event)
-KS_JSON_INSTANTIATE_KIND(DeviceClass)
-KS_JSON_INSTANTIATE_KIND(ResourceClaim)
-KS_JSON_INSTANTIATE_KIND(ResourceClaimTemplate)
-KS_JSON_INSTANTIATE_KIND(ResourceSlice)
+// Every kind of kinds.def.
+#define KS_WATCHED_KIND(Type, ...) KS_JSON_INSTANTIATE_KIND(Type)
+#define KS_STORED_KIND(Type, ...) KS_JSON_INSTANTIATE_KIND(Type)
+#define KS_CODEC_KIND(Type) KS_JSON_INSTANTIATE_KIND(Type)
+#include "pkg/api/kinds.def"
 KS_JSON_INSTANTIATE_OBJECT(ApiStatus)
 KS_JSON_INSTANTIATE_OBJECT(LabelSelector)
 

@@ -30,10 +30,8 @@
 
 namespace ks::api {
 
-// Decodes one object. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
-// Binding, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget,
-// Service, ReplicationController, ReplicaSet, StatefulSet, Lease, Event, DeviceClass, ResourceClaim,
-// ResourceClaimTemplate, ResourceSlice, ApiStatus and LabelSelector.
+// Decodes one object. Instantiated for every kind of pkg/api/kinds.def (with the list and watch functions
+// below), ApiStatus and LabelSelector.
 template <typename T>
 Result<T> decodeJson(std::string_view json);
 

@@ -339,25 +339,10 @@ Result<WatchEvent<T>> decodeWatchEventProto(std::string_view frame) {
   template Result<WatchEvent<T>> decodeWatchEventProto<T>(std::string_view);
 
 template Result<ApiStatus> decodeProto<ApiStatus>(std::string_view);
-template Result<Binding> decodeProto<Binding>(std::string_view);
-KS_PROTO_INSTANTIATE_KIND(Pod)
-KS_PROTO_INSTANTIATE_KIND(Node)
-KS_PROTO_INSTANTIATE_KIND(Namespace)
-KS_PROTO_INSTANTIATE_KIND(PersistentVolume)
-KS_PROTO_INSTANTIATE_KIND(PersistentVolumeClaim)
-KS_PROTO_INSTANTIATE_KIND(Service)
-KS_PROTO_INSTANTIATE_KIND(ReplicationController)
-KS_PROTO_INSTANTIATE_KIND(StorageClass)
-KS_PROTO_INSTANTIATE_KIND(CSINode)
-KS_PROTO_INSTANTIATE_KIND(CSIDriver)
-KS_PROTO_INSTANTIATE_KIND(CSIStorageCapacity)
-KS_PROTO_INSTANTIATE_KIND(VolumeAttachment)
-KS_PROTO_INSTANTIATE_KIND(PodDisruptionBudget)
-KS_PROTO_INSTANTIATE_KIND(ReplicaSet)
-KS_PROTO_INSTANTIATE_KIND(StatefulSet)
-KS_PROTO_INSTANTIATE_KIND(DeviceClass)
-KS_PROTO_INSTANTIATE_KIND(ResourceClaim)
-KS_PROTO_INSTANTIATE_KIND(ResourceSlice)
+// The watched kinds of kinds.def, and the objects of the others.
+#define KS_WATCHED_KIND(Type, ...) KS_PROTO_INSTANTIATE_KIND(Type)
+#define KS_CODEC_KIND(Type) template Result<Type> decodeProto<Type>(std::string_view);
+#include "pkg/api/kinds.def"
 #undef KS_PROTO_INSTANTIATE_KIND
 
 }  // namespace ks::api

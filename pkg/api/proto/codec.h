@@ -32,7 +32,8 @@ inline constexpr std::string_view kProtobufWatchContentType = "application/vnd.k
 // JSON instead, e.g. for errors produced before content negotiation).
 bool isProtobufEnvelope(std::string_view body);
 
-// Decodes one enveloped object. Instantiated for ApiStatus and every kind ProtoListDecoder is.
+// Decodes one enveloped object. Instantiated for ApiStatus, every kind ProtoListDecoder is and the codec-only
+// kinds of kinds.def (Binding).
 template <typename T>
 Result<T> decodeProto(std::string_view body);
 
@@ -45,9 +46,7 @@ template <typename T>
 Result<List<T>> decodeListProto(std::string_view body);
 
 // Decodes a list response as it arrives, item by item, holding at most one item's bytes: the same contract
-// as JsonListDecoder. Instantiated for Pod, Node, Namespace, PersistentVolume, PersistentVolumeClaim,
-// StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment, PodDisruptionBudget, Service,
-// ReplicationController, ReplicaSet, StatefulSet, DeviceClass, ResourceClaim and ResourceSlice.
+// as JsonListDecoder. Instantiated for the watched kinds of pkg/api/kinds.def.
 template <typename T>
 class ProtoListDecoder {
  public:

@@ -1,69 +1,20 @@
 #pragma once
-// Per-kind knowledge the in-memory API needs: the resource name used in error messages, whether the
-// kind is namespaced, the storage key, and the field selectors the apiserver supports for it
-// (pkg/registry/*/strategy.go: *ToSelectableFields). Internal to pkg/client/memory.
+// Per-kind knowledge the in-memory API needs beyond pkg/api/kinds.h (resource name, scope): the storage
+// key, and the field selectors the apiserver supports for each kind (pkg/registry/*/strategy.go:
+// *ToSelectableFields). Internal to pkg/client/memory.
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "pkg/api/apps.h"
-#include "pkg/api/coordination.h"
-#include "pkg/api/core.h"
-#include "pkg/api/events.h"
+#include "pkg/api/kinds.h"
 #include "pkg/api/meta.h"
-#include "pkg/api/policy.h"
-#include "pkg/api/resource.h"
-#include "pkg/api/storage.h"
 
 namespace ks::client::memory {
 
-template <typename T>
-struct KindInfo;
-
-#define KS_MEMORY_KIND(Type, resourceName, groupName, isNamespaced) \
-  template <>                                                       \
-  struct KindInfo<api::Type> {                                      \
-    static constexpr std::string_view kResource = resourceName;     \
-    static constexpr std::string_view kGroup = groupName;           \
-    static constexpr bool kNamespaced = isNamespaced;               \
-  };
-
-KS_MEMORY_KIND(Pod, "pods", "", true)
-KS_MEMORY_KIND(Node, "nodes", "", false)
-KS_MEMORY_KIND(Namespace, "namespaces", "", false)
-KS_MEMORY_KIND(PersistentVolume, "persistentvolumes", "", false)
-KS_MEMORY_KIND(PersistentVolumeClaim, "persistentvolumeclaims", "", true)
-KS_MEMORY_KIND(StorageClass, "storageclasses", "storage.k8s.io", false)
-KS_MEMORY_KIND(CSINode, "csinodes", "storage.k8s.io", false)
-KS_MEMORY_KIND(CSIDriver, "csidrivers", "storage.k8s.io", false)
-KS_MEMORY_KIND(CSIStorageCapacity, "csistoragecapacities", "storage.k8s.io", true)
-KS_MEMORY_KIND(VolumeAttachment, "volumeattachments", "storage.k8s.io", false)
-KS_MEMORY_KIND(PodDisruptionBudget, "poddisruptionbudgets", "policy", true)
-KS_MEMORY_KIND(Service, "services", "", true)
-KS_MEMORY_KIND(ReplicationController, "replicationcontrollers", "", true)
-KS_MEMORY_KIND(ReplicaSet, "replicasets", "apps", true)
-KS_MEMORY_KIND(StatefulSet, "statefulsets", "apps", true)
-KS_MEMORY_KIND(Event, "events", "events.k8s.io", true)
-KS_MEMORY_KIND(Lease, "leases", "coordination.k8s.io", true)
-KS_MEMORY_KIND(DeviceClass, "deviceclasses", "resource.k8s.io", false)
-KS_MEMORY_KIND(ResourceClaim, "resourceclaims", "resource.k8s.io", true)
-KS_MEMORY_KIND(ResourceClaimTemplate, "resourceclaimtemplates", "resource.k8s.io", true)
-KS_MEMORY_KIND(ResourceSlice, "resourceslices", "resource.k8s.io", false)
-
-#undef KS_MEMORY_KIND
-
-// "pods", "leases.coordination.k8s.io": the qualified resource of upstream's error messages.
-template <typename T>
-std::string qualifiedResource() {
-  std::string r(KindInfo<T>::kResource);
-  if (!KindInfo<T>::kGroup.empty()) {
-    r += '.';
-    r += KindInfo<T>::kGroup;
-  }
-  return r;
-}
+using api::KindInfo;
+using api::qualifiedResource;
 
 // "namespace/name" for namespaced kinds, "name" for cluster-scoped ones (cache.MetaNamespaceKeyFunc).
 template <typename T>

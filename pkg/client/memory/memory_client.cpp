@@ -52,84 +52,9 @@ std::optional<int64_t> parseResourceVersion(std::string_view rv) {
 
 }  // namespace memory
 
-MemoryClient::MemoryClient(MemoryClientOptions options)
-    : options_(std::move(options)),
-      rng_(options_.seed),
-      podsLW_(std::make_unique<memory::KindListWatcher<api::Pod>>(*this)),
-      nodesLW_(std::make_unique<memory::KindListWatcher<api::Node>>(*this)),
-      namespacesLW_(std::make_unique<memory::KindListWatcher<api::Namespace>>(*this)),
-      pvsLW_(std::make_unique<memory::KindListWatcher<api::PersistentVolume>>(*this)),
-      pvcsLW_(std::make_unique<memory::KindListWatcher<api::PersistentVolumeClaim>>(*this)),
-      storageClassesLW_(std::make_unique<memory::KindListWatcher<api::StorageClass>>(*this)),
-      csiNodesLW_(std::make_unique<memory::KindListWatcher<api::CSINode>>(*this)),
-      csiDriversLW_(std::make_unique<memory::KindListWatcher<api::CSIDriver>>(*this)),
-      csiCapacitiesLW_(std::make_unique<memory::KindListWatcher<api::CSIStorageCapacity>>(*this)),
-      volumeAttachmentsLW_(std::make_unique<memory::KindListWatcher<api::VolumeAttachment>>(*this)),
-      pdbsLW_(std::make_unique<memory::KindListWatcher<api::PodDisruptionBudget>>(*this)),
-      servicesLW_(std::make_unique<memory::KindListWatcher<api::Service>>(*this)),
-      rcsLW_(std::make_unique<memory::KindListWatcher<api::ReplicationController>>(*this)),
-      replicaSetsLW_(std::make_unique<memory::KindListWatcher<api::ReplicaSet>>(*this)),
-      statefulSetsLW_(std::make_unique<memory::KindListWatcher<api::StatefulSet>>(*this)),
-      resourceClaimsLW_(std::make_unique<memory::KindListWatcher<api::ResourceClaim>>(*this)),
-      resourceSlicesLW_(std::make_unique<memory::KindListWatcher<api::ResourceSlice>>(*this)),
-      deviceClassesLW_(std::make_unique<memory::KindListWatcher<api::DeviceClass>>(*this)) {}
+MemoryClient::MemoryClient(MemoryClientOptions options) : options_(std::move(options)), rng_(options_.seed) {}
 
 MemoryClient::~MemoryClient() = default;
-
-ListWatcher<api::Pod>& MemoryClient::pods() {
-  return *podsLW_;
-}
-ListWatcher<api::Node>& MemoryClient::nodes() {
-  return *nodesLW_;
-}
-ListWatcher<api::Namespace>& MemoryClient::namespaces() {
-  return *namespacesLW_;
-}
-ListWatcher<api::PersistentVolume>& MemoryClient::persistentVolumes() {
-  return *pvsLW_;
-}
-ListWatcher<api::PersistentVolumeClaim>& MemoryClient::persistentVolumeClaims() {
-  return *pvcsLW_;
-}
-ListWatcher<api::StorageClass>& MemoryClient::storageClasses() {
-  return *storageClassesLW_;
-}
-ListWatcher<api::CSINode>& MemoryClient::csiNodes() {
-  return *csiNodesLW_;
-}
-ListWatcher<api::CSIDriver>& MemoryClient::csiDrivers() {
-  return *csiDriversLW_;
-}
-ListWatcher<api::CSIStorageCapacity>& MemoryClient::csiStorageCapacities() {
-  return *csiCapacitiesLW_;
-}
-ListWatcher<api::VolumeAttachment>& MemoryClient::volumeAttachments() {
-  return *volumeAttachmentsLW_;
-}
-ListWatcher<api::PodDisruptionBudget>& MemoryClient::podDisruptionBudgets() {
-  return *pdbsLW_;
-}
-ListWatcher<api::Service>& MemoryClient::services() {
-  return *servicesLW_;
-}
-ListWatcher<api::ReplicationController>& MemoryClient::replicationControllers() {
-  return *rcsLW_;
-}
-ListWatcher<api::ReplicaSet>& MemoryClient::replicaSets() {
-  return *replicaSetsLW_;
-}
-ListWatcher<api::StatefulSet>& MemoryClient::statefulSets() {
-  return *statefulSetsLW_;
-}
-ListWatcher<api::ResourceClaim>& MemoryClient::resourceClaims() {
-  return *resourceClaimsLW_;
-}
-ListWatcher<api::ResourceSlice>& MemoryClient::resourceSlices() {
-  return *resourceSlicesLW_;
-}
-ListWatcher<api::DeviceClass>& MemoryClient::deviceClasses() {
-  return *deviceClassesLW_;
-}
 
 api::Time MemoryClient::now() const {
   return options_.now ? options_.now() : std::chrono::system_clock::now();

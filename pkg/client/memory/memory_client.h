@@ -137,8 +137,27 @@ struct KindState {
   std::vector<std::shared_ptr<Watcher<T>>> watchers;
 };
 
+}  // namespace memory
+
+class MemoryClient;
+
+namespace memory {
+
+// The ListWatcher of one kind: a view onto MemoryClient::list<T>() / watch<T>().
 template <typename T>
-class KindListWatcher;
+class KindListWatcher final : public ListWatcher<T> {
+ public:
+  explicit KindListWatcher(MemoryClient& client) : client_(client) {}
+  ApiResult<api::List<T>> list(const ListOptions& options) override;
+  ApiResult<void> watch(const WatchOptions& options, const std::function<void(api::WatchEvent<T>&&)>& onEvent,
+                        std::stop_token stop) override;
+
+ private:
+  MemoryClient& client_;
+};
+
+template <typename... Ts>
+using KindStates = std::tuple<KindState<Ts>...>;
 
 }  // namespace memory
 
@@ -150,24 +169,11 @@ class MemoryClient final : public Client {
   MemoryClient& operator=(const MemoryClient&) = delete;
 
   // ListWatchers: views onto list<T>() / watch<T>() below.
-  ListWatcher<api::Pod>& pods() override;
-  ListWatcher<api::Node>& nodes() override;
-  ListWatcher<api::Namespace>& namespaces() override;
-  ListWatcher<api::PersistentVolume>& persistentVolumes() override;
-  ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override;
-  ListWatcher<api::StorageClass>& storageClasses() override;
-  ListWatcher<api::CSINode>& csiNodes() override;
-  ListWatcher<api::CSIDriver>& csiDrivers() override;
-  ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
-  ListWatcher<api::VolumeAttachment>& volumeAttachments() override;
-  ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
-  ListWatcher<api::Service>& services() override;
-  ListWatcher<api::ReplicationController>& replicationControllers() override;
-  ListWatcher<api::ReplicaSet>& replicaSets() override;
-  ListWatcher<api::StatefulSet>& statefulSets() override;
-  ListWatcher<api::ResourceClaim>& resourceClaims() override;
-  ListWatcher<api::ResourceSlice>& resourceSlices() override;
-  ListWatcher<api::DeviceClass>& deviceClasses() override;
+#define KS_WATCHED_KIND(Type, accessor, ...)    \
+  ListWatcher<api::Type>& accessor() override { \
+    return accessor##LW_;                       \
+  }
+#include "pkg/api/kinds.def"
 
   // PodWriter
   ApiResult<void> bind(const api::Binding& binding) override;
@@ -249,20 +255,8 @@ class MemoryClient final : public Client {
   size_t activeWatchCountForTest() const;
 
  private:
-  template <typename T>
-  friend class memory::KindListWatcher;
-
-  using Kinds =
-      std::tuple<memory::KindState<api::Pod>, memory::KindState<api::Node>, memory::KindState<api::Namespace>,
-                 memory::KindState<api::PersistentVolume>, memory::KindState<api::PersistentVolumeClaim>,
-                 memory::KindState<api::StorageClass>, memory::KindState<api::CSINode>,
-                 memory::KindState<api::CSIDriver>, memory::KindState<api::CSIStorageCapacity>,
-                 memory::KindState<api::VolumeAttachment>, memory::KindState<api::PodDisruptionBudget>,
-                 memory::KindState<api::Service>, memory::KindState<api::ReplicationController>,
-                 memory::KindState<api::ReplicaSet>, memory::KindState<api::StatefulSet>,
-                 memory::KindState<api::Event>, memory::KindState<api::Lease>,
-                 memory::KindState<api::DeviceClass>, memory::KindState<api::ResourceClaim>,
-                 memory::KindState<api::ResourceClaimTemplate>, memory::KindState<api::ResourceSlice>>;
+  // Every stored kind of pkg/api/kinds.def.
+  using Kinds = api::ApplyKinds<memory::KindStates, api::StoredKinds>;
 
   struct Injection {
     Operation op;
@@ -310,41 +304,11 @@ class MemoryClient final : public Client {
   std::array<int64_t, kOperationCount> calls_{};  // guarded by mu_
   std::mt19937_64 rng_;                           // guarded by mu_
 
-  std::unique_ptr<memory::KindListWatcher<api::Pod>> podsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::Node>> nodesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::Namespace>> namespacesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::PersistentVolume>> pvsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::PersistentVolumeClaim>> pvcsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::StorageClass>> storageClassesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::CSINode>> csiNodesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::CSIDriver>> csiDriversLW_;
-  std::unique_ptr<memory::KindListWatcher<api::CSIStorageCapacity>> csiCapacitiesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::VolumeAttachment>> volumeAttachmentsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::PodDisruptionBudget>> pdbsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::Service>> servicesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::ReplicationController>> rcsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::ReplicaSet>> replicaSetsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::StatefulSet>> statefulSetsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::ResourceClaim>> resourceClaimsLW_;
-  std::unique_ptr<memory::KindListWatcher<api::ResourceSlice>> resourceSlicesLW_;
-  std::unique_ptr<memory::KindListWatcher<api::DeviceClass>> deviceClassesLW_;
+#define KS_WATCHED_KIND(Type, accessor, ...) memory::KindListWatcher<api::Type> accessor##LW_{*this};
+#include "pkg/api/kinds.def"
 };
 
 namespace memory {
-
-template <typename T>
-class KindListWatcher final : public ListWatcher<T> {
- public:
-  explicit KindListWatcher(MemoryClient& client) : client_(client) {}
-  ApiResult<api::List<T>> list(const ListOptions& options) override { return client_.list<T>(options); }
-  ApiResult<void> watch(const WatchOptions& options, const std::function<void(api::WatchEvent<T>&&)>& onEvent,
-                        std::stop_token stop) override {
-    return client_.watch<T>(options, onEvent, std::move(stop));
-  }
-
- private:
-  MemoryClient& client_;
-};
 
 // Error constructors with upstream's reasons and messages (k8s.io/apimachinery/pkg/api/errors).
 ApiError notFound(const std::string& qualifiedResource, const std::string& name);
@@ -367,6 +331,18 @@ std::optional<int64_t> parseResourceVersion(std::string_view rv);
 
 // ---------------------------------------------------------------------------------------------------
 // Template implementations.
+
+template <typename T>
+ApiResult<api::List<T>> memory::KindListWatcher<T>::list(const ListOptions& options) {
+  return client_.list<T>(options);
+}
+
+template <typename T>
+ApiResult<void> memory::KindListWatcher<T>::watch(const WatchOptions& options,
+                                                  const std::function<void(api::WatchEvent<T>&&)>& onEvent,
+                                                  std::stop_token stop) {
+  return client_.watch<T>(options, onEvent, std::move(stop));
+}
 
 template <typename T>
 ApiResult<T> MemoryClient::create(const T& obj) {

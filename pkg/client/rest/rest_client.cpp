@@ -470,44 +470,13 @@ std::string nsPath(std::string_view prefix, const std::string& ns, std::string_v
 
 }  // namespace
 
+// One list/watcher per watched kind, on the kind's collection path.
 struct RestListWatchers {
-  explicit RestListWatchers(RestClient::Impl& impl)
-      : pods(impl, "/api/v1/pods"),
-        nodes(impl, "/api/v1/nodes"),
-        namespaces(impl, "/api/v1/namespaces"),
-        persistentVolumes(impl, "/api/v1/persistentvolumes"),
-        persistentVolumeClaims(impl, "/api/v1/persistentvolumeclaims"),
-        storageClasses(impl, "/apis/storage.k8s.io/v1/storageclasses"),
-        csiNodes(impl, "/apis/storage.k8s.io/v1/csinodes"),
-        csiDrivers(impl, "/apis/storage.k8s.io/v1/csidrivers"),
-        csiStorageCapacities(impl, "/apis/storage.k8s.io/v1/csistoragecapacities"),
-        volumeAttachments(impl, "/apis/storage.k8s.io/v1/volumeattachments"),
-        podDisruptionBudgets(impl, "/apis/policy/v1/poddisruptionbudgets"),
-        services(impl, "/api/v1/services"),
-        replicationControllers(impl, "/api/v1/replicationcontrollers"),
-        replicaSets(impl, "/apis/apps/v1/replicasets"),
-        statefulSets(impl, "/apis/apps/v1/statefulsets"),
-        resourceClaims(impl, "/apis/resource.k8s.io/v1/resourceclaims"),
-        resourceSlices(impl, "/apis/resource.k8s.io/v1/resourceslices"),
-        deviceClasses(impl, "/apis/resource.k8s.io/v1/deviceclasses") {}
-  RestListWatcher<api::Pod> pods;
-  RestListWatcher<api::Node> nodes;
-  RestListWatcher<api::Namespace> namespaces;
-  RestListWatcher<api::PersistentVolume> persistentVolumes;
-  RestListWatcher<api::PersistentVolumeClaim> persistentVolumeClaims;
-  RestListWatcher<api::StorageClass> storageClasses;
-  RestListWatcher<api::CSINode> csiNodes;
-  RestListWatcher<api::CSIDriver> csiDrivers;
-  RestListWatcher<api::CSIStorageCapacity> csiStorageCapacities;
-  RestListWatcher<api::VolumeAttachment> volumeAttachments;
-  RestListWatcher<api::PodDisruptionBudget> podDisruptionBudgets;
-  RestListWatcher<api::Service> services;
-  RestListWatcher<api::ReplicationController> replicationControllers;
-  RestListWatcher<api::ReplicaSet> replicaSets;
-  RestListWatcher<api::StatefulSet> statefulSets;
-  RestListWatcher<api::ResourceClaim> resourceClaims;
-  RestListWatcher<api::ResourceSlice> resourceSlices;
-  RestListWatcher<api::DeviceClass> deviceClasses;
+  explicit RestListWatchers(RestClient::Impl& i) : impl(i) {}
+  RestClient::Impl& impl;
+#define KS_WATCHED_KIND(Type, accessor, ...) \
+  RestListWatcher<api::Type> accessor{impl, api::resourcePath<api::Type>()};
+#include "pkg/api/kinds.def"
 };
 
 // The Impl plus the per-resource list/watchers, owned together.
@@ -560,60 +529,11 @@ RestListWatchers& lws(RestClient::Impl& impl) {
 }
 }  // namespace
 
-ListWatcher<api::Pod>& RestClient::pods() {
-  return lws(*impl_).pods;
-}
-ListWatcher<api::Node>& RestClient::nodes() {
-  return lws(*impl_).nodes;
-}
-ListWatcher<api::Namespace>& RestClient::namespaces() {
-  return lws(*impl_).namespaces;
-}
-ListWatcher<api::PersistentVolume>& RestClient::persistentVolumes() {
-  return lws(*impl_).persistentVolumes;
-}
-ListWatcher<api::PersistentVolumeClaim>& RestClient::persistentVolumeClaims() {
-  return lws(*impl_).persistentVolumeClaims;
-}
-ListWatcher<api::StorageClass>& RestClient::storageClasses() {
-  return lws(*impl_).storageClasses;
-}
-ListWatcher<api::CSINode>& RestClient::csiNodes() {
-  return lws(*impl_).csiNodes;
-}
-ListWatcher<api::CSIDriver>& RestClient::csiDrivers() {
-  return lws(*impl_).csiDrivers;
-}
-ListWatcher<api::CSIStorageCapacity>& RestClient::csiStorageCapacities() {
-  return lws(*impl_).csiStorageCapacities;
-}
-ListWatcher<api::VolumeAttachment>& RestClient::volumeAttachments() {
-  return lws(*impl_).volumeAttachments;
-}
-ListWatcher<api::PodDisruptionBudget>& RestClient::podDisruptionBudgets() {
-  return lws(*impl_).podDisruptionBudgets;
-}
-ListWatcher<api::Service>& RestClient::services() {
-  return lws(*impl_).services;
-}
-ListWatcher<api::ReplicationController>& RestClient::replicationControllers() {
-  return lws(*impl_).replicationControllers;
-}
-ListWatcher<api::ReplicaSet>& RestClient::replicaSets() {
-  return lws(*impl_).replicaSets;
-}
-ListWatcher<api::StatefulSet>& RestClient::statefulSets() {
-  return lws(*impl_).statefulSets;
-}
-ListWatcher<api::ResourceClaim>& RestClient::resourceClaims() {
-  return lws(*impl_).resourceClaims;
-}
-ListWatcher<api::ResourceSlice>& RestClient::resourceSlices() {
-  return lws(*impl_).resourceSlices;
-}
-ListWatcher<api::DeviceClass>& RestClient::deviceClasses() {
-  return lws(*impl_).deviceClasses;
-}
+#define KS_WATCHED_KIND(Type, accessor, ...)       \
+  ListWatcher<api::Type>& RestClient::accessor() { \
+    return lws(*impl_).accessor;                   \
+  }
+#include "pkg/api/kinds.def"
 
 namespace {
 template <typename T>

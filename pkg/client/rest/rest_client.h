@@ -30,24 +30,8 @@ class RestClient final : public Client {
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;
 
-  ListWatcher<api::Pod>& pods() override;
-  ListWatcher<api::Node>& nodes() override;
-  ListWatcher<api::Namespace>& namespaces() override;
-  ListWatcher<api::PersistentVolume>& persistentVolumes() override;
-  ListWatcher<api::PersistentVolumeClaim>& persistentVolumeClaims() override;
-  ListWatcher<api::StorageClass>& storageClasses() override;
-  ListWatcher<api::CSINode>& csiNodes() override;
-  ListWatcher<api::CSIDriver>& csiDrivers() override;
-  ListWatcher<api::CSIStorageCapacity>& csiStorageCapacities() override;
-  ListWatcher<api::VolumeAttachment>& volumeAttachments() override;
-  ListWatcher<api::PodDisruptionBudget>& podDisruptionBudgets() override;
-  ListWatcher<api::Service>& services() override;
-  ListWatcher<api::ReplicationController>& replicationControllers() override;
-  ListWatcher<api::ReplicaSet>& replicaSets() override;
-  ListWatcher<api::StatefulSet>& statefulSets() override;
-  ListWatcher<api::ResourceClaim>& resourceClaims() override;
-  ListWatcher<api::ResourceSlice>& resourceSlices() override;
-  ListWatcher<api::DeviceClass>& deviceClasses() override;
+#define KS_WATCHED_KIND(Type, accessor, ...) ListWatcher<api::Type>& accessor() override;
+#include "pkg/api/kinds.def"
 
   // A 409 "pod p is already assigned to node <binding.target.name>" returns OK: an earlier attempt
   // of ours may have landed (after a 5xx, or re-sent by the transport on a stale pooled connection), and
