@@ -565,6 +565,15 @@ class WaitingPermitPlugin final : public PermitPlugin {
   }
 };
 
+// WaitingPermitPlugin enabled at Permit.
+preemptiontesting::RegisteredPlugin waitingPermitPlugin() {
+  return {std::string(WaitingPermitPlugin::kName),
+          [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
+            return std::unique_ptr<Plugin>(std::make_unique<WaitingPermitPlugin>());
+          },
+          {"Permit"}};
+}
+
 // Upstream TestPreemptPod: a victim in PreBind is cancelled and one waiting at Permit preempted, both in
 // memory without API calls; any other is patched and deleted.
 TEST(PreemptionTest, PreemptPodCancelsPreBindPreemptsWaitingPodsAndDeletesOthers) {
@@ -582,12 +591,7 @@ TEST(PreemptionTest, PreemptPodCancelsPreBindPreemptsWaitingPodsAndDeletesOthers
            {"victim is not in waiting/preBind pods, pod should be deleted", false, false, true},
        }) {
     SCOPED_TRACE(tc.name);
-    preemptiontesting::RegisteredPlugin permit{
-        std::string(WaitingPermitPlugin::kName),
-        [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-          return std::unique_ptr<Plugin>(std::make_unique<WaitingPermitPlugin>());
-        },
-        {"Permit"}};
+    const preemptiontesting::RegisteredPlugin permit = waitingPermitPlugin();
     FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin(), permit}});
     ASSERT_TRUE(env.ok());
     std::shared_ptr<runtime::PodInPreBindImpl> inPreBind;
@@ -648,12 +652,7 @@ TEST(PreemptionTest, AsyncPreemptionActivatesThePreemptorWhenTheLastVictimIsPree
            {"non-last waiting pod", {waitingVictim, deletedVictim}, false},
        }) {
     SCOPED_TRACE(tc.name);
-    preemptiontesting::RegisteredPlugin permit{
-        std::string(WaitingPermitPlugin::kName),
-        [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-          return std::unique_ptr<Plugin>(std::make_unique<WaitingPermitPlugin>());
-        },
-        {"Permit"}};
+    const preemptiontesting::RegisteredPlugin permit = waitingPermitPlugin();
     FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin(), permit},
                       .pods = tc.victims,
                       .nodes = {node("node1")}});
