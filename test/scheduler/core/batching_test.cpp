@@ -16,6 +16,7 @@
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/scheduler.h"
+#include "test/scheduler/running_scheduler.h"
 #include "pkg/util/manual_clock.h"
 #include "test/scheduler/metrics/scrape.h"
 #include "test/support/wrappers.h"
@@ -72,23 +73,11 @@ class BatchingTest : public ::testing::Test {
     opts.clock = &clock_;
     opts.metrics = &metrics_;
     opts.enableOpportunisticBatching = batching;
-    informer::SharedInformerFactoryOptions fo;
-    fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-    factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
-    opts.informerFactory = factory_.get();
-    auto s = Scheduler::create(client_, *cfg, plugins::newInTreeRegistry(), opts);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    sched_ = std::move(s).value();
-    sched_->addEventHandlers(*factory_);
-    factory_->start();
-    ASSERT_TRUE(factory_->waitForCacheSync(10s));
-    runner_ = std::jthread([this](std::stop_token stop) { sched_->run(stop); });
+    sched_.start(client_, *cfg, plugins::newInTreeRegistry(), opts);
   }
 
   void TearDown() override {
-    runner_ = {};
-    if (sched_) sched_->close();
-    if (factory_) factory_->stop();
+    sched_.stop();
   }
 
   // The nodes of p1..p4, once all are bound.
@@ -121,9 +110,7 @@ class BatchingTest : public ::testing::Test {
   client::MemoryClient client_;
   ManualClock clock_;
   metrics::Metrics metrics_;
-  std::unique_ptr<Scheduler> sched_;
-  std::unique_ptr<informer::SharedInformerFactory> factory_;
-  std::jthread runner_;
+  testing::RunningScheduler sched_;
 };
 
 // p1 is ranked over all four (equal) nodes and takes n1; the other three are kept in heap order and each

@@ -3,6 +3,7 @@
 // clock: backoffs and timestamps move only when a test steps it, and "nothing else happened" is a barrier
 // (settle()), not a sleep.
 #include "pkg/scheduler/scheduler.h"
+#include "test/scheduler/running_scheduler.h"
 
 #include <gtest/gtest.h>
 
@@ -137,23 +138,11 @@ class SchedulerTest : public ::testing::Test {
     opts.eventRecorder = recorder_.get();
     opts.dynamicResourceAllocation = dynamicResourceAllocation_;
     opts.nominatedNodeNameForExpectation = nominatedNodeNameForExpectation_;
-    informer::SharedInformerFactoryOptions fo;
-    fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-    factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
-    opts.informerFactory = factory_.get();
-    auto s = Scheduler::create(client_, *cfg, registry_, opts);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    sched_ = std::move(s).value();
-    sched_->addEventHandlers(*factory_);
-    factory_->start();
-    ASSERT_TRUE(factory_->waitForCacheSync(10s));
-    runner_ = std::jthread([this](std::stop_token stop) { sched_->run(stop); });
+    sched_.start(client_, *cfg, registry_, opts);
   }
 
   void TearDown() override {
-    runner_ = {};
-    if (sched_) sched_->close();
-    if (factory_) factory_->stop();
+    sched_.stop();
   }
 
   // Polls (real time) until `pred` holds.
@@ -231,9 +220,7 @@ class SchedulerTest : public ::testing::Test {
   bool dynamicResourceAllocation_ = true;  // the feature gate
   bool nominatedNodeNameForExpectation_ = false;  // the feature gate
   std::unique_ptr<ApiEventRecorder> recorder_;
-  std::unique_ptr<Scheduler> sched_;
-  std::unique_ptr<informer::SharedInformerFactory> factory_;
-  std::jthread runner_;
+  testing::RunningScheduler sched_;
 };
 
 TEST_F(SchedulerTest, BindsPendingPodsRespectingFilters) {

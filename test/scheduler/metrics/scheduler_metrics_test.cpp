@@ -11,6 +11,7 @@
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/scheduler.h"
+#include "test/scheduler/running_scheduler.h"
 #include "test/scheduler/metrics/scrape.h"
 #include "test/support/wrappers.h"
 
@@ -44,23 +45,11 @@ class SchedulerMetricsTest : public ::testing::Test {
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     SchedulerOptions opts;
     opts.metrics = &metrics_;
-    informer::SharedInformerFactoryOptions fo;
-    fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
-    factory_ = std::make_unique<informer::SharedInformerFactory>(client_, fo);
-    opts.informerFactory = factory_.get();
-    auto s = Scheduler::create(client_, *cfg, plugins::newInTreeRegistry(), opts);
-    ASSERT_TRUE(s.ok()) << s.error().message();
-    sched_ = std::move(s).value();
-    sched_->addEventHandlers(*factory_);
-    factory_->start();
-    ASSERT_TRUE(factory_->waitForCacheSync(10s));
-    runner_ = std::jthread([this](std::stop_token stop) { sched_->run(stop); });
+    sched_.start(client_, *cfg, plugins::newInTreeRegistry(), opts);
   }
 
   void TearDown() override {
-    runner_ = {};
-    if (sched_) sched_->close();
-    if (factory_) factory_->stop();
+    sched_.stop();
   }
 
   bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
@@ -81,9 +70,7 @@ class SchedulerMetricsTest : public ::testing::Test {
 
   metrics::Metrics metrics_;
   client::MemoryClient client_;
-  std::unique_ptr<Scheduler> sched_;
-  std::unique_ptr<informer::SharedInformerFactory> factory_;
-  std::jthread runner_;
+  testing::RunningScheduler sched_;
 };
 
 TEST_F(SchedulerMetricsTest, FrameworkQueueAndEventHandlerMetrics) {
