@@ -33,7 +33,7 @@ Value domainMap(std::map<std::string, std::vector<std::pair<Value, Value>>> byDo
       std::make_shared<const DefaultingMap>(std::make_shared<const EntryMap>(std::move(outer))));
 }
 
-// The error of ref.Val.ConvertToNative(reflect.TypeOf(true)) for each type but bool (cel-go v0.26.0 and
+// The error of ref.Val.ConvertToNative(reflect.TypeOf(true)) for each type but bool (cel-go v0.29.2 and
 // k8s.io/apiserver/pkg/cel).
 std::string toBoolConversionError(const Value& v) {
   switch (v.kind()) {
@@ -81,9 +81,10 @@ std::string toBoolConversionError(const Value& v) {
 CompilationResult compileExpression(std::string_view expression) {
   CompilationResult r;
   r.expression_ = std::string(expression);
-  // cel.AnyType (google.protobuf.Any, what attribute values are) is "the unknown type"; dyn is not.
+  // "The unknown type" is the type attribute values are declared as: dyn since v1.37 (the stored-expression
+  // environment declares the newest device type, whose attributes may be lists).
   const auto checkOutput = [](const CelType& out) -> std::optional<std::string> {
-    if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Any)
+    if (out.kind != CelType::Kind::Bool && out.kind != CelType::Kind::Dyn)
       return "must evaluate to bool or the unknown type, not " + out.typeName();
     return std::nullopt;
   };

@@ -1,5 +1,5 @@
 #pragma once
-// DRA's use of CEL, as k8s.io/dynamic-resource-allocation/cel v0.34.4: compile a selector expression
+// DRA's use of CEL, as k8s.io/dynamic-resource-allocation/cel v0.37.2: compile a selector expression
 // (the result must be bool or dyn), then evaluate it against one device, whose attributes and capacities
 // are grouped by domain (a name without "domain/" belongs to the driver's domain).
 

@@ -902,6 +902,12 @@ Value listIndexOf(Args a) {
     if (equalValues(l[i], a[1])) return Value::integer(static_cast<int64_t>(i));
   return Value::integer(-1);
 }
+// Kubernetes lists v1 (v1.37): whether a list holds the value, or any other receiver equals it.
+Value includesFn(Args a) {
+  if (a[0].kind() != VK::List) return Value::boolean(equalValues(a[0], a[1]));
+  const ValueList& l = a[0].items();
+  return Value::boolean(std::any_of(l.begin(), l.end(), [&](const Value& e) { return equalValues(e, a[1]); }));
+}
 Value listLastIndexOf(Args a) {
   const ValueList& l = a[0].items();
   for (size_t i = l.size(); i-- > 0;)
@@ -995,6 +1001,8 @@ Value mapInsert(Args a) {
 // cel-go ext lists (v3) ----------------------------------------------------------------------------
 
 Value listsRange(Args a) {
+  if (a[0].asInt() < 0)
+    return Value::error("lists.range: size must be non-negative, got " + std::to_string(a[0].asInt()));
   ValueList out;
   for (int64_t i = 0; i < a[0].asInt(); ++i) out.push_back(Value::integer(i));
   return Value::list(std::move(out));
@@ -1329,6 +1337,7 @@ FunctionRegistry::FunctionRegistry() {
   add("max", "list_max", M, {"list(A)"}, "A", maxFn, listTraversalCost);
   add("indexOf", "list_index_of", M, {"list(A)", "A"}, "int", listIndexOf, listTraversalCost);
   add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
+  add("includes", "list_includes_dyn_dyn", M, {"dyn", "dyn"}, "bool", includesFn);
 
   // cel-go ext sets.
   add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote, argTraversalCost);
@@ -1430,14 +1439,12 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
     return 1 + static_cast<uint64_t>(static_cast<double>(textSize(a[0]) * textSize(a[1])) * 2);
   // cel-go ext lists v3 trackers: the result (or input) size times a factor, plus the call and the list.
   const auto allocating = [](double factor, double n) {
-    // Go's uint64(float64) on amd64: a negative value (flatten with a negative depth) wraps around
-    // through int64, one beyond int64's range is 1<<63.
+    // A negative factor (flatten with a negative depth) counts as 1; the sum saturates (cel-go v0.29).
+    if (factor < 0) factor = 1;
     const double x = n * factor;
-    uint64_t elements = static_cast<uint64_t>(x >= 0 && x < 18446744073709551616.0 ? x : 0);
-    if (x < 0)
-      elements =
-          x >= -9223372036854775808.0 ? static_cast<uint64_t>(static_cast<int64_t>(x)) : uint64_t{1} << 63;
-    return elements + 1 + 10;
+    // Go's uint64(float64) on amd64 for a value beyond uint64's range.
+    const uint64_t elements = x < 18446744073709551616.0 ? static_cast<uint64_t>(x) : uint64_t{1} << 63;
+    return elements > UINT64_MAX - 11 ? UINT64_MAX : elements + 1 + 10;
   };
   const auto selfCompare = [&](const Value& l) {
     const double n = static_cast<double>(textSize(l));
@@ -1457,7 +1464,7 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   if (overloadId.ends_with("_sortByAssociatedKeys") && a.size() == 2) return selfCompare(a[1]);
   // 2. Kubernetes' CostEstimator.CallCost, by function name (whatever the overload).
   if (function == "isSorted" || function == "sum" || function == "max" || function == "min" ||
-      function == "indexOf" || function == "lastIndexOf")
+      function == "indexOf" || function == "lastIndexOf" || function == "includes")
     return a.empty() ? 0 : k8sTraversalCost(a[0]);
   if (!a.empty()) {
     if (function == "url" || function == "lowerAscii" || function == "upperAscii" ||
@@ -1501,8 +1508,9 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
   if ((function == "find" || function == "findAll") && a.size() >= 2)
     return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
   // 3. cel-go's defaults, by overload id (interpreter/runtimecost.go).
-  if (overloadId == "starts_with_string" || overloadId == "ends_with_string" ||
-      overloadId == "string_to_bytes" || overloadId == "bytes_to_string" || overloadId == "string_format" ||
+  // startsWith / endsWith traverse the prefix or suffix (cel-go v0.29; v0.26 charged the receiver).
+  if (overloadId == "starts_with_string" || overloadId == "ends_with_string") return ceilCost(size(1) * 0.1);
+  if (overloadId == "string_to_bytes" || overloadId == "bytes_to_string" || overloadId == "string_format" ||
       overloadId == "strings_quote")
     return ceilCost(size(0) * 0.1);
   if (overloadId == "in_list") return textSize(a[1]);
@@ -1512,7 +1520,7 @@ uint64_t callCost(std::string_view function, std::string_view overloadId, std::s
       overloadId == "not_equals")
     return ceilCost(std::min(size(0), size(1)) * 0.1);
   if (overloadId == "add_string" || overloadId == "add_bytes") return ceilCost((size(0) + size(1)) * 0.1);
-  if (overloadId == "matches_string") return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
+  if (overloadId == "matches_string" || overloadId == "matches") return ceilCost((1.0 + size(0)) * 0.1) * ceilCost(size(1) * 0.25);
   if (overloadId == "contains_string") return ceilCost(size(0) * 0.1) * ceilCost(size(1) * 0.1);
   return 1;
 }

@@ -1,6 +1,6 @@
 #pragma once
 // The functions of DRA's CEL environment: cel-go's standard library and the Kubernetes and cel-go
-// extension libraries that v1.34.4's StoredExpressions environment enables. Each overload has the
+// extension libraries that v1.37.2's StoredExpressions environment enables. Each overload has the
 // signature the checker resolves against, an implementation, and the runtime cost cel-go (with
 // Kubernetes' cost estimator) charges for it.
 //
@@ -57,7 +57,7 @@ const FunctionRegistry& functionRegistry();
 // Runtime error texts cel-go produces.
 inline constexpr const char* kNoSuchOverload = "no such overload";
 
-// The runtime cost of one call as cel-go v0.26.0 with Kubernetes' cost estimator charges it: the ext
+// The runtime cost of one call as cel-go v0.29.2 with Kubernetes' cost estimator charges it: the ext
 // libraries' trackers (by overload id), then library.CostEstimator.CallCost (by function name), then
 // cel-go's defaults (by overload id; "" when the checker left several overloads), else 1. Arguments may
 // be errors (their size counts as 1).

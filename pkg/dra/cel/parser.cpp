@@ -351,7 +351,19 @@ class Lexer {
 };
 
 // cel-go's unescape: the literal text with its quotes (and r/b prefixes removed by the caller).
-std::optional<std::string> unescape(std::string_view text, bool isBytes, std::string& error) {
+std::optional<std::string> unescape(std::string_view original, bool isBytes, std::string& error) {
+  // All literals, raw ones too, normalize CR LF and lone CR to LF first (cel-go since v0.27).
+  std::string normalized;
+  normalized.reserve(original.size());
+  for (size_t i = 0; i < original.size(); ++i) {
+    if (original[i] != '\r') {
+      normalized += original[i];
+      continue;
+    }
+    normalized += '\n';
+    if (i + 1 < original.size() && original[i + 1] == '\n') ++i;
+  }
+  std::string_view text = normalized;
   bool raw = false;
   if (!text.empty() && (text[0] == 'r' || text[0] == 'R')) {
     raw = true;
@@ -663,10 +675,7 @@ class Parser {
         if (cur().kind == Tok::Ident) {
           field = std::string(textOf(take()));
         } else if (cur().kind == Tok::EscIdent) {
-          // cel-go v0.26.0 parses `escaped` field names but rejects them unless the environment enables
-          // identifier escape syntax, which Kubernetes' does not.
-          // The error is reported and parsing goes on (each occurrence is reported).
-          report(cur().begin, "unsupported syntax: '`'");
+          // A `quoted` field name (cel-go enables identifier escape syntax by default since v0.27).
           const std::string_view quoted = textOf(take());
           field = std::string(quoted.substr(1, quoted.size() - 2));
         } else if (optional) {

@@ -1,5 +1,5 @@
 #pragma once
-// CEL's grammar (cel-go v0.26.0's CEL.g4) as a recursive-descent parser, with cel-go's macros
+// CEL's grammar (cel-go v0.29.2's CEL.g4) as a recursive-descent parser, with cel-go's macros
 // expanded while parsing: has, all, exists, exists_one, map (2 and 3 arguments), filter and cel.bind.
 // Errors carry a source position and print as cel-go prints them:
 //   ERROR: <input>:1:5: undeclared reference to 'x' (in container '')

@@ -150,7 +150,7 @@ CelType deviceFieldType(std::string_view field, bool& known) {
   if (field == "driver") return CelType::of(K::String);
   if (field == "allowMultipleAllocations") return CelType::of(K::Bool);
   if (field == "attributes")
-    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), CelType::of(K::Any)));
+    return CelType::map(CelType::of(K::String), CelType::map(CelType::of(K::String), CelType::of(K::Dyn)));
   if (field == "capacity")
     return CelType::map(CelType::of(K::String),
                         CelType::map(CelType::of(K::String), CelType::of(K::Quantity)));
@@ -286,7 +286,7 @@ class Checker {
       case K::Any:
       case K::Free:
       case K::Error:
-        result = operand.kind == K::Error ? operand : dyn();
+        result = dyn();  // an error operand too, so that checking goes on
         break;
       default:
         error(e, "type '" + operand.toString() + "' does not support field selection");
@@ -956,12 +956,13 @@ class Interpreter {
       return dispatch(e, args);
     }
     if ((fn == "or" || fn == "orValue") && e.operand && e.args.size() == 1) {
-      // cel-go plans these as short-circuiting steps (not calls, so they cost nothing): a receiver that
-      // is not an optional (an error, a dyn value) is the result, the alternative is evaluated only
-      // when the optional is empty.
+      // cel-go plans these as short-circuiting steps (not calls, so they cost nothing): an error receiver
+      // is the result, another receiver that is not an optional (a dyn value) has no such overload (since
+      // v0.27), the alternative is evaluated only when the optional is empty.
       Value opt = eval(*e.operand);
       if (aborted_) return abortValue();
-      if (opt.kind() != Value::Kind::Optional) return opt;
+      if (opt.isError()) return opt;
+      if (opt.kind() != Value::Kind::Optional) return Value::error(std::string(kNoSuchOverload));
       if (opt.optionalValue()) return fn == "or" ? opt : *opt.optionalValue();
       return eval(*e.args[0]);
     }

@@ -1,5 +1,5 @@
 #pragma once
-// CEL's google.protobuf.Timestamp and google.protobuf.Duration as cel-go v0.26.0 implements them on Go's
+// CEL's google.protobuf.Timestamp and google.protobuf.Duration as cel-go v0.29.2 implements them on Go's
 // time package: parsing (time.Parse with RFC 3339, time.ParseDuration), formatting (RFC 3339 with
 // nanoseconds, "1.5s"), overflow-checked arithmetic, and the calendar fields in a time zone.
 

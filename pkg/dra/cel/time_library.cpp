@@ -47,7 +47,7 @@ Value toDuration(Args a) {
     if (!d) return conversionError("string", "google.protobuf.Duration");
     return Value::duration(*d);
   }
-  // cel-go declares duration(int) but Int does not convert to a duration.
+  // dyn(x) of another type.
   return conversionError(v.typeName(), "google.protobuf.Duration");
 }
 
@@ -174,7 +174,6 @@ void defineTimeLibrary(FunctionRegistry& r) {
   r.define("timestamp", "int64_to_timestamp", G, {"int"}, kTs, toTimestamp);
   r.define("timestamp", "string_to_timestamp", G, {"string"}, kTs, toTimestamp);
   r.define("duration", "duration_to_duration", G, {kDur}, kDur, toDuration);
-  r.define("duration", "int64_to_duration", G, {"int"}, kDur, toDuration);
   r.define("duration", "string_to_duration", G, {"string"}, kDur, toDuration);
   r.define("int", "duration_to_int64", G, {kDur}, "int", timeToInt);
   r.define("int", "timestamp_to_int64", G, {kTs}, "int", timeToInt);

@@ -195,8 +195,8 @@ Result<std::pair<std::string_view, std::string_view>> splitScheme(std::string_vi
   return std::pair{std::string_view(), raw};
 }
 
-// Go's parseHost.
-Result<std::string> parseHost(std::string_view host) {
+// Go's parseHost (Go 1.26).
+Result<std::string> parseHost(std::string_view scheme, std::string_view host) {
   const size_t open = host.rfind('[');
   if (open != std::string_view::npos && open > 0) return Error("invalid IP-literal");
   if (open == 0) {
@@ -224,8 +224,11 @@ Result<std::string> parseHost(std::string_view host) {
     if (addr->is4) return Error("invalid IP-literal");
     return "[" + unescaped + "]" + *port;
   }
-  if (const size_t colon = host.rfind(':'); colon != std::string_view::npos) {
-    // With the GODEBUG default of a go 1.24 module (urlstrictcolons=0) the last colon starts the port.
+  if (size_t colon = host.find(':'); colon != std::string_view::npos) {
+    // With the GODEBUG default of a go 1.26 module (urlstrictcolons=1, as Kubernetes v1.37 builds) an http
+    // or https host may not contain colons, so the first one starts the port; other schemes keep the
+    // historic last colon.
+    if (scheme != "http" && scheme != "https") colon = host.rfind(':');
     const std::string_view colonPort = host.substr(colon);
     if (!validOptionalPort(colonPort)) return Error("invalid port " + goQuote(colonPort) + " after host");
   }
@@ -234,7 +237,7 @@ Result<std::string> parseHost(std::string_view host) {
 
 Result<void> parseAuthority(std::string_view authority, GoURL& url) {
   const size_t at = authority.rfind('@');
-  auto host = parseHost(at == std::string_view::npos ? authority : authority.substr(at + 1));
+  auto host = parseHost(url.scheme, at == std::string_view::npos ? authority : authority.substr(at + 1));
   if (!host.ok()) return host.error();
   url.host = *host;
   if (at == std::string_view::npos) return {};

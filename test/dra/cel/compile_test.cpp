@@ -1,4 +1,4 @@
-// Upstream's TestCEL and TestInterrupt (k8s.io/dynamic-resource-allocation/cel v0.34.4 compile_test.go):
+// Upstream's TestCEL and TestInterrupt (k8s.io/dynamic-resource-allocation/cel v0.37.2 compile_test.go):
 // the same expressions, devices and expected results and errors. The estimated-cost column is left
 // out: the scheduler never estimates cost (it compiles with DisableCostEstimation).
 
@@ -237,10 +237,14 @@ TEST(CelBehaviourTest, UpstreamQuirksAndErrors) {
   EXPECT_EQ(eval(R"(device.attributes["gpu.example.com"].numa == 1u)"), "true");
   EXPECT_EQ(eval(R"(device.attributes["gpu.example.com"].numa == "x")"), "false");
   EXPECT_EQ(eval(R"(device.attributes["gpu.example.com"].numa > "x")"), "error: no such overload");
-  // Only bool and google.protobuf.Any (what attribute values are declared as) pass the output check;
-  // dyn does not (checked with the differential oracle, oracle/).
+  // Only bool and dyn (what attribute values are declared as since v1.37) pass the output check; the
+  // result is then converted at runtime (checked with the differential oracle, oracle/).
   EXPECT_EQ(eval(R"(dyn(device.attributes["gpu.example.com"].healthy ? "a" : "b"))"),
-            "compile: must evaluate to bool or the unknown type, not dyn");
+            "error: CEL result of type string could not be converted to bool: unsupported native conversion "
+            "from string to 'bool'");
+  EXPECT_EQ(eval(R"(device.attributes["gpu.example.com"])"),
+            "compile: must evaluate to bool or the unknown type, not map(string, dyn)");
+  EXPECT_EQ(eval("device.attributes.`gpu.example.com`.healthy"), "true");
   EXPECT_EQ(eval("1 / 0 == 1"), "error: division by zero");
   EXPECT_EQ(eval("9223372036854775807 + 1 > 0"), "error: integer overflow");
   EXPECT_EQ(eval("[1, 2][5] == 1"), "error: index out of bounds: 5");

@@ -1,5 +1,5 @@
 // The differential oracle: every case of test/dra/cel/oracle/corpus.jsonl (generated expressions and
-// devices, with the answers the real k8s.io/dynamic-resource-allocation/cel v0.34.4 gave; see
+// devices, with the answers the real k8s.io/dynamic-resource-allocation/cel v0.37.2 gave; see
 // oracle/regenerate.sh) evaluated with ks::cel. The compile error text, the match result and the runtime
 // error text must be exactly upstream's. The runtime cost is compared too (CelOracle.Cost).
 //

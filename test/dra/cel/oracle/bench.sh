@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CEL evaluation cost per device, side by side: upstream's k8s.io/dynamic-resource-allocation/cel v0.34.4
+# CEL evaluation cost per device, side by side: upstream's k8s.io/dynamic-resource-allocation/cel v0.37.2
 # (the oracle, built by build.sh, in bench mode) and ks::cel (dracel_bench, preset bench), on the expressions
 # and devices of corpus.jsonl, one after the other on this machine.
 #

@@ -589,6 +589,26 @@ lists.range(-1) == []
 [1, 2, 3].indexOf(5) == -1
 [1, 2, 2].lastIndexOf(2) == 2
 [@A.numa, 2].indexOf(1) == 0
+[1, 2, 3].includes(2)
+[1, 2, 3].includes(4)
+[1, 2].includes([1, 2])
+[[1], [2]].includes([1])
+[1, 2].includes(2.0)
+[1, 2].includes(dyn(2u))
+["a", "b"].includes("b")
+[quantity("1"), quantity("2")].includes(quantity("2"))
+[quantity("1")].includes(1)
+"model-a".includes("model-a")
+"model-a".includes("model")
+1.includes(1)
+{"a": 1}.includes({"a": 1})
+@A.model.includes(@A.model)
+@A.numa.includes(1)
+[@A.numa, @A.model].includes(@A.model)
+device.attributes.includes("dra.example.com")
+device.attributes.`dra.example.com`.numa == 1
+has(device.attributes.`dra.example.com`.model)
+device.attributes.`other.example.com`.fw
 math.greatest(1, 2) == 2
 math.least([1, 2]) == 1
 math.abs(-1) == 1

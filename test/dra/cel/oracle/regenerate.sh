@@ -3,13 +3,13 @@
 #   1. generate.py --seed 17 writes the cases (deterministic for a seed): a device table, then one
 #      (expression, device) case per line;
 #   2. build.sh builds (or reuses) the Go oracle, main.go.in linked with the real
-#      k8s.io/dynamic-resource-allocation/cel v0.34.4 (through the Go module proxy; cached outside the repo
+#      k8s.io/dynamic-resource-allocation/cel v0.37.2 (through the Go module proxy; cached outside the repo
 #      in ${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/cel-oracle);
-#   3. the oracle evaluates every case as kube-scheduler v1.34.4 does (cel.NewCache(10, Features{}),
+#   3. the oracle evaluates every case as kube-scheduler v1.37.2 does (cel.NewCache(10, Features{EnableConsumableCapacity: true}),
 #      GetOrCompile, DeviceMatches) and records upstream's compile error, match result or runtime error, and
 #      the actual cost.
 #   4. conformance.py turns the cel-spec conformance tests in the Go module cache
-#      ($(go env GOMODCACHE)/cel.dev/expr@v0.24.0/tests/simple/testdata) that fit DRA's environment into
+#      ($(go env GOMODCACHE)/cel.dev/expr@v0.25.1/tests/simple/testdata) that fit DRA's environment into
 #      cases too, and the oracle answers them into conformance.jsonl.
 # The checked-in corpus.jsonl and conformance.jsonl are what oracle_test.cpp (ctest -R CelOracle)
 # compares ks::cel with; that test needs no Go. Run this after changing generate.py, conformance.py or
@@ -27,9 +27,9 @@ mv "$HERE/corpus.jsonl.tmp" "$HERE/corpus.jsonl"
 echo "regenerate: $(($(wc -l <"$HERE/corpus.jsonl") - 1)) cases in $HERE/corpus.jsonl" >&2
 
 command -v go >/dev/null 2>&1 || PATH="$PATH:/usr/local/go/bin"
-testdata="$(go env GOMODCACHE)/cel.dev/expr@v0.24.0/tests/simple/testdata"
+testdata="$(go env GOMODCACHE)/cel.dev/expr@v0.25.1/tests/simple/testdata"
 if [[ ! -d "$testdata" ]]; then  # fetch the module through the proxy into the module cache
-  (cd "$(dirname "$bin")/src" && GOWORK=off GOFLAGS=-mod=mod go mod download cel.dev/expr@v0.24.0 >&2)
+  (cd "$(dirname "$bin")/src" && GOWORK=off GOFLAGS=-mod=mod go mod download cel.dev/expr@v0.25.1 >&2)
 fi
 python3 "$HERE/conformance.py" "$testdata" >"$tmp"
 "$bin" <"$tmp" >"$HERE/conformance.jsonl.tmp"
