@@ -14,9 +14,6 @@
 
 namespace ks::cel {
 
-uint64_t traversalCost(double factor, size_t n) {
-  return static_cast<uint64_t>(std::ceil(factor * static_cast<double>(n)));
-}
 
 int64_t codePointCount(std::string_view s) {
   int64_t n = 0;
@@ -135,35 +132,6 @@ std::shared_ptr<const re2::RE2> compileRegex(const std::string& pattern, std::st
   return re;
 }
 
-uint64_t regexCost(Args a, const Value&) {
-  // cel-go: ceil(0.1 * (1 + len(text))) * ceil(0.25 * len(pattern)), the pattern being the last string.
-  return traversalCost(0.1, 1 + textSize(a[0])) * traversalCost(0.25, textSize(a[1]));
-}
-uint64_t stringCompareCost(Args a, const Value&) {
-  return traversalCost(0.1, std::min(textSize(a[0]), textSize(a[1])));
-}
-uint64_t receiverTraversalCost(Args a, const Value&) {
-  return traversalCost(0.1, textSize(a[0]));
-}
-uint64_t receiverTraversalCost2(Args a, const Value&) {
-  return traversalCost(0.2, textSize(a[0]));
-}
-uint64_t argTraversalCost(Args a, const Value&) {
-  return traversalCost(0.1, textSize(a[0]));
-}
-uint64_t containsCost(Args a, const Value&) {
-  return traversalCost(0.1, textSize(a[0])) * traversalCost(0.1, textSize(a[1]));
-}
-uint64_t inCost(Args a, const Value&) {
-  return a[1].kind() == VK::List ? a[1].items().size() : 1;
-}
-uint64_t concatCost(Args a, const Value&) {
-  if (a[0].kind() == VK::List) return 1;  // list concatenation is a view in cel-go
-  return traversalCost(0.1, textSize(a[0]) + textSize(a[1]));
-}
-uint64_t freeCost(Args, const Value&) {
-  return 0;
-}
 
 std::optional<int> compareArgs(Args a) {
   return compareValues(a[0], a[1]);
@@ -1146,14 +1114,6 @@ Value listLast(Args a) {
   return l.empty() ? Value::optionalNone() : Value::optionalOf(l.back());
 }
 
-uint64_t listTraversalCost(Args a, const Value&) {
-  return a[0].kind() == VK::List ? a[0].items().size() : 1;
-}
-uint64_t setsCost(Args a, const Value&) {
-  const size_t x = a[0].kind() == VK::List ? a[0].items().size() : 0;
-  const size_t y = a[1].kind() == VK::List ? a[1].items().size() : 0;
-  return std::max<uint64_t>(1, x * y);
-}
 
 }  // namespace
 
@@ -1172,8 +1132,7 @@ void FunctionRegistry::define(const char* fn, const char* id, bool member,
 
 FunctionRegistry::FunctionRegistry() {
   auto add = [this](const char* fn, const char* id, bool member, std::initializer_list<const char*> params,
-                    const char* result, FunctionImpl impl,
-                    CostFunction = nullptr) { define(fn, id, member, params, result, impl); };
+                    const char* result, FunctionImpl impl) { define(fn, id, member, params, result, impl); };
   const bool G = false, M = true;
 
   // Operators.
@@ -1188,13 +1147,10 @@ FunctionRegistry::FunctionRegistry() {
   for (const auto& typeAndId : ordered) {
     const char* t = typeAndId.first;
     const std::string ts(typeAndId.second);
-    const bool isString = ts == "string" || ts == "bytes";
-    add("_<_", ("less_" + ts).c_str(), G, {t, t}, "bool", less, isString ? stringCompareCost : nullptr);
-    add("_<=_", ("less_equals_" + ts).c_str(), G, {t, t}, "bool", lessEquals,
-        isString ? stringCompareCost : nullptr);
-    add("_>_", ("greater_" + ts).c_str(), G, {t, t}, "bool", greater, isString ? stringCompareCost : nullptr);
-    add("_>=_", ("greater_equals_" + ts).c_str(), G, {t, t}, "bool", greaterEquals,
-        isString ? stringCompareCost : nullptr);
+    add("_<_", ("less_" + ts).c_str(), G, {t, t}, "bool", less);
+    add("_<=_", ("less_equals_" + ts).c_str(), G, {t, t}, "bool", lessEquals);
+    add("_>_", ("greater_" + ts).c_str(), G, {t, t}, "bool", greater);
+    add("_>=_", ("greater_equals_" + ts).c_str(), G, {t, t}, "bool", greaterEquals);
   }
   for (const char* a : {"int", "uint", "double"}) {
     for (const char* b : {"int", "uint", "double"}) {
@@ -1206,14 +1162,14 @@ FunctionRegistry::FunctionRegistry() {
       add("_>=_", ("greater_equals_" + id).c_str(), G, {a, b}, "bool", greaterEquals);
     }
   }
-  add("_==_", "equals", G, {"A", "A"}, "bool", equalsFn, stringCompareCost);
-  add("_!=_", "not_equals", G, {"A", "A"}, "bool", notEqualsFn, stringCompareCost);
+  add("_==_", "equals", G, {"A", "A"}, "bool", equalsFn);
+  add("_!=_", "not_equals", G, {"A", "A"}, "bool", notEqualsFn);
   add("_+_", "add_int64", G, {"int", "int"}, "int", ks::cel::add);
   add("_+_", "add_uint64", G, {"uint", "uint"}, "uint", ks::cel::add);
   add("_+_", "add_double", G, {"double", "double"}, "double", ks::cel::add);
-  add("_+_", "add_string", G, {"string", "string"}, "string", ks::cel::add, concatCost);
-  add("_+_", "add_bytes", G, {"bytes", "bytes"}, "bytes", ks::cel::add, concatCost);
-  add("_+_", "add_list", G, {"list(A)", "list(A)"}, "list(A)", ks::cel::add, concatCost);
+  add("_+_", "add_string", G, {"string", "string"}, "string", ks::cel::add);
+  add("_+_", "add_bytes", G, {"bytes", "bytes"}, "bytes", ks::cel::add);
+  add("_+_", "add_list", G, {"list(A)", "list(A)"}, "list(A)", ks::cel::add);
   for (const char* t : {"int", "uint", "double"}) {
     const std::string ts =
         std::string(t) == "int" ? "int64" : (std::string(t) == "uint" ? "uint64" : "double");
@@ -1225,8 +1181,8 @@ FunctionRegistry::FunctionRegistry() {
   add("-_", "negate_int64", G, {"int"}, "int", negate);
   add("-_", "negate_double", G, {"double"}, "double", negate);
   add("!_", "logical_not", G, {"bool"}, "bool", logicalNot);
-  add("@in", "in_list", G, {"A", "list(A)"}, "bool", inFn, inCost);
-  add("@in", "in_map", G, {"A", "map(A, B)"}, "bool", inFn, inCost);
+  add("@in", "in_list", G, {"A", "list(A)"}, "bool", inFn);
+  add("@in", "in_map", G, {"A", "map(A, B)"}, "bool", inFn);
   add("_[_]", "index_list", G, {"list(A)", "int"}, "A", indexFn);
   add("_[_]", "index_map", G, {"map(A, B)", "A"}, "B", indexFn);
 
@@ -1253,42 +1209,34 @@ FunctionRegistry::FunctionRegistry() {
   add("type", "type", G, {"A"}, "type(A)", typeFn);
 
   // Strings (standard library).
-  add("contains", "contains_string", M, {"string", "string"}, "bool", containsFn, containsCost);
-  add("startsWith", "starts_with_string", M, {"string", "string"}, "bool", startsWithFn, argTraversalCost);
-  add("endsWith", "ends_with_string", M, {"string", "string"}, "bool", endsWithFn, argTraversalCost);
-  add("matches", "matches_string", M, {"string", "string"}, "bool", matchesFn, regexCost);
-  add("matches", "matches", G, {"string", "string"}, "bool", matchesFn, regexCost);
+  add("contains", "contains_string", M, {"string", "string"}, "bool", containsFn);
+  add("startsWith", "starts_with_string", M, {"string", "string"}, "bool", startsWithFn);
+  add("endsWith", "ends_with_string", M, {"string", "string"}, "bool", endsWithFn);
+  add("matches", "matches_string", M, {"string", "string"}, "bool", matchesFn);
+  add("matches", "matches", G, {"string", "string"}, "bool", matchesFn);
 
   // cel-go ext strings (version 2).
-  add("charAt", "string_char_at_int", M, {"string", "int"}, "string", charAtFn, receiverTraversalCost);
-  add("indexOf", "string_index_of_string", M, {"string", "string"}, "int", indexOfFn, receiverTraversalCost);
-  add("indexOf", "string_index_of_string_int", M, {"string", "string", "int"}, "int", indexOfFn,
-      receiverTraversalCost);
-  add("lastIndexOf", "string_last_index_of_string", M, {"string", "string"}, "int", lastIndexOfFn,
-      receiverTraversalCost);
-  add("lastIndexOf", "string_last_index_of_string_int", M, {"string", "string", "int"}, "int", lastIndexOfFn,
-      receiverTraversalCost);
-  add("lowerAscii", "string_lower_ascii", M, {"string"}, "string", lowerAsciiFn, receiverTraversalCost);
-  add("upperAscii", "string_upper_ascii", M, {"string"}, "string", upperAsciiFn, receiverTraversalCost);
-  add("replace", "string_replace_string_string", M, {"string", "string", "string"}, "string", replaceFn,
-      receiverTraversalCost2);
+  add("charAt", "string_char_at_int", M, {"string", "int"}, "string", charAtFn);
+  add("indexOf", "string_index_of_string", M, {"string", "string"}, "int", indexOfFn);
+  add("indexOf", "string_index_of_string_int", M, {"string", "string", "int"}, "int", indexOfFn);
+  add("lastIndexOf", "string_last_index_of_string", M, {"string", "string"}, "int", lastIndexOfFn);
+  add("lastIndexOf", "string_last_index_of_string_int", M, {"string", "string", "int"}, "int", lastIndexOfFn);
+  add("lowerAscii", "string_lower_ascii", M, {"string"}, "string", lowerAsciiFn);
+  add("upperAscii", "string_upper_ascii", M, {"string"}, "string", upperAsciiFn);
+  add("replace", "string_replace_string_string", M, {"string", "string", "string"}, "string", replaceFn);
   add("replace", "string_replace_string_string_int", M, {"string", "string", "string", "int"}, "string",
-      replaceFn, receiverTraversalCost2);
-  add("split", "string_split_string", M, {"string", "string"}, "list(string)", splitFn,
-      receiverTraversalCost2);
-  add("split", "string_split_string_int", M, {"string", "string", "int"}, "list(string)", splitFn,
-      receiverTraversalCost2);
-  add("substring", "string_substring_int", M, {"string", "int"}, "string", substringFn,
-      receiverTraversalCost);
-  add("substring", "string_substring_int_int", M, {"string", "int", "int"}, "string", substringFn,
-      receiverTraversalCost);
-  add("trim", "string_trim", M, {"string"}, "string", trimFn, receiverTraversalCost);
-  add("join", "list_join", M, {"list(string)"}, "string", joinFn, listTraversalCost);
-  add("join", "list_join_string", M, {"list(string)", "string"}, "string", joinFn, listTraversalCost);
+      replaceFn);
+  add("split", "string_split_string", M, {"string", "string"}, "list(string)", splitFn);
+  add("split", "string_split_string_int", M, {"string", "string", "int"}, "list(string)", splitFn);
+  add("substring", "string_substring_int", M, {"string", "int"}, "string", substringFn);
+  add("substring", "string_substring_int_int", M, {"string", "int", "int"}, "string", substringFn);
+  add("trim", "string_trim", M, {"string"}, "string", trimFn);
+  add("join", "list_join", M, {"list(string)"}, "string", joinFn);
+  add("join", "list_join_string", M, {"list(string)", "string"}, "string", joinFn);
 
   // Kubernetes quantity.
-  add("quantity", "string_to_quantity", G, {"string"}, "kubernetes.Quantity", quantityFn, argTraversalCost);
-  add("isQuantity", "is_quantity_string", G, {"string"}, "bool", isQuantityFn, argTraversalCost);
+  add("quantity", "string_to_quantity", G, {"string"}, "kubernetes.Quantity", quantityFn);
+  add("isQuantity", "is_quantity_string", G, {"string"}, "bool", isQuantityFn);
   // Declared global (cel.Overload), although the library docs show `<Quantity>.sign()`.
   add("sign", "quantity_sign", G, {"kubernetes.Quantity"}, "int", quantitySignFn);
   add("isGreaterThan", "quantity_is_greater_than", M, {"kubernetes.Quantity", "kubernetes.Quantity"}, "bool",
@@ -1309,11 +1257,10 @@ FunctionRegistry::FunctionRegistry() {
   add("sub", "quantity_sub_int", M, {"kubernetes.Quantity", "int"}, "kubernetes.Quantity", quantitySub);
 
   // Kubernetes semver.
-  add("semver", "string_to_semver", G, {"string"}, "kubernetes.Semver", semverFn, argTraversalCost);
-  add("semver", "string_bool_to_semver", G, {"string", "bool"}, "kubernetes.Semver", semverFn,
-      argTraversalCost);
-  add("isSemver", "is_semver_string", G, {"string"}, "bool", isSemverFn, argTraversalCost);
-  add("isSemver", "is_semver_string_bool", G, {"string", "bool"}, "bool", isSemverFn, argTraversalCost);
+  add("semver", "string_to_semver", G, {"string"}, "kubernetes.Semver", semverFn);
+  add("semver", "string_bool_to_semver", G, {"string", "bool"}, "kubernetes.Semver", semverFn);
+  add("isSemver", "is_semver_string", G, {"string"}, "bool", isSemverFn);
+  add("isSemver", "is_semver_string_bool", G, {"string", "bool"}, "bool", isSemverFn);
   add("major", "semver_major", M, {"kubernetes.Semver"}, "int", semverMajor);
   add("minor", "semver_minor", M, {"kubernetes.Semver"}, "int", semverMinor);
   add("patch", "semver_patch", M, {"kubernetes.Semver"}, "int", semverPatch);
@@ -1325,22 +1272,21 @@ FunctionRegistry::FunctionRegistry() {
       semverCompareTo);
 
   // Kubernetes regex.
-  add("find", "string_find_string", M, {"string", "string"}, "string", findFn, regexCost);
-  add("findAll", "string_find_all_string", M, {"string", "string"}, "list(string)", findAllFn, regexCost);
-  add("findAll", "string_find_all_string_int", M, {"string", "string", "int"}, "list(string)", findAllFn,
-      regexCost);
+  add("find", "string_find_string", M, {"string", "string"}, "string", findFn);
+  add("findAll", "string_find_all_string", M, {"string", "string"}, "list(string)", findAllFn);
+  add("findAll", "string_find_all_string_int", M, {"string", "string", "int"}, "list(string)", findAllFn);
 
   // Kubernetes lists.
-  add("isSorted", "list_is_sorted", M, {"list(A)"}, "bool", isSortedFn, listTraversalCost);
-  add("sum", "list_sum", M, {"list(A)"}, "A", sumFn, listTraversalCost);
-  add("min", "list_min", M, {"list(A)"}, "A", minFn, listTraversalCost);
-  add("max", "list_max", M, {"list(A)"}, "A", maxFn, listTraversalCost);
-  add("indexOf", "list_index_of", M, {"list(A)", "A"}, "int", listIndexOf, listTraversalCost);
-  add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf, listTraversalCost);
+  add("isSorted", "list_is_sorted", M, {"list(A)"}, "bool", isSortedFn);
+  add("sum", "list_sum", M, {"list(A)"}, "A", sumFn);
+  add("min", "list_min", M, {"list(A)"}, "A", minFn);
+  add("max", "list_max", M, {"list(A)"}, "A", maxFn);
+  add("indexOf", "list_index_of", M, {"list(A)", "A"}, "int", listIndexOf);
+  add("lastIndexOf", "list_last_index_of", M, {"list(A)", "A"}, "int", listLastIndexOf);
   add("includes", "list_includes_dyn_dyn", M, {"dyn", "dyn"}, "bool", includesFn);
 
   // cel-go ext sets.
-  add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote, argTraversalCost);
+  add("strings.quote", "strings_quote", G, {"string"}, "string", stringsQuote);
 
   add("cel.@mapInsert", "@mapInsert_map_key_value", G, {"map(K, V)", "K", "V"}, "map(K, V)", mapInsert);
   add("cel.@mapInsert", "@mapInsert_map_map", G, {"map(K, V)", "map(K, V)"}, "map(K, V)", mapInsert);
@@ -1373,12 +1319,9 @@ FunctionRegistry::FunctionRegistry() {
   add("first", "list_first", M, {"list(A)"}, "optional_type(A)", listFirst);
   add("last", "list_last", M, {"list(A)"}, "optional_type(A)", listLast);
 
-  add("sets.contains", "list_sets_contains_list", G, {"list(A)", "list(A)"}, "bool", setsContains, setsCost);
-  add("sets.equivalent", "list_sets_equivalent_list", G, {"list(A)", "list(A)"}, "bool", setsEquivalent,
-      setsCost);
-  add("sets.intersects", "list_sets_intersects_list", G, {"list(A)", "list(A)"}, "bool", setsIntersects,
-      setsCost);
-  (void)freeCost;
+  add("sets.contains", "list_sets_contains_list", G, {"list(A)", "list(A)"}, "bool", setsContains);
+  add("sets.equivalent", "list_sets_equivalent_list", G, {"list(A)", "list(A)"}, "bool", setsEquivalent);
+  add("sets.intersects", "list_sets_intersects_list", G, {"list(A)", "list(A)"}, "bool", setsIntersects);
   defineTimeLibrary(*this);
   defineNetLibrary(*this);
   defineUrlLibrary(*this);

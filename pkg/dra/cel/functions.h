@@ -23,8 +23,6 @@ namespace ks::cel {
 
 // Arguments include the receiver first for member-style overloads.
 using FunctionImpl = Value (*)(std::span<const Value> args);
-// Runtime cost of one call, given its arguments and result; null means 1.
-using CostFunction = uint64_t (*)(std::span<const Value> args, const Value& result);
 
 struct Overload {
   std::string id;  // cel-go's overload id ("size_string", "string_contains", ...)
@@ -33,7 +31,6 @@ struct Overload {
   std::vector<CelType> params;  // the receiver first when member
   CelType result;
   FunctionImpl impl = nullptr;
-  CostFunction cost = nullptr;
 };
 
 class FunctionRegistry {
