@@ -379,6 +379,38 @@ TEST_F(SchedulerTest, PodUpdatedDuringAFailingAttemptIsReportedSafely) {
   EXPECT_EQ(notes[0], "0/1 nodes are available: not yet.");
 }
 
+// Upstream TestHandleSchedulingFailureSkipsRecreatedPod: a pod deleted and created again under the same name
+// during its failing attempt is a new pod. The failure of the old one is neither requeued nor reported on the
+// new one (no PodScheduled condition, no event); here the new pod belongs to another scheduler, so nothing of
+// this scheduler may touch it.
+TEST_F(SchedulerTest, PodRecreatedDuringAFailingAttemptIsNotRequeuedOrReported) {
+  std::atomic<bool> recreated{false};
+  std::string oldUid;  // the memory API assigns UIDs
+  addScriptedPlugin("RecreatesThePod", [&](framework::PreFilterResult&) {
+    if (!recreated.exchange(true)) {
+      oldUid = client_.get<api::Pod>("default", "p")->metadata.uid;
+      EXPECT_TRUE(client_.remove<api::Pod>("default", "p").ok());
+      EXPECT_TRUE(client_.create(MakePod().name("p").namespace_("default").schedulerName("other").obj()).ok());
+      // The informer delivers in order: once this pod is queued, the store holds the recreated "p".
+      EXPECT_TRUE(client_.create(MakePod().name("after-recreate").namespace_("default").obj()).ok());
+      EXPECT_TRUE(waitUntil([&] { return whereIs("after-recreate") != queue::QueueName::None; }));
+    }
+    return framework::Status(framework::Code::Unschedulable, "not yet").withPlugin("RecreatesThePod");
+  });
+  ASSERT_TRUE(client_.create(MakeNode().name("n1").obj()).ok());
+  start(configYaml() + "    preFilter:\n      enabled:\n      - name: RecreatesThePod\n");
+  ASSERT_TRUE(client_.create(MakePod().name("p").namespace_("default").obj()).ok());
+  // The barrier pod is attempted after the old pod's failure was handled.
+  ASSERT_TRUE(waitForPod("after-recreate", [](const api::Pod& p) { return scheduledCondition(p) != nullptr; }));
+  auto p = client_.get<api::Pod>("default", "p");
+  ASSERT_TRUE(p.ok());
+  EXPECT_NE(p->metadata.uid, oldUid);
+  EXPECT_EQ(p->spec.schedulerName, "other");
+  EXPECT_EQ(scheduledCondition(*p), nullptr);
+  EXPECT_TRUE(failedSchedulingNotes("p").empty());
+  EXPECT_EQ(whereIs("p"), queue::QueueName::None);
+}
+
 // F1: with no nodes, a pending pod is retried after 1 s, 2 s, 4 s ... (the error backoff), not in a loop.
 TEST_F(SchedulerTest, NoNodesRetriesFollowTheErrorBackoff) {
   start();
