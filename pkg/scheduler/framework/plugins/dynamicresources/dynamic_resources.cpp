@@ -387,6 +387,7 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
     f.deviceBindingAndStatus =
         features_.enableDRADeviceBindingConditions && features_.enableDRAResourceClaimDeviceStatus;
     f.consumableCapacity = features_.enableConsumableCapacity;
+    f.fractionalCapacityRange = features_.enableDRAFractionalCapacityRange;
     data->allocator = std::make_shared<const dra::structured::Allocator>(
         f, std::move(*allocatedState), draManager_->deviceClasses(), std::move(slices).value(), celCache_);
   }
