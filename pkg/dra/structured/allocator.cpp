@@ -456,13 +456,13 @@ class AllocationRun {
 };
 
 Features Allocator::supportedFeatures() {
-  return Features{.adminAccess = true,
-                  .consumableCapacity = true,
-                  .deviceBindingAndStatus = true,
-                  .deviceTaints = true,
-                  .fractionalCapacityRange = true,
-                  .partitionableDevices = true,
-                  .prioritizedList = true};
+  // All but those only upstream's experimental variant implements.
+  Features f = Features::all();
+  f.compatibilityGroups = false;
+  f.derivedAttributes = false;
+  f.listTypeAttributes = false;
+  f.optionalNodeOperations = false;
+  return f;
 }
 
 Allocator::Allocator(Features features, AllocatedState allocatedState,

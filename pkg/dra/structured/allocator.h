@@ -5,7 +5,7 @@
 // A port of k8s.io/dynamic-resource-allocation/structured v0.37.2, the *incubating* implementation
 // (structured/internal/incubating): with kube-scheduler v1.37's default feature gates upstream's
 // NewAllocator picks that one (the first whose supported features cover the enabled ones; stable lacks
-// e.g. FractionalCapacityRange). It is an exhaustive depth-first search that takes the first solution:
+// ConsumableCapacity, DeviceBindingAndStatus and FractionalCapacityRange, which are on by default). It is an exhaustive depth-first search that takes the first solution:
 // claims in order, requests in order, for each wanted device the pools' devices in order (pools sorted by
 // driver and pool name, those with binding conditions last; slices by name), with backtracking; the devices
 // of one request are tried as combinations, not permutations; prioritized lists try their subrequests in

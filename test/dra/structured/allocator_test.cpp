@@ -41,7 +41,7 @@ const std::map<std::string, std::string>& skippedCases() {
       {"list-attributes-disabled-match-constraint-with-lists",
        "api::DeviceAttribute has no list values (DRAListTypeAttributes, alpha)"},
       {"consumable-capacity-requests-are-not-modified",
-       "the dump has 1e21 as \"1\": Go's Quantity JSON drops the exponent, so the case is not upstream's"},
+       "Go's Quantity.String() prints 1e21 as \"1\", so the dumped JSON lost the case's numbers"},
   };
   return skipped;
 }
@@ -261,6 +261,34 @@ std::string testName(const ::testing::TestParamInfo<std::string>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, UpstreamAllocatorTest, ::testing::ValuesIn(caseNames()), testName);
+
+// Upstream's NewAllocator refuses a feature set no variant it has supports; here allocate() does.
+TEST(AllocatorFeaturesTest, UnsupportedFeatureSetIsRefused) {
+  Allocator allocator(Features{.listTypeAttributes = true}, AllocatedState{},
+                      std::make_shared<FakeClassLister>(std::vector<std::shared_ptr<const api::DeviceClass>>{}), {},
+                      std::make_shared<cel::Cache>(1));
+  auto results = allocator.allocate(nullptr, {});
+  ASSERT_FALSE(results.ok());
+  EXPECT_EQ(results.error().message(),
+            "internal error: no allocator available for feature set {AdminAccess:false CompatibilityGroups:false "
+            "ConsumableCapacity:false DerivedAttributes:false DeviceBindingAndStatus:false DeviceTaints:false "
+            "FractionalCapacityRange:false ListTypeAttributes:true OptionalNodeOperations:false "
+            "PartitionableDevices:false PrioritizedList:false}, enabled allocators: incubating");
+  EXPECT_FALSE(results.error().failedOnNode());
+}
+
+// Only the invalid-pool error concerns just the node (upstream's ErrFailedAllocationOnNode).
+TEST(AllocatorFeaturesTest, FailedOnNode) {
+  for (const auto& [name, failedOnNode] : std::map<std::string, bool>{
+           {"invalid-pool-is-error-if-no-other-device-can-be-allocated", true}, {"unknown-class", false}}) {
+    const TestCase& tc = findCase(name);
+    Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes), tc.slices,
+                        std::make_shared<cel::Cache>(1));
+    auto results = allocator.allocate(tc.node ? &*tc.node : nullptr, tc.claims);
+    ASSERT_FALSE(results.ok()) << name;
+    EXPECT_EQ(results.error().failedOnNode(), failedOnNode) << name << ": " << results.error().message();
+  }
+}
 
 // Upstream's "interrupt" test: allocation stops with the context's error once cancelled or past its deadline.
 class InterruptTest : public ::testing::TestWithParam<std::string> {};

@@ -1,4 +1,4 @@
-// Random allocation problems solved by upstream's experimental allocator (v0.34.4): the port must give the
+// Random allocation problems solved by upstream's incubating allocator (v0.37.2): the port must give the
 // same results, in the same order, or the same error text. allocator_diff_cases.json comes from
 // gen/gen_cases.py --diff; problems whose upstream answer depends on Go's random pool order, or on which
 // upstream panics, are not in it.
