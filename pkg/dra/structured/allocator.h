@@ -26,9 +26,9 @@
 // a request with neither exactly nor firstAvailable is reported as missing its device class); errors that
 // print a Go struct (an unparsable node selector) print a similar but not identical text; no logging.
 // With ConsumableCapacity off, upstream's CEL environment lacks device.allowMultipleAllocations, so such
-// selectors fail to compile there; ks::cel always declares it. The model has no compatibilityGroups on
-// counter consumption and no derivedAttributes on requests, so upstream's handling of those with the
-// features off (ignore such slices, reject such requests) cannot arise.
+// selectors fail to compile there; ks::cel always declares it. The model has no derivedAttributes on
+// requests and no list-typed attribute values, so upstream's handling of those with the features off
+// (reject such requests; list values that match no constraint) cannot arise.
 //
 // Tests: test/dra/structured runs upstream's shared test tables (allocatortesting, the allocator and
 // lexicographical tables), evaluated from the Go source into allocator_cases.json by

@@ -18,6 +18,16 @@ bool poolHasBindingConditions(const Pool& pool) {
   return false;
 }
 
+// Whether some device's counter consumption declares compatibility groups. Without the
+// DRADeviceCompatibilityGroups feature such slices are ignored, whether or not their devices are in use:
+// co-allocation cannot be validated, and the pool, now incomplete, gives none of its other devices either.
+bool usesCompatibilityGroups(const api::ResourceSlice& slice) {
+  for (const auto& device : slice.spec.devices)
+    for (const auto& consumption : device.consumesCounters)
+      if (!consumption.compatibilityGroups.empty()) return true;
+  return false;
+}
+
 // The newest generation's slices of each pool, by pool ID.
 using SlicesByPool = std::map<PoolID, std::vector<ResourceSlicePtr>>;
 
@@ -159,6 +169,7 @@ Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slice
     const auto& spec = slice->spec;
     if (!features.partitionableDevices && (spec.perDeviceNodeSelection.has_value() || !spec.sharedCounters.empty()))
       continue;
+    if (!features.compatibilityGroups && usesCompatibilityGroups(*slice)) continue;
     // Slices with counter sets for other nodes are skipped here; a device that needs one makes the pool
     // look incomplete, and then all of its slices are collected below.
     bool relevant = false;
@@ -205,6 +216,9 @@ Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slice
     // Slices for other nodes may complete the pool (allocation mode All rejects incomplete pools).
     auto allSlicesForPool = checkSlicesInPool(allSlices, id, slices.front()->spec.pool.generation);
     if (!allSlicesForPool) continue;  // a newer generation is being published: ignore the old one
+    // Ignored slices do not count towards completeness either.
+    if (!features.compatibilityGroups)
+      std::erase_if(*allSlicesForPool, [](const auto& slice) { return usesCompatibilityGroups(*slice); });
     if (static_cast<int64_t>(allSlicesForPool->size()) != sliceCount) {
       result.push_back(Pool{.id = id, .isIncomplete = true});
       continue;

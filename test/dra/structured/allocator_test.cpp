@@ -32,10 +32,6 @@ constexpr const char* kFixedShareID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa";
 // Cases that cannot pass, with the reason. Empty when all pass.
 const std::map<std::string, std::string>& skippedCases() {
   static const std::map<std::string, std::string> skipped = {
-      {"compatibility-groups-disabled-skips-grouped-pool",
-       "api::DeviceCounterConsumption has no compatibilityGroups (DRADeviceCompatibilityGroups, alpha)"},
-      {"compatibility-groups-disabled-skips-ungrouped-device-in-grouped-pool",
-       "api::DeviceCounterConsumption has no compatibilityGroups (DRADeviceCompatibilityGroups, alpha)"},
       {"list-attributes-disabled-distinct-constraint-with-lists",
        "api::DeviceAttribute has no list values (DRAListTypeAttributes, alpha)"},
       {"list-attributes-disabled-match-constraint-with-lists",
