@@ -539,8 +539,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
         minDevicesPerRequest = std::numeric_limits<int64_t>::max();
         for (int i = 0; i < static_cast<int>(request.firstAvailable.size()); ++i) {
           requestKey.subRequestIndex = i;
-          auto data = validateDeviceRequest(RequestView{nullptr, &request.firstAvailable[static_cast<size_t>(i)]},
-                                            &request, requestKey);
+          auto data = validateDeviceRequest(
+              RequestView{nullptr, &request.firstAvailable[static_cast<size_t>(i)]}, &request, requestKey);
           if (!data.ok()) return data.error();
           minDevicesPerRequest = std::min(minDevicesPerRequest, data->numDevices);
           requestData_[requestKey] = std::move(*data);
@@ -555,8 +555,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
       if (minDevicesPerRequest > kAllocationResultsMaxSize - minDevicesPerClaim)
         return Error("claim " + kobj(c) + ", request " + request.name + ": adding " +
                      std::to_string(minDevicesPerRequest) + " devices exceeds the claim limit of " +
-                     std::to_string(kAllocationResultsMaxSize) + ", with " + std::to_string(minDevicesPerClaim) +
-                     " already accounted for");
+                     std::to_string(kAllocationResultsMaxSize) + ", with " +
+                     std::to_string(minDevicesPerClaim) + " already accounted for");
       minDevicesPerClaim += minDevicesPerRequest;
     }
     // A lower bound only (a subrequest may pick more), so allocateOne checks again.
@@ -658,7 +658,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
         return std::find(config.requests.begin(), config.requests.end(), name) != config.requests.end();
       };
       for (int i = 0; i < static_cast<int>(requests.size()); ++i)
-        if (contains(requests[static_cast<size_t>(i)].name) || contains(pickedSubRequestName(claimIndex, i))) {
+        if (contains(requests[static_cast<size_t>(i)].name) ||
+            contains(pickedSubRequestName(claimIndex, i))) {
           devices.config.push_back(fromClaim);
           break;
         }
@@ -671,7 +672,8 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
       };
       bool appliesToAll = true;
       for (int i = 0; i < static_cast<int>(requests.size()) && appliesToAll; ++i)
-        appliesToAll = contains(requests[static_cast<size_t>(i)].name) || contains(pickedSubRequestName(claimIndex, i));
+        appliesToAll =
+            contains(requests[static_cast<size_t>(i)].name) || contains(pickedSubRequestName(claimIndex, i));
       if (appliesToAll) config.requests.clear();
     }
 
@@ -730,8 +732,9 @@ Result<RequestData> AllocationRun::validateDeviceRequest(const RequestView& requ
             // Only whether the device could take the request at all: its remaining capacity is checked
             // when allocating, so that a device that is full makes "All" fail rather than be left out.
             static const ConsumedCapacity kNothing;
-            auto fits = cmpRequestOverCapacity(kNothing, request.capacities(), device.allowMultipleAllocations,
-                                               device.capacity, &kNothing, features_.fractionalCapacityRange);
+            auto fits =
+                cmpRequestOverCapacity(kNothing, request.capacities(), device.allowMultipleAllocations,
+                                       device.capacity, &kNothing, features_.fractionalCapacityRange);
             if (!fits.ok())
               return fits.error().wrap("claim " + kobj(c) + ", request " + request.name() +
                                        ": checking capacity for device " + device.name);
@@ -931,8 +934,9 @@ Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::D
       std::string message = matches.error().message();
       // Upstream's cel.EnhanceRuntimeError.
       if (message.find("no such key:") != std::string::npos)
-        message += ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
-                   "with has() for optional fields";
+        message +=
+            ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+            "with has() for optional fields";
       return Error(prefix(i) + " on device " + id.toString() + ": CEL runtime error: " + message);
     }
     if (!*matches) return false;
@@ -950,8 +954,8 @@ Result<bool> AllocationRun::requestFitsCapacity(const RequestView& request, cons
   auto allocated = a_.allocatedState_.aggregatedCapacity.find(id);
   const ConsumedCapacity& current =
       allocated == a_.allocatedState_.aggregatedCapacity.end() ? kNone : allocated->second;
-  return cmpRequestOverCapacity(current, request.capacities(), device.allowMultipleAllocations, device.capacity,
-                                allocatingCapacity, features_.fractionalCapacityRange);
+  return cmpRequestOverCapacity(current, request.capacities(), device.allowMultipleAllocations,
+                                device.capacity, allocatingCapacity, features_.fractionalCapacityRange);
 }
 
 Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(const DeviceIndices& r,
@@ -1027,7 +1031,8 @@ Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(con
     }
     if (!*fits) return reject();
     if (allowMultipleAllocations) {
-      auto consumed = consumedCapacityFromRequest(request.capacities(), d.capacity, features_.fractionalCapacityRange);
+      auto consumed =
+          consumedCapacityFromRequest(request.capacities(), d.capacity, features_.fractionalCapacityRange);
       if (!consumed.ok()) {
         reject();
         return consumed.error().wrap("claim " + kobj(c) + ", request " + request.name() +
@@ -1083,7 +1088,8 @@ bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
   std::shared_ptr<const Allocator::CounterSets> available;
   {
     std::shared_lock lock(a_.countersMutex_);
-    if (auto it = a_.availableCounters_.find(pool.id); it != a_.availableCounters_.end()) available = it->second;
+    if (auto it = a_.availableCounters_.find(pool.id); it != a_.availableCounters_.end())
+      available = it->second;
   }
   if (!available) {
     // Computed outside the lock; concurrent callers compute the same thing from the same inputs.
@@ -1097,7 +1103,8 @@ bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
     for (const auto* slices : {&pool.deviceSlicesTargetingNode, &pool.deviceSlicesNotTargetingNode}) {
       for (const auto& slice : *slices) {
         for (const auto& d : slice->spec.devices) {
-          if (!isDeviceAllocated(DeviceID{slice->spec.driver, slice->spec.pool.name, d.name}, a_.allocatedState_))
+          if (!isDeviceAllocated(DeviceID{slice->spec.driver, slice->spec.pool.name, d.name},
+                                 a_.allocatedState_))
             continue;
           for (const auto& consumption : d.consumesCounters) {
             auto set = computed->find(consumption.counterSet);

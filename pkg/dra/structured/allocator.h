@@ -5,16 +5,17 @@
 // A port of k8s.io/dynamic-resource-allocation/structured v0.37.2, the *incubating* implementation
 // (structured/internal/incubating): with kube-scheduler v1.37's default feature gates upstream's
 // NewAllocator picks that one (the first whose supported features cover the enabled ones; stable lacks
-// ConsumableCapacity, DeviceBindingAndStatus and FractionalCapacityRange, which are on by default). It is an exhaustive depth-first search that takes the first solution:
-// claims in order, requests in order, for each wanted device the pools' devices in order (pools sorted by
-// driver and pool name, those with binding conditions last; slices by name), with backtracking; the devices
-// of one request are tried as combinations, not permutations; prioritized lists try their subrequests in
-// order. Every feature the incubating implementation knows is carried in Features and can be switched:
-// AdminAccess, PrioritizedList, PartitionableDevices (shared counters, possibly in other slices of the
-// pool), DeviceTaints (tolerations), DeviceBindingAndStatus (binding conditions), ConsumableCapacity
-// (multi-allocatable devices) and FractionalCapacityRange. A feature set beyond that (upstream's
-// experimental-only CompatibilityGroups, DerivedAttributes, ListTypeAttributes, OptionalNodeOperations)
-// makes every allocate() fail with upstream's "no allocator available for feature set ..." error.
+// ConsumableCapacity, DeviceBindingAndStatus and FractionalCapacityRange, which are on by default). It is
+// an exhaustive depth-first search that takes the first solution: claims in order, requests in order, for
+// each wanted device the pools' devices in order (pools sorted by driver and pool name, those with binding
+// conditions last; slices by name), with backtracking; the devices of one request are tried as combinations,
+// not permutations; prioritized lists try their subrequests in order. Every feature the incubating
+// implementation knows is carried in Features and can be switched: AdminAccess, PrioritizedList,
+// PartitionableDevices (shared counters, possibly in other slices of the pool), DeviceTaints (tolerations),
+// DeviceBindingAndStatus (binding conditions), ConsumableCapacity (multi-allocatable devices) and
+// FractionalCapacityRange. A feature set beyond that (upstream's experimental-only CompatibilityGroups,
+// DerivedAttributes, ListTypeAttributes, OptionalNodeOperations) makes every allocate() fail with upstream's
+// "no allocator available for feature set ..." error.
 //
 // Upstream quirks kept on purpose, because they change results: in "All" mode a device's remaining
 // capacity is only checked when it is allocated, so a capacity-blocked device makes the request fail;

@@ -6,7 +6,8 @@ namespace ks::dra::structured {
 namespace {
 
 constexpr int64_t kMaxInt64 = std::numeric_limits<int64_t>::max();
-constexpr const char* kNotRepresentable = "capacity request cannot be represented in the device's range arithmetic";
+constexpr const char* kNotRepresentable =
+    "capacity request cannot be represented in the device's range arithmetic";
 
 const api::Quantity* requestedFor(const api::CapacityRequirements* requested, const std::string& name) {
   if (!requested) return nullptr;
@@ -14,7 +15,8 @@ const api::Quantity* requestedFor(const api::CapacityRequirements* requested, co
   return it == requested->requests.end() ? nullptr : &it->second;
 }
 
-Result<api::Quantity> roundUpRange(const api::Quantity& requested, const api::CapacityRequestPolicyRange& range,
+Result<api::Quantity> roundUpRange(const api::Quantity& requested,
+                                   const api::CapacityRequestPolicyRange& range,
                                    bool fractionalCapacityRange) {
   if (requested.compare(*range.min) < 0) return *range.min;
   if (!range.step) return requested;
@@ -103,7 +105,8 @@ bool useMilli(const api::CapacityRequestPolicyRange& range, bool fractionalCapac
   return !range.step || *exactMilliValue(*range.step) >= 1;
 }
 
-Result<api::Quantity> calculateConsumedCapacity(const api::Quantity* requested, const api::DeviceCapacity& capacity,
+Result<api::Quantity> calculateConsumedCapacity(const api::Quantity* requested,
+                                                const api::DeviceCapacity& capacity,
                                                 bool fractionalCapacityRange) {
   if (!requested) {
     if (capacity.requestPolicy && capacity.requestPolicy->default_) return *capacity.requestPolicy->default_;
@@ -134,7 +137,8 @@ Result<bool> cmpRequestOverCapacity(const ConsumedCapacity& currentConsumed,
                                     const api::CapacityRequirements* requested,
                                     const std::optional<bool>& /*allowMultipleAllocations*/,
                                     const std::map<std::string, api::DeviceCapacity>& capacity,
-                                    const ConsumedCapacity* allocatingCapacity, bool fractionalCapacityRange) {
+                                    const ConsumedCapacity* allocatingCapacity,
+                                    bool fractionalCapacityRange) {
   // A capacity this device lacks: another device may have it, so not an error.
   if (requested)
     for (const auto& [name, q] : requested->requests)
@@ -161,9 +165,9 @@ Result<bool> cmpRequestOverCapacity(const ConsumedCapacity& currentConsumed,
   return true;
 }
 
-Result<ConsumedCapacity> consumedCapacityFromRequest(const api::CapacityRequirements* requested,
-                                                     const std::map<std::string, api::DeviceCapacity>& capacity,
-                                                     bool fractionalCapacityRange) {
+Result<ConsumedCapacity> consumedCapacityFromRequest(
+    const api::CapacityRequirements* requested, const std::map<std::string, api::DeviceCapacity>& capacity,
+    bool fractionalCapacityRange) {
   ConsumedCapacity consumed;
   for (const auto& [name, cap] : capacity) {
     auto c = calculateConsumedCapacity(requestedFor(requested, name), cap, fractionalCapacityRange);

@@ -30,13 +30,14 @@ Result<bool> cmpRequestOverCapacity(const ConsumedCapacity& currentConsumed,
 
 // The amount of every capacity of the device that a request consumes: its (rounded-up) request, or the
 // policy's default, or the whole capacity when it asks for nothing.
-Result<ConsumedCapacity> consumedCapacityFromRequest(const api::CapacityRequirements* requested,
-                                                     const std::map<std::string, api::DeviceCapacity>& capacity,
-                                                     bool fractionalCapacityRange);
+Result<ConsumedCapacity> consumedCapacityFromRequest(
+    const api::CapacityRequirements* requested, const std::map<std::string, api::DeviceCapacity>& capacity,
+    bool fractionalCapacityRange);
 
 // The consumed amount for one capacity (upstream calculateConsumedCapacity); an error when the request
 // cannot be represented.
-Result<api::Quantity> calculateConsumedCapacity(const api::Quantity* requested, const api::DeviceCapacity& capacity,
+Result<api::Quantity> calculateConsumedCapacity(const api::Quantity* requested,
+                                                const api::DeviceCapacity& capacity,
                                                 bool fractionalCapacityRange);
 
 // The milli value, when it represents the quantity exactly (upstream safeMilliValue).

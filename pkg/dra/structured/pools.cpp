@@ -35,7 +35,7 @@ void addSlice(SlicesByPool& pools, const ResourceSlicePtr& slice) {
   auto& slices = pools[PoolID{slice->spec.driver, slice->spec.pool.name}];
   if (!slices.empty()) {
     const int64_t current = slices.front()->spec.pool.generation;
-    if (slice->spec.pool.generation < current) return;               // out-dated
+    if (slice->spec.pool.generation < current) return;          // out-dated
     if (slice->spec.pool.generation > current) slices.clear();  // newer generation replaces all
   }
   slices.push_back(slice);
@@ -65,7 +65,8 @@ std::optional<std::string> validateDeviceNames(const std::vector<ResourceSlicePt
 }
 
 std::optional<std::string> validateDeviceCounterConsumption(
-    const std::map<std::string, const api::CounterSet*>& counterSets, const std::vector<ResourceSlicePtr>& slices) {
+    const std::map<std::string, const api::CounterSet*>& counterSets,
+    const std::vector<ResourceSlicePtr>& slices) {
   for (const auto& slice : slices)
     for (const auto& device : slice->spec.devices)
       for (const auto& consumption : device.consumesCounters) {
@@ -162,12 +163,14 @@ Result<bool> nodeMatches(const api::Node* node, std::string_view nodeName, bool 
   return false;
 }
 
-Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slicesForNode, const api::Node* node,
-                                      const Features& features, const std::vector<ResourceSlicePtr>& allSlices) {
+Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slicesForNode,
+                                      const api::Node* node, const Features& features,
+                                      const std::vector<ResourceSlicePtr>& allSlices) {
   SlicesByPool pools;
   for (const auto& slice : slicesForNode) {
     const auto& spec = slice->spec;
-    if (!features.partitionableDevices && (spec.perDeviceNodeSelection.has_value() || !spec.sharedCounters.empty()))
+    if (!features.partitionableDevices &&
+        (spec.perDeviceNodeSelection.has_value() || !spec.sharedCounters.empty()))
       continue;
     if (!features.compatibilityGroups && usesCompatibilityGroups(*slice)) continue;
     // Slices with counter sets for other nodes are skipped here; a device that needs one makes the pool

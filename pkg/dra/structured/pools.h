@@ -57,7 +57,8 @@ Result<bool> nodeMatches(const api::Node* node, std::string_view nodeName, bool 
 // A pool that looks incomplete is checked against `allSlices`: slices for other nodes may complete it,
 // and a newer generation elsewhere drops it. Pools are sorted by driver and pool name, those with devices
 // that have binding conditions last (so that simpler devices are preferred).
-Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slicesForNode, const api::Node* node,
-                                      const Features& features, const std::vector<ResourceSlicePtr>& allSlices);
+Result<std::vector<Pool>> gatherPools(const std::vector<ResourceSlicePtr>& slicesForNode,
+                                      const api::Node* node, const Features& features,
+                                      const std::vector<ResourceSlicePtr>& allSlices);
 
 }  // namespace ks::dra::structured

@@ -63,8 +63,8 @@ Result<Features> Features::fromFieldNames(const std::map<std::string, bool>& fie
 }
 
 Features Features::schedulerDefaults() {
-  // v1.37: DRAAdminAccess, DRAPrioritizedList, DRAPartitionableDevices, DRADeviceTaints, DRAConsumableCapacity,
-  // DRAFractionalCapacityRange and the binding-condition/device-status pair are on.
+  // v1.37: DRAAdminAccess, DRAPrioritizedList, DRAPartitionableDevices, DRADeviceTaints,
+  // DRAConsumableCapacity, DRAFractionalCapacityRange and the binding-condition/device-status pair are on.
   return Features{.adminAccess = true,
                   .consumableCapacity = true,
                   .deviceBindingAndStatus = true,

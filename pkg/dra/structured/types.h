@@ -22,7 +22,8 @@ namespace ks::dra::structured {
 // Optional functionality of the allocation, mostly one feature gate each (upstream's v0.37 Features). The
 // scheduler's v1.37 defaults are in schedulerDefaults(). The allocator implements the incubating variant's
 // set (Allocator::supportedFeatures()); compatibilityGroups, derivedAttributes, listTypeAttributes and
-// optionalNodeOperations only exist in upstream's experimental variant (alpha, off by default) and are refused.
+// optionalNodeOperations only exist in upstream's experimental variant (alpha, off by default) and are
+// refused.
 struct Features {
   bool adminAccess = false;
   bool compatibilityGroups = false;  // DRADeviceCompatibilityGroups

@@ -2,9 +2,10 @@
 // the lexicographical table), run against the port of the incubating allocator. The tables live in
 // allocator_cases.json: gen/gen_cases.py evaluates upstream's Go tables and writes every case's inputs,
 // expected results and expected error substrings, so the cases here are exactly upstream's. As upstream's
-// runner, cases that need features the incubating allocator lacks are skipped. Matching follows upstream's gomega matchers: the list of results
-// in any order; for results built with allocationResult() the devices, node selector terms, requirements
-// and values in any order and no config; for literal AllocationResults plain equality.
+// runner, cases that need features the incubating allocator lacks are skipped. Matching follows
+// upstream's gomega matchers: the list of results in any order; for results built with allocationResult() the
+// devices, node selector terms, requirements and values in any order and no config; for literal
+// AllocationResults plain equality.
 
 #include <gtest/gtest.h>
 
@@ -260,16 +261,18 @@ INSTANTIATE_TEST_SUITE_P(Table, UpstreamAllocatorTest, ::testing::ValuesIn(caseN
 
 // Upstream's NewAllocator refuses a feature set no variant it has supports; here allocate() does.
 TEST(AllocatorFeaturesTest, UnsupportedFeatureSetIsRefused) {
-  Allocator allocator(Features{.listTypeAttributes = true}, AllocatedState{},
-                      std::make_shared<FakeClassLister>(std::vector<std::shared_ptr<const api::DeviceClass>>{}), {},
-                      std::make_shared<cel::Cache>(1));
+  Allocator allocator(
+      Features{.listTypeAttributes = true}, AllocatedState{},
+      std::make_shared<FakeClassLister>(std::vector<std::shared_ptr<const api::DeviceClass>>{}), {},
+      std::make_shared<cel::Cache>(1));
   auto results = allocator.allocate(nullptr, {});
   ASSERT_FALSE(results.ok());
-  EXPECT_EQ(results.error().message(),
-            "internal error: no allocator available for feature set {AdminAccess:false CompatibilityGroups:false "
-            "ConsumableCapacity:false DerivedAttributes:false DeviceBindingAndStatus:false DeviceTaints:false "
-            "FractionalCapacityRange:false ListTypeAttributes:true OptionalNodeOperations:false "
-            "PartitionableDevices:false PrioritizedList:false}, enabled allocators: incubating");
+  EXPECT_EQ(
+      results.error().message(),
+      "internal error: no allocator available for feature set {AdminAccess:false CompatibilityGroups:false "
+      "ConsumableCapacity:false DerivedAttributes:false DeviceBindingAndStatus:false DeviceTaints:false "
+      "FractionalCapacityRange:false ListTypeAttributes:true OptionalNodeOperations:false "
+      "PartitionableDevices:false PrioritizedList:false}, enabled allocators: incubating");
   EXPECT_FALSE(results.error().failedOnNode());
 }
 
@@ -278,8 +281,8 @@ TEST(AllocatorFeaturesTest, FailedOnNode) {
   for (const auto& [name, failedOnNode] : std::map<std::string, bool>{
            {"invalid-pool-is-error-if-no-other-device-can-be-allocated", true}, {"unknown-class", false}}) {
     const TestCase& tc = findCase(name);
-    Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes), tc.slices,
-                        std::make_shared<cel::Cache>(1));
+    Allocator allocator(tc.features, tc.allocatedState, std::make_shared<FakeClassLister>(tc.classes),
+                        tc.slices, std::make_shared<cel::Cache>(1));
     auto results = allocator.allocate(tc.node ? &*tc.node : nullptr, tc.claims);
     ASSERT_FALSE(results.ok()) << name;
     EXPECT_EQ(results.error().failedOnNode(), failedOnNode) << name << ": " << results.error().message();

@@ -81,10 +81,12 @@ TEST(ConsumableCapacityTest, GetConsumedCapacityFromRequest) {
 TEST(ConsumableCapacityTest, CmpRequestOverCapacityFatalBeatsSoft) {
   const std::map<std::string, api::DeviceCapacity> capacity{
       {"capacity-0", api::DeviceCapacity{.value = q("1")}},  // the request of 2 over-fills it: soft
-      {"capacity-1", api::DeviceCapacity{.value = q("9223372036854775808"),
-                                         .requestPolicy = api::CapacityRequestPolicy{
-                                             .validRange = api::CapacityRequestPolicyRange{.min = q("0"),
-                                                                                           .step = q("2")}}}},
+      {"capacity-1",
+       api::DeviceCapacity{
+           .value = q("9223372036854775808"),
+           .requestPolicy =
+               api::CapacityRequestPolicy{
+                   .validRange = api::CapacityRequestPolicyRange{.min = q("0"), .step = q("2")}}}},
   };
   // Rounding MaxInt64 up to the next step of 2 passes MaxInt64: fatal.
   const api::CapacityRequirements requested{
@@ -111,10 +113,14 @@ TEST(ConsumableCapacityTest, UseMilli) {
       {"fractional disabled", {.min = q("200m"), .max = q("1"), .step = q("100m")}, false, false},
       {"all fractional, fits in milli", {.min = q("200m"), .max = q("1"), .step = q("100m")}, true, true},
       {"all integer, fits in milli", {.min = q("1"), .max = q("3"), .step = q("1")}, true, true},
-      {"min overflows milli, falls back to integer", {.min = q(kTooBigForMilli), .step = q("1")}, true, false},
+      {"min overflows milli, falls back to integer",
+       {.min = q(kTooBigForMilli), .step = q("1")},
+       true,
+       false},
       {"step too small (sub-milli)", {.min = q("1"), .step = q("0")}, true, false},
   };
-  for (const auto& tc : cases) EXPECT_EQ(useMilli(tc.range, tc.fractionalCapacityRange), tc.expect) << tc.name;
+  for (const auto& tc : cases)
+    EXPECT_EQ(useMilli(tc.range, tc.fractionalCapacityRange), tc.expect) << tc.name;
 }
 
 struct ViolateCase {
