@@ -306,6 +306,9 @@ struct CounterSet {
 struct DeviceCounterConsumption {
   std::string counterSet;
   std::map<std::string, Counter> counters;
+  // v1.37, DRADeviceCompatibilityGroups (alpha): opaque group names; the allocator ignores slices that
+  // use them while the feature is off.
+  std::vector<std::string> compatibilityGroups;
   bool operator==(const DeviceCounterConsumption&) const = default;
 };
 

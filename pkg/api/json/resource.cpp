@@ -552,13 +552,18 @@ Json write(const CounterSet& in) {
 }
 
 bool read(DecodeContext& ctx, const Json& j, DeviceCounterConsumption& out) {
-  return ObjectReader(ctx, j).field("counterSet", out.counterSet).field("counters", out.counters).ok();
+  return ObjectReader(ctx, j)
+      .field("counterSet", out.counterSet)
+      .field("counters", out.counters)
+      .field("compatibilityGroups", out.compatibilityGroups)
+      .ok();
 }
 
 Json write(const DeviceCounterConsumption& in) {
   Json o = Json::object();
   o["counterSet"] = in.counterSet;
   put(o, "counters", in.counters);
+  put(o, "compatibilityGroups", in.compatibilityGroups);
   return o;
 }
 

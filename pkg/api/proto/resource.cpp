@@ -502,6 +502,8 @@ bool read(DecodeContext& ctx, std::string_view msg, DeviceCounterConsumption& ou
         return get(ctx, f, "counterSet", out.counterSet);
       case 2:
         return get(ctx, f, "counters", out.counters);
+      case 3:
+        return get(ctx, f, "compatibilityGroups", out.compatibilityGroups);
       default:
         return true;
     }

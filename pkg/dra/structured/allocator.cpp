@@ -96,6 +96,15 @@ struct DeviceWithID {
   const api::Device* device = nullptr;
   DeviceID id;
   const api::ResourceSlice* slice = nullptr;
+  const Pool* pool = nullptr;
+};
+
+// Where a device is in the pools: the search for a request's next device starts after the previous one,
+// so that a request's devices are tried as combinations rather than permutations.
+struct DeviceLocation {
+  size_t poolIndex = 0;
+  size_t sliceIndex = 0;
+  size_t deviceIndex = 0;
 };
 
 struct RequestData {
@@ -123,6 +132,7 @@ struct InternalDeviceResult {
   const api::ResourceSlice* slice = nullptr;
   std::optional<ConsumedCapacity> consumedCapacity;
   std::optional<bool> adminAccess;
+  const std::vector<api::DeviceToleration>* tolerations = nullptr;  // the request's, copied into the result
 
   std::string requestName() const { return parentRequest.empty() ? request : parentRequest + "/" + request; }
 };
@@ -210,9 +220,7 @@ class MatchAttributeConstraint final : public RequestScopedConstraint {
   int numDevices_ = 0;
 };
 
-// No two devices share a value of the attribute. Upstream compares the values' Go pointers, which point into
-// the ResourceSlice; so only the very same device attribute counts as a duplicate (a multi-allocatable device
-// picked twice). Comparing the attributes' addresses in the slice reproduces that.
+// No two devices share a value of the attribute.
 class DistinctAttributeConstraint final : public RequestScopedConstraint {
  public:
   using RequestScopedConstraint::RequestScopedConstraint;
@@ -221,36 +229,30 @@ class DistinctAttributeConstraint final : public RequestScopedConstraint {
            const DeviceID& id) override {
     if (!applies(requestName, subRequestName)) return true;
     const api::DeviceAttribute* attribute = lookupAttribute(device, id, attributeName_);
-    if (!attribute) return false;
-    if (numDevices_ == 0) {
-      attributes_[requestName] = attribute;
-      numDevices_ = 1;
-      return true;
-    }
-    if (!isDistinct(*attribute)) return false;
-    attributes_[requestName] = attribute;
-    ++numDevices_;
+    if (!attribute || !isDistinct(*attribute)) return false;
+    attributes_.push_back(attribute);
     return true;
   }
 
+  // Devices are removed in the reverse order of adding them.
   void remove(const std::string& requestName, const std::string& subRequestName, const api::Device&,
               const DeviceID&) override {
     if (!applies(requestName, subRequestName)) return;
-    attributes_.erase(requestName);
-    --numDevices_;
+    attributes_.pop_back();
   }
 
  private:
   bool isDistinct(const api::DeviceAttribute& attribute) const {
-    for (const auto& [name, attr] : attributes_) {
+    for (const api::DeviceAttribute* attr : attributes_) {
       if (attribute.stringValue) {
-        if (attr->stringValue && &*attribute.stringValue == &*attr->stringValue) return false;
+        if (attr->stringValue && *attribute.stringValue == *attr->stringValue) return false;
       } else if (attribute.intValue) {
-        if (attr->intValue && &*attribute.intValue == &*attr->intValue) return false;
+        if (attr->intValue && *attribute.intValue == *attr->intValue) return false;
       } else if (attribute.boolValue) {
-        if (attr->boolValue && &*attribute.boolValue == &*attr->boolValue) return false;
+        if (attr->boolValue && *attribute.boolValue == *attr->boolValue) return false;
       } else if (attribute.versionValue) {
-        if (attr->versionValue && &*attribute.versionValue == &*attr->versionValue) return false;
+        // semver 2.0.0 versions are minimal (no leading zeros), so equal versions are equal strings.
+        if (attr->versionValue && *attribute.versionValue == *attr->versionValue) return false;
       } else {
         return false;  // unknown value type
       }
@@ -258,8 +260,7 @@ class DistinctAttributeConstraint final : public RequestScopedConstraint {
     return true;
   }
 
-  std::map<std::string, const api::DeviceAttribute*> attributes_;  // by request name, as upstream
-  int numDevices_ = 0;
+  std::vector<const api::DeviceAttribute*> attributes_;  // of the devices added so far, pointing into slices
 };
 
 bool toleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTaint& taint) {
@@ -270,8 +271,11 @@ bool toleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
   return toleration.op == api::kDeviceTolerationOpExists;
 }
 
-bool allTaintsTolerated(const api::Device& device, const RequestView& request) {
+// Only the NoSchedule and NoExecute effects keep a device from being allocated (None and unknown ones do
+// not), unless tolerated.
+bool taintPreventsAllocation(const api::Device& device, const RequestView& request) {
   for (const auto& taint : device.taints) {
+    if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     bool tolerated = false;
     for (const auto& toleration : request.tolerations()) {
       if (toleratesTaint(toleration, taint)) {
@@ -279,9 +283,9 @@ bool allTaintsTolerated(const api::Device& device, const RequestView& request) {
         break;
       }
     }
-    if (!tolerated) return false;
+    if (!tolerated) return true;
   }
-  return true;
+  return false;
 }
 
 bool containsNodeSelectorRequirement(const std::vector<api::NodeSelectorRequirement>& requirements,
@@ -366,30 +370,60 @@ class AllocationRun {
       : a_(allocator), features_(allocator.features_), node_(node), claims_(claims), ctx_(ctx) {}
 
   Result<std::vector<api::AllocationResult>> run();
+  // Whether run()'s error concerns only this node (invalid pools).
+  bool failedOnNode() const { return failedOnNode_; }
 
  private:
   using Rollback = std::function<void()>;
 
   const api::ResourceClaim& claim(int index) const { return *claims_[static_cast<size_t>(index)]; }
+  // "request/subrequest" for the subrequest picked for a prioritized list, else empty.
+  std::string pickedSubRequestName(int claimIndex, int requestIndex) {
+    const RequestData& data = requestData_[RequestIndices{claimIndex, requestIndex, 0}];
+    if (!data.parentRequest) return "";
+    return data.parentRequest->name + "/" +
+           data.parentRequest->firstAvailable[static_cast<size_t>(data.selectedSubRequestIndex)].name;
+  }
   Result<RequestData> validateDeviceRequest(const RequestView& request,
                                             const api::DeviceRequest* parentRequest,
                                             const RequestIndices& requestKey);
-  Result<Outcome> allocateOne(DeviceIndices r, bool allocateSubRequest);
+  Result<Outcome> allocateOne(DeviceIndices r, bool allocateSubRequest, DeviceLocation start = {});
   Result<bool> isSelectable(const RequestIndices& r, const RequestData& requestData,
                             const api::ResourceSlice& slice, size_t deviceIndex);
   Result<bool> selectorsMatch(const RequestIndices& r, const api::Device& device, const DeviceID& id,
                               const api::DeviceClass* deviceClass,
                               const std::vector<api::DeviceSelector>& selectors);
+  // Whether the device's remaining capacity takes the request.
   Result<bool> requestFitsCapacity(const RequestView& request, const api::ResourceSlice& slice,
-                                   size_t deviceIndex);
+                                   const api::Device& device);
   // nullopt: the device cannot be used (in use, constraint, counters, ...). Otherwise how to undo.
   Result<std::optional<Rollback>> allocateDevice(const DeviceIndices& r, const DeviceWithID& device,
                                                  bool must);
+  // What allocateDevice changed for one candidate, so that rollbackDevice can undo exactly that.
+  struct RollbackState {
+    bool countersReserved = false;
+    size_t constraintsAdded = 0;
+    bool deviceMarked = false;
+    bool capacityInserted = false;
+    bool capacityEntryExisted = false;
+    bool resultAdded = false;
+    size_t previousNumResults = 0;
+    ConsumedCapacity consumedCapacity;
+  };
+  void rollbackDevice(const DeviceIndices& r, const DeviceWithID& device, const std::string& baseRequestName,
+                      const std::string& subRequestName, const RollbackState& state);
   bool checkAvailableCounters(const DeviceWithID& device);
   void deallocateCountersForDevice(const DeviceWithID& device);
 
   bool deviceInUse(const DeviceID& id) const {
     return a_.allocatedState_.allocatedDevices.contains(id) || allocatingDeviceForAnyClaim(id);
+  }
+  // A multi-allocatable device that some allocation (done or in progress) already shares.
+  bool deviceCapacityInUse(const DeviceID& id) const {
+    if (a_.allocatedState_.aggregatedCapacity.contains(id)) return true;
+    for (const auto& shared : a_.allocatedState_.allocatedSharedDeviceIDs)
+      if (shared.deviceID() == id) return true;
+    return allocatingCapacity_.contains(id);
   }
   bool allocatingDeviceForAnyClaim(const DeviceID& id) const {
     auto it = allocatingDevices_.find(id);
@@ -409,8 +443,8 @@ class AllocationRun {
   std::vector<Pool> pools_;
   std::map<MatchKey, bool> deviceMatchesRequest_;
   std::vector<std::vector<std::unique_ptr<Constraint>>> constraints_;  // per claim
-  // Counters consumed by the devices being allocated, by slice name.
-  std::map<std::string, Allocator::CounterSets> consumedCounters_;
+  // Counters consumed by the devices being allocated, by pool.
+  std::map<PoolID, Allocator::CounterSets> consumedCounters_;
   // One entry per request without subrequests and one per subrequest.
   std::map<RequestIndices, RequestData> requestData_;
   // Devices picked in the current attempt, with the claims (by index) they are picked for.
@@ -418,7 +452,18 @@ class AllocationRun {
   // Capacity of multi-allocatable devices consumed in the current attempt.
   ConsumedCapacityCollection allocatingCapacity_;
   std::vector<std::vector<InternalDeviceResult>> result_;  // per claim
+  bool failedOnNode_ = false;
 };
+
+Features Allocator::supportedFeatures() {
+  // All but those only upstream's experimental variant implements.
+  Features f = Features::all();
+  f.compatibilityGroups = false;
+  f.derivedAttributes = false;
+  f.listTypeAttributes = false;
+  f.optionalNodeOperations = false;
+  return f;
+}
 
 Allocator::Allocator(Features features, AllocatedState allocatedState,
                      std::shared_ptr<const DeviceClassLister> classLister,
@@ -426,14 +471,28 @@ Allocator::Allocator(Features features, AllocatedState allocatedState,
     : features_(features),
       allocatedState_(std::move(allocatedState)),
       classLister_(std::move(classLister)),
-      slices_(std::move(slices)),
-      celCache_(std::move(celCache)) {}
+      allSlices_(std::move(slices)),
+      celCache_(std::move(celCache)) {
+  const std::set<std::string> enabled = features_.enabledGates();
+  const std::set<std::string> supported = supportedFeatures().enabledGates();
+  if (!std::includes(supported.begin(), supported.end(), enabled.begin(), enabled.end()))
+    unsupported_ = Error("internal error: no allocator available for feature set " + features_.toString() +
+                         ", enabled allocators: incubating");
+  for (const auto& slice : allSlices_) {
+    if (slice->spec.nodeName && !slice->spec.nodeName->empty())
+      slicesOnNode_[*slice->spec.nodeName].push_back(slice);
+    else
+      slicesShared_.push_back(slice);
+  }
+}
 
-Result<std::vector<api::AllocationResult>> Allocator::allocate(const api::Node* node,
-                                                               const std::vector<ResourceClaimPtr>& claims,
-                                                               const AllocateContext& ctx) const {
+AllocateResult Allocator::allocate(const api::Node* node, const std::vector<ResourceClaimPtr>& claims,
+                                   const AllocateContext& ctx) const {
+  if (unsupported_) return AllocationError(*unsupported_);
   AllocationRun run(*this, node, claims, ctx);
-  return run.run();
+  auto results = run.run();
+  if (!results.ok()) return AllocationError(results.error(), run.failedOnNode());
+  return std::move(results).value();
 }
 
 Stats Allocator::stats() const {
@@ -441,7 +500,13 @@ Stats Allocator::stats() const {
 }
 
 Result<std::vector<api::AllocationResult>> AllocationRun::run() {
-  auto pools = gatherPools(a_.slices_, node_, features_);
+  // The node's own slices and those without a node name (node selectors, all nodes, per device).
+  std::vector<ResourceSlicePtr> slicesForNode;
+  if (node_)
+    if (auto it = a_.slicesOnNode_.find(node_->metadata.name); it != a_.slicesOnNode_.end())
+      slicesForNode = it->second;
+  slicesForNode.insert(slicesForNode.end(), a_.slicesShared_.begin(), a_.slicesShared_.end());
+  auto pools = gatherPools(slicesForNode, node_, features_, a_.allSlices_);
   if (!pools.ok()) return pools.error().wrap("gather pool information");
   pools_ = std::move(*pools);
 
@@ -460,41 +525,41 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
         return Error("claim " + kobj(c) + ", request " + request.name +
                      ": has subrequests, but the DRAPrioritizedList feature is disabled");
       if (!features_.consumableCapacity) {
-        bool capacityRequested = request.exactly && request.exactly->capacity;
-        for (const auto& sub : request.firstAvailable) capacityRequested = capacityRequested || sub.capacity;
-        if (capacityRequested)
+        if (request.exactly && request.exactly->capacity)
           return Error("claim " + kobj(c) + ", request " + request.name +
                        ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
-      }
-      if (hasSubRequests) {
-        // Only a lower bound: which subrequest gets picked decides.
-        int64_t minDevicesPerRequest = std::numeric_limits<int64_t>::max();
-        for (int i = 0; i < static_cast<int>(request.firstAvailable.size()); ++i) {
-          const api::DeviceSubRequest& sub = request.firstAvailable[static_cast<size_t>(i)];
-          if (!features_.consumableCapacity && sub.capacity)
+        for (const auto& sub : request.firstAvailable)
+          if (sub.capacity)
             return Error("claim " + kobj(c) + ", subrequest " + sub.name +
                          ": has capacity requests, but the DRAConsumableCapacity feature is disabled");
-          // Upstream validates subrequest i under the key of subrequest i-1 (the index is bumped after
-          // the call), which matters for the selector cache of "All" subrequests. Kept as is.
-          auto data = validateDeviceRequest(RequestView{nullptr, &sub}, &request, requestKey);
-          if (!data.ok()) return data.error();
+      }
+      int64_t minDevicesPerRequest = 0;
+      if (hasSubRequests) {
+        // Only a lower bound: which subrequest gets picked decides.
+        minDevicesPerRequest = std::numeric_limits<int64_t>::max();
+        for (int i = 0; i < static_cast<int>(request.firstAvailable.size()); ++i) {
           requestKey.subRequestIndex = i;
+          auto data = validateDeviceRequest(
+              RequestView{nullptr, &request.firstAvailable[static_cast<size_t>(i)]}, &request, requestKey);
+          if (!data.ok()) return data.error();
           minDevicesPerRequest = std::min(minDevicesPerRequest, data->numDevices);
           requestData_[requestKey] = std::move(*data);
         }
-        minDevicesPerClaim += minDevicesPerRequest;
       } else {
         auto data = validateDeviceRequest(RequestView{&request, nullptr}, nullptr, requestKey);
         if (!data.ok()) return data.error();
-        minDevicesPerClaim += data->numDevices;
+        minDevicesPerRequest = data->numDevices;
         requestData_[requestKey] = std::move(*data);
       }
+      // Compared with what is left rather than added up, so that a huge count cannot overflow.
+      if (minDevicesPerRequest > kAllocationResultsMaxSize - minDevicesPerClaim)
+        return Error("claim " + kobj(c) + ", request " + request.name + ": adding " +
+                     std::to_string(minDevicesPerRequest) + " devices exceeds the claim limit of " +
+                     std::to_string(kAllocationResultsMaxSize) + ", with " +
+                     std::to_string(minDevicesPerClaim) + " already accounted for");
+      minDevicesPerClaim += minDevicesPerRequest;
     }
-    // A lower bound only, so allocateOne checks again.
-    if (minDevicesPerClaim > kAllocationResultsMaxSize)
-      return Error("claim " + kobj(c) + ": number of requested devices " +
-                   std::to_string(minDevicesPerClaim) + " exceeds the claim limit of " +
-                   std::to_string(kAllocationResultsMaxSize));
+    // A lower bound only (a subrequest may pick more), so allocateOne checks again.
     result_[static_cast<size_t>(claimIndex)].reserve(static_cast<size_t>(minDevicesPerClaim));
 
     auto& claimConstraints = constraints_[static_cast<size_t>(claimIndex)];
@@ -517,7 +582,16 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
 
   auto outcome = allocateOne(DeviceIndices{}, false);
   if (!outcome.ok()) return outcome.error();
-  if (*outcome != Outcome::kFound) return std::vector<api::AllocationResult>{};
+  if (*outcome != Outcome::kFound) {
+    // Invalid pools were skipped during the search, as other pools may have done. Now that nothing fits,
+    // they may be why: an error for this node only.
+    for (const Pool& pool : pools_) {
+      if (!pool.isInvalid) continue;
+      failedOnNode_ = true;
+      return Error("invalid resource pools were encountered");
+    }
+    return std::vector<api::AllocationResult>{};
+  }
 
   std::vector<api::AllocationResult> results(claims_.size());
   for (int claimIndex = 0; claimIndex < numClaims; ++claimIndex) {
@@ -535,9 +609,10 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
           .adminAccess = r.adminAccess,
           .shareID = r.shareID,
       };
+      if (r.tolerations) out.tolerations = *r.tolerations;
       if (r.consumedCapacity)
         out.consumedCapacity.insert(r.consumedCapacity->begin(), r.consumedCapacity->end());
-      if (features_.deviceBinding) {
+      if (features_.deviceBindingAndStatus) {
         out.bindingConditions = r.device->bindingConditions;
         out.bindingFailureConditions = r.device->bindingFailureConditions;
       }
@@ -578,21 +653,28 @@ Result<std::vector<api::AllocationResult>> AllocationRun::run() {
         devices.config.push_back(fromClaim);
         continue;
       }
-      // Added once per matching request, as upstream does.
-      for (int i = 0; i < static_cast<int>(requests.size()); ++i) {
-        const auto& request = requests[static_cast<size_t>(i)];
-        auto contains = [&](const std::string& name) {
-          return std::find(config.requests.begin(), config.requests.end(), name) != config.requests.end();
-        };
-        if (contains(request.name)) {
+      // Added once when it names some request (or the picked subrequest) of the claim.
+      auto contains = [&](const std::string& name) {
+        return std::find(config.requests.begin(), config.requests.end(), name) != config.requests.end();
+      };
+      for (int i = 0; i < static_cast<int>(requests.size()); ++i)
+        if (contains(requests[static_cast<size_t>(i)].name) ||
+            contains(pickedSubRequestName(claimIndex, i))) {
           devices.config.push_back(fromClaim);
-          continue;
+          break;
         }
-        const RequestData& data = requestData_[RequestIndices{claimIndex, i, 0}];
-        if (!data.parentRequest) continue;
-        const auto& sub = request.firstAvailable[static_cast<size_t>(data.selectedSubRequestIndex)];
-        if (contains(request.name + "/" + sub.name)) devices.config.push_back(fromClaim);
-      }
+    }
+    // A configuration for every request of the claim is stored as one for all (no requests).
+    for (auto& config : devices.config) {
+      if (config.requests.empty()) continue;
+      auto contains = [&](const std::string& name) {
+        return std::find(config.requests.begin(), config.requests.end(), name) != config.requests.end();
+      };
+      bool appliesToAll = true;
+      for (int i = 0; i < static_cast<int>(requests.size()) && appliesToAll; ++i)
+        appliesToAll =
+            contains(requests[static_cast<size_t>(i)].name) || contains(pickedSubRequestName(claimIndex, i));
+      if (appliesToAll) config.requests.clear();
     }
 
     auto nodeSelector = createNodeSelector(internal, node_ ? node_->metadata.name : "");
@@ -640,20 +722,29 @@ Result<RequestData> AllocationRun::validateDeviceRequest(const RequestView& requ
         return Error("claim " + kobj(c) + ", request " + request.name() +
                      ": asks for all devices, but resource pool " + pool.id.toString() +
                      " is currently invalid");
-      for (const auto& slice : pool.slices) {
+      for (const auto& slice : pool.deviceSlicesTargetingNode) {
         for (size_t deviceIndex = 0; deviceIndex < slice->spec.devices.size(); ++deviceIndex) {
           auto selectable = isSelectable(requestKey, data, *slice, deviceIndex);
           if (!selectable.ok()) return selectable.error();
           if (!*selectable) continue;
           const api::Device& device = slice->spec.devices[deviceIndex];
           if (features_.consumableCapacity) {
-            auto fits = requestFitsCapacity(data.request, *slice, deviceIndex);
-            if (!fits.ok() || !*fits) continue;
+            // Only whether the device could take the request at all: its remaining capacity is checked
+            // when allocating, so that a device that is full makes "All" fail rather than be left out.
+            static const ConsumedCapacity kNothing;
+            auto fits =
+                cmpRequestOverCapacity(kNothing, request.capacities(), device.allowMultipleAllocations,
+                                       device.capacity, &kNothing, features_.fractionalCapacityRange);
+            if (!fits.ok())
+              return fits.error().wrap("claim " + kobj(c) + ", request " + request.name() +
+                                       ": checking capacity for device " + device.name);
+            if (!*fits) continue;
           }
           data.allDevices.push_back(
               DeviceWithID{.device = &device,
                            .id = DeviceID{slice->spec.driver, slice->spec.pool.name, device.name},
-                           .slice = slice.get()});
+                           .slice = slice.get(),
+                           .pool = &pool});
         }
       }
     }
@@ -664,7 +755,7 @@ Result<RequestData> AllocationRun::validateDeviceRequest(const RequestView& requ
   return data;
 }
 
-Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequest) {
+Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequest, DeviceLocation start) {
   a_.numAllocateOneInvocations_.fetch_add(1, std::memory_order_relaxed);
   if (auto err = ctx_.err()) return Error("filter operation aborted: " + *err);
 
@@ -713,11 +804,11 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
     return allocateOne(DeviceIndices{.claimIndex = r.claimIndex, .requestIndex = r.requestIndex + 1}, false);
   }
 
-  // Would the rest of this request push the claim over the limit?
-  const int64_t numDevicesAfterAlloc =
-      static_cast<int64_t>(result_[static_cast<size_t>(r.claimIndex)].size()) + requestData.numDevices -
-      r.deviceIndex;
-  if (numDevicesAfterAlloc > kAllocationResultsMaxSize) return Outcome::kMaxSizeExceeded;
+  // Would the rest of this request push the claim over the limit? (Compared, not added, against overflow.)
+  const int64_t remaining = requestData.numDevices - r.deviceIndex;
+  const int64_t available =
+      kAllocationResultsMaxSize - static_cast<int64_t>(result_[static_cast<size_t>(r.claimIndex)].size());
+  if (remaining > available) return Outcome::kMaxSizeExceeded;
 
   if (doAllDevices) {
     // The devices are known; order does not matter, so if the next one is unusable there is no solution.
@@ -725,19 +816,27 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
     auto allocated = allocateDevice(r, device, true);
     if (!allocated.ok()) return allocated.error();
     if (!*allocated) return Outcome::kNotFound;
-    auto done = allocateOne(
-        DeviceIndices{
-            .claimIndex = r.claimIndex, .requestIndex = r.requestIndex, .deviceIndex = r.deviceIndex + 1},
-        allocateSubRequest);
+    auto done = allocateOne(DeviceIndices{.claimIndex = r.claimIndex,
+                                          .requestIndex = r.requestIndex,
+                                          .subRequestIndex = r.subRequestIndex,
+                                          .deviceIndex = r.deviceIndex + 1},
+                            allocateSubRequest);
     if (!done.ok() || *done != Outcome::kFound) (**allocated)();
     return done;
   }
 
-  for (const Pool& pool : pools_) {
-    // Other pools may be fine, but allocating from an invalid one is not safe.
-    if (pool.isInvalid) return Error("pool " + pool.id.pool + " is invalid: " + pool.invalidReason);
-    for (const auto& slice : pool.slices) {
-      for (size_t deviceIndex = 0; deviceIndex < slice->spec.devices.size(); ++deviceIndex) {
+  // The devices of one request are picked in pool order, each after the previous one (start).
+  for (size_t poolIndex = start.poolIndex; poolIndex < pools_.size(); ++poolIndex) {
+    const Pool& pool = pools_[poolIndex];
+    // Not allocated from, but other pools may do.
+    if (pool.isIncomplete || pool.isInvalid) continue;
+    const auto& slices = pool.deviceSlicesTargetingNode;
+    const size_t sliceStart = poolIndex == start.poolIndex ? start.sliceIndex : 0;
+    for (size_t sliceIndex = sliceStart; sliceIndex < slices.size(); ++sliceIndex) {
+      const auto& slice = slices[sliceIndex];
+      const size_t deviceStart =
+          poolIndex == start.poolIndex && sliceIndex == start.sliceIndex ? start.deviceIndex : 0;
+      for (size_t deviceIndex = deviceStart; deviceIndex < slice->spec.devices.size(); ++deviceIndex) {
         const api::Device& d = slice->spec.devices[deviceIndex];
         DeviceID deviceID{pool.id.driver, pool.id.pool, d.name};
 
@@ -749,11 +848,14 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
         if (!selectable.ok()) return selectable.error();
         if (!*selectable) continue;
         if (features_.consumableCapacity) {
-          auto fits = requestFitsCapacity(requestData.request, *slice, deviceIndex);
-          if (!fits.ok() || !*fits) continue;
+          auto fits = requestFitsCapacity(requestData.request, *slice, d);
+          if (!fits.ok())
+            return fits.error().wrap("claim " + kobj(c) + ", request " + request.name() +
+                                     ": checking capacity for device " + deviceID.toString());
+          if (!*fits) continue;
         }
 
-        DeviceWithID device{.device = &d, .id = std::move(deviceID), .slice = slice.get()};
+        DeviceWithID device{.device = &d, .id = std::move(deviceID), .slice = slice.get(), .pool = &pool};
         auto allocated = allocateDevice(r, device, false);
         if (!allocated.ok()) return allocated.error();
         if (!*allocated) continue;  // in use or a constraint says no
@@ -761,7 +863,7 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
                                               .requestIndex = r.requestIndex,
                                               .subRequestIndex = r.subRequestIndex,
                                               .deviceIndex = r.deviceIndex + 1},
-                                allocateSubRequest);
+                                allocateSubRequest, DeviceLocation{poolIndex, sliceIndex, deviceIndex + 1});
         if (done.ok() && *done == Outcome::kFound) return Outcome::kFound;
         (**allocated)();
         // Errors, including the size limit, go up; callers higher up may try other subrequests.
@@ -775,9 +877,7 @@ Result<Outcome> AllocationRun::allocateOne(DeviceIndices r, bool allocateSubRequ
 Result<bool> AllocationRun::isSelectable(const RequestIndices& r, const RequestData& requestData,
                                          const api::ResourceSlice& slice, size_t deviceIndex) {
   const api::Device& device = slice.spec.devices[deviceIndex];
-  // Binding conditions need both features.
-  if ((!features_.deviceBinding || !features_.deviceStatus) && !device.bindingConditions.empty())
-    return false;
+  if (!features_.deviceBindingAndStatus && !device.bindingConditions.empty()) return false;
 
   MatchKey key{DeviceID{slice.spec.driver, slice.spec.pool.name, device.name}, r};
   if (auto it = deviceMatchesRequest_.find(key); it != deviceMatchesRequest_.end()) return it->second;
@@ -830,18 +930,22 @@ Result<bool> AllocationRun::selectorsMatch(const RequestIndices& r, const api::D
     if (expr->error()) return Error(prefix(i) + ": CEL compile error: " + *expr->error());
     if (!input) input = celDevice(device, id.driver);
     auto matches = expr->deviceMatches(*input, options);
-    if (!matches.ok()) return Error(prefix(i) + ": CEL runtime error: " + matches.error().message());
+    if (!matches.ok()) {
+      std::string message = matches.error().message();
+      // Upstream's cel.EnhanceRuntimeError.
+      if (message.find("no such key:") != std::string::npos)
+        message +=
+            ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check "
+            "with has() for optional fields";
+      return Error(prefix(i) + " on device " + id.toString() + ": CEL runtime error: " + message);
+    }
     if (!*matches) return false;
   }
   return true;
 }
 
 Result<bool> AllocationRun::requestFitsCapacity(const RequestView& request, const api::ResourceSlice& slice,
-                                                size_t deviceIndex) {
-  if (deviceIndex >= slice.spec.devices.size())
-    return Error("device index " + std::to_string(deviceIndex) + " out of range in slice " +
-                 slice.metadata.name);
-  const api::Device& device = slice.spec.devices[deviceIndex];
+                                                const api::Device& device) {
   const DeviceID id{slice.spec.driver, slice.spec.pool.name, device.name};
   auto allocating = allocatingCapacity_.find(id);
   const ConsumedCapacity* allocatingCapacity =
@@ -851,7 +955,7 @@ Result<bool> AllocationRun::requestFitsCapacity(const RequestView& request, cons
   const ConsumedCapacity& current =
       allocated == a_.allocatedState_.aggregatedCapacity.end() ? kNone : allocated->second;
   return cmpRequestOverCapacity(current, request.capacities(), device.allowMultipleAllocations,
-                                device.capacity, allocatingCapacity);
+                                device.capacity, allocatingCapacity, features_.fractionalCapacityRange);
 }
 
 Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(const DeviceIndices& r,
@@ -871,8 +975,13 @@ Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(con
   if (!request.adminAccess() && deviceInUse(device.id)) return unusable;
 
   if (!features_.partitionableDevices && !d.consumesCounters.empty()) return unusable;
-  // Validation guarantees that consumed counters exist in the slice's counter sets.
-  if (!d.consumesCounters.empty() && !checkAvailableCounters(device)) return unusable;
+  // A shared multi-allocatable device's counters are charged once, by its first share.
+  RollbackState state;
+  if (!(allowMultipleAllocations && deviceCapacityInUse(device.id)) && !d.consumesCounters.empty()) {
+    // Validation guarantees that consumed counters exist in the pool's counter sets.
+    if (!checkAvailableCounters(device)) return unusable;
+    state.countersReserved = true;
+  }
 
   std::string parentRequestName;
   std::string baseRequestName;
@@ -884,39 +993,60 @@ Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(con
     baseRequestName = parentRequestName;
     subRequestName = request.name();
   }
+  auto& results = result_[static_cast<size_t>(r.claimIndex)];
+  state.previousNumResults = results.size();
+  // Every rejection from here on undoes what this call did so far.
+  auto reject = [&]() -> std::optional<Rollback> {
+    rollbackDevice(r, device, baseRequestName, subRequestName, state);
+    return std::nullopt;
+  };
 
-  if (features_.deviceTaints && !allTaintsTolerated(d, request)) return unusable;
+  if (features_.deviceTaints && taintPreventsAllocation(d, request)) return reject();
 
-  auto& constraints = constraints_[static_cast<size_t>(r.claimIndex)];
-  for (size_t i = 0; i < constraints.size(); ++i) {
-    if (constraints[i]->add(baseRequestName, subRequestName, d, device.id)) continue;
-    // A claim whose constraints rule out one of the "All" devices makes no sense.
-    if (must)
-      return Error("claim " + kobj(c) + ", request " + request.name() + ": cannot add device " +
-                   device.id.toString() + " because a claim constraint would not be satisfied");
-    for (size_t e = 0; e < i; ++e) constraints[e]->remove(baseRequestName, subRequestName, d, device.id);
-    return unusable;
+  for (auto& constraint : constraints_[static_cast<size_t>(r.claimIndex)]) {
+    if (!constraint->add(baseRequestName, subRequestName, d, device.id)) {
+      reject();
+      // A claim whose constraints rule out one of the "All" devices makes no sense.
+      if (must)
+        return Error("claim " + kobj(c) + ", request " + request.name() + ": cannot add device " +
+                     device.id.toString() + " because a claim constraint would not be satisfied");
+      return unusable;
+    }
+    ++state.constraintsAdded;
   }
 
   // Mark as in use, unless the device takes several allocations.
-  std::set<int>& claimsOfDevice = allocatingDevices_[device.id];
-  if (!allowMultipleAllocations) claimsOfDevice.insert(r.claimIndex);
+  if (!allowMultipleAllocations) {
+    allocatingDevices_[device.id].insert(r.claimIndex);
+    state.deviceMarked = true;
+  }
 
-  ConsumedCapacity consumedCapacity;
   std::optional<std::string> shareID;
   if (features_.consumableCapacity) {
-    // Upstream checks the slice's device at the *request's* device index here, and on failure leaves the
-    // constraint and in-use bookkeeping above in place. Both kept, as they shape which solution is found.
-    auto fits = requestFitsCapacity(request, *device.slice, static_cast<size_t>(r.deviceIndex));
-    if (!fits.ok() || !*fits) return unusable;
+    auto fits = requestFitsCapacity(request, *device.slice, d);
+    if (!fits.ok()) {
+      reject();
+      return fits.error().wrap("claim " + kobj(c) + ", request " + request.name() +
+                               ": rechecking capacity for device " + device.id.toString());
+    }
+    if (!*fits) return reject();
     if (allowMultipleAllocations) {
-      consumedCapacity = consumedCapacityFromRequest(request.capacities(), d.capacity);
+      auto consumed =
+          consumedCapacityFromRequest(request.capacities(), d.capacity, features_.fractionalCapacityRange);
+      if (!consumed.ok()) {
+        reject();
+        return consumed.error().wrap("claim " + kobj(c) + ", request " + request.name() +
+                                     ": computing consumed capacity for device " + device.id.toString());
+      }
+      state.consumedCapacity = std::move(*consumed);
       shareID = generateShareID();
-      allocatingCapacity_.insert(DeviceConsumedCapacity{device.id, consumedCapacity});
+      // An entry of an earlier share marks the device as shared; rollback must keep it.
+      state.capacityEntryExisted = allocatingCapacity_.contains(device.id);
+      allocatingCapacity_.insert(DeviceConsumedCapacity{device.id, state.consumedCapacity});
+      state.capacityInserted = true;
     }
   }
 
-  auto& results = result_[static_cast<size_t>(r.claimIndex)];
   InternalDeviceResult result{
       .device = &d,
       .request = request.name(),
@@ -924,63 +1054,73 @@ Result<std::optional<AllocationRun::Rollback>> AllocationRun::allocateDevice(con
       .id = device.id,
       .shareID = shareID,
       .slice = device.slice,
+      .tolerations = &request.tolerations(),
   };
   if (request.adminAccess()) result.adminAccess = true;
-  if (!consumedCapacity.empty()) result.consumedCapacity = consumedCapacity;
-  const size_t previousNumResults = results.size();
+  if (!state.consumedCapacity.empty()) result.consumedCapacity = state.consumedCapacity;
   results.push_back(std::move(result));
+  state.resultAdded = true;
 
-  return std::optional<Rollback>(
-      [this, device, r, allowMultipleAllocations, previousNumResults, baseRequestName, subRequestName] {
-        for (auto& constraint : constraints_[static_cast<size_t>(r.claimIndex)])
-          constraint->remove(baseRequestName, subRequestName, *device.device, device.id);
-        allocatingDevices_[device.id].erase(r.claimIndex);
-        auto& claimResults = result_[static_cast<size_t>(r.claimIndex)];
-        if (allowMultipleAllocations) {
-          if (const auto& consumed = claimResults[previousNumResults].consumedCapacity)
-            allocatingCapacity_.remove(DeviceConsumedCapacity{device.id, *consumed});
-        } else if (features_.partitionableDevices && !device.device->consumesCounters.empty()) {
-          deallocateCountersForDevice(device);
-        }
-        claimResults.resize(previousNumResults);
-      });
+  return std::optional<Rollback>([this, device, r, baseRequestName, subRequestName, state] {
+    rollbackDevice(r, device, baseRequestName, subRequestName, state);
+  });
+}
+
+void AllocationRun::rollbackDevice(const DeviceIndices& r, const DeviceWithID& device,
+                                   const std::string& baseRequestName, const std::string& subRequestName,
+                                   const RollbackState& state) {
+  if (state.resultAdded) result_[static_cast<size_t>(r.claimIndex)].resize(state.previousNumResults);
+  if (state.capacityInserted) {
+    allocatingCapacity_.remove(DeviceConsumedCapacity{device.id, state.consumedCapacity});
+    // remove() drops an entry that becomes empty; an earlier share still needs it as the shared marker.
+    if (state.capacityEntryExisted) allocatingCapacity_.try_emplace(device.id);
+  }
+  if (state.deviceMarked) allocatingDevices_[device.id].erase(r.claimIndex);
+  auto& constraints = constraints_[static_cast<size_t>(r.claimIndex)];
+  for (size_t i = state.constraintsAdded; i-- > 0;)
+    constraints[i]->remove(baseRequestName, subRequestName, *device.device, device.id);
+  if (state.countersReserved) deallocateCountersForDevice(device);
 }
 
 bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
-  const api::ResourceSlice& slice = *device.slice;
-  const std::string& sliceName = slice.metadata.name;
+  const Pool& pool = *device.pool;
 
   std::shared_ptr<const Allocator::CounterSets> available;
   {
     std::shared_lock lock(a_.countersMutex_);
-    if (auto it = a_.availableCounters_.find(sliceName); it != a_.availableCounters_.end())
+    if (auto it = a_.availableCounters_.find(pool.id); it != a_.availableCounters_.end())
       available = it->second;
   }
   if (!available) {
     // Computed outside the lock; concurrent callers compute the same thing from the same inputs.
     auto computed = std::make_shared<Allocator::CounterSets>();
-    for (const auto& counterSet : slice.spec.sharedCounters) {
-      auto& counters = (*computed)[counterSet.name];
-      for (const auto& [name, counter] : counterSet.counters) counters[name] = counter.value;
+    for (const auto& [setName, counterSet] : pool.counterSets) {
+      auto& counters = (*computed)[setName];
+      for (const auto& [name, counter] : counterSet->counters) counters[name] = counter.value;
     }
-    // Subtract what allocated devices (not those being allocated now) consume. May go negative.
-    for (const auto& d : slice.spec.devices) {
-      if (!a_.allocatedState_.allocatedDevices.contains(
-              DeviceID{slice.spec.driver, slice.spec.pool.name, d.name}))
-        continue;
-      for (const auto& consumption : d.consumesCounters) {
-        auto set = computed->find(consumption.counterSet);
-        if (set == computed->end()) continue;
-        for (const auto& [name, counter] : consumption.counters)
-          if (auto it = set->second.find(name); it != set->second.end()) it->second.sub(counter.value);
+    // Subtract what allocated devices (not those being allocated now) consume, on this node or any other.
+    // May go negative.
+    for (const auto* slices : {&pool.deviceSlicesTargetingNode, &pool.deviceSlicesNotTargetingNode}) {
+      for (const auto& slice : *slices) {
+        for (const auto& d : slice->spec.devices) {
+          if (!isDeviceAllocated(DeviceID{slice->spec.driver, slice->spec.pool.name, d.name},
+                                 a_.allocatedState_))
+            continue;
+          for (const auto& consumption : d.consumesCounters) {
+            auto set = computed->find(consumption.counterSet);
+            if (set == computed->end()) continue;
+            for (const auto& [name, counter] : consumption.counters)
+              if (auto it = set->second.find(name); it != set->second.end()) it->second.sub(counter.value);
+          }
+        }
       }
     }
     available = computed;
     std::unique_lock lock(a_.countersMutex_);
-    a_.availableCounters_.insert_or_assign(sliceName, std::move(computed));
+    a_.availableCounters_.insert_or_assign(pool.id, std::move(computed));
   }
 
-  Allocator::CounterSets& consumed = consumedCounters_[sliceName];
+  Allocator::CounterSets& consumed = consumedCounters_[pool.id];
   for (const auto& consumption : device.device->consumesCounters) {
     auto& set = consumed[consumption.counterSet];
     for (const auto& [name, counter] : consumption.counters) {
@@ -1005,7 +1145,7 @@ bool AllocationRun::checkAvailableCounters(const DeviceWithID& device) {
 }
 
 void AllocationRun::deallocateCountersForDevice(const DeviceWithID& device) {
-  Allocator::CounterSets& consumed = consumedCounters_[device.slice->metadata.name];
+  Allocator::CounterSets& consumed = consumedCounters_[device.pool->id];
   for (const auto& consumption : device.device->consumesCounters) {
     auto& set = consumed[consumption.counterSet];
     for (const auto& [name, counter] : consumption.counters) set[name].sub(counter.value);

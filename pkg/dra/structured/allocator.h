@@ -2,41 +2,45 @@
 // pkg/dra/structured: DRA's structured-parameters allocator, i.e. which devices from which ResourceSlices
 // a pod's unallocated ResourceClaims get on a given node.
 //
-// A port of k8s.io/dynamic-resource-allocation/structured v0.34.4, the *experimental* implementation
-// (structured/internal/experimental): with kube-scheduler v1.34's default feature gates
-// (DRAResourceClaimDeviceStatus on) upstream's NewAllocator picks that one, since it is the only
-// implementation that lists DeviceStatus. It is an exhaustive depth-first search that takes the first
-// solution: claims in order, requests in order, for each wanted device the pools' devices in order, with
-// backtracking; prioritized lists try their subrequests in order. Every feature the experimental
+// A port of k8s.io/dynamic-resource-allocation/structured v0.37.2, the *incubating* implementation
+// (structured/internal/incubating): with kube-scheduler v1.37's default feature gates upstream's
+// NewAllocator picks that one (the first whose supported features cover the enabled ones; stable lacks
+// ConsumableCapacity, DeviceBindingAndStatus and FractionalCapacityRange, which are on by default). It is
+// an exhaustive depth-first search that takes the first solution: claims in order, requests in order, for
+// each wanted device the pools' devices in order (pools sorted by driver and pool name, those with binding
+// conditions last; slices by name), with backtracking; the devices of one request are tried as combinations,
+// not permutations; prioritized lists try their subrequests in order. Every feature the incubating
 // implementation knows is carried in Features and can be switched: AdminAccess, PrioritizedList,
-// PartitionableDevices (shared counters), DeviceTaints (tolerations), DeviceBinding (binding conditions,
-// needs DeviceStatus too) and ConsumableCapacity (multi-allocatable devices).
+// PartitionableDevices (shared counters, possibly in other slices of the pool), DeviceTaints (tolerations),
+// DeviceBindingAndStatus (binding conditions), ConsumableCapacity (multi-allocatable devices) and
+// FractionalCapacityRange. A feature set beyond that (upstream's experimental-only CompatibilityGroups,
+// DerivedAttributes, ListTypeAttributes, OptionalNodeOperations) makes every allocate() fail with upstream's
+// "no allocator available for feature set ..." error.
 //
-// Upstream quirks kept on purpose, because they change results: the distinct-attribute constraint only
-// rejects the very same device attribute (Go compares value pointers); a capacity check inside
-// allocateDevice looks at the slice's device at the request's device index, and when it fails leaves that
-// device's constraint and in-use bookkeeping behind; prioritized subrequests in
-// "All" mode reuse the previous subrequest's selector cache while being validated; available counters are
-// cached per slice name for the allocator's lifetime.
+// Upstream quirks kept on purpose, because they change results: in "All" mode a device's remaining
+// capacity is only checked when it is allocated, so a capacity-blocked device makes the request fail;
+// available counters are cached per pool for the allocator's lifetime. The v0.34 quirks (distinct
+// attributes compared by pointer, the capacity check at the request's device index, the subrequest
+// selector cache key) are fixed upstream and here.
 //
-// Deviations: pools are searched in the order their first slice appears in the slice list (upstream ranges
-// over a Go map, so its order is random); where upstream would panic, this does not: a capacity check that
-// indexes past the slice's devices makes the device unusable, a request with neither exactly nor
-// firstAvailable is reported as missing its device class; errors that print a Go struct (an unparsable
-// node selector) print a similar but not identical text; no logging. (That capacity check does panic
-// upstream when ConsumableCapacity is on and a request's n-th device comes from a slice with fewer than n
-// devices; about one in five of the differential test's random problems hit it.) With ConsumableCapacity off,
-// upstream's CEL environment lacks device.allowMultipleAllocations, so such selectors fail to compile there;
-// ks::cel always declares it.
+// Deviations: where upstream would panic, this does not (a null node is a node without name or labels;
+// a request with neither exactly nor firstAvailable is reported as missing its device class); errors that
+// print a Go struct (an unparsable node selector) print a similar but not identical text; no logging.
+// With ConsumableCapacity off, upstream's CEL environment lacks device.allowMultipleAllocations, so such
+// selectors fail to compile there; ks::cel always declares it. The model has no derivedAttributes on
+// requests and no list-typed attribute values, so upstream's handling of those with the features off
+// (reject such requests; list values that match no constraint) cannot arise.
 //
-// Tests: test/dra/structured runs upstream's whole shared test table (allocatortesting, 151 cases),
-// evaluated from the Go source into allocator_cases.json by test/dra/structured/gen/gen_cases.py, and 400
-// random problems whose answers (results or error texts) come from running upstream's Go allocator.
+// Tests: test/dra/structured runs upstream's shared test tables (allocatortesting, the allocator and
+// lexicographical tables), evaluated from the Go source into allocator_cases.json by
+// test/dra/structured/gen/gen_cases.py, and 400 random problems whose answers (results or error texts)
+// come from running upstream's incubating Go allocator.
 
 #include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -55,6 +59,21 @@ inline constexpr int64_t kAllocationResultsMaxSize = 32;
 
 using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 
+// An allocate() error. failedOnNode(): the error concerns only this node's view of the cluster (invalid
+// resource pools), so the scheduler treats it as the node being unschedulable, not as a broken claim
+// (upstream's errors wrapping ErrFailedAllocationOnNode).
+class AllocationError : public Error {
+ public:
+  explicit AllocationError(Error error, bool failedOnNode = false)
+      : Error(std::move(error)), failedOnNode_(failedOnNode) {}
+  bool failedOnNode() const { return failedOnNode_; }
+
+ private:
+  bool failedOnNode_;
+};
+
+using AllocateResult = Result<std::vector<api::AllocationResult>, AllocationError>;
+
 // Allocates claims on one node at a time. Built once per scheduling cycle from the cluster state; allocate()
 // may then run concurrently for different nodes (Filter runs nodes in parallel).
 class Allocator {
@@ -63,17 +82,19 @@ class Allocator {
             std::shared_ptr<const DeviceClassLister> classLister, std::vector<ResourceSlicePtr> slices,
             std::shared_ptr<cel::Cache> celCache);
 
+  // The features upstream's incubating allocator supports; others are refused.
+  static Features supportedFeatures();
+
   // One allocation result per claim, in the order of `claims`, when all of them fit on `node`; an empty
   // vector when they do not (including when a pool is being updated); an error when the inputs are broken
-  // (bad CEL, unknown class, too many devices, ...) or `ctx` is cancelled / past its deadline
-  // ("filter operation aborted: context deadline exceeded"). `node` may be null (only slices for all nodes
-  // apply then). The claims and slices are not modified. Thread-safe.
-  Result<std::vector<api::AllocationResult>> allocate(const api::Node* node,
-                                                      const std::vector<ResourceClaimPtr>& claims,
-                                                      const AllocateContext& ctx = {}) const;
-  Result<std::vector<api::AllocationResult>> allocate(const api::Node& node,
-                                                      const std::vector<ResourceClaimPtr>& claims,
-                                                      const AllocateContext& ctx = {}) const {
+  // (bad CEL, unknown class, too many devices, unsupported features, ...), when no device fits and some
+  // pool is invalid (failedOnNode()), or when `ctx` is cancelled / past its deadline ("filter operation
+  // aborted: context deadline exceeded"). `node` may be null (only slices for all nodes apply then). The
+  // claims and slices are not modified. Thread-safe.
+  AllocateResult allocate(const api::Node* node, const std::vector<ResourceClaimPtr>& claims,
+                          const AllocateContext& ctx = {}) const;
+  AllocateResult allocate(const api::Node& node, const std::vector<ResourceClaimPtr>& claims,
+                          const AllocateContext& ctx = {}) const {
     return allocate(&node, claims, ctx);
   }
 
@@ -88,14 +109,17 @@ class Allocator {
   using CounterSets = std::map<std::string, std::map<std::string, api::Quantity>>;
 
   Features features_;
+  std::optional<Error> unsupported_;  // set when features_ is beyond supportedFeatures()
   AllocatedState allocatedState_;
   std::shared_ptr<const DeviceClassLister> classLister_;
-  std::vector<ResourceSlicePtr> slices_;
+  std::vector<ResourceSlicePtr> allSlices_;
+  std::map<std::string, std::vector<ResourceSlicePtr>, std::less<>> slicesOnNode_;  // by spec.nodeName
+  std::vector<ResourceSlicePtr> slicesShared_;  // slices without spec.nodeName
   std::shared_ptr<cel::Cache> celCache_;
 
-  // By slice name, filled on first use and never changed afterwards (the inputs are fixed).
+  // By pool, filled on first use and never changed afterwards (the inputs are fixed).
   mutable std::shared_mutex countersMutex_;
-  mutable std::map<std::string, std::shared_ptr<const CounterSets>> availableCounters_;
+  mutable std::map<PoolID, std::shared_ptr<const CounterSets>> availableCounters_;
   mutable std::atomic<int64_t> numAllocateOneInvocations_{0};
 };
 

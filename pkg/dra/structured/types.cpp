@@ -2,30 +2,83 @@
 
 namespace ks::dra::structured {
 
+namespace {
+
+// Field name, gate name and member, in upstream's (alphabetical) field order.
+struct FeatureField {
+  const char* field;
+  const char* gate;
+  bool Features::*member;
+};
+
+constexpr FeatureField kFeatureFields[] = {
+    {"AdminAccess", "DRAAdminAccess", &Features::adminAccess},
+    {"CompatibilityGroups", "DRADeviceCompatibilityGroups", &Features::compatibilityGroups},
+    {"ConsumableCapacity", "DRAConsumableCapacity", &Features::consumableCapacity},
+    {"DerivedAttributes", "DRADerivedAttributes", &Features::derivedAttributes},
+    {"DeviceBindingAndStatus", "DRADeviceBindingConditions+DRAResourceClaimDeviceStatus",
+     &Features::deviceBindingAndStatus},
+    {"DeviceTaints", "DRADeviceTaints", &Features::deviceTaints},
+    {"FractionalCapacityRange", "DRAFractionalCapacityRange", &Features::fractionalCapacityRange},
+    {"ListTypeAttributes", "DRAListTypeAttributes", &Features::listTypeAttributes},
+    {"OptionalNodeOperations", "DRAOptionalNodeOperations", &Features::optionalNodeOperations},
+    {"PartitionableDevices", "DRAPartitionableDevices", &Features::partitionableDevices},
+    {"PrioritizedList", "DRAPrioritizedList", &Features::prioritizedList},
+};
+
+}  // namespace
+
 std::set<std::string> Features::enabledGates() const {
   std::set<std::string> s;
-  if (adminAccess) s.insert("DRAAdminAccess");
-  if (consumableCapacity) s.insert("DRAConsumableCapacity");
-  if (deviceTaints) s.insert("DRADeviceTaints");
-  if (partitionableDevices) s.insert("DRAPartitionableDevices");
-  if (prioritizedList) s.insert("DRAPrioritizedList");
-  if (deviceBinding) s.insert("DRADeviceBindingConditions");
-  if (deviceStatus) s.insert("DRAResourceClaimDeviceStatus");
+  for (const auto& f : kFeatureFields)
+    if (this->*f.member) s.insert(f.gate);
   return s;
 }
 
+std::string Features::toString() const {
+  std::string s = "{";
+  for (const auto& f : kFeatureFields) {
+    if (s.size() > 1) s += " ";
+    s += std::string(f.field) + ":" + (this->*f.member ? "true" : "false");
+  }
+  return s + "}";
+}
+
 Features Features::all() {
+  Features f;
+  for (const auto& field : kFeatureFields) f.*field.member = true;
+  return f;
+}
+
+Result<Features> Features::fromFieldNames(const std::map<std::string, bool>& fields) {
+  Features f;
+  for (const auto& [name, value] : fields) {
+    const FeatureField* field = nullptr;
+    for (const auto& candidate : kFeatureFields)
+      if (name == candidate.field) field = &candidate;
+    if (!field) return Error("unknown allocator feature " + name);
+    f.*field->member = value;
+  }
+  return f;
+}
+
+Features Features::schedulerDefaults() {
+  // v1.37: DRAAdminAccess, DRAPrioritizedList, DRAPartitionableDevices, DRADeviceTaints,
+  // DRAConsumableCapacity, DRAFractionalCapacityRange and the binding-condition/device-status pair are on.
   return Features{.adminAccess = true,
                   .consumableCapacity = true,
-                  .deviceBinding = true,
-                  .deviceStatus = true,
+                  .deviceBindingAndStatus = true,
                   .deviceTaints = true,
+                  .fractionalCapacityRange = true,
                   .partitionableDevices = true,
                   .prioritizedList = true};
 }
 
-Features Features::schedulerDefaults() {
-  return Features{.adminAccess = true, .deviceStatus = true, .prioritizedList = true};
+bool isDeviceAllocated(const DeviceID& id, const AllocatedState& state) {
+  if (state.allocatedDevices.contains(id)) return true;
+  for (const auto& shared : state.allocatedSharedDeviceIDs)
+    if (shared.driver == id.driver && shared.pool == id.pool && shared.device == id.device) return true;
+  return state.aggregatedCapacity.contains(id);
 }
 
 SharedDeviceID SharedDeviceID::make(const DeviceID& id, const std::optional<std::string>& shareID) {

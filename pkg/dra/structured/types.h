@@ -19,23 +19,36 @@
 
 namespace ks::dra::structured {
 
-// Feature gates that change how claims are allocated. The scheduler's v1.34 defaults are AdminAccess,
-// PrioritizedList and DeviceStatus on, the rest off.
+// Optional functionality of the allocation, mostly one feature gate each (upstream's v0.37 Features). The
+// scheduler's v1.37 defaults are in schedulerDefaults(). The allocator implements the incubating variant's
+// set (Allocator::supportedFeatures()); compatibilityGroups, derivedAttributes, listTypeAttributes and
+// optionalNodeOperations only exist in upstream's experimental variant (alpha, off by default) and are
+// refused.
 struct Features {
   bool adminAccess = false;
+  bool compatibilityGroups = false;  // DRADeviceCompatibilityGroups
   bool consumableCapacity = false;
-  bool deviceBinding = false;  // DRADeviceBindingConditions
-  bool deviceStatus = false;   // DRAResourceClaimDeviceStatus
+  bool derivedAttributes = false;  // DRADerivedAttributes
+  // DRADeviceBindingConditions and DRAResourceClaimDeviceStatus, which only work together.
+  bool deviceBindingAndStatus = false;
   bool deviceTaints = false;
+  bool fractionalCapacityRange = false;  // DRAFractionalCapacityRange
+  bool listTypeAttributes = false;       // DRAListTypeAttributes
+  bool optionalNodeOperations = false;   // DRAOptionalNodeOperations
   bool partitionableDevices = false;
   bool prioritizedList = false;
 
-  // The Kubernetes feature gate names of the enabled features ("DRAAdminAccess", ...).
+  // The Kubernetes feature gate names of the enabled features ("DRAAdminAccess", ...; deviceBindingAndStatus
+  // is "DRADeviceBindingConditions+DRAResourceClaimDeviceStatus").
   std::set<std::string> enabledGates() const;
+  // Upstream's %+v of the struct: "{AdminAccess:true CompatibilityGroups:false ...}".
+  std::string toString() const;
   bool operator==(const Features&) const = default;
 
   static Features all();
   static Features schedulerDefaults();
+  // From upstream's field names ("AdminAccess": true, ...); an error names an unknown field.
+  static Result<Features> fromFieldNames(const std::map<std::string, bool>& fields);
 };
 
 struct DeviceID {
@@ -56,6 +69,7 @@ struct SharedDeviceID {
   std::string shareID;
 
   static SharedDeviceID make(const DeviceID& id, const std::optional<std::string>& shareID);
+  DeviceID deviceID() const { return DeviceID{driver, pool, device}; }
   std::string toString() const;
   auto operator<=>(const SharedDeviceID&) const = default;
   bool operator==(const SharedDeviceID&) const = default;
@@ -93,6 +107,10 @@ struct AllocatedState {
   std::set<SharedDeviceID> allocatedSharedDeviceIDs;
   ConsumedCapacityCollection aggregatedCapacity;
 };
+
+// Whether the device is in use at all: allocated whole, or shared by some allocation, or with consumed
+// capacity recorded (upstream IsDeviceAllocated).
+bool isDeviceAllocated(const DeviceID& id, const AllocatedState& state);
 
 // Looks up DeviceClasses (an informer lister in the scheduler). Called concurrently from allocate().
 class DeviceClassLister {

@@ -76,6 +76,9 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
+  if (findFeature("DRAFractionalCapacityRange") != nullptr) {
+    f.plugins.enableDRAFractionalCapacityRange = gates.enabled("DRAFractionalCapacityRange");
+  }
   if (findFeature("OpportunisticBatching") != nullptr) {
     f.enableOpportunisticBatching = gates.enabled("OpportunisticBatching");
   }

@@ -1,4 +1,4 @@
-// Random allocation problems solved by upstream's experimental allocator (v0.34.4): the port must give the
+// Random allocation problems solved by upstream's incubating allocator (v0.37.2): the port must give the
 // same results, in the same order, or the same error text. allocator_diff_cases.json comes from
 // gen/gen_cases.py --diff; problems whose upstream answer depends on Go's random pool order, or on which
 // upstream panics, are not in it.
@@ -72,13 +72,9 @@ TEST_P(DifferentialTest, SameAnswerAsUpstream) {
   auto items = [&](const char* key) { return j.at(key).is_null() ? nlohmann::json::array() : j.at(key); };
 
   const auto& f = j.at("features");
-  const Features features{.adminAccess = f.at("AdminAccess").get<bool>(),
-                          .consumableCapacity = f.at("ConsumableCapacity").get<bool>(),
-                          .deviceBinding = f.at("DeviceBinding").get<bool>(),
-                          .deviceStatus = f.at("DeviceStatus").get<bool>(),
-                          .deviceTaints = f.at("DeviceTaints").get<bool>(),
-                          .partitionableDevices = f.at("PartitionableDevices").get<bool>(),
-                          .prioritizedList = f.at("PrioritizedList").get<bool>()};
+  auto parsedFeatures = Features::fromFieldNames(f.get<std::map<std::string, bool>>());
+  ASSERT_TRUE(parsedFeatures.ok()) << parsedFeatures.error().message();
+  const Features features = *parsedFeatures;
   AllocatedState state;
   for (const auto& d : items("allocatedDevices"))
     state.allocatedDevices.insert(DeviceID{d.at("driver"), d.at("pool"), d.at("device")});

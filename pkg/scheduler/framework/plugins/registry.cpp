@@ -55,6 +55,7 @@ dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Featur
   f.enablePartitionableDevices = features.enableDRAPartitionableDevices;
   f.enableDRADeviceBindingConditions = features.enableDRADeviceBindingConditions;
   f.enableConsumableCapacity = features.enableDRAConsumableCapacity;
+  f.enableDRAFractionalCapacityRange = features.enableDRAFractionalCapacityRange;
   return f;
 }
 

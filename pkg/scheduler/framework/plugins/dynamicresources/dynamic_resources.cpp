@@ -384,9 +384,10 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
     f.prioritizedList = features_.enableDRAPrioritizedList;
     f.partitionableDevices = features_.enablePartitionableDevices;
     f.deviceTaints = features_.enableDRADeviceTaints;
-    f.deviceBinding = features_.enableDRADeviceBindingConditions;
-    f.deviceStatus = features_.enableDRAResourceClaimDeviceStatus;
+    f.deviceBindingAndStatus =
+        features_.enableDRADeviceBindingConditions && features_.enableDRAResourceClaimDeviceStatus;
     f.consumableCapacity = features_.enableConsumableCapacity;
+    f.fractionalCapacityRange = features_.enableDRAFractionalCapacityRange;
     data->allocator = std::make_shared<const dra::structured::Allocator>(
         f, std::move(*allocatedState), draManager_->deviceClasses(), std::move(slices).value(), celCache_);
   }
@@ -454,6 +455,8 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
     }
     if (cancelled.load())
       return statusUnschedulable("asked by caller to stop allocating devices: context canceled");
+    // Not fatal (invalid pools): other nodes may do; surfaced only if all fail.
+    if (!a.ok() && a.error().failedOnNode()) return statusUnschedulable(a.error().message());
     // Only a broken claim or class (bad CEL, ...) fails here: an error aborts this pod's scheduling
     // attempt rather than leaving it waiting for an event that fixes the object.
     if (!a.ok()) return Status::fromError(a.error());

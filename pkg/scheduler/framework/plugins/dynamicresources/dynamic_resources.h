@@ -50,6 +50,7 @@ struct DynamicResourcesFeatures {
   bool enablePartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableConsumableCapacity = false;
+  bool enableDRAFractionalCapacityRange = true;  // v1.37 default; not in the v1.34.4 gate table
 };
 
 class DynamicResources final : public framework::PreEnqueuePlugin,

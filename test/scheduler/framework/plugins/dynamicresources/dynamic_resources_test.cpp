@@ -533,7 +533,11 @@ Want allocates(const api::ResourceClaim& allocated, const api::ResourceClaim& in
 
 std::vector<PluginCase> pluginCases() {
   std::vector<PluginCase> cases;
-  const std::string celError = "selector #0: CEL runtime error: no such key: " + kAttrName;
+  // v1.37: the device is named, and a missing key gets a hint.
+  const std::string celError =
+      "selector #0 on device some-driver/worker/instance-1: CEL runtime error: no such key: " + kAttrName +
+      ". consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for "
+      "optional fields";
   {
     PluginCase c{.name = "empty"};
     c.pod = ks::testing::MakePod().name("foo").namespace_("default").obj();
