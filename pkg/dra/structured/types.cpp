@@ -64,12 +64,12 @@ Result<Features> Features::fromFieldNames(const std::map<std::string, bool>& fie
 
 Features Features::schedulerDefaults() {
   // v1.37: DRAAdminAccess, DRAPrioritizedList, DRAPartitionableDevices, DRADeviceTaints,
-  // DRAConsumableCapacity, DRAFractionalCapacityRange and the binding-condition/device-status pair are on.
+  // DRAConsumableCapacity and the binding-condition/device-status pair are on; DRAFractionalCapacityRange
+  // only with --min-compatibility-version >= 1.37 (the default is 1.36).
   return Features{.adminAccess = true,
                   .consumableCapacity = true,
                   .deviceBindingAndStatus = true,
                   .deviceTaints = true,
-                  .fractionalCapacityRange = true,
                   .partitionableDevices = true,
                   .prioritizedList = true};
 }

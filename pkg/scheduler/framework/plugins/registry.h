@@ -32,8 +32,8 @@ struct Features {
   bool enableDRAPartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableDRAConsumableCapacity = false;
-  // DRAFractionalCapacityRange (beta, on in v1.37; not in the v1.34.4 gate table yet).
-  bool enableDRAFractionalCapacityRange = true;
+  // DRAFractionalCapacityRange (not in the v1.34.4 gate table yet).
+  bool enableDRAFractionalCapacityRange = false;  // v1.37: Beta, off unless --min-compatibility-version >= 1.37
   // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
   // nothing.
   bool enableNodeDeclaredFeatures = true;

@@ -50,7 +50,9 @@ struct DynamicResourcesFeatures {
   bool enablePartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableConsumableCapacity = false;
-  bool enableDRAFractionalCapacityRange = true;  // v1.37 default; not in the v1.34.4 gate table
+  // Beta in v1.37 but off by default: on only with --min-compatibility-version >= 1.37 (the default is
+  // 1.36). Not in the v1.34.4 gate table yet.
+  bool enableDRAFractionalCapacityRange = false;
 };
 
 class DynamicResources final : public framework::PreEnqueuePlugin,
