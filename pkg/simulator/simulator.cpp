@@ -295,6 +295,44 @@ Result<LoadSummary> loadClusterFile(const std::string& path, client::MemoryClien
 
 namespace {
 
+std::string tolerationText(const api::DeviceToleration& t) {
+  std::string s = t.key;
+  if (t.op == "Exists") {
+    s += s.empty() ? "*" : ":Exists";
+  } else if (!t.value.empty()) {
+    s += "=" + t.value;
+  }
+  return t.effect.empty() ? s : s + ":" + t.effect;
+}
+
+// The devices of the pod's claims (those in its status: from templates, named, and the extended-resource
+// claim) whose allocation is reserved for this pod.
+std::vector<DeviceAllocation> deviceAllocations(const api::Pod& pod, client::MemoryClient& cluster) {
+  std::vector<std::string> claimNames;
+  for (const auto& s : pod.status.resourceClaimStatuses)
+    if (s.resourceClaimName) claimNames.push_back(*s.resourceClaimName);
+  for (const auto& c : pod.spec.resourceClaims)
+    if (c.resourceClaimName) claimNames.push_back(*c.resourceClaimName);
+  if (pod.status.extendedResourceClaimStatus)
+    claimNames.push_back(pod.status.extendedResourceClaimStatus->resourceClaimName);
+  std::vector<DeviceAllocation> out;
+  for (const auto& name : claimNames) {
+    auto claim = cluster.get<api::ResourceClaim>(pod.metadata.namespace_, name);
+    if (!claim.ok() || !claim->status.allocation) continue;
+    const auto& reserved = claim->status.reservedFor;
+    if (std::none_of(reserved.begin(), reserved.end(),
+                     [&](const api::ResourceClaimConsumerReference& r) { return r.uid == pod.metadata.uid; }))
+      continue;
+    for (const auto& d : claim->status.allocation->devices.results) {
+      DeviceAllocation a{name, d.request, d.driver + "/" + d.pool + "/" + d.device, {}, d.bindingConditions};
+      if (d.shareID) a.device += "#" + *d.shareID;
+      for (const auto& t : d.tolerations) a.tolerations.push_back(tolerationText(t));
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
 // One scheduler over the in-memory cluster, its informers synced: what simulate() and simulate() of one pod
 // (explain) share. Virtual time: a pod waiting out a backoff is retried at once when nothing else can happen.
 struct SchedulerRun {
@@ -380,6 +418,7 @@ struct SchedulerRun {
       }
     }
     if (attempt != attempts.end()) fillExplain(attempt->second, r);
+    if (now.ok()) r.devices = deviceAllocations(*now, cluster);
     r.nominatedNode = recorder.nominatedNode(key);
     r.victims = preemptions.victimsOf(key);
     return r;
@@ -600,6 +639,14 @@ std::string toJson(const SimulationResult& result, bool explain) {
       j["totalScores"] = totals;
       j["nominatedNode"] = p.nominatedNode;
       j["victims"] = p.victims;
+      nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+      for (const auto& d : p.devices)
+        devices.push_back({{"claim", d.claim},
+                           {"request", d.request},
+                           {"device", d.device},
+                           {"tolerations", d.tolerations},
+                           {"bindingConditions", d.bindingConditions}});
+      j["devices"] = std::move(devices);
     }
     if (!p.boundNode.empty()) j["boundNode"] = p.boundNode;
     pods.push_back(std::move(j));
@@ -614,6 +661,12 @@ namespace {
 std::string joinReasons(const NodeRejection& r) {
   std::string s = r.plugin.empty() ? "" : r.plugin + ": ";
   for (size_t i = 0; i < r.reasons.size(); ++i) s += (i ? "; " : "") + r.reasons[i];
+  return s;
+}
+
+std::string joinWords(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : ", ") + w;
   return s;
 }
 
@@ -658,10 +711,14 @@ std::string toTable(const SimulationResult& result, bool explain) {
         << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
         << ")\n";
     if (!p.nominatedNode.empty() || !p.victims.empty()) {
-      std::string victims;
-      for (const auto& v : p.victims) victims += (victims.empty() ? "" : ", ") + v;
       out << "  preemption: nominated to " << (p.nominatedNode.empty() ? "-" : p.nominatedNode) << ", evicted "
-          << (victims.empty() ? "none" : victims) << "\n";
+          << (p.victims.empty() ? "none" : joinWords(p.victims)) << "\n";
+    }
+    for (const auto& d : p.devices) {
+      out << "  device: " << d.claim << "/" << d.request << " -> " << d.device;
+      if (!d.tolerations.empty()) out << " (tolerates " << joinWords(d.tolerations) << ")";
+      if (!d.bindingConditions.empty()) out << " (binds once " << joinWords(d.bindingConditions) << ")";
+      out << "\n";
     }
     std::vector<std::vector<std::string>> nodes{{"NODE", "TOTAL", "SCORES / FILTERED BY"}};
     std::vector<std::pair<int64_t, std::string>> ranked;

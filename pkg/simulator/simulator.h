@@ -22,6 +22,17 @@ struct NodeRejection {
   std::vector<std::string> reasons;
 };
 
+// A device the pod's claims got (DynamicResources), from the claim's allocation once reserved for the pod.
+struct DeviceAllocation {
+  std::string claim;    // the ResourceClaim's name (the pod's namespace)
+  std::string request;  // "<request>" or "<request>/<subrequest>"
+  std::string device;   // "<driver>/<pool>/<device>", plus "#<shareID>" for a share of a multi-allocatable one
+  // The request's tolerations the allocation relied on ("key=value:Effect", "key:Exists"), and the
+  // conditions the device's driver must report before the pod binds (DRADeviceBindingConditions).
+  std::vector<std::string> tolerations;
+  std::vector<std::string> bindingConditions;
+};
+
 struct PodResult {
   std::string namespace_;
   std::string name;
@@ -40,6 +51,8 @@ struct PodResult {
   std::vector<std::string> victims;
   // explain: the node the pod is bound to in the live cluster (it was evaluated as if pending); "" else.
   std::string boundNode;
+  // Devices allocated to the pod's claims, its extended-resource claim included.
+  std::vector<DeviceAllocation> devices;
 };
 
 struct SimulationResult {

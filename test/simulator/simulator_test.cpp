@@ -494,6 +494,11 @@ items:
   EXPECT_EQ(claim->status.allocation->devices.results[0].device, "gpu-0");
   ASSERT_EQ(claim->status.reservedFor.size(), 1u);
   EXPECT_EQ(claim->status.reservedFor[0].name, "train");
+  ASSERT_EQ(train.devices.size(), 1u);
+  EXPECT_EQ(train.devices[0].claim, "first");
+  EXPECT_EQ(train.devices[0].request, "gpu");
+  EXPECT_EQ(train.devices[0].device, "gpu.example.com/n2/gpu-0");
+  EXPECT_NE(toTable(*r, true).find("  device: first/gpu -> gpu.example.com/n2/gpu-0\n"), std::string::npos);
   const auto& train2 = find(*r, "train2");
   EXPECT_EQ(train2.result, "Unschedulable");
   EXPECT_EQ(train2.message,
@@ -558,6 +563,7 @@ TEST(SimulatorTest, JsonShapeIsStable) {
   p.filtered["n2"] = NodeRejection{"TaintToleration", {"node(s) had untolerated taint(s)"}};
   p.scores["n1"]["NodeAffinity"] = 100;
   p.totalScores["n1"] = 200;
+  p.devices.push_back(DeviceAllocation{"c", "gpu", "d/pool/dev-0", {"broken:NoSchedule"}, {"attached"}});
   r.pods.push_back(p);
   auto j = nlohmann::json::parse(toJson(r, true));
   EXPECT_EQ(j["pods"][0]["namespace"], "ns");
@@ -566,8 +572,14 @@ TEST(SimulatorTest, JsonShapeIsStable) {
   EXPECT_EQ(j["pods"][0]["filtered"]["n2"]["reasons"][0], "node(s) had untolerated taint(s)");
   EXPECT_EQ(j["pods"][0]["scores"]["n1"]["NodeAffinity"], 100);
   EXPECT_EQ(j["pods"][0]["totalScores"]["n1"], 200);
+  EXPECT_EQ(j["pods"][0]["devices"][0]["device"], "d/pool/dev-0");
+  EXPECT_EQ(j["pods"][0]["devices"][0]["tolerations"][0], "broken:NoSchedule");
+  EXPECT_EQ(j["pods"][0]["devices"][0]["bindingConditions"][0], "attached");
   auto plain = nlohmann::json::parse(toJson(r, false));
   EXPECT_FALSE(plain["pods"][0].contains("filtered"));
+  EXPECT_NE(toTable(r, true).find(
+                "  device: c/gpu -> d/pool/dev-0 (tolerates broken:NoSchedule) (binds once attached)\n"),
+            std::string::npos);
   EXPECT_NE(toTable(r, true).find("filtered: TaintToleration: node(s) had untolerated taint(s)"),
             std::string::npos);
 }
