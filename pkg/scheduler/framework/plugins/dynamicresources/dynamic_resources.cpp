@@ -7,6 +7,7 @@
 #include <optional>
 #include <semaphore>
 #include <set>
+#include <string_view>
 #include <stop_token>
 #include <thread>
 
@@ -17,6 +18,7 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/signers.h"
 
 namespace ks::plugins::dynamicresources {
@@ -502,6 +504,66 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
     }
   }
   return Status(Code::Unschedulable);
+}
+
+Result<int64_t> computeScore(std::span<const ResourceClaimPtr> claims,
+                             std::span<const api::AllocationResult> allocations) {
+  // resource.k8s.io FirstAvailableDeviceRequestMaxSize: the first alternative scores 8, the last 1.
+  constexpr int64_t kFirstAvailableDeviceRequestMaxSize = 8;
+  int64_t score = 0;
+  size_t unallocatedIndex = 0;
+  for (const auto& claim : claims) {
+    // Claims allocated before this cycle carry their allocation; Filter's results follow claim order.
+    const api::AllocationResult* allocation = nullptr;
+    if (claim->status.allocation) {
+      allocation = &*claim->status.allocation;
+    } else {
+      if (unallocatedIndex >= allocations.size()) {
+        return Error("number of allocations " + std::to_string(allocations.size()) +
+                     " is smaller than number of claims needing allocation");
+      }
+      allocation = &allocations[unallocatedIndex++];
+    }
+    std::set<std::string_view> allocatedSubRequests;
+    for (const auto& r : allocation->devices.results) {
+      if (r.request.find('/') != std::string::npos) allocatedSubRequests.insert(r.request);
+    }
+    for (const auto& req : claim->spec.devices.requests) {
+      if (req.exactly) continue;
+      for (size_t i = 0; i < req.firstAvailable.size(); ++i) {
+        if (allocatedSubRequests.count(req.name + "/" + req.firstAvailable[i].name) != 0) {
+          score += kFirstAvailableDeviceRequestMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return score;
+}
+
+Status DynamicResources::score(framework::CycleState& cs, const framework::PodInfo&,
+                               const framework::NodeInfo& nodeInfo, int64_t& score) {
+  score = 0;
+  if (!enabled_ || !features_.enableDRAPrioritizedList) return {};
+  auto stateResult = stateOf(cs);
+  if (!stateResult.ok()) return Status::fromError(stateResult.error());
+  StateData::Data& state = **stateResult;
+  if (state.claims.empty()) return {};
+  const api::Node* node = nodeInfo.node();
+  if (node == nullptr) return Status::error("node not found");
+  // Filter is done with the node; the lock only guards the map against Filter's concurrent inserts.
+  std::lock_guard lock(state.mu);
+  auto it = state.nodeAllocations.find(node->metadata.name);
+  if (it == state.nodeAllocations.end()) return {};
+  auto computed = computeScore(state.claims, it->second);
+  if (!computed.ok()) return Status::fromError(computed.error());
+  score = *computed;
+  return {};
+}
+
+Status DynamicResources::normalizeScore(framework::CycleState&, const framework::PodInfo&,
+                                        framework::NodeScoreList& scores) {
+  if (!enabled_) return {};
+  return helper::defaultNormalizeScore(framework::kMaxNodeScore, false, scores);
 }
 
 Status DynamicResources::reserve(framework::CycleState& cs, const framework::PodInfo&,

@@ -10,6 +10,8 @@
 //               claims.
 //   Filter      allocated claims' node selectors; the allocator for the unallocated ones on this node,
 //               within filterTimeout ("timed out trying to allocate devices").
+//   Score       (DRAPrioritizedList) prefers nodes where the claims got earlier firstAvailable
+//               alternatives: 8 - i per allocated subrequest i; normalized to [0, 100].
 //   PostFilter  deallocates one allocated claim that was unavailable on some node and not used by another
 //               pod, so the next attempt may allocate it elsewhere; without one, Unschedulable and no reason.
 //   Reserve     the node's allocations become in flight: concurrent pods do not get the same devices.
@@ -38,6 +40,13 @@ namespace ks::plugins::dynamicresources {
 
 class DefaultDRAManager;
 
+// Upstream computeScore: for each claim (allocated ones use their allocation, the others the next entry of
+// `allocations`, Filter's results for the node in claim order), adds
+// FirstAvailableDeviceRequestMaxSize (8) - i for each allocated subrequest i of a firstAvailable request.
+// Fails when `allocations` holds fewer results than there are unallocated claims.
+Result<int64_t> computeScore(std::span<const std::shared_ptr<const api::ResourceClaim>> claims,
+                             std::span<const api::AllocationResult> allocations);
+
 // The gates the plugin reads (upstream feature.Features), v1.34 defaults.
 struct DynamicResourcesFeatures {
   bool enableDynamicResourceAllocation = true;
@@ -56,6 +65,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
+                               public framework::ScorePlugin,
+                               public framework::ScoreExtensions,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
                                public framework::EnqueueExtensions,
@@ -90,6 +101,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filteredNodeStatusMap,
                                framework::PostFilterResult& result) override;
+  framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& nodeInfo, int64_t& score) override;
+  framework::ScoreExtensions* scoreExtensions() override { return this; }
+  framework::Status normalizeScore(framework::CycleState& state, const framework::PodInfo& pod,
+                                   framework::NodeScoreList& scores) override;
   framework::Status reserve(framework::CycleState& state, const framework::PodInfo& pod,
                             const std::string& nodeName) override;
   void unreserve(framework::CycleState& state, const framework::PodInfo& pod,
