@@ -16,6 +16,7 @@
 #include "pkg/api/nodeselector.h"
 #include "pkg/dra/structured/allocator.h"
 #include "pkg/scheduler/apis/config/validation.h"
+#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
@@ -33,6 +34,18 @@ namespace {
 // (upstream's default), polling them every 5 s.
 constexpr std::chrono::seconds kBindingTimeoutDefault{600};
 constexpr std::chrono::seconds kBindingPollInterval{5};
+// Upstream ErrDeviceBindingTimeout / ErrDeviceBindingFailed: the prefixes PreBind's errors start with, which
+// also pick the binding-conditions metrics' status label.
+constexpr std::string_view kErrDeviceBindingTimeout = "device binding timeout";
+constexpr std::string_view kErrDeviceBindingFailed = "device binding failed";
+
+// The status label of the binding-conditions metrics for PreBind's wait outcome.
+std::string_view bindingConditionsStatusLabel(const std::optional<Error>& err) {
+  if (!err) return metrics::Metrics::kBindingConditionsSuccess;
+  if (err->message().starts_with(kErrDeviceBindingTimeout)) return metrics::Metrics::kBindingConditionsTimeout;
+  if (err->message().starts_with(kErrDeviceBindingFailed)) return metrics::Metrics::kBindingConditionsFailed;
+  return metrics::Metrics::kBindingConditionsError;
+}
 
 std::string kobj(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -737,8 +750,8 @@ Result<bool> DynamicResources::isClaimReadyForBinding(const api::ResourceClaim& 
     for (const auto& cond : result.bindingFailureConditions) {
       const api::Condition* failed = findCondition(status->conditions, cond);
       if (failed != nullptr && failed->status == "True") {
-        return Error("claim " + claim.metadata.name + " binding failed: reason=" + failed->reason +
-                     ", message=\"" + failed->message + "\"");
+        return Error(std::string(kErrDeviceBindingFailed) + ": claim=" + claim.metadata.name +
+                     ", reason=" + failed->reason + ", message=" + config::goQuote(failed->message));
       }
     }
     for (const auto& cond : result.bindingConditions) {
@@ -771,7 +784,9 @@ Result<bool> DynamicResources::isPodReadyForBinding(StateData& stateData) const 
     auto ready = isClaimReadyForBinding(*claim);
     if (!ready.ok()) return ready.error();
     if (!*ready) {
-      if (isClaimTimeout(*claim)) return Error("claim " + claim->metadata.name + " binding timeout");
+      if (isClaimTimeout(*claim)) {
+        return Error(std::string(kErrDeviceBindingTimeout) + ": claim=" + claim->metadata.name);
+      }
       return false;
     }
   }
@@ -804,15 +819,23 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
                      "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
   Clock& clock = handle_.clock();
-  const auto deadline = clock.now() + bindingTimeout_;
+  const auto start = clock.now();
+  const auto deadline = start + bindingTimeout_;
+  std::optional<Error> err;
   for (;;) {
     auto ready = isPodReadyForBinding(*stateData);
-    if (!ready.ok()) return Status::fromError(ready.error());
-    if (*ready) return {};
-    if (stop.stop_requested()) return Status::error("context canceled");
+    if (!ready.ok()) {
+      err = ready.error();
+      break;
+    }
+    if (*ready) break;
+    if (stop.stop_requested()) {
+      err = Error("context canceled");
+      break;
+    }
     if (clock.now() + kBindingPollInterval > deadline) {
-      // The next attempt's PreFilter notices the timeout or failure and recovers.
-      return Status::error("device binding timeout");
+      err = Error(std::string(kErrDeviceBindingTimeout) + ": context deadline exceeded");
+      break;
     }
     // Released by the next poll's timer (shared with it: it may fire later) or by the shutdown.
     auto wake = std::make_shared<std::counting_semaphore<>>(0);
@@ -820,6 +843,28 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
     const std::stop_callback onStop(stop, [&wake] { wake->release(); });
     wake->acquire();
     timer->stop();
+  }
+  recordBindingConditionsMetrics(state.claims, bindingConditionsStatusLabel(err),
+                                 std::chrono::duration<double>(clock.now() - start).count());
+  // The next attempt's PreFilter notices the timeout or failure and recovers.
+  if (err) return Status::fromError(*err);
+  return {};
+}
+
+void DynamicResources::recordBindingConditionsMetrics(const std::vector<ResourceClaimPtr>& claims,
+                                                      std::string_view statusLabel, double seconds) const {
+  metrics::Metrics* m = handle_.metrics();
+  if (m == nullptr) return;
+  const std::string& profile = handle_.profileName();
+  for (const auto& claim : claims) {
+    if (!claim->status.allocation) continue;
+    // The wait is observed once per allocated device, the count once per device with binding conditions.
+    for (const auto& r : claim->status.allocation->devices.results) {
+      m->draBindingConditionsWaitRef(profile, r.driver, statusLabel).observe(seconds);
+    }
+    for (const auto& r : claim->status.allocation->devices.results) {
+      if (!r.bindingConditions.empty()) m->draBindingConditionsAllocationsRef(profile, r.driver, statusLabel).inc();
+    }
   }
 }
 

@@ -148,6 +148,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   Result<bool> isClaimReadyForBinding(const api::ResourceClaim& claim) const;
   bool isClaimTimeout(const api::ResourceClaim& claim) const;
   Result<bool> isPodReadyForBinding(StateData& state) const;
+  // scheduler_dra_bindingconditions_{wait_duration_seconds,allocations_total} after PreBind's wait.
+  void recordBindingConditionsMetrics(const std::vector<framework::ResourceClaimPtr>& claims,
+                                      std::string_view statusLabel, double seconds) const;
 
   bool enabled_ = false;
   Features features_;

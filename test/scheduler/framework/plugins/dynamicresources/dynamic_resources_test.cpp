@@ -41,6 +41,7 @@
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dynamic_resources.h"
+#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/util/manual_clock.h"
 #include "test/scheduler/framework/plugins/testing/fake_handle.h"
 #include "test/support/wrappers.h"
@@ -502,6 +503,8 @@ struct PluginCase {
   bool enableDRADeviceTaints = false;
   bool disableDRASchedulerFilterTimeout = false;
   std::string skip;
+  // Checks the plugin's metrics (the Prometheus text) after the run.
+  std::function<void(const std::string&)> metrics;
 };
 
 [[maybe_unused]] void PrintTo(const PluginCase& c, std::ostream* os) {
@@ -550,6 +553,19 @@ Want allocates(const api::ResourceClaim& allocated, const api::ResourceClaim& in
   w.prebind.changes = allocatedAndReserved(allocated, inUse);
   w.postbind.assumedClaim = reserve(allocated, podWithClaimName());
   return w;
+}
+
+// Upstream's metrics checks: one increment of allocations_total and one wait_duration sample, both for
+// driver kDriver, profile "default-scheduler" and `status`.
+std::function<void(const std::string&)> oneBindingConditionsOutcome(const std::string& status) {
+  return [status](const std::string& text) {
+    const std::string labels = "{driver=\"" + kDriver + "\",profile=\"default-scheduler\",status=\"" + status + "\"}";
+    EXPECT_NE(text.find("scheduler_dra_bindingconditions_allocations_total" + labels + " 1\n"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("scheduler_dra_bindingconditions_wait_duration_seconds_count" + labels + " 1\n"),
+              std::string::npos)
+        << text;
+  };
 }
 
 std::vector<PluginCase> pluginCases() {
@@ -917,6 +933,7 @@ std::vector<PluginCase> pluginCases() {
                  .enableDRADeviceBindingConditions = true,
                  .enableDRAResourceClaimDeviceStatus = true};
     c.want.prebind.changes = addReservation();
+    c.metrics = oneBindingConditionsOutcome("success");
     cases.push_back(c);
   }
   {
@@ -950,7 +967,8 @@ std::vector<PluginCase> pluginCases() {
         .enableDRADeviceBindingConditions = true,
         .enableDRAResourceClaimDeviceStatus = true};
     c.want.prebind.changes = addReservation();
-    c.want.prebind.status = Status::error("claim " + kClaimName + " binding timeout");
+    c.want.prebind.status = Status::error("device binding timeout: claim=" + kClaimName);
+    c.metrics = oneBindingConditionsOutcome("timeout");
     cases.push_back(c);
   }
   {
@@ -1032,6 +1050,8 @@ class TestEnv {
     handle_.setClient(&client_);
     handle_.setSharedInformerFactory(&factory_);
     handle_.setClock(&clock_);
+    handle_.setMetrics(&metrics_);
+    handle_.setProfileName("default-scheduler");
   }
   ~TestEnv() { factory_.stop(); }
   TestEnv(const TestEnv&) = delete;
@@ -1173,8 +1193,10 @@ class TestEnv {
 
   plugintesting::FakeHandle& handle() { return handle_; }
   client::MemoryClient& api() { return client_; }
+  const metrics::Metrics& metrics() const { return metrics_; }
 
  private:
+  metrics::Metrics metrics_;
   ManualClock clock_{kStart + std::chrono::milliseconds(1)};
   client::MemoryClient client_;
   informer::SharedInformerFactory factory_{client_};
@@ -1309,6 +1331,7 @@ TEST_P(PluginTest, Run) {
       EXPECT_TRUE(preFlightResult.allowParallel);
       Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName, {}); });
       verify("prebind", tc.want.prebind, initial, preBindStatus);
+      if (tc.metrics) tc.metrics(env.metrics().scrape());
       if (tc.want.unreserveAfterBindFailure) {
         initial = env.listAll();
         pl->unreserve(state, *podInfo, nodeName);
