@@ -761,7 +761,7 @@ HistogramRef Metrics::eventHandlingRef(std::string_view event) {
 }
 
 CounterRef Metrics::draBindingConditionsAllocationsRef(std::string_view profile, std::string_view driver,
-                                                      std::string_view status) {
+                                                       std::string_view status) {
   return CounterRef(&impl_->draBindingConditionsAllocations.Add(
       {{"profile", std::string(profile)}, {"driver", std::string(driver)}, {"status", std::string(status)}}));
 }

@@ -55,6 +55,8 @@ dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Featur
   f.enablePartitionableDevices = features.enableDRAPartitionableDevices;
   f.enableDRADeviceBindingConditions = features.enableDRADeviceBindingConditions;
   f.enableConsumableCapacity = features.enableDRAConsumableCapacity;
+  f.enableDRADeviceTaints = features.enableDRADeviceTaints;
+  f.enableDRADeviceTaintRules = features.enableDRADeviceTaintRules;
   return f;
 }
 

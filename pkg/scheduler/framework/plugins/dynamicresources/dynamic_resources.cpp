@@ -7,8 +7,8 @@
 #include <optional>
 #include <semaphore>
 #include <set>
-#include <string_view>
 #include <stop_token>
+#include <string_view>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -16,11 +16,11 @@
 #include "pkg/api/nodeselector.h"
 #include "pkg/dra/structured/allocator.h"
 #include "pkg/scheduler/apis/config/validation.h"
-#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::plugins::dynamicresources {
 
@@ -42,7 +42,8 @@ constexpr std::string_view kErrDeviceBindingFailed = "device binding failed";
 // The status label of the binding-conditions metrics for PreBind's wait outcome.
 std::string_view bindingConditionsStatusLabel(const std::optional<Error>& err) {
   if (!err) return metrics::Metrics::kBindingConditionsSuccess;
-  if (err->message().starts_with(kErrDeviceBindingTimeout)) return metrics::Metrics::kBindingConditionsTimeout;
+  if (err->message().starts_with(kErrDeviceBindingTimeout))
+    return metrics::Metrics::kBindingConditionsTimeout;
   if (err->message().starts_with(kErrDeviceBindingFailed)) return metrics::Metrics::kBindingConditionsFailed;
   return metrics::Metrics::kBindingConditionsError;
 }
@@ -203,7 +204,8 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
   if (manager == nullptr) {
     informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
     if (factory == nullptr) return Error("SharedInformerFactory is nil");
-    own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity);
+    own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity,
+                                              features.enableDRADeviceTaintRules);
     manager = own.get();
   }
   const auto filterTimeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -863,7 +865,8 @@ void DynamicResources::recordBindingConditionsMetrics(const std::vector<Resource
       m->draBindingConditionsWaitRef(profile, r.driver, statusLabel).observe(seconds);
     }
     for (const auto& r : claim->status.allocation->devices.results) {
-      if (!r.bindingConditions.empty()) m->draBindingConditionsAllocationsRef(profile, r.driver, statusLabel).inc();
+      if (!r.bindingConditions.empty())
+        m->draBindingConditionsAllocationsRef(profile, r.driver, statusLabel).inc();
     }
   }
 }

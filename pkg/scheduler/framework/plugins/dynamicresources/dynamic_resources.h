@@ -47,7 +47,8 @@ class DefaultDRAManager;
 Result<int64_t> computeScore(std::span<const std::shared_ptr<const api::ResourceClaim>> claims,
                              std::span<const api::AllocationResult> allocations);
 
-// The gates the plugin reads (upstream feature.Features), v1.34 defaults.
+// The gates the plugin reads (upstream feature.Features), v1.34 defaults but for DRADeviceTaints and
+// DRADeviceTaintRules (GA and on in v1.37).
 struct DynamicResourcesFeatures {
   bool enableDynamicResourceAllocation = true;
   bool enableDRASchedulerFilterTimeout = true;
@@ -55,7 +56,9 @@ struct DynamicResourcesFeatures {
   bool enableDRAAdminAccess = true;
   bool enableDRAPrioritizedList = true;
   bool enableDRAResourceClaimDeviceStatus = true;
-  bool enableDRADeviceTaints = false;
+  bool enableDRADeviceTaints = true;
+  // The DRA manager applies DeviceTaintRules to the slices (only when the plugin builds its own manager).
+  bool enableDRADeviceTaintRules = true;
   bool enablePartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableConsumableCapacity = false;

@@ -559,8 +559,10 @@ Want allocates(const api::ResourceClaim& allocated, const api::ResourceClaim& in
 // driver kDriver, profile "default-scheduler" and `status`.
 std::function<void(const std::string&)> oneBindingConditionsOutcome(const std::string& status) {
   return [status](const std::string& text) {
-    const std::string labels = "{driver=\"" + kDriver + "\",profile=\"default-scheduler\",status=\"" + status + "\"}";
-    EXPECT_NE(text.find("scheduler_dra_bindingconditions_allocations_total" + labels + " 1\n"), std::string::npos)
+    const std::string labels =
+        "{driver=\"" + kDriver + "\",profile=\"default-scheduler\",status=\"" + status + "\"}";
+    EXPECT_NE(text.find("scheduler_dra_bindingconditions_allocations_total" + labels + " 1\n"),
+              std::string::npos)
         << text;
     EXPECT_NE(text.find("scheduler_dra_bindingconditions_wait_duration_seconds_count" + labels + " 1\n"),
               std::string::npos)
@@ -1605,7 +1607,8 @@ TEST(DynamicResources, InFlightAllocationBlocksDevice) {
   EXPECT_TRUE(pl.filter(s3, *pod2, *node).isSuccess());
 }
 
-// ---- Score (v1.37 Test_computesScore, TestNormalizeScore, the TestPlugin "*-prioritized-list-scoring" cases) ----
+// ---- Score (v1.37 Test_computesScore, TestNormalizeScore, the TestPlugin "*-prioritized-list-scoring"
+// cases) ----
 
 std::vector<std::pair<std::string, int64_t>> subreqs(int n, int64_t count = 1) {
   std::vector<std::pair<std::string, int64_t>> out;
@@ -1638,7 +1641,10 @@ TEST(DynamicResources, ComputeScore) {
        {},
        0,
        true},
-      {"mix-of-allocated-and-unallocated-claims", {allocatedClaim(), pendingClaim2()}, {allocationResult2()}, 0},
+      {"mix-of-allocated-and-unallocated-claims",
+       {allocatedClaim(), pendingClaim2()},
+       {allocationResult2()},
+       0},
       {"single-request-only-subrequest-allocated",
        {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(1)).obj()},
        {requestsAllocated({"req-1/subreq-1"})},
@@ -1721,8 +1727,11 @@ TEST(DynamicResources, NormalizeScore) {
 // Score and NormalizeScore over the nodes that passed (Reserve and PreBind as in the other cases).
 TEST(DynamicResources, PrioritizedListScoring) {
   const std::string selector = "device.attributes[\"" + kDriver + "\"]." + kAttrName;
-  auto owned = [](ClaimWrapper w) { return w.namespace_(kNamespace).ownerReference(kPodName, kPodUID).obj(); };
-  auto slice = [](const std::string& node, int devices, std::map<std::string, api::DeviceAttribute> attrs = {}) {
+  auto owned = [](ClaimWrapper w) {
+    return w.namespace_(kNamespace).ownerReference(kPodName, kPodUID).obj();
+  };
+  auto slice = [](const std::string& node, int devices,
+                  std::map<std::string, api::DeviceAttribute> attrs = {}) {
     auto s = makeSlice(node, kDriver);
     for (int i = 1; i <= devices; ++i) addDevice(s, "instance-" + std::to_string(i), attrs);
     return s;
@@ -1740,18 +1749,23 @@ TEST(DynamicResources, PrioritizedListScoring) {
   const std::vector<Case> cases = {
       {"single-claim-prioritized-list-scoring",
        podWithClaimName(),
-       {owned(makeClaim().name(kClaimName).namedRequestWithPrioritizedList(
-           "req-1", {{"subreq-1", 1}, {"subreq-2", 1}}, kClassName, selector))},
+       {owned(makeClaim()
+                  .name(kClaimName)
+                  .namedRequestWithPrioritizedList("req-1", {{"subreq-1", 1}, {"subreq-2", 1}}, kClassName,
+                                                   selector))},
        {kNodeName, kNode2Name},
-       {slice(kNodeName, 1, {{kAttrName, boolAttr(true)}}), slice(kNode2Name, 1, {{kAttrName, boolAttr(false)}})},
+       {slice(kNodeName, 1, {{kAttrName, boolAttr(true)}}),
+        slice(kNode2Name, 1, {{kAttrName, boolAttr(false)}})},
        {},
        {{kNodeName, 8}, {kNode2Name, 7}},
        {{kNodeName, 100}, {kNode2Name, 87}}},
       {"multiple-claims-prioritized-list-scoring",
        podWithTwoClaimNames(),
        {owned(makeClaim().name(kClaimName).namedRequestWithPrioritizedList("req-1", subreqs(1))),
-        owned(makeClaim().name(kClaimName2).namedRequestWithPrioritizedList(
-            "req-1", {{"subreq-1", 4}, {"subreq-2", 3}, {"subreq-3", 2}, {"subreq-4", 1}}))},
+        owned(makeClaim()
+                  .name(kClaimName2)
+                  .namedRequestWithPrioritizedList(
+                      "req-1", {{"subreq-1", 4}, {"subreq-2", 3}, {"subreq-3", 2}, {"subreq-4", 1}}))},
        {kNodeName, kNode2Name, kNode3Name},
        {slice(kNodeName, 4), slice(kNode2Name, 2), slice(kNode3Name, 1)},
        {{kNode3Name, unresolvable("cannot allocate all claims")}},
