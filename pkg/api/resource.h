@@ -358,4 +358,34 @@ struct ResourceSlice {
   bool operator==(const ResourceSlice&) const = default;
 };
 
+// ---- DeviceTaintRule (cluster-scoped; DRADeviceTaintRules) ----
+
+// Which devices a rule taints: all set fields must match (none set matches every device).
+struct DeviceTaintSelector {
+  std::optional<std::string> driver;
+  std::optional<std::string> pool;
+  std::optional<std::string> device;
+  bool operator==(const DeviceTaintSelector&) const = default;
+};
+
+struct DeviceTaintRuleSpec {
+  std::optional<DeviceTaintSelector> deviceSelector;  // none: the rule taints no device
+  DeviceTaint taint;
+  bool operator==(const DeviceTaintRuleSpec&) const = default;
+};
+
+struct DeviceTaintRuleStatus {
+  std::vector<Condition> conditions;
+  bool operator==(const DeviceTaintRuleStatus&) const = default;
+};
+
+struct DeviceTaintRule {
+  static constexpr std::string_view kKind = "DeviceTaintRule";
+  static constexpr std::string_view kApiVersion = "resource.k8s.io/v1";
+  ObjectMeta metadata;
+  DeviceTaintRuleSpec spec;
+  DeviceTaintRuleStatus status;
+  bool operator==(const DeviceTaintRule&) const = default;
+};
+
 }  // namespace ks::api

@@ -294,6 +294,27 @@ void addClusterEventHandlers(Source<T>& source, EventResource resource,
   source.addEventHandler(std::move(h));
 }
 
+// A DeviceTaintRule change as the ResourceSlice update event upstream's slice tracker derives from it. The
+// event carries no objects (upstream's carries the patched slices); no plugin has a hint for slice events.
+void addDeviceTaintRuleHandlers(informer::SharedInformer<api::DeviceTaintRule>& rules,
+                                queue::PriorityQueue& q, metrics::Metrics* m) {
+  const ClusterEvent event{EventResource::ResourceSlice, action::Update};
+  std::shared_ptr<EventHandlingSeries> series =
+      m ? std::make_shared<EventHandlingSeries>(*m, event.label()) : nullptr;
+  auto moved = [&q, event, series] {
+    EventHandlingTimer timer(series.get());
+    q.moveAllToActiveOrBackoffQueue(event, {}, {});
+  };
+  informer::EventHandlerFuncs<api::DeviceTaintRule> h;
+  h.onAdd = [moved](const std::shared_ptr<const api::DeviceTaintRule>&, bool) { moved(); };
+  h.onUpdate = [moved](const std::shared_ptr<const api::DeviceTaintRule>& oldObj,
+                       const std::shared_ptr<const api::DeviceTaintRule>& newObj) {
+    if (oldObj->spec != newObj->spec) moved();  // only the taint and its selector change slices
+  };
+  h.onDelete = [moved](const informer::DeletedObject<api::DeviceTaintRule>&) { moved(); };
+  rules.addEventHandler(std::move(h));
+}
+
 }  // namespace
 
 void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
@@ -404,7 +425,8 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
   }
   // As upstream, claim events come from the DRA manager's assume cache over the claim informer, so that the
   // scheduler's own assumed allocations (and their restores) count as updates too. Slice events come from
-  // the informer: upstream's slice tracker only differs with DeviceTaintRules (DRADeviceTaints, refused).
+  // the informer, and with DRADeviceTaintRules a DeviceTaintRule's add, update or delete is a slice update
+  // (upstream's slice tracker sends one for each slice whose devices' taints it changes).
   if (options_.dynamicResourceAllocation) {
     if (wants(EventResource::ResourceClaim)) {
       if (draManager_) {
@@ -415,6 +437,7 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     }
     if (wants(EventResource::ResourceSlice)) {
       addClusterEventHandlers(factory.resourceSlices(), EventResource::ResourceSlice, *queue_, m);
+      if (options_.draDeviceTaintRules) addDeviceTaintRuleHandlers(factory.deviceTaintRules(), *queue_, m);
     }
     if (wants(EventResource::DeviceClass)) {
       addClusterEventHandlers(factory.deviceClasses(), EventResource::DeviceClass, *queue_, m);

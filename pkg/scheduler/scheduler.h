@@ -103,6 +103,9 @@ struct SchedulerOptions {
   bool dynamicResourceAllocation = true;
   // DRAConsumableCapacity feature gate: the DRA manager tracks shared devices' consumed capacity.
   bool draConsumableCapacity = false;
+  // DRADeviceTaintRules feature gate (GA, on in v1.37): the DRA manager applies DeviceTaintRules to the
+  // slices, and a rule's add, update or delete is a ResourceSlice update event (upstream's slice tracker).
+  bool draDeviceTaintRules = true;
   // NominatedNodeNameForExpectation feature gate: the binding cycle runs PreBind's pre-flight first and,
   // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
   // so that other components (the cluster autoscaler) see where the pod is going.

@@ -359,6 +359,7 @@ struct SchedulerRun {
     so.enableOpportunisticBatching = options.features.enableOpportunisticBatching;
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
+    so.draDeviceTaintRules = options.features.plugins.enableDRADeviceTaintRules;
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

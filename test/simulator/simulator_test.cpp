@@ -118,15 +118,16 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_EQ(web.scores.at("node-c2").at("TaintToleration"), 100);
   EXPECT_LT(web.scores.at("node-a1").at("PodTopologySpread"), web.scores.at("node-c2").at("PodTopologySpread"));
   EXPECT_EQ(web.scores.at("node-c2").at("PodTopologySpread"), 100);
-  // Weighted sum: TaintToleration 3, NodeAffinity, PodTopologySpread and InterPodAffinity 2, the resource
-  // and image plugins 1.
+  // Weighted sum: TaintToleration 3, NodeAffinity, PodTopologySpread, InterPodAffinity and DynamicResources
+  // (0 for a pod without claims) 2, the resource and image plugins 1.
   const std::map<std::string, int> weights{{"TaintToleration", 3},
                                            {"NodeAffinity", 2},
                                            {"PodTopologySpread", 2},
                                            {"InterPodAffinity", 2},
                                            {"NodeResourcesFit", 1},
                                            {"NodeResourcesBalancedAllocation", 1},
-                                           {"ImageLocality", 1}};
+                                           {"ImageLocality", 1},
+                                           {"DynamicResources", 2}};
   for (const auto& [node, perPlugin] : web.scores) {
     int64_t total = 0;
     for (const auto& [plugin, score] : perPlugin) total += score * weights.at(plugin);
@@ -597,7 +598,7 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
        "Namespace, "
        "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
        "VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet, "
-       "DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice)"},
+       "DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceTaintRule)"},
       {"bad quantity in a list item",
        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: "
        "{capacity: "

@@ -187,6 +187,10 @@ KS_JSON_DECLARE(DeviceTaint)
 KS_JSON_DECLARE(Device)
 KS_JSON_DECLARE(ResourceSliceSpec)
 KS_JSON_DECLARE(ResourceSlice)
+KS_JSON_DECLARE(DeviceTaintSelector)
+KS_JSON_DECLARE(DeviceTaintRuleSpec)
+KS_JSON_DECLARE(DeviceTaintRuleStatus)
+KS_JSON_DECLARE(DeviceTaintRule)
 #undef KS_JSON_DECLARE
 
 // ---- containers ----------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// resource.k8s.io/v1: DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice and their parts.
+// resource.k8s.io/v1: DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceTaintRule and
+// their parts.
 // Writers follow the Go types' json tags: omitempty fields only when set, the others always.
 
 #include <string_view>
@@ -653,6 +654,61 @@ Json write(const ResourceSlice& in) {
   Json o = Json::object();
   o["metadata"] = write(in.metadata);
   o["spec"] = write(in.spec);
+  return o;
+}
+
+// ---- DeviceTaintRule ----
+
+bool read(DecodeContext& ctx, const Json& j, DeviceTaintSelector& out) {
+  return ObjectReader(ctx, j)
+      .field("driver", out.driver)
+      .field("pool", out.pool)
+      .field("device", out.device)
+      .ok();
+}
+
+Json write(const DeviceTaintSelector& in) {
+  Json o = Json::object();
+  put(o, "driver", in.driver);
+  put(o, "pool", in.pool);
+  put(o, "device", in.device);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, DeviceTaintRuleSpec& out) {
+  return ObjectReader(ctx, j).field("deviceSelector", out.deviceSelector).field("taint", out.taint).ok();
+}
+
+Json write(const DeviceTaintRuleSpec& in) {
+  Json o = Json::object();
+  put(o, "deviceSelector", in.deviceSelector);
+  o["taint"] = write(in.taint);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, DeviceTaintRuleStatus& out) {
+  return ObjectReader(ctx, j).field("conditions", out.conditions).ok();
+}
+
+Json write(const DeviceTaintRuleStatus& in) {
+  Json o = Json::object();
+  put(o, "conditions", in.conditions);
+  return o;
+}
+
+bool read(DecodeContext& ctx, const Json& j, DeviceTaintRule& out) {
+  return ObjectReader(ctx, j)
+      .field("metadata", out.metadata)
+      .field("spec", out.spec)
+      .field("status", out.status)
+      .ok();
+}
+
+Json write(const DeviceTaintRule& in) {
+  Json o = Json::object();
+  o["metadata"] = write(in.metadata);
+  o["spec"] = write(in.spec);
+  o["status"] = write(in.status);
   return o;
 }
 

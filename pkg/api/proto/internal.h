@@ -209,6 +209,10 @@ KS_PROTO_DECLARE(ResourceSliceSpec)
 KS_PROTO_DECLARE(DeviceClass)
 KS_PROTO_DECLARE(ResourceClaim)
 KS_PROTO_DECLARE(ResourceSlice)
+KS_PROTO_DECLARE(DeviceTaintSelector)
+KS_PROTO_DECLARE(DeviceTaintRuleSpec)
+KS_PROTO_DECLARE(DeviceTaintRuleStatus)
+KS_PROTO_DECLARE(DeviceTaintRule)
 #undef KS_PROTO_DECLARE
 
 template <typename T>

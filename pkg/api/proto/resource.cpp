@@ -589,4 +589,45 @@ bool read(DecodeContext& ctx, std::string_view msg, ResourceSlice& out) {
   return readObject(ctx, msg, out);
 }
 
+// ---- DeviceTaintRule (generated.proto: selector driver 2, pool 3, device 4; spec deviceSelector 1, taint 2)
+// ----
+
+bool read(DecodeContext& ctx, std::string_view msg, DeviceTaintSelector& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 2:
+        return get(ctx, f, "driver", out.driver);
+      case 3:
+        return get(ctx, f, "pool", out.pool);
+      case 4:
+        return get(ctx, f, "device", out.device);
+      default:
+        return true;
+    }
+  });
+}
+
+bool read(DecodeContext& ctx, std::string_view msg, DeviceTaintRuleSpec& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    switch (f.number) {
+      case 1:
+        return get(ctx, f, "deviceSelector", out.deviceSelector);
+      case 2:
+        return get(ctx, f, "taint", out.taint);
+      default:
+        return true;
+    }
+  });
+}
+
+bool read(DecodeContext& ctx, std::string_view msg, DeviceTaintRuleStatus& out) {
+  return each(ctx, msg, [&](const Field& f) {
+    return f.number == 1 ? get(ctx, f, "conditions", out.conditions) : true;
+  });
+}
+
+bool read(DecodeContext& ctx, std::string_view msg, DeviceTaintRule& out) {
+  return readObject(ctx, msg, out);
+}
+
 }  // namespace ks::api::protocodec

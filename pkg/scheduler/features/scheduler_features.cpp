@@ -6,7 +6,7 @@
 namespace ks::features {
 namespace {
 
-constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
+constexpr std::array<UnsupportedGateValue, 11> kUnsupported = {{
     {"ClientsAllowCBOR", true,
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
@@ -15,9 +15,6 @@ constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
     {"ComponentStatusz", true, "it would serve /statusz, which kube-scheduler-cpp does not implement"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
-    {"DRADeviceTaints", true,
-     "DeviceTaintRules would taint devices (and device taints would be honoured); kube-scheduler-cpp's "
-     "DynamicResources does not watch DeviceTaintRules"},
     {"DRAExtendedResource", true,
      "extended resources backed by DRA devices would be allocated through ResourceClaims; NodeResourcesFit "
      "always checks them against the node's allocatable"},
@@ -74,6 +71,10 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRAPartitionableDevices = gates.enabled("DRAPartitionableDevices");
   f.plugins.enableDRADeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
   f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
+  // On in v1.37 (GA); the v1.34.4 table still says alpha and off, so only an explicit value counts.
+  if (gates.explicitlySet().count("DRADeviceTaints") != 0) {
+    f.plugins.enableDRADeviceTaints = gates.enabled("DRADeviceTaints");
+  }
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
   if (findFeature("DRAFractionalCapacityRange") != nullptr) {

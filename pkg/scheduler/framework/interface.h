@@ -370,6 +370,11 @@ class Handle : public PluginsRunner {
   virtual informer::SharedInformerFactory* sharedInformerFactory() const = 0;
   // Where plugins record their own metrics (preemption's); null when the scheduler records none.
   virtual metrics::Metrics* metrics() const = 0;
+  // The profile's schedulerName (upstream ProfileName()), for plugins' metric labels; empty in tests.
+  virtual const std::string& profileName() const {
+    static const std::string kEmpty;
+    return kEmpty;
+  }
   // Moves these pods to activeQ if they wait in backoffQ or unschedulablePods (upstream PodActivator);
   // thread-safe. A no-op until the scheduler wires its queue in.
   virtual void activate(const std::vector<api::PodPtr>& pods) = 0;

@@ -415,6 +415,15 @@ struct Metrics::Impl {
   HistogramFamily& batchRescoreDuration =
       histogram("scheduler_batch_rescore_duration_seconds", Stability::Alpha,
                 "Latency for rescoring a node during opportunistic batching.");
+  // DRADeviceBindingConditions (v1.37): recorded by DynamicResources' PreBind when it waited.
+  CounterFamily& draBindingConditionsAllocations =
+      counter("scheduler_dra_bindingconditions_allocations_total", Stability::Alpha,
+              "Number of allocations using devices with BindingConditions, counted per driver per scheduling "
+              "attempt");
+  HistogramFamily& draBindingConditionsWait =
+      histogram("scheduler_dra_bindingconditions_wait_duration_seconds", Stability::Alpha,
+                "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.");
+  const std::vector<double> draBindingConditionsBuckets = exponentialBuckets(0.1, 2, 14);
   GaugeFamily& leaderStatus = gauge(
       "leader_election_master_status", Stability::Alpha,
       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
@@ -749,6 +758,19 @@ void Metrics::observeQueueingHint(PluginId plugin, std::string_view event, Queue
 HistogramRef Metrics::eventHandlingRef(std::string_view event) {
   return HistogramRef(
       &impl_->eventHandling.Add({{"event", std::string(event)}}, impl_->extensionPointBuckets));
+}
+
+CounterRef Metrics::draBindingConditionsAllocationsRef(std::string_view profile, std::string_view driver,
+                                                       std::string_view status) {
+  return CounterRef(&impl_->draBindingConditionsAllocations.Add(
+      {{"profile", std::string(profile)}, {"driver", std::string(driver)}, {"status", std::string(status)}}));
+}
+
+HistogramRef Metrics::draBindingConditionsWaitRef(std::string_view profile, std::string_view driver,
+                                                  std::string_view status) {
+  return HistogramRef(&impl_->draBindingConditionsWait.Add(
+      {{"profile", std::string(profile)}, {"driver", std::string(driver)}, {"status", std::string(status)}},
+      impl_->draBindingConditionsBuckets));
 }
 
 GaugeRef Metrics::cacheSize(CacheItem item) const {

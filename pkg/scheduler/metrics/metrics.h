@@ -279,6 +279,19 @@ class Metrics {
     eventHandlingRef(event).observe(seconds);
   }
 
+  // ---- DRA binding conditions (v1.37, ALPHA; DynamicResources' PreBind after waiting for them) ----
+  // Values of the status label (upstream metrics.BindingConditionsStatus*).
+  static constexpr std::string_view kBindingConditionsSuccess = "success";
+  static constexpr std::string_view kBindingConditionsFailed = "failure";
+  static constexpr std::string_view kBindingConditionsTimeout = "timeout";
+  static constexpr std::string_view kBindingConditionsError = "error";
+  // scheduler_dra_bindingconditions_allocations_total{profile,driver,status}.
+  CounterRef draBindingConditionsAllocationsRef(std::string_view profile, std::string_view driver,
+                                                std::string_view status);
+  // scheduler_dra_bindingconditions_wait_duration_seconds{profile,driver,status} (0.1s * 2^i, 14 buckets).
+  HistogramRef draBindingConditionsWaitRef(std::string_view profile, std::string_view driver,
+                                           std::string_view status);
+
   // ---- Cache, workers, leader election ----
   // scheduler_cache_size{type}.
   GaugeRef cacheSize(CacheItem item) const;

@@ -345,5 +345,32 @@ TEST(PodCodec, ResourceClaimsInSpecContainersAndStatus) {
   EXPECT_FALSE(plain->status.extendedResourceClaimStatus.has_value());
 }
 
+// A DeviceTaintRule as kube-apiserver v1.37.2 serves it (test/api/proto/testdata/record.py).
+TEST(DeviceTaintRuleCodec, DecodesSelectorAndTaint) {
+  DeviceTaintRule r = loadFixture<DeviceTaintRule>("devicetaintrule.json");
+  EXPECT_EQ(r.metadata.name, "gpu-maintenance");
+  EXPECT_TRUE(r.metadata.namespace_.empty());
+  ASSERT_TRUE(r.spec.deviceSelector.has_value());
+  EXPECT_EQ(r.spec.deviceSelector->driver, std::optional<std::string>("gpu.example.com"));
+  EXPECT_EQ(r.spec.deviceSelector->pool, std::optional<std::string>("node-1"));
+  EXPECT_EQ(r.spec.deviceSelector->device, std::optional<std::string>("gpu-0"));
+  EXPECT_EQ(r.spec.taint.key, "example.com/maintenance");
+  EXPECT_EQ(r.spec.taint.value, "firmware-upgrade");
+  EXPECT_EQ(r.spec.taint.effect, "NoSchedule");
+  EXPECT_TRUE(r.spec.taint.timeAdded.has_value());
+  EXPECT_TRUE(r.status.conditions.empty());
+  expectRoundTrip(r);
+
+  // A selector with no field set selects every device; without a selector the rule selects none.
+  auto any = decodeJson<DeviceTaintRule>(
+      R"({"metadata":{"name":"all"},"spec":{"deviceSelector":{},"taint":{"key":"k","effect":"NoExecute"}}})");
+  ASSERT_TRUE(any.ok()) << any.error().message();
+  ASSERT_TRUE(any->spec.deviceSelector.has_value());
+  EXPECT_FALSE(any->spec.deviceSelector->driver.has_value());
+  auto none = decodeJson<DeviceTaintRule>(R"({"metadata":{"name":"none"},"spec":{"taint":{"key":"k"}}})");
+  ASSERT_TRUE(none.ok()) << none.error().message();
+  EXPECT_FALSE(none->spec.deviceSelector.has_value());
+}
+
 }  // namespace
 }  // namespace ks::api

@@ -120,6 +120,7 @@ KS_PROTO_FIXTURE(ResourceSlice, resourceslice)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_counters)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_perdevice)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_allnodes)
+KS_PROTO_FIXTURE(DeviceTaintRule, devicetaintrule)
 
 // Fields the equality above would miss if both codecs dropped them.
 TEST(ProtoObjects, PodImageVolumeIsRead) {

@@ -212,6 +212,46 @@ TEST_P(DraTest, EarlierPreFilterRejectionEndsPostFilterWithNotFound) {
             "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found");
 }
 
+// DeviceTaintRules (DRADeviceTaintRules, on in v1.37.2): a rule taints n1's GPU NoSchedule. A pod whose claim
+// does not tolerate the taint gets n2's GPU; the next pod's claim tolerates it and gets n1's, the only one
+// left.
+TEST_P(DraTest, DeviceTaintRuleKeepsIntolerantClaimsOffTheTaintedDevice) {
+  kubectlOk({"create", "namespace", "t"});
+  json rule = json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+    "metadata": {"name": "n1-maintenance"},
+    "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"},
+             "taint": {"key": "example.com/maintenance", "value": "firmware", "effect": "NoSchedule"}}})");
+  json tolerating = claimTemplate("t");
+  tolerating["metadata"]["name"] = "a100-tolerating";
+  tolerating["spec"]["spec"]["devices"]["requests"][0]["exactly"]["tolerations"] =
+      json::parse(R"([{"key": "example.com/maintenance", "operator": "Exists", "effect": "NoSchedule"}])");
+  kubectlOk({"create", "-f", "-"},
+            listOf({nodeJson("n1"), nodeJson("n2"), deviceClass(), resourceSlice("n1", "a100"),
+                    resourceSlice("n2", "a100"), claimTemplate("t"), tolerating, rule})
+                .dump());
+  startScheduler();
+  if (HasFatalFailure()) return;
+
+  kubectlOk({"create", "-f", "-"}, podWithTemplateClaim("t", "intolerant").dump());
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "intolerant") == "n2"; }, 60s))
+      << "intolerant on '" << nodeNameOf("t", "intolerant") << "'\n"
+      << schedulerLog();
+
+  json pod = podWithTemplateClaim("t", "tolerant");
+  pod["spec"]["resourceClaims"][0]["resourceClaimTemplateName"] = "a100-tolerating";
+  kubectlOk({"create", "-f", "-"}, pod.dump());
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "tolerant") == "n1"; }, 60s))
+      << "tolerant on '" << nodeNameOf("t", "tolerant") << "'\n"
+      << schedulerLog();
+  const json claim =
+      getJson({"get", "resourceclaim", "-n", "t", generatedClaim("t", "tolerant"), "-o", "json"});
+  ASSERT_TRUE(claim.is_object());
+  const json& results = claim["status"]["allocation"]["devices"]["results"];
+  ASSERT_EQ(results.size(), 1u) << claim.dump(2);
+  EXPECT_EQ(results[0].value("pool", ""), "n1") << claim.dump(2);
+  EXPECT_EQ(results[0].value("device", ""), "gpu-0") << claim.dump(2);
+}
+
 INSTANTIATE_TEST_SUITE_P(Schedulers, DraTest, ::testing::Values(Scheduler::Ours, Scheduler::Upstream),
                          [](const ::testing::TestParamInfo<Scheduler>& i) {
                            return i.param == Scheduler::Ours ? "KubeSchedulerCpp" : "UpstreamKubeScheduler";

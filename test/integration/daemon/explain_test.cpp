@@ -159,7 +159,7 @@ rules:
   resources: [replicasets, statefulsets]
   verbs: [list]
 - apiGroups: [resource.k8s.io]
-  resources: [deviceclasses, resourceslices, resourceclaims]
+  resources: [deviceclasses, resourceslices, resourceclaims, devicetaintrules]
   verbs: [list]
 )";
 

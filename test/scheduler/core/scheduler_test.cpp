@@ -852,6 +852,33 @@ TEST_F(DraEventsTest, ClassSliceAndClaimEventsRequeueThePodsOfPluginsThatWantThe
   EXPECT_TRUE(notRetriedAfter([&] { ASSERT_TRUE(client_.deleteResourceClaim("default", "c", {}).ok()); }));
 }
 
+// DRADeviceTaintRules: a rule's add, spec update and delete change the slices' devices, so each is a
+// ResourceSlice update (upstream's slice tracker); a status-only update changes no slice.
+TEST_F(DraEventsTest, DeviceTaintRuleChangesAreSliceUpdates) {
+  startWanting();
+  api::DeviceTaintRule rule;
+  rule.metadata.name = "maintenance";
+  rule.spec.deviceSelector = api::DeviceTaintSelector{std::string("gpu.example.com"), {}, {}};
+  rule.spec.taint = api::DeviceTaint{"example.com/maintenance", "", "NoSchedule", {}};
+  EXPECT_TRUE(retriedAfter([&] {
+    auto created = client_.create(rule);
+    ASSERT_TRUE(created.ok());
+    rule = *created;
+  }));
+  api::Condition condition;
+  condition.type = "EvictionInProgress";
+  condition.status = "False";
+  rule.status.conditions.push_back(condition);
+  EXPECT_TRUE(notRetriedAfter([&] {
+    auto updated = client_.update(rule);
+    ASSERT_TRUE(updated.ok());
+    rule = *updated;
+  }));
+  rule.spec.taint.effect = "NoExecute";
+  EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.update(rule).ok()); }));
+  EXPECT_TRUE(retriedAfter([&] { ASSERT_TRUE(client_.remove<api::DeviceTaintRule>("", "maintenance").ok()); }));
+}
+
 TEST_F(DraEventsTest, NoHandlersWithTheFeatureGateOff) {
   dynamicResourceAllocation_ = false;
   startWanting();

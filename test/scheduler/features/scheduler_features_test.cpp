@@ -59,6 +59,14 @@ TEST(SchedulerFeatures, HonouredGatesFlip) {
   EXPECT_TRUE(featuresFor("DRAPartitionableDevices=true").plugins.enableDRAPartitionableDevices);
   EXPECT_TRUE(featuresFor("DRADeviceBindingConditions=true").plugins.enableDRADeviceBindingConditions);
   EXPECT_TRUE(featuresFor("DRAConsumableCapacity=true").plugins.enableDRAConsumableCapacity);
+  // DRADeviceTaints: on as in v1.37 unless set (the v1.34.4 table's default is off); DRADeviceTaintRules is
+  // not in the table and stays on.
+  const auto defaults = schedulerFeatures(FeatureGate{});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(defaults->plugins.enableDRADeviceTaints);
+  EXPECT_TRUE(featuresFor("DRADeviceTaints=true").plugins.enableDRADeviceTaints);
+  EXPECT_FALSE(featuresFor("DRADeviceTaints=false").plugins.enableDRADeviceTaints);
+  EXPECT_TRUE(defaults->plugins.enableDRADeviceTaintRules);
 }
 
 TEST(SchedulerFeatures, RefusedValues) {

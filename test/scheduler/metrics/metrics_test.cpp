@@ -165,6 +165,11 @@ void recordEverything(Metrics& m) {
   m.observeBatchRescore(p, 0.00002);
   m.observeGetNodeHint(p, true, 0.00001);
   m.observeStoreScheduleResults(p, 0.00001);
+  m.draBindingConditionsAllocationsRef("default-scheduler", "gpu.example.com",
+                                       Metrics::kBindingConditionsSuccess)
+      .inc();
+  m.draBindingConditionsWaitRef("default-scheduler", "gpu.example.com", Metrics::kBindingConditionsTimeout)
+      .observe(1.5);
 }
 
 TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
@@ -208,6 +213,9 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_batch_rescore_duration_seconds", {"histogram", {"profile"}}},
       {"scheduler_get_node_hint_duration_seconds", {"histogram", {"hinted", "profile"}}},
       {"scheduler_store_schedule_results_duration_seconds", {"histogram", {"profile"}}},
+      {"scheduler_dra_bindingconditions_allocations_total", {"counter", {"profile", "driver", "status"}}},
+      {"scheduler_dra_bindingconditions_wait_duration_seconds",
+       {"histogram", {"profile", "driver", "status"}}},
   };
   std::set<std::string> gotNames;
   for (const auto& [name, f] : fams) gotNames.insert(name);
@@ -253,6 +261,12 @@ TEST(MetricsTest, HelpCarriesStabilityLevel) {
             "[ALPHA] Latency for getting a node hint.");
   EXPECT_EQ(fams["scheduler_store_schedule_results_duration_seconds"].help,
             "[ALPHA] Latency for storing scheduling results.");
+  // DRADeviceBindingConditions (v1.37), ALPHA.
+  EXPECT_EQ(fams["scheduler_dra_bindingconditions_allocations_total"].help,
+            "[ALPHA] Number of allocations using devices with BindingConditions, counted per driver per "
+            "scheduling attempt");
+  EXPECT_EQ(fams["scheduler_dra_bindingconditions_wait_duration_seconds"].help,
+            "[ALPHA] Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.");
 }
 
 TEST(MetricsTest, FreshRegistryExposesOnlyUnlabelledAndBoundedSeries) {
@@ -314,6 +328,10 @@ TEST(MetricsTest, HistogramBucketsMatchUpstream) {
                expBuckets(0.00001, 2, 12));
   expectBounds(bucketBounds(fams["scheduler_store_schedule_results_duration_seconds"], profile),
                expBuckets(0.00001, 2, 12));
+  expectBounds(
+      bucketBounds(fams["scheduler_dra_bindingconditions_wait_duration_seconds"],
+                   {{"profile", "default-scheduler"}, {"driver", "gpu.example.com"}, {"status", "timeout"}}),
+      expBuckets(0.1, 2, 14));
 }
 
 // The label values of the batching metrics, as upstream's metrics.BatchAttempt* and BatchFlush*.

@@ -332,7 +332,7 @@ FieldErrors validateDynamicResourcesArgs(const std::string& path, const DynamicR
           "must be zero or positive"));
     }
   } else if (args.filterTimeout) {
-    errs.push_back(forbidden(p, "DRASchedulerFilterTimeout feature gate is disabled"));
+    errs.push_back(forbidden(p, "DRASchedulingFilterTimeout feature gate is disabled"));
   }
   const std::string bp = childPath(path, "bindingTimeout");
   if (features.draDeviceBindingConditions && features.draResourceClaimDeviceStatus) {

@@ -56,6 +56,8 @@ dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Featur
   f.enableDRADeviceBindingConditions = features.enableDRADeviceBindingConditions;
   f.enableConsumableCapacity = features.enableDRAConsumableCapacity;
   f.enableDRAFractionalCapacityRange = features.enableDRAFractionalCapacityRange;
+  f.enableDRADeviceTaints = features.enableDRADeviceTaints;
+  f.enableDRADeviceTaintRules = features.enableDRADeviceTaintRules;
   return f;
 }
 

@@ -23,7 +23,7 @@ struct Features {
   // MatchLabelKeysInPodTopologySpread (beta, on): PodTopologySpread ANDs matchLabelKeys into the selector.
   bool enableMatchLabelKeysInPodTopologySpread = true;
   // DynamicResourceAllocation (GA, not locked) and the DRA gates the DynamicResources plugin reads (its
-  // allocator's features). DRADeviceTaints and DRAExtendedResource are refused at their non-default value.
+  // allocator's features). DRAExtendedResource is refused at its non-default value.
   bool enableDynamicResourceAllocation = true;
   bool enableDRASchedulerFilterTimeout = true;
   bool enableDRAAdminAccess = true;
@@ -34,6 +34,11 @@ struct Features {
   bool enableDRAConsumableCapacity = false;
   // DRAFractionalCapacityRange (not in the v1.34.4 gate table yet).
   bool enableDRAFractionalCapacityRange = false;  // v1.37: Beta, off unless --min-compatibility-version >= 1.37
+  // DRADeviceTaints (GA, on in v1.37; alpha and off in the v1.34.4 gate table, so only an explicit setting
+  // reaches it): the allocator skips devices with NoSchedule/NoExecute taints the request does not tolerate.
+  bool enableDRADeviceTaints = true;
+  // DRADeviceTaintRules (GA, on in v1.37; not in the v1.34.4 gate table): DeviceTaintRules taint devices.
+  bool enableDRADeviceTaintRules = true;
   // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
   // nothing.
   bool enableNodeDeclaredFeatures = true;

@@ -94,7 +94,7 @@ class Framework final : public Handle {
                                                    FrameworkOptions options = {});
   ~Framework() override;
 
-  const std::string& profileName() const { return profileName_; }
+  const std::string& profileName() const override { return profileName_; }
   // The profile's metrics handle (empty without metrics).
   metrics::ProfileId metricsProfile() const { return metricsProfile_; }
   std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }

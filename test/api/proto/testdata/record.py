@@ -49,6 +49,7 @@ KINDS = {
     "DeviceClass": ("/apis/resource.k8s.io/v1", "deviceclasses", False),
     "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
     "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
+    "DeviceTaintRule": ("/apis/resource.k8s.io/v1", "devicetaintrules", False),
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
 }

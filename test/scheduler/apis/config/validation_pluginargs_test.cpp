@@ -368,7 +368,7 @@ TEST(ValidatePluginArgsTest, DynamicResources) {
   EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", negative)),
             "filterTimeout: Invalid value: -1s: must be zero or positive");
   EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", zero, off)),
-            "filterTimeout: Forbidden: DRASchedulerFilterTimeout feature gate is disabled");
+            "filterTimeout: Forbidden: DRASchedulingFilterTimeout feature gate is disabled");
   EXPECT_EQ(aggregateMessage(validateDynamicResourcesArgs("", DynamicResourcesArgs{}, off)), "");
 }
 

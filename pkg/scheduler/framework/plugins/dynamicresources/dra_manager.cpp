@@ -1,5 +1,7 @@
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 
+#include <algorithm>
+
 namespace ks::plugins::dynamicresources {
 
 namespace {
@@ -24,11 +26,32 @@ class InformerDeviceClassLister final : public framework::DeviceClassLister {
 
 }  // namespace
 
-DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity)
+framework::ResourceSlicePtr applyDeviceTaintRules(
+    const framework::ResourceSlicePtr& slice,
+    const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules) {
+  std::shared_ptr<api::ResourceSlice> patched;  // copied when the first rule applies
+  for (const auto& rule : rules) {
+    const auto& selector = rule->spec.deviceSelector;
+    if (!selector) continue;
+    if (selector->driver && *selector->driver != slice->spec.driver) continue;
+    if (selector->pool && *selector->pool != slice->spec.pool.name) continue;
+    for (size_t i = 0; i < slice->spec.devices.size(); ++i) {
+      if (selector->device && *selector->device != slice->spec.devices[i].name) continue;
+      if (!patched) patched = std::make_shared<api::ResourceSlice>(*slice);
+      patched->spec.devices[i].taints.push_back(rule->spec.taint);
+    }
+  }
+  if (!patched) return slice;
+  return patched;
+}
+
+DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity,
+                                     bool enableDeviceTaintRules)
     : enableConsumableCapacity_(enableConsumableCapacity),
       claims_(std::make_unique<ClaimAssumeCache>("ResourceClaim")),
       allocatedDevices_(std::make_unique<AllocatedDevices>(enableConsumableCapacity)),
       slices_(factory.resourceSlices()),
+      taintRules_(enableDeviceTaintRules ? &factory.deviceTaintRules() : nullptr),
       classes_(std::make_shared<InformerDeviceClassLister>(factory.deviceClasses())) {
   claims_->watch(factory.resourceClaims());
   claims_->addEventHandler(allocatedDevices_->handlers());
@@ -109,7 +132,16 @@ void DefaultDRAManager::assumedClaimRestore(const std::string& ns, const std::st
 }
 
 Result<std::vector<framework::ResourceSlicePtr>> DefaultDRAManager::listWithDeviceTaintRules() const {
-  return slices_.store().list();
+  std::vector<framework::ResourceSlicePtr> slices = slices_.store().list();
+  if (taintRules_ == nullptr) return slices;
+  auto rules = taintRules_->store().list();
+  if (rules.empty()) return slices;
+  // Upstream applies the rules in its informer's (map) order; by name here, so that a device's taints
+  // have one order.
+  std::sort(rules.begin(), rules.end(),
+            [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; });
+  for (auto& slice : slices) slice = applyDeviceTaintRules(slice, rules);
+  return slices;
 }
 
 std::vector<framework::ResourceClaimPtr> DefaultDRAManager::inFlightClaimsForTest() const {

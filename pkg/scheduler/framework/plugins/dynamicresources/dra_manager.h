@@ -3,9 +3,9 @@
 // Claims come from an assume cache over the claim informer (PreBind assumes the claims it wrote, so the
 // next pods' PreFilter sees their allocation before the informer does), plus a map of in-flight
 // allocations (Reserve -> PreBind) so that two pods never get the same device, and the set of allocated
-// devices maintained from the cache's events. Slices come straight from the slice informer: upstream's
-// slice tracker only differs from it with DRADeviceTaints (DeviceTaintRules), which kube-scheduler-cpp
-// refuses at start. Classes come from the class informer.
+// devices maintained from the cache's events. Slices come from the slice informer with the DeviceTaintRules
+// applied (upstream's slice tracker, ListPatchedResourceSlices) while DRADeviceTaintRules is on. Classes come
+// from the class informer.
 
 #include <map>
 #include <memory>
@@ -23,13 +23,22 @@ namespace ks::plugins::dynamicresources {
 
 using ClaimAssumeCache = assumecache::AssumeCache<api::ResourceClaim>;
 
+// Upstream tracker.applyPatches: `slice` with each rule's taint appended to the devices its selector picks
+// (driver, pool and device name, each when set; a rule without a selector picks none), in the order of
+// `rules`. Returns `slice` itself when no rule applies.
+framework::ResourceSlicePtr applyDeviceTaintRules(
+    const framework::ResourceSlicePtr& slice,
+    const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules);
+
 class DefaultDRAManager final : public framework::SharedDRAManager,
                                 private framework::ResourceClaimTracker,
                                 private framework::ResourceSliceLister {
  public:
-  // Registers on the factory's claim, slice and class informers; call before the factory starts. The
-  // factory must outlive the manager.
-  DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity = false);
+  // Registers on the factory's claim, slice and class informers (and the DeviceTaintRule one with
+  // `enableDeviceTaintRules`, the DRADeviceTaintRules gate, on by default in v1.37); call before the factory
+  // starts. The factory must outlive the manager.
+  DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity = false,
+                    bool enableDeviceTaintRules = true);
 
   framework::ResourceClaimTracker& resourceClaims() override { return *this; }
   const framework::ResourceSliceLister& resourceSlices() const override { return *this; }
@@ -53,13 +62,14 @@ class DefaultDRAManager final : public framework::SharedDRAManager,
   Result<void> assumeClaimAfterAPICall(framework::ResourceClaimPtr claim) override;
   void assumedClaimRestore(const std::string& ns, const std::string& name) override;
 
-  // ResourceSliceLister
+  // ResourceSliceLister: every slice, each device carrying the taints of the rules that select it.
   Result<std::vector<framework::ResourceSlicePtr>> listWithDeviceTaintRules() const override;
 
   const bool enableConsumableCapacity_;
   std::unique_ptr<ClaimAssumeCache> claims_;
   std::unique_ptr<AllocatedDevices> allocatedDevices_;
   informer::SharedInformer<api::ResourceSlice>& slices_;
+  informer::SharedInformer<api::DeviceTaintRule>* taintRules_ = nullptr;  // null: DRADeviceTaintRules off
   std::shared_ptr<const framework::DeviceClassLister> classes_;
 
   // Claims allocated in Reserve whose allocation PreBind has not written yet, by claim UID. While a

@@ -8,6 +8,7 @@
 #include <semaphore>
 #include <set>
 #include <stop_token>
+#include <string_view>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -17,7 +18,9 @@
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/event_objects.h"
+#include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/signers.h"
+#include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::plugins::dynamicresources {
 
@@ -31,6 +34,19 @@ namespace {
 // (upstream's default), polling them every 5 s.
 constexpr std::chrono::seconds kBindingTimeoutDefault{600};
 constexpr std::chrono::seconds kBindingPollInterval{5};
+// Upstream ErrDeviceBindingTimeout / ErrDeviceBindingFailed: the prefixes PreBind's errors start with, which
+// also pick the binding-conditions metrics' status label.
+constexpr std::string_view kErrDeviceBindingTimeout = "device binding timeout";
+constexpr std::string_view kErrDeviceBindingFailed = "device binding failed";
+
+// The status label of the binding-conditions metrics for PreBind's wait outcome.
+std::string_view bindingConditionsStatusLabel(const std::optional<Error>& err) {
+  if (!err) return metrics::Metrics::kBindingConditionsSuccess;
+  if (err->message().starts_with(kErrDeviceBindingTimeout))
+    return metrics::Metrics::kBindingConditionsTimeout;
+  if (err->message().starts_with(kErrDeviceBindingFailed)) return metrics::Metrics::kBindingConditionsFailed;
+  return metrics::Metrics::kBindingConditionsError;
+}
 
 std::string kobj(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -188,7 +204,8 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
   if (manager == nullptr) {
     informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
     if (factory == nullptr) return Error("SharedInformerFactory is nil");
-    own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity);
+    own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity,
+                                              features.enableDRADeviceTaintRules);
     manager = own.get();
   }
   const auto filterTimeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -507,6 +524,66 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
   return Status(Code::Unschedulable);
 }
 
+Result<int64_t> computeScore(std::span<const ResourceClaimPtr> claims,
+                             std::span<const api::AllocationResult> allocations) {
+  // resource.k8s.io FirstAvailableDeviceRequestMaxSize: the first alternative scores 8, the last 1.
+  constexpr int64_t kFirstAvailableDeviceRequestMaxSize = 8;
+  int64_t score = 0;
+  size_t unallocatedIndex = 0;
+  for (const auto& claim : claims) {
+    // Claims allocated before this cycle carry their allocation; Filter's results follow claim order.
+    const api::AllocationResult* allocation = nullptr;
+    if (claim->status.allocation) {
+      allocation = &*claim->status.allocation;
+    } else {
+      if (unallocatedIndex >= allocations.size()) {
+        return Error("number of allocations " + std::to_string(allocations.size()) +
+                     " is smaller than number of claims needing allocation");
+      }
+      allocation = &allocations[unallocatedIndex++];
+    }
+    std::set<std::string_view> allocatedSubRequests;
+    for (const auto& r : allocation->devices.results) {
+      if (r.request.find('/') != std::string::npos) allocatedSubRequests.insert(r.request);
+    }
+    for (const auto& req : claim->spec.devices.requests) {
+      if (req.exactly) continue;
+      for (size_t i = 0; i < req.firstAvailable.size(); ++i) {
+        if (allocatedSubRequests.count(req.name + "/" + req.firstAvailable[i].name) != 0) {
+          score += kFirstAvailableDeviceRequestMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return score;
+}
+
+Status DynamicResources::score(framework::CycleState& cs, const framework::PodInfo&,
+                               const framework::NodeInfo& nodeInfo, int64_t& score) {
+  score = 0;
+  if (!enabled_ || !features_.enableDRAPrioritizedList) return {};
+  auto stateResult = stateOf(cs);
+  if (!stateResult.ok()) return Status::fromError(stateResult.error());
+  StateData::Data& state = **stateResult;
+  if (state.claims.empty()) return {};
+  const api::Node* node = nodeInfo.node();
+  if (node == nullptr) return Status::error("node not found");
+  // Filter is done with the node; the lock only guards the map against Filter's concurrent inserts.
+  std::lock_guard lock(state.mu);
+  auto it = state.nodeAllocations.find(node->metadata.name);
+  if (it == state.nodeAllocations.end()) return {};
+  auto computed = computeScore(state.claims, it->second);
+  if (!computed.ok()) return Status::fromError(computed.error());
+  score = *computed;
+  return {};
+}
+
+Status DynamicResources::normalizeScore(framework::CycleState&, const framework::PodInfo&,
+                                        framework::NodeScoreList& scores) {
+  if (!enabled_) return {};
+  return helper::defaultNormalizeScore(framework::kMaxNodeScore, false, scores);
+}
+
 Status DynamicResources::reserve(framework::CycleState& cs, const framework::PodInfo&,
                                  const std::string& nodeName) {
   if (!enabled_) return {};
@@ -678,8 +755,8 @@ Result<bool> DynamicResources::isClaimReadyForBinding(const api::ResourceClaim& 
     for (const auto& cond : result.bindingFailureConditions) {
       const api::Condition* failed = findCondition(status->conditions, cond);
       if (failed != nullptr && failed->status == "True") {
-        return Error("claim " + claim.metadata.name + " binding failed: reason=" + failed->reason +
-                     ", message=\"" + failed->message + "\"");
+        return Error(std::string(kErrDeviceBindingFailed) + ": claim=" + claim.metadata.name +
+                     ", reason=" + failed->reason + ", message=" + config::goQuote(failed->message));
       }
     }
     for (const auto& cond : result.bindingConditions) {
@@ -712,7 +789,9 @@ Result<bool> DynamicResources::isPodReadyForBinding(StateData& stateData) const 
     auto ready = isClaimReadyForBinding(*claim);
     if (!ready.ok()) return ready.error();
     if (!*ready) {
-      if (isClaimTimeout(*claim)) return Error("claim " + claim->metadata.name + " binding timeout");
+      if (isClaimTimeout(*claim)) {
+        return Error(std::string(kErrDeviceBindingTimeout) + ": claim=" + claim->metadata.name);
+      }
       return false;
     }
   }
@@ -745,15 +824,23 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
                      "Scheduling", "waiting for binding conditions for device on node " + nodeName);
   }
   Clock& clock = handle_.clock();
-  const auto deadline = clock.now() + bindingTimeout_;
+  const auto start = clock.now();
+  const auto deadline = start + bindingTimeout_;
+  std::optional<Error> err;
   for (;;) {
     auto ready = isPodReadyForBinding(*stateData);
-    if (!ready.ok()) return Status::fromError(ready.error());
-    if (*ready) return {};
-    if (stop.stop_requested()) return Status::error("context canceled");
+    if (!ready.ok()) {
+      err = ready.error();
+      break;
+    }
+    if (*ready) break;
+    if (stop.stop_requested()) {
+      err = Error("context canceled");
+      break;
+    }
     if (clock.now() + kBindingPollInterval > deadline) {
-      // The next attempt's PreFilter notices the timeout or failure and recovers.
-      return Status::error("device binding timeout");
+      err = Error(std::string(kErrDeviceBindingTimeout) + ": context deadline exceeded");
+      break;
     }
     // Released by the next poll's timer (shared with it: it may fire later) or by the shutdown.
     auto wake = std::make_shared<std::counting_semaphore<>>(0);
@@ -761,6 +848,29 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
     const std::stop_callback onStop(stop, [&wake] { wake->release(); });
     wake->acquire();
     timer->stop();
+  }
+  recordBindingConditionsMetrics(state.claims, bindingConditionsStatusLabel(err),
+                                 std::chrono::duration<double>(clock.now() - start).count());
+  // The next attempt's PreFilter notices the timeout or failure and recovers.
+  if (err) return Status::fromError(*err);
+  return {};
+}
+
+void DynamicResources::recordBindingConditionsMetrics(const std::vector<ResourceClaimPtr>& claims,
+                                                      std::string_view statusLabel, double seconds) const {
+  metrics::Metrics* m = handle_.metrics();
+  if (m == nullptr) return;
+  const std::string& profile = handle_.profileName();
+  for (const auto& claim : claims) {
+    if (!claim->status.allocation) continue;
+    // The wait is observed once per allocated device, the count once per device with binding conditions.
+    for (const auto& r : claim->status.allocation->devices.results) {
+      m->draBindingConditionsWaitRef(profile, r.driver, statusLabel).observe(seconds);
+    }
+    for (const auto& r : claim->status.allocation->devices.results) {
+      if (!r.bindingConditions.empty())
+        m->draBindingConditionsAllocationsRef(profile, r.driver, statusLabel).inc();
+    }
   }
 }
 

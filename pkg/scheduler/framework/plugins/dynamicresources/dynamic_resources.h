@@ -10,6 +10,8 @@
 //               claims.
 //   Filter      allocated claims' node selectors; the allocator for the unallocated ones on this node,
 //               within filterTimeout ("timed out trying to allocate devices").
+//   Score       (DRAPrioritizedList) prefers nodes where the claims got earlier firstAvailable
+//               alternatives: 8 - i per allocated subrequest i; normalized to [0, 100].
 //   PostFilter  deallocates one allocated claim that was unavailable on some node and not used by another
 //               pod, so the next attempt may allocate it elsewhere; without one, Unschedulable and no reason.
 //   Reserve     the node's allocations become in flight: concurrent pods do not get the same devices.
@@ -38,7 +40,15 @@ namespace ks::plugins::dynamicresources {
 
 class DefaultDRAManager;
 
-// The gates the plugin reads (upstream feature.Features), v1.34 defaults.
+// Upstream computeScore: for each claim (allocated ones use their allocation, the others the next entry of
+// `allocations`, Filter's results for the node in claim order), adds
+// FirstAvailableDeviceRequestMaxSize (8) - i for each allocated subrequest i of a firstAvailable request.
+// Fails when `allocations` holds fewer results than there are unallocated claims.
+Result<int64_t> computeScore(std::span<const std::shared_ptr<const api::ResourceClaim>> claims,
+                             std::span<const api::AllocationResult> allocations);
+
+// The gates the plugin reads (upstream feature.Features), v1.34 defaults but for DRADeviceTaints and
+// DRADeviceTaintRules (GA and on in v1.37).
 struct DynamicResourcesFeatures {
   bool enableDynamicResourceAllocation = true;
   bool enableDRASchedulerFilterTimeout = true;
@@ -46,7 +56,9 @@ struct DynamicResourcesFeatures {
   bool enableDRAAdminAccess = true;
   bool enableDRAPrioritizedList = true;
   bool enableDRAResourceClaimDeviceStatus = true;
-  bool enableDRADeviceTaints = false;
+  bool enableDRADeviceTaints = true;
+  // The DRA manager applies DeviceTaintRules to the slices (only when the plugin builds its own manager).
+  bool enableDRADeviceTaintRules = true;
   bool enablePartitionableDevices = false;
   bool enableDRADeviceBindingConditions = false;
   bool enableConsumableCapacity = false;
@@ -59,6 +71,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
+                               public framework::ScorePlugin,
+                               public framework::ScoreExtensions,
                                public framework::ReservePlugin,
                                public framework::PreBindPlugin,
                                public framework::EnqueueExtensions,
@@ -93,6 +107,11 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filteredNodeStatusMap,
                                framework::PostFilterResult& result) override;
+  framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,
+                          const framework::NodeInfo& nodeInfo, int64_t& score) override;
+  framework::ScoreExtensions* scoreExtensions() override { return this; }
+  framework::Status normalizeScore(framework::CycleState& state, const framework::PodInfo& pod,
+                                   framework::NodeScoreList& scores) override;
   framework::Status reserve(framework::CycleState& state, const framework::PodInfo& pod,
                             const std::string& nodeName) override;
   void unreserve(framework::CycleState& state, const framework::PodInfo& pod,
@@ -135,6 +154,9 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   Result<bool> isClaimReadyForBinding(const api::ResourceClaim& claim) const;
   bool isClaimTimeout(const api::ResourceClaim& claim) const;
   Result<bool> isPodReadyForBinding(StateData& state) const;
+  // scheduler_dra_bindingconditions_{wait_duration_seconds,allocations_total} after PreBind's wait.
+  void recordBindingConditionsMetrics(const std::vector<framework::ResourceClaimPtr>& claims,
+                                      std::string_view statusLabel, double seconds) const;
 
   bool enabled_ = false;
   Features features_;

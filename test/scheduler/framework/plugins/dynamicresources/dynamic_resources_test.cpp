@@ -41,6 +41,7 @@
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dynamic_resources.h"
+#include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/util/manual_clock.h"
 #include "test/scheduler/framework/plugins/testing/fake_handle.h"
 #include "test/support/wrappers.h"
@@ -196,6 +197,27 @@ class ClaimWrapper {
     sub.count = 1;
     sub.deviceClassName = className;
     r.firstAvailable.push_back(sub);
+    c_.spec.devices.requests.push_back(std::move(r));
+    return *this;
+  }
+  // st.NamedRequestWithPrioritizedList: subrequests given as (name, count); `selector` (CEL) on the first.
+  ClaimWrapper& namedRequestWithPrioritizedList(const std::string& name,
+                                                std::vector<std::pair<std::string, int64_t>> subs,
+                                                const std::string& className = kClassName,
+                                                const std::string& firstSelector = "") {
+    api::DeviceRequest r;
+    r.name = name;
+    for (const auto& [subName, count] : subs) {
+      api::DeviceSubRequest sub;
+      sub.name = subName;
+      sub.allocationMode = std::string(api::kDeviceAllocationModeExactCount);
+      sub.count = count;
+      sub.deviceClassName = className;
+      if (r.firstAvailable.empty() && !firstSelector.empty()) {
+        sub.selectors.push_back(api::DeviceSelector{api::CELDeviceSelector{firstSelector}});
+      }
+      r.firstAvailable.push_back(sub);
+    }
     c_.spec.devices.requests.push_back(std::move(r));
     return *this;
   }
@@ -481,6 +503,8 @@ struct PluginCase {
   bool enableDRADeviceTaints = false;
   bool disableDRASchedulerFilterTimeout = false;
   std::string skip;
+  // Checks the plugin's metrics (the Prometheus text) after the run.
+  std::function<void(const std::string&)> metrics;
 };
 
 [[maybe_unused]] void PrintTo(const PluginCase& c, std::ostream* os) {
@@ -529,6 +553,21 @@ Want allocates(const api::ResourceClaim& allocated, const api::ResourceClaim& in
   w.prebind.changes = allocatedAndReserved(allocated, inUse);
   w.postbind.assumedClaim = reserve(allocated, podWithClaimName());
   return w;
+}
+
+// Upstream's metrics checks: one increment of allocations_total and one wait_duration sample, both for
+// driver kDriver, profile "default-scheduler" and `status`.
+std::function<void(const std::string&)> oneBindingConditionsOutcome(const std::string& status) {
+  return [status](const std::string& text) {
+    const std::string labels =
+        "{driver=\"" + kDriver + "\",profile=\"default-scheduler\",status=\"" + status + "\"}";
+    EXPECT_NE(text.find("scheduler_dra_bindingconditions_allocations_total" + labels + " 1\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("scheduler_dra_bindingconditions_wait_duration_seconds_count" + labels + " 1\n"),
+              std::string::npos)
+        << text;
+  };
 }
 
 std::vector<PluginCase> pluginCases() {
@@ -900,6 +939,7 @@ std::vector<PluginCase> pluginCases() {
                  .enableDRADeviceBindingConditions = true,
                  .enableDRAResourceClaimDeviceStatus = true};
     c.want.prebind.changes = addReservation();
+    c.metrics = oneBindingConditionsOutcome("success");
     cases.push_back(c);
   }
   {
@@ -933,7 +973,8 @@ std::vector<PluginCase> pluginCases() {
         .enableDRADeviceBindingConditions = true,
         .enableDRAResourceClaimDeviceStatus = true};
     c.want.prebind.changes = addReservation();
-    c.want.prebind.status = Status::error("claim " + kClaimName + " binding timeout");
+    c.want.prebind.status = Status::error("device binding timeout: claim=" + kClaimName);
+    c.metrics = oneBindingConditionsOutcome("timeout");
     cases.push_back(c);
   }
   {
@@ -1015,6 +1056,8 @@ class TestEnv {
     handle_.setClient(&client_);
     handle_.setSharedInformerFactory(&factory_);
     handle_.setClock(&clock_);
+    handle_.setMetrics(&metrics_);
+    handle_.setProfileName("default-scheduler");
   }
   ~TestEnv() { factory_.stop(); }
   TestEnv(const TestEnv&) = delete;
@@ -1156,8 +1199,10 @@ class TestEnv {
 
   plugintesting::FakeHandle& handle() { return handle_; }
   client::MemoryClient& api() { return client_; }
+  const metrics::Metrics& metrics() const { return metrics_; }
 
  private:
+  metrics::Metrics metrics_;
   ManualClock clock_{kStart + std::chrono::milliseconds(1)};
   client::MemoryClient client_;
   informer::SharedInformerFactory factory_{client_};
@@ -1292,6 +1337,7 @@ TEST_P(PluginTest, Run) {
       EXPECT_TRUE(preFlightResult.allowParallel);
       Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName, {}); });
       verify("prebind", tc.want.prebind, initial, preBindStatus);
+      if (tc.metrics) tc.metrics(env.metrics().scrape());
       if (tc.want.unreserveAfterBindFailure) {
         initial = env.listAll();
         pl->unreserve(state, *podInfo, nodeName);
@@ -1563,6 +1609,224 @@ TEST(DynamicResources, InFlightAllocationBlocksDevice) {
   framework::CycleState s3;
   ASSERT_TRUE(pl.preFilter(s3, *pod2, nodes, r).isSuccess());
   EXPECT_TRUE(pl.filter(s3, *pod2, *node).isSuccess());
+}
+
+// ---- Score (v1.37 Test_computesScore, TestNormalizeScore, the TestPlugin "*-prioritized-list-scoring"
+// cases) ----
+
+std::vector<std::pair<std::string, int64_t>> subreqs(int n, int64_t count = 1) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (int i = 1; i <= n; ++i) out.emplace_back("subreq-" + std::to_string(i), count);
+  return out;
+}
+
+api::AllocationResult requestsAllocated(const std::vector<std::string>& requests) {
+  api::AllocationResult a;
+  for (const auto& r : requests) {
+    api::DeviceRequestAllocationResult d;
+    d.request = r;
+    a.devices.results.push_back(d);
+  }
+  return a;
+}
+
+TEST(DynamicResources, ComputeScore) {
+  struct Case {
+    std::string name;
+    std::vector<api::ResourceClaim> claims;
+    std::vector<api::AllocationResult> allocations;
+    int64_t expectedScore = 0;
+    bool expectErr = false;
+  };
+  const std::vector<Case> cases = {
+      {"more-claims-than-allocations",
+       {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(1)).obj(),
+        makeClaim().namedRequestWithPrioritizedList("req-2", subreqs(1)).obj()},
+       {},
+       0,
+       true},
+      {"mix-of-allocated-and-unallocated-claims",
+       {allocatedClaim(), pendingClaim2()},
+       {allocationResult2()},
+       0},
+      {"single-request-only-subrequest-allocated",
+       {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(1)).obj()},
+       {requestsAllocated({"req-1/subreq-1"})},
+       8},
+      {"single-request-last-subrequest-allocated",
+       {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(8)).obj()},
+       {requestsAllocated({"req-1/subreq-8"})},
+       1},
+      {"multiple-requests-with-middle-subrequests-allocated",
+       {makeClaim()
+            .namedRequestWithPrioritizedList("req-1", subreqs(4))
+            .namedRequestWithPrioritizedList("req-2", subreqs(5))
+            .obj()},
+       {requestsAllocated({"req-1/subreq-4", "req-2/subreq-5"})},
+       9},
+      {"multiple-requests-with-top-subrequests-allocated",
+       {makeClaim()
+            .namedRequestWithPrioritizedList("req-1", subreqs(8))
+            .namedRequestWithPrioritizedList("req-2", subreqs(1))
+            .obj()},
+       {requestsAllocated({"req-1/subreq-8", "req-2/subreq-1"})},
+       9},
+      {"multiple-claims-with-last-subrequests-allocated",
+       {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(8)).obj(),
+        makeClaim().namedRequestWithPrioritizedList("req-2", subreqs(8)).obj()},
+       {requestsAllocated({"req-1/subreq-8"}), requestsAllocated({"req-2/subreq-8"})},
+       2},
+      {"multiple-claims-with-top-subrequests-allocated",
+       {makeClaim().namedRequestWithPrioritizedList("req-1", subreqs(1)).obj(),
+        makeClaim().namedRequestWithPrioritizedList("req-2", subreqs(1)).obj()},
+       {requestsAllocated({"req-1/subreq-1"}), requestsAllocated({"req-2/subreq-1"})},
+       16},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<ClaimPtr> claims;
+    for (const auto& c : tc.claims) claims.push_back(std::make_shared<const api::ResourceClaim>(c));
+    auto score = computeScore(claims, tc.allocations);
+    if (tc.expectErr) {
+      EXPECT_FALSE(score.ok());
+      continue;
+    }
+    ASSERT_TRUE(score.ok()) << score.error().message();
+    EXPECT_EQ(*score, tc.expectedScore);
+  }
+}
+
+TEST(DynamicResources, NormalizeScore) {
+  using framework::NodeScoreList;
+  constexpr int64_t kMax32 = 2147483647;
+  struct Case {
+    std::string name;
+    NodeScoreList scores, expected;
+  };
+  const std::vector<Case> cases = {
+      {"empty", {}, {}},
+      {"single-score", {{"node-1", 42}}, {{"node-1", 100}}},
+      {"all-same", {{"node-1", 8}, {"node-2", 8}}, {{"node-1", 100}, {"node-2", 100}}},
+      {"all-same-very-large", {{"node-1", kMax32}, {"node-2", kMax32}}, {{"node-1", 100}, {"node-2", 100}}},
+      {"max-and-min-values", {{"node-1", kMax32}, {"node-2", 0}}, {{"node-1", 100}, {"node-2", 0}}},
+      {"mid-value",
+       {{"node-1", 99}, {"node-2", 98}, {"node-3", 97}},
+       {{"node-1", 100}, {"node-2", 98}, {"node-3", 97}}},
+      {"large-spread-lost-precision",
+       {{"node-1", kMax32}, {"node-2", kMax32 - 1}, {"node-3", 1}, {"node-4", 0}},
+       {{"node-1", 100}, {"node-2", 99}, {"node-3", 0}, {"node-4", 0}}},
+  };
+  TestEnv env;
+  auto& pl = env.create(nullptr, DynamicResources::Features{});
+  auto pod = plugintesting::podInfo(podWithClaimName());
+  framework::CycleState state;
+  for (auto tc : cases) {
+    SCOPED_TRACE(tc.name);
+    EXPECT_TRUE(pl.normalizeScore(state, *pod, tc.scores).isSuccess());
+    EXPECT_EQ(tc.scores, tc.expected);
+  }
+}
+
+// The scoring part of TestPlugin's "*-prioritized-list-scoring" cases: PreFilter, Filter on every node,
+// Score and NormalizeScore over the nodes that passed (Reserve and PreBind as in the other cases).
+TEST(DynamicResources, PrioritizedListScoring) {
+  const std::string selector = "device.attributes[\"" + kDriver + "\"]." + kAttrName;
+  auto owned = [](ClaimWrapper w) {
+    return w.namespace_(kNamespace).ownerReference(kPodName, kPodUID).obj();
+  };
+  auto slice = [](const std::string& node, int devices,
+                  std::map<std::string, api::DeviceAttribute> attrs = {}) {
+    auto s = makeSlice(node, kDriver);
+    for (int i = 1; i <= devices; ++i) addDevice(s, "instance-" + std::to_string(i), attrs);
+    return s;
+  };
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    std::vector<api::ResourceClaim> claims;
+    std::vector<std::string> nodes;
+    std::vector<api::ResourceSlice> slices;
+    std::map<std::string, Status> filter;
+    std::map<std::string, int64_t> scores;
+    framework::NodeScoreList normalized;
+  };
+  const std::vector<Case> cases = {
+      {"single-claim-prioritized-list-scoring",
+       podWithClaimName(),
+       {owned(makeClaim()
+                  .name(kClaimName)
+                  .namedRequestWithPrioritizedList("req-1", {{"subreq-1", 1}, {"subreq-2", 1}}, kClassName,
+                                                   selector))},
+       {kNodeName, kNode2Name},
+       {slice(kNodeName, 1, {{kAttrName, boolAttr(true)}}),
+        slice(kNode2Name, 1, {{kAttrName, boolAttr(false)}})},
+       {},
+       {{kNodeName, 8}, {kNode2Name, 7}},
+       {{kNodeName, 100}, {kNode2Name, 87}}},
+      {"multiple-claims-prioritized-list-scoring",
+       podWithTwoClaimNames(),
+       {owned(makeClaim().name(kClaimName).namedRequestWithPrioritizedList("req-1", subreqs(1))),
+        owned(makeClaim()
+                  .name(kClaimName2)
+                  .namedRequestWithPrioritizedList(
+                      "req-1", {{"subreq-1", 4}, {"subreq-2", 3}, {"subreq-3", 2}, {"subreq-4", 1}}))},
+       {kNodeName, kNode2Name, kNode3Name},
+       {slice(kNodeName, 4), slice(kNode2Name, 2), slice(kNode3Name, 1)},
+       {{kNode3Name, unresolvable("cannot allocate all claims")}},
+       {{kNodeName, 15}, {kNode2Name, 13}},
+       {{kNodeName, 100}, {kNode2Name, 86}}},
+      {"multiple-requests-prioritized-list-scoring",
+       podWithClaimName(),
+       {owned(makeClaim()
+                  .name(kClaimName)
+                  .namedRequestWithPrioritizedList("req-1", {{"subreq-1", 2}, {"subreq-2", 1}})
+                  .namedRequestWithPrioritizedList("req-2", {{"subreq-1", 2}, {"subreq-2", 1}}))},
+       {kNodeName, kNode2Name, kNode3Name},
+       {slice(kNodeName, 4), slice(kNode2Name, 3), slice(kNode3Name, 2)},
+       {},
+       {{kNodeName, 16}, {kNode2Name, 15}, {kNode3Name, 14}},
+       {{kNodeName, 100}, {kNode2Name, 93}, {kNode3Name, 87}}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    TestEnv env;
+    for (const auto& s : tc.slices) env.add(s);
+    for (const auto& c : tc.claims) env.add(c);
+    env.add(deviceClass());
+    DynamicResources::Features features;
+    features.enableDRAPrioritizedList = true;
+    auto& pl = env.create(nullptr, features);
+    env.start();
+    env.waitForInformer();
+    std::vector<framework::NodeInfoPtr> nodes;
+    for (const auto& n : tc.nodes) nodes.push_back(plugintesting::nodeInfoWith(makeNode(n)));
+    auto pod = plugintesting::podInfo(tc.pod);
+    framework::CycleState state;
+    framework::PreFilterResult pf;
+    ASSERT_TRUE(pl.preFilter(state, *pod, nodes, pf).isSuccess());
+    framework::NodeScoreList scores;
+    for (const auto& node : nodes) {
+      const std::string& name = node->node()->metadata.name;
+      const Status status = pl.filter(state, *pod, *node);
+      auto want = tc.filter.find(name);
+      EXPECT_EQ(status, want == tc.filter.end() ? Status() : want->second) << name;
+      if (!status.isSuccess()) continue;
+      int64_t score = -1;
+      EXPECT_TRUE(pl.score(state, *pod, *node, score).isSuccess());
+      EXPECT_EQ(score, tc.scores.at(name)) << name;
+      scores.push_back({name, score});
+    }
+    EXPECT_TRUE(pl.normalizeScore(state, *pod, scores).isSuccess());
+    EXPECT_EQ(scores, tc.normalized);
+    // Without DRAPrioritizedList the plugin does not score.
+    DynamicResources::Features off;
+    off.enableDRAPrioritizedList = false;
+    TestEnv env2;
+    auto& plOff = env2.create(nullptr, off);
+    int64_t score = -1;
+    EXPECT_TRUE(plOff.score(state, *pod, *nodes[0], score).isSuccess());
+    EXPECT_EQ(score, 0);
+  }
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ class FakeHandle final : public framework::Handle {
   void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
   void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
   void setMetrics(metrics::Metrics* m) { metrics_ = m; }
+  void setProfileName(std::string name) { profileName_ = std::move(name); }
   void setClock(Clock* c) { clock_ = c; }
   // Pods passed to activate(), in call order.
   std::vector<api::PodPtr> activatedPods() const;
@@ -75,6 +76,7 @@ class FakeHandle final : public framework::Handle {
   framework::parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
   framework::PodNominator* podNominator() const override { return nominator_; }
   metrics::Metrics* metrics() const override { return metrics_; }
+  const std::string& profileName() const override { return profileName_; }
   void activate(const std::vector<api::PodPtr>& pods) override;
   std::stop_token stopToken() const override { return stop_.get_token(); }
   Clock& clock() const override { return clock_ != nullptr ? *clock_ : realClock(); }
@@ -112,6 +114,7 @@ class FakeHandle final : public framework::Handle {
   framework::EventRecorder* recorder_ = nullptr;
   framework::PodNominator* nominator_ = nullptr;
   metrics::Metrics* metrics_ = nullptr;
+  std::string profileName_;
   Clock* clock_ = nullptr;  // realClock() when null
   mutable std::mutex activatedMu_;
   std::vector<api::PodPtr> activated_;
