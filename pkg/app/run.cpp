@@ -314,6 +314,7 @@ int runDaemon(const Options& options) {
   so.enableOpportunisticBatching = options.schedulerFeatures.enableOpportunisticBatching;
   so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
   so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
+  so.draExtendedResource = options.schedulerFeatures.plugins.enableDRAExtendedResource;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;

@@ -103,6 +103,8 @@ struct SchedulerOptions {
   bool dynamicResourceAllocation = true;
   // DRAConsumableCapacity feature gate: the DRA manager tracks shared devices' consumed capacity.
   bool draConsumableCapacity = false;
+  // DRAExtendedResource (GA and locked on in v1.37): the DRA manager keeps the extended-resource cache.
+  bool draExtendedResource = true;
   // NominatedNodeNameForExpectation feature gate: the binding cycle runs PreBind's pre-flight first and,
   // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
   // so that other components (the cluster autoscaler) see where the pod is going.

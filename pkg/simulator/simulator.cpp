@@ -321,6 +321,7 @@ struct SchedulerRun {
     so.enableOpportunisticBatching = options.features.enableOpportunisticBatching;
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
+    so.draExtendedResource = options.features.plugins.enableDRAExtendedResource;
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

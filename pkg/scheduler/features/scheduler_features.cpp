@@ -6,7 +6,7 @@
 namespace ks::features {
 namespace {
 
-constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
+constexpr std::array<UnsupportedGateValue, 11> kUnsupported = {{
     {"ClientsAllowCBOR", true,
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
@@ -18,9 +18,6 @@ constexpr std::array<UnsupportedGateValue, 12> kUnsupported = {{
     {"DRADeviceTaints", true,
      "DeviceTaintRules would taint devices (and device taints would be honoured); kube-scheduler-cpp's "
      "DynamicResources does not watch DeviceTaintRules"},
-    {"DRAExtendedResource", true,
-     "extended resources backed by DRA devices would be allocated through ResourceClaims; NodeResourcesFit "
-     "always checks them against the node's allocatable"},
     {"InOrderInformers", false,
      "informers would stop delivering events in order; kube-scheduler-cpp's informers always keep the order"},
     {"InPlacePodVerticalScaling", false,
@@ -74,6 +71,11 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRAPartitionableDevices = gates.enabled("DRAPartitionableDevices");
   f.plugins.enableDRADeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
   f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
+  // GA and locked on in v1.37; the v1.34.4 table still has it alpha and off, so only an explicit value
+  // counts until the table moves.
+  if (gates.explicitlySet().count("DRAExtendedResource") > 0) {
+    f.plugins.enableDRAExtendedResource = gates.enabled("DRAExtendedResource");
+  }
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
   if (findFeature("OpportunisticBatching") != nullptr) {

@@ -1351,10 +1351,15 @@ TEST(IsSchedulableAfterClaimChange, Table) {
   deallocated.status.allocation.reset();
 
   std::vector<ClaimHintCase> cases = {
+      // v1.37: deletes are registered (the extended-resource claim PostFilter deletes).
       {.name = "skip-deletes",
        .pod = podWithClaimTemplate(),
-       .oldClaim = allocatedClaim(),
+       .oldClaim = pendingClaim(),
        .wantHint = QueueingHint::QueueSkip},
+      {.name = "queue-on-delete-with-allocation",
+       .pod = podWithClaimTemplate(),
+       .oldClaim = allocatedClaim(),
+       .wantHint = QueueingHint::Queue},
       {.name = "backoff-wrong-new-object",
        .pod = podWithClaimTemplate(),
        .newIsOtherKind = true,
@@ -1505,7 +1510,7 @@ TEST(DynamicResources, EventsToRegister) {
   for (const auto& e : *events) got.emplace_back(e.event.resource, e.event.actionType);
   std::vector<std::pair<framework::EventResource, framework::ActionType>> want = {
       {framework::EventResource::Node, Add | UpdateNodeLabel | UpdateNodeAllocatable},
-      {framework::EventResource::ResourceClaim, Add | Update},
+      {framework::EventResource::ResourceClaim, Add | Update | Delete},
       {framework::EventResource::TargetPod, UpdatePodGeneratedResourceClaim},
       {framework::EventResource::DeviceClass, Add | Update},
       {framework::EventResource::ResourceSlice, Add | Update},

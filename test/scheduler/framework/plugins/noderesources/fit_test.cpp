@@ -664,23 +664,33 @@ TEST(FitTest, EventsToRegister) {
   struct Case {
     std::string name;
     bool inPlace;
+    bool dra;
     std::vector<ClusterEvent> want;
   };
   std::vector<Case> cases = {
       {"Register events with InPlacePodVerticalScaling feature enabled",
        true,
+       false,
        {{EventResource::AssignedPod, Delete, {}},
         {EventResource::Node, Add | UpdateNodeAllocatable, {}},
         {EventResource::AssignedPod, UpdatePodScaleDown, {}},
         {EventResource::TargetPod, UpdatePodScaleDown, {}}}},
       {"Register events with default features",
        false,
+       false,
        {{EventResource::AssignedPod, Delete, {}}, {EventResource::Node, Add | UpdateNodeAllocatable, {}}}},
+      {"Register events with DRAExtendedResource feature enabled",
+       false,
+       true,
+       {{EventResource::AssignedPod, Delete, {}},
+        {EventResource::Node, Add | UpdateNodeAllocatable, {}},
+        {EventResource::DeviceClass, Add | Update, {}}}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
     Features f;
     f.enableInPlacePodVerticalScaling = tc.inPlace;
+    f.enableDRAExtendedResource = tc.dra;
     auto p = Fit::create({}, f);
     ASSERT_TRUE(p.ok());
     auto events = (*p)->eventsToRegister();
@@ -695,6 +705,7 @@ TEST(FitTest, EventsToRegister) {
   // Without queueing hints Node/Add also takes taint and label updates (kubernetes#109437).
   Features noHints;
   noHints.enableSchedulingQueueHint = false;
+  noHints.enableDRAExtendedResource = false;
   auto p = Fit::create({}, noHints);
   auto events = (*p)->eventsToRegister();
   EXPECT_EQ((*events)[1].event.actionType, Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel);
