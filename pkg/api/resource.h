@@ -25,10 +25,6 @@ namespace ks::api {
 
 // Finalizer the scheduler puts on claims it allocates (resourceapi.Finalizer).
 inline constexpr std::string_view kResourceClaimFinalizer = "resource.kubernetes.io/delete-protection";
-// A DeviceClass's implicit extended resource name is this prefix + its name (DRAExtendedResource).
-inline constexpr std::string_view kResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
-// Set to "true" on the ResourceClaim the scheduler creates for a pod's DRA-backed extended resources.
-inline constexpr std::string_view kExtendedResourceClaimAnnotation = "resource.kubernetes.io/extended-resource-claim";
 inline constexpr std::string_view kDeviceAllocationModeExactCount = "ExactCount";
 inline constexpr std::string_view kDeviceAllocationModeAll = "All";
 inline constexpr std::string_view kDeviceTolerationOpEqual = "Equal";

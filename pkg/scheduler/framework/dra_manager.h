@@ -62,6 +62,14 @@ class DeviceClassLister : public dra::structured::DeviceClassLister {
   virtual std::vector<std::shared_ptr<const api::DeviceClass>> list() const = 0;
 };
 
+// A DeviceClass's implicit extended resource name is this prefix + its name (DRAExtendedResource;
+// resourceapi.ResourceDeviceClassPrefix).
+inline constexpr std::string_view kResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+// Set to "true" on the ResourceClaim the scheduler creates for a pod's DRA-backed extended resources
+// (resourceapi.ExtendedResourceClaimAnnotation).
+inline constexpr std::string_view kExtendedResourceClaimAnnotation =
+    "resource.kubernetes.io/extended-resource-claim";
+
 // Which DeviceClass an extended resource name stands for (upstream fwk.DeviceClassResolver, implemented by
 // the extended-resource cache of pkg/scheduler/framework/plugins/dynamicresources).
 class DeviceClassResolver {

@@ -37,7 +37,9 @@ class DefaultDRAManager final : public framework::SharedDRAManager,
   framework::ResourceClaimTracker& resourceClaims() override { return *this; }
   const framework::ResourceSliceLister& resourceSlices() const override { return *this; }
   std::shared_ptr<const framework::DeviceClassLister> deviceClasses() const override { return classes_; }
-  const framework::DeviceClassResolver* deviceClassResolver() const override { return extendedResources_.get(); }
+  const framework::DeviceClassResolver* deviceClassResolver() const override {
+    return extendedResources_.get();
+  }
 
   // The claims' assume cache: the scheduler takes the ResourceClaim cluster events from it.
   ClaimAssumeCache& claimsCache() { return *claims_; }

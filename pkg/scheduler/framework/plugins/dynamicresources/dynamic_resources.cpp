@@ -129,7 +129,9 @@ struct DynamicResources::StateData final : framework::StateData {
     ExtendedResourceState extended;
 
     ResourceClaimPtr extendedResourceClaim() const { return extended.hasClaim ? claims.back() : nullptr; }
-    bool isExtendedResourceClaim(size_t index) const { return extended.hasClaim && index + 1 == claims.size(); }
+    bool isExtendedResourceClaim(size_t index) const {
+      return extended.hasClaim && index + 1 == claims.size();
+    }
     size_t numUserOwned() const { return claims.size() - (extended.hasClaim ? 1 : 0); }
   };
   explicit StateData(std::shared_ptr<Data> d) : data(std::move(d)) {}
@@ -269,7 +271,7 @@ Result<framework::QueueingHint> DynamicResources::isSchedulableAfterClaimChange(
   // A deleted claim that was allocated frees its devices (normally its deallocation was seen before).
   if (modifiedClaim == nullptr) {
     return originalClaim != nullptr && originalClaim->status.allocation ? framework::QueueingHint::Queue
-                                                                       : framework::QueueingHint::QueueSkip;
+                                                                        : framework::QueueingHint::QueueSkip;
   }
   bool usesClaim = false;
   auto r = foreachPodResourceClaim(pod, [&](const ResourceClaimPtr& claim) {
@@ -434,8 +436,8 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
   const api::Node* node = nodeInfo.node();
   if (node == nullptr) return Status::error("node not found");
   ExtendedResourceState::NodeClaim nodeExtended;
-  if (Status s = filterExtendedResources(state.extended, state.extendedResourceClaim(), state.numUserOwned() == 0,
-                                         podInfo.pod(), nodeInfo, nodeExtended);
+  if (Status s = filterExtendedResources(state.extended, state.extendedResourceClaim(),
+                                         state.numUserOwned() == 0, podInfo.pod(), nodeInfo, nodeExtended);
       !s.isSuccess()) {
     return s;
   }

@@ -151,7 +151,8 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                                                        const std::string& nodeName,
                                                                        const ExtendedResourceState& ext);
   Result<void> patchPodExtendedResourceClaimStatus(const api::Pod& pod, const api::ResourceClaim& claim,
-                                                   const std::string& nodeName, const ExtendedResourceState& ext);
+                                                   const std::string& nodeName,
+                                                   const ExtendedResourceState& ext);
   // Removes the scheduler's finalizer, then deletes the claim (gone already is fine).
   Result<void> deleteClaim(api::ResourceClaim claim);
   void waitForExtendedClaimInAssumeCache(const framework::ResourceClaimPtr& claim, std::stop_token stop);

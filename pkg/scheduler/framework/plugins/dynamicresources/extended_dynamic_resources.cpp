@@ -49,14 +49,6 @@ std::string newUUID() {
   return buf;
 }
 
-// The pod's requests over its spec only (resourcehelper.PodRequests with zero options).
-api::ResourceList specRequests(const api::Pod& pod) {
-  api::PodRequestsOptions opts;
-  opts.useStatusResources = false;
-  opts.inPlacePodLevelResourcesVerticalScalingEnabled = false;
-  return api::podRequests(pod, opts);
-}
-
 const framework::DeviceClassResolver* resolverOf(const framework::SharedDRAManager* manager) {
   return manager != nullptr ? manager->deviceClassResolver() : nullptr;
 }
@@ -101,7 +93,8 @@ std::optional<api::DeviceRequest> createResourceRequestAndMappings(
 }  // namespace
 
 bool isDRAExtendedResourceName(std::string_view name) {
-  return noderesources::isExtendedResourceName(name) || name.starts_with(api::kResourceDeviceClassPrefix);
+  return noderesources::isExtendedResourceName(name) ||
+         name.starts_with(framework::kResourceDeviceClassPrefix);
 }
 
 bool hasDeviceClassMappedExtendedResource(const api::ResourceList& requests,
@@ -116,10 +109,11 @@ bool hasDeviceClassMappedExtendedResource(const api::ResourceList& requests,
 
 ResourceClaimPtr findExtendedResourceClaim(const api::Pod& pod, const std::vector<ResourceClaimPtr>& claims) {
   for (const auto& c : claims) {
-    auto a = c->metadata.annotations.find(std::string(api::kExtendedResourceClaimAnnotation));
+    auto a = c->metadata.annotations.find(std::string(framework::kExtendedResourceClaimAnnotation));
     if (a == c->metadata.annotations.end() || a->second != "true") continue;
     for (const auto& ref : c->metadata.ownerReferences) {
-      if (ref.name == pod.metadata.name && ref.controller.value_or(false) && ref.uid == pod.metadata.uid) return c;
+      if (ref.name == pod.metadata.name && ref.controller.value_or(false) && ref.uid == pod.metadata.uid)
+        return c;
     }
   }
   return nullptr;
@@ -135,7 +129,7 @@ ResourceClaimPtr newInMemoryExtendedResourceClaim(const api::Pod& pod) {
   claim->metadata.generateName = pod.metadata.name + "-extended-resources-";
   claim->metadata.ownerReferences.push_back(
       api::OwnerReference{"v1", "Pod", pod.metadata.name, pod.metadata.uid, true, std::nullopt});
-  claim->metadata.annotations[std::string(api::kExtendedResourceClaimAnnotation)] = "true";
+  claim->metadata.annotations[std::string(framework::kExtendedResourceClaimAnnotation)] = "true";
   return claim;
 }
 
@@ -171,8 +165,8 @@ RequestsAndMappings createRequestsAndMappings(const api::Pod& pod,
     // reuse the requests of the containers after it.
     std::vector<std::optional<api::DeviceRequest>> longLivedRequests(containers.size());
     for (size_t i : longLived) {
-      longLivedRequests[i] =
-          createResourceRequestAndMappings(i, *containers[i], resource, cls->metadata.name, {}, longLivedMappings);
+      longLivedRequests[i] = createResourceRequestAndMappings(i, *containers[i], resource, cls->metadata.name,
+                                                              {}, longLivedMappings);
     }
     // The plain init containers run one after another: their largest request serves them all.
     std::optional<api::DeviceRequest> maxShortLived;
@@ -180,10 +174,12 @@ RequestsAndMappings createRequestsAndMappings(const api::Pod& pod,
     for (size_t i : shortLived) {
       auto request = createResourceRequestAndMappings(
           i, *containers[i], resource, cls->metadata.name,
-          std::span<const std::optional<api::DeviceRequest>>(longLivedRequests).subspan(i), shortLivedMappings);
+          std::span<const std::optional<api::DeviceRequest>>(longLivedRequests).subspan(i),
+          shortLivedMappings);
       if (request) {
         shortLivedNames.insert(request->name);
-        if (!maxShortLived || maxShortLived->exactly->count < request->exactly->count) maxShortLived = *request;
+        if (!maxShortLived || maxShortLived->exactly->count < request->exactly->count)
+          maxShortLived = *request;
       }
     }
     if (maxShortLived && shortLivedNames.size() > 1) {
@@ -211,7 +207,7 @@ Status DynamicResources::preFilterExtendedResources(const api::Pod& pod, Extende
   claim = nullptr;
   if (!features_.enableDRAExtendedResource) return {};
   const framework::DeviceClassResolver* resolver = resolverOf(draManager_);
-  const api::ResourceList reqs = specRequests(pod);
+  const api::ResourceList reqs = noderesources::podRequestsSpecOnly(pod);
   if (!hasDeviceClassMappedExtendedResource(reqs, resolver)) return {};
   ext.podScalarResources = framework::Resource::fromResourceList(reqs).scalarResources;
 
@@ -226,8 +222,9 @@ Status DynamicResources::preFilterExtendedResources(const api::Pod& pod, Extende
 }
 
 Status DynamicResources::filterExtendedResources(const ExtendedResourceState& ext,
-                                                 const ResourceClaimPtr& extendedResourceClaim, bool noUserClaim,
-                                                 const api::Pod& pod, const framework::NodeInfo& nodeInfo,
+                                                 const ResourceClaimPtr& extendedResourceClaim,
+                                                 bool noUserClaim, const api::Pod& pod,
+                                                 const framework::NodeInfo& nodeInfo,
                                                  ExtendedResourceState::NodeClaim& out) const {
   out = {};
   if (extendedResourceClaim == nullptr) return {};
@@ -264,9 +261,8 @@ Status DynamicResources::filterExtendedResources(const ExtendedResourceState& ex
   return {};
 }
 
-Result<ResourceClaimPtr> DynamicResources::createExtendedResourceClaimInAPI(const api::Pod& pod,
-                                                                          const std::string& nodeName,
-                                                                          const ExtendedResourceState& ext) {
+Result<ResourceClaimPtr> DynamicResources::createExtendedResourceClaimInAPI(
+    const api::Pod& pod, const std::string& nodeName, const ExtendedResourceState& ext) {
   auto it = ext.nodeClaims.find(nodeName);
   if (it == ext.nodeClaims.end() || it->second.claim == nullptr) {
     return Error("extended resource claim not found for node " + nodeName);
@@ -278,7 +274,8 @@ Result<ResourceClaimPtr> DynamicResources::createExtendedResourceClaimInAPI(cons
   claim.metadata.uid.clear();
   auto created = client_->createResourceClaim(claim);
   if (!created.ok()) {
-    return Error("create claim for extended resources " + kobj(claim.metadata) + ": " + created.error().message());
+    return Error("create claim for extended resources " + kobj(claim.metadata) + ": " +
+                 created.error().message());
   }
   spdlog::debug("created claim for extended resources: pod {} node {} resourceclaim {}", kobj(pod.metadata),
                 nodeName, kobj(created->metadata));
@@ -286,17 +283,19 @@ Result<ResourceClaimPtr> DynamicResources::createExtendedResourceClaimInAPI(cons
 }
 
 Result<void> DynamicResources::patchPodExtendedResourceClaimStatus(const api::Pod& pod,
-                                                                  const api::ResourceClaim& claim,
-                                                                  const std::string& nodeName,
-                                                                  const ExtendedResourceState& ext) {
+                                                                   const api::ResourceClaim& claim,
+                                                                   const std::string& nodeName,
+                                                                   const ExtendedResourceState& ext) {
   std::vector<api::ContainerExtendedResourceRequest> mappings;
   if (auto it = ext.nodeClaims.find(nodeName); it != ext.nodeClaims.end()) mappings = it->second.mappings;
   const std::string podKey = pod.metadata.namespace_ + "/" + pod.metadata.name;
   if (mappings.empty()) {
-    return Error("nil or empty request mappings, no update of pod " + podKey + " ExtendedResourceClaimStatus");
+    return Error("nil or empty request mappings, no update of pod " + podKey +
+                 " ExtendedResourceClaimStatus");
   }
   client::PodStatusPatch patch;
-  patch.extendedResourceClaimStatus = api::PodExtendedResourceClaimStatus{std::move(mappings), claim.metadata.name};
+  patch.extendedResourceClaimStatus =
+      api::PodExtendedResourceClaimStatus{std::move(mappings), claim.metadata.name};
   client::Client* c = handle_.client();
   if (c == nullptr) return Error("update pod " + podKey + " ExtendedResourceClaimStatus: no API client");
   auto r = c->patchPodStatus(pod.metadata.namespace_, pod.metadata.name, patch);
@@ -315,7 +314,8 @@ Result<void> DynamicResources::deleteClaim(api::ResourceClaim claim) {
       claim = std::move(fresh).value();
     }
     auto& finalizers = claim.metadata.finalizers;
-    if (auto f = std::find(finalizers.begin(), finalizers.end(), api::kResourceClaimFinalizer); f != finalizers.end()) {
+    if (auto f = std::find(finalizers.begin(), finalizers.end(), api::kResourceClaimFinalizer);
+        f != finalizers.end()) {
       finalizers.erase(f);
     }
     auto updated = client_->updateResourceClaim(claim);
@@ -330,9 +330,11 @@ Result<void> DynamicResources::deleteClaim(api::ResourceClaim claim) {
   return {};
 }
 
-void DynamicResources::waitForExtendedClaimInAssumeCache(const ResourceClaimPtr& claim, std::stop_token stop) {
+void DynamicResources::waitForExtendedClaimInAssumeCache(const ResourceClaimPtr& claim,
+                                                         std::stop_token stop) {
   // The informer may not have delivered the created claim yet: poll every second, at most 2 minutes.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kAssumeExtendedResourceTimeoutDefaultSeconds);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(kAssumeExtendedResourceTimeoutDefaultSeconds);
   std::mutex mu;
   std::condition_variable_any cv;
   for (;;) {
@@ -345,7 +347,8 @@ void DynamicResources::waitForExtendedClaimInAssumeCache(const ResourceClaimPtr&
     }
     if (std::chrono::steady_clock::now() + std::chrono::seconds(1) > deadline) break;
     std::unique_lock lock(mu);
-    if (cv.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; }) || stop.stop_requested()) break;
+    if (cv.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; }) || stop.stop_requested())
+      break;
   }
   spdlog::debug("claim {} not stored in assume cache after retries", kobj(claim->metadata));
 }

@@ -71,7 +71,9 @@ framework::ResourceClaimPtr findExtendedResourceClaim(const api::Pod& pod,
 // "<pod>-extended-resources-", the pod as controller and the annotation; no requests.
 framework::ResourceClaimPtr newInMemoryExtendedResourceClaim(const api::Pod& pod);
 
-inline bool isSpecialClaimName(std::string_view name) { return name == kSpecialClaimInMemName; }
+inline bool isSpecialClaimName(std::string_view name) {
+  return name == kSpecialClaimInMemName;
+}
 
 // The device requests for `extendedResources` (resource -> quantity the node leaves to DRA) and which
 // container's resource each request serves, as upstream createRequestsAndMappings: containers are indexed

@@ -5,19 +5,21 @@ namespace ks::plugins::dynamicresources {
 namespace {
 
 std::string implicitName(const api::DeviceClass& c) {
-  return std::string(api::kResourceDeviceClassPrefix) + c.metadata.name;
+  return std::string(framework::kResourceDeviceClassPrefix) + c.metadata.name;
 }
 
 // Upstream compares CreationTimestamp.UnixNano(); an unset timestamp is the zero time.
 int64_t createdNanos(const api::DeviceClass& c) {
   if (!c.metadata.creationTimestamp) return 0;
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(c.metadata.creationTimestamp->time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             c.metadata.creationTimestamp->time_since_epoch())
       .count();
 }
 
 }  // namespace
 
-ExtendedResourceCache::DeviceClassPtr ExtendedResourceCache::getDeviceClass(std::string_view resourceName) const {
+ExtendedResourceCache::DeviceClassPtr ExtendedResourceCache::getDeviceClass(
+    std::string_view resourceName) const {
   std::lock_guard lock(mu_);
   auto it = resourceName2Class_.find(resourceName);
   return it == resourceName2Class_.end() ? nullptr : it->second;
@@ -35,7 +37,8 @@ void ExtendedResourceCache::onAdd(const DeviceClassPtr& deviceClass) {
   updateClass2ResourceName(*deviceClass);
 }
 
-void ExtendedResourceCache::onUpdate(const DeviceClassPtr& oldDeviceClass, const DeviceClassPtr& newDeviceClass) {
+void ExtendedResourceCache::onUpdate(const DeviceClassPtr& oldDeviceClass,
+                                     const DeviceClassPtr& newDeviceClass) {
   if (!newDeviceClass || !oldDeviceClass) return;
   updateResourceName2Class(newDeviceClass, oldDeviceClass.get());
   updateClass2ResourceName(*newDeviceClass);
@@ -45,7 +48,8 @@ void ExtendedResourceCache::onDelete(const DeviceClassPtr& deviceClass) {
   if (!deviceClass) return;
   std::lock_guard lock(mu_);
   resourceName2Class_.erase(implicitName(*deviceClass));
-  if (deviceClass->spec.extendedResourceName) resourceName2Class_.erase(*deviceClass->spec.extendedResourceName);
+  if (deviceClass->spec.extendedResourceName)
+    resourceName2Class_.erase(*deviceClass->spec.extendedResourceName);
   class2ResourceName_.erase(deviceClass->metadata.name);
 }
 

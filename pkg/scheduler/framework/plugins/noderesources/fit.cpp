@@ -32,14 +32,6 @@ bool hasRestartableInitContainer(const api::Pod& pod) {
   return false;
 }
 
-// resource.PodRequests with zero options: the spec only, no status resources.
-api::ResourceList podRequestsSpecOnly(const api::Pod& pod) {
-  api::PodRequestsOptions opts;
-  opts.useStatusResources = false;
-  opts.inPlacePodLevelResourcesVerticalScalingEnabled = false;
-  return api::podRequests(pod, opts);
-}
-
 int64_t scalarOf(const framework::Resource& r, const std::string& name) {
   auto it = r.scalarResources.find(name);
   return it == r.scalarResources.end() ? 0 : it->second;
@@ -49,8 +41,8 @@ int64_t scalarOf(const framework::Resource& r, const std::string& name) {
 // doesn't fit; fixedReason is empty for scalar resources ("Insufficient <name>" is built by the sink).
 template <class Sink>
 void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeInfo,
-                       const framework::DeviceClassResolver* deviceClasses, const ResourceRequestsOptions& opts,
-                       Sink&& sink) {
+                       const framework::DeviceClassResolver* deviceClasses,
+                       const ResourceRequestsOptions& opts, Sink&& sink) {
   const framework::Resource& alloc = nodeInfo.allocatable();
   const framework::Resource& used = nodeInfo.requested();
   const auto numPods = static_cast<int64_t>(nodeInfo.pods().size());
@@ -140,6 +132,13 @@ std::vector<ScalarRequest> checkedScalarRequests(
   return out;
 }
 
+api::ResourceList podRequestsSpecOnly(const api::Pod& pod) {
+  api::PodRequestsOptions opts;
+  opts.useStatusResources = false;
+  opts.inPlacePodLevelResourcesVerticalScalingEnabled = false;
+  return api::podRequests(pod, opts);
+}
+
 bool shouldDelegateResourceToDRA(std::string_view resourceName, const framework::NodeInfo* nodeInfo,
                                  const framework::DeviceClassResolver* deviceClasses,
                                  const ResourceRequestsOptions& opts) {
@@ -147,7 +146,8 @@ bool shouldDelegateResourceToDRA(std::string_view resourceName, const framework:
   // The device plugin provides it on this node.
   if (nodeInfo != nullptr) {
     const auto& scalars = nodeInfo->allocatable().scalarResources;
-    if (auto it = scalars.find(std::string(resourceName)); it != scalars.end() && it->second > 0) return false;
+    if (auto it = scalars.find(std::string(resourceName)); it != scalars.end() && it->second > 0)
+      return false;
   }
   return deviceClasses != nullptr && deviceClasses->getDeviceClass(resourceName) != nullptr;
 }
@@ -242,8 +242,8 @@ Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& arg
   return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer), deviceClasses));
 }
 
-Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args, framework::Handle& handle,
-                                                       const Features& features) {
+Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args,
+                                                       framework::Handle& handle, const Features& features) {
   static const config::NodeResourcesFitArgs kDefaults{};
   const config::NodeResourcesFitArgs* typed = &kDefaults;
   if (args != nullptr) {
@@ -410,9 +410,8 @@ Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(
   return framework::QueueingHint::Queue;
 }
 
-Result<framework::QueueingHint> Fit::isSchedulableAfterDeviceClassEvent(const api::Pod& pod,
-                                                                        const framework::EventObject& oldObj,
-                                                                        const framework::EventObject& newObj) const {
+Result<framework::QueueingHint> Fit::isSchedulableAfterDeviceClassEvent(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
   auto typed = helper::asTyped<api::DeviceClass>(oldObj, newObj);
   if (!typed.ok()) return typed.error();
   const auto [originalClass, modifiedClass] = *typed;
@@ -424,7 +423,8 @@ Result<framework::QueueingHint> Fit::isSchedulableAfterDeviceClassEvent(const ap
     }
   } else {
     // The implicit name only matters on Add: a class keeps its name.
-    if (podRequestsSpecOnly(pod).count(std::string(api::kResourceDeviceClassPrefix) + modifiedClass->metadata.name) > 0) {
+    if (podRequestsSpecOnly(pod).count(std::string(framework::kResourceDeviceClassPrefix) +
+                                       modifiedClass->metadata.name) > 0) {
       return framework::QueueingHint::Queue;
     }
   }

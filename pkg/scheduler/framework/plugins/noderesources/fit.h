@@ -45,6 +45,10 @@ struct ResourceRequestsOptions {
   bool enableDRAExtendedResource = false;
 };
 
+// resource.PodRequests with zero options (as the DRA extended-resource code calls it): the spec only, no
+// status resources.
+api::ResourceList podRequestsSpecOnly(const api::Pod& pod);
+
 // Whether NodeResourcesFit leaves `resourceName` to DynamicResources (upstream
 // shouldDelegateResourceToDRA): DRAExtendedResource is on, the node (when given) has none of it in its
 // allocatable, and `deviceClasses` (the SharedDRAManager's resolver; null maps nothing) maps it to a class.
@@ -197,9 +201,8 @@ class Fit final : public framework::PreFilterPlugin,
 
   // Queue when an added class's implicit name, or an added or changed explicit extendedResourceName, is
   // a resource the pod requests.
-  Result<framework::QueueingHint> isSchedulableAfterDeviceClassEvent(const api::Pod& pod,
-                                                                     const framework::EventObject& oldObj,
-                                                                     const framework::EventObject& newObj) const;
+  Result<framework::QueueingHint> isSchedulableAfterDeviceClassEvent(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
 
   const ResourceAllocationScorer& scorer() const { return scorer_; }
 
