@@ -217,7 +217,9 @@ TEST_P(DraTest, EarlierPreFilterRejectionEndsPostFilterWithNotFound) {
 // scheduler creates: NodeResourcesFit leaves the resource to DynamicResources, which allocates from the only
 // slice (on n2), creates the claim (generateName "<pod>-extended-resources-", the pod as controller, the
 // extended-resource annotation), writes allocation and reservation, records the claim and the container ->
-// request mapping in the pod's status.extendedResourceClaimStatus, and binds the pod to n2.
+// request mapping in the pod's status.extendedResourceClaimStatus, and binds the pod to n2. The request is
+// "container-0-request-1": example.com/gpu is the second of the container's sorted request names (cpu,
+// example.com/gpu, memory).
 TEST_P(DraTest, ExtendedResourceBackedByDeviceClassGetsAClaimTheSchedulerCreates) {
   kubectlOk({"create", "namespace", "t"});
   json cls = deviceClass();
@@ -246,7 +248,7 @@ TEST_P(DraTest, ExtendedResourceBackedByDeviceClassGetsAClaimTheSchedulerCreates
       << schedulerLog();
   EXPECT_EQ(status["requestMappings"],
             json::parse(R"([{"containerName":"c","resourceName":"example.com/gpu",)"
-                        R"("requestName":"container-0-request-0"}])"))
+                        R"("requestName":"container-0-request-1"}])"))
       << status.dump(2);
   const std::string claimName = status.value("resourceClaimName", "");
   ASSERT_TRUE(claimName.starts_with("gpu-user-extended-resources-")) << status.dump(2);
@@ -264,13 +266,13 @@ TEST_P(DraTest, ExtendedResourceBackedByDeviceClassGetsAClaimTheSchedulerCreates
   EXPECT_EQ(owner["uid"], p["metadata"]["uid"]);
   EXPECT_TRUE(owner.value("controller", false));
   EXPECT_EQ(claim["spec"]["devices"]["requests"],
-            json::parse(R"([{"name":"container-0-request-0","exactly":{"deviceClassName":"gpu.example.com",)"
+            json::parse(R"([{"name":"container-0-request-1","exactly":{"deviceClassName":"gpu.example.com",)"
                         R"("allocationMode":"ExactCount","count":1}}])"))
       << claim.dump(2);
   const json& allocation = claim["status"]["allocation"];
   ASSERT_TRUE(allocation.is_object()) << claim.dump(2);
   EXPECT_EQ(allocation["devices"]["results"],
-            json::parse(R"([{"request":"container-0-request-0","driver":"gpu.example.com","pool":"n2",)"
+            json::parse(R"([{"request":"container-0-request-1","driver":"gpu.example.com","pool":"n2",)"
                         R"("device":"gpu-0"}])"))
       << claim.dump(2);
   EXPECT_EQ(claim["status"]["reservedFor"],
