@@ -315,6 +315,7 @@ int runDaemon(const Options& options) {
   so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
   so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
   so.draDeviceTaintRules = options.schedulerFeatures.plugins.enableDRADeviceTaintRules;
+  so.draExtendedResource = options.schedulerFeatures.plugins.enableDRAExtendedResource;
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;

@@ -130,11 +130,13 @@ class ListWatchers {
   }
 #include "pkg/api/kinds.def"
 
-// What the scheduler changes on pods: the PodScheduled condition and nominatedNodeName, written as a
-// strategic-merge patch of pods/{name}/status.
+// What the scheduler changes on pods: the PodScheduled condition, nominatedNodeName and the claim it
+// created for DRA-backed extended resources, written as a strategic-merge patch of pods/{name}/status.
 struct PodStatusPatch {
   std::optional<api::PodCondition> condition;    // merged by type
   std::optional<std::string> nominatedNodeName;  // "" clears it
+  // Replaces status.extendedResourceClaimStatus (its requestMappings list is atomic).
+  std::optional<api::PodExtendedResourceClaimStatus> extendedResourceClaimStatus;
 };
 
 struct DeleteOptions {

@@ -76,7 +76,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   s->cache_ = std::make_unique<cache::CacheImpl>(cache::CacheOptions{.clock = s->clock_});
   if (s->options_.dynamicResourceAllocation && s->options_.informerFactory != nullptr) {
     s->draManager_ = std::make_unique<plugins::dynamicresources::DefaultDRAManager>(
-        *s->options_.informerFactory, s->options_.draConsumableCapacity, s->options_.draDeviceTaintRules);
+        *s->options_.informerFactory, s->options_.draConsumableCapacity, s->options_.draDeviceTaintRules,
+        s->options_.draExtendedResource);
   }
 
   for (const auto& profile : cfg.profiles) {

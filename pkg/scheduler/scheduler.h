@@ -106,6 +106,8 @@ struct SchedulerOptions {
   // DRADeviceTaintRules feature gate (GA, on in v1.37): the DRA manager applies DeviceTaintRules to the
   // slices, and a rule's add, update or delete is a ResourceSlice update event (upstream's slice tracker).
   bool draDeviceTaintRules = true;
+  // DRAExtendedResource (GA and locked on in v1.37): the DRA manager keeps the extended-resource cache.
+  bool draExtendedResource = true;
   // NominatedNodeNameForExpectation feature gate: the binding cycle runs PreBind's pre-flight first and,
   // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
   // so that other components (the cluster autoscaler) see where the pod is going.

@@ -360,6 +360,7 @@ struct SchedulerRun {
     so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
     so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
     so.draDeviceTaintRules = options.features.plugins.enableDRADeviceTaintRules;
+    so.draExtendedResource = options.features.plugins.enableDRAExtendedResource;
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

@@ -179,6 +179,7 @@ ApiResult<api::Pod> MemoryClient::patchPodStatus(const std::string& ns, const st
       if (!merged) pod.status.conditions.push_back(*patch.condition);
     }
     if (patch.nominatedNodeName) pod.status.nominatedNodeName = *patch.nominatedNodeName;
+    if (patch.extendedResourceClaimStatus) pod.status.extendedResourceClaimStatus = *patch.extendedResourceClaimStatus;
     return {};
   });
 }

@@ -27,6 +27,16 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
     status["nominatedNodeName"] =
         patch.nominatedNodeName->empty() ? json(nullptr) : json(*patch.nominatedNodeName);
   }
+  if (patch.extendedResourceClaimStatus) {
+    json mappings = json::array();
+    for (const auto& m : patch.extendedResourceClaimStatus->requestMappings) {
+      mappings.push_back(
+          {{"containerName", m.containerName}, {"resourceName", m.resourceName}, {"requestName", m.requestName}});
+    }
+    status["extendedResourceClaimStatus"] = {{"requestMappings", std::move(mappings)},
+                                             {"resourceClaimName",
+                                              patch.extendedResourceClaimStatus->resourceClaimName}};
+  }
   return json{{"status", std::move(status)}}.dump();
 }
 

@@ -15,9 +15,6 @@ constexpr std::array<UnsupportedGateValue, 11> kUnsupported = {{
     {"ComponentStatusz", true, "it would serve /statusz, which kube-scheduler-cpp does not implement"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
-    {"DRAExtendedResource", true,
-     "extended resources backed by DRA devices would be allocated through ResourceClaims; NodeResourcesFit "
-     "always checks them against the node's allocatable"},
     {"InOrderInformers", false,
      "informers would stop delivering events in order; kube-scheduler-cpp's informers always keep the order"},
     {"InPlacePodVerticalScaling", false,
@@ -74,6 +71,11 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   // On in v1.37 (GA); the v1.34.4 table still says alpha and off, so only an explicit value counts.
   if (gates.explicitlySet().count("DRADeviceTaints") != 0) {
     f.plugins.enableDRADeviceTaints = gates.enabled("DRADeviceTaints");
+  }
+  // GA and locked on in v1.37; alpha and off in the v1.34.4 table, so only an explicit value counts until
+  // the table moves.
+  if (gates.explicitlySet().count("DRAExtendedResource") > 0) {
+    f.plugins.enableDRAExtendedResource = gates.enabled("DRAExtendedResource");
   }
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pkg/api/resource.h"
@@ -61,6 +62,24 @@ class DeviceClassLister : public dra::structured::DeviceClassLister {
   virtual std::vector<std::shared_ptr<const api::DeviceClass>> list() const = 0;
 };
 
+// A DeviceClass's implicit extended resource name is this prefix + its name (DRAExtendedResource;
+// resourceapi.ResourceDeviceClassPrefix).
+inline constexpr std::string_view kResourceDeviceClassPrefix = "deviceclass.resource.kubernetes.io/";
+// Set to "true" on the ResourceClaim the scheduler creates for a pod's DRA-backed extended resources
+// (resourceapi.ExtendedResourceClaimAnnotation).
+inline constexpr std::string_view kExtendedResourceClaimAnnotation =
+    "resource.kubernetes.io/extended-resource-claim";
+
+// Which DeviceClass an extended resource name stands for (upstream fwk.DeviceClassResolver, implemented by
+// the extended-resource cache of pkg/scheduler/framework/plugins/dynamicresources).
+class DeviceClassResolver {
+ public:
+  virtual ~DeviceClassResolver() = default;
+  // The class whose spec.extendedResourceName is `resourceName`, or whose implicit name
+  // "deviceclass.resource.kubernetes.io/<class>" it is; null when none.
+  virtual std::shared_ptr<const api::DeviceClass> getDeviceClass(std::string_view resourceName) const = 0;
+};
+
 class SharedDRAManager {
  public:
   virtual ~SharedDRAManager() = default;
@@ -68,6 +87,9 @@ class SharedDRAManager {
   virtual const ResourceSliceLister& resourceSlices() const = 0;
   // Shared: the allocator of a scheduling cycle keeps it.
   virtual std::shared_ptr<const DeviceClassLister> deviceClasses() const = 0;
+  // The extended-resource mapping (DRAExtendedResource); null when the manager keeps none, which maps no
+  // resource to a class.
+  virtual const DeviceClassResolver* deviceClassResolver() const { return nullptr; }
 };
 
 }  // namespace ks::framework

@@ -606,6 +606,16 @@ TEST(RequestBodiesTest, PodStatusPatch) {
   nominate.nominatedNodeName = "node-7";
   EXPECT_EQ(json::parse(podStatusPatchBody(nominate)),
             json::parse(R"({"status":{"nominatedNodeName":"node-7"}})"));
+
+  // DynamicResources' record of the claim it created for extended resources (as upstream's two-way merge
+  // patch from a status without it).
+  PodStatusPatch extended;
+  extended.extendedResourceClaimStatus = api::PodExtendedResourceClaimStatus{
+      {{"c", "example.com/gpu", "container-0-request-0"}}, "p-extended-resources-x"};
+  EXPECT_EQ(json::parse(podStatusPatchBody(extended)),
+            json::parse(R"({"status":{"extendedResourceClaimStatus":{"requestMappings":[{"containerName":"c",
+      "resourceName":"example.com/gpu","requestName":"container-0-request-0"}],
+      "resourceClaimName":"p-extended-resources-x"}}})"));
 }
 
 TEST(RequestBodiesTest, DeleteOptionsAndSeries) {

@@ -2,7 +2,7 @@
 // resourceclaim-controller, which creates a pod's ResourceClaim from its ResourceClaimTemplate and names it
 // in the pod's status. The scheduler under test then allocates a device from the ResourceSlice whose device
 // satisfies the class and claim selectors, writes the allocation and reservation into the claim's status and
-// binds the pod. Each case runs once with kube-scheduler-cpp and once with upstream kube-scheduler v1.34.4,
+// binds the pod. Each case runs once with kube-scheduler-cpp and once with upstream kube-scheduler v1.37.2,
 // each on a fresh control plane, against the same expectations. No kubelet or DRA driver is needed: the
 // slices stand for what a driver publishes.
 
@@ -250,6 +250,76 @@ TEST_P(DraTest, DeviceTaintRuleKeepsIntolerantClaimsOffTheTaintedDevice) {
   ASSERT_EQ(results.size(), 1u) << claim.dump(2);
   EXPECT_EQ(results[0].value("pool", ""), "n1") << claim.dump(2);
   EXPECT_EQ(results[0].value("device", ""), "gpu-0") << claim.dump(2);
+}
+
+// DRAExtendedResource (GA in v1.37): a pod asking for example.com/gpu, which no node advertises in its
+// allocatable but a DeviceClass maps (spec.extendedResourceName), gets a device through a ResourceClaim the
+// scheduler creates: NodeResourcesFit leaves the resource to DynamicResources, which allocates from the only
+// slice (on n2), creates the claim (generateName "<pod>-extended-resources-", the pod as controller, the
+// extended-resource annotation), writes allocation and reservation, records the claim and the container ->
+// request mapping in the pod's status.extendedResourceClaimStatus, and binds the pod to n2. The request is
+// "container-0-request-1": example.com/gpu is the second of the container's sorted request names (cpu,
+// example.com/gpu, memory).
+TEST_P(DraTest, ExtendedResourceBackedByDeviceClassGetsAClaimTheSchedulerCreates) {
+  kubectlOk({"create", "namespace", "t"});
+  json cls = deviceClass();
+  cls["spec"]["extendedResourceName"] = "example.com/gpu";
+  kubectlOk({"create", "-f", "-"},
+            listOf({nodeJson("n1"), nodeJson("n2"), cls, resourceSlice("n2", "a100")}).dump());
+  startScheduler();
+  if (HasFatalFailure()) return;
+
+  json pod = podJson("t", "gpu-user");
+  pod["spec"]["containers"][0]["resources"]["requests"]["example.com/gpu"] = "1";
+  pod["spec"]["containers"][0]["resources"]["limits"] = {{"example.com/gpu", "1"}};
+  kubectlOk({"create", "-f", "-"}, pod.dump());
+  ASSERT_TRUE(waitFor([&] { return nodeNameOf("t", "gpu-user") == "n2"; }, 60s))
+      << "gpu-user on '" << nodeNameOf("t", "gpu-user") << "'\n"
+      << schedulerLog();
+
+  json status;
+  ASSERT_TRUE(waitFor(
+      [&] {
+        const json p = getJson({"get", "pod", "-n", "t", "gpu-user", "-o", "json"});
+        status = p.is_object() ? p["status"].value("extendedResourceClaimStatus", json()) : json();
+        return status.is_object();
+      },
+      30s))
+      << schedulerLog();
+  EXPECT_EQ(status["requestMappings"],
+            json::parse(R"([{"containerName":"c","resourceName":"example.com/gpu",)"
+                        R"("requestName":"container-0-request-1"}])"))
+      << status.dump(2);
+  const std::string claimName = status.value("resourceClaimName", "");
+  ASSERT_TRUE(claimName.starts_with("gpu-user-extended-resources-")) << status.dump(2);
+
+  const json claim = getJson({"get", "resourceclaim", "-n", "t", claimName, "-o", "json"});
+  ASSERT_TRUE(claim.is_object()) << claimName;
+  const json p = getJson({"get", "pod", "-n", "t", "gpu-user", "-o", "json"});
+  EXPECT_EQ(claim["metadata"]["annotations"],
+            json::parse(R"({"resource.kubernetes.io/extended-resource-claim":"true"})"))
+      << claim.dump(2);
+  ASSERT_EQ(claim["metadata"]["ownerReferences"].size(), 1u) << claim.dump(2);
+  const json& owner = claim["metadata"]["ownerReferences"][0];
+  EXPECT_EQ(owner.value("kind", ""), "Pod");
+  EXPECT_EQ(owner.value("name", ""), "gpu-user");
+  EXPECT_EQ(owner["uid"], p["metadata"]["uid"]);
+  EXPECT_TRUE(owner.value("controller", false));
+  EXPECT_EQ(claim["spec"]["devices"]["requests"],
+            json::parse(R"([{"name":"container-0-request-1","exactly":{"deviceClassName":"gpu.example.com",)"
+                        R"("allocationMode":"ExactCount","count":1}}])"))
+      << claim.dump(2);
+  const json& allocation = claim["status"]["allocation"];
+  ASSERT_TRUE(allocation.is_object()) << claim.dump(2);
+  EXPECT_EQ(allocation["devices"]["results"],
+            json::parse(R"([{"request":"container-0-request-1","driver":"gpu.example.com","pool":"n2",)"
+                        R"("device":"gpu-0"}])"))
+      << claim.dump(2);
+  EXPECT_EQ(claim["status"]["reservedFor"],
+            json::array({{{"resource", "pods"}, {"name", "gpu-user"}, {"uid", p["metadata"]["uid"]}}}))
+      << claim.dump(2);
+  EXPECT_THAT(claim["metadata"].value("finalizers", std::vector<std::string>{}),
+              ::testing::Contains("resource.kubernetes.io/delete-protection"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, DraTest, ::testing::Values(Scheduler::Ours, Scheduler::Upstream),

@@ -91,11 +91,25 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
   // Switching the refused alpha gates back off makes AllAlpha=true usable.
   ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,ComponentFlagz=false,ComponentStatusz=false,"
-                    "DRADeviceTaints=false,DRAExtendedResource=false,NominatedNodeNameForExpectation=false")
+                    "DRADeviceTaints=false,NominatedNodeNameForExpectation=false")
                   .ok());
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_TRUE(ok->plugins.enableStorageCapacityScoring);
+  EXPECT_TRUE(ok->plugins.enableDRAExtendedResource);
+}
+
+// DRAExtendedResource is GA and locked on in v1.37: on by default although the v1.34.4 table has it alpha
+// and off; only an explicit value changes it.
+TEST(SchedulerFeatures, DRAExtendedResourceOnByDefault) {
+  FeatureGate g;
+  auto f = schedulerFeatures(g);
+  ASSERT_TRUE(f.ok()) << f.error().message();
+  EXPECT_TRUE(f->plugins.enableDRAExtendedResource);
+  ASSERT_TRUE(g.set("DRAExtendedResource=false").ok());
+  auto off = schedulerFeatures(g);
+  ASSERT_TRUE(off.ok()) << off.error().message();
+  EXPECT_FALSE(off->plugins.enableDRAExtendedResource);
 }
 
 }  // namespace

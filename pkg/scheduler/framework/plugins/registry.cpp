@@ -58,6 +58,7 @@ dynamicresources::DynamicResourcesFeatures dynamicResourcesFeatures(const Featur
   f.enableDRAFractionalCapacityRange = features.enableDRAFractionalCapacityRange;
   f.enableDRADeviceTaints = features.enableDRADeviceTaints;
   f.enableDRADeviceTaintRules = features.enableDRADeviceTaintRules;
+  f.enableDRAExtendedResource = features.enableDRAExtendedResource;
   return f;
 }
 
@@ -70,8 +71,10 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<nodeports::NodePorts>(r);
   add<tainttoleration::TaintToleration>(r);
   add<nodeaffinity::NodeAffinity>(r);
-  add<noderesources::Fit>(r);
-  add<noderesources::BalancedAllocation>(r);
+  noderesources::Features resources;
+  resources.enableDRAExtendedResource = features.enableDRAExtendedResource;
+  add<noderesources::Fit>(r, resources);
+  add<noderesources::BalancedAllocation>(r, resources);
   add<imagelocality::ImageLocality>(r);
   podtopologyspread::Features spread;
   spread.enableMatchLabelKeysInPodTopologySpread = features.enableMatchLabelKeysInPodTopologySpread;

@@ -23,7 +23,7 @@ struct Features {
   // MatchLabelKeysInPodTopologySpread (beta, on): PodTopologySpread ANDs matchLabelKeys into the selector.
   bool enableMatchLabelKeysInPodTopologySpread = true;
   // DynamicResourceAllocation (GA, not locked) and the DRA gates the DynamicResources plugin reads (its
-  // allocator's features). DRAExtendedResource is refused at its non-default value.
+  // allocator's features).
   bool enableDynamicResourceAllocation = true;
   bool enableDRASchedulerFilterTimeout = true;
   bool enableDRAAdminAccess = true;
@@ -39,6 +39,10 @@ struct Features {
   bool enableDRADeviceTaints = true;
   // DRADeviceTaintRules (GA, on in v1.37; not in the v1.34.4 gate table): DeviceTaintRules taint devices.
   bool enableDRADeviceTaintRules = true;
+  // DRAExtendedResource (GA and locked on in v1.37; alpha and off in the v1.34.4 gate table, so not read
+  // from it yet): extended resources a DeviceClass maps and the node does not advertise are allocated by
+  // DynamicResources through a ResourceClaim the scheduler creates; NodeResourcesFit leaves them alone.
+  bool enableDRAExtendedResource = true;
   // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
   // nothing.
   bool enableNodeDeclaredFeatures = true;

@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pkg/client/memory/memory_client.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/signers.h"
@@ -69,8 +72,8 @@ std::vector<SignFragment> resources(const std::string& json) {
   return {{std::string(framework::kResourcesSignerName), json}};
 }
 
-// Upstream TestFitSignPod and TestBalancedAllocationSignPod (DRAExtendedResource, refused by
-// kube-scheduler-cpp, is off: the "enabled" cases don't apply).
+// Upstream TestFitSignPod and TestBalancedAllocationSignPod without a DRA manager (the "disabled" cases;
+// DRAExtendedResourceIsNotSignable has the "enabled" one).
 TEST(SignPodTest, NodeResourcesFitAndBalancedAllocation) {
   struct Case {
     std::string name;
@@ -99,6 +102,51 @@ TEST(SignPodTest, NodeResourcesFitAndBalancedAllocation) {
       EXPECT_EQ(s.fragments, resources(c.want));
     }
   }
+}
+
+// Upstream TestFitSignPod / TestBalancedAllocationSignPod "DRA extended resource enabled - returns
+// unschedulable": a request for an extended resource a DeviceClass maps makes the pod unsignable.
+TEST(SignPodTest, DRAExtendedResourceIsNotSignable) {
+  client::MemoryClient client;
+  api::DeviceClass cls;
+  cls.metadata.name = "device-class-name";
+  cls.spec.extendedResourceName = "extended.resource.dra.io/something";
+  ASSERT_TRUE(client.create(cls).ok());
+  informer::SharedInformerFactory factory(client);
+  dynamicresources::DefaultDRAManager manager(factory);
+  factory.start();
+  ASSERT_TRUE(factory.waitForCacheSync(std::chrono::seconds(30)));
+  for (int i = 0; i < 1000 && manager.deviceClassResolver()->getDeviceClass(
+                                  cls.spec.extendedResourceName.value()) == nullptr;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  plugintesting::FakeHandle handle;
+  handle.setSharedInformerFactory(&factory);
+  handle.setClient(&client);
+  handle.setSharedDRAManager(&manager);
+  const framework::runtime::Registry registry = newInTreeRegistry();
+  const api::Pod pod =
+      MakePod()
+          .req({{"cpu", "1000m"}, {"memory", "2000"}, {"extended.resource.dra.io/something", "1"}})
+          .obj();
+  for (const char* name : {"NodeResourcesFit", "NodeResourcesBalancedAllocation"}) {
+    SCOPED_TRACE(name);
+    auto p = registry.factories().at(name)(nullptr, handle);
+    ASSERT_TRUE(p.ok()) << p.error().message();
+    auto* sp = dynamic_cast<framework::SignPlugin*>(p->get());
+    ASSERT_NE(sp, nullptr);
+    Signed s = sign(*sp, pod);
+    EXPECT_EQ(s.code, Code::Unschedulable);
+    EXPECT_TRUE(s.fragments.empty());
+    // Without the feature the request is signed as any other.
+    Features off;
+    off.enableDRAExtendedResource = false;
+    auto q = newInTreeRegistry(off).factories().at(name)(nullptr, handle);
+    ASSERT_TRUE(q.ok());
+    EXPECT_EQ(sign(*dynamic_cast<framework::SignPlugin*>(q->get()), pod).code, Code::Success);
+  }
+  factory.stop();
 }
 
 // Upstream TestPodAffinitySignature.

@@ -46,7 +46,7 @@ framework::ResourceSlicePtr applyDeviceTaintRules(
 }
 
 DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity,
-                                     bool enableDeviceTaintRules)
+                                     bool enableDeviceTaintRules, bool enableExtendedResource)
     : enableConsumableCapacity_(enableConsumableCapacity),
       claims_(std::make_unique<ClaimAssumeCache>("ResourceClaim")),
       allocatedDevices_(std::make_unique<AllocatedDevices>(enableConsumableCapacity)),
@@ -55,6 +55,15 @@ DefaultDRAManager::DefaultDRAManager(informer::SharedInformerFactory& factory, b
       classes_(std::make_shared<InformerDeviceClassLister>(factory.deviceClasses())) {
   claims_->watch(factory.resourceClaims());
   claims_->addEventHandler(allocatedDevices_->handlers());
+  if (enableExtendedResource) {
+    extendedResources_ = std::make_unique<ExtendedResourceCache>();
+    ExtendedResourceCache* cache = extendedResources_.get();
+    informer::EventHandlerFuncs<api::DeviceClass> h;
+    h.onAdd = [cache](const auto& obj, bool) { cache->onAdd(obj); };
+    h.onUpdate = [cache](const auto& oldObj, const auto& newObj) { cache->onUpdate(oldObj, newObj); };
+    h.onDelete = [cache](const informer::DeletedObject<api::DeviceClass>& d) { cache->onDelete(d.object); };
+    factory.deviceClasses().addEventHandler(std::move(h));
+  }
 }
 
 Result<framework::ResourceClaimPtr> DefaultDRAManager::get(const std::string& ns,

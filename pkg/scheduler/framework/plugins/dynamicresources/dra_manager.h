@@ -17,6 +17,7 @@
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/framework/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/allocated_devices.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/extended_resource_cache.h"
 #include "pkg/scheduler/util/assume_cache.h"
 
 namespace ks::plugins::dynamicresources {
@@ -36,13 +37,17 @@ class DefaultDRAManager final : public framework::SharedDRAManager,
  public:
   // Registers on the factory's claim, slice and class informers (and the DeviceTaintRule one with
   // `enableDeviceTaintRules`, the DRADeviceTaintRules gate, on by default in v1.37); call before the factory
-  // starts. The factory must outlive the manager.
+  // starts (the extended-resource cache's class handler then runs before the scheduler's). The factory must
+  // outlive the manager. enableExtendedResource (DRAExtendedResource): keep the extended-resource cache.
   DefaultDRAManager(informer::SharedInformerFactory& factory, bool enableConsumableCapacity = false,
-                    bool enableDeviceTaintRules = true);
+                    bool enableDeviceTaintRules = true, bool enableExtendedResource = true);
 
   framework::ResourceClaimTracker& resourceClaims() override { return *this; }
   const framework::ResourceSliceLister& resourceSlices() const override { return *this; }
   std::shared_ptr<const framework::DeviceClassLister> deviceClasses() const override { return classes_; }
+  const framework::DeviceClassResolver* deviceClassResolver() const override {
+    return extendedResources_.get();
+  }
 
   // The claims' assume cache: the scheduler takes the ResourceClaim cluster events from it.
   ClaimAssumeCache& claimsCache() { return *claims_; }
@@ -71,6 +76,7 @@ class DefaultDRAManager final : public framework::SharedDRAManager,
   informer::SharedInformer<api::ResourceSlice>& slices_;
   informer::SharedInformer<api::DeviceTaintRule>* taintRules_ = nullptr;  // null: DRADeviceTaintRules off
   std::shared_ptr<const framework::DeviceClassLister> classes_;
+  std::unique_ptr<ExtendedResourceCache> extendedResources_;  // null without DRAExtendedResource
 
   // Claims allocated in Reserve whose allocation PreBind has not written yet, by claim UID. While a
   // claim is here, another pod using it waits (PreFilter): otherwise that pod's PreBind could find the

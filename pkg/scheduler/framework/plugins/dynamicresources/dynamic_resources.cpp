@@ -141,6 +141,14 @@ struct DynamicResources::StateData final : framework::StateData {
     std::set<size_t> unavailableClaims;
     // Filter's allocation results per node, in the order of the claims to allocate.
     std::map<std::string, std::vector<api::AllocationResult>> nodeAllocations;
+    // The extended-resource claim, when there is one, is the last of `claims`.
+    ExtendedResourceState extended;
+
+    ResourceClaimPtr extendedResourceClaim() const { return extended.hasClaim ? claims.back() : nullptr; }
+    bool isExtendedResourceClaim(size_t index) const {
+      return extended.hasClaim && index + 1 == claims.size();
+    }
+    size_t numUserOwned() const { return claims.size() - (extended.hasClaim ? 1 : 0); }
   };
   explicit StateData(std::shared_ptr<Data> d) : data(std::move(d)) {}
   std::unique_ptr<framework::StateData> clone() const override { return std::make_unique<StateData>(data); }
@@ -205,7 +213,7 @@ Result<std::unique_ptr<framework::Plugin>> DynamicResources::create(const config
     informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
     if (factory == nullptr) return Error("SharedInformerFactory is nil");
     own = std::make_unique<DefaultDRAManager>(*factory, features.enableConsumableCapacity,
-                                              features.enableDRADeviceTaintRules);
+                                              features.enableDRADeviceTaintRules, features.enableDRAExtendedResource);
     manager = own.get();
   }
   const auto filterTimeout = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -233,7 +241,8 @@ Result<std::vector<framework::ClusterEventWithHint>> DynamicResources::eventsToR
   return std::vector<framework::ClusterEventWithHint>{
       {ClusterEvent{EventResource::Node, nodeActions, {}}, {}},
       // Allocations live in the claims: any change may free or provide what the pod waits for.
-      {ClusterEvent{EventResource::ResourceClaim, Add | Update, {}}, claimHint},
+      // Deletes too: PostFilter deletes an extended-resource claim left by an earlier attempt.
+      {ClusterEvent{EventResource::ResourceClaim, Add | Update | Delete, {}}, claimHint},
       // The claim controller recorded a generated claim in the pod's status.
       {ClusterEvent{EventResource::TargetPod, UpdatePodGeneratedResourceClaim, {}},
        helper::bindHint(this, &DynamicResources::isSchedulableAfterTargetPodUpdate)},
@@ -276,13 +285,17 @@ Result<framework::QueueingHint> DynamicResources::isSchedulableAfterClaimChange(
   auto objs = helper::asTyped<api::ResourceClaim>(oldObj, newObj);
   if (!objs.ok()) return objs.error().wrap("unexpected object in isSchedulableAfterClaimChange");
   const auto [originalClaim, modifiedClaim] = *objs;
+  // A deleted claim that was allocated frees its devices (normally its deallocation was seen before).
+  if (modifiedClaim == nullptr) {
+    return originalClaim != nullptr && originalClaim->status.allocation ? framework::QueueingHint::Queue
+                                                                        : framework::QueueingHint::QueueSkip;
+  }
   bool usesClaim = false;
   auto r = foreachPodResourceClaim(pod, [&](const ResourceClaimPtr& claim) {
-    if (modifiedClaim != nullptr && claim->metadata.uid == modifiedClaim->metadata.uid) usesClaim = true;
+    if (claim->metadata.uid == modifiedClaim->metadata.uid) usesClaim = true;
   });
   // Only "not schedulable" reasons come back from there.
   if (!r.ok()) return framework::QueueingHint::QueueSkip;
-  if (modifiedClaim == nullptr) return framework::QueueingHint::QueueSkip;  // deletes are not registered
   // A deallocation may have freed devices for any pod.
   if (originalClaim != nullptr && originalClaim->status.allocation && !modifiedClaim->status.allocation) {
     return framework::QueueingHint::Queue;
@@ -318,6 +331,9 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
       !r.ok()) {
     return statusUnschedulable(r.error().message());
   }
+  ResourceClaimPtr extendedClaim;
+  if (Status s = preFilterExtendedResources(pod, data->extended, extendedClaim); !s.isSuccess()) return s;
+  if (extendedClaim) claims.push_back(extendedClaim);
   if (claims.empty()) return Status(Code::Skip);
 
   int numClaimsToAllocate = 0;
@@ -340,6 +356,8 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
       return statusUnschedulable("resource claim " + kobj(claim.metadata) +
                                  " is in the process of being allocated");
     }
+    // The extended-resource claim has no requests yet (or, from an earlier attempt, Filter rejects it).
+    if (claims[index] == extendedClaim) continue;
     // A missing class blocks the claim however it gets allocated.
     for (const auto& request : claim.spec.devices.requests) {
       if (request.exactly) {
@@ -409,6 +427,10 @@ Status DynamicResources::preFilter(framework::CycleState& cs, const framework::P
         f, std::move(*allocatedState), draManager_->deviceClasses(), std::move(slices).value(), celCache_);
   }
   data->claims = std::move(claims);
+  if (extendedClaim) {
+    data->extended.hasClaim = true;
+    data->extended.initialClaimUid = extendedClaim->metadata.uid;
+  }
   return {};
 }
 
@@ -422,7 +444,7 @@ Status DynamicResources::validateDeviceClass(const std::string& className,
   return {};
 }
 
-Status DynamicResources::filter(framework::CycleState& cs, const framework::PodInfo&,
+Status DynamicResources::filter(framework::CycleState& cs, const framework::PodInfo& podInfo,
                                 const framework::NodeInfo& nodeInfo) {
   if (!enabled_) return {};
   auto stateResult = stateOf(cs);
@@ -431,6 +453,14 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
   if (state.claims.empty()) return {};
   const api::Node* node = nodeInfo.node();
   if (node == nullptr) return Status::error("node not found");
+  ExtendedResourceState::NodeClaim nodeExtended;
+  if (Status s = filterExtendedResources(state.extended, state.extendedResourceClaim(),
+                                         state.numUserOwned() == 0, podInfo.pod(), nodeInfo, nodeExtended);
+      !s.isSuccess()) {
+    return s;
+  }
+  // Only extended resources, and this node's device plugins provide them: NodeResourcesFit checks them.
+  if (nodeExtended.claim == nullptr && state.numUserOwned() == 0) return {};
 
   std::vector<size_t> unavailableClaims;
   for (size_t index = 0; index < state.claims.size(); ++index) {
@@ -452,8 +482,12 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
   std::vector<api::AllocationResult> allocations;
   if (state.allocator) {
     std::vector<ResourceClaimPtr> claimsToAllocate;
-    for (const auto& claim : state.claims) {
-      if (!claim->status.allocation) claimsToAllocate.push_back(claim);
+    for (size_t index = 0; index < state.claims.size(); ++index) {
+      const ResourceClaimPtr& claim = state.claims[index];
+      if (claim->status.allocation) continue;
+      // This node's variant of the extended-resource claim.
+      const bool nodeVariant = state.isExtendedResourceClaim(index) && nodeExtended.claim != nullptr;
+      claimsToAllocate.push_back(nodeVariant ? nodeExtended.claim : claim);
     }
     // The scheduler's shutdown cancels the search as upstream's context does.
     const std::stop_token stop = handle_.stopToken();
@@ -487,7 +521,10 @@ Status DynamicResources::filter(framework::CycleState& cs, const framework::PodI
     state.unavailableClaims.insert(unavailableClaims.begin(), unavailableClaims.end());
     return statusUnschedulable("resourceclaim not available on the node");
   }
-  if (state.allocator) state.nodeAllocations[node->metadata.name] = std::move(allocations);
+  if (state.allocator) {
+    state.nodeAllocations[node->metadata.name] = std::move(allocations);
+    state.extended.nodeClaims[node->metadata.name] = std::move(nodeExtended);
+  }
   return {};
 }
 
@@ -508,7 +545,14 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
     std::lock_guard lock(state.mu);
     unavailable = state.unavailableClaims;
   }
+  // The extended-resource claim from an earlier attempt (one PreBind created) is deleted, not deallocated.
+  const ResourceClaimPtr extendedClaim = state.extendedResourceClaim();
+  const bool extendedClaimInAPI = extendedClaim && !isSpecialClaimName(extendedClaim->metadata.name);
   for (size_t index : unavailable) {
+    if (state.isExtendedResourceClaim(index)) {
+      if (extendedClaimInAPI) break;
+      continue;
+    }
     const api::ResourceClaim& claim = *state.claims[index];
     const auto& reservedFor = claim.status.reservedFor;
     if (reservedFor.empty() || (reservedFor.size() == 1 && reservedFor[0].uid == pod.metadata.uid)) {
@@ -520,6 +564,10 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
       if (!r.ok()) return Status::error(r.error().message());
       return Status(Code::Unschedulable, "deallocation of ResourceClaim completed");
     }
+  }
+  if (extendedClaimInAPI) {
+    if (auto r = deleteClaim(*extendedClaim); !r.ok()) return Status::error(r.error().message());
+    return Status(Code::Unschedulable, "deletion of ResourceClaim completed");
   }
   return Status(Code::Unschedulable);
 }
@@ -601,8 +649,14 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Pod
   if (numClaimsToAllocate == 0 || !state.allocator) return {};
 
   auto it = state.nodeAllocations.find(nodeName);
-  // Filter found the node suitable, so this cannot fail.
   if (it == state.nodeAllocations.end() || it->second.empty()) {
+    // Only the extended-resource claim is unallocated and the node's device plugins provide it all.
+    bool needToAllocateUserClaims = false;
+    for (size_t index = 0; index < state.numUserOwned(); ++index) {
+      if (!state.claims[index]->status.allocation) needToAllocateUserClaims = true;
+    }
+    if (!needToAllocateUserClaims) return {};
+    // Filter found the node suitable, so this cannot fail.
     return Status::error("claim allocation not found for node");
   }
   const auto& allocations = it->second;
@@ -618,7 +672,10 @@ Status DynamicResources::reserve(framework::CycleState& cs, const framework::Pod
     const api::AllocationResult& allocation = allocations[allocIndex++];
     state.informationsForClaim[index].allocation = allocation;
     // The allocation alone would do; the whole claim is useful for the allocator, debugging and tests.
-    auto allocated = std::make_shared<api::ResourceClaim>(claim);
+    // The extended-resource claim is this node's variant (same temporary UID).
+    const ResourceClaimPtr& nodeVariant =
+        state.isExtendedResourceClaim(index) ? state.extended.nodeClaims[nodeName].claim : nullptr;
+    auto allocated = std::make_shared<api::ResourceClaim>(nodeVariant ? *nodeVariant : claim);
     auto& finalizers = allocated->metadata.finalizers;
     if (std::find(finalizers.begin(), finalizers.end(), api::kResourceClaimFinalizer) == finalizers.end()) {
       finalizers.emplace_back(api::kResourceClaimFinalizer);
@@ -640,7 +697,9 @@ void DynamicResources::unreserve(framework::CycleState& cs, const framework::Pod
   if (!stateResult.ok()) return;
   StateData::Data& state = **stateResult;
   const api::Pod& pod = podInfo.pod();
-  for (const auto& claim : state.claims) {
+  // The user's claims; the extended-resource claim is cleaned up below.
+  for (size_t index = 0; index < state.numUserOwned(); ++index) {
+    const ResourceClaimPtr& claim = state.claims[index];
     // An allocation that was in flight is not any more: the cache goes back to the informer's claim.
     if (draManager_->resourceClaims().removeClaimPendingAllocation(claim->metadata.uid)) {
       draManager_->resourceClaims().assumedClaimRestore(claim->metadata.namespace_, claim->metadata.name);
@@ -654,6 +713,7 @@ void DynamicResources::unreserve(framework::CycleState& cs, const framework::Pod
         spdlog::error("unreserve resourceclaim {}: {}", kobj(claim->metadata), r.error().message());
     }
   }
+  unreserveExtendedResourceClaim(pod, state.extended, state.extendedResourceClaim());
 }
 
 Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const framework::PodInfo&,
@@ -666,12 +726,22 @@ Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const frame
   return {};
 }
 
-Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_t index,
-                                                     const api::Pod& pod) {
+Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_t index, const api::Pod& pod,
+                                                     const std::string& nodeName, std::stop_token stop) {
   StateData::Data& state = *stateData.data;
   const ResourceClaimPtr original = state.claims[index];
   const std::optional<api::AllocationResult>& allocation = state.informationsForClaim[index].allocation;
+  const bool isExtendedResourceClaim = state.isExtendedResourceClaim(index);
+  // Extended resources all provided by the node's device plugins: no claim.
+  if (isExtendedResourceClaim && !allocation && original->spec.devices.requests.empty()) return original;
   auto claim = std::make_shared<api::ResourceClaim>(*original);
+  if (isExtendedResourceClaim && isSpecialClaimName(original->metadata.name)) {
+    auto created = createExtendedResourceClaimInAPI(pod, nodeName, state.extended);
+    if (!created.ok()) return created.error();
+    // From now on the cycle tracks the real claim (Unreserve deletes it).
+    state.claims[index] = *created;
+    claim = std::make_shared<api::ResourceClaim>(**created);
+  }
 
   // Benign concurrent changes cause conflicts: read the claim again and retry (retry.DefaultRetry).
   std::optional<Error> failure;
@@ -735,14 +805,24 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
   if (allocation) {
     // Allocation by the scheduler is over, successfully or not. Assuming can only fail for benign reasons
     // (a concurrent delete or update).
-    if (!failure) {
+    if (!failure && isExtendedResourceClaim) {
+      // Created just now: the informer may not have it yet.
+      waitForExtendedClaimInAssumeCache(claim, stop);
+    } else if (!failure) {
       if (auto r = draManager_->resourceClaims().assumeClaimAfterAPICall(claim); !r.ok()) {
         spdlog::debug("claim {} not stored in assume cache: {}", kobj(claim->metadata), r.error().message());
       }
     }
+    // The in-memory extended-resource claim's temporary UID for that claim.
     draManager_->resourceClaims().removeClaimPendingAllocation(original->metadata.uid);
   }
   if (failure) return *failure;
+  // Where the pod finds its extended resources' claim and requests.
+  if (isExtendedResourceClaim) {
+    if (auto r = patchPodExtendedResourceClaimStatus(pod, *claim, nodeName, state.extended); !r.ok()) {
+      return r.error();
+    }
+  }
   return ResourceClaimPtr(claim);
 }
 
@@ -809,7 +889,7 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
 
   for (size_t index = 0; index < state.claims.size(); ++index) {
     if (isReservedForPod(pod, *state.claims[index])) continue;
-    auto claim = bindClaim(*stateData, index, pod);
+    auto claim = bindClaim(*stateData, index, pod, nodeName, stop);
     if (!claim.ok()) return Status::fromError(claim.error());
     // Unreserve then works with the claim as written.
     state.claims[index] = *claim;

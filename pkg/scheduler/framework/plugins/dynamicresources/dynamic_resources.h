@@ -19,13 +19,14 @@
 //   PreBind     writes finalizer, allocation and reservedFor to each claim not yet reserved for the pod;
 //               with DRADeviceBindingConditions waits for the devices' binding conditions.
 //
-// Extended resources backed by DRA (DRAExtendedResource, alpha in v1.34) are not implemented: the gate is
-// refused at start (pkg/features), so the special "<extended-resources>" claim never exists here.
+// Extended resources backed by DRA (DRAExtendedResource, GA in v1.37): the claim the scheduler makes for
+// them joins the pod's claims at the end; extended_dynamic_resources.h describes its life.
 
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "pkg/dra/cel/compile.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/plugins/dynamicresources/extended_dynamic_resources.h"
 #include "pkg/util/result.h"
 
 namespace ks::plugins::dynamicresources {
@@ -65,6 +67,8 @@ struct DynamicResourcesFeatures {
   // Beta in v1.37 but off by default: on only with --min-compatibility-version >= 1.37 (the default is
   // 1.36). Not in the v1.34.4 gate table yet.
   bool enableDRAFractionalCapacityRange = false;
+  // DRAExtendedResource: GA and locked on in v1.37 (alpha in the v1.34.4 gate table).
+  bool enableDRAExtendedResource = true;
 };
 
 class DynamicResources final : public framework::PreEnqueuePlugin,
@@ -149,8 +153,33 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   Result<void> foreachPodResourceClaim(
       const api::Pod& pod, const std::function<void(const framework::ResourceClaimPtr&)>& cb) const;
   framework::Status validateDeviceClass(const std::string& className, const std::string& requestName) const;
-  // Records the allocation (if Reserve made one) and the reservation in the claim's status.
-  Result<framework::ResourceClaimPtr> bindClaim(StateData& state, size_t index, const api::Pod& pod);
+  // Records the allocation (if Reserve made one) and the reservation in the claim's status; creates the
+  // extended-resource claim first and records it in the pod's status afterwards.
+  Result<framework::ResourceClaimPtr> bindClaim(StateData& state, size_t index, const api::Pod& pod,
+                                                const std::string& nodeName, std::stop_token stop);
+
+  // Extended resources backed by DRA (extended_dynamic_resources.cpp).
+  // Sets `claim` to the pod's extended-resource claim (found or in memory), null when there is none.
+  framework::Status preFilterExtendedResources(const api::Pod& pod, ExtendedResourceState& ext,
+                                               framework::ResourceClaimPtr& claim) const;
+  // Sets `out` to the node's variant of the claim and its mappings; out.claim null: nothing to allocate
+  // for the extended resources on this node.
+  framework::Status filterExtendedResources(const ExtendedResourceState& ext,
+                                            const framework::ResourceClaimPtr& extendedResourceClaim,
+                                            bool noUserClaim, const api::Pod& pod,
+                                            const framework::NodeInfo& nodeInfo,
+                                            ExtendedResourceState::NodeClaim& out) const;
+  Result<framework::ResourceClaimPtr> createExtendedResourceClaimInAPI(const api::Pod& pod,
+                                                                       const std::string& nodeName,
+                                                                       const ExtendedResourceState& ext);
+  Result<void> patchPodExtendedResourceClaimStatus(const api::Pod& pod, const api::ResourceClaim& claim,
+                                                   const std::string& nodeName,
+                                                   const ExtendedResourceState& ext);
+  // Removes the scheduler's finalizer, then deletes the claim (gone already is fine).
+  Result<void> deleteClaim(api::ResourceClaim claim);
+  void waitForExtendedClaimInAssumeCache(const framework::ResourceClaimPtr& claim, std::stop_token stop);
+  void unreserveExtendedResourceClaim(const api::Pod& pod, const ExtendedResourceState& ext,
+                                      const framework::ResourceClaimPtr& claim);
   Result<bool> isClaimReadyForBinding(const api::ResourceClaim& claim) const;
   bool isClaimTimeout(const api::ResourceClaim& claim) const;
   Result<bool> isPodReadyForBinding(StateData& state) const;

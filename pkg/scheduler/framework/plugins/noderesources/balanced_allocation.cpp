@@ -7,7 +7,8 @@
 namespace ks::plugins::noderesources {
 
 Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
-    const config::NodeResourcesBalancedAllocationArgs& args, const Features& features) {
+    const config::NodeResourcesBalancedAllocationArgs& args, const Features& features,
+    const framework::DeviceClassResolver* deviceClasses) {
   if (auto errs = config::validateNodeResourcesBalancedAllocationArgs("", args); !errs.empty()) {
     return Error(config::aggregateMessage(errs));
   }
@@ -18,18 +19,21 @@ Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
   opts.skipPodLevelResources = !features.enablePodLevelResources;
   return std::unique_ptr<BalancedAllocation>(new BalancedAllocation(
       ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts),
-      features.enablePodLevelResources));
+      ResourceRequestsOptions{features.enablePodLevelResources, features.enableDRAExtendedResource},
+      features.enableDRAExtendedResource ? deviceClasses : nullptr));
 }
 
 Result<std::unique_ptr<framework::Plugin>> BalancedAllocation::create(const config::PluginArgs* args,
-                                                                      framework::Handle& /*handle*/) {
+                                                                      framework::Handle& handle,
+                                                                      const Features& features) {
   static const config::NodeResourcesBalancedAllocationArgs kDefaults{};
   const config::NodeResourcesBalancedAllocationArgs* typed = &kDefaults;
   if (args != nullptr) {
     typed = dynamic_cast<const config::NodeResourcesBalancedAllocationArgs*>(args);
     if (typed == nullptr) return Error("want args to be of type NodeResourcesBalancedAllocationArgs");
   }
-  auto p = create(*typed);
+  const framework::SharedDRAManager* dra = handle.sharedDRAManager();
+  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr);
   if (!p.ok()) return p.error();
   return std::unique_ptr<framework::Plugin>(std::move(p).value());
 }
@@ -56,11 +60,7 @@ framework::Status BalancedAllocation::score(framework::CycleState& state, const 
 
 framework::Status BalancedAllocation::signPod(const api::Pod& pod,
                                               std::vector<framework::SignFragment>& fragments) {
-  // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
-  fragments.push_back(
-      {std::string(framework::kResourcesSignerName),
-       framework::resourceSigner(computePodResourceRequest(pod, {enablePodLevelResources_}))});
-  return {};
+  return signPodResources(pod, requestsOptions_, deviceClasses_, fragments);
 }
 
 }  // namespace ks::plugins::noderesources

@@ -12,6 +12,7 @@
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/plugins/noderesources/features.h"
+#include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 #include "pkg/scheduler/framework/plugins/noderesources/resource_allocation.h"
 #include "pkg/util/result.h"
 
@@ -38,14 +39,17 @@ class BalancedAllocation final : public framework::PreScorePlugin,
   static constexpr std::string_view kName = "NodeResourcesBalancedAllocation";
 
   // Validates args with config::validateNodeResourcesBalancedAllocationArgs, as upstream.
+  // `deviceClasses`: the SharedDRAManager's extended-resource resolver (DRAExtendedResource), may be null.
   static Result<std::unique_ptr<BalancedAllocation>> create(
-      const config::NodeResourcesBalancedAllocationArgs& args, const Features& features = {});
+      const config::NodeResourcesBalancedAllocationArgs& args, const Features& features = {},
+      const framework::DeviceClassResolver* deviceClasses = nullptr);
   static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
-                                                           framework::Handle& handle);
+                                                           framework::Handle& handle,
+                                                           const Features& features = {});
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): the request NodeResourcesFit computes.
+  // Opportunistic batching (upstream SignPod): as NodeResourcesFit's.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Skip for best-effort pods; otherwise stores the pod's requests.
@@ -57,11 +61,13 @@ class BalancedAllocation final : public framework::PreScorePlugin,
   framework::ScoreExtensions* scoreExtensions() override { return nullptr; }
 
  private:
-  BalancedAllocation(ResourceAllocationScorer scorer, bool enablePodLevelResources)
-      : scorer_(std::move(scorer)), enablePodLevelResources_(enablePodLevelResources) {}
+  BalancedAllocation(ResourceAllocationScorer scorer, ResourceRequestsOptions requestsOptions,
+                     const framework::DeviceClassResolver* deviceClasses)
+      : scorer_(std::move(scorer)), requestsOptions_(requestsOptions), deviceClasses_(deviceClasses) {}
 
   ResourceAllocationScorer scorer_;
-  bool enablePodLevelResources_;
+  ResourceRequestsOptions requestsOptions_;
+  const framework::DeviceClassResolver* deviceClasses_;  // null without DRAExtendedResource
 };
 
 }  // namespace ks::plugins::noderesources

@@ -1,7 +1,6 @@
 #pragma once
 // The feature gates the noderesources plugins read (upstream plugins/feature.Features), with their
-// kube-scheduler defaults. DRAExtendedResource (alpha in v1.34, off by default) is not supported:
-// extended resources are always checked against the node's allocatable.
+// kube-scheduler defaults.
 
 namespace ks::plugins::noderesources {
 
@@ -13,6 +12,9 @@ struct Features {
   // InPlacePodLevelResourcesVerticalScaling (beta, on by default since v1.36): a running pod's requests
   // also read the pod-level status.allocatedResources / status.resources.
   bool enableInPlacePodLevelResourcesVerticalScaling = true;
+  // DRAExtendedResource (GA and locked on in v1.37; alpha in the v1.34.4 gate table): an extended resource
+  // the node does not advertise and a DeviceClass maps is left to DynamicResources.
+  bool enableDRAExtendedResource = true;
 };
 
 }  // namespace ks::plugins::noderesources

@@ -1,5 +1,6 @@
 #include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 
+#include <optional>
 #include <utility>
 
 #include "pkg/api/resources.h"
@@ -39,7 +40,9 @@ int64_t scalarOf(const framework::Resource& r, const std::string& name) {
 // Calls sink(resourceName, fixedReason, requested, used, capacity, unresolvable) for every resource that
 // doesn't fit; fixedReason is empty for scalar resources ("Insufficient <name>" is built by the sink).
 template <class Sink>
-void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeInfo, Sink&& sink) {
+void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeInfo,
+                       const framework::DeviceClassResolver* deviceClasses,
+                       const ResourceRequestsOptions& opts, Sink&& sink) {
   const framework::Resource& alloc = nodeInfo.allocatable();
   const framework::Resource& used = nodeInfo.requested();
   const auto numPods = static_cast<int64_t>(nodeInfo.pods().size());
@@ -62,6 +65,7 @@ void visitInsufficient(const PreFilterState& s, const framework::NodeInfo& nodeI
          used.ephemeralStorage, alloc.ephemeralStorage, req.ephemeralStorage > alloc.ephemeralStorage);
   }
   for (const auto& sr : s.scalars()) {
+    if (shouldDelegateResourceToDRA(sr.name, &nodeInfo, deviceClasses, opts)) continue;
     const int64_t a = scalarOf(alloc, sr.name);
     const int64_t u = scalarOf(used, sr.name);
     if (sr.quantity > a - u)
@@ -76,10 +80,12 @@ std::string reasonFor(std::string_view resourceName, std::string_view fixedReaso
   return r;
 }
 
-std::vector<InsufficientResource> collect(const PreFilterState& s, const framework::NodeInfo& nodeInfo) {
+std::vector<InsufficientResource> collect(const PreFilterState& s, const framework::NodeInfo& nodeInfo,
+                                          const framework::DeviceClassResolver* deviceClasses,
+                                          const ResourceRequestsOptions& opts) {
   std::vector<InsufficientResource> out;
   visitInsufficient(
-      s, nodeInfo,
+      s, nodeInfo, deviceClasses, opts,
       [&](std::string_view name, std::string_view fixed, int64_t req, int64_t used, int64_t cap,
           bool unresolvable) {
         out.push_back({std::string(name), reasonFor(name, fixed), req, used, cap, unresolvable});
@@ -126,27 +132,52 @@ std::vector<ScalarRequest> checkedScalarRequests(
   return out;
 }
 
+api::ResourceList podRequestsSpecOnly(const api::Pod& pod) {
+  api::PodRequestsOptions opts;
+  opts.useStatusResources = false;
+  opts.inPlacePodLevelResourcesVerticalScalingEnabled = false;
+  return api::podRequests(pod, opts);
+}
+
+bool shouldDelegateResourceToDRA(std::string_view resourceName, const framework::NodeInfo* nodeInfo,
+                                 const framework::DeviceClassResolver* deviceClasses,
+                                 const ResourceRequestsOptions& opts) {
+  if (!opts.enableDRAExtendedResource) return false;
+  // The device plugin provides it on this node.
+  if (nodeInfo != nullptr) {
+    const auto& scalars = nodeInfo->allocatable().scalarResources;
+    if (auto it = scalars.find(std::string(resourceName)); it != scalars.end() && it->second > 0)
+      return false;
+  }
+  return deviceClasses != nullptr && deviceClasses->getDeviceClass(resourceName) != nullptr;
+}
+
 std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest,
-                                              const framework::NodeInfo& nodeInfo) {
-  return collect(podRequest, nodeInfo);
+                                              const framework::NodeInfo& nodeInfo,
+                                              const framework::DeviceClassResolver* deviceClasses,
+                                              const ResourceRequestsOptions& opts) {
+  return collect(podRequest, nodeInfo, deviceClasses, opts);
 }
 
 std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::NodeInfo& nodeInfo,
-                                       const ResourceRequestsOptions& opts) {
+                                       const ResourceRequestsOptions& opts,
+                                       const framework::DeviceClassResolver* deviceClasses) {
   framework::Resource request = computePodResourceRequest(pod, opts);
   auto scalars = checkedScalarRequests(request, {}, {});
-  return collect(PreFilterState(std::move(request), std::move(scalars)), nodeInfo);
+  return collect(PreFilterState(std::move(request), std::move(scalars)), nodeInfo, deviceClasses, opts);
 }
 
-bool isFit(const api::Pod& pod, const api::Node* node, const ResourceRequestsOptions& opts) {
+bool isFit(const api::Pod& pod, const api::Node* node, const ResourceRequestsOptions& opts,
+           const framework::DeviceClassResolver* deviceClasses) {
   if (node == nullptr) return false;
   framework::NodeInfo nodeInfo;
   nodeInfo.setNode(std::make_shared<const api::Node>(*node));
-  return fits(pod, nodeInfo, opts).empty();
+  return fits(pod, nodeInfo, opts, deviceClasses).empty();
 }
 
 bool haveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& originalNode,
-                                        const api::Node& modifiedNode, const ResourceRequestsOptions& opts) {
+                                        const api::Node& modifiedNode, const ResourceRequestsOptions& opts,
+                                        const framework::DeviceClassResolver* deviceClasses) {
   const framework::Resource podRequest = computePodResourceRequest(pod, opts);
   const framework::Resource original = framework::Resource::fromResourceList(originalNode.status.allocatable);
   const framework::Resource modified = framework::Resource::fromResourceList(modifiedNode.status.allocatable);
@@ -160,22 +191,33 @@ bool haveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& or
       (podRequest.ephemeralStorage > 0 && modified.ephemeralStorage > original.ephemeralStorage)) {
     return true;
   }
+  std::optional<framework::NodeInfo> modifiedNodeInfo;
   for (const auto& [name, quantity] : podRequest.scalarResources) {
     if (quantity == 0) continue;
     if (scalarOf(modified, name) > scalarOf(original, name)) return true;
+    if (opts.enableDRAExtendedResource && deviceClasses != nullptr) {
+      if (!modifiedNodeInfo) {
+        modifiedNodeInfo.emplace();
+        modifiedNodeInfo->setNode(std::make_shared<const api::Node>(modifiedNode));
+      }
+      if (shouldDelegateResourceToDRA(name, &*modifiedNodeInfo, deviceClasses, opts)) return true;
+    }
   }
   return false;
 }
 
 // ---- Fit ----
 
-Fit::Fit(const config::NodeResourcesFitArgs& args, const Features& features, ResourceAllocationScorer scorer)
+Fit::Fit(const config::NodeResourcesFitArgs& args, const Features& features, ResourceAllocationScorer scorer,
+         const framework::DeviceClassResolver* deviceClasses)
     : ignoredResources_(args.ignoredResources.begin(), args.ignoredResources.end()),
       ignoredResourceGroups_(args.ignoredResourceGroups.begin(), args.ignoredResourceGroups.end()),
       features_(features),
-      scorer_(std::move(scorer)) {}
+      scorer_(std::move(scorer)),
+      deviceClasses_(features.enableDRAExtendedResource ? deviceClasses : nullptr) {}
 
-Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args, const Features& features) {
+Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args, const Features& features,
+                                         const framework::DeviceClassResolver* deviceClasses) {
   if (auto errs = config::validateNodeResourcesFitArgs("", args); !errs.empty()) {
     return Error(config::aggregateMessage(errs));
   }
@@ -197,18 +239,19 @@ Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& arg
   opts.useStatusResources = false;
   opts.skipPodLevelResources = true;
   ResourceAllocationScorer scorer(s.type, type, s.resources, opts, rtcrShape(s));
-  return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer)));
+  return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer), deviceClasses));
 }
 
 Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs* args,
-                                                       framework::Handle& /*handle*/) {
+                                                       framework::Handle& handle, const Features& features) {
   static const config::NodeResourcesFitArgs kDefaults{};
   const config::NodeResourcesFitArgs* typed = &kDefaults;
   if (args != nullptr) {
     typed = dynamic_cast<const config::NodeResourcesFitArgs*>(args);
     if (typed == nullptr) return Error("want args to be of type NodeResourcesFitArgs");
   }
-  auto p = create(*typed);
+  const framework::SharedDRAManager* dra = handle.sharedDRAManager();
+  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr);
   if (!p.ok()) return p.error();
   return std::unique_ptr<framework::Plugin>(std::move(p).value());
 }
@@ -221,8 +264,7 @@ framework::Status Fit::preFilter(framework::CycleState& state, const framework::
     return framework::Status(framework::Code::UnschedulableAndUnresolvable,
                              std::string(kReasonSidecarsDisabled));
   }
-  framework::Resource request =
-      computePodResourceRequest(pod.pod(), ResourceRequestsOptions{features_.enablePodLevelResources});
+  framework::Resource request = computePodResourceRequest(pod.pod(), requestsOptions());
   auto scalars = checkedScalarRequests(request, ignoredResources_, ignoredResourceGroups_);
   state.write(std::make_unique<PreFilterState>(std::move(request), std::move(scalars)));
   return framework::Status();
@@ -236,7 +278,7 @@ framework::Status Fit::filter(framework::CycleState& state, const framework::Pod
   }
   framework::Status status;
   visitInsufficient(
-      *s, nodeInfo,
+      *s, nodeInfo, deviceClasses_, requestsOptions(),
       [&](std::string_view name, std::string_view fixed, int64_t, int64_t, int64_t, bool unresolvable) {
         if (status.isSuccess()) status = framework::Status(framework::Code::Unschedulable);
         status.appendReason(reasonFor(name, fixed));
@@ -278,6 +320,11 @@ Result<std::vector<framework::ClusterEventWithHint>> Fit::eventsToRegister() {
       {ClusterEvent{EventResource::Node, nodeActions, {}},
        helper::bindHint(this, &Fit::isSchedulableAfterNodeChange)},
   };
+  // A pod may wait for a class that maps an extended resource it requests.
+  if (features_.enableDRAExtendedResource) {
+    events.push_back({ClusterEvent{EventResource::DeviceClass, action::Add | action::Update, {}},
+                      helper::bindHint(this, &Fit::isSchedulableAfterDeviceClassEvent)});
+  }
   // With in-place resize, a scheduled pod scaling down may free room, and the pod itself may now fit.
   if (features_.enableInPlacePodVerticalScaling) {
     events.push_back({ClusterEvent{EventResource::AssignedPod, action::UpdatePodScaleDown, {}},
@@ -352,23 +399,60 @@ Result<framework::QueueingHint> Fit::isSchedulableAfterNodeChange(
   auto typed = helper::asTyped<api::Node>(oldObj, newObj);
   if (!typed.ok()) return typed.error();
   const auto [originalNode, modifiedNode] = *typed;
-  const ResourceRequestsOptions opts{features_.enablePodLevelResources};
+  const ResourceRequestsOptions opts = requestsOptions();
   // The pod doesn't fit the node even when it's empty: nothing to do.
-  if (!isFit(pod, modifiedNode, opts)) return framework::QueueingHint::QueueSkip;
+  if (!isFit(pod, modifiedNode, opts, deviceClasses_)) return framework::QueueingHint::QueueSkip;
   if (originalNode == nullptr) return framework::QueueingHint::Queue;
   // It fits, but if nothing the pod asks for grew, the update didn't change the outcome.
-  if (!haveAnyRequestedResourcesIncreased(pod, *originalNode, *modifiedNode, opts)) {
+  if (!haveAnyRequestedResourcesIncreased(pod, *originalNode, *modifiedNode, opts, deviceClasses_)) {
     return framework::QueueingHint::QueueSkip;
   }
   return framework::QueueingHint::Queue;
 }
 
-framework::Status Fit::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
-  // DRAExtendedResource, which would make pods with DRA-backed extended resources unsignable, is refused.
-  fragments.push_back(
-      {std::string(framework::kResourcesSignerName),
-       framework::resourceSigner(computePodResourceRequest(pod, {features_.enablePodLevelResources}))});
+Result<framework::QueueingHint> Fit::isSchedulableAfterDeviceClassEvent(
+    const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const {
+  auto typed = helper::asTyped<api::DeviceClass>(oldObj, newObj);
+  if (!typed.ok()) return typed.error();
+  const auto [originalClass, modifiedClass] = *typed;
+  if (modifiedClass == nullptr) return framework::QueueingHint::QueueSkip;
+  const std::string modifiedName = modifiedClass->spec.extendedResourceName.value_or("");
+  if (originalClass != nullptr) {
+    if (originalClass->spec.extendedResourceName.value_or("") == modifiedName) {
+      return framework::QueueingHint::QueueSkip;
+    }
+  } else {
+    // The implicit name only matters on Add: a class keeps its name.
+    if (podRequestsSpecOnly(pod).count(std::string(framework::kResourceDeviceClassPrefix) +
+                                       modifiedClass->metadata.name) > 0) {
+      return framework::QueueingHint::Queue;
+    }
+  }
+  if (modifiedClass->spec.extendedResourceName) {
+    if (podRequestsSpecOnly(pod).count(modifiedName) > 0) return framework::QueueingHint::Queue;
+  }
+  return framework::QueueingHint::QueueSkip;
+}
+
+framework::Status signPodResources(const api::Pod& pod, const ResourceRequestsOptions& opts,
+                                   const framework::DeviceClassResolver* deviceClasses,
+                                   std::vector<framework::SignFragment>& fragments) {
+  framework::Resource request = computePodResourceRequest(pod, opts);
+  if (opts.enableDRAExtendedResource) {
+    for (const auto& [name, quantity] : request.scalarResources) {
+      if (quantity == 0) continue;
+      if (shouldDelegateResourceToDRA(name, nullptr, deviceClasses, opts)) {
+        return framework::Status(framework::Code::Unschedulable,
+                                 "signature disabled when dra extended resources are used in the cluster");
+      }
+    }
+  }
+  fragments.push_back({std::string(framework::kResourcesSignerName), framework::resourceSigner(request)});
   return {};
+}
+
+framework::Status Fit::signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) {
+  return signPodResources(pod, requestsOptions(), deviceClasses_, fragments);
 }
 
 }  // namespace ks::plugins::noderesources

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/dra_manager.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/plugins/noderesources/features.h"
 #include "pkg/scheduler/framework/plugins/noderesources/resource_allocation.h"
@@ -41,7 +42,19 @@ inline constexpr std::string_view kReasonSidecarsDisabled =
 
 struct ResourceRequestsOptions {
   bool enablePodLevelResources = true;
+  bool enableDRAExtendedResource = false;
 };
+
+// resource.PodRequests with zero options (as the DRA extended-resource code calls it): the spec only, no
+// status resources.
+api::ResourceList podRequestsSpecOnly(const api::Pod& pod);
+
+// Whether NodeResourcesFit leaves `resourceName` to DynamicResources (upstream
+// shouldDelegateResourceToDRA): DRAExtendedResource is on, the node (when given) has none of it in its
+// allocatable, and `deviceClasses` (the SharedDRAManager's resolver; null maps nothing) maps it to a class.
+bool shouldDelegateResourceToDRA(std::string_view resourceName, const framework::NodeInfo* nodeInfo,
+                                 const framework::DeviceClassResolver* deviceClasses,
+                                 const ResourceRequestsOptions& opts);
 
 // v1helper.IsExtendedResourceName: not native (no '/' or a "kubernetes.io/" name), not "requests.*", and
 // "requests.<name>" is a qualified name.
@@ -80,20 +93,33 @@ std::vector<ScalarRequest> checkedScalarRequests(
     const framework::Resource& request, const std::set<std::string, std::less<>>& ignoredResources,
     const std::set<std::string, std::less<>>& ignoredResourceGroups);
 
+// SignPod of NodeResourcesFit and BalancedAllocation: the pod's request as the resources fragment;
+// Unschedulable (not signable) when a requested extended resource is left to DRA on some node.
+framework::Status signPodResources(const api::Pod& pod, const ResourceRequestsOptions& opts,
+                                   const framework::DeviceClassResolver* deviceClasses,
+                                   std::vector<framework::SignFragment>& fragments);
+
 // Everything that doesn't fit, in upstream order: pods, cpu, memory, ephemeral-storage, scalars by name.
+// Scalars shouldDelegateResourceToDRA gives to DynamicResources are not checked.
 std::vector<InsufficientResource> fitsRequest(const PreFilterState& podRequest,
-                                              const framework::NodeInfo& nodeInfo);
+                                              const framework::NodeInfo& nodeInfo,
+                                              const framework::DeviceClassResolver* deviceClasses = nullptr,
+                                              const ResourceRequestsOptions& opts = {});
 
 // Fits with nothing ignored (upstream Fits).
 std::vector<InsufficientResource> fits(const api::Pod& pod, const framework::NodeInfo& nodeInfo,
-                                       const ResourceRequestsOptions& opts);
+                                       const ResourceRequestsOptions& opts,
+                                       const framework::DeviceClassResolver* deviceClasses = nullptr);
 
 // Whether the pod fits an empty node `node`; false for a null node (upstream isFit).
-bool isFit(const api::Pod& pod, const api::Node* node, const ResourceRequestsOptions& opts);
+bool isFit(const api::Pod& pod, const api::Node* node, const ResourceRequestsOptions& opts,
+           const framework::DeviceClassResolver* deviceClasses = nullptr);
 
-// Whether the update raised the allowed pod number or the allocatable of any resource the pod requests.
+// Whether the update raised the allowed pod number or the allocatable of any resource the pod requests
+// (or a requested resource is left to DRA on the modified node).
 bool haveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& originalNode,
-                                        const api::Node& modifiedNode, const ResourceRequestsOptions& opts);
+                                        const api::Node& modifiedNode, const ResourceRequestsOptions& opts,
+                                        const framework::DeviceClassResolver* deviceClasses = nullptr);
 
 // The pod's per-resource scoring requests, computed in PreScore.
 class PreScoreState final : public framework::StateData {
@@ -119,15 +145,19 @@ class Fit final : public framework::PreFilterPlugin,
 
   // Validates args with config::validateNodeResourcesFitArgs (as upstream NewFit); nullptr args means
   // the defaults. Errors carry the aggregated field errors.
+  // `deviceClasses`: the SharedDRAManager's extended-resource resolver (DRAExtendedResource), may be null.
   static Result<std::unique_ptr<Fit>> create(const config::NodeResourcesFitArgs& args,
-                                             const Features& features = {});
-  // The registry factory (v1.34 default feature gates).
+                                             const Features& features = {},
+                                             const framework::DeviceClassResolver* deviceClasses = nullptr);
+  // The registry factory; takes the resolver from Handle::sharedDRAManager().
   static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
-                                                           framework::Handle& handle);
+                                                           framework::Handle& handle,
+                                                           const Features& features = {});
 
   std::string_view name() const override { return kName; }
 
-  // Opportunistic batching (upstream SignPod): the request computePodResourceRequest gives.
+  // Opportunistic batching (upstream SignPod): the request computePodResourceRequest gives; Unschedulable
+  // (not signable) when a requested extended resource is mapped to a DeviceClass.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
   // Stores the pod's request; UnschedulableAndUnresolvable when the pod has sidecars and they are disabled.
@@ -149,8 +179,9 @@ class Fit final : public framework::PreFilterPlugin,
   framework::ScoreExtensions* scoreExtensions() override { return nullptr; }
 
   // AssignedPod Delete, Node Add | UpdateNodeAllocatable (plus UpdateNodeTaint | UpdateNodeLabel without
-  // queueing hints) and, with in-place resize, AssignedPod and TargetPod UpdatePodScaleDown (upstream v1.37;
-  // DRAExtendedResource's DeviceClass events and the alpha scale-up ones are not registered).
+  // queueing hints), with DRAExtendedResource DeviceClass Add | Update and, with in-place resize,
+  // AssignedPod and TargetPod UpdatePodScaleDown (upstream v1.37; the alpha scale-up ones are not
+  // registered).
   Result<std::vector<framework::ClusterEventWithHint>> eventsToRegister() override;
 
   // Queue when the deleted pod was scheduled or nominated.
@@ -168,10 +199,19 @@ class Fit final : public framework::PreFilterPlugin,
                                                                const framework::EventObject& oldObj,
                                                                const framework::EventObject& newObj) const;
 
+  // Queue when an added class's implicit name, or an added or changed explicit extendedResourceName, is
+  // a resource the pod requests.
+  Result<framework::QueueingHint> isSchedulableAfterDeviceClassEvent(
+      const api::Pod& pod, const framework::EventObject& oldObj, const framework::EventObject& newObj) const;
+
   const ResourceAllocationScorer& scorer() const { return scorer_; }
 
  private:
-  Fit(const config::NodeResourcesFitArgs& args, const Features& features, ResourceAllocationScorer scorer);
+  Fit(const config::NodeResourcesFitArgs& args, const Features& features, ResourceAllocationScorer scorer,
+      const framework::DeviceClassResolver* deviceClasses);
+  ResourceRequestsOptions requestsOptions() const {
+    return {features_.enablePodLevelResources, features_.enableDRAExtendedResource};
+  }
   bool haveEnoughRelevantResourcesDecreased(const api::Pod& targetPod, const api::Pod& originalPod,
                                             const api::Pod& modifiedPod) const;
 
@@ -179,6 +219,7 @@ class Fit final : public framework::PreFilterPlugin,
   std::set<std::string, std::less<>> ignoredResourceGroups_;
   Features features_;
   ResourceAllocationScorer scorer_;
+  const framework::DeviceClassResolver* deviceClasses_ = nullptr;  // null without DRAExtendedResource
 };
 
 }  // namespace ks::plugins::noderesources

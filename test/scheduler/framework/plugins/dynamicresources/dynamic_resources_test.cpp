@@ -6,8 +6,11 @@
 // node, Reserve, Unreserve, PreBindPreFlight, PreBind and PostFilter as upstream's driver does.
 //
 // Differences from upstream:
-//   - The DRAExtendedResource cases ("empty-with-extended-resources-enabled", "extended-resource-name-*")
-//     are skipped: the gate is refused at start, the plugin has no extended-resource claim.
+//   - The DRAExtendedResource cases are ported from v1.37.2; the claim PreBind creates gets a random name
+//     suffix from the in-memory API server, compared as upstream's fake "-0". Not ported:
+//     "extended-resource-name-with-resources-fail-patch" (v1.37 keeps a failed PreBind's allocation in flight
+//     until Unreserve; this plugin's PreBind still drops it, as v1.34's did) and the claim-creation metric
+//     checks (no resourceclaim_creates_total metric here).
 //   - "canceled": Filter is cancelled through the handle's stop token (the scheduler's shutdown), whose
 //     cause reads "context canceled" rather than the test's own cause "test canceling Filter".
 //   - "timeout": the 1ns filterTimeout is set through setFilterTimeoutForTest (the args hold milliseconds).
@@ -461,6 +464,8 @@ using ClaimChange = std::function<api::ResourceClaim(api::ResourceClaim)>;
 struct Expect {
   std::optional<Status> status;  // nullopt: success (upstream nil)
   ClaimChange changes;
+  std::vector<api::ResourceClaim> added;  // created by the step
+  std::vector<std::string> removed;       // names of claims the step deleted
   std::optional<api::ResourceClaim> assumedClaim;
   std::optional<api::ResourceClaim> inFlightClaim;
 };
@@ -502,6 +507,11 @@ struct PluginCase {
   bool enableDRAPrioritizedList = false;
   bool enableDRADeviceTaints = false;
   bool disableDRASchedulerFilterTimeout = false;
+  bool enableDRAExtendedResource = false;
+  // The pod exists in the API (PreBind patches its status for extended resources).
+  bool podInAPI = false;
+  // Creating a ResourceClaim fails with this message (upstream's reactor).
+  std::string failClaimCreate;
   std::string skip;
   // Checks the plugin's metrics (the Prometheus text) after the run.
   std::function<void(const std::string&)> metrics;
@@ -570,6 +580,252 @@ std::function<void(const std::string&)> oneBindingConditionsOutcome(const std::s
   };
 }
 
+// ---- DRAExtendedResource (v1.37.2) ----
+
+const std::string kExtendedResourceName = "example.com/gpu";
+const std::string kExtendedResourceName2 = "example.com/gpu2";
+const std::string kImplicitExtendedResourceName = "deviceclass.resource.kubernetes.io/my-resource-class";
+
+api::DeviceClass deviceClassWithExtendResourceName(const std::string& name = kClassName,
+                                                   const std::string& ext = kExtendedResourceName) {
+  api::DeviceClass c;
+  c.metadata.name = name;
+  c.spec.extendedResourceName = ext;
+  return c;
+}
+api::Pod podWithExtendedResources(const std::vector<ks::testing::ResourceMap>& containers) {
+  auto w = ks::testing::MakePod().name(kPodName).namespace_(kNamespace).uid(kPodUID);
+  for (const auto& c : containers) w.req(c);
+  return w.obj();
+}
+api::Pod podWithExtendedResourceName() {
+  return podWithExtendedResources({{{kExtendedResourceName, "1"}}});
+}
+api::Node nodeWithExtendedResource(const std::string& quantity) {
+  return ks::testing::MakeNode()
+      .name(kNodeName)
+      .label("kubernetes.io/hostname", kNodeName)
+      .capacity({{kExtendedResourceName, quantity}})
+      .obj();
+}
+// One device per result on workerNode's pool.
+api::AllocationResult extendedAllocation(
+    const std::vector<std::pair<std::string, std::string>>& deviceToRequest,
+    const std::string& node = kNodeName) {
+  api::AllocationResult a;
+  for (const auto& [device, request] : deviceToRequest) {
+    api::DeviceRequestAllocationResult r;
+    r.driver = kDriver;
+    r.pool = kNodeName;
+    r.device = device;
+    r.request = request;
+    a.devices.results.push_back(r);
+  }
+  a.nodeSelector = matchFieldsName(node);
+  return a;
+}
+// The claim for the pod's extended resources: in memory ("<extended-resources>") or as created.
+api::ResourceClaim extendedResourceClaim(
+    bool created, const std::vector<std::tuple<std::string, std::string, int64_t>>& requests,
+    const api::AllocationResult& allocation) {
+  api::ResourceClaim c;
+  c.metadata.name = created ? kPodName + "-extended-resources-0" : std::string(kSpecialClaimInMemName);
+  c.metadata.generateName = kPodName + "-extended-resources-";
+  c.metadata.namespace_ = kNamespace;
+  c.metadata.annotations[std::string(framework::kExtendedResourceClaimAnnotation)] = "true";
+  c.metadata.ownerReferences = {api::OwnerReference{"v1", "Pod", kPodName, kPodUID, true, std::nullopt}};
+  for (const auto& [name, cls, count] : requests) {
+    api::DeviceRequest r;
+    r.name = name;
+    r.exactly.emplace();
+    r.exactly->deviceClassName = cls;
+    r.exactly->allocationMode = std::string(api::kDeviceAllocationModeExactCount);
+    r.exactly->count = count;
+    c.spec.devices.requests.push_back(std::move(r));
+  }
+  return fromClaim(c).allocation(allocation).obj();
+}
+api::ResourceClaim singleExtendedClaim(bool created, const std::string& node = kNodeName) {
+  return extendedResourceClaim(created, {{"container-0-request-0", kClassName, 1}},
+                               extendedAllocation({{"instance-1", "container-0-request-0"}}, node));
+}
+
+void addExtendedResourceCases(std::vector<PluginCase>& cases) {
+  const api::Pod pod = podWithExtendedResourceName();
+  // The usual success: in flight after Reserve, created, allocated and reserved by PreBind.
+  const auto allocatesExtended = [&](const api::ResourceClaim& inMemory, const api::ResourceClaim& created,
+                                     const api::Pod& p) {
+    Want w;
+    w.reserve.inFlightClaim = inMemory;
+    w.prebind.assumedClaim = reserve(created, p);
+    w.prebind.added = {reserve(created, p)};
+    w.postbind.assumedClaim = reserve(created, p);
+    return w;
+  };
+  {
+    PluginCase c{.name = "extended-resource-name-with-node-resource",
+                 .nodes = {nodeWithExtendedResource("1")},
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .enableDRAExtendedResource = true};
+    cases.push_back(c);
+  }
+  {
+    const api::Pod pod2 =
+        podWithExtendedResources({{{kExtendedResourceName, "1"}, {kExtendedResourceName2, "1"}}});
+    const auto claim2 = [](bool created) {
+      return extendedResourceClaim(created, {{"container-0-request-1", kClassName + "2", 1}},
+                                   extendedAllocation({{"instance-1", "container-0-request-1"}}));
+    };
+    PluginCase c{.name = "extended-resource-one-device-plugin-one-dra",
+                 .nodes = {nodeWithExtendedResource("1")},
+                 .pod = pod2,
+                 .classes = {deviceClassWithExtendResourceName(),
+                             deviceClassWithExtendResourceName(kClassName + "2", kExtendedResourceName2)},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want = allocatesExtended(claim2(false), claim2(true), pod2);
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-with-zero-allocatable",
+                 .nodes = {nodeWithExtendedResource("0")},
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want = allocatesExtended(singleExtendedClaim(false), singleExtendedClaim(true), pod);
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "non-DRA-extended-resource-name-with-zero-allocatable",
+                 .nodes = {nodeWithExtendedResource("0")},
+                 .pod = pod,
+                 .classes = {deviceClass()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want.prefilter.status = Status(Code::Skip);
+    c.want.prebindPreFlight = Status(Code::Skip);
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-no-resource",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .enableDRAExtendedResource = true};
+    c.want.filter[kNodeName].status = unresolvable("cannot allocate all claims");
+    c.want.postfilter.status = Status(Code::Unschedulable);
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-with-resources",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want = allocatesExtended(singleExtendedClaim(false), singleExtendedClaim(true), pod);
+    cases.push_back(c);
+  }
+  {
+    const api::Pod implicitPod =
+        podWithExtendedResources({{{kImplicitExtendedResourceName, "1"}, {kExtendedResourceName, "2"}}});
+    const auto claim = [](bool created) {
+      return extendedResourceClaim(
+          created, {{"container-0-request-0", kClassName, 1}, {"container-0-request-1", kClassName, 2}},
+          extendedAllocation({{"instance-1", "container-0-request-0"},
+                              {"instance-2", "container-0-request-1"},
+                              {"instance-3", "container-0-request-1"}}));
+    };
+    PluginCase c{.name = "implicit-extended-resource-name-with-resources",
+                 .pod = implicitPod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {largeWorkerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want = allocatesExtended(claim(false), claim(true), implicitPod);
+    cases.push_back(c);
+  }
+  {
+    const api::Pod twoContainers =
+        podWithExtendedResources({{{kImplicitExtendedResourceName, "1"}}, {{kExtendedResourceName, "2"}}});
+    const auto claim = [](bool created) {
+      return extendedResourceClaim(
+          created, {{"container-0-request-0", kClassName, 1}, {"container-1-request-0", kClassName, 2}},
+          extendedAllocation({{"instance-1", "container-0-request-0"},
+                              {"instance-2", "container-1-request-0"},
+                              {"instance-3", "container-1-request-0"}}));
+    };
+    PluginCase c{.name = "implicit-extended-resource-name-two-containers-with-resources",
+                 .pod = twoContainers,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {largeWorkerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want = allocatesExtended(claim(false), claim(true), twoContainers);
+    cases.push_back(c);
+  }
+  cases.push_back(PluginCase{.name = "extended-resource-name-with-resources-fail-patch",
+                             .skip = "v1.37 keeps a failed PreBind's allocation in flight until Unreserve"});
+  for (const auto& [name, node] :
+       {std::pair{"extended-resource-name-with-resources-has-claim", kNodeName},
+        std::pair{"extended-resource-name-with-resources-delete-claim", kNode2Name}}) {
+    const api::ResourceClaim existing = singleExtendedClaim(true, node);
+    PluginCase c{.name = name,
+                 .pod = pod,
+                 .claims = {existing},
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want.filter[kNodeName].status = unresolvable("cannot schedule extended resource claim");
+    c.want.postfilter.status = unschedulable("deletion of ResourceClaim completed");
+    c.want.postfilter.removed = {existing.metadata.name};
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-bind-failure",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want.reserve.inFlightClaim = singleExtendedClaim(false);
+    c.want.prebind.assumedClaim = reserve(singleExtendedClaim(true), pod);
+    c.want.prebind.added = {reserve(singleExtendedClaim(true), pod)};
+    c.want.unreserveAfterBindFailure = Expect{.removed = {kPodName + "-extended-resources-0"}};
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-skip-bind",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true};
+    c.want.reserve.inFlightClaim = singleExtendedClaim(false);
+    c.want.unreserveBeforePreBind = Expect{};
+    cases.push_back(c);
+  }
+  {
+    PluginCase c{.name = "extended-resource-name-claim-creation-failure",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true,
+                 .failClaimCreate = "claim creation errors"};
+    c.want.reserve.inFlightClaim = singleExtendedClaim(false);
+    c.want.prebind.inFlightClaim = singleExtendedClaim(false);
+    c.want.prebind.status = Status::error("claim creation errors");
+    c.want.unreserveAfterBindFailure = Expect{.removed = {kPodName + "-extended-resources-0"}};
+    cases.push_back(c);
+  }
+}
+
 std::vector<PluginCase> pluginCases() {
   std::vector<PluginCase> cases;
   // v1.37: the device is named, and a missing key gets a hint.
@@ -585,8 +841,14 @@ std::vector<PluginCase> pluginCases() {
     c.want.prebindPreFlight = Status(Code::Skip);
     cases.push_back(c);
   }
-  cases.push_back(PluginCase{.name = "empty-with-extended-resources-enabled",
-                             .skip = "DRAExtendedResource is refused at start (not implemented)"});
+  {
+    PluginCase c{.name = "empty-with-extended-resources-enabled", .enableDRAExtendedResource = true};
+    c.pod = ks::testing::MakePod().name("foo").namespace_("default").obj();
+    c.want.prefilter.status = Status(Code::Skip);
+    c.want.postfilter.status = Status(Code::Unschedulable);
+    c.want.prebindPreFlight = Status(Code::Skip);
+    cases.push_back(c);
+  }
   {
     PluginCase c{
         .name = "claim-reference", .pod = podWithClaimName(), .claims = {allocatedClaim(), otherClaim()}};
@@ -877,14 +1139,7 @@ std::vector<PluginCase> pluginCases() {
         allocatedAndReserved(allocatedClaimWithPrioritizedList(), inUseClaimWithPrioritizedList());
     cases.push_back(c);
   }
-  for (const char* name :
-       {"extended-resource-name-wth-node-resource", "extended-resource-name-no-resource",
-        "extended-resource-name-with-resources", "extended-resource-name-with-resources-has-claim",
-        "extended-resource-name-with-resources-delete-claim", "extended-resource-name-bind-failure",
-        "extended-resource-name-skip-bind"}) {
-    cases.push_back(
-        PluginCase{.name = name, .skip = "DRAExtendedResource is refused at start (not implemented)"});
-  }
+  addExtendedResourceCases(cases);
   {
     PluginCase c{.name = "canceled",
                  .pod = podWithClaimName(),
@@ -1036,6 +1291,10 @@ std::vector<PluginCase> pluginCases() {
 
 // Without the fields the API server assigns, and allocationTimestamp (as upstream's comparison).
 api::ResourceClaim normalized(api::ResourceClaim c) {
+  // A generated name's random suffix reads as upstream's fake "-0".
+  if (!c.metadata.generateName.empty() && c.metadata.name.starts_with(c.metadata.generateName)) {
+    c.metadata.name = c.metadata.generateName + "0";
+  }
   c.metadata.uid.clear();
   c.metadata.resourceVersion.clear();
   c.metadata.creationTimestamp.reset();
@@ -1136,6 +1395,18 @@ class TestEnv {
     return {assumed, same};
   }
 
+  // The extended-resource cache has seen the classes.
+  void waitForClasses(const std::vector<api::DeviceClass>& classes) {
+    const framework::DeviceClassResolver* r = manager()->deviceClassResolver();
+    ASSERT_NE(r, nullptr);
+    for (const auto& c : classes) {
+      const std::string implicit = std::string(framework::kResourceDeviceClassPrefix) + c.metadata.name;
+      for (int i = 0; i < 3000 && r->getDeviceClass(implicit) == nullptr; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+  }
+
   void waitForInformer() {
     const std::string rv = client_.currentResourceVersion();
     for (int i = 0; i < 3000; ++i) {
@@ -1164,9 +1435,22 @@ class TestEnv {
     }
 
     std::vector<api::ResourceClaim> want;
-    for (const auto& c : initial) want.push_back(normalized(expected.changes ? expected.changes(c) : c));
+    for (const auto& c : initial) {
+      api::ResourceClaim n = normalized(expected.changes ? expected.changes(c) : c);
+      if (std::find(expected.removed.begin(), expected.removed.end(), n.metadata.name) ==
+          expected.removed.end()) {
+        want.push_back(std::move(n));
+      }
+    }
+    for (const auto& c : expected.added) want.push_back(normalized(c));
     std::vector<api::ResourceClaim> got;
     for (const auto& c : listAll()) got.push_back(normalized(c));
+    const auto byName = [](const api::ResourceClaim& a, const api::ResourceClaim& b) {
+      return std::tie(a.metadata.namespace_, a.metadata.name) <
+             std::tie(b.metadata.namespace_, b.metadata.name);
+    };
+    std::sort(want.begin(), want.end(), byName);
+    std::sort(got.begin(), got.end(), byName);
     EXPECT_EQ(got, want) << "stored claims differ; got:\n" << dump(got) << "want:\n" << dump(want);
 
     auto [assumed, same] = listAssumedClaims();
@@ -1219,6 +1503,7 @@ DynamicResources::Features featuresOf(const PluginCase& tc) {
   f.enableDRASchedulerFilterTimeout = !tc.disableDRASchedulerFilterTimeout;
   f.enableDynamicResourceAllocation = !tc.disableDRA;
   f.enableDRAPrioritizedList = tc.enableDRAPrioritizedList;
+  f.enableDRAExtendedResource = tc.enableDRAExtendedResource;
   return f;
 }
 
@@ -1241,6 +1526,11 @@ TEST_P(PluginTest, Run) {
   for (const auto& s : tc.slices) env.add(s);
   for (const auto& c : tc.claims) env.add(c);
   for (const auto& c : tc.classes) env.add(c);
+  if (tc.podInAPI) env.add(tc.pod);
+  if (!tc.failClaimCreate.empty()) {
+    env.api().injectFailures(client::Operation::CreateResourceClaim, 1,
+                             client::ApiError(400, "BadRequest", tc.failClaimCreate));
+  }
   DynamicResources* pl = nullptr;
   if (!tc.disableDRA)
     pl = &env.create(&args, features);
@@ -1249,6 +1539,7 @@ TEST_P(PluginTest, Run) {
   if (tc.filterTimeout) pl->setFilterTimeoutForTest(*tc.filterTimeout);
   env.start();
   if (!tc.disableDRA) env.waitForInformer();
+  if (tc.enableDRAExtendedResource) env.waitForClasses(tc.classes);
 
   auto podInfo = plugintesting::podInfo(tc.pod);
   framework::CycleState state;
@@ -1338,6 +1629,19 @@ TEST_P(PluginTest, Run) {
       Status preBindStatus = env.whileStepping([&] { return pl->preBind(state, *podInfo, nodeName, {}); });
       verify("prebind", tc.want.prebind, initial, preBindStatus);
       if (tc.metrics) tc.metrics(env.metrics().scrape());
+      // The pod's status names the claim PreBind created and maps the container's request to it.
+      if (preBindStatus.isSuccess() && !tc.want.prebind.added.empty()) {
+        bool found = false;
+        for (const auto& p : env.api().objects<api::Pod>()) {
+          if (p->metadata.name != tc.pod.metadata.name || !p->status.extendedResourceClaimStatus) continue;
+          found = true;
+          const auto& ers = *p->status.extendedResourceClaimStatus;
+          EXPECT_TRUE(ers.resourceClaimName.starts_with(kPodName + "-extended-resources-"))
+              << ers.resourceClaimName;
+          EXPECT_FALSE(ers.requestMappings.empty());
+        }
+        EXPECT_TRUE(found) << "pod status has no extendedResourceClaimStatus";
+      }
       if (tc.want.unreserveAfterBindFailure) {
         initial = env.listAll();
         pl->unreserve(state, *podInfo, nodeName);
@@ -1401,10 +1705,15 @@ TEST(IsSchedulableAfterClaimChange, Table) {
   deallocated.status.allocation.reset();
 
   std::vector<ClaimHintCase> cases = {
+      // v1.37: deletes are registered (the extended-resource claim PostFilter deletes).
       {.name = "skip-deletes",
        .pod = podWithClaimTemplate(),
-       .oldClaim = allocatedClaim(),
+       .oldClaim = pendingClaim(),
        .wantHint = QueueingHint::QueueSkip},
+      {.name = "queue-on-delete-with-allocation",
+       .pod = podWithClaimTemplate(),
+       .oldClaim = allocatedClaim(),
+       .wantHint = QueueingHint::Queue},
       {.name = "backoff-wrong-new-object",
        .pod = podWithClaimTemplate(),
        .newIsOtherKind = true,
@@ -1555,7 +1864,7 @@ TEST(DynamicResources, EventsToRegister) {
   for (const auto& e : *events) got.emplace_back(e.event.resource, e.event.actionType);
   std::vector<std::pair<framework::EventResource, framework::ActionType>> want = {
       {framework::EventResource::Node, Add | UpdateNodeLabel | UpdateNodeAllocatable},
-      {framework::EventResource::ResourceClaim, Add | Update},
+      {framework::EventResource::ResourceClaim, Add | Update | Delete},
       {framework::EventResource::TargetPod, UpdatePodGeneratedResourceClaim},
       {framework::EventResource::DeviceClass, Add | Update},
       {framework::EventResource::ResourceSlice, Add | Update},

@@ -2,8 +2,9 @@
 // TestNotEnoughRequests, TestStorageRequests, TestRestartableInitContainers, TestFitScore,
 // Test_isSchedulableAfterNodeChange, TestIsFit, TestHaveAnyRequestedResourcesIncreased; and (v1.37)
 // TestEventsToRegister, Test_isSchedulableAfterAssignedPodDelete, Test_isSchedulableAfterTargetPodScaleDown,
-// Test_isSchedulableAfterAssignedPodScaleDown. DRAExtendedResource cases are left out (alpha, off), and so
-// are the deferred-resize ones (InPlacePodVerticalScalingSchedulerPreemption, alpha, off).
+// Test_isSchedulableAfterAssignedPodScaleDown; (v1.37.2) TestEnoughRequests' DRAExtendedResource cases and
+// Test_isSchedulableAfterDeviceClassChange. The deferred-resize cases are left out
+// (InPlacePodVerticalScalingSchedulerPreemption, alpha, off).
 
 #include <gtest/gtest.h>
 
@@ -664,23 +665,33 @@ TEST(FitTest, EventsToRegister) {
   struct Case {
     std::string name;
     bool inPlace;
+    bool dra;
     std::vector<ClusterEvent> want;
   };
   std::vector<Case> cases = {
       {"Register events with InPlacePodVerticalScaling feature enabled",
        true,
+       false,
        {{EventResource::AssignedPod, Delete, {}},
         {EventResource::Node, Add | UpdateNodeAllocatable, {}},
         {EventResource::AssignedPod, UpdatePodScaleDown, {}},
         {EventResource::TargetPod, UpdatePodScaleDown, {}}}},
       {"Register events with default features",
        false,
+       false,
        {{EventResource::AssignedPod, Delete, {}}, {EventResource::Node, Add | UpdateNodeAllocatable, {}}}},
+      {"Register events with DRAExtendedResource feature enabled",
+       false,
+       true,
+       {{EventResource::AssignedPod, Delete, {}},
+        {EventResource::Node, Add | UpdateNodeAllocatable, {}},
+        {EventResource::DeviceClass, Add | Update, {}}}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
     Features f;
     f.enableInPlacePodVerticalScaling = tc.inPlace;
+    f.enableDRAExtendedResource = tc.dra;
     auto p = Fit::create({}, f);
     ASSERT_TRUE(p.ok());
     auto events = (*p)->eventsToRegister();
@@ -695,6 +706,7 @@ TEST(FitTest, EventsToRegister) {
   // Without queueing hints Node/Add also takes taint and label updates (kubernetes#109437).
   Features noHints;
   noHints.enableSchedulingQueueHint = false;
+  noHints.enableDRAExtendedResource = false;
   auto p = Fit::create({}, noHints);
   auto events = (*p)->eventsToRegister();
   EXPECT_EQ((*events)[1].event.actionType, Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel);
@@ -936,6 +948,184 @@ TEST(FitTest, HaveAnyRequestedResourcesIncreased) {
         haveAnyRequestedResourcesIncreased(tc.pod, MakeNode().capacity(tc.original).obj(),
                                            MakeNode().capacity(tc.modified).obj(), ResourceRequestsOptions{}),
         tc.want);
+  }
+}
+
+// ---- DRAExtendedResource (upstream v1.37.2 TestEnoughRequests' DRA cases,
+// Test_isSchedulableAfterDeviceClassChange) ----
+
+const std::string kDRARes = "extended.resource.dra.io/something";
+
+// A resolver mapping kDRARes (and nothing else) to "device-class-name", as upstream's test DRA manager with
+// deviceClassWithExtendResourceName.
+class OneClassResolver final : public framework::DeviceClassResolver {
+ public:
+  std::shared_ptr<const api::DeviceClass> getDeviceClass(std::string_view resourceName) const override {
+    if (resourceName != kDRARes) return nullptr;
+    auto c = std::make_shared<api::DeviceClass>();
+    c->metadata.name = "device-class-name";
+    c->spec.extendedResourceName = kDRARes;
+    return c;
+  }
+};
+
+TEST(FitTest, DRAExtendedResourceDelegation) {
+  const OneClassResolver resolver;
+  struct Case {
+    std::string name;
+    bool dra;
+    api::Pod pod;
+    std::map<std::string, int64_t> nodeScalars;  // the node's allocatable extended resources
+    std::vector<R> existing;
+    Code wantCode;
+    std::vector<InsufficientResource> want;
+  };
+  const std::vector<Case> cases = {
+      {"extended resource backed by DRA",
+       true,
+       resourcePod({{1, 1, 0, {{kDRARes, 1}}}}),
+       {},
+       {},
+       Code::Success,
+       {}},
+      {"extended resource backed by DRA not enabled",
+       false,
+       resourcePod({{1, 1, 0, {{kDRARes, 1}}}}),
+       {},
+       {},
+       Code::UnschedulableAndUnresolvable,
+       {{kDRARes, insufficient(kDRARes), 1, 0, 0, true}}},
+      {"extended resource NOT backed by DRA",
+       true,
+       resourcePod({{1, 1, 0, {{kExtB, 1}}}}),
+       {},
+       {},
+       Code::UnschedulableAndUnresolvable,
+       {{kExtB, insufficient(kExtB), 1, 0, 0, true}}},
+      {"extended resource was backed by Device Plugin (Allocatable: 0)",
+       true,
+       resourcePod({{0, 0, 0, {{kDRARes, 1}}}}),
+       {{kDRARes, 0}},
+       {},
+       Code::Success,
+       {}},
+      // Added here: a node whose device plugin advertises the resource is checked as usual.
+      {"extended resource provided by the node's device plugin",
+       true,
+       resourcePod({{0, 0, 0, {{kDRARes, 1}}}}),
+       {{kDRARes, 1}},
+       {{0, 0, 0, {{kDRARes, 1}}}},
+       Code::Unschedulable,
+       {{kDRARes, insufficient(kDRARes), 1, 1, 1, false}}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    api::Node node;
+    node.status.allocatable = makeResourceList(10, 20, 32, tc.nodeScalars, 20);
+    std::vector<api::PodPtr> existing;
+    for (const auto& r : tc.existing) existing.push_back(std::make_shared<const api::Pod>(resourcePod({r})));
+    auto nodeInfo = plugintesting::nodeInfoWith(node, existing);
+    Features f;
+    f.enableDRAExtendedResource = tc.dra;
+    auto p = Fit::create({}, f, &resolver);
+    ASSERT_TRUE(p.ok()) << p.error().message();
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    auto pi = plugintesting::podInfo(tc.pod);
+    ASSERT_TRUE((*p)->preFilter(state, *pi, {}, result).isSuccess());
+    auto status = (*p)->filter(state, *pi, *nodeInfo);
+    EXPECT_EQ(status.code(), tc.wantCode) << status.toString();
+
+    const ResourceRequestsOptions opts{true, tc.dra};
+    const framework::Resource request = computePodResourceRequest(tc.pod, opts);
+    PreFilterState s(request, checkedScalarRequests(request, {}, {}));
+    EXPECT_EQ(fitsRequest(s, *nodeInfo, &resolver, opts), tc.want);
+  }
+}
+
+TEST(FitTest, DRAExtendedResourceQueueingAfterNodeChange) {
+  // A node that gains no allocatable still makes a pod schedulable when the resource it wants is left to
+  // DRA there (upstream haveAnyRequestedResourcesIncreased).
+  const OneClassResolver resolver;
+  const api::Pod pod = resourcePod({{0, 0, 0, {{kDRARes, 1}}}});
+  api::Node node;
+  node.status.allocatable = makeResourceList(10, 20, 32, {}, 20);
+  const ResourceRequestsOptions opts{true, true};
+  EXPECT_TRUE(isFit(pod, &node, opts, &resolver));
+  EXPECT_FALSE(isFit(pod, &node, opts, nullptr));
+  EXPECT_TRUE(haveAnyRequestedResourcesIncreased(pod, node, node, opts, &resolver));
+  EXPECT_FALSE(haveAnyRequestedResourcesIncreased(pod, node, node, opts, nullptr));
+  EXPECT_FALSE(
+      haveAnyRequestedResourcesIncreased(pod, node, node, ResourceRequestsOptions{true, false}, &resolver));
+}
+
+framework::EventObject classObj(const std::string& name, std::optional<std::string> ext) {
+  auto c = std::make_shared<api::DeviceClass>();
+  c->metadata.name = name;
+  c->spec.extendedResourceName = std::move(ext);
+  return c;
+}
+
+TEST(FitTest, IsSchedulableAfterDeviceClassEvent) {
+  using QH = framework::QueueingHint;
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    framework::EventObject oldObj;
+    framework::EventObject newObj;
+    QH want;
+    bool wantErr = false;
+  };
+  const std::string gpu = "example.com/gpu";
+  const api::Pod memPod = resourcePod({{0, 2}});
+  const api::Pod implicitPod = resourcePod({{0, 0, 0, {{"deviceclass.resource.kubernetes.io/gpuclass", 1}}}});
+  const std::vector<Case> cases = {
+      // An object of another kind stands for upstream's string.
+      {"backoff-wrong-new-object", api::Pod{}, {}, podObj(api::Pod{}), QH::Queue, true},
+      {"backoff-wrong-old-object", api::Pod{}, podObj(api::Pod{}), classObj("", std::nullopt), QH::Queue,
+       true},
+      {"skip-queue-on-class-nil-extended-resource-name-pointer", memPod, classObj("", std::nullopt),
+       classObj("", std::nullopt), QH::QueueSkip},
+      {"skip-queue-on-class-same-extended-resource-name-pointer", memPod, classObj("", gpu),
+       classObj("", gpu), QH::QueueSkip},
+      {"skip-queue-on-class-same-extended-resource-name", memPod, classObj("", gpu), classObj("", gpu),
+       QH::QueueSkip},
+      {"queue-on-class-add-with-implicit-extended-resource-name",
+       implicitPod,
+       {},
+       classObj("gpuclass", gpu),
+       QH::Queue},
+      {"skip-on-class-add-with-implicit-extended-resource-name-not-matching",
+       implicitPod,
+       {},
+       classObj("myclass", gpu),
+       QH::QueueSkip},
+      {"skip-on-class-add-with-explicit-extended-resource-name-not-matching",
+       resourcePod({{0, 0, 0, {{"example.com/othergpu", 1}}}}),
+       {},
+       classObj("myclass", gpu),
+       QH::QueueSkip},
+      {"skip-on-class-update-with-implicit-extended-resource-name", implicitPod,
+       classObj("gpuclass", std::nullopt), classObj("gpuclass", gpu), QH::QueueSkip},
+      {"queue-on-class-add-with-extended-resource-name",
+       resourcePod({{0, 0, 0, {{gpu, 1}}}}),
+       {},
+       classObj("", gpu),
+       QH::Queue},
+      {"queue-on-class-update-with-extended-resource-name", resourcePod({{0, 0, 0, {{gpu, 1}}}}),
+       classObj("", "example.com/gpu1"), classObj("", gpu), QH::Queue},
+  };
+  auto p = Fit::create({}, Features{});
+  ASSERT_TRUE(p.ok());
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto got = (*p)->isSchedulableAfterDeviceClassEvent(tc.pod, tc.oldObj, tc.newObj);
+    if (tc.wantErr) {
+      EXPECT_FALSE(got.ok());
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    EXPECT_EQ(*got, tc.want);
   }
 }
 

@@ -60,6 +60,7 @@ class FakeHandle final : public framework::Handle {
 
   void setSnapshotSharedLister(const framework::SharedLister* l) { lister_ = l; }
   void setClient(client::Client* c) { client_ = c; }
+  void setSharedDRAManager(framework::SharedDRAManager* m) { draManager_ = m; }
   void setSharedInformerFactory(informer::SharedInformerFactory* f) { informerFactory_ = f; }
   void setEventRecorder(framework::EventRecorder* r) { recorder_ = r; }
   void setPodNominator(framework::PodNominator* n) { nominator_ = n; }
@@ -71,6 +72,7 @@ class FakeHandle final : public framework::Handle {
 
   const framework::SharedLister* snapshotSharedLister() const override { return lister_; }
   client::Client* client() const override { return client_; }
+  framework::SharedDRAManager* sharedDRAManager() const override { return draManager_; }
   informer::SharedInformerFactory* sharedInformerFactory() const override { return informerFactory_; }
   framework::EventRecorder* eventRecorder() const override { return recorder_; }
   framework::parallelize::Parallelizer& parallelizer() override { return parallelizer_; }
@@ -110,6 +112,7 @@ class FakeHandle final : public framework::Handle {
   std::stop_source stop_;
   const framework::SharedLister* lister_ = nullptr;
   client::Client* client_ = nullptr;
+  framework::SharedDRAManager* draManager_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
   framework::EventRecorder* recorder_ = nullptr;
   framework::PodNominator* nominator_ = nullptr;
