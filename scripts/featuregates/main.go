@@ -1,4 +1,4 @@
-// Command featuregates prints the feature gates upstream kube-scheduler v1.34.4 accepts (the "kube"
+// Command featuregates prints the feature gates upstream kube-scheduler v1.37.2 accepts (the "kube"
 // component's gate that cmd/kube-scheduler/app/options.NewOptions registers) at the binary's own version, one
 // gate a line, sorted by name: "Name<TAB>default<TAB>prerelease<TAB>lockToDefault".
 //
