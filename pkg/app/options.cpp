@@ -462,7 +462,7 @@ const std::vector<Flag>& flags() {
                  "binary version.\n"
                  "Version format could only be major.minor, for example: "
                  "'--emulated-version=wardle=1.2,kube=1.31'.\n"
-                 "Options are: kube=1.34..1.34(default:1.34)\n"
+                 "Options are: kube=1.37..1.37(default:1.37)\n"
                  "If the component is not specified, defaults to \"kube\"",
                  false, [](Options& o, std::string_view v) -> VoidResult {
                    // pflag StringSlice: comma-separated, repeated flags append.

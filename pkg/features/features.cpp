@@ -255,7 +255,7 @@ VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
       return Error("--emulated-version kube=" + majorMinor(v) +
                    " is not supported by kube-scheduler-cpp: it implements the v" + std::to_string(kBinaryMajor) +
                    "." + std::to_string(kBinaryMinor) +
-                   " feature gates and behaviour only (use --emulated-version=1.34 or leave it unset)");
+                   " feature gates and behaviour only (use --emulated-version=1.37 or leave it unset)");
     }
   }
   return {};

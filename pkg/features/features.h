@@ -1,5 +1,5 @@
 #pragma once
-// Feature gates, as upstream kube-scheduler v1.34.4 has them (k8s.io/component-base/featuregate behind the
+// Feature gates, as upstream kube-scheduler v1.37.2 has them (k8s.io/component-base/featuregate behind the
 // "kube" component of the compatibility registry): every gate its --feature-gates accepts, with default,
 // stage and lockToDefault at the binary's version (kube_features.inc, generated from upstream's code by
 // scripts/featuregates/generate.sh), AllAlpha / AllBeta, and upstream's error and warning texts.
@@ -32,7 +32,7 @@ struct FeatureSpec {
 // Every known gate, sorted by name (AllAlpha and AllBeta included).
 std::span<const FeatureSpec> knownFeatures();
 
-// The gate's spec, or nullptr when upstream v1.34.4 does not know it.
+// The gate's spec, or nullptr when upstream v1.37.2 does not know it.
 const FeatureSpec* findFeature(std::string_view name);
 
 // The --feature-gates help lines as upstream's KnownFeatures, with the registry's "kube:" prefix: sorted,
@@ -78,14 +78,14 @@ VoidResult applyFeatureGatesFlags(const std::vector<std::string>& flagValues, Fe
 // {major, minor, patch}. Errors as upstream ("could not parse \"x\" as version", "illegal version string").
 Result<std::vector<unsigned>> parseVersion(std::string_view text);
 
-// The binary's version for emulation: kube-scheduler-cpp implements v1.34 only.
+// The binary's version for emulation: kube-scheduler-cpp implements v1.37 only.
 inline constexpr unsigned kBinaryMajor = 1;
-inline constexpr unsigned kBinaryMinor = 34;
+inline constexpr unsigned kBinaryMinor = 37;
 
 // Applies --emulated-version values (upstream toVersionMap / componentGlobalsRegistry.Set / Validate):
-// "1.34", "kube=1.34"; other components "component not registered: x"; patch versions, duplicates and
-// versions outside upstream's range (1.31..1.34) fail with upstream's texts; 1.31..1.33, which upstream
-// accepts, fail with "--emulated-version kube=1.33 is not supported by kube-scheduler-cpp: ...".
+// "1.37", "kube=1.37"; other components "component not registered: x"; patch versions, duplicates and
+// versions outside upstream's range (1.34..1.37) fail with upstream's texts; 1.34..1.36, which upstream
+// accepts, fail with "--emulated-version kube=1.36 is not supported by kube-scheduler-cpp: ...".
 VoidResult applyEmulatedVersion(const std::vector<std::string>& values);
 
 }  // namespace ks::features

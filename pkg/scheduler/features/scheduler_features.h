@@ -24,10 +24,9 @@ struct SchedulerFeatures {
   plugins::Features plugins;    // SchedulerAsyncPreemption, StorageCapacityScoring, VolumeAttributesClass, ...
   bool popFromBackoffQ = true;  // SchedulerPopFromBackoffQ: the queue pops from backoffQ when activeQ is empty
   // NominatedNodeNameForExpectation: nominatedNodeName is set before PreBind or a Permit wait.
-  bool nominatedNodeNameForExpectation = false;
+  bool nominatedNodeNameForExpectation = true;
   // OpportunisticBatching (beta, on in v1.37): pods are signed and a profile reuses the previous pod's
-  // ranking (framework/runtime/batch.h). Read from the gate once the gate table has it (the v1.34 table
-  // doesn't); until then always the v1.37 default.
+  // ranking (framework/runtime/batch.h).
   bool enableOpportunisticBatching = true;
 };
 
