@@ -6,7 +6,7 @@
 namespace ks::features {
 namespace {
 
-constexpr std::array<UnsupportedGateValue, 11> kUnsupported = {{
+constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
     {"ClientsAllowCBOR", true,
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
@@ -27,7 +27,7 @@ constexpr std::array<UnsupportedGateValue, 11> kUnsupported = {{
      "kube-scheduler-cpp does not implement"},
     {"WatchListClient", true,
      "informers would list through a streaming watch; kube-scheduler-cpp's informers list and then watch"},
-}};
+});
 
 }  // namespace
 
