@@ -35,6 +35,12 @@ TEST(SchedulerFeatures, Defaults) {
   EXPECT_TRUE(f.popFromBackoffQ);
   // OpportunisticBatching: v1.37's default (the gate is not in the v1.34 table yet).
   EXPECT_TRUE(f.enableOpportunisticBatching);
+  // DRAFractionalCapacityRange: Beta in v1.37.2 but on only with --min-compatibility-version >= 1.37.
+  EXPECT_FALSE(f.plugins.enableDRAFractionalCapacityRange);
+  // DRADeviceTaints, DRADeviceTaintRules and DRAExtendedResource: on, as in v1.37.2.
+  EXPECT_TRUE(f.plugins.enableDRADeviceTaints);
+  EXPECT_TRUE(f.plugins.enableDRADeviceTaintRules);
+  EXPECT_TRUE(f.plugins.enableDRAExtendedResource);
 }
 
 TEST(SchedulerFeatures, HonouredGatesFlip) {

@@ -163,6 +163,20 @@ Result<DynamicResources::StateData::Data*> stateOf(framework::CycleState& cs) {
   return s->data.get();
 }
 
+// Filter's and Score's start: the cycle's state and the node, or (data null, Success) nothing to do
+// because the pod has no claims.
+Status claimsOnNode(framework::CycleState& cs, const framework::NodeInfo& nodeInfo,
+                    DynamicResources::StateData::Data*& data, const api::Node*& node) {
+  data = nullptr;
+  auto stateResult = stateOf(cs);
+  if (!stateResult.ok()) return Status::fromError(stateResult.error());
+  if ((*stateResult)->claims.empty()) return {};
+  node = nodeInfo.node();
+  if (node == nullptr) return Status::error("node not found");
+  data = *stateResult;
+  return {};
+}
+
 }  // namespace
 
 DynamicResources::DynamicResources(framework::Handle& handle) : handle_(handle) {}
@@ -447,12 +461,10 @@ Status DynamicResources::validateDeviceClass(const std::string& className,
 Status DynamicResources::filter(framework::CycleState& cs, const framework::PodInfo& podInfo,
                                 const framework::NodeInfo& nodeInfo) {
   if (!enabled_) return {};
-  auto stateResult = stateOf(cs);
-  if (!stateResult.ok()) return Status::fromError(stateResult.error());
-  StateData::Data& state = **stateResult;
-  if (state.claims.empty()) return {};
-  const api::Node* node = nodeInfo.node();
-  if (node == nullptr) return Status::error("node not found");
+  StateData::Data* data = nullptr;
+  const api::Node* node = nullptr;
+  if (Status s = claimsOnNode(cs, nodeInfo, data, node); data == nullptr) return s;
+  StateData::Data& state = *data;
   ExtendedResourceState::NodeClaim nodeExtended;
   if (Status s = filterExtendedResources(state.extended, state.extendedResourceClaim(),
                                          state.numUserOwned() == 0, podInfo.pod(), nodeInfo, nodeExtended);
@@ -610,12 +622,10 @@ Status DynamicResources::score(framework::CycleState& cs, const framework::PodIn
                                const framework::NodeInfo& nodeInfo, int64_t& score) {
   score = 0;
   if (!enabled_ || !features_.enableDRAPrioritizedList) return {};
-  auto stateResult = stateOf(cs);
-  if (!stateResult.ok()) return Status::fromError(stateResult.error());
-  StateData::Data& state = **stateResult;
-  if (state.claims.empty()) return {};
-  const api::Node* node = nodeInfo.node();
-  if (node == nullptr) return Status::error("node not found");
+  StateData::Data* data = nullptr;
+  const api::Node* node = nullptr;
+  if (Status s = claimsOnNode(cs, nodeInfo, data, node); data == nullptr) return s;
+  StateData::Data& state = *data;
   // Filter is done with the node; the lock only guards the map against Filter's concurrent inserts.
   std::lock_guard lock(state.mu);
   auto it = state.nodeAllocations.find(node->metadata.name);
@@ -727,7 +737,8 @@ Status DynamicResources::preBindPreFlight(framework::CycleState& cs, const frame
 }
 
 Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_t index, const api::Pod& pod,
-                                                     const std::string& nodeName, std::stop_token stop) {
+                                                     const std::string& nodeName, std::stop_token stop,
+                                                     std::vector<std::string>& inFlightWhenBound) {
   StateData::Data& state = *stateData.data;
   const ResourceClaimPtr original = state.claims[index];
   const std::optional<api::AllocationResult>& allocation = state.informationsForClaim[index].allocation;
@@ -813,8 +824,8 @@ Result<ResourceClaimPtr> DynamicResources::bindClaim(StateData& stateData, size_
         spdlog::debug("claim {} not stored in assume cache: {}", kobj(claim->metadata), r.error().message());
       }
     }
-    // The in-memory extended-resource claim's temporary UID for that claim.
-    draManager_->resourceClaims().removeClaimPendingAllocation(original->metadata.uid);
+    // Under the in-memory extended-resource claim's temporary UID for that claim.
+    inFlightWhenBound.push_back(original->metadata.uid);
   }
   if (failure) return *failure;
   // Where the pod finds its extended resources' claim and requests.
@@ -880,6 +891,17 @@ Result<bool> DynamicResources::isPodReadyForBinding(StateData& stateData) const 
 
 Status DynamicResources::preBind(framework::CycleState& cs, const framework::PodInfo& podInfo,
                                  const std::string& nodeName, std::stop_token stop) {
+  std::vector<std::string> inFlightWhenBound;
+  Status status = bindClaimsAndWait(cs, podInfo, nodeName, stop, inFlightWhenBound);
+  if (status.isSuccess()) {
+    for (const auto& uid : inFlightWhenBound) draManager_->resourceClaims().removeClaimPendingAllocation(uid);
+  }
+  return status;
+}
+
+Status DynamicResources::bindClaimsAndWait(framework::CycleState& cs, const framework::PodInfo& podInfo,
+                                           const std::string& nodeName, std::stop_token stop,
+                                           std::vector<std::string>& inFlightWhenBound) {
   if (!enabled_) return {};
   auto* stateData = cs.read<StateData>();
   if (stateData == nullptr) return Status::error("not found");
@@ -889,7 +911,7 @@ Status DynamicResources::preBind(framework::CycleState& cs, const framework::Pod
 
   for (size_t index = 0; index < state.claims.size(); ++index) {
     if (isReservedForPod(pod, *state.claims[index])) continue;
-    auto claim = bindClaim(*stateData, index, pod, nodeName, stop);
+    auto claim = bindClaim(*stateData, index, pod, nodeName, stop, inFlightWhenBound);
     if (!claim.ok()) return Status::fromError(claim.error());
     // Unreserve then works with the claim as written.
     state.claims[index] = *claim;

@@ -153,9 +153,16 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
       const api::Pod& pod, const std::function<void(const framework::ResourceClaimPtr&)>& cb) const;
   framework::Status validateDeviceClass(const std::string& className, const std::string& requestName) const;
   // Records the allocation (if Reserve made one) and the reservation in the claim's status; creates the
-  // extended-resource claim first and records it in the pod's status afterwards.
+  // extended-resource claim first and records it in the pod's status afterwards. Adds to
+  // `inFlightWhenBound` the UID under which the allocation is in flight: it stays in flight until PreBind as
+  // a whole succeeds, or else until Unreserve (upstream v1.37 prebindSuccessCleanup).
   Result<framework::ResourceClaimPtr> bindClaim(StateData& state, size_t index, const api::Pod& pod,
-                                                const std::string& nodeName, std::stop_token stop);
+                                                const std::string& nodeName, std::stop_token stop,
+                                                std::vector<std::string>& inFlightWhenBound);
+  // PreBind but for dropping the bound claims' in-flight allocations, which preBind does on success.
+  framework::Status bindClaimsAndWait(framework::CycleState& state, const framework::PodInfo& pod,
+                                      const std::string& nodeName, std::stop_token stop,
+                                      std::vector<std::string>& inFlightWhenBound);
 
   // Extended resources backed by DRA (extended_dynamic_resources.cpp).
   // Sets `claim` to the pod's extended-resource claim (found or in memory), null when there is none.

@@ -8,9 +8,8 @@
 // Differences from upstream:
 //   - The DRAExtendedResource cases are ported from v1.37.2; the claim PreBind creates gets a random name
 //     suffix from the in-memory API server, compared as upstream's fake "-0". Not ported:
-//     "extended-resource-name-with-resources-fail-patch" (v1.37 keeps a failed PreBind's allocation in flight
-//     until Unreserve; this plugin's PreBind still drops it, as v1.34's did) and the claim-creation metric
-//     checks (no resourceclaim_creates_total metric here).
+//     the claim-creation metric checks (no resourceclaim_creates_total metric here).
+//     "extended-resource-name-with-resources-fail-patch" also checks what Unreserve then does.
 //   - "canceled": Filter is cancelled through the handle's stop token (the scheduler's shutdown), whose
 //     cause reads "context canceled" rather than the test's own cause "test canceling Filter".
 //   - "timeout": the 1ns filterTimeout is set through setFilterTimeoutForTest (the args hold milliseconds).
@@ -510,8 +509,9 @@ struct PluginCase {
   bool enableDRAExtendedResource = false;
   // The pod exists in the API (PreBind patches its status for extended resources).
   bool podInAPI = false;
-  // Creating a ResourceClaim fails with this message (upstream's reactor).
+  // Creating a ResourceClaim / patching the pod's status fails with this message (upstream's reactors).
   std::string failClaimCreate;
+  std::string failPodStatusPatch;
   std::string skip;
   // Checks the plugin's metrics (the Prometheus text) after the run.
   std::function<void(const std::string&)> metrics;
@@ -768,8 +768,23 @@ void addExtendedResourceCases(std::vector<PluginCase>& cases) {
     c.want = allocatesExtended(claim(false), claim(true), twoContainers);
     cases.push_back(c);
   }
-  cases.push_back(PluginCase{.name = "extended-resource-name-with-resources-fail-patch",
-                             .skip = "v1.37 keeps a failed PreBind's allocation in flight until Unreserve"});
+  {
+    // The claim is created, allocated and reserved, but the pod's status cannot name it: PreBind fails and
+    // the allocation stays in flight until Unreserve, which deletes the claim.
+    PluginCase c{.name = "extended-resource-name-with-resources-fail-patch",
+                 .pod = pod,
+                 .classes = {deviceClassWithExtendResourceName()},
+                 .slices = {workerNodeSlice()},
+                 .enableDRAExtendedResource = true,
+                 .podInAPI = true,
+                 .failPodStatusPatch = "patch error"};
+    c.want = allocatesExtended(singleExtendedClaim(false), singleExtendedClaim(true), pod);
+    c.want.prebind.inFlightClaim = singleExtendedClaim(false);
+    c.want.prebind.status =
+        Status::error("update pod default/" + kPodName + " ExtendedResourceClaimStatus: patch error");
+    c.want.unreserveAfterBindFailure = Expect{.removed = {kPodName + "-extended-resources-0"}};
+    cases.push_back(c);
+  }
   for (const auto& [name, node] :
        {std::pair{"extended-resource-name-with-resources-has-claim", kNodeName},
         std::pair{"extended-resource-name-with-resources-delete-claim", kNode2Name}}) {
@@ -1530,6 +1545,10 @@ TEST_P(PluginTest, Run) {
   if (!tc.failClaimCreate.empty()) {
     env.api().injectFailures(client::Operation::CreateResourceClaim, 1,
                              client::ApiError(400, "BadRequest", tc.failClaimCreate));
+  }
+  if (!tc.failPodStatusPatch.empty()) {
+    env.api().injectFailures(client::Operation::PatchPodStatus, 1,
+                             client::ApiError(500, "InternalError", tc.failPodStatusPatch));
   }
   DynamicResources* pl = nullptr;
   if (!tc.disableDRA)

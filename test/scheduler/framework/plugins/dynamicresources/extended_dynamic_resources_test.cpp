@@ -306,7 +306,7 @@ TEST(ExtendedResourceCache, DRAManagerResolvesThroughTheClassInformer) {
   ASSERT_TRUE(api.create(cls).ok());
   informer::SharedInformerFactory factory(api);
   DefaultDRAManager manager(factory);
-  DefaultDRAManager without(factory, false, /*enableExtendedResource=*/false);
+  DefaultDRAManager without(factory, false, /*enableDeviceTaintRules=*/true, /*enableExtendedResource=*/false);
   EXPECT_EQ(without.deviceClassResolver(), nullptr);
   factory.start();
   ASSERT_TRUE(factory.waitForCacheSync(std::chrono::seconds(30)));
