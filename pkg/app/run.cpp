@@ -292,6 +292,7 @@ int runDaemon(const Options& options) {
 
   informer::SharedInformerFactoryOptions fo;
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  fo.reflector.useWatchList = options.schedulerFeatures.watchListClient;
   informer::SharedInformerFactory factory(client, fo);
 
   std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders;

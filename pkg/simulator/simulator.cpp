@@ -346,6 +346,7 @@ struct SchedulerRun {
                                                      const framework::runtime::Registry& extra) {
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+    fo.reflector.useWatchList = options.features.watchListClient;
     auto run = std::make_unique<SchedulerRun>(cluster, fo);
     scheduler::SchedulerOptions so;
     so.observer = &run->recorder;

@@ -45,8 +45,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
      "tolerations could compare taint values (Lt, Gt); TaintToleration only knows Equal and Exists"},
     {"TopologyAwareWorkloadScheduling", true,
      "PodGroups would be placed by topology (the placement cycle); not implemented yet"},
-    {"WatchListClient", true,
-     "informers would list through a streaming watch; kube-scheduler-cpp's informers list and then watch"},
 });
 
 }  // namespace
@@ -95,6 +93,7 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableNodeDeclaredFeatures = gates.enabled("NodeDeclaredFeatures");  // GA, locked on
   f.plugins.enableVolumeLimitScaling = gates.enabled("VolumeLimitScaling");
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
+  f.watchListClient = gates.enabled("WatchListClient");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
   f.enableOpportunisticBatching = gates.enabled("OpportunisticBatching");
   return f;

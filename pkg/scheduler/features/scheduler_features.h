@@ -23,6 +23,8 @@ struct SchedulerFeatures {
   config::FeatureGates config;  // DynamicResourceAllocation, DRASchedulerFilterTimeout, StorageCapacityScoring
   plugins::Features plugins;    // SchedulerAsyncPreemption, StorageCapacityScoring, VolumeAttributesClass, ...
   bool popFromBackoffQ = true;  // SchedulerPopFromBackoffQ: the queue pops from backoffQ when activeQ is empty
+  // WatchListClient (beta, on in v1.37): informers stream their initial state as a watch-list.
+  bool watchListClient = true;
   // NominatedNodeNameForExpectation: nominatedNodeName is set before PreBind or a Permit wait.
   bool nominatedNodeNameForExpectation = true;
   // OpportunisticBatching (beta, on in v1.37): pods are signed and a profile reuses the previous pod's
