@@ -465,18 +465,22 @@ const std::vector<Flag>& flags() {
                  "Options are: kube=1.37..1.37(default:1.37)\n"
                  "If the component is not specified, defaults to \"kube\"",
                  false, [](Options& o, std::string_view v) -> VoidResult {
-                   // pflag StringSlice: comma-separated, repeated flags append.
-                   size_t pos = 0;
-                   while (pos <= v.size()) {
-                     size_t comma = std::min(v.find(',', pos), v.size());
-                     o.emulatedVersion.emplace_back(v.substr(pos, comma - pos));
-                     pos = comma + 1;
-                   }
+                   setStringSlice(o, "emulated-version", o.emulatedVersion, v);
                    return {};
                  }});
     f.push_back({"feature-gates", "", false, "colonSeparatedMultimapStringString", "", "Feature gate",
                  featureGatesHelp(), false, [](Options& o, std::string_view v) -> VoidResult {
                    o.featureGatesFlags.emplace_back(v);
+                   return {};
+                 }});
+    f.push_back({"min-compatibility-version", "", false, "strings", "", "Feature gate",
+                 "The min version of control plane components the server should be compatible with.\n"
+                 "Must be less or equal to the emulated-version. Version format could only be major.minor, for "
+                 "example: '--min-compatibility-version=wardle=1.2,kube=1.31'.\n"
+                 "Options are: kube=1.34..1.37(default:1.36)\n"
+                 "If the component is not specified, defaults to \"kube\"",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   setStringSlice(o, "min-compatibility-version", o.minCompatibilityVersion, v);
                    return {};
                  }});
 
@@ -704,6 +708,9 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
   // upstream Options.Complete / Validate: the registry's emulated version and gates, then logging.
   if (auto r = features::applyEmulatedVersion(o.emulatedVersion); !r.ok()) return r.error();
+  if (auto r = features::applyMinCompatibilityVersion(o.minCompatibilityVersion, o.featureGates); !r.ok()) {
+    return r.error();
+  }
   if (auto r = features::applyFeatureGatesFlags(o.featureGatesFlags, o.featureGates, &o.featureGateWarnings);
       !r.ok()) {
     return r.error();

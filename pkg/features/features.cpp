@@ -4,13 +4,31 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 namespace ks::features {
 namespace {
 
 constexpr std::array kFeatures = {
 #define KS_FEATURE(name, def, stage, locked) FeatureSpec{#name, def, Stage::stage, locked},
+#define KS_FEATURE_AT_MIN_COMPATIBILITY(minor, name, def)
 #include "pkg/features/kube_features.inc"
+#undef KS_FEATURE_AT_MIN_COMPATIBILITY
+#undef KS_FEATURE
+};
+
+// A default that changes at a higher --min-compatibility-version (featuregate's MinCompatibilityVersion specs).
+struct DefaultAtMinCompatibility {
+  unsigned minor;
+  std::string_view name;
+  bool defaultValue;
+};
+
+const std::vector<DefaultAtMinCompatibility> kDefaultsAtMinCompatibility = {
+#define KS_FEATURE(name, def, stage, locked)
+#define KS_FEATURE_AT_MIN_COMPATIBILITY(minor, name, def) DefaultAtMinCompatibility{minor, #name, def},
+#include "pkg/features/kube_features.inc"
+#undef KS_FEATURE_AT_MIN_COMPATIBILITY
 #undef KS_FEATURE
 };
 
@@ -135,7 +153,11 @@ bool FeatureGate::enabled(std::string_view name) const {
   if (auto it = enabled_.find(name); it != enabled_.end()) return it->second;
   const FeatureSpec* spec = findFeature(name);
   if (spec == nullptr) std::abort();  // upstream panics: "feature %q is not registered in FeatureGate"
-  return spec->defaultValue;
+  bool value = spec->defaultValue;
+  for (const auto& d : kDefaultsAtMinCompatibility) {  // ascending minors: the last that applies wins
+    if (d.name == name && d.minor <= minCompatibilityMinor_) value = d.defaultValue;
+  }
+  return value;
 }
 
 std::vector<std::string> FeatureGate::enabledAlphaFeatures() const {
@@ -219,11 +241,14 @@ Result<std::vector<unsigned>> parseVersion(std::string_view text) {
   return out;
 }
 
-VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
+namespace {
+
+std::string majorMinor(const std::vector<unsigned>& v) { return std::to_string(v[0]) + "." + std::to_string(v[1]); }
+
+// upstream compatibility toVersionMap + getFullVersionConfig for one version flag's values: "1.37", "kube=1.37";
+// the kube component's version, if given.
+Result<std::optional<std::vector<unsigned>>> kubeVersionOf(const std::vector<std::string>& values) {
   std::map<std::string, std::vector<unsigned>> versions;
-  auto majorMinor = [](const std::vector<unsigned>& v) {
-    return std::to_string(v[0]) + "." + std::to_string(v[1]);
-  };
   for (const auto& value : values) {
     std::string component = "kube";
     std::string_view v = value;
@@ -245,19 +270,45 @@ VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
   }
   for (const auto& [component, v] : versions) {
     if (component != "kube") return Error("component not registered: " + component);
-    const bool inUpstreamRange = v[0] == kBinaryMajor && v[1] >= kBinaryMinor - 3 && v[1] <= kBinaryMinor;
-    if (!inUpstreamRange) {
-      return Error("emulation version " + majorMinor(v) + " is not between [" + std::to_string(kBinaryMajor) + "." +
-                   std::to_string(kBinaryMinor - 3) + ", " + std::to_string(kBinaryMajor) + "." +
-                   std::to_string(kBinaryMinor) + ".0]");
-    }
-    if (v[1] != kBinaryMinor) {
-      return Error("--emulated-version kube=" + majorMinor(v) +
-                   " is not supported by kube-scheduler-cpp: it implements the v" + std::to_string(kBinaryMajor) +
-                   "." + std::to_string(kBinaryMinor) +
-                   " feature gates and behaviour only (use --emulated-version=1.37 or leave it unset)");
-    }
   }
+  if (auto it = versions.find("kube"); it != versions.end()) return std::optional(it->second);
+  return std::optional<std::vector<unsigned>>();
+}
+
+}  // namespace
+
+VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
+  auto kube = kubeVersionOf(values);
+  if (!kube.ok()) return kube.error();
+  if (!*kube) return {};
+  const std::vector<unsigned>& v = **kube;
+  const bool inUpstreamRange = v[0] == kBinaryMajor && v[1] >= kBinaryMinor - 3 && v[1] <= kBinaryMinor;
+  if (!inUpstreamRange) {
+    return Error("emulation version " + majorMinor(v) + " is not between [" + std::to_string(kBinaryMajor) + "." +
+                 std::to_string(kBinaryMinor - 3) + ", " + std::to_string(kBinaryMajor) + "." +
+                 std::to_string(kBinaryMinor) + ".0]");
+  }
+  if (v[1] != kBinaryMinor) {
+    return Error("--emulated-version kube=" + majorMinor(v) +
+                 " is not supported by kube-scheduler-cpp: it implements the v" + std::to_string(kBinaryMajor) +
+                 "." + std::to_string(kBinaryMinor) +
+                 " feature gates and behaviour only (use --emulated-version=1.37 or leave it unset)");
+  }
+  return {};
+}
+
+VoidResult applyMinCompatibilityVersion(const std::vector<std::string>& values, FeatureGate& gates) {
+  auto kube = kubeVersionOf(values);
+  if (!kube.ok()) return kube.error();
+  if (!*kube) return {};
+  const std::vector<unsigned>& v = **kube;
+  // The emulation version is the binary's (applyEmulatedVersion accepts nothing else).
+  if (v[0] != kBinaryMajor || v[1] < kBinaryMinor - 3 || v[1] > kBinaryMinor) {
+    return Error("minCompatibilityVersion version " + majorMinor(v) + " is not between [" +
+                 std::to_string(kBinaryMajor) + "." + std::to_string(kBinaryMinor - 3) + ", " +
+                 std::to_string(kBinaryMajor) + "." + std::to_string(kBinaryMinor) + "]");
+  }
+  gates.setMinCompatibilityMinor(v[1]);
   return {};
 }
 

@@ -17,6 +17,10 @@
 
 namespace ks::features {
 
+// The binary's version for emulation: kube-scheduler-cpp implements v1.37 only.
+inline constexpr unsigned kBinaryMajor = 1;
+inline constexpr unsigned kBinaryMinor = 37;
+
 enum class Stage { Alpha, Beta, GA, Deprecated };
 
 // The stage as upstream's featuregate.prerelease prints it: "ALPHA", "BETA", "" (GA), "DEPRECATED".
@@ -62,9 +66,14 @@ class FeatureGate {
   // upstream featureGate.String: the set gates (AllAlpha / AllBeta expanded), "A=true,B=false", sorted.
   std::string toString() const;
 
+  // The --min-compatibility-version's minor (default: the binary's - 1); defaults of gates whose upstream
+  // specs depend on it follow (kube_features.inc's KS_FEATURE_AT_MIN_COMPATIBILITY).
+  void setMinCompatibilityMinor(unsigned minor) { minCompatibilityMinor_ = minor; }
+
  private:
   std::map<std::string, bool, std::less<>> raw_;      // as given on the command line
   std::map<std::string, bool, std::less<>> enabled_;  // raw_ with AllAlpha / AllBeta expanded
+  unsigned minCompatibilityMinor_ = kBinaryMinor - 1;
 };
 
 // Applies the values of --feature-gates flags, in order (upstream cli/flag ColonSeparatedMultimapStringString
@@ -78,14 +87,15 @@ VoidResult applyFeatureGatesFlags(const std::vector<std::string>& flagValues, Fe
 // {major, minor, patch}. Errors as upstream ("could not parse \"x\" as version", "illegal version string").
 Result<std::vector<unsigned>> parseVersion(std::string_view text);
 
-// The binary's version for emulation: kube-scheduler-cpp implements v1.37 only.
-inline constexpr unsigned kBinaryMajor = 1;
-inline constexpr unsigned kBinaryMinor = 37;
-
 // Applies --emulated-version values (upstream toVersionMap / componentGlobalsRegistry.Set / Validate):
 // "1.37", "kube=1.37"; other components "component not registered: x"; patch versions, duplicates and
 // versions outside upstream's range (1.34..1.37) fail with upstream's texts; 1.34..1.36, which upstream
 // accepts, fail with "--emulated-version kube=1.36 is not supported by kube-scheduler-cpp: ...".
 VoidResult applyEmulatedVersion(const std::vector<std::string>& values);
+
+// Applies --min-compatibility-version values (upstream compatibility registry): parsed as --emulated-version;
+// upstream's range (binary - 3 .. the emulation version) with its text ("minCompatibilityVersion version 1.33
+// is not between [1.34, 1.37]"); sets `gates`' min compatibility (the default stays binary - 1).
+VoidResult applyMinCompatibilityVersion(const std::vector<std::string>& values, FeatureGate& gates);
 
 }  // namespace ks::features

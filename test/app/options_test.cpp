@@ -73,7 +73,7 @@ TEST(ParseFlags, Defaults) {
   EXPECT_TRUE(o.configFile.empty());
   EXPECT_FALSE(o.leaderElection.leaderElect.has_value());
   EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
-  EXPECT_FALSE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_TRUE(o.schedulerFeatures.config.storageCapacityScoring);  // Beta and on in v1.37
   EXPECT_TRUE(o.featureGates.explicitlySet().empty());
   EXPECT_EQ(o.logging.format, "text");
   EXPECT_EQ(o.logging.flushFrequency, 5000ms);
@@ -144,9 +144,9 @@ TEST(ParseFlags, DeprecatedFlags) {
 }
 
 TEST(ParseFlags, FeatureGates) {
-  Options o = parse({"--feature-gates=StorageCapacityScoring=true,DRASchedulerFilterTimeout=false"});
-  EXPECT_TRUE(o.schedulerFeatures.config.storageCapacityScoring);
-  EXPECT_TRUE(o.schedulerFeatures.plugins.enableStorageCapacityScoring);
+  Options o = parse({"--feature-gates=StorageCapacityScoring=false,DRASchedulerFilterTimeout=false"});
+  EXPECT_FALSE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_FALSE(o.schedulerFeatures.plugins.enableStorageCapacityScoring);
   EXPECT_FALSE(o.schedulerFeatures.config.draSchedulerFilterTimeout);
   EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
   // Repeated flags accumulate; the kube: prefix is the default component.
@@ -156,20 +156,23 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableAsyncPreemption);
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_TRUE(r.schedulerFeatures.plugins.enableVolumeAttributesClass);
-  EXPECT_FALSE(parse({"--feature-gates=VolumeAttributesClass=false"}).schedulerFeatures.plugins.enableVolumeAttributesClass);
+  EXPECT_FALSE(parse({"--feature-gates=VolumeLimitScaling=false"}).schedulerFeatures.plugins.enableVolumeLimitScaling);
   // Gates that do not touch the scheduler are accepted, as upstream.
-  EXPECT_TRUE(parse({"--feature-gates=ImageVolume=true,KubeletPodResourcesGet=false"}).featureGates.enabled("ImageVolume"));
+  EXPECT_TRUE(parse({"--feature-gates=ImageVolumeWithDigest=true,KubeletServiceAccountTokenForCredentialProviders=false"})
+                  .featureGates.enabled("ImageVolumeWithDigest"));
   // A GA gate set to its value: upstream's warning.
-  Options ga = parse({"--feature-gates=SchedulerQueueingHints=true"});
-  EXPECT_EQ(ga.featureGateWarnings, (std::vector<std::string>{"Setting GA feature gate SchedulerQueueingHints=true. It "
+  Options ga = parse({"--feature-gates=NodeDeclaredFeatures=true"});
+  EXPECT_EQ(ga.featureGateWarnings, (std::vector<std::string>{"Setting GA feature gate NodeDeclaredFeatures=true. It "
                                                               "will be removed in a future release."}));
 
   EXPECT_EQ(parseError({"--feature-gates=NoSuchGate=true"}), "unrecognized feature gate: NoSuchGate");
   EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring"}), "missing bool value for StorageCapacityScoring");
   EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring=yes"}),
             "invalid value of StorageCapacityScoring=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax");
-  EXPECT_EQ(parseError({"--feature-gates=SchedulerQueueingHints=false"}),
-            "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+  EXPECT_EQ(parseError({"--feature-gates=NodeDeclaredFeatures=false"}),
+            "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true");
+  EXPECT_EQ(parseError({"--feature-gates=SchedulerQueueingHints=true"}),
+            "unrecognized feature gate: SchedulerQueueingHints");  // removed in v1.37
   EXPECT_EQ(parseError({"--feature-gates=wardle:A=true"}), "component not registered: wardle");
   EXPECT_EQ(parseError({"--feature-gates=kube:AllBeta=true,AllAlpha=false"}),
             "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use");
@@ -179,18 +182,33 @@ TEST(ParseFlags, FeatureGates) {
 }
 
 TEST(ParseFlags, EmulatedVersion) {
-  EXPECT_EQ(parse({"--emulated-version=1.34"}).emulatedVersion, (std::vector<std::string>{"1.34"}));
-  parse({"--emulated-version=kube=1.34"});
-  parse({"--emulated-version=v1.34"});
-  EXPECT_EQ(parseError({"--emulated-version=1.30"}), "emulation version 1.30 is not between [1.31, 1.34.0]");
-  EXPECT_EQ(parseError({"--emulated-version=1.35"}), "emulation version 1.35 is not between [1.31, 1.34.0]");
-  EXPECT_THAT(parseError({"--emulated-version=1.33"}),
-              HasSubstr("--emulated-version kube=1.33 is not supported by kube-scheduler-cpp"));
-  EXPECT_EQ(parseError({"--emulated-version=1.34.1"}), "patch version not allowed, got: kube=1.34.1");
-  EXPECT_EQ(parseError({"--emulated-version=foo=1.34"}), "component not registered: foo");
+  EXPECT_EQ(parse({"--emulated-version=1.37"}).emulatedVersion, (std::vector<std::string>{"1.37"}));
+  parse({"--emulated-version=kube=1.37"});
+  parse({"--emulated-version=v1.37"});
+  EXPECT_EQ(parseError({"--emulated-version=1.33"}), "emulation version 1.33 is not between [1.34, 1.37.0]");
+  EXPECT_EQ(parseError({"--emulated-version=1.38"}), "emulation version 1.38 is not between [1.34, 1.37.0]");
+  EXPECT_THAT(parseError({"--emulated-version=1.36"}),
+              HasSubstr("--emulated-version kube=1.36 is not supported by kube-scheduler-cpp"));
+  EXPECT_EQ(parseError({"--emulated-version=1.37.1"}), "patch version not allowed, got: kube=1.37.1");
+  EXPECT_EQ(parseError({"--emulated-version=foo=1.37"}), "component not registered: foo");
   EXPECT_EQ(parseError({"--emulated-version=foo"}), "could not parse \"foo\" as version");
   EXPECT_EQ(parseError({"--emulated-version=1"}), "illegal version string \"1\"");
-  EXPECT_EQ(parseError({"--emulated-version=kube=1.34,kube=1.33"}), "duplicate version flag, kube=1.34 and kube=1.33");
+  EXPECT_EQ(parseError({"--emulated-version=kube=1.37,kube=1.36"}), "duplicate version flag, kube=1.37 and kube=1.36");
+}
+
+// --min-compatibility-version: upstream's range and texts; 1.37 turns DRAFractionalCapacityRange's default on.
+TEST(ParseFlags, MinCompatibilityVersion) {
+  EXPECT_FALSE(parse({}).schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  Options o = parse({"--min-compatibility-version=1.37"});
+  EXPECT_EQ(o.minCompatibilityVersion, (std::vector<std::string>{"1.37"}));
+  EXPECT_TRUE(o.schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_FALSE(parse({"--min-compatibility-version=kube=1.34"}).schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_FALSE(parse({"--min-compatibility-version=1.37", "--feature-gates=DRAFractionalCapacityRange=false"})
+                   .schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_EQ(parseError({"--min-compatibility-version=1.33"}),
+            "minCompatibilityVersion version 1.33 is not between [1.34, 1.37]");
+  EXPECT_EQ(parseError({"--min-compatibility-version=1.37.2"}), "patch version not allowed, got: kube=1.37.2");
+  EXPECT_EQ(parseError({"--min-compatibility-version=wardle=1.2"}), "component not registered: wardle");
 }
 
 TEST(ParseFlags, LogsFlags) {
@@ -323,7 +341,7 @@ TEST(FeatureGateStates, ListsEveryGateWithStageAndValue) {
   EXPECT_EQ(find("DRASchedulerFilterTimeout").stage, "BETA");
   EXPECT_TRUE(find("DRASchedulerFilterTimeout").enabled);
   EXPECT_EQ(find("DynamicResourceAllocation").stage, "");  // GA
-  EXPECT_EQ(find("StorageCapacityScoring").stage, "ALPHA");
+  EXPECT_EQ(find("StorageCapacityScoring").stage, "BETA");
   EXPECT_TRUE(find("StorageCapacityScoring").enabled);
   EXPECT_FALSE(find("AllAlpha").enabled);
 }

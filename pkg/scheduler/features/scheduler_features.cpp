@@ -11,8 +11,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
      "the API client would send CBOR; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
-    {"ComponentFlagz", true, "it would serve /flagz, which kube-scheduler-cpp does not implement"},
-    {"ComponentStatusz", true, "it would serve /statusz, which kube-scheduler-cpp does not implement"},
     {"CompositePodGroup", true, "CompositePodGroups would be scheduled as gangs; not implemented yet"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
@@ -26,8 +24,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
     {"DRAWorkloadResourceClaims", true, "PodGroups could own ResourceClaims; gang scheduling is not implemented yet"},
     {"GenericWorkload", true,
      "pods with spec.schedulingGroup would be scheduled as PodGroups (the pod-group cycle); not implemented yet"},
-    {"InOrderInformers", false,
-     "informers would stop delivering events in order; kube-scheduler-cpp's informers always keep the order"},
     {"InPlacePodLevelResourcesVerticalScaling", false,
      "a pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
      "accounting always takes the larger of spec and status"},
