@@ -462,7 +462,7 @@ const std::vector<Flag>& flags() {
                  "binary version.\n"
                  "Version format could only be major.minor, for example: "
                  "'--emulated-version=wardle=1.2,kube=1.31'.\n"
-                 "Options are: kube=1.37..1.37(default:1.37)\n"
+                 "Options are: kube=1.34..1.37(default:1.37)\n"
                  "If the component is not specified, defaults to \"kube\"",
                  false, [](Options& o, std::string_view v) -> VoidResult {
                    setStringSlice(o, "emulated-version", o.emulatedVersion, v);
@@ -643,8 +643,10 @@ Error invalidArgument(std::string_view value, const Flag& flag, const Error& why
 std::vector<FeatureGateState> featureGateStates(const features::FeatureGate& gates) {
   std::vector<FeatureGateState> states;
   for (const features::FeatureSpec& spec : features::knownFeatures()) {
-    states.push_back({std::string(spec.name), std::string(features::stageText(spec.stage)),
-                      gates.enabled(spec.name)});
+    // upstream AddMetrics: every gate known at the emulated version, with its stage there.
+    const features::FeatureSpec* at = gates.spec(spec.name);
+    if (at->stage == features::Stage::PreAlpha) continue;
+    states.push_back({std::string(spec.name), std::string(features::stageText(at->stage)), gates.enabled(spec.name)});
   }
   return states;
 }
@@ -707,7 +709,7 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
   // upstream Options.Complete / Validate: the registry's emulated version and gates, then logging.
-  if (auto r = features::applyEmulatedVersion(o.emulatedVersion); !r.ok()) return r.error();
+  if (auto r = features::applyEmulatedVersion(o.emulatedVersion, o.featureGates); !r.ok()) return r.error();
   if (auto r = features::applyMinCompatibilityVersion(o.minCompatibilityVersion, o.featureGates); !r.ok()) {
     return r.error();
   }
@@ -715,6 +717,7 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
       !r.ok()) {
     return r.error();
   }
+  if (auto r = o.featureGates.validateDependencies(); !r.ok()) return r.error();
   if (auto r = validateLogging(o.logging, o.featureGates); !r.ok()) return r.error();
   auto sf = features::schedulerFeatures(o.featureGates);
   if (!sf.ok()) return sf.error();

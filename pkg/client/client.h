@@ -70,13 +70,13 @@ struct ListOptions {
 struct WatchOptions {
   std::string resourceVersion;  // watch changes after this version
   bool allowWatchBookmarks = true;
+  int64_t timeoutSeconds = 0;  // 0 = server default
+  std::string labelSelector;
+  std::string fieldSelector;
   // A watch-list (client-go's WatchListClient): the stream starts with the state at resourceVersion or
   // newer (resourceVersionMatch=NotOlderThan; "" = most recent, consistent) as synthetic ADDED events,
   // ended by a BOOKMARK annotated kInitialEventsEndAnnotation="true", then goes on as a watch.
   bool sendInitialEvents = false;
-  int64_t timeoutSeconds = 0;  // 0 = server default
-  std::string labelSelector;
-  std::string fieldSelector;
 };
 
 // metav1.InitialEventsAnnotationKey: marks the bookmark that ends a watch-list's initial events.

@@ -185,15 +185,29 @@ TEST(ParseFlags, EmulatedVersion) {
   EXPECT_EQ(parse({"--emulated-version=1.37"}).emulatedVersion, (std::vector<std::string>{"1.37"}));
   parse({"--emulated-version=kube=1.37"});
   parse({"--emulated-version=v1.37"});
+  // 1.36's gates: everything the scheduler needs is implemented there.
+  Options at36 = parse({"--emulated-version=1.36"});
+  EXPECT_EQ(at36.featureGates.emulationMinor(), 36u);
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableStorageCapacityScoring);  // alpha in 1.36
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableVolumeLimitScaling);
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableDRADeviceTaintRules);
   EXPECT_EQ(parseError({"--emulated-version=1.33"}), "emulation version 1.33 is not between [1.34, 1.37.0]");
   EXPECT_EQ(parseError({"--emulated-version=1.38"}), "emulation version 1.38 is not between [1.34, 1.37.0]");
-  EXPECT_THAT(parseError({"--emulated-version=1.36"}),
-              HasSubstr("--emulated-version kube=1.36 is not supported by kube-scheduler-cpp"));
+  // At 1.34 a default kube-scheduler-cpp does not implement: refused, naming why.
+  EXPECT_THAT(parseError({"--emulated-version=1.34"}),
+              HasSubstr("(its default at --emulated-version=1.34, --min-compatibility-version=1.34)"));
+  EXPECT_EQ(parseError({"--emulated-version=1.34", "--feature-gates=GenericWorkload=true"}),
+            "cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min "
+            "compatibility version 1.34");
   EXPECT_EQ(parseError({"--emulated-version=1.37.1"}), "patch version not allowed, got: kube=1.37.1");
   EXPECT_EQ(parseError({"--emulated-version=foo=1.37"}), "component not registered: foo");
   EXPECT_EQ(parseError({"--emulated-version=foo"}), "could not parse \"foo\" as version");
   EXPECT_EQ(parseError({"--emulated-version=1"}), "illegal version string \"1\"");
   EXPECT_EQ(parseError({"--emulated-version=kube=1.37,kube=1.36"}), "duplicate version flag, kube=1.37 and kube=1.36");
+  EXPECT_EQ(parseError({"--emulated-version=1.36", "--min-compatibility-version=1.37"}),
+            "minCompatibilityVersion version 1.37 is not between [1.34, 1.36]");
+  EXPECT_EQ(parseError({"--feature-gates=DRADeviceTaints=false"}),
+            "DRADeviceTaintRules is enabled, but depends on features that are disabled: [DRADeviceTaints]");
 }
 
 // --min-compatibility-version: upstream's range and texts; 1.37 turns DRAFractionalCapacityRange's default on.

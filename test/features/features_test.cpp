@@ -63,6 +63,10 @@ TEST(KnownFeatures, HelpLines) {
   EXPECT_EQ(lines.back(), "kube:WorkloadWithJob=true|false (ALPHA - default=false)");
   EXPECT_THAT(lines, ::testing::Contains("kube:AllAlpha=true|false (ALPHA - default=false)"));
   EXPECT_THAT(lines, ::testing::Not(::testing::Contains(HasSubstr("NodeDeclaredFeatures"))));
+  // A default that moves with --min-compatibility-version, as the v1.37.2 binary's --help shows it.
+  EXPECT_THAT(lines, ::testing::Contains("kube:DRAFractionalCapacityRange=true|false (BETA - default=false), or "
+                                         "DRAFractionalCapacityRange=true|false (BETA - default=true) if "
+                                         "--min-compatibility-version>=1.37"));
 }
 
 TEST(FeatureGate, SetAndDefaults) {
@@ -145,22 +149,81 @@ TEST(FeatureGatesFlags, Components) {
             "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use");
 }
 
-TEST(EmulatedVersion, OnlyTheBinarysOwn) {
-  EXPECT_TRUE(applyEmulatedVersion({}).ok());
-  EXPECT_TRUE(applyEmulatedVersion({"1.37"}).ok());
-  EXPECT_TRUE(applyEmulatedVersion({"kube=1.37"}).ok());
-  EXPECT_TRUE(applyEmulatedVersion({"v1.37.0"}).ok());
-  EXPECT_EQ(applyEmulatedVersion({"1.34"}).error().message(),
-            "--emulated-version kube=1.34 is not supported by kube-scheduler-cpp: it implements the v1.37 feature "
-            "gates and behaviour only (use --emulated-version=1.37 or leave it unset)");
-  EXPECT_EQ(applyEmulatedVersion({"1.33"}).error().message(), "emulation version 1.33 is not between [1.34, 1.37.0]");
-  EXPECT_EQ(applyEmulatedVersion({"2.37"}).error().message(), "emulation version 2.37 is not between [1.34, 1.37.0]");
-  EXPECT_EQ(applyEmulatedVersion({"1.37.2"}).error().message(), "patch version not allowed, got: kube=1.37.2");
-  EXPECT_EQ(applyEmulatedVersion({"wardle=1.2"}).error().message(), "component not registered: wardle");
-  EXPECT_EQ(applyEmulatedVersion({"1.37", "kube=1.37"}).error().message(), "duplicate version flag, kube=1.37 and kube=1.37");
-  EXPECT_EQ(applyEmulatedVersion({"x"}).error().message(), "could not parse \"x\" as version");
-  EXPECT_EQ(applyEmulatedVersion({"1"}).error().message(), "illegal version string \"1\"");
-  EXPECT_EQ(applyEmulatedVersion({"1.034"}).error().message(), "illegal zero-prefixed version component \"034\" in \"1.034\"");
+TEST(EmulatedVersion, UpstreamsRangeAndTexts) {
+  FeatureGate g;
+  EXPECT_TRUE(applyEmulatedVersion({}, g).ok());
+  EXPECT_EQ(g.emulationMinor(), 37u);
+  EXPECT_EQ(g.minCompatibilityMinor(), 36u);
+  EXPECT_TRUE(applyEmulatedVersion({"kube=1.37"}, g).ok());
+  EXPECT_TRUE(applyEmulatedVersion({"v1.37.0"}, g).ok());
+  ASSERT_TRUE(applyEmulatedVersion({"1.35"}, g).ok());
+  EXPECT_EQ(g.emulationMinor(), 35u);
+  EXPECT_EQ(g.minCompatibilityMinor(), 34u);
+  ASSERT_TRUE(applyEmulatedVersion({"1.34"}, g).ok());
+  EXPECT_EQ(g.minCompatibilityMinor(), 34u);  // not under the floor
+  EXPECT_EQ(applyEmulatedVersion({"1.33"}, g).error().message(), "emulation version 1.33 is not between [1.34, 1.37.0]");
+  EXPECT_EQ(applyEmulatedVersion({"2.37"}, g).error().message(), "emulation version 2.37 is not between [1.34, 1.37.0]");
+  EXPECT_EQ(applyEmulatedVersion({"1.37.2"}, g).error().message(), "patch version not allowed, got: kube=1.37.2");
+  EXPECT_EQ(applyEmulatedVersion({"wardle=1.2"}, g).error().message(), "component not registered: wardle");
+  EXPECT_EQ(applyEmulatedVersion({"1.37", "kube=1.37"}, g).error().message(), "duplicate version flag, kube=1.37 and kube=1.37");
+  EXPECT_EQ(applyEmulatedVersion({"x"}, g).error().message(), "could not parse \"x\" as version");
+  EXPECT_EQ(applyEmulatedVersion({"1"}, g).error().message(), "illegal version string \"1\"");
+  EXPECT_EQ(applyEmulatedVersion({"1.034"}, g).error().message(), "illegal zero-prefixed version component \"034\" in \"1.034\"");
+}
+
+// Gates at the emulated version, as component-base evaluates their versioned specs (checked against the
+// upstream v1.37.2 binary: `kube-scheduler --emulated-version=1.34 --feature-gates=GenericWorkload=true`).
+TEST(EmulatedVersion, GatesTakeTheirSpecsThere) {
+  FeatureGate g;
+  ASSERT_TRUE(applyEmulatedVersion({"1.34"}, g).ok());
+  EXPECT_EQ(g.spec("NominatedNodeNameForExpectation")->stage, Stage::Alpha);
+  EXPECT_FALSE(g.enabled("NominatedNodeNameForExpectation"));
+  EXPECT_FALSE(g.enabled("StorageCapacityScoring"));
+  EXPECT_FALSE(g.enabled("WatchListClient"));
+  EXPECT_EQ(g.spec("DynamicResourceAllocation")->lockToDefault, false);  // GA in 1.34, locked from 1.35
+  EXPECT_EQ(g.spec("GenericWorkload")->stage, Stage::PreAlpha);
+  EXPECT_FALSE(g.enabled("GenericWorkload"));
+  EXPECT_EQ(g.set("GenericWorkload=true").error().message(),
+            "cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min "
+            "compatibility version 1.34");
+  // AllAlpha follows the stages at the emulated version.
+  ASSERT_TRUE(g.set("AllAlpha=true").ok());
+  EXPECT_TRUE(g.enabled("NominatedNodeNameForExpectation"));
+  EXPECT_FALSE(g.enabled("GenericWorkload"));
+  EXPECT_THAT(g.enabledAlphaFeatures(), ::testing::Contains("NominatedNodeNameForExpectation"));
+
+  FeatureGate at36;
+  ASSERT_TRUE(applyEmulatedVersion({"1.36"}, at36).ok());
+  EXPECT_EQ(applyMinCompatibilityVersion({"1.37"}, at36).error().message(),
+            "minCompatibilityVersion version 1.37 is not between [1.34, 1.36]");
+  EXPECT_TRUE(applyMinCompatibilityVersion({"1.35"}, at36).ok());
+  EXPECT_EQ(at36.minCompatibilityMinor(), 35u);
+  // Every version pair's defaults are consistent with the dependencies.
+  for (unsigned emu = kVersionFloorMinor; emu <= kBinaryMinor; ++emu) {
+    for (unsigned mc = kVersionFloorMinor; mc <= emu; ++mc) {
+      FeatureGate d;
+      d.setVersions(emu, mc);
+      EXPECT_TRUE(d.validateDependencies().ok()) << emu << "/" << mc << ": " << d.validateDependencies().error().message();
+    }
+  }
+}
+
+// upstream's dependency check; the text as the v1.37.2 binary prints it.
+TEST(FeatureGate, Dependencies) {
+  FeatureGate g;
+  ASSERT_TRUE(applyMinCompatibilityVersion({"1.37"}, g).ok());
+  ASSERT_TRUE(g.set("DRADeviceTaints=false,DRAConsumableCapacity=false").ok());
+  EXPECT_EQ(g.validateDependencies().error().message(),
+            "[DRAFractionalCapacityRange is enabled, but depends on features that are disabled: "
+            "[DRAConsumableCapacity], DRADeviceTaintRules is enabled, but depends on features that are disabled: "
+            "[DRADeviceTaints]]");
+  ASSERT_TRUE(g.set("DRADeviceTaintRules=false,DRAFractionalCapacityRange=false").ok());
+  EXPECT_TRUE(g.validateDependencies().ok());
+  FeatureGate one;
+  ASSERT_TRUE(one.set("DRAResourceClaimDeviceStatus=true,DRAPartitionableDevices=false,DRADeviceCompatibilityGroups=true").ok());
+  EXPECT_EQ(one.validateDependencies().error().message(),
+            "DRADeviceCompatibilityGroups is enabled, but depends on features that are disabled: "
+            "[DRAPartitionableDevices]");
 }
 
 // featuregate's MinCompatibilityVersion specs: DRAFractionalCapacityRange is Beta in v1.37, off by default

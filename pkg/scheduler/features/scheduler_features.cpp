@@ -53,12 +53,20 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
       const std::string value = u.value ? "true" : "false";
       std::string via;
       if (gates.explicitlySet().count(u.gate) == 0) {
-        // Turned by AllAlpha / AllBeta: say so, and how to keep it as it was.
-        const FeatureSpec* spec = findFeature(u.gate);
-        const char* all = spec != nullptr && spec->stage == Stage::Alpha ? "AllAlpha" : "AllBeta";
-        via = std::string(" (set through ") + all + "=" + value + "; add " + std::string(u.gate) + "=" +
-              (u.value ? "false" : "true") + " to keep it off)";
-        if (!u.value) via = std::string(" (set through ") + all + "=false; add " + std::string(u.gate) + "=true)";
+        const FeatureSpec* spec = gates.spec(u.gate);
+        const std::string all = spec != nullptr && spec->stage == Stage::Alpha ? "AllAlpha" : "AllBeta";
+        if (gates.explicitlySet().count(all) != 0 && spec != nullptr &&
+            (spec->stage == Stage::Alpha || spec->stage == Stage::Beta)) {
+          // Turned by AllAlpha / AllBeta: say so, and how to keep it as it was.
+          via = " (set through " + all + "=" + value + "; add " + std::string(u.gate) + "=" +
+                (u.value ? "false" : "true") + " to keep it off)";
+          if (!u.value) via = " (set through " + all + "=false; add " + std::string(u.gate) + "=true)";
+        } else {
+          // The default at the emulated / min compatibility version.
+          via = " (its default at --emulated-version=" + std::to_string(kBinaryMajor) + "." +
+                std::to_string(gates.emulationMinor()) + ", --min-compatibility-version=" +
+                std::to_string(kBinaryMajor) + "." + std::to_string(gates.minCompatibilityMinor()) + ")";
+        }
       }
       return Error("feature gate " + std::string(u.gate) + "=" + value + " is not supported by kube-scheduler-cpp: " +
                    std::string(u.effect) + via);
