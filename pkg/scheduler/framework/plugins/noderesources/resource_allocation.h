@@ -7,15 +7,28 @@
 // on it and requested_i = allocated_i + the pod's request, skipping resources the node doesn't have
 // (allocatable 0) and scalar resources the pod doesn't request, and combines them into a node score in
 // [0, MaxNodeScore]. Only BalancedAllocation reads allocated: it scores the change the pod makes.
+//
+// With DRAExtendedResource, a scalar resource the node does not advertise and a DeviceClass backs is
+// counted from DRA instead: allocatable = the node's devices that match the class, allocated = those of
+// them already in use (upstream calculateDRAExtendedResourceAllocatableRequest). The slices and the
+// allocated devices are gathered once per cycle in PreScore (DRAPreScoreState).
 
 #include <cstdint>
+#include <memory>
+#include <set>
 #include <span>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pkg/api/core.h"
+#include "pkg/dra/cel/compile.h"
+#include "pkg/dra/structured/types.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/dra_manager.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/types.h"
@@ -57,6 +70,56 @@ struct ScoredResource {
   bool scalar = false;  // framework::isScalarResourceName(name)
 };
 
+// What the scorers read of DRA for extended resources backed by a DeviceClass (upstream draPreScoreState),
+// gathered once per scheduling cycle: the allocated devices, the slices (with DeviceTaintRules applied; taints
+// do not matter here) indexed by the node they name, and for each configured resource its class with the
+// class's selectors compiled. Immutable; the cycle state's clones share it.
+class DRAPreScoreState {
+ public:
+  // upstream getDRAPreScoredParams: null when no configured resource is an extended resource name (or a
+  // deviceclass.resource.kubernetes.io/ one) that `classes` maps to a class, or when there is no manager;
+  // Error with the manager's message when gathering the allocated devices or listing the slices fails
+  // (a concurrent modification is not retried, as upstream).
+  static Result<std::shared_ptr<const DRAPreScoreState>> gather(framework::SharedDRAManager* draManager,
+                                                                const framework::DeviceClassResolver* classes,
+                                                                std::span<const ScoredResource> resources,
+                                                                cel::Cache& celCache);
+
+  DRAPreScoreState(const DRAPreScoreState&) = delete;
+  DRAPreScoreState& operator=(const DRAPreScoreState&) = delete;
+
+  // (allocatable, allocated) of configured resource i on `node`: the devices available on the node that
+  // match the resource's class, and how many of them are allocated (whole, shared or with consumed
+  // capacity). (0, 0) when no class backs the resource, and when a node selector does not parse or a class
+  // selector fails on one of the node's devices (upstream logs that error). Thread-safe.
+  std::pair<int64_t, int64_t> allocatableRequest(const api::Node& node, std::size_t i) const;
+
+ private:
+  struct BackingClass {
+    std::shared_ptr<const api::DeviceClass> deviceClass;  // null: not backed by DRA
+    // The class's selectors compiled, in order (null for a selector without CEL, which is skipped).
+    std::vector<std::shared_ptr<const cel::CompilationResult>> selectors;
+  };
+  using DeviceKey = std::tuple<std::string_view, std::string_view, std::string_view>;
+
+  DRAPreScoreState() = default;
+  // Counts the matching devices of one slice that are available on `node` (upstream
+  // calculateDRAResourceTotals' loop body).
+  Result<void> countSlice(const api::Node& node, const BackingClass& backing, const api::ResourceSlice& slice,
+                          int64_t& capacity, int64_t& allocated) const;
+  Result<bool> deviceMatchesClass(const BackingClass& backing, const api::Device& device,
+                                  const std::string& driver) const;
+
+  dra::structured::AllocatedState allocatedState_;
+  // Every device isDeviceAllocated() is true for, viewing into allocatedState_.
+  std::set<DeviceKey> inUse_;
+  std::vector<framework::ResourceSlicePtr> slices_;
+  // Slices with a node name (and no allNodes or per-device selection), by that name; the others.
+  std::unordered_map<std::string_view, std::vector<const api::ResourceSlice*>> slicesByNodeName_;
+  std::vector<const api::ResourceSlice*> otherSlices_;
+  std::vector<BackingClass> backing_;  // by configured resource
+};
+
 class ResourceAllocationScorer {
  public:
   struct Options {
@@ -73,6 +136,14 @@ class ResourceAllocationScorer {
                            const std::vector<config::ResourceSpec>& resources, Options options,
                            helper::FunctionShape shape = {});
 
+  // DRAExtendedResource: score extended resources backed by a DeviceClass from DRA. Both may be null
+  // (nothing is backed by DRA then).
+  void enableDRAExtendedResource(framework::SharedDRAManager* draManager,
+                                 const framework::DeviceClassResolver* deviceClasses);
+  // The cycle's DRA data (null when DRA backs no configured resource or DRAExtendedResource is off); see
+  // DRAPreScoreState::gather.
+  Result<std::shared_ptr<const DRAPreScoreState>> draPreScoreState() const;
+
   const std::string& name() const { return name_; }
   const std::vector<ScoredResource>& resources() const { return resources_; }
 
@@ -83,20 +154,22 @@ class ResourceAllocationScorer {
   static bool isBestEffortPod(std::span<const int64_t> podRequests);
 
   // (allocatable, allocated) of resource i on the node, without the pod; (0, 0) when the node doesn't have
-  // the resource (upstream calculateResourceAllocatableRequest).
-  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i) const;
+  // the resource (upstream calculateResourceAllocatableRequest). A scalar resource with no allocatable on
+  // the node is taken from `dra` when that has devices for it.
+  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i,
+                                                 const DRAPreScoreState* dra = nullptr) const;
 
   // Fills requested (allocated + the pod's request), allocated and allocatable per configured resource,
   // leaving 0 for a scalar resource the pod doesn't request and for a resource the node doesn't have
   // (upstream calculateNodeAllocatableRequest). The spans are resources().size() long and zeroed.
   void nodeAllocatableRequest(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
-                              std::span<int64_t> requested, std::span<int64_t> allocated,
-                              std::span<int64_t> allocatable) const;
+                              const DRAPreScoreState* dra, std::span<int64_t> requested,
+                              std::span<int64_t> allocated, std::span<int64_t> allocatable) const;
 
   // The node's score; Error "resources not found" when no resource is configured. Allocates nothing for
-  // up to 16 configured resources.
+  // up to 16 configured resources and no DRA-backed one.
   framework::Status score(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
-                          int64_t& out) const;
+                          const DRAPreScoreState* dra, int64_t& out) const;
 
   // The strategy's combination of per-resource (requested, allocated, allocatable), with 0 allocatable
   // meaning "skip".
@@ -109,6 +182,11 @@ class ResourceAllocationScorer {
   std::vector<ScoredResource> resources_;
   Options options_;
   helper::BrokenLinearFunction shape_;
+  // DRAExtendedResource (enableDRAExtendedResource); the CEL cache is shared by the scorer's copies.
+  bool enableDRAExtendedResource_ = false;
+  framework::SharedDRAManager* draManager_ = nullptr;
+  const framework::DeviceClassResolver* deviceClasses_ = nullptr;
+  std::shared_ptr<cel::Cache> celCache_;
 };
 
 }  // namespace ks::plugins::noderesources
