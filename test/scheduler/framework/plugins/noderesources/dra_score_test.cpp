@@ -6,13 +6,15 @@
 //     matching (slice- and device-level selection); their cache bookkeeping and TestDeviceMatchCaching test
 //     upstream's cross-cycle caches, which this port does not have (DRAPreScoreState is per cycle).
 // Plus our own: the slice index (all-nodes, selector and name-less slices), class selectors that fail,
-// a device plugin's allocatable winning over DRA, and PreScore's error.
+// a device plugin's allocatable winning over DRA, the gather error in PreScore and Score, the feature off.
 // As upstream's newTestDRAManager, the objects are served by a DefaultDRAManager over informers (here on
 // the in-memory API).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <initializer_list>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -273,6 +275,27 @@ TEST(DRAScoreTest, ClassSelectorsAndDevicePluginPrecedence) {
   EXPECT_EQ(*state, nullptr);
 }
 
+// Runs PreScore (when asked; it must succeed) and Score on every node, returning the scores in node order.
+template <class Plugin>
+std::vector<int64_t> scoreNodes(Plugin& p, const api::Pod& pod, const std::vector<api::NodePtr>& nodes,
+                                const std::vector<api::PodPtr>& existing, bool runPreScore) {
+  auto lister = plugintesting::FakeSharedLister::create(existing, nodes);
+  framework::CycleState state;
+  auto pi = plugintesting::podInfo(pod);
+  if (runPreScore) {
+    auto status = p.preScore(state, *pi, plugintesting::buildNodeInfos(nodes));
+    EXPECT_TRUE(status.isSuccess()) << status.toString();
+  }
+  std::vector<int64_t> got;
+  for (const auto& n : nodes) {
+    int64_t score = -1;
+    auto status = p.score(state, *pi, **lister->get(n->metadata.name), score);
+    EXPECT_TRUE(status.isSuccess()) << status.toString();
+    got.push_back(score);
+  }
+  return got;
+}
+
 // ---- upstream TestFitScore's DRA cases ----
 
 TEST(DRAScoreTest, FitLeastAllocatedWithExtendedResources) {
@@ -287,23 +310,9 @@ TEST(DRAScoreTest, FitLeastAllocatedWithExtendedResources) {
   features.enableDRAExtendedResource = true;
   for (bool runPreScore : {true, false}) {
     SCOPED_TRACE(runPreScore ? "with PreScore" : "if PreScore is not called");
-    auto lister = plugintesting::FakeSharedLister::create({}, nodes);
     auto p = Fit::create(args, features, dra.resolver(), dra.manager());
     ASSERT_TRUE(p.ok()) << p.error().message();
-    framework::CycleState state;
-    auto pi = plugintesting::podInfo(pod);
-    if (runPreScore) {
-      auto status = (*p)->preScore(state, *pi, plugintesting::buildNodeInfos(nodes));
-      ASSERT_TRUE(status.isSuccess()) << status.toString();
-    }
-    std::vector<int64_t> got;
-    for (const auto& n : nodes) {
-      int64_t score = -1;
-      auto status = (*p)->score(state, *pi, **lister->get(n->metadata.name), score);
-      EXPECT_TRUE(status.isSuccess()) << status.toString();
-      got.push_back(score);
-    }
-    EXPECT_EQ(got, (std::vector<int64_t>{66, 50}));
+    EXPECT_EQ(scoreNodes(**p, pod, nodes, {}, runPreScore), (std::vector<int64_t>{66, 50}));
   }
 }
 
@@ -329,23 +338,82 @@ TEST(DRAScoreTest, BalancedAllocationIncludesDRAResource) {
                           .enableDRAExtendedResource = true};
   for (bool runPreScore : {true, false}) {
     SCOPED_TRACE(runPreScore ? "with PreScore" : "if PreScore not called");
-    auto lister = plugintesting::FakeSharedLister::create(existing, nodes);
     auto p = BalancedAllocation::create(args, features, dra.resolver(), dra.manager());
     ASSERT_TRUE(p.ok()) << p.error().message();
-    framework::CycleState state;
-    auto pi = plugintesting::podInfo(pod);
-    if (runPreScore) {
-      auto status = (*p)->preScore(state, *pi, plugintesting::buildNodeInfos(nodes));
-      ASSERT_TRUE(status.isSuccess()) << status.toString();
-    }
-    std::vector<int64_t> got;
-    for (const auto& n : nodes) {
-      int64_t score = -1;
-      EXPECT_TRUE((*p)->score(state, *pi, **lister->get(n->metadata.name), score).isSuccess());
-      got.push_back(score);
-    }
-    EXPECT_EQ(got, (std::vector<int64_t>{76, 75}));
+    EXPECT_EQ(scoreNodes(**p, pod, nodes, existing, runPreScore), (std::vector<int64_t>{76, 75}));
   }
+}
+
+// A manager whose claim tracker is caught in a concurrent modification (upstream's GatherAllocatedState
+// error, which the scorers do not retry).
+class ConflictingClaims final : public framework::ResourceClaimTracker {
+ public:
+  Result<framework::ResourceClaimPtr> get(const std::string&, const std::string&) const override {
+    return Error("not found");
+  }
+  std::vector<framework::ResourceClaimPtr> list() const override { return {}; }
+  Result<std::set<dra::structured::DeviceID>> listAllAllocatedDevices() const override { return conflict(); }
+  Result<dra::structured::AllocatedState> gatherAllocatedState() const override { return conflict(); }
+  bool claimHasPendingAllocation(const std::string&) const override { return false; }
+  Result<void> signalClaimPendingAllocation(const std::string&, framework::ResourceClaimPtr) override {
+    return {};
+  }
+  bool removeClaimPendingAllocation(const std::string&) override { return false; }
+  Result<void> assumeClaimAfterAPICall(framework::ResourceClaimPtr) override { return {}; }
+  void assumedClaimRestore(const std::string&, const std::string&) override {}
+
+ private:
+  static Error conflict() { return Error(std::string(framework::kConcurrentModification)); }
+};
+
+class ConflictingDRAManager final : public framework::SharedDRAManager {
+ public:
+  explicit ConflictingDRAManager(framework::SharedDRAManager& inner) : inner_(inner) {}
+  framework::ResourceClaimTracker& resourceClaims() override { return claims_; }
+  const framework::ResourceSliceLister& resourceSlices() const override { return inner_.resourceSlices(); }
+  std::shared_ptr<const framework::DeviceClassLister> deviceClasses() const override {
+    return inner_.deviceClasses();
+  }
+  const framework::DeviceClassResolver* deviceClassResolver() const override {
+    return inner_.deviceClassResolver();
+  }
+
+ private:
+  framework::SharedDRAManager& inner_;
+  ConflictingClaims claims_;
+};
+
+TEST(DRAScoreTest, GatherErrorFailsPreScoreAndScore) {
+  TestDRAManager dra({deviceClass(), slice("node1", {"device-1"})});
+  ConflictingDRAManager conflicting(*dra.manager());
+  const std::vector<api::NodePtr> nodes = {MakeNode().name("node1").ptr()};
+  auto lister = plugintesting::FakeSharedLister::create({}, nodes);
+  auto pi = plugintesting::podInfo(MakePod().req({{kExtendedResourceName, "1"}}).obj());
+  config::NodeResourcesFitArgs fitArgs;
+  fitArgs.scoringStrategy.resources = {{"cpu", 1}, {kExtendedResourceName, 1}};
+  config::NodeResourcesBalancedAllocationArgs baArgs;
+  baArgs.resources = fitArgs.scoringStrategy.resources;
+  auto fit = Fit::create(fitArgs, {}, conflicting.deviceClassResolver(), &conflicting);
+  auto ba = BalancedAllocation::create(baArgs, {}, conflicting.deviceClassResolver(), &conflicting);
+  ASSERT_TRUE(fit.ok() && ba.ok());
+  for (auto* p : std::initializer_list<framework::ScorePlugin*>{fit->get(), ba->get()}) {
+    SCOPED_TRACE(p->name());
+    framework::CycleState state;
+    auto status = dynamic_cast<framework::PreScorePlugin*>(p)->preScore(state, *pi,
+                                                                         plugintesting::buildNodeInfos(nodes));
+    EXPECT_EQ(status.code(), Code::Error);
+    EXPECT_EQ(status.message(), framework::kConcurrentModification);
+    int64_t score = -1;
+    status = p->score(state, *pi, **lister->get("node1"), score);
+    EXPECT_EQ(status.code(), Code::Error);
+    EXPECT_EQ(status.message(), framework::kConcurrentModification);
+  }
+  // Scoring cpu only, nothing is gathered.
+  fitArgs.scoringStrategy.resources = {{"cpu", 1}};
+  fit = Fit::create(fitArgs, {}, conflicting.deviceClassResolver(), &conflicting);
+  ASSERT_TRUE(fit.ok());
+  framework::CycleState state;
+  EXPECT_TRUE((*fit)->preScore(state, *pi, plugintesting::buildNodeInfos(nodes)).isSuccess());
 }
 
 // Without DRAExtendedResource the resource is scored from the nodes' allocatable only (nothing here).
@@ -359,13 +427,8 @@ TEST(DRAScoreTest, FeatureOffScoresFromAllocatableOnly) {
   off.enableDRAExtendedResource = false;
   auto p = Fit::create(args, off, dra.resolver(), dra.manager());
   ASSERT_TRUE(p.ok());
-  auto lister = plugintesting::FakeSharedLister::create({}, nodes);
-  framework::CycleState state;
-  auto pi = plugintesting::podInfo(MakePod().req({{kExtendedResourceName, "1"}}).obj());
-  ASSERT_TRUE((*p)->preScore(state, *pi, plugintesting::buildNodeInfos(nodes)).isSuccess());
-  int64_t score = -1;
-  EXPECT_TRUE((*p)->score(state, *pi, **lister->get("node1"), score).isSuccess());
-  EXPECT_EQ(score, 0);
+  EXPECT_EQ(scoreNodes(**p, MakePod().req({{kExtendedResourceName, "1"}}).obj(), nodes, {}, true),
+            (std::vector<int64_t>{0}));
 }
 
 }  // namespace
