@@ -2,13 +2,9 @@
 
 #include <array>
 #include <cmath>
-#include <optional>
 
 #include "pkg/api/resources.h"
-#include "pkg/dra/structured/allocator.h"
-#include "pkg/dra/structured/pools.h"
 #include "pkg/scheduler/framework/interface.h"
-#include "pkg/scheduler/framework/plugins/noderesources/fit.h"
 
 namespace ks::plugins::noderesources {
 
@@ -124,135 +120,6 @@ bool ResourceAllocationScorer::isBestEffortPod(std::span<const int64_t> podReque
   return true;
 }
 
-// ---- DRAPreScoreState ----
-
-Result<std::shared_ptr<const DRAPreScoreState>> DRAPreScoreState::gather(
-    framework::SharedDRAManager* draManager, const framework::DeviceClassResolver* classes,
-    std::span<const ScoredResource> resources, cel::Cache& celCache) {
-  if (draManager == nullptr || classes == nullptr) return std::shared_ptr<const DRAPreScoreState>();
-  bool anyBackedByDRA = false;
-  for (const auto& r : resources) {
-    const bool draName = isExtendedResourceName(r.name) ||
-                         std::string_view(r.name).starts_with(framework::kResourceDeviceClassPrefix);
-    if (draName && classes->getDeviceClass(r.name) != nullptr) {
-      anyBackedByDRA = true;
-      break;
-    }
-  }
-  if (!anyBackedByDRA) return std::shared_ptr<const DRAPreScoreState>();
-
-  auto allocatedState = draManager->resourceClaims().gatherAllocatedState();
-  if (!allocatedState.ok()) return allocatedState.error();
-  auto slices = draManager->resourceSlices().listWithDeviceTaintRules();
-  if (!slices.ok()) return slices.error();
-
-  std::shared_ptr<DRAPreScoreState> state(new DRAPreScoreState());
-  state->allocatedState_ = std::move(*allocatedState);
-  const auto& as = state->allocatedState_;
-  for (const auto& id : as.allocatedDevices) state->inUse_.emplace(id.driver, id.pool, id.device);
-  for (const auto& id : as.allocatedSharedDeviceIDs) state->inUse_.emplace(id.driver, id.pool, id.device);
-  for (const auto& [id, capacity] : as.aggregatedCapacity) state->inUse_.emplace(id.driver, id.pool, id.device);
-
-  state->slices_ = std::move(*slices);
-  for (const auto& slice : state->slices_) {
-    const auto& spec = slice->spec;
-    if (!spec.perDeviceNodeSelection.value_or(false) && !spec.allNodes.value_or(false) && spec.nodeName &&
-        !spec.nodeName->empty()) {
-      state->slicesByNodeName_[*spec.nodeName].push_back(slice.get());
-    } else {
-      state->otherSlices_.push_back(slice.get());
-    }
-  }
-
-  // The class of each configured resource, resolved once per cycle (upstream resolves it per node).
-  state->backing_.resize(resources.size());
-  for (std::size_t i = 0; i < resources.size(); i++) {
-    if (resources[i].kind != ScoredResource::Kind::Other) continue;
-    BackingClass& b = state->backing_[i];
-    b.deviceClass = classes->getDeviceClass(resources[i].name);
-    if (b.deviceClass == nullptr) continue;
-    for (const auto& selector : b.deviceClass->spec.selectors) {
-      b.selectors.push_back(selector.cel ? celCache.getOrCompile(selector.cel->expression) : nullptr);
-    }
-  }
-  return std::shared_ptr<const DRAPreScoreState>(std::move(state));
-}
-
-Result<bool> DRAPreScoreState::deviceMatchesClass(const BackingClass& backing, const api::Device& device,
-                                                  const std::string& driver) const {
-  std::optional<cel::Device> input;  // built for the first selector that needs it
-  for (const auto& expr : backing.selectors) {
-    if (expr == nullptr) continue;
-    if (expr->error()) return Error(*expr->error());
-    if (!input) {
-      input = dra::structured::celDevice(device, driver);
-      // Upstream's scorer leaves it out of the CEL device, so selectors see false.
-      input->allowMultipleAllocations.reset();
-    }
-    auto matches = expr->deviceMatches(*input);
-    if (!matches.ok() || !*matches) return matches;
-  }
-  return true;
-}
-
-Result<void> DRAPreScoreState::countSlice(const api::Node& node, const BackingClass& backing,
-                                          const api::ResourceSlice& slice, int64_t& capacity,
-                                          int64_t& allocated) const {
-  const auto& spec = slice.spec;
-  const std::string_view nodeName = node.metadata.name;
-  const bool perDevice = spec.perDeviceNodeSelection.value_or(false);
-  if (!perDevice) {
-    const bool allNodes = spec.allNodes.value_or(false);
-    const std::string_view sliceNodeName = dra::structured::orEmpty(spec.nodeName);
-    if (!allNodes && sliceNodeName != nodeName && spec.nodeSelector) {
-      auto matches = dra::structured::nodeMatches(&node, sliceNodeName, false, &*spec.nodeSelector);
-      if (!matches.ok()) return matches.error();
-      if (!*matches) return {};
-    } else if (!allNodes && !sliceNodeName.empty() && sliceNodeName != nodeName) {
-      return {};
-    }
-    // As upstream, a slice that names no node, no selector and not all nodes counts everywhere.
-  }
-  for (const auto& device : spec.devices) {
-    if (perDevice) {
-      const std::string_view deviceNodeName = dra::structured::orEmpty(device.nodeName);
-      const bool deviceAllNodes = device.allNodes.value_or(false);
-      if (!deviceAllNodes && (deviceNodeName.empty() || deviceNodeName != nodeName)) {
-        if (!device.nodeSelector) continue;
-        auto matches = dra::structured::nodeMatches(&node, deviceNodeName, deviceAllNodes, &*device.nodeSelector);
-        if (!matches.ok()) return matches.error();
-        if (!*matches) continue;
-      }
-    }
-    if (!backing.selectors.empty()) {
-      auto matches = deviceMatchesClass(backing, device, spec.driver);
-      if (!matches.ok()) return matches.error();
-      if (!*matches) continue;
-    }
-    capacity++;
-    if (inUse_.contains(DeviceKey(spec.driver, spec.pool.name, device.name))) allocated++;
-  }
-  return {};
-}
-
-std::pair<int64_t, int64_t> DRAPreScoreState::allocatableRequest(const api::Node& node, std::size_t i) const {
-  if (i >= backing_.size() || backing_[i].deviceClass == nullptr) return {0, 0};
-  const BackingClass& backing = backing_[i];
-  int64_t capacity = 0;
-  int64_t allocated = 0;
-  auto count = [&](const std::vector<const api::ResourceSlice*>& slices) {
-    for (const api::ResourceSlice* slice : slices) {
-      if (!countSlice(node, backing, *slice, capacity, allocated).ok()) return false;
-    }
-    return true;
-  };
-  if (auto it = slicesByNodeName_.find(node.metadata.name); it != slicesByNodeName_.end()) {
-    if (!count(it->second)) return {0, 0};
-  }
-  if (!count(otherSlices_)) return {0, 0};
-  return {capacity, allocated};
-}
-
 // ---- ResourceAllocationScorer ----
 
 void ResourceAllocationScorer::enableDRAExtendedResource(framework::SharedDRAManager* draManager,
@@ -260,12 +127,15 @@ void ResourceAllocationScorer::enableDRAExtendedResource(framework::SharedDRAMan
   enableDRAExtendedResource_ = true;
   draManager_ = draManager;
   deviceClasses_ = deviceClasses;
+  resourceNames_.clear();
+  for (const auto& r : resources_) resourceNames_.push_back(r.name);
   celCache_ = std::make_shared<cel::Cache>(10);
+  matchCache_ = std::make_shared<DeviceClassMatchCache>();
 }
 
 Result<std::shared_ptr<const DRAPreScoreState>> ResourceAllocationScorer::draPreScoreState() const {
   if (!enableDRAExtendedResource_) return std::shared_ptr<const DRAPreScoreState>();
-  return DRAPreScoreState::gather(draManager_, deviceClasses_, resources_, *celCache_);
+  return DRAPreScoreState::gather(draManager_, deviceClasses_, resourceNames_, *celCache_, matchCache_);
 }
 
 std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const framework::NodeInfo& nodeInfo,

@@ -15,20 +15,16 @@
 
 #include <cstdint>
 #include <memory>
-#include <set>
 #include <span>
 #include <string>
-#include <string_view>
-#include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pkg/api/core.h"
 #include "pkg/dra/cel/compile.h"
-#include "pkg/dra/structured/types.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/dra_manager.h"
+#include "pkg/scheduler/framework/plugins/noderesources/dra_scoring.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/types.h"
@@ -68,56 +64,6 @@ struct ScoredResource {
   int64_t weight = 1;
   Kind kind = Kind::Other;
   bool scalar = false;  // framework::isScalarResourceName(name)
-};
-
-// What the scorers read of DRA for extended resources backed by a DeviceClass (upstream draPreScoreState),
-// gathered once per scheduling cycle: the allocated devices, the slices (with DeviceTaintRules applied; taints
-// do not matter here) indexed by the node they name, and for each configured resource its class with the
-// class's selectors compiled. Immutable; the cycle state's clones share it.
-class DRAPreScoreState {
- public:
-  // upstream getDRAPreScoredParams: null when no configured resource is an extended resource name (or a
-  // deviceclass.resource.kubernetes.io/ one) that `classes` maps to a class, or when there is no manager;
-  // Error with the manager's message when gathering the allocated devices or listing the slices fails
-  // (a concurrent modification is not retried, as upstream).
-  static Result<std::shared_ptr<const DRAPreScoreState>> gather(framework::SharedDRAManager* draManager,
-                                                                const framework::DeviceClassResolver* classes,
-                                                                std::span<const ScoredResource> resources,
-                                                                cel::Cache& celCache);
-
-  DRAPreScoreState(const DRAPreScoreState&) = delete;
-  DRAPreScoreState& operator=(const DRAPreScoreState&) = delete;
-
-  // (allocatable, allocated) of configured resource i on `node`: the devices available on the node that
-  // match the resource's class, and how many of them are allocated (whole, shared or with consumed
-  // capacity). (0, 0) when no class backs the resource, and when a node selector does not parse or a class
-  // selector fails on one of the node's devices (upstream logs that error). Thread-safe.
-  std::pair<int64_t, int64_t> allocatableRequest(const api::Node& node, std::size_t i) const;
-
- private:
-  struct BackingClass {
-    std::shared_ptr<const api::DeviceClass> deviceClass;  // null: not backed by DRA
-    // The class's selectors compiled, in order (null for a selector without CEL, which is skipped).
-    std::vector<std::shared_ptr<const cel::CompilationResult>> selectors;
-  };
-  using DeviceKey = std::tuple<std::string_view, std::string_view, std::string_view>;
-
-  DRAPreScoreState() = default;
-  // Counts the matching devices of one slice that are available on `node` (upstream
-  // calculateDRAResourceTotals' loop body).
-  Result<void> countSlice(const api::Node& node, const BackingClass& backing, const api::ResourceSlice& slice,
-                          int64_t& capacity, int64_t& allocated) const;
-  Result<bool> deviceMatchesClass(const BackingClass& backing, const api::Device& device,
-                                  const std::string& driver) const;
-
-  dra::structured::AllocatedState allocatedState_;
-  // Every device isDeviceAllocated() is true for, viewing into allocatedState_.
-  std::set<DeviceKey> inUse_;
-  std::vector<framework::ResourceSlicePtr> slices_;
-  // Slices with a node name (and no allNodes or per-device selection), by that name; the others.
-  std::unordered_map<std::string_view, std::vector<const api::ResourceSlice*>> slicesByNodeName_;
-  std::vector<const api::ResourceSlice*> otherSlices_;
-  std::vector<BackingClass> backing_;  // by configured resource
 };
 
 class ResourceAllocationScorer {
@@ -182,11 +128,13 @@ class ResourceAllocationScorer {
   std::vector<ScoredResource> resources_;
   Options options_;
   helper::BrokenLinearFunction shape_;
-  // DRAExtendedResource (enableDRAExtendedResource); the CEL cache is shared by the scorer's copies.
+  // DRAExtendedResource (enableDRAExtendedResource); the caches are shared by the scorer's copies.
   bool enableDRAExtendedResource_ = false;
   framework::SharedDRAManager* draManager_ = nullptr;
   const framework::DeviceClassResolver* deviceClasses_ = nullptr;
+  std::vector<std::string> resourceNames_;
   std::shared_ptr<cel::Cache> celCache_;
+  std::shared_ptr<DeviceClassMatchCache> matchCache_;
 };
 
 }  // namespace ks::plugins::noderesources

@@ -6,15 +6,18 @@
 //     matching (slice- and device-level selection); their cache bookkeeping and TestDeviceMatchCaching test
 //     upstream's cross-cycle caches, which this port does not have (DRAPreScoreState is per cycle).
 // Plus our own: the slice index (all-nodes, selector and name-less slices), class selectors that fail,
-// a device plugin's allocatable winning over DRA, the gather error in PreScore and Score, the feature off.
+// a device plugin's allocatable winning over DRA, the gather error in PreScore and Score, the feature off,
+// and the cross-cycle cache of class matches.
 // As upstream's newTestDRAManager, the objects are served by a DefaultDRAManager over informers (here on
 // the in-memory API).
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -111,6 +114,7 @@ class TestDRAManager {
   ~TestDRAManager() { factory_.stop(); }
 
   framework::SharedDRAManager* manager() { return manager_.get(); }
+  client::MemoryClient& client() { return client_; }
   const framework::DeviceClassResolver* resolver() const { return manager_->deviceClassResolver(); }
 
  private:
@@ -414,6 +418,87 @@ TEST(DRAScoreTest, GatherErrorFailsPreScoreAndScore) {
   ASSERT_TRUE(fit.ok());
   framework::CycleState state;
   EXPECT_TRUE((*fit)->preScore(state, *pi, plugintesting::buildNodeInfos(nodes)).isSuccess());
+}
+
+// Class matches are kept across cycles, per class and slice version: a changed slice or class is
+// evaluated again, slices that went away are pruned. The class is mapped by its implicit name: the
+// resolver (as upstream's extended-resource cache) keeps the first version of a class that maps an
+// explicit extendedResourceName, so only an implicit mapping sees the class change.
+TEST(DRAScoreTest, ClassMatchesFollowSliceAndClassChanges) {
+  auto withModels = [](std::vector<std::string> models) {
+    auto s = slice("n1", {"a", "b"});
+    for (std::size_t i = 0; i < models.size(); i++) s.spec.devices[i].attributes["model"].stringValue = models[i];
+    return s;
+  };
+  TestDRAManager dra({deviceClass(std::nullopt, {R"(device.attributes["test-driver"].model == "a100")"}),
+                      withModels({"a100", "t4"})});
+  ResourceAllocationScorer scorer("test", ScoringStrategyType::LeastAllocated, {{kImplicitResource, 1}}, {});
+  scorer.enableDRAExtendedResource(dra.manager(), dra.resolver());
+  framework::NodeInfo nodeInfo;
+  nodeInfo.setNode(MakeNode().name("n1").ptr());
+  auto allocatable = [&] {
+    auto state = scorer.draPreScoreState();
+    EXPECT_TRUE(state.ok() && *state != nullptr);
+    return scorer.allocatableRequest(nodeInfo, 0, state->get()).first;
+  };
+  // Waits until the manager lists what `done` wants.
+  auto waitFor = [](const std::function<bool()>& done) {
+    for (int i = 0; i < 1000 && !done(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(done());
+  };
+  EXPECT_EQ(allocatable(), 1);
+  EXPECT_EQ(allocatable(), 1);  // from the cache
+
+  auto stored = dra.client().get<api::ResourceSlice>("", "n1-test-driver");
+  ASSERT_TRUE(stored.ok());
+  api::ResourceSlice changed = *stored;
+  changed.spec.devices[1].attributes["model"].stringValue = "a100";
+  ASSERT_TRUE(dra.client().update(changed).ok());
+  waitFor([&] {
+    auto slices = dra.manager()->resourceSlices().listWithDeviceTaintRules();
+    return slices.ok() && slices->size() == 1 && (*slices)[0]->spec.devices[1].attributes.at("model").stringValue == "a100";
+  });
+  EXPECT_EQ(allocatable(), 2);
+
+  auto cls = dra.client().get<api::DeviceClass>("", kDeviceClassName);
+  ASSERT_TRUE(cls.ok());
+  api::DeviceClass t4 = *cls;
+  t4.spec.selectors[0].cel->expression = R"(device.attributes["test-driver"].model == "t4")";
+  ASSERT_TRUE(dra.client().update(t4).ok());
+  waitFor([&] {
+    auto c = dra.resolver()->getDeviceClass(kImplicitResource);
+    return c != nullptr && c->spec.selectors[0].cel->expression == t4.spec.selectors[0].cel->expression;
+  });
+  EXPECT_EQ(allocatable(), 0);
+}
+
+TEST(DRAScoreTest, MatchCachePrunesSlicesThatWentAway) {
+  DeviceClassMatchCache cache;
+  api::DeviceClass c = deviceClass();
+  c.metadata.uid = "class";
+  c.metadata.resourceVersion = "1";
+  std::vector<framework::ResourceSlicePtr> slices;
+  for (int i = 0; i < 40; i++) {
+    auto s = slice("n" + std::to_string(i), {"a"});
+    s.metadata.uid = "slice-" + std::to_string(i);
+    s.metadata.resourceVersion = "1";
+    slices.push_back(std::make_shared<const api::ResourceSlice>(std::move(s)));
+    cache.put(c, *slices.back(), std::make_shared<const DeviceClassMatchCache::Matches>(1, 1));
+  }
+  EXPECT_NE(cache.get(c, slices)[39], nullptr);
+  // Another version of the class or the slice misses.
+  api::DeviceClass c2 = c;
+  c2.metadata.resourceVersion = "2";
+  EXPECT_EQ(cache.get(c2, slices)[0], nullptr);
+  api::ResourceSlice s2 = *slices[0];
+  s2.metadata.resourceVersion = "2";
+  EXPECT_EQ(cache.get(c, std::vector<framework::ResourceSlicePtr>{std::make_shared<const api::ResourceSlice>(s2)})[0],
+            nullptr);
+  // Within twice the live entries (plus a few) nothing goes; beyond, the dead ones do.
+  cache.prune(std::span(slices).first(12), 1);
+  EXPECT_EQ(cache.sizeForTest(), 40u);
+  cache.prune(std::span(slices).first(10), 1);
+  EXPECT_EQ(cache.sizeForTest(), 10u);
 }
 
 // Without DRAExtendedResource the resource is scored from the nodes' allocatable only (nothing here).
