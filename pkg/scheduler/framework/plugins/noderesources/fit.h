@@ -4,7 +4,8 @@
 // extended resources), allocatable - requested >= the pod's request. A request larger than the node's
 // whole allocatable makes the rejection UnschedulableAndUnresolvable (preemption can't help).
 // Scores feasible nodes with the configured strategy (LeastAllocated, MostAllocated,
-// RequestedToCapacityRatio) over the configured resources.
+// RequestedToCapacityRatio) over the configured resources; with DRAExtendedResource (v1.37), a scored
+// extended resource that a DeviceClass backs is counted from the node's devices (dra_scoring.h).
 
 #include <memory>
 #include <set>
