@@ -16,6 +16,7 @@
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
+#include "pkg/scheduler/metrics/text_format.h"
 #include "pkg/server/tls_options.h"
 #include "pkg/util/go_duration.h"
 #include "pkg/util/strings.h"
@@ -649,34 +650,13 @@ std::string boolText(bool b) { return b ? "true" : "false"; }
 
 std::string durationText(std::chrono::milliseconds d) { return formatGoDuration(d); }
 
-// strconv.FormatFloat(float64(f), 'g', -1, 32): the shortest digits, %e form below 1e-4 or from 1e6.
+// strconv.FormatFloat(float64(f), 'g', -1, 32): the float32's shortest digits, read back as a double, have
+// that same shortest form, which FormatFloat(..., 64) prints.
 std::string float32Text(float f) {
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
   if (ec != std::errc()) return std::to_string(f);
-  std::string sci(buf, end);  // d[.ddd]e±XX
-  const size_t e = sci.find('e');
-  const int exp = std::stoi(sci.substr(e + 1));
-  std::string digits = sci.substr(0, e);
-  const bool negative = !digits.empty() && digits[0] == '-';
-  if (negative) digits.erase(0, 1);
-  digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
-  if (exp < -4 || exp >= 6) {
-    std::string out = (negative ? "-" : "") + digits.substr(0, 1);
-    if (digits.size() > 1) out += "." + digits.substr(1);
-    const int absExp = exp < 0 ? -exp : exp;
-    out += std::string("e") + (exp < 0 ? "-" : "+") + (absExp < 10 ? "0" : "") + std::to_string(absExp);
-    return out;
-  }
-  std::string out;
-  if (exp < 0) {
-    out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
-  } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
-    out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0');
-  } else {
-    out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
-  }
-  return (negative ? "-" : "") + out;
+  return metrics::formatValue(std::strtod(std::string(buf, end).c_str(), nullptr));
 }
 
 // resource.Quantity's canonical text for a byte count: the largest exact binary (Ki..Ei) or decimal (k..E)

@@ -11,6 +11,7 @@
 #include <random>
 #include <regex>
 
+#include "pkg/api/field.h"
 #include "pkg/util/go_sort.h"
 
 namespace ks::server {
@@ -54,24 +55,6 @@ std::pair<char32_t, size_t> decodeRune(std::string_view s, size_t i) {
   return {r, n};
 }
 
-void appendRune(std::string& out, char32_t r) {
-  if (r < 0x80) {
-    out += static_cast<char>(r);
-  } else if (r < 0x800) {
-    out += static_cast<char>(0xC0 | (r >> 6));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else if (r < 0x10000) {
-    out += static_cast<char>(0xE0 | (r >> 12));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (r >> 18));
-    out += static_cast<char>(0x80 | ((r >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((r >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (r & 0x3F));
-  }
-}
-
 // What a string becomes after a JSON round trip: invalid bytes replaced by U+FFFD.
 std::string validUtf8(std::string_view s) {
   std::string out;
@@ -79,7 +62,7 @@ std::string validUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     auto [r, w] = decodeRune(s, i);
     if (r == 0xFFFD && w == 1) {
-      appendRune(out, r);
+      out += "\xEF\xBF\xBD";  // U+FFFD
     } else {
       out.append(s.substr(i, w));
     }
@@ -130,46 +113,6 @@ struct Node {
   }
 };
 
-// encoding/json's string encoding (HTML-safe, invalid UTF-8 as \ufffd).
-void appendJsonString(std::string& out, std::string_view s) {
-  constexpr std::string_view kHex = "0123456789abcdef";
-  out += '"';
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-          if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            out += "\\u00";
-            out += kHex[c >> 4];
-            out += kHex[c & 0xF];
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    auto [r, w] = decodeRune(s, i);
-    if (r == 0xFFFD && w == 1) {
-      out += "\\ufffd";
-    } else if (r == 0x2028 || r == 0x2029) {
-      out += r == 0x2028 ? "\\u2028" : "\\u2029";
-    } else {
-      out.append(s.substr(i, w));
-    }
-    i += w;
-  }
-  out += '"';
-}
-
 // json.Marshal (compact) or json.MarshalIndent(v, "", "  ").
 void appendJson(std::string& out, const Node& n, bool indent, size_t depth) {
   auto newline = [&](size_t d) {
@@ -178,7 +121,7 @@ void appendJson(std::string& out, const Node& n, bool indent, size_t depth) {
     out.append(2 * d, ' ');
   };
   switch (n.kind) {
-    case Node::Kind::String: appendJsonString(out, n.str); return;
+    case Node::Kind::String: out += api::field::jsonValue(n.str); return;
     case Node::Kind::Int: out += std::to_string(n.num); return;
     case Node::Kind::Null: out += "null"; return;
     case Node::Kind::Array:
@@ -204,7 +147,7 @@ void appendJson(std::string& out, const Node& n, bool indent, size_t depth) {
       for (size_t i = 0; i < n.fields.size(); ++i) {
         if (i > 0) out += ',';
         newline(depth + 1);
-        appendJsonString(out, n.fields[i].first);
+        out += api::field::jsonValue(n.fields[i].first);
         out += indent ? ": " : ":";
         appendJson(out, n.fields[i].second, indent, depth + 1);
       }

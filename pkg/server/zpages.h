@@ -21,7 +21,8 @@
 // Accept parsing and ordering are munnerz/goautoneg's (q values, then specificity).
 //
 // Not done: CBOR (upstream offers application/cbor only under the alpha gate CBORServingAndStorage, which
-// kube-scheduler-cpp refuses), and the apiserver_request_total observation upstream's handlers make.
+// kube-scheduler-cpp refuses). Upstream's handlers also observe apiserver_request_total, which kube-scheduler
+// never registers, so its /metrics shows nothing of them either.
 
 #include <chrono>
 #include <cstddef>

@@ -42,6 +42,21 @@ std::optional<std::string> header(const Response& r, const std::string& name) {
   return std::nullopt;
 }
 
+// The status, body and Content-Type, and the deprecation Warning header when `wantWarning`.
+void expectResponse(const Response& r, const std::string& page, int wantStatus, const std::string& wantBody,
+                    const std::string& wantContentType, bool wantWarning) {
+  EXPECT_EQ(r.status, wantStatus);
+  EXPECT_EQ(r.body, wantBody);
+  EXPECT_EQ(r.contentType, wantContentType);
+  auto warning = header(r, "Warning");
+  if (!wantWarning) {
+    EXPECT_FALSE(warning.has_value()) << *warning;
+    return;
+  }
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_EQ(*warning, "299 - \"This version of the " + page + " endpoint is deprecated. Please use a newer version.\"");
+}
+
 ZpageOptions testServer() {
   ZpageOptions o;
   o.componentName = "test-server";
@@ -107,16 +122,7 @@ TEST(Flagz, HandleFlagzTable) {
     SCOPED_TRACE(tc.name);
     Handler h = flagzHandler(testServer(), [] { return std::map<std::string, std::string>{{"test-flag", "test-value"}}; });
     const Response r = h(get(tc.accept));
-    EXPECT_EQ(r.status, tc.wantStatus);
-    EXPECT_EQ(r.body, tc.wantBody);
-    EXPECT_EQ(r.contentType, tc.wantContentType);
-    auto warning = header(r, "Warning");
-    if (tc.wantWarning) {
-      ASSERT_TRUE(warning.has_value());
-      EXPECT_EQ(*warning, "299 - \"This version of the flagz endpoint is deprecated. Please use a newer version.\"");
-    } else {
-      EXPECT_FALSE(warning.has_value()) << *warning;
-    }
+    expectResponse(r, "flagz", tc.wantStatus, tc.wantBody, tc.wantContentType, tc.wantWarning);
   }
 }
 
@@ -280,17 +286,7 @@ TEST(Statusz, HandleStatuszTable) {
     SCOPED_TRACE(tc.name);
     Handler h = statuszHandler(testServer(), f.info(tc.emulation ? "1.30" : ""));
     const Response r = h(get(tc.accept));
-    EXPECT_EQ(r.status, tc.wantStatus);
-    EXPECT_EQ(r.body, tc.wantBody);
-    EXPECT_EQ(r.contentType, tc.wantContentType);
-    auto warning = header(r, "Warning");
-    if (tc.wantWarning) {
-      ASSERT_TRUE(warning.has_value());
-      EXPECT_EQ(*warning,
-                "299 - \"This version of the statusz endpoint is deprecated. Please use a newer version.\"");
-    } else {
-      EXPECT_FALSE(warning.has_value());
-    }
+    expectResponse(r, "statusz", tc.wantStatus, tc.wantBody, tc.wantContentType, tc.wantWarning);
   }
 }
 
