@@ -8,11 +8,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string_view>
 
+#include "pkg/api/quantity.h"
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
@@ -535,11 +535,12 @@ const std::vector<Flag>& flags() {
                    o.logging.flushFrequency = *d;
                    return {};
                  }});
-    auto quantity = [](uint64_t LoggingOptions::*field) {
-      return [field](Options& o, std::string_view v) -> VoidResult {
+    auto quantity = [](uint64_t LoggingOptions::*field, std::string LoggingOptions::*text) {
+      return [field, text](Options& o, std::string_view v) -> VoidResult {
         auto q = parseQuantity(v);
         if (!q.ok()) return q.error();
         o.logging.*field = *q;
+        o.logging.*text = api::Quantity::parse(v)->toString();
         return {};
       };
     };
@@ -559,7 +560,8 @@ const std::vector<Flag>& flags() {
                  std::string("[Alpha] In JSON format with split output streams, the info messages can be "
                              "buffered for a while to increase performance. ") +
                      kBuffer,
-                 false, quantity(&LoggingOptions::jsonInfoBufferSize)});
+                 false,
+                 quantity(&LoggingOptions::jsonInfoBufferSize, &LoggingOptions::jsonInfoBufferSizeText)});
     f.push_back({"log-json-split-stream", "", true, "", "", "Logs",
                  "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The "
                  "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
@@ -569,7 +571,8 @@ const std::vector<Flag>& flags() {
                  std::string("[Alpha] In text format with split output streams, the info messages can be "
                              "buffered for a while to increase performance. ") +
                      kBuffer,
-                 false, quantity(&LoggingOptions::textInfoBufferSize)});
+                 false,
+                 quantity(&LoggingOptions::textInfoBufferSize, &LoggingOptions::textInfoBufferSizeText)});
     f.push_back({"log-text-split-stream", "", true, "", "", "Logs",
                  "[Alpha] In text format, write error messages to stderr and info messages to stdout. The "
                  "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
@@ -627,8 +630,9 @@ std::string csvRecord(const std::vector<std::string>& fields) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) out += ',';
     const std::string& f = fields[i];
-    const bool quote = !f.empty() && (f == "\\." || f.find_first_of(",\"\r\n") != std::string::npos ||
-                                      std::string_view(" \t\n\v\f\r").find(f.front()) != std::string_view::npos);
+    const bool quote =
+        !f.empty() && (f == "\\." || f.find_first_of(",\"\r\n") != std::string::npos ||
+                       std::string_view(" \t\n\v\f\r").find(f.front()) != std::string_view::npos);
     if (!quote) {
       out += f;
       continue;
@@ -644,11 +648,17 @@ std::string csvRecord(const std::vector<std::string>& fields) {
 }
 
 // pflag stringSlice / stringToString: "[" + CSV + "]".
-std::string bracketed(const std::vector<std::string>& fields) { return "[" + csvRecord(fields) + "]"; }
+std::string bracketed(const std::vector<std::string>& fields) {
+  return "[" + csvRecord(fields) + "]";
+}
 
-std::string boolText(bool b) { return b ? "true" : "false"; }
+std::string boolText(bool b) {
+  return b ? "true" : "false";
+}
 
-std::string durationText(std::chrono::milliseconds d) { return formatGoDuration(d); }
+std::string durationText(std::chrono::milliseconds d) {
+  return formatGoDuration(d);
+}
 
 // strconv.FormatFloat(float64(f), 'g', -1, 32): the float32's shortest digits, read back as a double, have
 // that same shortest form, which FormatFloat(..., 64) prints.
@@ -657,20 +667,6 @@ std::string float32Text(float f) {
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
   if (ec != std::errc()) return std::to_string(f);
   return metrics::formatValue(std::strtod(std::string(buf, end).c_str(), nullptr));
-}
-
-// resource.Quantity's canonical text for a byte count: the largest exact binary (Ki..Ei) or decimal (k..E)
-// suffix. (Upstream keeps the format the value was given in; a plain "2048" prints "2048" there, "2Ki" here.)
-std::string quantityText(uint64_t v) {
-  if (v == 0) return "0";
-  static constexpr const char* kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  static constexpr const char* kDecimal[] = {"", "k", "M", "G", "T", "P", "E"};
-  size_t i = 0;
-  uint64_t n = v;
-  while (i < 6 && n % 1024 == 0) n /= 1024, ++i;
-  if (i > 0) return std::to_string(n) + kBinary[i];
-  while (i < 6 && n % 1000 == 0) n /= 1000, ++i;
-  return std::to_string(n) + kDecimal[i];
 }
 
 // net.IP.String(): canonical IPv6, IPv4-mapped addresses as IPv4.
@@ -716,11 +712,16 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
         const auto& v = get(o);
         if (!v) return fallback;
         using T = std::decay_t<decltype(*v)>;
-        if constexpr (std::is_same_v<T, bool>) return boolText(*v);
-        else if constexpr (std::is_same_v<T, std::chrono::milliseconds>) return durationText(*v);
-        else if constexpr (std::is_same_v<T, float>) return float32Text(*v);
-        else if constexpr (std::is_same_v<T, std::string>) return *v;
-        else return std::to_string(*v);
+        if constexpr (std::is_same_v<T, bool>)
+          return boolText(*v);
+        else if constexpr (std::is_same_v<T, std::chrono::milliseconds>)
+          return durationText(*v);
+        else if constexpr (std::is_same_v<T, float>)
+          return float32Text(*v);
+        else if constexpr (std::is_same_v<T, std::string>)
+          return *v;
+        else
+          return std::to_string(*v);
       };
     };
     g["config"] = str(&Options::configFile);
@@ -744,14 +745,18 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     g["requestheader-allowed-names"] = [](const Options& o) {
       return bracketed(o.authentication.requestHeader.allowedNames);
     };
-    g["requestheader-client-ca-file"] = [](const Options& o) { return o.authentication.requestHeader.clientCaFile; };
+    g["requestheader-client-ca-file"] = [](const Options& o) {
+      return o.authentication.requestHeader.clientCaFile;
+    };
     g["requestheader-extra-headers-prefix"] = [](const Options& o) {
       return bracketed(o.authentication.requestHeader.extraHeaderPrefixes);
     };
     g["requestheader-group-headers"] = [](const Options& o) {
       return bracketed(o.authentication.requestHeader.groupHeaders);
     };
-    g["requestheader-uid-headers"] = [](const Options& o) { return bracketed(o.authentication.requestHeader.uidHeaders); };
+    g["requestheader-uid-headers"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.uidHeaders);
+    };
     g["requestheader-username-headers"] = [](const Options& o) {
       return bracketed(o.authentication.requestHeader.usernameHeaders);
     };
@@ -765,8 +770,10 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     g["authorization-webhook-cache-unauthorized-ttl"] = [](const Options& o) {
       return durationText(o.authorization.denyCacheTtl);
     };
-    // Deprecated flags: upstream binds them to the defaulted configuration, so an unset one shows its default.
-    g["contention-profiling"] = optional([](const Options& o) { return o.deprecated.contentionProfiling; }, "true");
+    // Deprecated flags: upstream binds them to the defaulted configuration, so an unset one shows its
+    // default.
+    g["contention-profiling"] =
+        optional([](const Options& o) { return o.deprecated.contentionProfiling; }, "true");
     g["kubeconfig"] = optional([](const Options& o) { return o.deprecated.kubeconfig; }, "");
     g["kube-api-burst"] = optional([](const Options& o) { return o.deprecated.kubeApiBurst; }, "100");
     g["kube-api-content-type"] = optional([](const Options& o) { return o.deprecated.kubeApiContentType; },
@@ -787,7 +794,8 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
         optional([](const Options& o) { return o.leaderElection.resourceName; }, "kube-scheduler");
     g["leader-elect-resource-namespace"] =
         optional([](const Options& o) { return o.leaderElection.resourceNamespace; }, "kube-system");
-    g["leader-elect-retry-period"] = optional([](const Options& o) { return o.leaderElection.retryPeriod; }, "2s");
+    g["leader-elect-retry-period"] =
+        optional([](const Options& o) { return o.leaderElection.retryPeriod; }, "2s");
     g["emulated-version"] = [](const Options& o) { return bracketed(o.emulatedVersion); };
     g["feature-gates"] = [](const Options& o) { return featureGatesText(o.featureGatesFlags); };
     g["allow-metric-labels"] = [](const Options& o) {
@@ -799,17 +807,20 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     };
     g["allow-metric-labels-manifest"] = [](const Options& o) { return o.metrics.allowMetricLabelsManifest; };
     g["disabled-metrics"] = [](const Options& o) { return bracketed(o.metrics.disabledMetrics); };
-    g["show-hidden-metrics-for-version"] = [](const Options& o) { return o.metrics.showHiddenMetricsForVersion; };
+    g["show-hidden-metrics-for-version"] = [](const Options& o) {
+      return o.metrics.showHiddenMetricsForVersion;
+    };
     g["log-flush-frequency"] = [](const Options& o) { return durationText(o.logging.flushFrequency); };
-    g["log-json-info-buffer-size"] = [](const Options& o) { return quantityText(o.logging.jsonInfoBufferSize); };
+    g["log-json-info-buffer-size"] = [](const Options& o) { return o.logging.jsonInfoBufferSizeText; };
     g["log-json-split-stream"] = [](const Options& o) { return boolText(o.logging.jsonSplitStream); };
-    g["log-text-info-buffer-size"] = [](const Options& o) { return quantityText(o.logging.textInfoBufferSize); };
+    g["log-text-info-buffer-size"] = [](const Options& o) { return o.logging.textInfoBufferSizeText; };
     g["log-text-split-stream"] = [](const Options& o) { return boolText(o.logging.textSplitStream); };
     g["logging-format"] = [](const Options& o) { return o.logging.format; };
     g["v"] = [](const Options& o) { return std::to_string(o.verbosity); };
     g["vmodule"] = [](const Options& o) {
       std::string out;
-      for (const auto& e : o.logging.vmodule) out += (out.empty() ? "" : ",") + e.pattern + "=" + std::to_string(e.level);
+      for (const auto& e : o.logging.vmodule)
+        out += (out.empty() ? "" : ",") + e.pattern + "=" + std::to_string(e.level);
       return out;
     };
     g["help"] = [](const Options& o) { return boolText(o.help); };

@@ -18,9 +18,9 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/json/yaml.h"
-#include "pkg/app/observability.h"
 #include "pkg/app/heap_trimmer.h"
 #include "pkg/app/logging.h"
+#include "pkg/app/observability.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
 #include "pkg/informer/factory.h"
@@ -35,8 +35,8 @@
 #include "pkg/scheduler/metrics/process_collector.h"
 #include "pkg/scheduler/metrics/resources.h"
 #include "pkg/scheduler/scheduler.h"
-#include "pkg/server/healthz.h"
 #include "pkg/server/auth/delegating.h"
+#include "pkg/server/healthz.h"
 #include "pkg/server/server.h"
 #include "pkg/server/tls_options.h"
 
@@ -243,8 +243,8 @@ void waitUntil(std::stop_token stop, Pred done) {
 // What /statusz reports for this binary. Upstream reports kube-scheduler's Go toolchain, its own release as
 // the binary version and that release's minor as the emulation version; here: the compiler (as
 // kubernetes_build_info's go_version label), kube-scheduler-cpp's version (as --version) and the Kubernetes
-// minor whose behaviour it implements (the feature gate table's binary version, the only --emulated-version it
-// accepts).
+// minor whose behaviour it implements (the feature gate table's binary version, the only --emulated-version
+// it accepts).
 server::StatuszInfo statuszInfo() {
   server::StatuszInfo info;
   const auto stats = metrics::readProcessStats();
@@ -256,7 +256,8 @@ server::StatuszInfo statuszInfo() {
   }
   info.goVersion = buildInfo().goVersion;
   info.binaryVersion = KS_VERSION;
-  info.emulationVersion = std::to_string(features::kBinaryMajor) + "." + std::to_string(features::kBinaryMinor);
+  info.emulationVersion =
+      std::to_string(features::kBinaryMajor) + "." + std::to_string(features::kBinaryMinor);
   return info;
 }
 

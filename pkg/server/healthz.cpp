@@ -169,7 +169,8 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
     // Unlisted, as upstream's routes.DebugFlags: /statusz does not report /debug.
     server.handleUnlisted("/debug/flags", index);
     server.handleUnlisted("/debug/flags/", index);
-    server.handleUnlisted("/debug/flags/v", [setter = std::move(options.verbositySetter)](const Request& req) {
+    server.handleUnlisted("/debug/flags/v", [setter =
+                                                 std::move(options.verbositySetter)](const Request& req) {
       // upstream StringFlagPutHandler + GlogSetter: text/plain answers ending in "\n".
       auto plain = [](int status, std::string text) {
         Response resp;
@@ -185,7 +186,8 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       for (char c : body) digits = digits && c >= '0' && c <= '9';
       if (!digits) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": invalid syntax");
       const unsigned long long v = std::stoull(body);
-      if (v > 0xffffffffULL) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": value out of range");
+      if (v > 0xffffffffULL)
+        return plain(400, "strconv.ParseUint: parsing \"" + body + "\": value out of range");
       if (v > 0x7fffffffULL) {
         return plain(400, "failed set klog.logging.verbosity " + body + ": strconv.ParseInt: parsing \"" + body +
                               "\": value out of range");

@@ -121,9 +121,15 @@ void appendJson(std::string& out, const Node& n, bool indent, size_t depth) {
     out.append(2 * d, ' ');
   };
   switch (n.kind) {
-    case Node::Kind::String: out += api::field::jsonValue(n.str); return;
-    case Node::Kind::Int: out += std::to_string(n.num); return;
-    case Node::Kind::Null: out += "null"; return;
+    case Node::Kind::String:
+      out += api::field::jsonValue(n.str);
+      return;
+    case Node::Kind::Int:
+      out += std::to_string(n.num);
+      return;
+    case Node::Kind::Null:
+      out += "null";
+      return;
     case Node::Kind::Array:
       if (n.items.empty()) {
         out += "[]";
@@ -175,10 +181,14 @@ bool parsesAsGoInt(std::string_view s) {
   int base = 10;
   if (s.size() >= 2 && s[0] == '0') {
     const char p = static_cast<char>(s[1] | 0x20);
-    if (p == 'x') base = 16, s.remove_prefix(2);
-    else if (p == 'o') base = 8, s.remove_prefix(2);
-    else if (p == 'b') base = 2, s.remove_prefix(2);
-    else base = 8, s.remove_prefix(1);
+    if (p == 'x')
+      base = 16, s.remove_prefix(2);
+    else if (p == 'o')
+      base = 8, s.remove_prefix(2);
+    else if (p == 'b')
+      base = 2, s.remove_prefix(2);
+    else
+      base = 8, s.remove_prefix(1);
   }
   if (s.empty()) return false;
   // Digits only; the value may overflow int64 but still fit uint64 (ParseUint), which is only a sign issue.
@@ -196,10 +206,10 @@ bool parsesAsGoInt(std::string_view s) {
 // go-yaml v2 resolve("", s) != !!str, or isBase60Float(s): such strings are double-quoted.
 bool yamlResolvesToNonString(const std::string& s) {
   static const std::set<std::string, std::less<>> kSpecial = {
-      "y",     "Y",     "yes",   "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",    "ON",
-      "n",     "N",     "no",    "No",    "NO",    "false", "False", "FALSE", "off",   "Off",   "OFF",
-      "",      "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",  ".INF",
-      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<"};
+      "y",    "Y",    "yes",  "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",
+      "ON",   "n",    "N",    "no",    "No",    "NO",    "false", "False", "FALSE", "off",
+      "Off",  "OFF",  "",     "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",
+      ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<"};
   if (kSpecial.count(s) != 0) return true;
   const char c = s[0];
   if (c == '.') {
@@ -254,14 +264,31 @@ YamlStyle yamlStyle(const std::string& s, bool simpleKey) {
     const char c = s[i];
     if (i == 0) {
       switch (c) {
-        case '#': case ',': case '[': case ']': case '{': case '}': case '&': case '*': case '!': case '|':
-        case '>': case '\'': case '"': case '%': case '@': case '`':
+        case '#':
+        case ',':
+        case '[':
+        case ']':
+        case '{':
+        case '}':
+        case '&':
+        case '*':
+        case '!':
+        case '|':
+        case '>':
+        case '\'':
+        case '"':
+        case '%':
+        case '@':
+        case '`':
           blockIndicators = true;
           break;
-        case '?': case ':': case '-':
+        case '?':
+        case ':':
+        case '-':
           if (followedByWhitespace) blockIndicators = true;
           break;
-        default: break;
+        default:
+          break;
       }
     } else if ((c == ':' && followedByWhitespace) || (c == '#' && precededByWhitespace)) {
       blockIndicators = true;
@@ -283,7 +310,8 @@ YamlStyle yamlStyle(const std::string& s, bool simpleKey) {
 
 // Writes `s` in `style` starting at `column`; with allowBreaks, a space past column 80 becomes a line break
 // indented by `indent` (go-yaml's write_plain / single_quoted / double_quoted_scalar).
-std::string yamlScalar(const std::string& s, YamlStyle style, size_t column, size_t indent, bool allowBreaks) {
+std::string yamlScalar(const std::string& s, YamlStyle style, size_t column, size_t indent,
+                       bool allowBreaks) {
   std::string out;
   auto breakLine = [&] {
     out += '\n';
@@ -303,20 +331,48 @@ std::string yamlScalar(const std::string& s, YamlStyle style, size_t column, siz
       constexpr std::string_view kHex = "0123456789ABCDEF";
       std::string esc = "\\";
       switch (r) {
-        case 0x00: esc += '0'; break;
-        case 0x07: esc += 'a'; break;
-        case 0x08: esc += 'b'; break;
-        case 0x09: esc += 't'; break;
-        case 0x0A: esc += 'n'; break;
-        case 0x0B: esc += 'v'; break;
-        case 0x0C: esc += 'f'; break;
-        case 0x0D: esc += 'r'; break;
-        case 0x1B: esc += 'e'; break;
-        case 0x22: esc += '"'; break;
-        case 0x5C: esc += '\\'; break;
-        case 0x85: esc += 'N'; break;
-        case 0x2028: esc += 'L'; break;
-        case 0x2029: esc += 'P'; break;
+        case 0x00:
+          esc += '0';
+          break;
+        case 0x07:
+          esc += 'a';
+          break;
+        case 0x08:
+          esc += 'b';
+          break;
+        case 0x09:
+          esc += 't';
+          break;
+        case 0x0A:
+          esc += 'n';
+          break;
+        case 0x0B:
+          esc += 'v';
+          break;
+        case 0x0C:
+          esc += 'f';
+          break;
+        case 0x0D:
+          esc += 'r';
+          break;
+        case 0x1B:
+          esc += 'e';
+          break;
+        case 0x22:
+          esc += '"';
+          break;
+        case 0x5C:
+          esc += '\\';
+          break;
+        case 0x85:
+          esc += 'N';
+          break;
+        case 0x2028:
+          esc += 'L';
+          break;
+        case 0x2029:
+          esc += 'P';
+          break;
         default: {
           const int digits = r <= 0xFF ? 2 : r <= 0xFFFF ? 4 : 8;
           esc += digits == 2 ? 'x' : digits == 4 ? 'u' : 'U';
@@ -395,10 +451,14 @@ std::string yamlInline(const Node& n, size_t column, size_t indent) {
       const std::string s = validUtf8(n.str);
       return yamlScalar(s, yamlStyle(s, false), column, indent, true);
     }
-    case Node::Kind::Int: return std::to_string(n.num);
-    case Node::Kind::Null: return "null";
-    case Node::Kind::Array: return "[]";
-    case Node::Kind::Object: return "{}";
+    case Node::Kind::Int:
+      return std::to_string(n.num);
+    case Node::Kind::Null:
+      return "null";
+    case Node::Kind::Array:
+      return "[]";
+    case Node::Kind::Object:
+      return "{}";
   }
   return "";
 }
@@ -572,12 +632,23 @@ std::string htmlEscape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '\'': out += "&#39;"; break;
-      case '"': out += "&#34;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      case '"':
+        out += "&#34;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -630,7 +701,8 @@ Response serveZpage(const ZpageOptions& options, std::string_view kind, std::str
     resp.headers.emplace_back("Warning", "299 - \"This version of the " + std::string(page) +
                                              " endpoint is deprecated. Please use a newer version.\"");
   }
-  resp.contentType = std::string(m->accepted->mediaType) + ";g=" + gvk.group + ";v=" + gvk.version + ";as=" + gvk.kind;
+  resp.contentType =
+      std::string(m->accepted->mediaType) + ";g=" + gvk.group + ";v=" + gvk.version + ";as=" + gvk.kind;
   resp.body = encode(object(gvk.version), *m->accepted, m->pretty || isPrettyPrint(req));
   return resp;
 }
@@ -717,14 +789,15 @@ std::vector<AcceptClause> parseAccept(std::string_view header) {
 
 std::vector<std::string> aggregatePaths(const std::vector<std::string>& listedPaths) {
   static const std::set<std::string, std::less<>> kNonDebugging = {"/apis", "/api", "/openid", "/openapi",
-                                                                    "/.well-known"};
+                                                                   "/.well-known"};
   std::set<std::string> folders;
   for (const auto& p : listedPaths) {
     // strings.Split(p, "/")[1]
     const size_t first = p.find('/');
     if (first == std::string::npos) continue;
     const size_t second = p.find('/', first + 1);
-    std::string folder = "/" + p.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
+    std::string folder =
+        "/" + p.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
     if (folder == "/") continue;
     if (kNonDebugging.count(folder) == 0) folders.insert(std::move(folder));
   }
@@ -791,7 +864,8 @@ Handler statuszHandler(ZpageOptions options, StatuszInfo info) {
       out += "\nUp" + d + " " + htmlEscape(uptimeText(up));
       out += "\nGo version" + d + " " + htmlEscape(info.goVersion);
       out += "\nBinary version" + d + " " + htmlEscape(info.binaryVersion) + "\n";
-      if (!info.emulationVersion.empty()) out += "Emulation version" + d + " " + htmlEscape(info.emulationVersion);
+      if (!info.emulationVersion.empty())
+        out += "Emulation version" + d + " " + htmlEscape(info.emulationVersion);
       out += "\n";
       if (!paths.empty()) out += "Paths" + d + " " + htmlEscape(paths);
       out += "\n";

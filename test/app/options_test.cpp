@@ -563,7 +563,9 @@ std::map<std::string, std::string> parsedFlagz(const std::vector<std::string>& a
   return o.ok() ? flagzValues(*o) : std::map<std::string, std::string>{};
 }
 
-TEST(Flagz, EveryFlagHasAValue) { EXPECT_THAT(flagsWithoutFlagzValueForTest(), ::testing::IsEmpty()); }
+TEST(Flagz, EveryFlagHasAValue) {
+  EXPECT_THAT(flagsWithoutFlagzValueForTest(), ::testing::IsEmpty());
+}
 
 TEST(Flagz, UpstreamDefaults) {
   const std::map<std::string, std::string> want = {
@@ -623,20 +625,21 @@ TEST(Flagz, UpstreamDefaults) {
       {"write-config-to", ""},
   };
   EXPECT_EQ(parsedFlagz({"--kubeconfig=kc.yaml", "--secure-port=18259", "--bind-address=127.0.0.1",
-                         "--leader-elect=false", "--authorization-always-allow-paths=/flagz,/statusz,/healthz,/configz"}),
+                         "--leader-elect=false",
+                         "--authorization-always-allow-paths=/flagz,/statusz,/healthz,/configz"}),
             want);
 }
 
 TEST(Flagz, UpstreamValueFormats) {
-  auto got = parsedFlagz({"--authorization-always-allow-paths=/flagz,/statusz", "--authorization-always-allow-paths=/x",
-                          "--feature-gates=ComponentFlagz=true,LoggingAlphaOptions=true",
-                          "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.34",
-                          "--vmodule=foo=2,bar=3", "-v=2", "--kube-api-qps=1.5", "--leader-elect-lease-duration=90s",
-                          "--allow-metric-labels=a,b=c", "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2",
-                          "--log-json-info-buffer-size=1Ki", "--requestheader-group-headers=a",
-                          "--requestheader-group-headers=b",
-                          "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-                          "--log-flush-frequency=1500ms", "--show-hidden-metrics-for-version=1.33", "--profiling=false"});
+  auto got = parsedFlagz(
+      {"--authorization-always-allow-paths=/flagz,/statusz", "--authorization-always-allow-paths=/x",
+       "--feature-gates=ComponentFlagz=true,LoggingAlphaOptions=true",
+       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.34", "--vmodule=foo=2,bar=3",
+       "-v=2", "--kube-api-qps=1.5", "--leader-elect-lease-duration=90s", "--allow-metric-labels=a,b=c",
+       "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2", "--log-json-info-buffer-size=1Ki",
+       "--requestheader-group-headers=a", "--requestheader-group-headers=b",
+       "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+       "--log-flush-frequency=1500ms", "--show-hidden-metrics-for-version=1.33", "--profiling=false"});
   const std::map<std::string, std::string> want = {
       {"allow-metric-labels", R"(["a,b=c","x,y=z"])"},
       {"authorization-always-allow-paths", "[/flagz,/statusz,/x]"},
@@ -650,21 +653,33 @@ TEST(Flagz, UpstreamValueFormats) {
       {"profiling", "false"},
       {"requestheader-group-headers", "[a,b]"},
       {"show-hidden-metrics-for-version", "1.33"},
-      {"tls-cipher-suites", "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]"},
+      {"tls-cipher-suites",
+       "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]"},
       {"v", "2"},
       {"vmodule", "foo=2,bar=3"},
   };
   for (const auto& [name, value] : want) EXPECT_EQ(got[name], value) << name;
   // The component prefix sorts after the empty one; values keep their order.
-  EXPECT_EQ(parsedFlagz({"--feature-gates=kube:DRAConsumableCapacity=true, kube:DRAAdminAccess=false"})["feature-gates"],
-            "kube:DRAConsumableCapacity=true,kube:DRAAdminAccess=false");
+  EXPECT_EQ(
+      parsedFlagz(
+          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:DRAAdminAccess=false"})["feature-gates"],
+      "kube:DRAConsumableCapacity=true,kube:DRAAdminAccess=false");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.0001"})["kube-api-qps"], "0.0001");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.00001"})["kube-api-qps"], "1e-05");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=3e21"})["kube-api-qps"], "3e+21");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=1000000"})["kube-api-qps"], "1e+06");
+  // resource.Quantity's canonical text in the format given.
+  auto bufferSize = [](const std::string& v) {
+    return parsedFlagz({"--feature-gates=LoggingAlphaOptions=true",
+                        "--log-text-info-buffer-size=" + v})["log-text-info-buffer-size"];
+  };
+  EXPECT_EQ(bufferSize("2048"), "2048");
+  EXPECT_EQ(bufferSize("1024Ki"), "1Mi");
+  EXPECT_EQ(bufferSize("3000"), "3k");
   EXPECT_EQ(parsedFlagz({"--bind-address=::ffff:10.0.0.1"})["bind-address"], "10.0.0.1");
   EXPECT_EQ(parsedFlagz({"--bind-address=0:0::1"})["bind-address"], "::1");
-  EXPECT_EQ(parsedFlagz({"--disabled-metrics=a b", "--disabled-metrics= c"})["disabled-metrics"], R"([a b," c"])");
+  EXPECT_EQ(parsedFlagz({"--disabled-metrics=a b", "--disabled-metrics= c"})["disabled-metrics"],
+            R"([a b," c"])");
 }
 
 }  // namespace

@@ -15,12 +15,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <map>
-#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -345,9 +345,9 @@ TEST(SchedulerEndpoints, NoDebugFlagsWithoutProfiling) {
 TEST_F(SchedulerEndpointsTest, FlagzAndStatusz) {
   EXPECT_EQ(server_->listedPaths(),
             (std::vector<std::string>{"/configz", "/flagz", "/healthz", "/healthz/leaderElection", "/livez",
-                                      "/livez/ping", "/metrics", "/metrics/resources", "/metrics/slis", "/readyz",
-                                      "/readyz/leaderElection", "/readyz/sched-handler-sync", "/readyz/shutdown",
-                                      "/statusz"}));
+                                      "/livez/ping", "/metrics", "/metrics/resources", "/metrics/slis",
+                                      "/readyz", "/readyz/leaderElection", "/readyz/sched-handler-sync",
+                                      "/readyz/shutdown", "/statusz"}));
   HttpReply statusz = tlsGet(server_->port(), "/statusz");
   EXPECT_EQ(statusz.status, 200);
   EXPECT_THAT(statusz.body, HasSubstr("\nkube-scheduler statusz\n"));

@@ -1,6 +1,6 @@
 // /flagz and /statusz: upstream k8s.io/apiserver v0.37.2 flagz_test.go (TestHandleFlagz, TestCache) and
-// statusz_test.go (TestHandleStatusz) tables, plus the exact bodies and headers upstream kube-scheduler v1.37.2
-// answers (recorded from the real binary).
+// statusz_test.go (TestHandleStatusz) tables, plus the exact bodies and headers upstream kube-scheduler
+// v1.37.2 answers (recorded from the real binary).
 #include "pkg/server/zpages.h"
 
 #include <gmock/gmock.h>
@@ -54,7 +54,8 @@ void expectResponse(const Response& r, const std::string& page, int wantStatus, 
     return;
   }
   ASSERT_TRUE(warning.has_value());
-  EXPECT_EQ(*warning, "299 - \"This version of the " + page + " endpoint is deprecated. Please use a newer version.\"");
+  EXPECT_EQ(*warning,
+            "299 - \"This version of the " + page + " endpoint is deprecated. Please use a newer version.\"");
 }
 
 ZpageOptions testServer() {
@@ -104,7 +105,8 @@ TEST(Flagz, HandleFlagzTable) {
       {"application/cbor is not offered", "application/cbor;v=v1beta1;g=config.k8s.io;as=Flagz", 406,
        kNotAcceptableRaw, "application/json"},
       {"no accept header falls back to text/plain", "", 200, kFlagzText, "text/plain; charset=utf-8"},
-      {"wildcard accept header falls back to text/plain", "*/*", 200, kFlagzText, "text/plain; charset=utf-8"},
+      {"wildcard accept header falls back to text/plain", "*/*", 200, kFlagzText,
+       "text/plain; charset=utf-8"},
       {"bad json header falls back to text/plain with wildcard",
        "application/json;v=foo;g=config.k8s.io;as=Flagz,*/*", 200, kFlagzText, "text/plain; charset=utf-8"},
       {"unsupported accept header", "application/xml", 406, kNotAcceptableRaw, "application/json"},
@@ -120,7 +122,9 @@ TEST(Flagz, HandleFlagzTable) {
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    Handler h = flagzHandler(testServer(), [] { return std::map<std::string, std::string>{{"test-flag", "test-value"}}; });
+    Handler h = flagzHandler(testServer(), [] {
+      return std::map<std::string, std::string>{{"test-flag", "test-value"}};
+    });
     const Response r = h(get(tc.accept));
     expectResponse(r, "flagz", tc.wantStatus, tc.wantBody, tc.wantContentType, tc.wantWarning);
   }
@@ -139,7 +143,8 @@ TEST(Flagz, CachesTheFirstTextAnswer) {
   pick = 2;
   EXPECT_EQ(h(get("text/plain")).body, first);
   // Structured answers read the flags again.
-  EXPECT_THAT(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz")).body, HasSubstr("\"new-flag\":\"new-value\""));
+  EXPECT_THAT(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz")).body,
+              HasSubstr("\"new-flag\":\"new-value\""));
 }
 
 TEST(Flagz, DelimitersAndOrder) {
@@ -181,12 +186,14 @@ TEST(Flagz, MatchesUpstreamEncodings) {
             "metadata:\n"
             "  name: kube-scheduler\n");
   const Response pretty = h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz", "curl/8.5.0"));
-  EXPECT_THAT(pretty.body, ::testing::StartsWith("{\n  \"kind\": \"Flagz\",\n  \"apiVersion\": \"config.k8s.io/v1beta1\",\n"
-                                                 "  \"metadata\": {\n    \"name\": \"kube-scheduler\"\n  },\n"
-                                                 "  \"flags\": {\n    \"allow-metric-labels\": \"[]\",\n"));
+  EXPECT_THAT(pretty.body, ::testing::StartsWith(
+                               "{\n  \"kind\": \"Flagz\",\n  \"apiVersion\": \"config.k8s.io/v1beta1\",\n"
+                               "  \"metadata\": {\n    \"name\": \"kube-scheduler\"\n  },\n"
+                               "  \"flags\": {\n    \"allow-metric-labels\": \"[]\",\n"));
   EXPECT_THAT(pretty.body, ::testing::EndsWith("\"[x-remote-extra-]\"\n  }\n}"));
   // ?pretty=true and ;pretty=1 too; ?pretty=false wins over curl.
-  EXPECT_EQ(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz", "x", "pretty=true")).body, pretty.body);
+  EXPECT_EQ(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz", "x", "pretty=true")).body,
+            pretty.body);
   EXPECT_EQ(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz;pretty=1")).body, pretty.body);
   EXPECT_THAT(h(get("application/json;v=v1beta1;g=config.k8s.io;as=Flagz", "curl/8", "pretty=false")).body,
               ::testing::EndsWith("}}\n"));
@@ -252,12 +259,14 @@ TEST(Statusz, HandleStatuszTable) {
     bool wantWarning = false;
   };
   const std::vector<Case> cases = {
-      {"valid request for text/plain", "text/plain", true, 200, statuszText(f, true), "text/plain; charset=utf-8"},
-      {"valid request for application/json", "application/json;v=v1beta1;g=config.k8s.io;as=Statusz", true, 200,
-       statuszJson("v1beta1"), "application/json;g=config.k8s.io;v=v1beta1;as=Statusz"},
+      {"valid request for text/plain", "text/plain", true, 200, statuszText(f, true),
+       "text/plain; charset=utf-8"},
+      {"valid request for application/json", "application/json;v=v1beta1;g=config.k8s.io;as=Statusz", true,
+       200, statuszJson("v1beta1"), "application/json;g=config.k8s.io;v=v1beta1;as=Statusz"},
       {"no accept header", "", true, 200, statuszText(f, true), "text/plain; charset=utf-8"},
       {"invalid accept header", "application/xml", true, 406, kNotAcceptableRaw, "application/json"},
-      {"missing emulation version", "text/plain", false, 200, statuszText(f, false), "text/plain; charset=utf-8"},
+      {"missing emulation version", "text/plain", false, 200, statuszText(f, false),
+       "text/plain; charset=utf-8"},
       {"application/json without params", "application/json", true, 406,
        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following )"
        R"(media types are accepted: application/json, application/yaml, text/plain","reason":"NotAcceptable",)"
@@ -267,11 +276,12 @@ TEST(Statusz, HandleStatuszTable) {
       {"application/json with missing as", "application/json;v=v1beta1;g=config.k8s.io", true, 406,
        kNotAcceptableRaw, "application/json"},
       {"wildcard accept header", "*/*", true, 200, statuszText(f, true), "text/plain; charset=utf-8"},
-      {"bad json header fall back wildcard", "application/json;v=foo;g=config.k8s.io;as=Statusz,*/*", true, 200,
-       statuszText(f, true), "text/plain; charset=utf-8"},
+      {"bad json header fall back wildcard", "application/json;v=foo;g=config.k8s.io;as=Statusz,*/*", true,
+       200, statuszText(f, true), "text/plain; charset=utf-8"},
       {"deprecated v1alpha1 request", "application/json;v=v1alpha1;g=config.k8s.io;as=Statusz", true, 200,
        statuszJson("v1alpha1"), "application/json;g=config.k8s.io;v=v1alpha1;as=Statusz", true},
-      {"valid request for application/yaml", "application/yaml;v=v1beta1;g=config.k8s.io;as=Statusz", true, 200,
+      {"valid request for application/yaml", "application/yaml;v=v1beta1;g=config.k8s.io;as=Statusz", true,
+       200,
        "apiVersion: config.k8s.io/v1beta1\nbinaryVersion: \"1.31\"\nemulationVersion: \"1.30\"\ngoVersion: "
        "\"1.21\"\nkind: Statusz\nmetadata:\n  name: test-server\npaths:\n- /livez\n- /readyz\nstartTime: "
        "\"2025-11-28T13:45:35Z\"\nuptimeSeconds: 10861\n",
@@ -300,9 +310,10 @@ TEST(Statusz, TextLayout) {
   i.goVersion = "gcc <12> & 'x'";
   i.listedPaths.clear();
   const Response r = statuszHandler(o, i)(get("text/*"));
-  EXPECT_EQ(r.body, "\ntest-server statusz\n" + std::string(kWarning) + "\nStarted  " + unixDateLocal(f.start) +
-                        "\nUp  3 hr 01 min 01 sec\nGo version  gcc &lt;12&gt; &amp; &#39;x&#39;\nBinary version  "
-                        "1.31\nEmulation version  1.30\n\n");
+  EXPECT_EQ(r.body,
+            "\ntest-server statusz\n" + std::string(kWarning) + "\nStarted  " + unixDateLocal(f.start) +
+                "\nUp  3 hr 01 min 01 sec\nGo version  gcc &lt;12&gt; &amp; &#39;x&#39;\nBinary version  "
+                "1.31\nEmulation version  1.30\n\n");
   // No paths: JSON null, as upstream's nil slice; no emulation version: the field is omitted.
   i.emulationVersion.clear();
   EXPECT_THAT(statuszHandler(o, i)(get("application/json;v=v1beta1;g=config.k8s.io;as=Statusz")).body,
@@ -312,8 +323,10 @@ TEST(Statusz, TextLayout) {
 TEST(Statusz, UptimeNeverNegativeInJson) {
   StatuszFixture f;
   f.now = f.start - std::chrono::seconds(5);
-  EXPECT_THAT(statuszHandler(testServer(), f.info())(get("application/json;v=v1beta1;g=config.k8s.io;as=Statusz")).body,
-              HasSubstr(R"("uptimeSeconds":0,)"));
+  EXPECT_THAT(
+      statuszHandler(testServer(), f.info())(get("application/json;v=v1beta1;g=config.k8s.io;as=Statusz"))
+          .body,
+      HasSubstr(R"("uptimeSeconds":0,)"));
 }
 
 TEST(Statusz, AggregatePaths) {
@@ -372,34 +385,37 @@ TEST(Zpages, NotAcceptableAsYaml) {
   const Response r = h(get("application/yaml"));
   EXPECT_EQ(r.status, 406);
   EXPECT_EQ(r.contentType, "application/yaml");
-  EXPECT_EQ(r.body,
-            "apiVersion: v1\ncode: 406\nkind: Status\nmessage: 'only the following media types are accepted: "
-            "application/json, application/yaml,\n  text/plain'\nmetadata: {}\nreason: NotAcceptable\nstatus: "
-            "Failure\n");
+  EXPECT_EQ(
+      r.body,
+      "apiVersion: v1\ncode: 406\nkind: Status\nmessage: 'only the following media types are accepted: "
+      "application/json, application/yaml,\n  text/plain'\nmetadata: {}\nreason: NotAcceptable\nstatus: "
+      "Failure\n");
 }
 
 TEST(Zpages, YamlScalarStyles) {
   EXPECT_EQ(yamlScalarForTest("plain", 0, 2), "plain");
   EXPECT_EQ(yamlScalarForTest("", 0, 2), "\"\"");
-  for (const char* s : {"true", "no", "ON", "~", "null", "12", "0x1F", "-3", "1_000", "1.5", ".5", "1e3", "0b101",
-                        "1:20", "2026-11-28", "2026-11-28T13:45:35Z", "2026-1-2 3:04:05", ".inf", "<<"}) {
+  for (const char* s :
+       {"true", "no", "ON", "~", "null", "12", "0x1F", "-3", "1_000", "1.5", ".5", "1e3", "0b101", "1:20",
+        "2026-11-28", "2026-11-28T13:45:35Z", "2026-1-2 3:04:05", ".inf", "<<"}) {
     EXPECT_EQ(yamlScalarForTest(s, 0, 2), "\"" + std::string(s) + "\"") << s;
   }
-  for (const char* s : {"[a]", "{}", "*x", "&x", "!x", "|x", ">x", "'x", "%x", "@x", "`x", "#x", ",x", "a: b",
-                        "a #b", "x:", " lead", "trail ", "- x", "---x", "...x"}) {
+  for (const char* s : {"[a]", "{}", "*x",   "&x",   "!x", "|x",    ">x",     "'x",  "%x",   "@x",  "`x",
+                        "#x",  ",x", "a: b", "a #b", "x:", " lead", "trail ", "- x", "---x", "...x"}) {
     std::string quoted = s;
     size_t p = 0;
     while ((p = quoted.find('\'', p)) != std::string::npos) quoted.insert(p, "'"), p += 2;
     EXPECT_EQ(yamlScalarForTest(s, 0, 2), "'" + quoted + "'") << s;
   }
-  for (const char* s : {"-x", "a:b", "a#b", "1.37.2", "5m0s", "x-remote-extra-", "kube=1.37", "foo=2,bar=3",
-                        "?x", ":x"}) {
+  for (const char* s :
+       {"-x", "a:b", "a#b", "1.37.2", "5m0s", "x-remote-extra-", "kube=1.37", "foo=2,bar=3", "?x", ":x"}) {
     EXPECT_EQ(yamlScalarForTest(s, 0, 2), s) << s;
   }
   EXPECT_EQ(yamlScalarForTest("tab\there", 0, 2), "\"tab\\there\"");
   EXPECT_EQ(yamlScalarForTest("a\"b\\c\x01", 0, 2), "\"a\\\"b\\\\c\\x01\"");
   // Folding: at the first space past column 80.
-  const std::string words = "aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd eeeeeeeee fffffffff ggggggggg hhhhhhhhh iii jjj";
+  const std::string words =
+      "aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd eeeeeeeee fffffffff ggggggggg hhhhhhhhh iii jjj";
   EXPECT_EQ(yamlScalarForTest(words, 10, 2),
             "aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd eeeeeeeee fffffffff ggggggggg hhhhhhhhh\n  iii jjj");
 }

@@ -196,9 +196,9 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   auto bin = ControlPlane::binDir();
   ASSERT_TRUE(bin.ok()) << bin.error().message();
   const uint16_t upPort = freePort();
-  Process upstream({*bin + "/kube-scheduler", "--config=" + dir_ + "/config-0.yaml", "--bind-address=127.0.0.1",
-                    "--secure-port=" + std::to_string(upPort), "-v=2", "--client-ca-file=" + cp_->caFile(),
-                    "--authentication-skip-lookup=true"},
+  Process upstream({*bin + "/kube-scheduler", "--config=" + dir_ + "/config-0.yaml",
+                    "--bind-address=127.0.0.1", "--secure-port=" + std::to_string(upPort), "-v=2",
+                    "--client-ca-file=" + cp_->caFile(), "--authentication-skip-lookup=true"},
                    dir_ + "/upstream-kube-scheduler.log");
   ASSERT_TRUE(waitFor([&] { return get(upPort, "/healthz").status == 200; }, 60s)) << tail(upstream.log());
 
@@ -250,8 +250,9 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   EXPECT_EQ(ours["paths"], json::parse(R"(["/configz","/flagz","/healthz","/livez","/metrics","/readyz"])"));
   const Reply text = get(port, "/statusz", admin);
   EXPECT_EQ(text.status, 200);
-  EXPECT_THAT(text.body, HasSubstr("\nkube-scheduler statusz\nWarning: This endpoint is not meant to be machine "
-                                   "parseable"));
+  EXPECT_THAT(text.body,
+              HasSubstr("\nkube-scheduler statusz\nWarning: This endpoint is not meant to be machine "
+                        "parseable"));
 
   // /flagz: every flag of ours upstream has, with the same value (the port and the gates aside); upstream's
   // extra flags are the ones kube-scheduler-cpp lacks. YAML likewise, line by line.
@@ -276,9 +277,10 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   for (const auto& [name, value] : theirFlags.items()) {
     if (!ourFlags.contains(name)) missing.insert(name);
   }
-  EXPECT_EQ(missing, (std::set<std::string>{"cert-dir", "disable-http2-serving", "http2-max-streams-per-connection",
-                                            "min-compatibility-version", "permit-address-sharing",
-                                            "permit-port-sharing", "tls-curve-preferences", "tls-sni-cert-key"}));
+  EXPECT_EQ(missing,
+            (std::set<std::string>{"cert-dir", "disable-http2-serving", "http2-max-streams-per-connection",
+                                   "min-compatibility-version", "permit-address-sharing",
+                                   "permit-port-sharing", "tls-curve-preferences", "tls-sni-cert-key"}));
   auto yamlLines = [&](uint16_t p) {
     std::vector<std::string> lines;
     std::istringstream in(flagz(p, "application/yaml"));

@@ -111,7 +111,8 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
 
 // The zpages gates (Beta and on in v1.37, alpha and off in the v1.34.4 table) are accepted either way.
 TEST(SchedulerFeatures, ZpagesGatesAccepted) {
-  for (const char* value : {"ComponentFlagz=true,ComponentStatusz=true", "ComponentFlagz=false,ComponentStatusz=false"}) {
+  for (const char* value :
+       {"ComponentFlagz=true,ComponentStatusz=true", "ComponentFlagz=false,ComponentStatusz=false"}) {
     FeatureGate g;
     ASSERT_TRUE(g.set(value).ok());
     auto f = schedulerFeatures(g);
