@@ -412,6 +412,7 @@ int runDaemon(const Options& options) {
       eo.flagz = [values = flagzValues(options)] { return values; };
     }
     if (options.featureGates.enabled("ComponentStatusz")) eo.statusz = statuszInfo();
+    eo.zpagesCbor = options.featureGates.enabled("CBORServingAndStorage");
     server::installSchedulerEndpoints(*srv, std::move(eo));
     srv->start();
     spdlog::info("Serving securely on {}:{}", options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress,

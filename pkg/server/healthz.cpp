@@ -198,6 +198,7 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
   }
   ZpageOptions zpage;
   zpage.componentName = std::string(kSchedulerComponentName);
+  zpage.cbor = options.zpagesCbor;
   if (options.flagz) server.handle("/flagz", flagzHandler(zpage, std::move(options.flagz)));
   if (options.statusz) {
     options.statusz->listedPaths = server.listedPaths();

@@ -81,6 +81,8 @@ struct SchedulerEndpointsOptions {
   // Optional (ComponentStatusz): /statusz. Installed last; its listedPaths are the server's listed paths
   // at that point, as upstream's statusz.NewRegistry(..., WithListedPaths(mux.ListedPaths())).
   std::optional<StatuszInfo> statusz;
+  // Both offer application/cbor (upstream: the CBORServingAndStorage gate).
+  bool zpagesCbor = false;
 };
 
 // The component name /flagz and /statusz report (upstream's kubeScheduler constant).

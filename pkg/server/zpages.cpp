@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <span>
 
 #include "pkg/api/field.h"
 #include "pkg/util/go_sort.h"
@@ -23,8 +24,6 @@ constexpr std::string_view kGroup = "config.k8s.io";
 constexpr std::string_view kWarningLine =
     "Warning: This endpoint is not meant to be machine parseable, has no formatting compatibility guarantees "
     "and is for debugging purposes only.";
-constexpr std::string_view kNotAcceptable =
-    "only the following media types are accepted: application/json, application/yaml, text/plain";
 
 // ---- UTF-8 ----------------------------------------------------------------------------------------
 
@@ -503,12 +502,18 @@ struct SerializerInfo {
   std::string_view subType;
   bool streams = false;
 };
-// The codec factory's media types after the zpages' filter, in order (protobuf dropped, CBOR not offered).
+// The codec factory's media types after the zpages' filter, in order (protobuf dropped); CBOR, the last, only
+// with CBORServingAndStorage.
 constexpr SerializerInfo kSerializers[] = {
     {"application/json", "application", "json", true},
     {"application/yaml", "application", "yaml", false},
     {"text/plain", "text", "plain", false},
+    {"application/cbor", "application", "cbor", true},
 };
+
+std::span<const SerializerInfo> offered(const ZpageOptions& options) {
+  return std::span<const SerializerInfo>(kSerializers).first(options.cbor ? 4 : 3);
+}
 
 struct Gvk {
   std::string group;
@@ -555,14 +560,16 @@ std::optional<MediaTypeOptions> acceptMediaTypeOptions(const std::map<std::strin
   return options;
 }
 
-std::optional<MediaTypeOptions> negotiate(std::string_view header, const Restrictions& r) {
+std::optional<MediaTypeOptions> negotiate(std::string_view header,
+                                          std::span<const SerializerInfo> serializers,
+                                          const Restrictions& r) {
   if (header.empty()) {
     MediaTypeOptions options;
-    options.accepted = &kSerializers[0];
+    options.accepted = &serializers[0];
     return options;
   }
   for (const auto& clause : parseAccept(header)) {
-    for (const auto& accepts : kSerializers) {
+    for (const auto& accepts : serializers) {
       if ((clause.type == accepts.type && (clause.subType == accepts.subType || clause.subType == "*")) ||
           (clause.type == "*" && clause.subType == "*")) {
         if (auto options = acceptMediaTypeOptions(clause.params, accepts, r)) return options;
@@ -592,7 +599,65 @@ bool isPrettyPrint(const Request& req) {
   return ua.rfind("curl", 0) == 0 || ua.rfind("Wget", 0) == 0 || ua.rfind("Mozilla/5.0", 0) == 0;
 }
 
+// k8s.io/apimachinery's CBOR: the self-described tag, strings (and field names) as byte strings, nil slices
+// as null. (Upstream's nondeterministic mode starts structs and maps at a random field; this is the
+// unrotated order, one of the orders upstream writes.)
+void appendCborHead(std::string& out, unsigned major, uint64_t n) {
+  const auto m = static_cast<unsigned char>(major << 5);
+  int bytes = 0;
+  if (n < 24) {
+    out += static_cast<char>(m | n);
+    return;
+  }
+  if (n <= 0xFF) {
+    out += static_cast<char>(m | 24), bytes = 1;
+  } else if (n <= 0xFFFF) {
+    out += static_cast<char>(m | 25), bytes = 2;
+  } else if (n <= 0xFFFFFFFF) {
+    out += static_cast<char>(m | 26), bytes = 4;
+  } else {
+    out += static_cast<char>(m | 27), bytes = 8;
+  }
+  for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>((n >> (8 * i)) & 0xFF);
+}
+
+void appendCbor(std::string& out, const Node& n) {
+  switch (n.kind) {
+    case Node::Kind::String:
+      appendCborHead(out, 2, n.str.size());
+      out += n.str;
+      return;
+    case Node::Kind::Int:
+      if (n.num >= 0) {
+        appendCborHead(out, 0, static_cast<uint64_t>(n.num));
+      } else {
+        appendCborHead(out, 1, static_cast<uint64_t>(-(n.num + 1)));
+      }
+      return;
+    case Node::Kind::Null:
+      out += '\xF6';
+      return;
+    case Node::Kind::Array:
+      appendCborHead(out, 4, n.items.size());
+      for (const auto& item : n.items) appendCbor(out, item);
+      return;
+    case Node::Kind::Object:
+      appendCborHead(out, 5, n.fields.size());
+      for (const auto& [k, v] : n.fields) {
+        appendCborHead(out, 2, k.size());
+        out += k;
+        appendCbor(out, v);
+      }
+      return;
+  }
+}
+
 std::string encode(const Node& obj, const SerializerInfo& s, bool pretty) {
+  if (s.subType == "cbor") {
+    std::string out = "\xD9\xD9\xF7";
+    appendCbor(out, obj);
+    return out;
+  }
   if (s.subType == "yaml") {
     std::string out;
     appendYamlMapping(out, obj, 0);
@@ -606,18 +671,21 @@ std::string encode(const Node& obj, const SerializerInfo& s, bool pretty) {
 
 // responsewriters.ErrorNegotiated for the 406: the Status in what the Accept header allows under the
 // default restrictions, else WriteRawJSON's indented JSON.
-Response notAcceptable(const Request& req, std::string_view accept) {
+Response notAcceptable(const ZpageOptions& options, const Request& req, std::string_view accept) {
+  std::string accepted;
+  for (const auto& s : offered(options))
+    accepted += (accepted.empty() ? "" : ", ") + std::string(s.mediaType);
   Node status = Node::object();
   status.add("kind", Node::string("Status"))
       .add("apiVersion", Node::string("v1"))
       .add("metadata", Node::object())
       .add("status", Node::string("Failure"))
-      .add("message", Node::string(std::string(kNotAcceptable)))
+      .add("message", Node::string("only the following media types are accepted: " + accepted))
       .add("reason", Node::string("NotAcceptable"))
       .add("code", Node::integer(406));
   Response resp;
   resp.status = 406;
-  auto m = negotiate(accept, Restrictions{});
+  auto m = negotiate(accept, offered(options), Restrictions{});
   if (!m || m->accepted->type == "text") {
     resp.contentType = "application/json";
     appendJson(resp.body, status, true, 0);
@@ -692,10 +760,10 @@ Response serveZpage(const ZpageOptions& options, std::string_view kind, std::str
     return resp;
   };
   if (accept.find_first_not_of(" \t\r\n\v\f") == std::string::npos) return plain();
-  auto m = negotiate(accept, Restrictions{kind});
-  if (!m) return notAcceptable(req, accept);
+  auto m = negotiate(accept, offered(options), Restrictions{kind});
+  if (!m) return notAcceptable(options, req, accept);
   if (m->accepted->type == "text") return plain();
-  const Gvk& gvk = *m->convert;  // allowsTransform requires it for JSON and YAML
+  const Gvk& gvk = *m->convert;  // allowsTransform requires it for JSON, YAML and CBOR
   Response resp;
   if (options.deprecatedVersions.count(gvk.version) != 0) {
     resp.headers.emplace_back("Warning", "299 - \"This version of the " + std::string(page) +

@@ -14,15 +14,16 @@
 //     as=Statusz). The Content-Type echoes g, v and as. JSON is Go's encoding/json (compact with a trailing
 //     newline; indented for ?pretty=true, ";pretty=1" or a curl/Wget/Mozilla/5.0 User-Agent); YAML is
 //     sigs.k8s.io/yaml's (go-yaml v2 styles, keys sorted, 80-column folding).
-//   - anything else (application/json without the parameters, unknown kinds or versions, text/html,
-//     application/cbor): 406 with a metav1.Status "only the following media types are accepted:
-//     application/json, application/yaml, text/plain", encoded by the same negotiation rules as upstream's
-//     ErrorNegotiated (JSON or YAML when the Accept header allows them, else indented JSON).
+//   - with ZpageOptions::cbor (CBORServingAndStorage), application/cbor likewise: apimachinery's CBOR (self-
+//     described, strings as byte strings).
+//   - anything else (application/json without the parameters, unknown kinds or versions, text/html): 406 with
+//     a metav1.Status "only the following media types are accepted: application/json, application/yaml,
+//     text/plain[, application/cbor]", encoded by the same negotiation rules as upstream's ErrorNegotiated
+//     (JSON, YAML or CBOR when the Accept header allows them, else indented JSON).
 // Accept parsing and ordering are munnerz/goautoneg's (q values, then specificity).
 //
-// Not done: CBOR (upstream offers application/cbor only under the alpha gate CBORServingAndStorage, which
-// kube-scheduler-cpp refuses). Upstream's handlers also observe apiserver_request_total, which kube-scheduler
-// never registers, so its /metrics shows nothing of them either.
+// Upstream's handlers also observe apiserver_request_total, which kube-scheduler never registers, so its
+// /metrics shows nothing of them; nor does this.
 
 #include <chrono>
 #include <cstddef>
@@ -48,6 +49,8 @@ struct ZpageOptions {
   std::set<std::string> deprecatedVersions{"v1alpha1"};
   // Index into kZpageDelimiters; nullptr picks one at random, as upstream's rand.Intn.
   std::function<size_t()> pickDelimiter;
+  // Offer application/cbor too (upstream: the CBORServingAndStorage gate).
+  bool cbor = false;
 };
 
 // upstream flagz.Reader: every flag's name and current value (what pflag's Value.String() prints; a flag

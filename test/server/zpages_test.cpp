@@ -420,5 +420,53 @@ TEST(Zpages, YamlScalarStyles) {
             "aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd eeeeeeeee fffffffff ggggggggg hhhhhhhhh\n  iii jjj");
 }
 
+// With CBORServingAndStorage (upstream's tables run with it on): application/cbor as apimachinery writes it.
+// Bytes as kube-scheduler v1.37.2 wrote them (its struct fields start at a random one; this is the unrotated
+// order).
+std::string cborText(std::string_view s) {
+  std::string out(1, static_cast<char>(0x40 + s.size()));  // a byte string shorter than 24
+  return out + std::string(s);
+}
+
+TEST(Zpages, CborWithTheGate) {
+  ZpageOptions o = testServer();
+  o.cbor = true;
+  Handler flagz = flagzHandler(o, [] {
+    return std::map<std::string, std::string>{{"test-flag", "test-value"}};
+  });
+  const Response r = flagz(get("application/cbor;v=v1beta1;g=config.k8s.io;as=Flagz"));
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.contentType, "application/cbor;g=config.k8s.io;v=v1beta1;as=Flagz");
+  EXPECT_EQ(r.body, "\xD9\xD9\xF7\xA4" + cborText("kind") + cborText("Flagz") + cborText("apiVersion") +
+                        cborText("config.k8s.io/v1beta1") + cborText("metadata") + "\xA1" + cborText("name") +
+                        cborText("test-server") + cborText("flags") + "\xA1" + cborText("test-flag") +
+                        cborText("test-value"));
+  // Statusz: integers, null for no paths, no emulationVersion (8 fields).
+  StatuszInfo i = StatuszFixture().info("");
+  i.listedPaths.clear();
+  const Response st = statuszHandler(o, i)(get("application/cbor;v=v1alpha1;g=config.k8s.io;as=Statusz"));
+  EXPECT_EQ(st.status, 200);
+  expectResponse(st, "statusz", 200,
+                 "\xD9\xD9\xF7\xA8" + cborText("kind") + cborText("Statusz") + cborText("apiVersion") +
+                     cborText("config.k8s.io/v1alpha1") + cborText("metadata") + "\xA1" + cborText("name") +
+                     cborText("test-server") + cborText("startTime") + cborText("2025-11-28T13:45:35Z") +
+                     cborText("uptimeSeconds") + "\x19\x2A\x6D" + cborText("goVersion") + cborText("1.21") +
+                     cborText("binaryVersion") + cborText("1.31") + cborText("paths") + "\xF6",
+                 "application/cbor;g=config.k8s.io;v=v1alpha1;as=Statusz", true);
+  // The 406 names CBOR and is written in CBOR when the Accept header allows it (recorded from upstream).
+  const Response bad = flagz(get("application/cbor"));
+  EXPECT_EQ(bad.status, 406);
+  EXPECT_EQ(bad.contentType, "application/cbor");
+  const std::string message =
+      "only the following media types are accepted: application/json, application/yaml, text/plain, "
+      "application/cbor";
+  EXPECT_EQ(bad.body, "\xD9\xD9\xF7\xA7" + cborText("kind") + cborText("Status") + cborText("apiVersion") +
+                          cborText("v1") + cborText("metadata") + "\xA0" + cborText("status") +
+                          cborText("Failure") + cborText("message") + "\x58" +
+                          std::string(1, static_cast<char>(message.size())) + message + cborText("reason") +
+                          cborText("NotAcceptable") + cborText("code") + "\x19\x01\x96");
+  EXPECT_THAT(flagz(get("application/xml")).body, HasSubstr("text/plain, application/cbor\""));
+}
+
 }  // namespace
 }  // namespace ks::server

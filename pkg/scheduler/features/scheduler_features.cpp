@@ -7,10 +7,6 @@ namespace ks::features {
 namespace {
 
 constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
-    {"CBORServingAndStorage", true,
-     "/flagz and /statusz would offer application/cbor; kube-scheduler-cpp answers them in text, JSON and "
-     "YAML "
-     "only"},
     {"ClientsAllowCBOR", true,
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,

@@ -295,5 +295,109 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   EXPECT_EQ(yamlLines(port), yamlLines(upPort));
 }
 
+// apimachinery CBOR (self-described; strings and field names as byte strings) read into JSON, for comparing
+// answers whose field order upstream randomizes.
+json fromK8sCbor(std::string_view in, size_t& pos) {
+  auto byte = [&]() -> unsigned { return pos < in.size() ? static_cast<unsigned char>(in[pos++]) : 0xFFu; };
+  const unsigned head = byte();
+  const unsigned major = head >> 5;
+  uint64_t n = head & 0x1F;
+  if (n >= 24 && n <= 27) {
+    const int bytes = 1 << (n - 24);
+    n = 0;
+    for (int i = 0; i < bytes; ++i) n = (n << 8) | byte();
+  }
+  switch (major) {
+    case 0:
+      return n;
+    case 1:
+      return -1 - static_cast<int64_t>(n);
+    case 2:
+    case 3: {
+      std::string s(in.substr(std::min(pos, in.size()), n));
+      pos += n;
+      return s;
+    }
+    case 4: {
+      json a = json::array();
+      for (uint64_t i = 0; i < n; ++i) a.push_back(fromK8sCbor(in, pos));
+      return a;
+    }
+    case 5: {
+      json o = json::object();
+      for (uint64_t i = 0; i < n; ++i) {
+        json k = fromK8sCbor(in, pos);
+        o[k.is_string() ? k.get<std::string>() : k.dump()] = fromK8sCbor(in, pos);
+      }
+      return o;
+    }
+    case 6:
+      return fromK8sCbor(in, pos);  // the self-describe tag
+    default:
+      return head == 0xF6 ? json() : json("unsupported");
+  }
+}
+
+json fromK8sCbor(std::string_view in) {
+  size_t pos = 0;
+  return fromK8sCbor(in, pos);
+}
+
+// With CBORServingAndStorage on both sides: application/cbor, and the 406s that now name it.
+TEST_F(AuthTest, ZpagesCborAsUpstream) {
+  uint16_t port = 0;
+  const std::string gates =
+      "--feature-gates=ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true";
+  Process& d = startDaemon({gates}, &port);
+  ASSERT_TRUE(d.started());
+  ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
+  auto bin = ControlPlane::binDir();
+  ASSERT_TRUE(bin.ok()) << bin.error().message();
+  const uint16_t upPort = freePort();
+  Process upstream(
+      {*bin + "/kube-scheduler", "--config=" + dir_ + "/config-0.yaml", "--bind-address=127.0.0.1",
+       "--secure-port=" + std::to_string(upPort), "-v=2", "--client-ca-file=" + cp_->caFile(),
+       "--authentication-skip-lookup=true", "--feature-gates=CBORServingAndStorage=true"},
+      dir_ + "/upstream-kube-scheduler.log");
+  ASSERT_TRUE(waitFor([&] { return get(upPort, "/healthz").status == 200; }, 60s)) << tail(upstream.log());
+  auto ask = [&](uint16_t p, const std::string& path, const std::string& mediaType) {
+    std::vector<std::string> args = cert(cp_->clientCertFile(), cp_->clientKeyFile());
+    args.insert(args.end(), {"-H", "Accept: " + mediaType});
+    return get(p, path, args);
+  };
+  for (const char* mediaType : {"application/xml", "application/json"}) {
+    const Reply ours = ask(port, "/statusz", mediaType);
+    EXPECT_EQ(ours.status, 406);
+    EXPECT_EQ(ours.body, ask(upPort, "/statusz", mediaType).body) << mediaType;
+  }
+  const Reply ours406 = ask(port, "/flagz", "application/cbor");
+  EXPECT_EQ(ours406.status, 406);
+  EXPECT_EQ(fromK8sCbor(ours406.body), fromK8sCbor(ask(upPort, "/flagz", "application/cbor").body));
+
+  const std::string statusz = "application/cbor;g=config.k8s.io;v=v1beta1;as=Statusz";
+  json ours = fromK8sCbor(ask(port, "/statusz", statusz).body);
+  json theirs = fromK8sCbor(ask(upPort, "/statusz", statusz).body);
+  EXPECT_EQ(ours["binaryVersion"], KS_VERSION);
+  for (const char* field : {"binaryVersion", "emulationVersion", "goVersion", "startTime", "uptimeSeconds"}) {
+    ours.erase(field);
+    theirs.erase(field);
+  }
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(ours["kind"], "Statusz");
+
+  const std::string flagz = "application/cbor;g=config.k8s.io;v=v1alpha1;as=Flagz";
+  const json ourFlags = fromK8sCbor(ask(port, "/flagz", flagz).body);
+  const json theirFlags = fromK8sCbor(ask(upPort, "/flagz", flagz).body);
+  EXPECT_EQ(ourFlags["apiVersion"], "config.k8s.io/v1alpha1");
+  ASSERT_TRUE(ourFlags["flags"].is_object()) << ourFlags;
+  for (const auto& [name, value] : ourFlags["flags"].items()) {
+    if (name != "secure-port" && name != "feature-gates") {
+      EXPECT_EQ(value, theirFlags["flags"][name]) << name;
+    }
+  }
+  EXPECT_EQ(ourFlags["flags"]["feature-gates"],
+            ":ComponentFlagz=true,:ComponentStatusz=true,:CBORServingAndStorage=true");
+}
+
 }  // namespace
 }  // namespace ks::integration

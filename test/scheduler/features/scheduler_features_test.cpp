@@ -94,12 +94,11 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   ASSERT_TRUE(g.set("AllAlpha=true").ok());
   auto f = schedulerFeatures(g);
   ASSERT_FALSE(f.ok());
-  EXPECT_THAT(f.error().message(),
-              HasSubstr("(set through AllAlpha=true; add CBORServingAndStorage=false to keep it off)"));
+  EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
   // Switching the refused alpha gates back off makes AllAlpha=true usable (ComponentFlagz and
   // ComponentStatusz are implemented, so they may stay on).
-  ASSERT_TRUE(g.set("CBORServingAndStorage=false,ClientsAllowCBOR=false,ClientsPreferCBOR=false,"
-                    "DRADeviceTaints=false,NominatedNodeNameForExpectation=false")
+  ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,DRADeviceTaints=false,"
+                    "NominatedNodeNameForExpectation=false")
                   .ok());
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
@@ -109,10 +108,11 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   EXPECT_TRUE(g.enabled("ComponentStatusz"));
 }
 
-// The zpages gates (Beta and on in v1.37, alpha and off in the v1.34.4 table) are accepted either way.
+// The zpages gates (Beta and on in v1.37, alpha and off in the v1.34.4 table) are accepted either way, and
+// CBORServingAndStorage (application/cbor from them).
 TEST(SchedulerFeatures, ZpagesGatesAccepted) {
-  for (const char* value :
-       {"ComponentFlagz=true,ComponentStatusz=true", "ComponentFlagz=false,ComponentStatusz=false"}) {
+  for (const char* value : {"ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true",
+                            "ComponentFlagz=false,ComponentStatusz=false"}) {
     FeatureGate g;
     ASSERT_TRUE(g.set(value).ok());
     auto f = schedulerFeatures(g);
