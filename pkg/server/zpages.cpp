@@ -208,7 +208,7 @@ bool yamlResolvesToNonString(const std::string& s) {
       "y",    "Y",    "yes",  "Yes",   "YES",   "true",  "True",  "TRUE",  "on",    "On",
       "ON",   "n",    "N",    "no",    "No",    "NO",    "false", "False", "FALSE", "off",
       "Off",  "OFF",  "",     "~",     "null",  "Null",  "NULL",  ".nan",  ".NaN",  ".NAN",
-      ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<"};
+      ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
   if (kSpecial.count(s) != 0) return true;
   const char c = s[0];
   if (c == '.') {
@@ -244,16 +244,19 @@ bool isYamlPrintable(char32_t r) {
          (r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF);
 }
 
-enum class YamlStyle { Plain, SingleQuoted, DoubleQuoted };
+enum class YamlStyle { Plain, SingleQuoted, DoubleQuoted, Literal };
 
 // yaml_emitter_analyze_scalar + select_scalar_style for a block-context scalar.
 YamlStyle yamlStyle(const std::string& s, bool simpleKey) {
-  // encoder.stringv: strings that would resolve to something else are double-quoted. (Strings with a line
-  // break become literal blocks upstream; here they stay double-quoted, which reads back the same.)
-  if (yamlResolvesToNonString(s) || s.find('\n') != std::string::npos) return YamlStyle::DoubleQuoted;
+  // encoder.stringv: strings that would resolve to something else are double-quoted, strings with "\n" are
+  // asked for as literal blocks.
+  if (yamlResolvesToNonString(s)) return YamlStyle::DoubleQuoted;
   bool blockIndicators = false;
   bool special = false;
   bool leadingOrTrailing = false;
+  bool trailingSpace = false;
+  bool spaceBreak = false;
+  bool previousSpace = false;
   bool lineBreaks = false;
   if (s.size() >= 3 && (s.rfind("---", 0) == 0 || s.rfind("...", 0) == 0)) blockIndicators = true;
   bool precededByWhitespace = true;
@@ -294,9 +297,22 @@ YamlStyle yamlStyle(const std::string& s, bool simpleKey) {
     }
     if (!isYamlPrintable(r)) special = true;
     if (c == ' ' && (i == 0 || i + w == s.size())) leadingOrTrailing = true;
-    if (isYamlBreak(s, i)) lineBreaks = true;
+    if (c == ' ' && i + w == s.size()) trailingSpace = true;
+    if (isYamlBreak(s, i)) {
+      lineBreaks = true;
+      if (previousSpace) spaceBreak = true;
+    }
+    previousSpace = c == ' ';
     precededByWhitespace = c == ' ' || c == '\t' || isYamlBreak(s, i);
     i += w;
+  }
+  if (s.find('\n') != std::string::npos) {
+    // Literal when a block is allowed; only "\n" breaks are written that way here (other line breaks, rare
+    // in flag values, stay double-quoted).
+    const bool otherBreaks = s.find_first_of("\r") != std::string::npos || s.find("\xC2\x85") != std::string::npos ||
+                             s.find("\xE2\x80\xA8") != std::string::npos || s.find("\xE2\x80\xA9") != std::string::npos;
+    const bool blockAllowed = !trailingSpace && !spaceBreak && !special && !otherBreaks;
+    return blockAllowed && !simpleKey ? YamlStyle::Literal : YamlStyle::DoubleQuoted;
   }
   const bool plainAllowed = !(leadingOrTrailing || special || lineBreaks || blockIndicators);
   const bool singleAllowed = !special && !lineBreaks;
@@ -312,6 +328,31 @@ YamlStyle yamlStyle(const std::string& s, bool simpleKey) {
 std::string yamlScalar(const std::string& s, YamlStyle style, size_t column, size_t indent,
                        bool allowBreaks) {
   std::string out;
+  if (style == YamlStyle::Literal) {
+    // write_literal_scalar: "|", the indentation hint when the text starts with a space or break, the
+    // chomping hint ("-" without a final break, "+" when the last two characters are breaks), then each
+    // line indented. Ends with a line break exactly when the text does.
+    out = "|";
+    if (s.front() == ' ' || s.front() == '\n') out += '2';
+    if (s.back() != '\n') {
+      out += '-';
+    } else if (s.size() == 1 || s[s.size() - 2] == '\n') {
+      out += '+';
+    }
+    out += '\n';
+    bool breaks = true;
+    for (char c : s) {
+      if (c == '\n') {
+        out += '\n';
+        breaks = true;
+        continue;
+      }
+      if (breaks) out.append(indent, ' ');
+      breaks = false;
+      out += c;
+    }
+    return out;
+  }
   auto breakLine = [&] {
     out += '\n';
     out.append(indent, ' ');
@@ -322,11 +363,14 @@ std::string yamlScalar(const std::string& s, YamlStyle style, size_t column, siz
     out += style == YamlStyle::SingleQuoted ? '\'' : '"';
     ++column;
   }
+  // go-yaml's is_bom(value, i) looks at the value's first bytes whatever i is: after a leading BOM, every
+  // character is escaped.
+  const bool leadingBom = s.rfind("\xEF\xBB\xBF", 0) == 0;
   for (size_t i = 0; i < s.size();) {
     auto [r, w] = decodeRune(s, i);
     const bool nextIsSpace = i + w < s.size() && s[i + w] == ' ';
     if (style == YamlStyle::DoubleQuoted &&
-        (!isYamlPrintable(r) || r == 0xFEFF || isYamlBreak(s, i) || r == '"' || r == '\\')) {
+        (!isYamlPrintable(r) || leadingBom || isYamlBreak(s, i) || r == '"' || r == '\\')) {
       constexpr std::string_view kHex = "0123456789ABCDEF";
       std::string esc = "\\";
       switch (r) {
@@ -462,6 +506,12 @@ std::string yamlInline(const Node& n, size_t column, size_t indent) {
   return "";
 }
 
+// `text` and a line break, unless it ends with one (a literal block that keeps its final break).
+void appendLine(std::string& out, const std::string& text) {
+  out += text;
+  if (text.empty() || text.back() != '\n') out += '\n';
+}
+
 // A block mapping at `indent` (sigs.k8s.io/yaml: JSON -> map -> yaml.Marshal, so keys are sorted).
 void appendYamlMapping(std::string& out, const Node& obj, size_t indent) {
   std::vector<const std::pair<std::string, Node>*> fields;
@@ -483,13 +533,11 @@ void appendYamlMapping(std::string& out, const Node& obj, size_t indent) {
       for (const auto& item : v.items) {
         out.append(indent, ' ');
         out += "- ";
-        out += yamlInline(item, indent + 2, indent + 2);
-        out += '\n';
+        appendLine(out, yamlInline(item, indent + 2, indent + 2));
       }
     } else {
       out += ' ';
-      out += yamlInline(v, indent + keyText.size() + 2, indent + 2);
-      out += '\n';
+      appendLine(out, yamlInline(v, indent + keyText.size() + 2, indent + 2));
     }
   }
 }
