@@ -169,8 +169,7 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
     // Unlisted, as upstream's routes.DebugFlags: /statusz does not report /debug.
     server.handleUnlisted("/debug/flags", index);
     server.handleUnlisted("/debug/flags/", index);
-    server.handleUnlisted("/debug/flags/v", [setter =
-                                                 std::move(options.verbositySetter)](const Request& req) {
+    auto putVerbosity = [setter = std::move(options.verbositySetter)](const Request& req) {
       // upstream StringFlagPutHandler + GlogSetter: text/plain answers ending in "\n".
       auto plain = [](int status, std::string text) {
         Response resp;
@@ -186,15 +185,15 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       for (char c : body) digits = digits && c >= '0' && c <= '9';
       if (!digits) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": invalid syntax");
       const unsigned long long v = std::stoull(body);
-      if (v > 0xffffffffULL)
-        return plain(400, "strconv.ParseUint: parsing \"" + body + "\": value out of range");
+      if (v > 0xffffffffULL) return plain(400, "strconv.ParseUint: parsing \"" + body + "\": value out of range");
       if (v > 0x7fffffffULL) {
         return plain(400, "failed set klog.logging.verbosity " + body + ": strconv.ParseInt: parsing \"" + body +
                               "\": value out of range");
       }
       setter(static_cast<int>(v));
       return plain(200, "successfully set klog.logging.verbosity to " + body);
-    });
+    };
+    server.handleUnlisted("/debug/flags/v", std::move(putVerbosity));
   }
   ZpageOptions zpage;
   zpage.componentName = std::string(kSchedulerComponentName);
