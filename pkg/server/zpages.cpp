@@ -211,11 +211,15 @@ bool yamlResolvesToNonString(const std::string& s) {
       ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF"};
   if (kSpecial.count(s) != 0) return true;
   const char c = s[0];
-  if (c == '.') {
+  // strconv.ParseFloat succeeds: the whole text read, no overflow (underflow to 0 is fine).
+  auto parsesAsGoFloat = [](const std::string& text) {
     char* end = nullptr;
     errno = 0;
-    std::strtod(s.c_str(), &end);
-    return end == s.c_str() + s.size() && s.size() > 1 && s.find_first_of("xXpPnNiI") == std::string::npos;
+    const double d = std::strtod(text.c_str(), &end);
+    return end == text.c_str() + text.size() && !(errno == ERANGE && std::abs(d) == HUGE_VAL);
+  };
+  if (c == '.') {
+    return s.size() > 1 && s.find_first_of("xXpPnNiI") == std::string::npos && parsesAsGoFloat(s);
   }
   if (!(c == '+' || c == '-' || (c >= '0' && c <= '9'))) return false;
   if (looksLikeYamlTimestamp(s)) return true;
@@ -225,7 +229,7 @@ bool yamlResolvesToNonString(const std::string& s) {
   }
   if (parsesAsGoInt(plain)) return true;
   static const std::regex kFloat(R"(^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$)");
-  if (std::regex_match(plain, kFloat)) return true;
+  if (std::regex_match(plain, kFloat) && parsesAsGoFloat(plain)) return true;
   static const std::regex kBase60(R"(^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$)");
   return s.find(':') != std::string::npos && std::regex_match(s, kBase60);
 }

@@ -558,6 +558,11 @@ TEST(Zpages, YamlScalarsAsGoYaml) {
       {"a:", "'a:'"},
       {"a: ", "'a: '"},
       {"http://x:80/", "http://x:80/"},
+      {"1e999", "1e999"},
+      {".5e999", ".5e999"},
+      {"1e-999", "\"1e-999\""},
+      {".1e-999", "\".1e-999\""},
+      {"-1e400", "-1e400"},
   };
   for (const auto& [in, want] : cases) {
     std::string got = yamlScalarForTest(in, 3, 2);
