@@ -41,6 +41,34 @@ class AuthTest : public DaemonTest {
     return t;
   }
 
+  // Our daemon with --feature-gates=`gates`, and upstream kube-scheduler with the same configuration file and
+  // flags but --feature-gates=`upstreamGates` (none when empty); both serving when this returns without a
+  // fatal failure.
+  struct SideBySide {
+    uint16_t ours = 0;
+    uint16_t theirs = 0;
+    std::unique_ptr<Process> upstream;
+  };
+  void startSideBySide(const std::string& gates, const std::string& upstreamGates, SideBySide& out) {
+    Process& d = startDaemon({"--feature-gates=" + gates}, &out.ours);
+    ASSERT_TRUE(d.started());
+    ASSERT_TRUE(waitFor([&] { return ready(out.ours); }, 30s)) << tail(d.log());
+    auto bin = ControlPlane::binDir();
+    ASSERT_TRUE(bin.ok()) << bin.error().message();
+    out.theirs = freePort();
+    std::vector<std::string> args = {*bin + "/kube-scheduler",
+                                     "--config=" + dir_ + "/config-0.yaml",
+                                     "--bind-address=127.0.0.1",
+                                     "--secure-port=" + std::to_string(out.theirs),
+                                     "-v=2",
+                                     "--client-ca-file=" + cp_->caFile(),
+                                     "--authentication-skip-lookup=true"};
+    if (!upstreamGates.empty()) args.push_back("--feature-gates=" + upstreamGates);
+    out.upstream = std::make_unique<Process>(args, dir_ + "/upstream-kube-scheduler.log");
+    ASSERT_TRUE(waitFor([&] { return get(out.theirs, "/healthz").status == 200; }, 60s))
+        << tail(out.upstream->log());
+  }
+
   // A client certificate for `cn` (organization `org`) signed by the harness CA.
   std::pair<std::string, std::string> clientCert(const std::string& cn, const std::string& org) {
     const std::string pki = cp_->workDir() + "/pki";
@@ -187,20 +215,11 @@ TEST_F(AuthTest, WithoutKubeconfigsOnlyAlwaysAllowedPaths) {
 // configuration file and flags: the same authorization, 406 bodies and structured answers, apart from what is
 // ours to report (versions, the flags kube-scheduler-cpp does not have).
 TEST_F(AuthTest, ZpagesAsUpstream) {
-  uint16_t port = 0;
-  const std::string gates = "--feature-gates=ComponentFlagz=true,ComponentStatusz=true";
-  Process& d = startDaemon({gates}, &port);
-  ASSERT_TRUE(d.started());
-  ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
-
-  auto bin = ControlPlane::binDir();
-  ASSERT_TRUE(bin.ok()) << bin.error().message();
-  const uint16_t upPort = freePort();
-  Process upstream({*bin + "/kube-scheduler", "--config=" + dir_ + "/config-0.yaml",
-                    "--bind-address=127.0.0.1", "--secure-port=" + std::to_string(upPort), "-v=2",
-                    "--client-ca-file=" + cp_->caFile(), "--authentication-skip-lookup=true"},
-                   dir_ + "/upstream-kube-scheduler.log");
-  ASSERT_TRUE(waitFor([&] { return get(upPort, "/healthz").status == 200; }, 60s)) << tail(upstream.log());
+  SideBySide both;
+  startSideBySide("ComponentFlagz=true,ComponentStatusz=true", "", both);
+  if (HasFatalFailure()) return;
+  const uint16_t port = both.ours;
+  const uint16_t upPort = both.theirs;
 
   const auto admin = cert(cp_->clientCertFile(), cp_->clientKeyFile());
   auto accept = [&](const std::string& mediaType) {
@@ -345,21 +364,12 @@ json fromK8sCbor(std::string_view in) {
 
 // With CBORServingAndStorage on both sides: application/cbor, and the 406s that now name it.
 TEST_F(AuthTest, ZpagesCborAsUpstream) {
-  uint16_t port = 0;
-  const std::string gates =
-      "--feature-gates=ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true";
-  Process& d = startDaemon({gates}, &port);
-  ASSERT_TRUE(d.started());
-  ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
-  auto bin = ControlPlane::binDir();
-  ASSERT_TRUE(bin.ok()) << bin.error().message();
-  const uint16_t upPort = freePort();
-  Process upstream(
-      {*bin + "/kube-scheduler", "--config=" + dir_ + "/config-0.yaml", "--bind-address=127.0.0.1",
-       "--secure-port=" + std::to_string(upPort), "-v=2", "--client-ca-file=" + cp_->caFile(),
-       "--authentication-skip-lookup=true", "--feature-gates=CBORServingAndStorage=true"},
-      dir_ + "/upstream-kube-scheduler.log");
-  ASSERT_TRUE(waitFor([&] { return get(upPort, "/healthz").status == 200; }, 60s)) << tail(upstream.log());
+  SideBySide both;
+  startSideBySide("ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true",
+                  "CBORServingAndStorage=true", both);
+  if (HasFatalFailure()) return;
+  const uint16_t port = both.ours;
+  const uint16_t upPort = both.theirs;
   auto ask = [&](uint16_t p, const std::string& path, const std::string& mediaType) {
     std::vector<std::string> args = cert(cp_->clientCertFile(), cp_->clientKeyFile());
     args.insert(args.end(), {"-H", "Accept: " + mediaType});
