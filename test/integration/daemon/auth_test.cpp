@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "pkg/features/features.h"
 #include "test/integration/daemon/daemon_fixture.h"
 
 namespace ks::integration {
@@ -259,7 +260,9 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   ASSERT_TRUE(ours.is_object()) << ours;
   ASSERT_TRUE(theirs.is_object()) << theirs;
   EXPECT_EQ(ours["binaryVersion"], KS_VERSION);
-  EXPECT_EQ(ours["emulationVersion"], "1.34");
+  // The gate table's binary version (the only --emulated-version accepted).
+  EXPECT_EQ(ours["emulationVersion"],
+            std::to_string(features::kBinaryMajor) + "." + std::to_string(features::kBinaryMinor));
   EXPECT_EQ(theirs["binaryVersion"], "1.37.2");
   for (const char* field : {"binaryVersion", "emulationVersion", "goVersion", "startTime", "uptimeSeconds"}) {
     ours.erase(field);
