@@ -11,8 +11,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
      "the API client would send CBOR; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
-    {"ComponentFlagz", true, "it would serve /flagz, which kube-scheduler-cpp does not implement"},
-    {"ComponentStatusz", true, "it would serve /statusz, which kube-scheduler-cpp does not implement"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
     {"InOrderInformers", false,

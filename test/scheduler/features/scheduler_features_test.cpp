@@ -95,14 +95,29 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   auto f = schedulerFeatures(g);
   ASSERT_FALSE(f.ok());
   EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
-  // Switching the refused alpha gates back off makes AllAlpha=true usable.
-  ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,ComponentFlagz=false,ComponentStatusz=false,"
-                    "DRADeviceTaints=false,NominatedNodeNameForExpectation=false")
+  // Switching the refused alpha gates back off makes AllAlpha=true usable (ComponentFlagz and
+  // ComponentStatusz are implemented, so they may stay on).
+  ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,DRADeviceTaints=false,"
+                    "NominatedNodeNameForExpectation=false")
                   .ok());
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_TRUE(ok->plugins.enableStorageCapacityScoring);
   EXPECT_TRUE(ok->plugins.enableDRAExtendedResource);
+  EXPECT_TRUE(g.enabled("ComponentFlagz"));
+  EXPECT_TRUE(g.enabled("ComponentStatusz"));
+}
+
+// The zpages gates (Beta and on in v1.37, alpha and off in the v1.34.4 table) are accepted either way, and
+// CBORServingAndStorage (application/cbor from them).
+TEST(SchedulerFeatures, ZpagesGatesAccepted) {
+  for (const char* value : {"ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true",
+                            "ComponentFlagz=false,ComponentStatusz=false"}) {
+    FeatureGate g;
+    ASSERT_TRUE(g.set(value).ok());
+    auto f = schedulerFeatures(g);
+    EXPECT_TRUE(f.ok()) << value << ": " << f.error().message();
+  }
 }
 
 // DRAExtendedResource is GA and locked on in v1.37: on by default although the v1.34.4 table has it alpha
