@@ -42,6 +42,9 @@ struct LoggingOptions {
   uint64_t textInfoBufferSize = 0;
   bool jsonSplitStream = false;
   uint64_t jsonInfoBufferSize = 0;
+  // The buffer sizes as resource.Quantity prints the values given ("1Ki", "2048", "1e3"), for /flagz.
+  std::string textInfoBufferSizeText = "0";
+  std::string jsonInfoBufferSizeText = "0";
 };
 
 // klog's --vmodule syntax "pattern=N,...": errors as klog's ("\"x\" does not have the pattern=N format",

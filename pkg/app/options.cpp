@@ -4,18 +4,22 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <algorithm>
 #include <map>
 #include <sstream>
 #include <string_view>
 
+#include "pkg/api/quantity.h"
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
+#include "pkg/scheduler/metrics/text_format.h"
 #include "pkg/server/tls_options.h"
+#include "pkg/util/go_duration.h"
+#include "pkg/util/strings.h"
 
 namespace ks::app {
 namespace {
@@ -535,11 +539,12 @@ const std::vector<Flag>& flags() {
                    o.logging.flushFrequency = *d;
                    return {};
                  }});
-    auto quantity = [](uint64_t LoggingOptions::*field) {
-      return [field](Options& o, std::string_view v) -> VoidResult {
+    auto quantity = [](uint64_t LoggingOptions::*field, std::string LoggingOptions::*text) {
+      return [field, text](Options& o, std::string_view v) -> VoidResult {
         auto q = parseQuantity(v);
         if (!q.ok()) return q.error();
         o.logging.*field = *q;
+        o.logging.*text = api::Quantity::parse(v)->toString();
         return {};
       };
     };
@@ -559,7 +564,8 @@ const std::vector<Flag>& flags() {
                  std::string("[Alpha] In JSON format with split output streams, the info messages can be "
                              "buffered for a while to increase performance. ") +
                      kBuffer,
-                 false, quantity(&LoggingOptions::jsonInfoBufferSize)});
+                 false,
+                 quantity(&LoggingOptions::jsonInfoBufferSize, &LoggingOptions::jsonInfoBufferSizeText)});
     f.push_back({"log-json-split-stream", "", true, "", "", "Logs",
                  "[Alpha] In JSON format, write error messages to stderr and info messages to stdout. The "
                  "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
@@ -569,7 +575,8 @@ const std::vector<Flag>& flags() {
                  std::string("[Alpha] In text format with split output streams, the info messages can be "
                              "buffered for a while to increase performance. ") +
                      kBuffer,
-                 false, quantity(&LoggingOptions::textInfoBufferSize)});
+                 false,
+                 quantity(&LoggingOptions::textInfoBufferSize, &LoggingOptions::textInfoBufferSizeText)});
     f.push_back({"log-text-split-stream", "", true, "", "", "Logs",
                  "[Alpha] In text format, write error messages to stderr and info messages to stdout. The "
                  "default is to write a single stream to stdout. Enable the LoggingAlphaOptions feature gate "
@@ -619,6 +626,215 @@ const std::vector<Flag>& flags() {
   return kFlags;
 }
 
+// ---- /flagz: each flag's current value as its pflag Value's String() prints it ----
+
+// pflag's writeAsCSV (encoding/csv, one record, the trailing newline dropped).
+std::string csvRecord(const std::vector<std::string>& fields) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) out += ',';
+    const std::string& f = fields[i];
+    const bool quote =
+        !f.empty() && (f == "\\." || f.find_first_of(",\"\r\n") != std::string::npos ||
+                       std::string_view(" \t\n\v\f\r").find(f.front()) != std::string_view::npos);
+    if (!quote) {
+      out += f;
+      continue;
+    }
+    out += '"';
+    for (char c : f) {
+      if (c == '"') out += '"';
+      out += c;
+    }
+    out += '"';
+  }
+  return out;
+}
+
+// pflag stringSlice / stringToString: "[" + CSV + "]".
+std::string bracketed(const std::vector<std::string>& fields) {
+  return "[" + csvRecord(fields) + "]";
+}
+
+std::string boolText(bool b) {
+  return b ? "true" : "false";
+}
+
+std::string durationText(std::chrono::milliseconds d) {
+  return formatGoDuration(d);
+}
+
+// strconv.FormatFloat(float64(f), 'g', -1, 32): the float32's shortest digits, read back as a double, have
+// that same shortest form, which FormatFloat(..., 64) prints.
+std::string float32Text(float f) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, f);
+  if (ec != std::errc()) return std::to_string(f);
+  return metrics::formatValue(std::strtod(std::string(buf, end).c_str(), nullptr));
+}
+
+// net.IP.String(): canonical IPv6, IPv4-mapped addresses as IPv4.
+std::string ipText(const std::string& s) {
+  unsigned char buf[sizeof(struct in6_addr)];
+  char out[INET6_ADDRSTRLEN];
+  if (inet_pton(AF_INET, s.c_str(), buf) == 1) return inet_ntop(AF_INET, buf, out, sizeof out) ? out : s;
+  if (inet_pton(AF_INET6, s.c_str(), buf) != 1) return s;
+  static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  if (std::equal(kMapped, kMapped + 12, buf)) return inet_ntop(AF_INET, buf + 12, out, sizeof out) ? out : s;
+  return inet_ntop(AF_INET6, buf, out, sizeof out) ? out : s;
+}
+
+// cliflag.ColonSeparatedMultimapStringString (default empty key allowed): "key:value" pairs, stable-sorted
+// by key, values in the order given.
+std::string featureGatesText(const std::vector<std::string>& values) {
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (const auto& value : values) {
+    for (const auto& pair : split(value, ',')) {
+      if (pair.empty()) continue;
+      const size_t colon = pair.find(':');
+      if (colon == std::string_view::npos) {
+        kvs.emplace_back("", std::string(trim(pair)));
+      } else {
+        kvs.emplace_back(std::string(trim(pair.substr(0, colon))), std::string(trim(pair.substr(colon + 1))));
+      }
+    }
+  }
+  std::stable_sort(kvs.begin(), kvs.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out;
+  for (const auto& [k, v] : kvs) out += (out.empty() ? "" : ",") + k + ":" + v;
+  return out;
+}
+
+using FlagGetter = std::function<std::string(const Options&)>;
+
+const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
+  static const std::map<std::string, FlagGetter, std::less<>> kGetters = [] {
+    std::map<std::string, FlagGetter, std::less<>> g;
+    auto str = [](std::string Options::*field) { return [field](const Options& o) { return o.*field; }; };
+    auto optional = [](auto get, std::string fallback) {
+      return [get, fallback](const Options& o) -> std::string {
+        const auto& v = get(o);
+        if (!v) return fallback;
+        using T = std::decay_t<decltype(*v)>;
+        if constexpr (std::is_same_v<T, bool>)
+          return boolText(*v);
+        else if constexpr (std::is_same_v<T, std::chrono::milliseconds>)
+          return durationText(*v);
+        else if constexpr (std::is_same_v<T, float>)
+          return float32Text(*v);
+        else if constexpr (std::is_same_v<T, std::string>)
+          return *v;
+        else
+          return std::to_string(*v);
+      };
+    };
+    g["config"] = str(&Options::configFile);
+    g["master"] = str(&Options::master);
+    g["write-config-to"] = str(&Options::writeConfigTo);
+    g["bind-address"] = [](const Options& o) { return ipText(o.bindAddress); };
+    g["secure-port"] = [](const Options& o) { return std::to_string(o.securePort); };
+    g["tls-cert-file"] = str(&Options::tlsCertFile);
+    g["tls-cipher-suites"] = [](const Options& o) { return bracketed(o.tlsCipherSuites); };
+    g["tls-min-version"] = str(&Options::tlsMinVersion);
+    g["tls-private-key-file"] = str(&Options::tlsPrivateKeyFile);
+    g["authentication-kubeconfig"] = [](const Options& o) { return o.authentication.remoteKubeconfig; };
+    g["authentication-skip-lookup"] = [](const Options& o) { return boolText(o.authentication.skipLookup); };
+    g["authentication-token-webhook-cache-ttl"] = [](const Options& o) {
+      return durationText(o.authentication.cacheTtl);
+    };
+    g["authentication-tolerate-lookup-failure"] = [](const Options& o) {
+      return boolText(o.authentication.tolerateLookupFailure);
+    };
+    g["client-ca-file"] = [](const Options& o) { return o.authentication.clientCaFile; };
+    g["requestheader-allowed-names"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.allowedNames);
+    };
+    g["requestheader-client-ca-file"] = [](const Options& o) {
+      return o.authentication.requestHeader.clientCaFile;
+    };
+    g["requestheader-extra-headers-prefix"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.extraHeaderPrefixes);
+    };
+    g["requestheader-group-headers"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.groupHeaders);
+    };
+    g["requestheader-uid-headers"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.uidHeaders);
+    };
+    g["requestheader-username-headers"] = [](const Options& o) {
+      return bracketed(o.authentication.requestHeader.usernameHeaders);
+    };
+    g["authorization-always-allow-paths"] = [](const Options& o) {
+      return bracketed(o.authorization.alwaysAllowPaths);
+    };
+    g["authorization-kubeconfig"] = [](const Options& o) { return o.authorization.remoteKubeconfig; };
+    g["authorization-webhook-cache-authorized-ttl"] = [](const Options& o) {
+      return durationText(o.authorization.allowCacheTtl);
+    };
+    g["authorization-webhook-cache-unauthorized-ttl"] = [](const Options& o) {
+      return durationText(o.authorization.denyCacheTtl);
+    };
+    // Deprecated flags: upstream binds them to the defaulted configuration, so an unset one shows its
+    // default.
+    g["contention-profiling"] =
+        optional([](const Options& o) { return o.deprecated.contentionProfiling; }, "true");
+    g["kubeconfig"] = optional([](const Options& o) { return o.deprecated.kubeconfig; }, "");
+    g["kube-api-burst"] = optional([](const Options& o) { return o.deprecated.kubeApiBurst; }, "100");
+    g["kube-api-content-type"] = optional([](const Options& o) { return o.deprecated.kubeApiContentType; },
+                                          "application/vnd.kubernetes.protobuf");
+    g["kube-api-qps"] = optional([](const Options& o) { return o.deprecated.kubeApiQps; }, "50");
+    g["pod-max-in-unschedulable-pods-duration"] = [](const Options& o) {
+      return durationText(o.deprecated.podMaxInUnschedulablePodsDuration);
+    };
+    g["profiling"] = optional([](const Options& o) { return o.deprecated.profiling; }, "true");
+    g["leader-elect"] = optional([](const Options& o) { return o.leaderElection.leaderElect; }, "true");
+    g["leader-elect-lease-duration"] =
+        optional([](const Options& o) { return o.leaderElection.leaseDuration; }, "15s");
+    g["leader-elect-renew-deadline"] =
+        optional([](const Options& o) { return o.leaderElection.renewDeadline; }, "10s");
+    g["leader-elect-resource-lock"] =
+        optional([](const Options& o) { return o.leaderElection.resourceLock; }, "leases");
+    g["leader-elect-resource-name"] =
+        optional([](const Options& o) { return o.leaderElection.resourceName; }, "kube-scheduler");
+    g["leader-elect-resource-namespace"] =
+        optional([](const Options& o) { return o.leaderElection.resourceNamespace; }, "kube-system");
+    g["leader-elect-retry-period"] =
+        optional([](const Options& o) { return o.leaderElection.retryPeriod; }, "2s");
+    g["emulated-version"] = [](const Options& o) { return bracketed(o.emulatedVersion); };
+    g["min-compatibility-version"] = [](const Options& o) { return bracketed(o.minCompatibilityVersion); };
+    g["feature-gates"] = [](const Options& o) { return featureGatesText(o.featureGatesFlags); };
+    g["allow-metric-labels"] = [](const Options& o) {
+      std::vector<std::string> records;
+      if (o.metrics.allowMetricLabels) {
+        for (const auto& [k, v] : *o.metrics.allowMetricLabels) records.push_back(k + "=" + v);
+      }
+      return bracketed(records);
+    };
+    g["allow-metric-labels-manifest"] = [](const Options& o) { return o.metrics.allowMetricLabelsManifest; };
+    g["disabled-metrics"] = [](const Options& o) { return bracketed(o.metrics.disabledMetrics); };
+    g["show-hidden-metrics-for-version"] = [](const Options& o) {
+      return o.metrics.showHiddenMetricsForVersion;
+    };
+    g["log-flush-frequency"] = [](const Options& o) { return durationText(o.logging.flushFrequency); };
+    g["log-json-info-buffer-size"] = [](const Options& o) { return o.logging.jsonInfoBufferSizeText; };
+    g["log-json-split-stream"] = [](const Options& o) { return boolText(o.logging.jsonSplitStream); };
+    g["log-text-info-buffer-size"] = [](const Options& o) { return o.logging.textInfoBufferSizeText; };
+    g["log-text-split-stream"] = [](const Options& o) { return boolText(o.logging.textSplitStream); };
+    g["logging-format"] = [](const Options& o) { return o.logging.format; };
+    g["v"] = [](const Options& o) { return std::to_string(o.verbosity); };
+    g["vmodule"] = [](const Options& o) {
+      std::string out;
+      for (const auto& e : o.logging.vmodule)
+        out += (out.empty() ? "" : ",") + e.pattern + "=" + std::to_string(e.level);
+      return out;
+    };
+    g["help"] = [](const Options& o) { return boolText(o.help); };
+    g["version"] = [](const Options& o) { return boolText(o.version); };
+    return g;
+  }();
+  return kGetters;
+}
+
 const Flag* findFlag(std::string_view name) {
   for (const auto& f : flags()) {
     if (f.name == name) return &f;
@@ -649,6 +865,23 @@ std::vector<FeatureGateState> featureGateStates(const features::FeatureGate& gat
     states.push_back({std::string(spec.name), std::string(features::stageText(at->stage)), gates.enabled(spec.name)});
   }
   return states;
+}
+
+std::map<std::string, std::string> flagzValues(const Options& options) {
+  std::map<std::string, std::string> values;
+  for (const auto& f : flags()) {
+    auto it = flagGetters().find(f.name);
+    values[f.name] = it == flagGetters().end() ? "" : it->second(options);
+  }
+  return values;
+}
+
+std::vector<std::string> flagsWithoutFlagzValueForTest() {
+  std::vector<std::string> missing;
+  for (const auto& f : flags()) {
+    if (flagGetters().count(f.name) == 0) missing.push_back(f.name);
+  }
+  return missing;
 }
 
 Result<Options> parseFlags(const std::vector<std::string>& args) {

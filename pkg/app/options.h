@@ -116,6 +116,15 @@ struct Options {
 // ("unknown flag: --foo", "invalid argument \"x\" for \"--secure-port\" flag: ...").
 Result<Options> parseFlags(const std::vector<std::string>& args);
 
+// /flagz's flag reader (upstream flagz.NamedFlagSetsReader over kube-scheduler's flag sets): every flag of
+// the table, by name, with its value as upstream's pflag Value.String() prints it ("[a,b]" for lists, Go
+// durations, "true"/"false"); unset deprecated and leader election flags show their defaults, as upstream,
+// where they are bound to the defaulted configuration. No kube-scheduler flag is "classified" upstream, so
+// nothing is redacted.
+std::map<std::string, std::string> flagzValues(const Options& options);
+// The table's flags flagzValues has no value for (must be empty).
+std::vector<std::string> flagsWithoutFlagzValueForTest();
+
 // One feature gate as kubernetes_feature_enabled{name,stage} reports it.
 struct FeatureGateState {
   std::string name;

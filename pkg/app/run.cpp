@@ -18,9 +18,9 @@
 #include <spdlog/spdlog.h>
 
 #include "pkg/api/json/yaml.h"
-#include "pkg/app/observability.h"
 #include "pkg/app/heap_trimmer.h"
 #include "pkg/app/logging.h"
+#include "pkg/app/observability.h"
 #include "pkg/client/rest/config.h"
 #include "pkg/client/rest/rest_client.h"
 #include "pkg/informer/factory.h"
@@ -32,10 +32,11 @@
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
 #include "pkg/scheduler/metrics/metrics.h"
+#include "pkg/scheduler/metrics/process_collector.h"
 #include "pkg/scheduler/metrics/resources.h"
 #include "pkg/scheduler/scheduler.h"
-#include "pkg/server/healthz.h"
 #include "pkg/server/auth/delegating.h"
+#include "pkg/server/healthz.h"
 #include "pkg/server/server.h"
 #include "pkg/server/tls_options.h"
 
@@ -239,6 +240,27 @@ void waitUntil(std::stop_token stop, Pred done) {
   while (!stop.stop_requested() && !done()) std::this_thread::sleep_for(50ms);
 }
 
+// What /statusz reports for this binary. Upstream reports kube-scheduler's Go toolchain, its own release as
+// the binary version and that release's minor as the emulation version; here: the compiler (as
+// kubernetes_build_info's go_version label), kube-scheduler-cpp's version (as --version) and the Kubernetes
+// minor whose behaviour it implements (the feature gate table's binary version: upstream's statusz registry
+// takes the build's default effective version, not the --emulated-version one).
+server::StatuszInfo statuszInfo() {
+  server::StatuszInfo info;
+  const auto stats = metrics::readProcessStats();
+  if (stats.stat && stats.stat->startTimeSeconds) {
+    info.startTime = std::chrono::system_clock::time_point(
+        std::chrono::seconds(static_cast<int64_t>(*stats.stat->startTimeSeconds)));
+  } else {
+    info.startTime = std::chrono::system_clock::now();
+  }
+  info.goVersion = buildInfo().goVersion;
+  info.binaryVersion = KS_VERSION;
+  info.emulationVersion =
+      std::to_string(features::kBinaryMajor) + "." + std::to_string(features::kBinaryMinor);
+  return info;
+}
+
 int fail(const Error& e) {
   spdlog::error("{}", e.message());
   return 1;
@@ -386,6 +408,12 @@ int runDaemon(const Options& options) {
       // counterpart here (docs/running.md: use perf).
       eo.verbositySetter = [](int v) { setVerbosity(v); };
     }
+    // upstream newEndpointsHandler: the zpages when their gates are on (Beta, on by default in v1.37).
+    if (options.featureGates.enabled("ComponentFlagz")) {
+      eo.flagz = [values = flagzValues(options)] { return values; };
+    }
+    if (options.featureGates.enabled("ComponentStatusz")) eo.statusz = statuszInfo();
+    eo.zpagesCbor = options.featureGates.enabled("CBORServingAndStorage");
     server::installSchedulerEndpoints(*srv, std::move(eo));
     srv->start();
     spdlog::info("Serving securely on {}:{}", options.bindAddress.empty() ? "0.0.0.0" : options.bindAddress,

@@ -166,9 +166,10 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
           "flags:<br>\n<table>\n<tr>v<br>\n</table>\n<br>\nfull flags configurable<br>\n</body>\n</html>\n";
       return resp;
     };
-    server.handle("/debug/flags", index);
-    server.handle("/debug/flags/", index);
-    server.handle("/debug/flags/v", [setter = std::move(options.verbositySetter)](const Request& req) {
+    // Unlisted, as upstream's routes.DebugFlags: /statusz does not report /debug.
+    server.handleUnlisted("/debug/flags", index);
+    server.handleUnlisted("/debug/flags/", index);
+    auto putVerbosity = [setter = std::move(options.verbositySetter)](const Request& req) {
       // upstream StringFlagPutHandler + GlogSetter: text/plain answers ending in "\n".
       auto plain = [](int status, std::string text) {
         Response resp;
@@ -191,7 +192,16 @@ void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options
       }
       setter(static_cast<int>(v));
       return plain(200, "successfully set klog.logging.verbosity to " + body);
-    });
+    };
+    server.handleUnlisted("/debug/flags/v", std::move(putVerbosity));
+  }
+  ZpageOptions zpage;
+  zpage.componentName = std::string(kSchedulerComponentName);
+  zpage.cbor = options.zpagesCbor;
+  if (options.flagz) server.handle("/flagz", flagzHandler(zpage, std::move(options.flagz)));
+  if (options.statusz) {
+    options.statusz->listedPaths = server.listedPaths();
+    server.handle("/statusz", statuszHandler(zpage, std::move(*options.statusz)));
   }
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "pkg/server/server.h"
+#include "pkg/server/zpages.h"
 #include "pkg/util/result.h"
 
 namespace ks::server {
@@ -75,10 +76,20 @@ struct SchedulerEndpointsOptions {
   // Optional (enableProfiling): sets the log verbosity; installs /debug/flags (index) and /debug/flags/v
   // (PUT a number, as upstream's routes.DebugFlags with logs.GlogSetter).
   std::function<void(int)> verbositySetter;
+  // Optional (ComponentFlagz): /flagz over these flags.
+  FlagReader flagz;
+  // Optional (ComponentStatusz): /statusz. Installed last; its listedPaths are the server's listed paths
+  // at that point, as upstream's statusz.NewRegistry(..., WithListedPaths(mux.ListedPaths())).
+  std::optional<StatuszInfo> statusz;
+  // Both offer application/cbor (upstream: the CBORServingAndStorage gate).
+  bool zpagesCbor = false;
 };
 
+// The component name /flagz and /statusz report (upstream's kubeScheduler constant).
+inline constexpr std::string_view kSchedulerComponentName = "kube-scheduler";
+
 // Installs /healthz, /livez, /readyz (+ per-check paths), /metrics, /metrics/resources, /metrics/slis,
-// /configz and, with verbositySetter, /debug/flags/v.
+// /configz, with verbositySetter /debug/flags/v (unlisted), then /flagz and /statusz when given.
 void installSchedulerEndpoints(Server& server, SchedulerEndpointsOptions options);
 
 }  // namespace ks::server

@@ -343,6 +343,7 @@ struct Server::Impl {
   int wakeWrite = -1;
   uint16_t port = 0;
   std::map<std::string, Handler, std::less<>> routes;
+  std::set<std::string> listed;
   Filter filter;
   std::vector<std::pair<std::string, std::string>> defaultHeaders;
 
@@ -591,7 +592,17 @@ Result<std::unique_ptr<Server>> Server::create(ServerOptions options) {
 }
 
 void Server::handle(std::string path, Handler handler) {
+  impl_->listed.insert(path);
   impl_->routes[std::move(path)] = std::move(handler);
+}
+
+void Server::handleUnlisted(std::string path, Handler handler) {
+  impl_->listed.erase(path);
+  impl_->routes[std::move(path)] = std::move(handler);
+}
+
+std::vector<std::string> Server::listedPaths() const {
+  return {impl_->listed.begin(), impl_->listed.end()};
 }
 
 void Server::setFilter(Filter filter) {

@@ -97,8 +97,12 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Routes `path` (exact match) to `handler`. Call before start().
+  // Routes `path` (exact match) to `handler`, and lists it (listedPaths). Call before start().
   void handle(std::string path, Handler handler);
+  // Routes `path` without listing it, as upstream's PathRecorderMux.UnlistedHandle (/debug/flags).
+  void handleUnlisted(std::string path, Handler handler);
+  // The paths routed with handle(), sorted (upstream ListedPaths; /statusz reports them).
+  std::vector<std::string> listedPaths() const;
   // Installs the filter every request passes first (authentication and authorization). Call before start().
   void setFilter(Filter filter);
   // Adds header `name: value` to every response that does not set `name` itself (upstream's

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -584,6 +585,133 @@ TEST(Usage, AuthenticationAndAuthorizationSections) {
   EXPECT_THAT(u, HasSubstr("(default true)"));
   EXPECT_THAT(u, HasSubstr("Possible values: VersionTLS10, VersionTLS11, VersionTLS12, VersionTLS13"));
   EXPECT_THAT(u, HasSubstr("Insecure values: TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256, TLS_ECDHE_ECDSA_WITH_RC4_128_SHA"));
+}
+
+// /flagz's values, against what kube-scheduler v1.37.2's /flagz printed for the same command lines (recorded
+// from the real binary; upstream's flags kube-scheduler-cpp lacks, e.g. --cert-dir, left out).
+std::map<std::string, std::string> parsedFlagz(const std::vector<std::string>& args) {
+  auto o = parseFlags(args);
+  EXPECT_TRUE(o.ok()) << o.error().message();
+  return o.ok() ? flagzValues(*o) : std::map<std::string, std::string>{};
+}
+
+TEST(Flagz, EveryFlagHasAValue) {
+  EXPECT_THAT(flagsWithoutFlagzValueForTest(), ::testing::IsEmpty());
+}
+
+TEST(Flagz, UpstreamDefaults) {
+  const std::map<std::string, std::string> want = {
+      {"allow-metric-labels", "[]"},
+      {"allow-metric-labels-manifest", ""},
+      {"authentication-kubeconfig", ""},
+      {"authentication-skip-lookup", "false"},
+      {"authentication-token-webhook-cache-ttl", "10s"},
+      {"authentication-tolerate-lookup-failure", "true"},
+      {"authorization-always-allow-paths", "[/flagz,/statusz,/healthz,/configz]"},
+      {"authorization-kubeconfig", ""},
+      {"authorization-webhook-cache-authorized-ttl", "10s"},
+      {"authorization-webhook-cache-unauthorized-ttl", "10s"},
+      {"bind-address", "127.0.0.1"},
+      {"client-ca-file", ""},
+      {"config", ""},
+      {"contention-profiling", "true"},
+      {"disabled-metrics", "[]"},
+      {"emulated-version", "[]"},
+      {"feature-gates", ""},
+      {"help", "false"},
+      {"kube-api-burst", "100"},
+      {"kube-api-content-type", "application/vnd.kubernetes.protobuf"},
+      {"kube-api-qps", "50"},
+      {"kubeconfig", "kc.yaml"},
+      {"leader-elect", "false"},
+      {"leader-elect-lease-duration", "15s"},
+      {"leader-elect-renew-deadline", "10s"},
+      {"leader-elect-resource-lock", "leases"},
+      {"leader-elect-resource-name", "kube-scheduler"},
+      {"leader-elect-resource-namespace", "kube-system"},
+      {"leader-elect-retry-period", "2s"},
+      {"log-flush-frequency", "5s"},
+      {"log-json-info-buffer-size", "0"},
+      {"log-json-split-stream", "false"},
+      {"log-text-info-buffer-size", "0"},
+      {"log-text-split-stream", "false"},
+      {"logging-format", "text"},
+      {"master", ""},
+      {"pod-max-in-unschedulable-pods-duration", "5m0s"},
+      {"profiling", "true"},
+      {"requestheader-allowed-names", "[]"},
+      {"requestheader-client-ca-file", ""},
+      {"requestheader-extra-headers-prefix", "[x-remote-extra-]"},
+      {"requestheader-group-headers", "[x-remote-group]"},
+      {"requestheader-uid-headers", "[]"},
+      {"requestheader-username-headers", "[x-remote-user]"},
+      {"secure-port", "18259"},
+      {"show-hidden-metrics-for-version", ""},
+      {"tls-cert-file", ""},
+      {"tls-cipher-suites", "[]"},
+      {"tls-min-version", ""},
+      {"tls-private-key-file", ""},
+      {"v", "0"},
+      {"version", "false"},
+      {"vmodule", ""},
+      {"write-config-to", ""},
+  };
+  EXPECT_EQ(parsedFlagz({"--kubeconfig=kc.yaml", "--secure-port=18259", "--bind-address=127.0.0.1",
+                         "--leader-elect=false",
+                         "--authorization-always-allow-paths=/flagz,/statusz,/healthz,/configz"}),
+            want);
+}
+
+TEST(Flagz, UpstreamValueFormats) {
+  auto got = parsedFlagz(
+      {"--authorization-always-allow-paths=/flagz,/statusz", "--authorization-always-allow-paths=/x",
+       "--feature-gates=ComponentFlagz=true,LoggingAlphaOptions=true",
+       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.34", "--vmodule=foo=2,bar=3",
+       "-v=2", "--kube-api-qps=1.5", "--leader-elect-lease-duration=90s", "--allow-metric-labels=a,b=c",
+       "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2", "--log-json-info-buffer-size=1Ki",
+       "--requestheader-group-headers=a", "--requestheader-group-headers=b",
+       "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+       "--log-flush-frequency=1500ms", "--show-hidden-metrics-for-version=1.33", "--profiling=false"});
+  const std::map<std::string, std::string> want = {
+      {"allow-metric-labels", R"(["a,b=c","x,y=z"])"},
+      {"authorization-always-allow-paths", "[/flagz,/statusz,/x]"},
+      {"disabled-metrics", "[m1,m2]"},
+      {"emulated-version", "[kube=1.34]"},
+      {"feature-gates", ":ComponentFlagz=true,:LoggingAlphaOptions=true,:DRAConsumableCapacity=false"},
+      {"kube-api-qps", "1.5"},
+      {"leader-elect-lease-duration", "1m30s"},
+      {"log-flush-frequency", "1.5s"},
+      {"log-json-info-buffer-size", "1Ki"},
+      {"profiling", "false"},
+      {"requestheader-group-headers", "[a,b]"},
+      {"show-hidden-metrics-for-version", "1.33"},
+      {"tls-cipher-suites",
+       "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]"},
+      {"v", "2"},
+      {"vmodule", "foo=2,bar=3"},
+  };
+  for (const auto& [name, value] : want) EXPECT_EQ(got[name], value) << name;
+  // The component prefix sorts after the empty one; values keep their order.
+  EXPECT_EQ(
+      parsedFlagz(
+          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:DRAAdminAccess=false"})["feature-gates"],
+      "kube:DRAConsumableCapacity=true,kube:DRAAdminAccess=false");
+  EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.0001"})["kube-api-qps"], "0.0001");
+  EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.00001"})["kube-api-qps"], "1e-05");
+  EXPECT_EQ(parsedFlagz({"--kube-api-qps=3e21"})["kube-api-qps"], "3e+21");
+  EXPECT_EQ(parsedFlagz({"--kube-api-qps=1000000"})["kube-api-qps"], "1e+06");
+  // resource.Quantity's canonical text in the format given.
+  auto bufferSize = [](const std::string& v) {
+    return parsedFlagz({"--feature-gates=LoggingAlphaOptions=true",
+                        "--log-text-info-buffer-size=" + v})["log-text-info-buffer-size"];
+  };
+  EXPECT_EQ(bufferSize("2048"), "2048");
+  EXPECT_EQ(bufferSize("1024Ki"), "1Mi");
+  EXPECT_EQ(bufferSize("3000"), "3k");
+  EXPECT_EQ(parsedFlagz({"--bind-address=::ffff:10.0.0.1"})["bind-address"], "10.0.0.1");
+  EXPECT_EQ(parsedFlagz({"--bind-address=0:0::1"})["bind-address"], "::1");
+  EXPECT_EQ(parsedFlagz({"--disabled-metrics=a b", "--disabled-metrics= c"})["disabled-metrics"],
+            R"([a b," c"])");
 }
 
 }  // namespace

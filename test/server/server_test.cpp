@@ -15,11 +15,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -169,6 +170,9 @@ class SchedulerEndpointsTest : public ::testing::Test {
       observed_.push_back(std::string(type) + "/" + std::string(check) + (ok ? " ok" : " failed"));
     };
     opts.verbositySetter = [this](int v) { verbosity_ = v; };
+    opts.flagz = [] { return std::map<std::string, std::string>{{"secure-port", "10259"}}; };
+    opts.statusz.emplace();
+    opts.statusz->binaryVersion = "0.1.0";
     installSchedulerEndpoints(*server_, std::move(opts));
     server_->start();
   }
@@ -334,6 +338,25 @@ TEST(SchedulerEndpoints, NoDebugFlagsWithoutProfiling) {
   EXPECT_EQ(tlsPut((*s)->port(), "/debug/flags/v", "4").status, 404);
   EXPECT_EQ(tlsGet((*s)->port(), "/debug/flags").status, 404);
   (*s)->stop();
+}
+
+// upstream: /statusz lists the paths routed before it (not itself; /debug/flags is unlisted), by first
+// segment; both sit behind the filter like /configz.
+TEST_F(SchedulerEndpointsTest, FlagzAndStatusz) {
+  EXPECT_EQ(server_->listedPaths(),
+            (std::vector<std::string>{"/configz", "/flagz", "/healthz", "/healthz/leaderElection", "/livez",
+                                      "/livez/ping", "/metrics", "/metrics/resources", "/metrics/slis",
+                                      "/readyz", "/readyz/leaderElection", "/readyz/sched-handler-sync",
+                                      "/readyz/shutdown", "/statusz"}));
+  HttpReply statusz = tlsGet(server_->port(), "/statusz");
+  EXPECT_EQ(statusz.status, 200);
+  EXPECT_THAT(statusz.body, HasSubstr("\nkube-scheduler statusz\n"));
+  EXPECT_THAT(statusz.body, HasSubstr(" /configz /flagz /healthz /livez /metrics /readyz\n"));
+  EXPECT_THAT(statusz.body, HasSubstr("Binary version"));
+  HttpReply flagz = tlsGet(server_->port(), "/flagz");
+  EXPECT_EQ(flagz.status, 200);
+  EXPECT_THAT(flagz.body, HasSubstr("\nkube-scheduler flagz\n"));
+  EXPECT_THAT(flagz.body, HasSubstr("secure-port"));
 }
 
 TEST_F(SchedulerEndpointsTest, UnknownPathIs404) {

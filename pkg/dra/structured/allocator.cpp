@@ -12,6 +12,18 @@
 #include "pkg/dra/structured/consumable_capacity.h"
 
 namespace ks::dra::structured {
+
+cel::Device celDevice(const api::Device& device, const std::string& driver) {
+  cel::Device d;
+  d.driver = driver;
+  d.allowMultipleAllocations = device.allowMultipleAllocations;
+  for (const auto& [name, a] : device.attributes)
+    d.attributes.emplace(name,
+                         cel::DeviceAttributeValue{a.intValue, a.boolValue, a.stringValue, a.versionValue});
+  for (const auto& [name, c] : device.capacity) d.capacity.emplace(name, c.value);
+  return d;
+}
+
 namespace {
 
 const std::vector<api::DeviceSelector> kNoSelectors;
@@ -343,17 +355,6 @@ Result<std::optional<api::NodeSelector>> createNodeSelector(const std::vector<In
   if (!term.matchFields.empty() || !term.matchExpressions.empty())
     return std::optional<api::NodeSelector>(std::move(ns));
   return std::optional<api::NodeSelector>();
-}
-
-cel::Device celDevice(const api::Device& device, const std::string& driver) {
-  cel::Device d;
-  d.driver = driver;
-  d.allowMultipleAllocations = device.allowMultipleAllocations;
-  for (const auto& [name, a] : device.attributes)
-    d.attributes.emplace(name,
-                         cel::DeviceAttributeValue{a.intValue, a.boolValue, a.stringValue, a.versionValue});
-  for (const auto& [name, c] : device.capacity) d.capacity.emplace(name, c.value);
-  return d;
 }
 
 // allocateOne's outcome besides errors: upstream's (true, nil), (false, nil) and

@@ -59,6 +59,9 @@ inline constexpr int64_t kAllocationResultsMaxSize = 32;
 
 using ResourceClaimPtr = std::shared_ptr<const api::ResourceClaim>;
 
+// The device as CEL selectors see it: driver, allowMultipleAllocations, attributes and capacities.
+cel::Device celDevice(const api::Device& device, const std::string& driver);
+
 // An allocate() error. failedOnNode(): the error concerns only this node's view of the cluster (invalid
 // resource pools), so the scheduler treats it as the node being unschedulable, not as a broken claim
 // (upstream's errors wrapping ErrFailedAllocationOnNode).

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -70,11 +71,11 @@ class DraTest : public DaemonTest, public ::testing::WithParamInterface<Schedule
   }
 
   // The scheduler of this case, with the same configuration either way (profile kSchedulerName, the
-  // default plugins, DynamicResources among them).
-  void startScheduler() {
+  // default plugins, DynamicResources among them, plus `profileExtra`).
+  void startScheduler(const std::string& profileExtra = "") {
     if (GetParam() == Scheduler::Ours) {
       uint16_t port = 0;
-      Process& d = startDaemon({}, &port);
+      Process& d = startDaemon({}, &port, "", profileExtra);
       ASSERT_TRUE(waitFor(
           [&] {
             return httpsGet(port, "/readyz").value_or(std::pair{0, ""}).first == 200;
@@ -86,7 +87,7 @@ class DraTest : public DaemonTest, public ::testing::WithParamInterface<Schedule
     auto bin = ControlPlane::binDir();
     ASSERT_TRUE(bin.ok()) << bin.error().message();
     const std::string cfg = dir_ + "/upstream-config.yaml";
-    std::ofstream(cfg) << schedulerConfig(cp_->kubeconfigPath());
+    std::ofstream(cfg) << schedulerConfig(cp_->kubeconfigPath(), "", profileExtra);
     const uint16_t port = freePort();
     upstream_ = std::make_unique<Process>(
         std::vector<std::string>{*bin + "/kube-scheduler", "--config=" + cfg, "--bind-address=127.0.0.1",
@@ -320,6 +321,47 @@ TEST_P(DraTest, ExtendedResourceBackedByDeviceClassGetsAClaimTheSchedulerCreates
       << claim.dump(2);
   EXPECT_THAT(claim["metadata"].value("finalizers", std::vector<std::string>{}),
               ::testing::Contains("resource.kubernetes.io/delete-protection"));
+}
+
+// Scoring a DRA-backed extended resource: with NodeResourcesFit's MostAllocated over example.com/gpu only,
+// n1, n2 and n3 (four, two and three GPUs) differ in nothing else, and the pods request nothing else
+// (BalancedAllocation skips them). The first pod scores 25, 50 and 33, the second (n2's first GPU taken)
+// 25, 100 and 33: both go to n2. Without DRA capacity in the score every node would tie at 0.
+TEST_P(DraTest, ExtendedResourceBackedByDeviceClassIsScoredFromTheNodesDevices) {
+  kubectlOk({"create", "namespace", "t"});
+  json cls = deviceClass();
+  cls["spec"]["extendedResourceName"] = "example.com/gpu";
+  std::vector<json> objects = {cls};
+  for (const auto& [node, gpus] : std::vector<std::pair<std::string, int>>{{"n1", 4}, {"n2", 2}, {"n3", 3}}) {
+    json slice = resourceSlice(node, "a100");
+    for (int i = 1; i < gpus; i++) {
+      json device = slice["spec"]["devices"][0];
+      device["name"] = "gpu-" + std::to_string(i);
+      slice["spec"]["devices"].push_back(device);
+    }
+    objects.push_back(nodeJson(node));
+    objects.push_back(slice);
+  }
+  kubectlOk({"create", "-f", "-"}, listOf(objects).dump());
+  startScheduler(
+      "    pluginConfig:\n"
+      "      - name: NodeResourcesFit\n"
+      "        args:\n"
+      "          scoringStrategy:\n"
+      "            type: MostAllocated\n"
+      "            resources:\n"
+      "              - name: example.com/gpu\n"
+      "                weight: 1\n");
+  if (HasFatalFailure()) return;
+
+  for (const std::string name : {"gpu-user-1", "gpu-user-2"}) {
+    json pod = podJson("t", name);
+    pod["spec"]["containers"][0]["resources"] = {{"requests", {{"example.com/gpu", "1"}}},
+                                                 {"limits", {{"example.com/gpu", "1"}}}};
+    kubectlOk({"create", "-f", "-"}, pod.dump());
+    ASSERT_TRUE(waitFor([&] { return !nodeNameOf("t", name).empty(); }, 60s)) << schedulerLog();
+    EXPECT_EQ(nodeNameOf("t", name), "n2") << schedulerLog();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedulers, DraTest, ::testing::Values(Scheduler::Ours, Scheduler::Upstream),

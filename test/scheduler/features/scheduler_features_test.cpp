@@ -111,6 +111,20 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_TRUE(ok->plugins.enableStorageCapacityScoring);
   EXPECT_TRUE(ok->plugins.enableDRAExtendedResource);
+  EXPECT_TRUE(g.enabled("ComponentFlagz"));
+  EXPECT_TRUE(g.enabled("ComponentStatusz"));
+}
+
+// The zpages gates (Beta and on in v1.37, alpha and off in the v1.34.4 table) are accepted either way, and
+// CBORServingAndStorage (application/cbor from them).
+TEST(SchedulerFeatures, ZpagesGatesAccepted) {
+  for (const char* value : {"ComponentFlagz=true,ComponentStatusz=true,CBORServingAndStorage=true",
+                            "ComponentFlagz=false,ComponentStatusz=false"}) {
+    FeatureGate g;
+    ASSERT_TRUE(g.set(value).ok());
+    auto f = schedulerFeatures(g);
+    EXPECT_TRUE(f.ok()) << value << ": " << f.error().message();
+  }
 }
 
 }  // namespace

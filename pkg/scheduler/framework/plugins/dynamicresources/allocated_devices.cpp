@@ -36,6 +36,11 @@ std::pair<std::set<DeviceID>, int64_t> AllocatedDevices::get() const {
   return {ids_, revision_};
 }
 
+std::pair<std::set<SharedDeviceID>, int64_t> AllocatedDevices::sharedDeviceIDs() const {
+  std::shared_lock lock(mu_);
+  return {shareIds_, revision_};
+}
+
 std::pair<dra::structured::ConsumedCapacityCollection, int64_t> AllocatedDevices::capacities() const {
   std::shared_lock lock(mu_);
   return {capacities_, revision_};

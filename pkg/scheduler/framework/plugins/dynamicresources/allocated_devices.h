@@ -34,6 +34,8 @@ class AllocatedDevices {
 
   // A copy of the dedicated devices and the revision it belongs to.
   std::pair<std::set<dra::structured::DeviceID>, int64_t> get() const;
+  // A copy of the shares of multi-allocatable devices (only kept with consumable capacity).
+  std::pair<std::set<dra::structured::SharedDeviceID>, int64_t> sharedDeviceIDs() const;
   std::pair<dra::structured::ConsumedCapacityCollection, int64_t> capacities() const;
   int64_t revision() const;
 

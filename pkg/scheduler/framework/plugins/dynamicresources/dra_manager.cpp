@@ -95,13 +95,16 @@ Result<std::set<dra::structured::DeviceID>> DefaultDRAManager::listAllAllocatedD
 
 Result<dra::structured::AllocatedState> DefaultDRAManager::gatherAllocatedState() const {
   auto [allocated, revision1] = allocatedDevices_->get();
-  auto [capacity, revision2] = allocatedDevices_->capacities();
-  if (revision1 != revision2) return Error(std::string(framework::kConcurrentModification));
+  auto [shared, revision2] = allocatedDevices_->sharedDeviceIDs();
+  auto [capacity, revision3] = allocatedDevices_->capacities();
+  if (revision1 != revision2 || revision2 != revision3)
+    return Error(std::string(framework::kConcurrentModification));
+  // Without consumable capacity the tracker keeps no shares (a share ID then counts as the whole device).
   dra::structured::AllocatedState state;
   state.allocatedDevices = std::move(allocated);
+  state.allocatedSharedDeviceIDs = std::move(shared);
   state.aggregatedCapacity = std::move(capacity);
   {
-    // As upstream, only in-flight claims contribute shared device IDs.
     std::lock_guard lock(inFlightMu_);
     for (const auto& [uid, claim] : inFlight_) {
       foreachAllocatedDevice(

@@ -8,7 +8,7 @@ namespace ks::plugins::noderesources {
 
 Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
     const config::NodeResourcesBalancedAllocationArgs& args, const Features& features,
-    const framework::DeviceClassResolver* deviceClasses) {
+    const framework::DeviceClassResolver* deviceClasses, framework::SharedDRAManager* draManager) {
   if (auto errs = config::validateNodeResourcesBalancedAllocationArgs("", args); !errs.empty()) {
     return Error(config::aggregateMessage(errs));
   }
@@ -17,8 +17,10 @@ Result<std::unique_ptr<BalancedAllocation>> BalancedAllocation::create(
   opts.useStatusResources = features.enableInPlacePodVerticalScaling;
   opts.inPlacePodLevelResourcesVerticalScaling = features.enableInPlacePodLevelResourcesVerticalScaling;
   opts.skipPodLevelResources = !features.enablePodLevelResources;
+  ResourceAllocationScorer scorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts);
+  if (features.enableDRAExtendedResource) scorer.enableDRAExtendedResource(draManager, deviceClasses);
   return std::unique_ptr<BalancedAllocation>(new BalancedAllocation(
-      ResourceAllocationScorer(std::string(kName), ScoringStrategyType::Balanced, args.resources, opts),
+      std::move(scorer),
       ResourceRequestsOptions{features.enablePodLevelResources, features.enableDRAExtendedResource},
       features.enableDRAExtendedResource ? deviceClasses : nullptr));
 }
@@ -32,8 +34,8 @@ Result<std::unique_ptr<framework::Plugin>> BalancedAllocation::create(const conf
     typed = dynamic_cast<const config::NodeResourcesBalancedAllocationArgs*>(args);
     if (typed == nullptr) return Error("want args to be of type NodeResourcesBalancedAllocationArgs");
   }
-  const framework::SharedDRAManager* dra = handle.sharedDRAManager();
-  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr);
+  framework::SharedDRAManager* dra = handle.sharedDRAManager();
+  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr, dra);
   if (!p.ok()) return p.error();
   return std::unique_ptr<framework::Plugin>(std::move(p).value());
 }
@@ -43,19 +45,16 @@ framework::Status BalancedAllocation::preScore(framework::CycleState& state, con
   std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
   // Scoring best-effort pods would pile them onto the same node.
   if (ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status(framework::Code::Skip);
-  state.write(std::make_unique<BalancedAllocationPreScoreState>(std::move(requests)));
+  auto dra = scorer_.draPreScoreState();
+  if (!dra.ok()) return framework::Status::error(dra.error().message());
+  state.write(std::make_unique<BalancedAllocationPreScoreState>(std::move(requests), std::move(*dra)));
   return framework::Status();
 }
 
 framework::Status BalancedAllocation::score(framework::CycleState& state, const framework::PodInfo& pod,
                                             const framework::NodeInfo& nodeInfo, int64_t& score) {
-  score = 0;
-  if (const auto* s = state.read<BalancedAllocationPreScoreState>(); s != nullptr) {
-    return scorer_.score(nodeInfo, s->podRequests(), score);
-  }
-  const std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
-  if (ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status();
-  return scorer_.score(nodeInfo, requests, score);
+  return scoreWithPreScoreState<BalancedAllocationPreScoreState>(scorer_, state, pod.pod(), nodeInfo, true,
+                                                                 score);
 }
 
 framework::Status BalancedAllocation::signPod(const api::Pod& pod,

@@ -18,18 +18,13 @@
 
 namespace ks::plugins::noderesources {
 
-// The pod's per-resource requests, computed in PreScore.
-class BalancedAllocationPreScoreState final : public framework::StateData {
+// The pod's per-resource requests and the cycle's DRA data, computed in PreScore.
+class BalancedAllocationPreScoreState final : public ScoringPreScoreState {
  public:
-  explicit BalancedAllocationPreScoreState(std::vector<int64_t> podRequests)
-      : podRequests_(std::move(podRequests)) {}
+  using ScoringPreScoreState::ScoringPreScoreState;
   std::unique_ptr<framework::StateData> clone() const override {
     return std::make_unique<BalancedAllocationPreScoreState>(*this);
   }
-  const std::vector<int64_t>& podRequests() const { return podRequests_; }
-
- private:
-  std::vector<int64_t> podRequests_;
 };
 
 class BalancedAllocation final : public framework::PreScorePlugin,
@@ -40,9 +35,11 @@ class BalancedAllocation final : public framework::PreScorePlugin,
 
   // Validates args with config::validateNodeResourcesBalancedAllocationArgs, as upstream.
   // `deviceClasses`: the SharedDRAManager's extended-resource resolver (DRAExtendedResource), may be null.
+  // `draManager`: where scoring reads DRA-backed extended resources (DRAExtendedResource), may be null.
   static Result<std::unique_ptr<BalancedAllocation>> create(
       const config::NodeResourcesBalancedAllocationArgs& args, const Features& features = {},
-      const framework::DeviceClassResolver* deviceClasses = nullptr);
+      const framework::DeviceClassResolver* deviceClasses = nullptr,
+      framework::SharedDRAManager* draManager = nullptr);
   static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
                                                            framework::Handle& handle,
                                                            const Features& features = {});
@@ -52,7 +49,8 @@ class BalancedAllocation final : public framework::PreScorePlugin,
   // Opportunistic batching (upstream SignPod): as NodeResourcesFit's.
   framework::Status signPod(const api::Pod& pod, std::vector<framework::SignFragment>& fragments) override;
 
-  // Skip for best-effort pods; otherwise stores the pod's requests.
+  // Skip for best-effort pods; otherwise stores the pod's requests and the cycle's DRA data (Error when
+  // that can't be gathered).
   framework::Status preScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<const framework::NodeInfoPtr> nodes) override;
   // 0 for a best-effort pod when PreScore didn't run.

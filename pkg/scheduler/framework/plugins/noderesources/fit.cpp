@@ -217,7 +217,8 @@ Fit::Fit(const config::NodeResourcesFitArgs& args, const Features& features, Res
       deviceClasses_(features.enableDRAExtendedResource ? deviceClasses : nullptr) {}
 
 Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& args, const Features& features,
-                                         const framework::DeviceClassResolver* deviceClasses) {
+                                         const framework::DeviceClassResolver* deviceClasses,
+                                         framework::SharedDRAManager* draManager) {
   if (auto errs = config::validateNodeResourcesFitArgs("", args); !errs.empty()) {
     return Error(config::aggregateMessage(errs));
   }
@@ -239,6 +240,7 @@ Result<std::unique_ptr<Fit>> Fit::create(const config::NodeResourcesFitArgs& arg
   opts.useStatusResources = false;
   opts.skipPodLevelResources = true;
   ResourceAllocationScorer scorer(s.type, type, s.resources, opts, rtcrShape(s));
+  if (features.enableDRAExtendedResource) scorer.enableDRAExtendedResource(draManager, deviceClasses);
   return std::unique_ptr<Fit>(new Fit(args, features, std::move(scorer), deviceClasses));
 }
 
@@ -250,8 +252,8 @@ Result<std::unique_ptr<framework::Plugin>> Fit::create(const config::PluginArgs*
     typed = dynamic_cast<const config::NodeResourcesFitArgs*>(args);
     if (typed == nullptr) return Error("want args to be of type NodeResourcesFitArgs");
   }
-  const framework::SharedDRAManager* dra = handle.sharedDRAManager();
-  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr);
+  framework::SharedDRAManager* dra = handle.sharedDRAManager();
+  auto p = create(*typed, features, dra != nullptr ? dra->deviceClassResolver() : nullptr, dra);
   if (!p.ok()) return p.error();
   return std::unique_ptr<framework::Plugin>(std::move(p).value());
 }
@@ -292,17 +294,16 @@ framework::Status Fit::filter(framework::CycleState& state, const framework::Pod
 
 framework::Status Fit::preScore(framework::CycleState& state, const framework::PodInfo& pod,
                                 std::span<const framework::NodeInfoPtr> /*nodes*/) {
-  state.write(std::make_unique<PreScoreState>(scorer_.podRequests(pod.pod())));
+  std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
+  auto dra = scorer_.draPreScoreState();
+  if (!dra.ok()) return framework::Status::error(dra.error().message());
+  state.write(std::make_unique<PreScoreState>(std::move(requests), std::move(*dra)));
   return framework::Status();
 }
 
 framework::Status Fit::score(framework::CycleState& state, const framework::PodInfo& pod,
                              const framework::NodeInfo& nodeInfo, int64_t& score) {
-  if (const auto* s = state.read<PreScoreState>(); s != nullptr) {
-    return scorer_.score(nodeInfo, s->podRequests(), score);
-  }
-  const std::vector<int64_t> requests = scorer_.podRequests(pod.pod());
-  return scorer_.score(nodeInfo, requests, score);
+  return scoreWithPreScoreState<PreScoreState>(scorer_, state, pod.pod(), nodeInfo, false, score);
 }
 
 Result<std::vector<framework::ClusterEventWithHint>> Fit::eventsToRegister() {

@@ -4,7 +4,8 @@
 // extended resources), allocatable - requested >= the pod's request. A request larger than the node's
 // whole allocatable makes the rejection UnschedulableAndUnresolvable (preemption can't help).
 // Scores feasible nodes with the configured strategy (LeastAllocated, MostAllocated,
-// RequestedToCapacityRatio) over the configured resources.
+// RequestedToCapacityRatio) over the configured resources; with DRAExtendedResource (v1.37), a scored
+// extended resource that a DeviceClass backs is counted from the node's devices (dra_scoring.h).
 
 #include <memory>
 #include <set>
@@ -121,18 +122,45 @@ bool haveAnyRequestedResourcesIncreased(const api::Pod& pod, const api::Node& or
                                         const api::Node& modifiedNode, const ResourceRequestsOptions& opts,
                                         const framework::DeviceClassResolver* deviceClasses = nullptr);
 
-// The pod's per-resource scoring requests, computed in PreScore.
-class PreScoreState final : public framework::StateData {
+// The pod's per-resource scoring requests and the cycle's DRA data (DRAExtendedResource; null when DRA
+// backs none of the scored resources), computed in PreScore. Also BalancedAllocation's.
+class ScoringPreScoreState : public framework::StateData {
  public:
-  explicit PreScoreState(std::vector<int64_t> podRequests) : podRequests_(std::move(podRequests)) {}
-  std::unique_ptr<framework::StateData> clone() const override {
-    return std::make_unique<PreScoreState>(*this);
-  }
+  ScoringPreScoreState(std::vector<int64_t> podRequests, std::shared_ptr<const DRAPreScoreState> dra)
+      : podRequests_(std::move(podRequests)), dra_(std::move(dra)) {}
   const std::vector<int64_t>& podRequests() const { return podRequests_; }
+  const DRAPreScoreState* dra() const { return dra_.get(); }
 
  private:
   std::vector<int64_t> podRequests_;
+  std::shared_ptr<const DRAPreScoreState> dra_;
 };
+
+class PreScoreState final : public ScoringPreScoreState {
+ public:
+  using ScoringPreScoreState::ScoringPreScoreState;
+  std::unique_ptr<framework::StateData> clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+
+// Score with the state PreScore wrote (type S), or, when PreScore didn't run, with the pod's requests and
+// the DRA data gathered here (upstream's Score fallbacks). `skipBestEffort`: a pod requesting none of the
+// scored resources scores 0 (BalancedAllocation).
+template <class S>
+framework::Status scoreWithPreScoreState(const ResourceAllocationScorer& scorer, framework::CycleState& state,
+                                         const api::Pod& pod, const framework::NodeInfo& nodeInfo,
+                                         bool skipBestEffort, int64_t& score) {
+  score = 0;
+  if (const auto* s = state.read<S>(); s != nullptr) {
+    return scorer.score(nodeInfo, s->podRequests(), s->dra(), score);
+  }
+  const std::vector<int64_t> requests = scorer.podRequests(pod);
+  if (skipBestEffort && ResourceAllocationScorer::isBestEffortPod(requests)) return framework::Status();
+  auto dra = scorer.draPreScoreState();
+  if (!dra.ok()) return framework::Status::error(dra.error().message());
+  return scorer.score(nodeInfo, requests, dra->get(), score);
+}
 
 class Fit final : public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
@@ -146,9 +174,11 @@ class Fit final : public framework::PreFilterPlugin,
   // Validates args with config::validateNodeResourcesFitArgs (as upstream NewFit); nullptr args means
   // the defaults. Errors carry the aggregated field errors.
   // `deviceClasses`: the SharedDRAManager's extended-resource resolver (DRAExtendedResource), may be null.
+  // `draManager`: where scoring reads DRA-backed extended resources (DRAExtendedResource), may be null.
   static Result<std::unique_ptr<Fit>> create(const config::NodeResourcesFitArgs& args,
                                              const Features& features = {},
-                                             const framework::DeviceClassResolver* deviceClasses = nullptr);
+                                             const framework::DeviceClassResolver* deviceClasses = nullptr,
+                                             framework::SharedDRAManager* draManager = nullptr);
   // The registry factory; takes the resolver from Handle::sharedDRAManager().
   static Result<std::unique_ptr<framework::Plugin>> create(const config::PluginArgs* args,
                                                            framework::Handle& handle,
@@ -171,9 +201,11 @@ class Fit final : public framework::PreFilterPlugin,
   framework::Status filter(framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& nodeInfo) override;
 
+  // Stores the pod's requests and, with DRAExtendedResource and a scored resource backed by a DeviceClass,
+  // the cycle's DRA data; Error when that can't be gathered.
   framework::Status preScore(framework::CycleState& state, const framework::PodInfo& pod,
                              std::span<const framework::NodeInfoPtr> nodes) override;
-  // The strategy's score; computes the pod's requests itself when PreScore didn't run.
+  // The strategy's score; computes the pod's requests (and DRA data) itself when PreScore didn't run.
   framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& nodeInfo, int64_t& score) override;
   framework::ScoreExtensions* scoreExtensions() override { return nullptr; }

@@ -120,8 +120,27 @@ bool ResourceAllocationScorer::isBestEffortPod(std::span<const int64_t> podReque
   return true;
 }
 
+// ---- ResourceAllocationScorer ----
+
+void ResourceAllocationScorer::enableDRAExtendedResource(framework::SharedDRAManager* draManager,
+                                                         const framework::DeviceClassResolver* deviceClasses) {
+  enableDRAExtendedResource_ = true;
+  draManager_ = draManager;
+  deviceClasses_ = deviceClasses;
+  resourceNames_.clear();
+  for (const auto& r : resources_) resourceNames_.push_back(r.name);
+  celCache_ = std::make_shared<cel::Cache>(10);
+  matchCache_ = std::make_shared<DeviceClassMatchCache>();
+}
+
+Result<std::shared_ptr<const DRAPreScoreState>> ResourceAllocationScorer::draPreScoreState() const {
+  if (!enableDRAExtendedResource_) return std::shared_ptr<const DRAPreScoreState>();
+  return DRAPreScoreState::gather(draManager_, deviceClasses_, resourceNames_, *celCache_, matchCache_);
+}
+
 std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const framework::NodeInfo& nodeInfo,
-                                                                         std::size_t i) const {
+                                                                         std::size_t i,
+                                                                         const DRAPreScoreState* dra) const {
   const ScoredResource& r = resources_[i];
   const framework::Resource& requested =
       options_.useRequested ? nodeInfo.requested() : nodeInfo.nonZeroRequested();
@@ -135,6 +154,11 @@ std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const f
     case ScoredResource::Kind::Other: {
       const auto& alloc = nodeInfo.allocatable().scalarResources;
       auto it = alloc.find(r.name);
+      // No device plugin provides it on this node: DRA may.
+      if ((it == alloc.end() || it->second == 0) && dra != nullptr && nodeInfo.node() != nullptr) {
+        auto fromDRA = dra->allocatableRequest(*nodeInfo.node(), i);
+        if (fromDRA.first > 0) return fromDRA;
+      }
       if (it == alloc.end()) return {0, 0};
       const auto& req = nodeInfo.requested().scalarResources;
       auto rit = req.find(r.name);
@@ -146,6 +170,7 @@ std::pair<int64_t, int64_t> ResourceAllocationScorer::allocatableRequest(const f
 
 void ResourceAllocationScorer::nodeAllocatableRequest(const framework::NodeInfo& nodeInfo,
                                                       std::span<const int64_t> podRequests,
+                                                      const DRAPreScoreState* dra,
                                                       std::span<int64_t> requested,
                                                       std::span<int64_t> allocated,
                                                       std::span<int64_t> allocatable) const {
@@ -153,7 +178,7 @@ void ResourceAllocationScorer::nodeAllocatableRequest(const framework::NodeInfo&
     const int64_t podRequest = i < podRequests.size() ? podRequests[i] : 0;
     // A scalar resource the pod doesn't request is left out of the score.
     if (podRequest == 0 && resources_[i].scalar) continue;
-    auto [nodeAllocatable, nodeAllocated] = allocatableRequest(nodeInfo, i);
+    auto [nodeAllocatable, nodeAllocated] = allocatableRequest(nodeInfo, i, dra);
     // Only resources the node has take part.
     if (nodeAllocatable == 0) continue;
     allocatable[i] = nodeAllocatable;
@@ -204,7 +229,8 @@ int64_t ResourceAllocationScorer::combine(std::span<const int64_t> requested,
 }
 
 framework::Status ResourceAllocationScorer::score(const framework::NodeInfo& nodeInfo,
-                                                  std::span<const int64_t> podRequests, int64_t& out) const {
+                                                  std::span<const int64_t> podRequests,
+                                                  const DRAPreScoreState* dra, int64_t& out) const {
   out = 0;
   if (resources_.empty()) return framework::Status(framework::Code::Error, "resources not found");
   const std::size_t n = resources_.size();
@@ -219,7 +245,7 @@ framework::Status ResourceAllocationScorer::score(const framework::NodeInfo& nod
   const std::span<int64_t> requested = buf.subspan(0, n);
   const std::span<int64_t> allocated = buf.subspan(n, n);
   const std::span<int64_t> allocatable = buf.subspan(2 * n, n);
-  nodeAllocatableRequest(nodeInfo, podRequests, requested, allocated, allocatable);
+  nodeAllocatableRequest(nodeInfo, podRequests, dra, requested, allocated, allocatable);
   out = combine(requested, allocated, allocatable);
   return framework::Status();
 }

@@ -7,15 +7,24 @@
 // on it and requested_i = allocated_i + the pod's request, skipping resources the node doesn't have
 // (allocatable 0) and scalar resources the pod doesn't request, and combines them into a node score in
 // [0, MaxNodeScore]. Only BalancedAllocation reads allocated: it scores the change the pod makes.
+//
+// With DRAExtendedResource, a scalar resource the node does not advertise and a DeviceClass backs is
+// counted from DRA instead: allocatable = the node's devices that match the class, allocated = those of
+// them already in use (upstream calculateDRAExtendedResourceAllocatableRequest). The slices and the
+// allocated devices are gathered once per cycle in PreScore (DRAPreScoreState).
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "pkg/api/core.h"
+#include "pkg/dra/cel/compile.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/dra_manager.h"
+#include "pkg/scheduler/framework/plugins/noderesources/dra_scoring.h"
 #include "pkg/scheduler/framework/plugins/helper/normalize_score.h"
 #include "pkg/scheduler/framework/status.h"
 #include "pkg/scheduler/framework/types.h"
@@ -73,6 +82,14 @@ class ResourceAllocationScorer {
                            const std::vector<config::ResourceSpec>& resources, Options options,
                            helper::FunctionShape shape = {});
 
+  // DRAExtendedResource: score extended resources backed by a DeviceClass from DRA. Both may be null
+  // (nothing is backed by DRA then).
+  void enableDRAExtendedResource(framework::SharedDRAManager* draManager,
+                                 const framework::DeviceClassResolver* deviceClasses);
+  // The cycle's DRA data (null when DRA backs no configured resource or DRAExtendedResource is off); see
+  // DRAPreScoreState::gather.
+  Result<std::shared_ptr<const DRAPreScoreState>> draPreScoreState() const;
+
   const std::string& name() const { return name_; }
   const std::vector<ScoredResource>& resources() const { return resources_; }
 
@@ -83,20 +100,22 @@ class ResourceAllocationScorer {
   static bool isBestEffortPod(std::span<const int64_t> podRequests);
 
   // (allocatable, allocated) of resource i on the node, without the pod; (0, 0) when the node doesn't have
-  // the resource (upstream calculateResourceAllocatableRequest).
-  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i) const;
+  // the resource (upstream calculateResourceAllocatableRequest). A scalar resource with no allocatable on
+  // the node is taken from `dra` when that has devices for it.
+  std::pair<int64_t, int64_t> allocatableRequest(const framework::NodeInfo& nodeInfo, std::size_t i,
+                                                 const DRAPreScoreState* dra = nullptr) const;
 
   // Fills requested (allocated + the pod's request), allocated and allocatable per configured resource,
   // leaving 0 for a scalar resource the pod doesn't request and for a resource the node doesn't have
   // (upstream calculateNodeAllocatableRequest). The spans are resources().size() long and zeroed.
   void nodeAllocatableRequest(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
-                              std::span<int64_t> requested, std::span<int64_t> allocated,
-                              std::span<int64_t> allocatable) const;
+                              const DRAPreScoreState* dra, std::span<int64_t> requested,
+                              std::span<int64_t> allocated, std::span<int64_t> allocatable) const;
 
   // The node's score; Error "resources not found" when no resource is configured. Allocates nothing for
-  // up to 16 configured resources.
+  // up to 16 configured resources and no DRA-backed one.
   framework::Status score(const framework::NodeInfo& nodeInfo, std::span<const int64_t> podRequests,
-                          int64_t& out) const;
+                          const DRAPreScoreState* dra, int64_t& out) const;
 
   // The strategy's combination of per-resource (requested, allocated, allocatable), with 0 allocatable
   // meaning "skip".
@@ -109,6 +128,13 @@ class ResourceAllocationScorer {
   std::vector<ScoredResource> resources_;
   Options options_;
   helper::BrokenLinearFunction shape_;
+  // DRAExtendedResource (enableDRAExtendedResource); the caches are shared by the scorer's copies.
+  bool enableDRAExtendedResource_ = false;
+  framework::SharedDRAManager* draManager_ = nullptr;
+  const framework::DeviceClassResolver* deviceClasses_ = nullptr;
+  std::vector<std::string> resourceNames_;
+  std::shared_ptr<cel::Cache> celCache_;
+  std::shared_ptr<DeviceClassMatchCache> matchCache_;
 };
 
 }  // namespace ks::plugins::noderesources

@@ -578,19 +578,6 @@ TEST(BalancedAllocationTest, Scorer) {
   EXPECT_EQ(balancedResourceScorer(V{6000, 0}, V{3000, 0}, V{6000, 10000}), 62);
 }
 
-// upstream TestCalculateResourceAllocatableRequest, its device-plugin cases (DRA-backed extended
-// resources are not supported): the node's allocatable and allocated, without the pod.
-TEST(ResourceAllocationTest, CalculateResourceAllocatableRequest) {
-  const std::string extended = "extended.resource.dra.io/something";
-  ResourceAllocationScorer scorer("test", ScoringStrategyType::LeastAllocated, {{extended, 1}}, {});
-  framework::NodeInfo nodeInfo;
-  nodeInfo.setNode(MakeNode().name("resource-node").capacity({{extended, "4"}}).ptr());
-  EXPECT_EQ(scorer.allocatableRequest(nodeInfo, 0), (std::pair<int64_t, int64_t>{4, 0}));
-  // Not on the node: (0, 0), left out of the score.
-  ResourceAllocationScorer other("test", ScoringStrategyType::LeastAllocated, {{"example.com/other", 1}}, {});
-  EXPECT_EQ(other.allocatableRequest(nodeInfo, 0), (std::pair<int64_t, int64_t>{0, 0}));
-}
-
 TEST(BalancedAllocationTest, FactoryValidatesArgs) {
   plugintesting::FakeHandle h;
   EXPECT_TRUE(BalancedAllocation::create(nullptr, h).ok());
