@@ -190,7 +190,8 @@ constexpr std::string_view kNotPorted =
     "    (DRAConsumableCapacity), DeviceTaintToleration (DRADeviceTaints), ExtendedResource,\n"
     "    ExtendedResourceScoring, SchedulingWithExtendedResource (DRAExtendedResource)\n"
     "  gates off by default in v1.37.2 (alpha, or beta and off), or features kube-scheduler-cpp refuses:\n"
-    "    CompatibilityGroups (DRADeviceCompatibilityGroups), SchedulingWithResourceClaimTemplateListAttributes\n"
+    "    CompatibilityGroups (DRADeviceCompatibilityGroups), "
+    "SchedulingWithResourceClaimTemplateListAttributes\n"
     "    (DRAListTypeAttributes), SharedPodGroupResourceClaim(Template) (DRAWorkloadResourceClaims,\n"
     "    GenericWorkload), BasicScheduling, GangScheduling, TopologyAwareScheduling, StarvationPodGroup,\n"
     "    GangPreemptionBasic, GangPreemptionPodGroups, GangPreemptionAffinity,\n"
@@ -1006,10 +1007,14 @@ api::DeviceClass deviceClassSelecting(const std::string& name, const std::string
 }
 
 // deviceclass.yaml: test-class, the test driver's devices.
-api::DeviceClass draDeviceClass() { return deviceClassSelecting("test-class", "test-driver.cdi.k8s.io"); }
+api::DeviceClass draDeviceClass() {
+  return deviceClassSelecting("test-class", "test-driver.cdi.k8s.io");
+}
 
 // deviceclass-no-devices.yaml: no-devices-class, a driver no slice has.
-api::DeviceClass draNoDevicesClass() { return deviceClassSelecting("no-devices-class", "no-such-driver.cdi.k8s.io"); }
+api::DeviceClass draNoDevicesClass() {
+  return deviceClassSelecting("no-devices-class", "no-such-driver.cdi.k8s.io");
+}
 
 // resourceclaimtemplate.yaml's parameters (v1.37): numRequests requests req-0, req-1, ... each of one
 // test-class device with the given CEL selector (none when empty), and a matchAttribute constraint over
@@ -1060,7 +1065,8 @@ api::ResourceClaim draClaim(const std::string& ns, int k) {
 // millicores 1k.
 api::ResourceSlice draResourceSlice(int index, int numDevices, int numPCIRoots) {
   const std::string name = "resourceslice-" + std::to_string(index);
-  nlohmann::json slice = nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+  nlohmann::json slice =
+      nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
     "spec": {"driver": "test-driver.cdi.k8s.io", "pool": {"generation": 1, "resourceSliceCount": 1},
     "devices": []}})");
   slice["metadata"]["name"] = name;
@@ -1516,9 +1522,14 @@ std::vector<DraVariant> draVariants(const std::string& name) {
                         {"full", 60, [](int devices) { return devices - 10; }}};
   for (const Fill& fill : fills) {
     for (int nodes : {100, 200, 500}) {
-      out.push_back({{fill.name + "_" + std::to_string(nodes) + "nodes", {nodes, 0, 10},
+      out.push_back({{fill.name + "_" + std::to_string(nodes) + "nodes",
+                      {nodes, 0, 10},
                       nodes == 500 ? fill.threshold : 0},
-                     0, 10, 2, fill.claims(nodes * 10), steady});
+                     0,
+                     10,
+                     2,
+                     fill.claims(nodes * 10),
+                     steady});
     }
   }
   out.push_back({{"selector_fast", {2, 0, 10}}, 1, 10, 2, 0, seconds(0), withSelector});
@@ -1538,7 +1549,8 @@ void draWorkload(Workload& w, const std::string& name, Pick pick) {
     if (p.initClaims > 0) p.v.detail = std::to_string(p.initClaims) + " claims allocated ahead";
     if (p.steadyState.count() > 0)
       p.v.detail += (p.v.detail.empty() ? "" : ", ") + std::to_string(p.steadyState.count()) + " s steady";
-    if (!p.claim.selector.empty()) p.v.detail += (p.v.detail.empty() ? "" : ", ") + std::string("CEL selector");
+    if (!p.claim.selector.empty())
+      p.v.detail += (p.v.detail.empty() ? "" : ", ") + std::string("CEL selector");
     if (!p.claim.matchAttribute.empty())
       p.v.detail += (p.v.detail.empty() ? "" : ", ") + std::to_string(p.claim.numRequests) +
                     " requests matching " + p.claim.matchAttribute;
@@ -1579,7 +1591,8 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
   auto pick = [&](std::vector<Variant> variants, std::string_view full, std::string_view quick) {
     w.variants = std::move(variants);
     const std::string want = flags.variant.empty() ? std::string(flags.quick ? quick : full) : flags.variant;
-    auto it = std::find_if(w.variants.begin(), w.variants.end(), [&](const Variant& v) { return v.name == want; });
+    auto it =
+        std::find_if(w.variants.begin(), w.variants.end(), [&](const Variant& v) { return v.name == want; });
     if (it == w.variants.end()) {
       std::string names;
       for (const auto& v : w.variants) names += " " + v.name;
@@ -1913,9 +1926,9 @@ constexpr std::string_view kV137GateDefaults =
 // The switches the scheduler runs with, as the daemon derives them from its gates: v1.37.2's defaults,
 // then --async-preemption, then --feature-gates. A refused or unknown value ends the run (exit 2).
 features::SchedulerFeatures harnessFeatures(const Flags& flags) {
-  std::vector<std::string> values = {std::string(kV137GateDefaults),
-                                     std::string("SchedulerAsyncPreemption=") +
-                                         (flags.asyncPreemption ? "true" : "false")};
+  std::vector<std::string> values = {
+      std::string(kV137GateDefaults),
+      std::string("SchedulerAsyncPreemption=") + (flags.asyncPreemption ? "true" : "false")};
   values.insert(values.end(), flags.featureGates.begin(), flags.featureGates.end());
   features::FeatureGate gates;
   if (auto r = features::applyFeatureGatesFlags(values, gates); !r.ok()) {
