@@ -133,7 +133,7 @@ struct Flags {
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 21> kWorkloadNames = {
+constexpr std::array<std::string_view, 25> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -155,6 +155,10 @@ constexpr std::array<std::string_view, 21> kWorkloadNames = {
     "SchedulingWithResourceClaimTemplate",
     "SchedulingWithResourceClaim",
     "FirstAvailable",
+    "DeviceTaintToleration",
+    "Partitionable",
+    "PartitionableBacktracking",
+    "ConsumableCapacity",
 };
 
 constexpr std::string_view kUsage =
@@ -185,10 +189,10 @@ constexpr std::string_view kUsage =
 // Upstream v1.37.2's scheduler_perf test cases not run here, and why (--help prints it).
 constexpr std::string_view kNotPorted =
     "not ported from upstream v1.37.2's scheduler_perf:\n"
-    "  gates on by default in v1.37.2 that kube-scheduler-cpp implements, not yet ported to this harness:\n"
-    "    Partitionable, PartitionableBacktracking (DRAPartitionableDevices), ConsumableCapacity\n"
-    "    (DRAConsumableCapacity), DeviceTaintToleration (DRADeviceTaints), ExtendedResource,\n"
-    "    ExtendedResourceScoring, SchedulingWithExtendedResource (DRAExtendedResource)\n"
+    "  DRAExtendedResource (GA in v1.37.2, implemented; the harness lacks extended-resource pods and the\n"
+    "    claims the scheduler creates for them): ExtendedResource, ExtendedResourceScoring,\n"
+    "    SchedulingWithExtendedResource; ConsumableCapacity's fast_with_DRAPartitionableDevices (the same\n"
+    "    as fast under v1.37.2's defaults)\n"
     "  gates off by default in v1.37.2 (alpha, or beta and off), or features kube-scheduler-cpp refuses:\n"
     "    CompatibilityGroups (DRADeviceCompatibilityGroups), "
     "SchedulingWithResourceClaimTemplateListAttributes\n"
@@ -1051,12 +1055,106 @@ api::ResourceClaimSpec draFirstAvailableClaimTemplateSpec() {
 }
 
 // resourceclaim.yaml: test-claim-<k>.
-api::ResourceClaim draClaim(const std::string& ns, int k) {
+api::ResourceClaim draClaim(const std::string& ns, int k,
+                            const api::ResourceClaimSpec& spec = draClaimSpec()) {
   api::ResourceClaim claim;
   claim.metadata.name = "test-claim-" + std::to_string(k);
   claim.metadata.namespace_ = ns;
-  claim.spec = draClaimSpec();
+  claim.spec = spec;
   return claim;
+}
+
+// A claim spec of one request req-0 for `count` test-class devices, with `more` merged into the request's
+// `exactly` (tolerations, capacity) and `devices` merged into spec.devices (constraints): the templates
+// resourceclaim(template)-partitionable(-backtracking), -for-two-devices, -toleration, -consumablecapacity.
+api::ResourceClaimSpec countClaimSpec(int count, const nlohmann::json& more = nlohmann::json::object(),
+                                      const nlohmann::json& devices = nlohmann::json::object()) {
+  nlohmann::json exactly = {{"deviceClassName", "test-class"}, {"count", count}};
+  exactly.update(more);
+  nlohmann::json spec = {{"devices", devices}};
+  spec["devices"]["requests"] = {{{"name", "req-0"}, {"exactly", exactly}}};
+  nlohmann::json t = nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1",
+    "kind": "ResourceClaimTemplate", "metadata": {"name": "test-claim-template"}})");
+  t["spec"]["spec"] = spec;
+  return decodeOrDie<api::ResourceClaimTemplate>(t.dump()).spec.spec;
+}
+
+// The frame of the slices the DRA templates create for DRA node `index`: driver test-driver.cdi.k8s.io,
+// node scheduler-perf-dra-<index>, pool resourceslice-<index> (generation 1) of `sliceCount` slices.
+nlohmann::json sliceFrame(const std::string& name, int index, int sliceCount) {
+  nlohmann::json slice =
+      nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "spec": {"driver": "test-driver.cdi.k8s.io", "pool": {"generation": 1}}})");
+  slice["metadata"]["name"] = name;
+  slice["spec"]["pool"]["name"] = "resourceslice-" + std::to_string(index);
+  slice["spec"]["pool"]["resourceSliceCount"] = sliceCount;
+  slice["spec"]["nodeName"] = "scheduler-perf-dra-" + std::to_string(index);
+  return slice;
+}
+
+// resourceslice-partitionable-countersets.yaml and -devices.yaml (two devices, each taking two of the four
+// counters of one counter set), or with `backtracking` the -backtracking ones (eight devices, each taking
+// one of eight cpu counters and memory of a 70Gi counter: device-1 20Gi, the others 10Gi, so seven of
+// them fit only without device-1): one pool of two slices.
+std::vector<api::ResourceSlice> partitionableSlices(int index, bool backtracking) {
+  const std::string i = std::to_string(index);
+  nlohmann::json counters = sliceFrame("resourceslice-countersets-" + i, index, 2);
+  nlohmann::json devices = sliceFrame("resourceslice-devices-" + i, index, 2);
+  auto one = [](const std::string& v) { return nlohmann::json{{"value", v}}; };
+  if (!backtracking) {
+    counters["spec"]["sharedCounters"] = {
+        {{"name", "counter-set"},
+         {"counters",
+          {{"counter1", one("1")}, {"counter2", one("1")}, {"counter3", one("1")}, {"counter4", one("1")}}}}};
+    for (int d = 1; d <= 2; ++d) {
+      const std::string a = "counter" + std::to_string(2 * d - 1), b = "counter" + std::to_string(2 * d);
+      devices["spec"]["devices"].push_back(
+          {{"name", "device-" + std::to_string(d)},
+           {"consumesCounters",
+            {{{"counterSet", "counter-set"}, {"counters", {{a, one("1")}, {b, one("1")}}}}}}});
+    }
+  } else {
+    nlohmann::json cpus = nlohmann::json::object();
+    for (int c = 1; c <= 8; ++c) cpus["cpu" + std::to_string(c)] = one("1");
+    counters["spec"]["sharedCounters"] = {
+        {{"name", "counter-set-for-cpu"}, {"counters", cpus}},
+        {{"name", "counter-set-for-mem"}, {"counters", {{"mem", one("70Gi")}}}}};
+    for (int d = 1; d <= 8; ++d) {
+      devices["spec"]["devices"].push_back(
+          {{"name", "device-" + std::to_string(d)},
+           {"consumesCounters",
+            {{{"counterSet", "counter-set-for-cpu"}, {"counters", {{"cpu" + std::to_string(d), one("1")}}}},
+             {{"counterSet", "counter-set-for-mem"},
+              {"counters", {{"mem", one(d == 1 ? "20Gi" : "10Gi")}}}}}}});
+    }
+  }
+  return {decodeOrDie<api::ResourceSlice>(counters.dump()), decodeOrDie<api::ResourceSlice>(devices.dump())};
+}
+
+// resourceslice-consumablecapacity.yaml: four devices shareable-device-<d> allowing multiple allocations,
+// attribute dra.example.com/index d, bandwidth 10G (device 2: 10Gi) requested in steps of 8 from 1M
+// (default 1M).
+api::ResourceSlice consumableCapacitySlice(int index) {
+  nlohmann::json slice = sliceFrame("resourceslice-" + std::to_string(index), index, 1);
+  for (int d = 0; d < 4; ++d) {
+    slice["spec"]["devices"].push_back(
+        {{"name", "shareable-device-" + std::to_string(d)},
+         {"allowMultipleAllocations", true},
+         {"attributes", {{"dra.example.com/index", {{"int", d}}}}},
+         {"capacity",
+          {{"bandwidth",
+            {{"requestPolicy", {{"default", "1M"}, {"validRange", {{"min", "1M"}, {"step", "8"}}}}},
+             {"value", d == 2 ? "10Gi" : "10G"}}}}}});
+  }
+  return decodeOrDie<api::ResourceSlice>(slice.dump());
+}
+
+// devicetaintrule.yaml: taint-all-devices, an empty device selector (every device) tainted
+// example.com/taint=tainted:NoSchedule.
+api::DeviceTaintRule taintAllDevicesRule() {
+  return decodeOrDie<api::DeviceTaintRule>(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+    "metadata": {"name": "taint-all-devices"},
+    "spec": {"taint": {"key": "example.com/taint", "value": "tainted", "effect": "NoSchedule"}}})");
 }
 
 // resourceslice-basic-devices.yaml for DRA node `index` (scheduler-perf-dra-<index>): slice and pool
@@ -1064,14 +1162,8 @@ api::ResourceClaim draClaim(const std::string& ns, int k) {
 // xe, driverVersion 1.2.3, PCI root d mod numPCIRoots under three names, ...), memory 24480Mi and
 // millicores 1k.
 api::ResourceSlice draResourceSlice(int index, int numDevices, int numPCIRoots) {
-  const std::string name = "resourceslice-" + std::to_string(index);
-  nlohmann::json slice =
-      nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-    "spec": {"driver": "test-driver.cdi.k8s.io", "pool": {"generation": 1, "resourceSliceCount": 1},
-    "devices": []}})");
-  slice["metadata"]["name"] = name;
-  slice["spec"]["pool"]["name"] = name;
-  slice["spec"]["nodeName"] = "scheduler-perf-dra-" + std::to_string(index);
+  nlohmann::json slice = sliceFrame("resourceslice-" + std::to_string(index), index, 1);
+  slice["spec"]["devices"] = nlohmann::json::array();
   auto str = [](const std::string& v) { return nlohmann::json{{"string", v}}; };
   for (int d = 0; d < numDevices; ++d) {
     const std::string root = std::to_string(d % numPCIRoots), pci = "0000:0" + std::to_string(d) + ":00.0";
@@ -1297,8 +1389,9 @@ bool allocatedFor(const api::AllocationResult& allocation, const api::Node& node
 }
 
 // DRA: every claim of every bound pod is allocated for the pod's node and reserved for the pod, no device
-// went to two claims (counting the claims allocated without a pod, upstream's allocResourceClaims), and no
-// claim is still reserved for a deleted pod (the steady-state workloads release them).
+// (or share of a device) went to two claims (counting the claims allocated without a pod, upstream's
+// allocResourceClaims), and no claim is still reserved for a deleted pod (the steady-state workloads release
+// them).
 Placement draCheck(const PlacementInput& in) {
   std::set<std::string> livePods;  // uids
   for (const auto& p : in.bound) livePods.insert(p->metadata.uid);
@@ -1311,8 +1404,12 @@ Placement draCheck(const PlacementInput& in) {
     for (const auto& r : c->status.reservedFor) staleReservations += livePods.contains(r.uid) ? 0 : 1;
     if (c->status.allocation) {
       allocatedWithoutPod += c->status.reservedFor.empty() ? 1 : 0;
+      // A share of a device allowing multiple allocations (ConsumableCapacity) counts as a device of its own.
       for (const auto& r : c->status.allocation->devices.results)
-        if (!deviceOwner.emplace(r.driver + "/" + r.pool + "/" + r.device, key).second) ++sharedDevices;
+        if (!deviceOwner
+                 .emplace(r.driver + "/" + r.pool + "/" + r.device + (r.shareID ? "/" + *r.shareID : ""), key)
+                 .second)
+          ++sharedDevices;
     }
     claims.emplace(key, std::move(c));
   }
@@ -1386,7 +1483,8 @@ struct Workload {
   // resourceclaim controller: right after a pod is created, its claim is created from the template, owned
   // by the pod, and named in the pod's status.resourceClaimStatuses.
   std::vector<api::DeviceClass> deviceClasses;
-  std::function<std::optional<api::ResourceSlice>(const api::Node&)> resourceSlice;
+  std::function<std::vector<api::ResourceSlice>(const api::Node&)> resourceSlices;
+  std::vector<api::DeviceTaintRule> taintRules;
   std::optional<api::ResourceClaimSpec> claimTemplate;
   // Claims created ahead of the pods (upstream's createAny of resourceclaim.yaml): in namespace init before
   // the init pods, in test before the measured pods.
@@ -1470,8 +1568,10 @@ struct DraVariant {
 };
 
 // Nodes scheduler-perf-dra-<i> (node-with-dra-test-driver.yaml: base capacity plus label node-with-dra)
-// after the plain ones, a slice of numDevices devices for each, DeviceClass test-class.
-void draCluster(Workload& w, const DraVariant& p) {
+// after the plain ones, slices(i) for each (default: resourceslice-basic-devices.yaml's slice of numDevices
+// devices), DeviceClass test-class.
+void draCluster(Workload& w, const DraVariant& p,
+                std::function<std::vector<api::ResourceSlice>(int index)> slices) {
   const int withoutDra = p.nodesWithoutDra;
   w.namespaces = {makeNamespace("init", false), makeNamespace("test", false)};
   w.node = [withoutDra](int i) {
@@ -1480,12 +1580,17 @@ void draCluster(Workload& w, const DraVariant& p) {
     n.metadata.labels["node-with-dra"] = "true";
     return n;
   };
-  w.resourceSlice = [p](const api::Node& n) -> std::optional<api::ResourceSlice> {
+  if (!slices) {
+    slices = [p](int index) {
+      return std::vector<api::ResourceSlice>{draResourceSlice(index, p.numDevices, p.numPCIRoots)};
+    };
+  }
+  w.resourceSlices = [slices](const api::Node& n) {
     constexpr std::string_view kPrefix = "scheduler-perf-dra-";
     int index = 0;
     if (n.metadata.name.rfind(kPrefix, 0) != 0 || !parseNumber(n.metadata.name.substr(kPrefix.size()), index))
-      return std::nullopt;
-    return draResourceSlice(index, p.numDevices, p.numPCIRoots);
+      return std::vector<api::ResourceSlice>{};
+    return slices(index);
   };
   w.deviceClasses = {draDeviceClass()};
   w.check = draCheck;
@@ -1499,8 +1604,38 @@ std::vector<DraVariant> draVariants(const std::string& name) {
     return {{{"fast", {2, 0, 10}}, 1, 2},
             {{"2000pods_200nodes", {200, 1000, 1000}}, 0, 2},
             {{"5000pods_500nodes", {500, 2500, 2500}}, 0, 2}};
-  if (name == "FirstAvailable")  // upstream has only "fast"
+  if (name == "FirstAvailable" || name == "DeviceTaintToleration")  // upstream has only "fast"
     return {{{"fast", {2, 0, 10}}, 1}};
+  if (name == "ConsumableCapacity") {  // init pods (8 per node for "full") instead of claims allocated ahead
+    std::vector<DraVariant> out = {{{"fast", {2, 0, 1}}, 1}};
+    const std::pair<int, int> steadyCounts[] = {{100, 0},    {100, 400}, {500, 0},     {500, 2000},
+                                                {500, 3990}, {1000, 0},  {1000, 4000}, {1000, 7990}};
+    for (const auto& [nodes, initPods] : steadyCounts) {
+      const char* fill = initPods == 0 ? "empty" : initPods == nodes * 4 ? "half" : "full";
+      out.push_back({{std::string(fill) + "_" + std::to_string(nodes) + "nodes", {nodes, initPods, 10}},
+                     0,
+                     10,
+                     2,
+                     0,
+                     seconds(10)});
+    }
+    return out;
+  }
+  if (name.rfind("Partitionable", 0) == 0) {  // one claim fills a node: "full" leaves 10 nodes free
+    std::vector<DraVariant> out = {{{"fast", {2, 0, 1}}, 1}};
+    const std::pair<int, int> steadyCounts[] = {{100, 0},   {100, 50}, {500, 0},    {500, 250},
+                                                {500, 490}, {1000, 0}, {1000, 500}, {1000, 990}};
+    for (const auto& [nodes, claims] : steadyCounts) {
+      const char* fill = claims == 0 ? "empty" : claims == nodes / 2 ? "half" : "full";
+      out.push_back({{std::string(fill) + "_" + std::to_string(nodes) + "nodes", {nodes, 0, 10}},
+                     0,
+                     10,
+                     2,
+                     claims,
+                     seconds(10)});
+    }
+    return out;
+  }
   // SchedulingWithResourceClaimTemplate: bursts (claims allocated ahead, then all measured pods at once),
   // steady states with none, half or all but 10 of the 10 devices per node allocated ahead, and the
   // selector and matchAttribute variants.
@@ -1556,10 +1691,19 @@ void draWorkload(Workload& w, const std::string& name, Pick pick) {
                     " requests matching " + p.claim.matchAttribute;
     variants.push_back(p.v);
   }
-  pick(std::move(variants), name == "FirstAvailable" ? "fast" : "5000pods_500nodes", "fast");
+  std::string_view full = "5000pods_500nodes";
+  if (name == "FirstAvailable" || name == "DeviceTaintToleration") full = "fast";
+  if (name == "ConsumableCapacity" || name.rfind("Partitionable", 0) == 0) full = "empty_500nodes";
+  pick(std::move(variants), full, "fast");
   const DraVariant& p =
       *std::find_if(params.begin(), params.end(), [&](const DraVariant& d) { return d.v.name == w.variant; });
-  draCluster(w, p);
+  const bool backtracking = name == "PartitionableBacktracking";
+  std::function<std::vector<api::ResourceSlice>(int)> slices;
+  if (name.rfind("Partitionable", 0) == 0)
+    slices = [backtracking](int index) { return partitionableSlices(index, backtracking); };
+  if (name == "ConsumableCapacity")
+    slices = [](int index) { return std::vector<api::ResourceSlice>{consumableCapacitySlice(index)}; };
+  draCluster(w, p, slices);
   if (name == "SchedulingWithResourceClaim") {
     // pod-with-claim-ref.yaml: the k-th pod of each createPods op uses test-claim-<k / 5>, created ahead.
     const int initPods = w.counts.initPods;
@@ -1571,13 +1715,37 @@ void draWorkload(Workload& w, const std::string& name, Pick pick) {
     };
     return;
   }
+  api::ResourceClaimSpec initClaim = draClaimSpec();
   if (name == "FirstAvailable") {
     w.deviceClasses.push_back(draNoDevicesClass());
     w.claimTemplate = draFirstAvailableClaimTemplateSpec();
+  } else if (name == "DeviceTaintToleration") {
+    // resourceclaimtemplate-toleration.yaml: one device (count absent: 1), tolerating example.com/taint,
+    // which devicetaintrule.yaml puts on every device.
+    w.taintRules = {taintAllDevicesRule()};
+    w.claimTemplate =
+        countClaimSpec(1, {{"tolerations", {{{"key", "example.com/taint"}, {"operator", "Exists"}}}}});
+  } else if (name.rfind("Partitionable", 0) == 0) {
+    // resourceclaim(template)-partitionable-backtracking.yaml: 7 devices, else -for-two-devices.yaml and
+    // resourceclaim-partitionable.yaml: 2; both all of a node's devices can give.
+    initClaim = countClaimSpec(backtracking ? 7 : 2);
+    w.claimTemplate = initClaim;
+  } else if (name == "ConsumableCapacity") {
+    // deviceclass-consumablecapacity.yaml: test-class takes the driver's shareable devices;
+    // resourceclaimtemplate-consumablecapacity.yaml: 2 devices of 2500M bandwidth each, distinct
+    // dra.example.com/index. Init pods (namespace init) use the same template.
+    w.deviceClasses = {
+        decodeOrDie<api::DeviceClass>(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+      "metadata": {"name": "test-class"}, "spec": {"selectors": [{"cel": {"expression":
+      "device.driver == \"test-driver.cdi.k8s.io\" &&\ndevice.allowMultipleAllocations == true"}}]}})")};
+    w.claimTemplate = countClaimSpec(
+        2, {{"capacity", {{"requests", {{"bandwidth", "2500M"}}}}}},
+        {{"constraints", {{{"requests", {"req-0"}}, {"distinctAttribute", "dra.example.com/index"}}}}});
+    w.initPod = [](int i) { return podWithClaimTemplate("init-" + std::to_string(i), "init"); };
   } else {
     w.claimTemplate = draClaimSpec(p.claim);
   }
-  for (int k = 0; k < p.initClaims; ++k) w.initClaims.push_back(draClaim("init", k));
+  for (int k = 0; k < p.initClaims; ++k) w.initClaims.push_back(draClaim("init", k, initClaim));
   w.allocateInitClaims = true;
   w.steadyState = p.steadyState;
   w.measurePod = [](int i) { return podWithClaimTemplate("test-dra-" + std::to_string(i), "test"); };
@@ -1795,7 +1963,9 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     };
     w.measurePod = w.initPod;
     w.check = volumeCheck;
-  } else if (name.find("ResourceClaim") != std::string::npos || name == "FirstAvailable") {
+  } else if (name.find("ResourceClaim") != std::string::npos || name == "FirstAvailable" ||
+             name == "DeviceTaintToleration" || name.rfind("Partitionable", 0) == 0 ||
+             name == "ConsumableCapacity") {
     draWorkload(w, name, pick);
   }
   return w;
@@ -2260,9 +2430,9 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
       std::cerr << "create node: " << r.error().message() << "\n";
       std::exit(1);
     }
-    if (w.resourceSlice) {
-      if (auto slice = w.resourceSlice(node)) {
-        if (auto r = memory.create(*slice); !r.ok()) {
+    if (w.resourceSlices) {
+      for (const auto& slice : w.resourceSlices(node)) {
+        if (auto r = memory.create(slice); !r.ok()) {
           std::cerr << "create ResourceSlice: " << r.error().message() << "\n";
           std::exit(1);
         }
@@ -2290,6 +2460,12 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   for (const auto& c : w.deviceClasses) {
     if (auto r = memory.create(c); !r.ok()) {
       std::cerr << "create DeviceClass: " << r.error().message() << "\n";
+      std::exit(1);
+    }
+  }
+  for (const auto& rule : w.taintRules) {
+    if (auto r = memory.create(rule); !r.ok()) {
+      std::cerr << "create DeviceTaintRule: " << r.error().message() << "\n";
       std::exit(1);
     }
   }
