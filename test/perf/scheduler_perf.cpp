@@ -133,7 +133,7 @@ struct Flags {
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 25> kWorkloadNames = {
+constexpr std::array<std::string_view, 28> kWorkloadNames = {
     "SchedulingBasic",
     "NodeAffinityTaints",
     "SchedulingPodAntiAffinity",
@@ -159,6 +159,9 @@ constexpr std::array<std::string_view, 25> kWorkloadNames = {
     "Partitionable",
     "PartitionableBacktracking",
     "ConsumableCapacity",
+    "ExtendedResource",
+    "ExtendedResourceScoring",
+    "SchedulingWithExtendedResource",
 };
 
 constexpr std::string_view kUsage =
@@ -189,10 +192,7 @@ constexpr std::string_view kUsage =
 // Upstream v1.37.2's scheduler_perf test cases not run here, and why (--help prints it).
 constexpr std::string_view kNotPorted =
     "not ported from upstream v1.37.2's scheduler_perf:\n"
-    "  DRAExtendedResource (GA in v1.37.2, implemented; the harness lacks extended-resource pods and the\n"
-    "    claims the scheduler creates for them): ExtendedResource, ExtendedResourceScoring,\n"
-    "    SchedulingWithExtendedResource; ConsumableCapacity's fast_with_DRAPartitionableDevices (the same\n"
-    "    as fast under v1.37.2's defaults)\n"
+    "  ConsumableCapacity's fast_with_DRAPartitionableDevices (the same as fast under v1.37.2's defaults)\n"
     "  gates off by default in v1.37.2 (alpha, or beta and off), or features kube-scheduler-cpp refuses:\n"
     "    CompatibilityGroups (DRADeviceCompatibilityGroups), "
     "SchedulingWithResourceClaimTemplateListAttributes\n"
@@ -471,11 +471,14 @@ constexpr int64_t kHighPriorityMilliCpu = 3970;
 
 // Upstream makeBaseNode / node-default.yaml: pods 110, cpu 4, memory 32Gi, Ready. Upstream's
 // IntegrationTestNodePreparer gives every node the usual kubernetes.io/hostname label (= its name).
-api::Node baseNode(const std::string& name) {
+// `extra`: more capacity (misc/templates/node-with-extended-resource.yaml's foo.com/bar-<i>).
+api::Node baseNode(const std::string& name, const ks::testing::ResourceMap& extra = {}) {
+  ks::testing::ResourceMap capacity = {{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}};
+  capacity.insert(capacity.end(), extra.begin(), extra.end());
   return MakeNode()
       .name(name)
       .label(std::string(kHostnameLabel), name)
-      .capacity({{"pods", "110"}, {"cpu", "4"}, {"memory", "32Gi"}})
+      .capacity(capacity)
       .condition("Ready", "True")
       .obj();
 }
@@ -1003,10 +1006,14 @@ T decodeOrDie(std::string_view json) {
   return std::move(r).value();
 }
 
-api::DeviceClass deviceClassSelecting(const std::string& name, const std::string& driver) {
+// A class of `driver`'s devices; with `extendedResourceName`, pods may ask for them as that extended
+// resource (deviceclass-extended-resource(-scoring).yaml).
+api::DeviceClass deviceClassSelecting(const std::string& name, const std::string& driver,
+                                      const std::string& extendedResourceName = "") {
   nlohmann::json c = nlohmann::json::parse(R"({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass"})");
   c["metadata"]["name"] = name;
   c["spec"]["selectors"] = {{{"cel", {{"expression", "device.driver == \"" + driver + "\""}}}}};
+  if (!extendedResourceName.empty()) c["spec"]["extendedResourceName"] = extendedResourceName;
   return decodeOrDie<api::DeviceClass>(c.dump());
 }
 
@@ -1200,6 +1207,19 @@ api::Pod draPod(const std::string& name, const std::string& ns, api::PodResource
   return p;
 }
 
+// pod-with-extended-resource(-scoring).yaml and misc/templates/pod-with-extended-resource.yaml: one pause
+// container requesting (and limited to) one `resource`, nothing else.
+api::Pod extendedResourcePod(const std::string& name, const std::string& ns, const std::string& resource) {
+  api::Pod p = MakePod().name(name).namespace_(ns).obj();
+  api::Container c;
+  c.name = "pause";
+  c.image = std::string(ks::testing::kPauseImage);
+  c.resources.requests = ks::testing::resourceList({{resource, "1"}});
+  c.resources.limits = c.resources.requests;
+  p.spec.containers.push_back(std::move(c));
+  return p;
+}
+
 // pod-with-claim-template.yaml.
 api::Pod podWithClaimTemplate(const std::string& name, const std::string& ns) {
   return draPod(name, ns, {"resource", std::nullopt, std::string("test-claim-template")});
@@ -1267,6 +1287,9 @@ std::vector<std::string> podClaimNames(const api::Pod& pod) {
     for (const auto& st : pod.status.resourceClaimStatuses)
       if (st.name == c.name && st.resourceClaimName) names.push_back(*st.resourceClaimName);
   }
+  // The claim the scheduler created for the pod's extended resources backed by DRA.
+  if (pod.status.extendedResourceClaimStatus)
+    names.push_back(pod.status.extendedResourceClaimStatus->resourceClaimName);
   return names;
 }
 
@@ -1485,6 +1508,8 @@ struct Workload {
   std::vector<api::DeviceClass> deviceClasses;
   std::function<std::vector<api::ResourceSlice>(const api::Node&)> resourceSlices;
   std::vector<api::DeviceTaintRule> taintRules;
+  // Appended to the profile of the scheduler's configuration (upstream's schedulerConfigPath).
+  std::string profileYaml;
   std::optional<api::ResourceClaimSpec> claimTemplate;
   // Claims created ahead of the pods (upstream's createAny of resourceclaim.yaml): in namespace init before
   // the init pods, in test before the measured pods.
@@ -1565,6 +1590,10 @@ struct DraVariant {
   int initClaims = 0;  // claims created ahead (SchedulingWithResourceClaimTemplate: and allocated)
   std::chrono::seconds steadyState{0};  // zero: all measured pods at once
   ClaimShape claim;                     // the claim template's
+  // ExtendedResource(Scoring): the DeviceClasses mapped to extended resources, and whether pods ask for
+  // them by the class's implicit name (deviceclass.resource.kubernetes.io/<class>).
+  int classes = 0;
+  bool implicitClass = false;
 };
 
 // Nodes scheduler-perf-dra-<i> (node-with-dra-test-driver.yaml: base capacity plus label node-with-dra)
@@ -1606,6 +1635,33 @@ std::vector<DraVariant> draVariants(const std::string& name) {
             {{"5000pods_500nodes", {500, 2500, 2500}}, 0, 2}};
   if (name == "FirstAvailable" || name == "DeviceTaintToleration")  // upstream has only "fast"
     return {{{"fast", {2, 0, 10}}, 1}};
+  if (name == "ExtendedResource") {
+    std::vector<DraVariant> out = {{{"fast", {2, 0, 10}}, 1}};
+    out.back().classes = 10;
+    for (const char* kind : {"Explicit", "Implicit"}) {
+      for (int classes : {25, 50}) {
+        if (std::string_view(kind) == "Implicit" && classes == 50) continue;
+        const std::string prefix = std::string(kind) + "_" + std::to_string(classes) + "classes_";
+        const int threshold = classes == 25 && std::string_view(kind) == "Explicit" ? 120 : 130;
+        out.push_back({{prefix + "2000pods_200nodes", {200, 1000, 1000}}});
+        out.push_back({{prefix + "5000pods_500nodes", {500, 2500, 2500}, threshold}});
+        for (auto it = out.end() - 2; it != out.end(); ++it) {
+          it->classes = classes;
+          it->implicitClass = std::string_view(kind) == "Implicit";
+        }
+      }
+    }
+    return out;
+  }
+  if (name == "ExtendedResourceScoring") {  // every class is example.com/gpu; 10 devices per node
+    std::vector<DraVariant> out = {{{"fast", {4, 0, 10}}, 1},
+                                   {{"2000pods_200nodes", {200, 0, 2000}}},
+                                   {{"5000pods_500nodes", {500, 0, 5000}, 70}}};
+    out[0].classes = 2;
+    out[1].classes = 10;
+    out[2].classes = 20;
+    return out;
+  }
   if (name == "ConsumableCapacity") {  // init pods (8 per node for "full") instead of claims allocated ahead
     std::vector<DraVariant> out = {{{"fast", {2, 0, 1}}, 1}};
     const std::pair<int, int> steadyCounts[] = {{100, 0},    {100, 400}, {500, 0},     {500, 2000},
@@ -1692,6 +1748,7 @@ void draWorkload(Workload& w, const std::string& name, Pick pick) {
     variants.push_back(p.v);
   }
   std::string_view full = "5000pods_500nodes";
+  if (name == "ExtendedResource") full = "Explicit_25classes_5000pods_500nodes";
   if (name == "FirstAvailable" || name == "DeviceTaintToleration") full = "fast";
   if (name == "ConsumableCapacity" || name.rfind("Partitionable", 0) == 0) full = "empty_500nodes";
   pick(std::move(variants), full, "fast");
@@ -1704,6 +1761,48 @@ void draWorkload(Workload& w, const std::string& name, Pick pick) {
   if (name == "ConsumableCapacity")
     slices = [](int index) { return std::vector<api::ResourceSlice>{consumableCapacitySlice(index)}; };
   draCluster(w, p, slices);
+  if (name == "ExtendedResource" || name == "ExtendedResourceScoring") {
+    // deviceclass-extended-resource.yaml: test-class-<k> mapped to example.com/gpu-<k> (Implicit: to no
+    // name; pods use deviceclass.resource.kubernetes.io/test-class-<k>); the k-th pod of each createPods op
+    // asks for one of class k mod classes (pod-with-extended-resource.yaml). Scoring
+    // (deviceclass-extended-resource-scoring.yaml): scoring-test-class-<k>, all mapped to example.com/gpu,
+    // which every pod asks for, and NodeResourcesFit scores it (scoring/scheduler-config.yaml). The
+    // scheduler creates each pod's claim itself; there is no claim template.
+    const bool scoring = name == "ExtendedResourceScoring";
+    w.deviceClasses.clear();
+    for (int k = 0; k < p.classes; ++k) {
+      const std::string cls = (scoring ? "scoring-test-class-" : "test-class-") + std::to_string(k);
+      w.deviceClasses.push_back(deviceClassSelecting(
+          cls, "test-driver.cdi.k8s.io",
+          scoring ? "example.com/gpu" : (p.implicitClass ? "" : "example.com/gpu-" + std::to_string(k))));
+    }
+    const int initPods = w.counts.initPods, classes = p.classes;
+    const std::string resource =
+        scoring ? "example.com/gpu"
+                : (p.implicitClass ? "deviceclass.resource.kubernetes.io/test-class" : "example.com/gpu");
+    const std::string prefix = scoring ? "scoring-test-pod-" : "test-dra-";
+    auto make = [=](int i) {
+      const bool init = i < initPods;
+      const int k = init ? i : i - initPods;
+      return extendedResourcePod(prefix + std::to_string(i), init ? "init" : "test",
+                                 scoring ? resource : resource + "-" + std::to_string(k % classes));
+    };
+    w.initPod = make;
+    w.measurePod = make;
+    if (scoring) {
+      w.profileYaml =
+          "  pluginConfig:\n"
+          "  - name: NodeResourcesFit\n"
+          "    args:\n"
+          "      scoringStrategy:\n"
+          "        type: LeastAllocated\n"
+          "        resources:\n"
+          "        - {name: cpu, weight: 1}\n"
+          "        - {name: memory, weight: 1}\n"
+          "        - {name: example.com/gpu, weight: 1}\n";
+    }
+    return;
+  }
   if (name == "SchedulingWithResourceClaim") {
     // pod-with-claim-ref.yaml: the k-th pod of each createPods op uses test-claim-<k / 5>, created ahead.
     const int initPods = w.counts.initPods;
@@ -1963,9 +2062,39 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     };
     w.measurePod = w.initPod;
     w.check = volumeCheck;
+  } else if (name == "SchedulingWithExtendedResource") {
+    // misc/performance-config.yaml, DRAExtendedResource on (v1.37.2 has only those variants) but no DRA:
+    // node k of node-with-extended-resource.yaml (after the plain ones) has capacity foo.com/bar-<k>: 1, and
+    // measured pod k asks for foo.com/bar-<k> (misc/templates/pod-with-extended-resource.yaml), so each pod
+    // fits exactly one node. Namespace test.
+    pick({{"5000pods_5000nodes_DRAExtendedResourceEnabled", {5000, 0, 5000}, 180},
+          {"500pods_500nodes_DRAExtendedResourceEnabled", {500, 0, 500}, 0},
+          {"fast_DRAExtendedResourceEnabled", {11, 0, 10}, 0}},
+         "5000pods_5000nodes_DRAExtendedResourceEnabled", "500pods_500nodes_DRAExtendedResourceEnabled");
+    const int without = w.variant.rfind("fast", 0) == 0 ? 1 : 0;
+    w.namespaces = {makeNamespace("test", false)};
+    w.node = [without](int i) {
+      if (i < without) return baseNode("node-" + std::to_string(i));
+      const std::string k = std::to_string(i - without);
+      api::Node n = baseNode("scheduler-perf-extended-resource-" + k, {{"foo.com/bar-" + k, "1"}});
+      n.metadata.labels["node-with-extended-resource"] = "true";
+      return n;
+    };
+    w.measurePod = [](int i) {
+      return extendedResourcePod("test-extended-resource-" + std::to_string(i), "test",
+                                 "foo.com/bar-" + std::to_string(i));
+    };
+    w.check = [](const PlacementInput& in) {
+      int64_t wrong = 0;
+      for (const auto& p : in.bound) {
+        auto idx = podIndex(p->metadata.name);
+        if (!idx || p->spec.nodeName != "scheduler-perf-extended-resource-" + std::to_string(*idx)) ++wrong;
+      }
+      return Placement{wrong, std::to_string(wrong) + " pods not on the one node with their foo.com/bar-<k>"};
+    };
   } else if (name.find("ResourceClaim") != std::string::npos || name == "FirstAvailable" ||
              name == "DeviceTaintToleration" || name.rfind("Partitionable", 0) == 0 ||
-             name == "ConsumableCapacity") {
+             name == "ConsumableCapacity" || name.rfind("ExtendedResource", 0) == 0) {
     draWorkload(w, name, pick);
   }
   return w;
@@ -2113,7 +2242,7 @@ features::SchedulerFeatures harnessFeatures(const Flags& flags) {
   return std::move(sf).value();
 }
 
-std::string configYaml(int parallelism) {
+std::string configYaml(int parallelism, const std::string& profileYaml) {
   std::string yaml =
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
@@ -2136,7 +2265,7 @@ std::string configYaml(int parallelism) {
     yaml += "      disabled:\n";
     for (const auto& name : missing) yaml += "      - name: " + name + "\n";
   }
-  return yaml;
+  return yaml + profileYaml;
 }
 
 // Sanity check of the outcome (not a timing): the bound pods respect what the workload asked for.
@@ -2477,7 +2606,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   const features::SchedulerFeatures sf = harnessFeatures(flags);
   config::DecodeOptions decode;
   decode.features = sf.config;
-  auto cfg = config::decodeConfig(configYaml(flags.parallelism), decode);
+  auto cfg = config::decodeConfig(configYaml(flags.parallelism, w.profileYaml), decode);
   if (!cfg.ok()) {
     std::cerr << "config: " << cfg.error().message() << "\n";
     std::exit(1);
