@@ -133,10 +133,13 @@ struct Flags {
 };
 
 // Workload names in the order --workload=all runs them (definitions under "Workloads" below).
-constexpr std::array<std::string_view, 28> kWorkloadNames = {
+constexpr std::array<std::string_view, 34> kWorkloadNames = {
     "SchedulingBasic",
+    "SchedulingDaemonset",
     "NodeAffinityTaints",
+    "SchedulingNodeAffinity",
     "SchedulingPodAntiAffinity",
+    "SchedulingPodMatchingAntiAffinity",
     "SchedulingPodAffinity",
     "SchedulingPreferredPodAffinity",
     "SchedulingPreferredPodAntiAffinity",
@@ -144,11 +147,14 @@ constexpr std::array<std::string_view, 28> kWorkloadNames = {
     "SchedulingPreferredAntiAffinityWithNSSelector",
     "SchedulingRequiredPodAffinityWithNSSelector",
     "SchedulingPreferredAffinityWithNSSelector",
+    "MixedSchedulingBasePod",
     "TopologySpreading",
     "PreferredTopologySpreading",
     "DefaultTopologySpreading",
     "PreemptionBasic",
     "PreemptionAsync",
+    "Unschedulable",
+    "SchedulingSecrets",
     "SchedulingInTreePVs",
     "SchedulingMigratedInTreePVs",
     "SchedulingCSIPVs",
@@ -202,12 +208,11 @@ constexpr std::string_view kNotPorted =
     "    PreemptionPodGroupDisruptionMode (GenericWorkload: gang scheduling); the *_AsyncAPICallsEnabled\n"
     "    variants (SchedulerAsyncAPICalls, refused)\n"
     "  no gate needed, ops or templates this harness lacks: PublishResourceSlices (no pods: slice\n"
-    "    consumption), SchedulingPodMatchingAntiAffinity, SchedulingNodeAffinity, MixedSchedulingBasePod,\n"
-    "    SchedulingGatedPodsWithPodAffinityImpactForThroughput, HostPortConflict, ResourceSaturation,\n"
-    "    Unschedulable, SchedulingDaemonset, SchedulingWithMixedChurn, SchedulingWhileGated,\n"
+    "    consumption), SchedulingGatedPodsWithPodAffinityImpactForThroughput, HostPortConflict,\n"
+    "    ResourceSaturation, SchedulingWithMixedChurn, SchedulingWhileGated,\n"
     "    SchedulingDeletedPodsWithFinalizers, EventHandlingPodDelete, EventHandlingPodUpdate,\n"
     "    EventHandlingNodeAdd, EventHandlingPodAdd, EventHandlingNodeUpdate, NodeDeclaredFeaturesEnabled,\n"
-    "    StarvationIndependent, SchedulingWithNodeInclusionPolicy, SchedulingSecrets, PreemptionPVs\n";
+    "    StarvationIndependent, SchedulingWithNodeInclusionPolicy, PreemptionPVs\n";
 
 std::optional<std::string_view> flagValue(std::string_view arg, std::string_view name) {
   if (arg.substr(0, name.size()) != name) return std::nullopt;
@@ -1893,6 +1898,121 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
           {"5000Nodes_50000Pods", {5000, 5000, 50000}, 790},
           {"500Nodes", {500, 500, 1000}, 0}},
          "5000Nodes_10000Pods", "500Nodes");
+  } else if (name == "SchedulingDaemonset") {
+    // misc/performance-config.yaml: node-with-name.yaml's scheduler-perf-node (90000 pods), then the
+    // node-default ones; daemonset-pod.yaml pods (no resources) require it by metadata.name.
+    pick({{"15000Nodes", {15001, 0, 30000}, 1100}, {"5Nodes", {6, 0, 10}, 0}}, "15000Nodes", "5Nodes");
+    w.node = [](int i) {
+      if (i > 0) return baseNode("node-" + std::to_string(i - 1));
+      api::Node n = baseNode("scheduler-perf-node");
+      n.status.capacity["pods"] = n.status.allocatable["pods"] = api::Quantity::parse("90000").value();
+      return n;
+    };
+    w.namespaces = {makeNamespace("namespace-2", false)};
+    w.measurePod = [](int i) {
+      api::Pod pod = MakePod()
+                         .name("daemonset-" + std::to_string(i))
+                         .namespace_("namespace-2")
+                         .nodeAffinityIn("metadata.name", {"scheduler-perf-node"}, true)
+                         .obj();
+      api::Container c;
+      c.name = "pause";
+      c.image = std::string(ks::testing::kPauseImage);
+      pod.spec.containers.push_back(std::move(c));
+      return pod;
+    };
+    w.check = [](const PlacementInput& in) {
+      int64_t elsewhere = 0;
+      for (const auto& p : in.bound) elsewhere += p->spec.nodeName == "scheduler-perf-node" ? 0 : 1;
+      return Placement{elsewhere, std::to_string(elsewhere) + " pods not on scheduler-perf-node"};
+    };
+  } else if (name == "SchedulingNodeAffinity") {
+    // affinity/performance-config.yaml: every node in zone1; pod-with-node-affinity.yaml requires zone
+    // In [zone1, zone2]. Init pods in namespace-1, measured in namespace-2.
+    pick({{"5000Nodes_10000Pods", {5000, 5000, 10000}, 540},
+          {"5000Nodes", {5000, 5000, 1000}, 0},
+          {"500Nodes", {500, 500, 1000}, 0}},
+         "5000Nodes_10000Pods", "500Nodes");
+    w.node = zonedNodes({"zone1"});
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false)};
+    auto make = [initPods = w.counts.initPods](int i) {
+      api::Pod pod =
+          basePod("node-affinity-" + std::to_string(i), i < initPods ? "namespace-1" : "namespace-2");
+      pod.spec.affinity =
+          MakePod().nodeAffinityIn(std::string(kZoneLabel), {"zone1", "zone2"}).obj().spec.affinity;
+      return pod;
+    };
+    w.initPod = make;
+    w.measurePod = make;
+  } else if (name == "SchedulingPodMatchingAntiAffinity") {
+    // affinity/performance-config.yaml: init pods of pod-with-pod-anti-affinity.yaml (color=green, required
+    // anti-affinity to green on hostname) in sched-0; the measured pods (pod-with-pod-anti-affinity-label
+    // .yaml) only carry color=green, in sched-1: the init pods' anti-affinity keeps them off those nodes.
+    counts("5000Nodes_5000Pods", {5000, 1000, 5000}, {500, 100, 400}, 540);
+    schedNamespacesWorkload(w, {true, true, "green", kHostnameLabel, sched}, "anti-affinity-pod-");
+    w.measurePod = [](int i) {
+      api::Pod pod = basePod("anti-affinity-matching-pod-" + std::to_string(i), "sched-1");
+      pod.metadata.labels["color"] = "green";
+      return pod;
+    };
+    w.check = [](const PlacementInput& in) {
+      std::map<std::string, int> initOn, measuredOn;
+      for (const auto& p : in.bound) {
+        auto idx = podIndex(p->metadata.name);
+        ++(idx && *idx < in.initPods ? initOn : measuredOn)[p->spec.nodeName];
+      }
+      int64_t shared = 0;
+      for (const auto& [node, n] : initOn) shared += n > 1 || measuredOn.contains(node) ? 1 : 0;
+      return Placement{shared,
+                       std::to_string(shared) + " nodes with an anti-affinity pod and another green pod"};
+    };
+  } else if (name == "MixedSchedulingBasePod") {
+    // affinity/performance-config.yaml: every node in zone1; five createPods ops of initPods pods each in
+    // sched-0 (pod-default, then pod-with-pod-affinity, pod-with-pod-anti-affinity,
+    // pod-with-preferred-pod-affinity, pod-with-preferred-pod-anti-affinity), then the measured pod-default
+    // pods in namespace-7. --init-pods counts all five sets.
+    counts("5000Nodes_5000Pods", {5000, 10000, 5000}, {500, 1000, 1000}, 540);
+    w.node = zonedNodes({"zone1"});
+    w.namespaces = {makeNamespace("sched-0", false), makeNamespace("namespace-7", false)};
+    const int perSet = std::max(1, w.counts.initPods / 5);
+    w.initPod = [perSet, sched](int i) {
+      const std::string n = std::to_string(i);
+      switch (i / perSet) {
+        case 0:
+          return basePod("pod-" + n, "sched-0");
+        case 1:
+          return affinityPod("affinity-pod-" + n, "sched-0", {false, true, "blue", kZoneLabel, sched});
+        case 2:
+          return affinityPod("anti-affinity-pod-" + n, "sched-0",
+                             {true, true, "green", kHostnameLabel, sched});
+        case 3:
+          return affinityPod("preferred-affinity-pod-" + n, "sched-0",
+                             {false, false, "red", kHostnameLabel, sched});
+        default:
+          return affinityPod("preferred-anti-affinity-pod-" + n, "sched-0",
+                             {true, false, "yellow", kHostnameLabel, sched});
+      }
+    };
+    w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-7"); };
+  } else if (name == "SchedulingSecrets") {
+    // volumes/performance-config.yaml: pod-with-secret-volume.yaml (pod-default plus a volume of secret
+    // "secret", which no plugin reads); init pods in namespace-1, measured in namespace-2.
+    pick({{"5000Nodes_10000Pods", {5000, 1000, 10000}, 790},
+          {"5000Nodes", {5000, 5000, 1000}, 0},
+          {"500Nodes", {500, 500, 1000}, 0}},
+         "5000Nodes_10000Pods", "500Nodes");
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false)};
+    auto make = [initPods = w.counts.initPods](int i) {
+      api::Pod pod =
+          basePod("secret-volume-" + std::to_string(i), i < initPods ? "namespace-1" : "namespace-2");
+      api::Volume secret;
+      secret.name = "secret";
+      secret.otherSource = "secret";
+      pod.spec.volumes.push_back(std::move(secret));
+      return pod;
+    };
+    w.initPod = make;
+    w.measurePod = make;
   } else if (name == "NodeAffinityTaints") {
     counts("not upstream", {5000, 1000, 10000}, {500, 500, 1000}, 0);
     w.variant = "not upstream";  // also with --quick
@@ -2018,6 +2138,31 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-3"); };
     w.preemption = true;
     w.check = preemptionCheck;
+  } else if (name == "Unschedulable") {
+    // default_preemption/performance-config.yaml: init pod-default pods (namespace-1); a churn op creates
+    // a pod-high-priority-large-cpu.yaml pod (9 CPUs, priority 10: fits no node, preempts nothing) every
+    // 200 ms (namespace-2) while the measured pod-default pods (namespace-3) are created.
+    pick({{"5kNodes/100Init/10kPods", {5000, 100, 10000}, 590},
+          {"5kNodes/20kInit/10kPods", {5000, 20000, 10000}, 600},
+          {"5kNodes/100Init/1kPods", {5000, 100, 1000}, 0},
+          {"500Nodes/10Init/1kPods", {500, 10, 1000}, 0}},
+         "5kNodes/100Init/10kPods", "500Nodes/10Init/1kPods");
+    w.namespaces = {makeNamespace("namespace-1", false), makeNamespace("namespace-2", false),
+                    makeNamespace("namespace-3", false)};
+    w.initPod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-1"); };
+    w.churnPod = [](int i) {
+      api::Pod pod = basePod("pod-h-" + std::to_string(i), "namespace-2", "9");
+      pod.spec.containers[0].resources.limits.clear();
+      pod.spec.priority = 10;
+      return pod;
+    };
+    w.churnInterval = 200ms;
+    w.measurePod = [](int i) { return basePod("pod-" + std::to_string(i), "namespace-3"); };
+    w.check = [](const PlacementInput& in) {
+      int64_t bound = 0;
+      for (const auto& p : in.bound) bound += p->metadata.name.rfind("pod-h-", 0) == 0 ? 1 : 0;
+      return Placement{bound, std::to_string(bound) + " of the 9-CPU churn pods bound"};
+    };
   } else if (name == "SchedulingInTreePVs" || name == "SchedulingMigratedInTreePVs" ||
              name == "SchedulingCSIPVs") {
     // volumes/performance-config.yaml: every pod (makeBasePod) mounts its own claim, bound to its own
