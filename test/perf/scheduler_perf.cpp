@@ -1506,10 +1506,10 @@ struct Workload {
   std::function<PodVolume(int i)> podVolume;
   // Upstream's nodeAllocatableStrategy: a CSINode created with each node.
   std::function<api::CSINode(const api::Node&)> csiNode;
-  // The DRA workloads (dra/performance-config.yaml): device classes, a ResourceSlice per node (upstream's
-  // createResourceDriver) and the template of the pods' claim "resource". The benchmark plays the
-  // resourceclaim controller: right after a pod is created, its claim is created from the template, owned
-  // by the pod, and named in the pod's status.resourceClaimStatuses.
+  // The DRA workloads (dra/**/performance-config.yaml): device classes, the ResourceSlices of each node
+  // (upstream's createAny of the slice templates), DeviceTaintRules and the template of the pods' claim
+  // "resource". The benchmark plays the resourceclaim controller: right after a pod is created, its claim
+  // is created from the template, owned by the pod, and named in the pod's status.resourceClaimStatuses.
   std::vector<api::DeviceClass> deviceClasses;
   std::function<std::vector<api::ResourceSlice>(const api::Node&)> resourceSlices;
   std::vector<api::DeviceTaintRule> taintRules;
