@@ -1,4 +1,5 @@
-// The end-to-end throughput benchmark (issue 13): upstream kube-scheduler v1.34.4 and kube-scheduler-cpp,
+// The end-to-end throughput benchmark (issue 13): upstream kube-scheduler (v1.37.2, the release this project
+// follows: ks::kUpstreamVersion, the binary test/integration/controlplane.sh builds) and kube-scheduler-cpp,
 // one after the other on the same real etcd + kube-apiserver (loopback), on scheduler_perf's SchedulingBasic
 // shape, plus that apiserver's bare Binding capacity measured in the same run. Run through
 // test/perf/e2e/run.sh, which builds this and the daemon and gets the pinned binaries; see
@@ -455,7 +456,7 @@ class Benchmark {
     auto title = [](const std::string& run) {
       if (run == "bare") return std::string("bare Binding POSTs");
       if (run == "bare-events") return std::string("bare Bindings + Events");
-      if (run == "upstream") return std::string("upstream kube-scheduler v1.34.4");
+      if (run == "upstream") return perf::upstreamTitle();
       return std::string("kube-scheduler-cpp");
     };
     auto cell = [](bool show, const std::string& v) { return show ? v : std::string("—"); };

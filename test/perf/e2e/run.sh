@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The end-to-end throughput benchmark (issue 13): builds the daemon and the driver (preset bench), gets the
-# pinned etcd + kube-apiserver + kube-scheduler v1.34.4, then measures on one apiserver: its bare Binding
+# pinned etcd + kube-apiserver + kube-scheduler v1.37.2, then measures on one apiserver: its bare Binding
 # capacity, upstream kube-scheduler and kube-scheduler-cpp. See docs/performance.md, "End to end".
 #
 #   test/perf/e2e/run.sh [--out=DIR] [--nodes=5000] [--pods=10000] [more flags: e2e --help]

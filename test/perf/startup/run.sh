@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The start-up benchmark (issue 16): builds the daemon and the driver (preset bench), gets the pinned etcd +
-# kube-apiserver + kube-scheduler v1.34.4, fills the apiserver with a large cluster, then starts upstream
+# kube-apiserver + kube-scheduler v1.37.2, fills the apiserver with a large cluster, then starts upstream
 # kube-scheduler and kube-scheduler-cpp alone in turn: time to /readyz, CPU, peak and settled RSS; and a
 # forced relist (410) of ours. See docs/performance.md, "Start-up and relist".
 #

@@ -1,5 +1,6 @@
-// The start-up benchmark (issue 16): how long upstream kube-scheduler v1.34.4 and kube-scheduler-cpp take,
-// each started alone against the same real etcd + kube-apiserver (loopback) holding a large cluster, to
+// The start-up benchmark (issue 16): how long upstream kube-scheduler (v1.37.2, the release this project
+// follows: ks::kUpstreamVersion, the binary test/integration/controlplane.sh builds) and kube-scheduler-cpp
+// take, each started alone against the same real etcd + kube-apiserver (loopback) holding a large cluster, to
 // answer /readyz = ok, with what CPU and memory; and what a forced relist (410) costs ours. Run through
 // test/perf/startup/run.sh, which builds this and the daemon and gets the pinned binaries; see
 // docs/performance.md, "Start-up and relist".
@@ -326,7 +327,7 @@ class Benchmark {
 
   void report(const std::vector<RunResult>& results) {
     auto title = [](const std::string& run) {
-      return run == "upstream" ? std::string("upstream kube-scheduler v1.34.4") : std::string("kube-scheduler-cpp");
+      return run == "upstream" ? perf::upstreamTitle() : std::string("kube-scheduler-cpp");
     };
     std::vector<std::string> columns;
     for (const auto& r : results) columns.push_back(title(r.run));

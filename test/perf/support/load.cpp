@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 
+#include "pkg/util/version.h"
 #include "test/perf/support/perf_support.h"
 
 namespace ks::perf {
@@ -72,11 +73,15 @@ json podJson(const std::string& ns, const std::string& name, const std::string& 
                 {"terminationGracePeriodSeconds", 0},
                 {"containers",
                  {{{"name", "pause"},
-                   {"image", "registry.k8s.io/pause:3.10.1"},
+                   {"image", "registry.k8s.io/pause:3.10.2"},
                    {"ports", {{{"containerPort", 80}}}},
                    {"resources", {{"limits", resources}, {"requests", resources}}}}}}}}};
   if (!nodeName.empty()) pod["spec"]["nodeName"] = nodeName;
   return pod;
+}
+
+std::string upstreamTitle() {
+  return "upstream kube-scheduler " + std::string(kUpstreamVersion);
 }
 
 Result<Setup> setUp(const std::string& out, const std::string& builtOurs) {

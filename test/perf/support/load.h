@@ -63,10 +63,13 @@ nlohmann::json podJson(const std::string& ns, const std::string& name, const std
 
 // What a driver compares and where: the two schedulers' binaries and a running etcd + kube-apiserver.
 struct Setup {
-  std::string upstreamBinary;  // the pinned kube-scheduler v1.34.4
+  std::string upstreamBinary;  // the pinned kube-scheduler: ks::kUpstreamVersion, controlplane.sh's build
   std::string ourBinary;       // $KS_E2E_OUR_BINARY, else the build's
   std::unique_ptr<integration::ControlPlane> controlPlane;
 };
+// "upstream kube-scheduler v1.37.2": the reference's column title (ks::kUpstreamVersion).
+std::string upstreamTitle();
+
 // Creates `out`, finds the binaries (`builtOurs` unless $KS_E2E_OUR_BINARY is set) and starts the control
 // plane; the error says which step failed.
 Result<Setup> setUp(const std::string& out, const std::string& builtOurs);
