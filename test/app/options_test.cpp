@@ -152,7 +152,8 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
   // Repeated flags accumulate; the kube: prefix is the default component.
   Options r = parse({"--feature-gates", "kube:SchedulerPopFromBackoffQ=false",
-                     "--feature-gates=kube:SchedulerAsyncPreemption=false, kube:MatchLabelKeysInPodTopologySpread=false"});
+                     "--feature-gates=kube:SchedulerAsyncPreemption=false, kube:MatchLabelKeysInPodTopologySpread=false",
+                     "--feature-gates=kube:MatchLabelKeysInPodTopologySpreadSelectorMerge=false"});
   EXPECT_FALSE(r.schedulerFeatures.popFromBackoffQ);
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableAsyncPreemption);
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableMatchLabelKeysInPodTopologySpread);
@@ -177,9 +178,14 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_EQ(parseError({"--feature-gates=wardle:A=true"}), "component not registered: wardle");
   EXPECT_EQ(parseError({"--feature-gates=kube:AllBeta=true,AllAlpha=false"}),
             "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use");
-  EXPECT_EQ(parseError({"--feature-gates=PodLevelResources=false"}),
-            "feature gate PodLevelResources=false is not supported by kube-scheduler-cpp: pod-level spec.resources "
-            "would be ignored; kube-scheduler-cpp's node accounting always honours them");
+  // Gates that depend on PodLevelResources: upstream's dependency error first.
+  EXPECT_THAT(parseError({"--feature-gates=PodLevelResources=false"}),
+              HasSubstr("InPlacePodLevelResourcesVerticalScaling is enabled, but depends on features that are "
+                        "disabled: [PodLevelResources]"));
+  EXPECT_EQ(parseError({"--feature-gates=InPlacePodLevelResourcesVerticalScaling=false"}),
+            "feature gate InPlacePodLevelResourcesVerticalScaling=false is not supported by kube-scheduler-cpp: a "
+            "pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
+            "accounting always takes the larger of spec and status");
 }
 
 TEST(ParseFlags, EmulatedVersion) {
@@ -637,6 +643,7 @@ TEST(Flagz, UpstreamDefaults) {
       {"log-text-split-stream", "false"},
       {"logging-format", "text"},
       {"master", ""},
+      {"min-compatibility-version", "[]"},
       {"pod-max-in-unschedulable-pods-duration", "5m0s"},
       {"profiling", "true"},
       {"requestheader-allowed-names", "[]"},
@@ -666,7 +673,7 @@ TEST(Flagz, UpstreamValueFormats) {
   auto got = parsedFlagz(
       {"--authorization-always-allow-paths=/flagz,/statusz", "--authorization-always-allow-paths=/x",
        "--feature-gates=ComponentFlagz=true,LoggingAlphaOptions=true",
-       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.34", "--vmodule=foo=2,bar=3",
+       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.36", "--vmodule=foo=2,bar=3",
        "-v=2", "--kube-api-qps=1.5", "--leader-elect-lease-duration=90s", "--allow-metric-labels=a,b=c",
        "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2", "--log-json-info-buffer-size=1Ki",
        "--requestheader-group-headers=a", "--requestheader-group-headers=b",
@@ -676,7 +683,7 @@ TEST(Flagz, UpstreamValueFormats) {
       {"allow-metric-labels", R"(["a,b=c","x,y=z"])"},
       {"authorization-always-allow-paths", "[/flagz,/statusz,/x]"},
       {"disabled-metrics", "[m1,m2]"},
-      {"emulated-version", "[kube=1.34]"},
+      {"emulated-version", "[kube=1.36]"},
       {"feature-gates", ":ComponentFlagz=true,:LoggingAlphaOptions=true,:DRAConsumableCapacity=false"},
       {"kube-api-qps", "1.5"},
       {"leader-elect-lease-duration", "1m30s"},
@@ -694,8 +701,8 @@ TEST(Flagz, UpstreamValueFormats) {
   // The component prefix sorts after the empty one; values keep their order.
   EXPECT_EQ(
       parsedFlagz(
-          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:DRAAdminAccess=false"})["feature-gates"],
-      "kube:DRAConsumableCapacity=true,kube:DRAAdminAccess=false");
+          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:SchedulerAsyncAPICalls=false"})["feature-gates"],
+      "kube:DRAConsumableCapacity=true,kube:SchedulerAsyncAPICalls=false");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.0001"})["kube-api-qps"], "0.0001");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.00001"})["kube-api-qps"], "1e-05");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=3e21"})["kube-api-qps"], "3e+21");

@@ -213,10 +213,11 @@ TEST(FeatureGate, Dependencies) {
   FeatureGate g;
   ASSERT_TRUE(applyMinCompatibilityVersion({"1.37"}, g).ok());
   ASSERT_TRUE(g.set("DRADeviceTaints=false,DRAConsumableCapacity=false").ok());
+  // Upstream lists them in Go map order (random); here by gate name.
   EXPECT_EQ(g.validateDependencies().error().message(),
-            "[DRAFractionalCapacityRange is enabled, but depends on features that are disabled: "
-            "[DRAConsumableCapacity], DRADeviceTaintRules is enabled, but depends on features that are disabled: "
-            "[DRADeviceTaints]]");
+            "[DRADeviceTaintRules is enabled, but depends on features that are disabled: [DRADeviceTaints], "
+            "DRAFractionalCapacityRange is enabled, but depends on features that are disabled: "
+            "[DRAConsumableCapacity]]");
   ASSERT_TRUE(g.set("DRADeviceTaintRules=false,DRAFractionalCapacityRange=false").ok());
   EXPECT_TRUE(g.validateDependencies().ok());
   FeatureGate one;
