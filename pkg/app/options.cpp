@@ -466,21 +466,25 @@ const std::vector<Flag>& flags() {
                  "binary version.\n"
                  "Version format could only be major.minor, for example: "
                  "'--emulated-version=wardle=1.2,kube=1.31'.\n"
-                 "Options are: kube=1.34..1.34(default:1.34)\n"
+                 "Options are: kube=1.34..1.37(default:1.37)\n"
                  "If the component is not specified, defaults to \"kube\"",
                  false, [](Options& o, std::string_view v) -> VoidResult {
-                   // pflag StringSlice: comma-separated, repeated flags append.
-                   size_t pos = 0;
-                   while (pos <= v.size()) {
-                     size_t comma = std::min(v.find(',', pos), v.size());
-                     o.emulatedVersion.emplace_back(v.substr(pos, comma - pos));
-                     pos = comma + 1;
-                   }
+                   setStringSlice(o, "emulated-version", o.emulatedVersion, v);
                    return {};
                  }});
     f.push_back({"feature-gates", "", false, "colonSeparatedMultimapStringString", "", "Feature gate",
                  featureGatesHelp(), false, [](Options& o, std::string_view v) -> VoidResult {
                    o.featureGatesFlags.emplace_back(v);
+                   return {};
+                 }});
+    f.push_back({"min-compatibility-version", "", false, "strings", "", "Feature gate",
+                 "The min version of control plane components the server should be compatible with.\n"
+                 "Must be less or equal to the emulated-version. Version format could only be major.minor, for "
+                 "example: '--min-compatibility-version=wardle=1.2,kube=1.31'.\n"
+                 "Options are: kube=1.34..1.37(default:1.36)\n"
+                 "If the component is not specified, defaults to \"kube\"",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   setStringSlice(o, "min-compatibility-version", o.minCompatibilityVersion, v);
                    return {};
                  }});
 
@@ -797,6 +801,7 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     g["leader-elect-retry-period"] =
         optional([](const Options& o) { return o.leaderElection.retryPeriod; }, "2s");
     g["emulated-version"] = [](const Options& o) { return bracketed(o.emulatedVersion); };
+    g["min-compatibility-version"] = [](const Options& o) { return bracketed(o.minCompatibilityVersion); };
     g["feature-gates"] = [](const Options& o) { return featureGatesText(o.featureGatesFlags); };
     g["allow-metric-labels"] = [](const Options& o) {
       std::vector<std::string> records;
@@ -854,8 +859,10 @@ Error invalidArgument(std::string_view value, const Flag& flag, const Error& why
 std::vector<FeatureGateState> featureGateStates(const features::FeatureGate& gates) {
   std::vector<FeatureGateState> states;
   for (const features::FeatureSpec& spec : features::knownFeatures()) {
-    states.push_back({std::string(spec.name), std::string(features::stageText(spec.stage)),
-                      gates.enabled(spec.name)});
+    // upstream AddMetrics: every gate known at the emulated version, with its stage there.
+    const features::FeatureSpec* at = gates.spec(spec.name);
+    if (at->stage == features::Stage::PreAlpha) continue;
+    states.push_back({std::string(spec.name), std::string(features::stageText(at->stage)), gates.enabled(spec.name)});
   }
   return states;
 }
@@ -935,11 +942,15 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
   // upstream Options.Complete / Validate: the registry's emulated version and gates, then logging.
-  if (auto r = features::applyEmulatedVersion(o.emulatedVersion); !r.ok()) return r.error();
+  if (auto r = features::applyEmulatedVersion(o.emulatedVersion, o.featureGates); !r.ok()) return r.error();
+  if (auto r = features::applyMinCompatibilityVersion(o.minCompatibilityVersion, o.featureGates); !r.ok()) {
+    return r.error();
+  }
   if (auto r = features::applyFeatureGatesFlags(o.featureGatesFlags, o.featureGates, &o.featureGateWarnings);
       !r.ok()) {
     return r.error();
   }
+  if (auto r = o.featureGates.validateDependencies(); !r.ok()) return r.error();
   if (auto r = validateLogging(o.logging, o.featureGates); !r.ok()) return r.error();
   auto sf = features::schedulerFeatures(o.featureGates);
   if (!sf.ok()) return sf.error();

@@ -96,6 +96,7 @@ struct Options {
   // featureGates (upstream componentGlobalsRegistry.Set).
   std::vector<std::string> featureGatesFlags;
   std::vector<std::string> emulatedVersion;
+  std::vector<std::string> minCompatibilityVersion;
   features::FeatureGate featureGates;
   features::SchedulerFeatures schedulerFeatures;  // what the gates switch in the scheduler
   std::vector<std::string> featureGateWarnings;   // "Setting GA feature gate ...", logged at start

@@ -243,8 +243,8 @@ void waitUntil(std::stop_token stop, Pred done) {
 // What /statusz reports for this binary. Upstream reports kube-scheduler's Go toolchain, its own release as
 // the binary version and that release's minor as the emulation version; here: the compiler (as
 // kubernetes_build_info's go_version label), kube-scheduler-cpp's version (as --version) and the Kubernetes
-// minor whose behaviour it implements (the feature gate table's binary version, the only --emulated-version
-// it accepts).
+// minor whose behaviour it implements (the feature gate table's binary version: upstream's statusz registry
+// takes the build's default effective version, not the --emulated-version one).
 server::StatuszInfo statuszInfo() {
   server::StatuszInfo info;
   const auto stats = metrics::readProcessStats();
@@ -314,6 +314,7 @@ int runDaemon(const Options& options) {
 
   informer::SharedInformerFactoryOptions fo;
   fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+  fo.reflector.useWatchList = options.schedulerFeatures.watchListClient;
   informer::SharedInformerFactory factory(client, fo);
 
   std::map<std::string, std::unique_ptr<scheduler::ApiEventRecorder>> recorders;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 
 #include "pkg/api/kinds.h"
 #include "pkg/api/meta.h"
@@ -72,7 +73,14 @@ struct WatchOptions {
   int64_t timeoutSeconds = 0;  // 0 = server default
   std::string labelSelector;
   std::string fieldSelector;
+  // A watch-list (client-go's WatchListClient): the stream starts with the state at resourceVersion or
+  // newer (resourceVersionMatch=NotOlderThan; "" = most recent, consistent) as synthetic ADDED events,
+  // ended by a BOOKMARK annotated kInitialEventsEndAnnotation="true", then goes on as a watch.
+  bool sendInitialEvents = false;
 };
+
+// metav1.InitialEventsAnnotationKey: marks the bookmark that ends a watch-list's initial events.
+inline constexpr std::string_view kInitialEventsEndAnnotation = "k8s.io/initial-events-end";
 
 // A list page whose items are already shared, immutable objects, as informers keep them.
 template <typename T>

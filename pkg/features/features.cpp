@@ -4,13 +4,52 @@
 #include <array>
 #include <cctype>
 #include <cstdlib>
+#include <optional>
 
 namespace ks::features {
 namespace {
 
 constexpr std::array kFeatures = {
 #define KS_FEATURE(name, def, stage, locked) FeatureSpec{#name, def, Stage::stage, locked},
+#define KS_FEATURE_DEPENDENCY(name, needs)
+#define KS_FEATURE_AT(emulation, minCompatibility, name, def, stage, locked)
 #include "pkg/features/kube_features.inc"
+#undef KS_FEATURE_AT
+#undef KS_FEATURE_DEPENDENCY
+#undef KS_FEATURE
+};
+
+// A gate's spec at another --emulated-version / --min-compatibility-version pair (featuregate's
+// featureSpecAtEmulationAndMinCompatVersion, evaluated by the generator).
+struct SpecAtVersions {
+  unsigned emulationMinor;
+  unsigned minCompatibilityMinor;
+  FeatureSpec spec;
+};
+
+const std::vector<SpecAtVersions> kSpecsAtVersions = {
+#define KS_FEATURE(name, def, stage, locked)
+#define KS_FEATURE_DEPENDENCY(name, needs)
+#define KS_FEATURE_AT(emulation, minCompatibility, name, def, stage, locked) \
+  SpecAtVersions{emulation, minCompatibility, FeatureSpec{#name, def, Stage::stage, locked}},
+#include "pkg/features/kube_features.inc"
+#undef KS_FEATURE_AT
+#undef KS_FEATURE_DEPENDENCY
+#undef KS_FEATURE
+};
+
+struct Dependency {
+  std::string_view feature;
+  std::string_view needs;
+};
+
+const std::vector<Dependency> kDependencies = {
+#define KS_FEATURE(name, def, stage, locked)
+#define KS_FEATURE_DEPENDENCY(name, needs) Dependency{#name, #needs},
+#define KS_FEATURE_AT(emulation, minCompatibility, name, def, stage, locked)
+#include "pkg/features/kube_features.inc"
+#undef KS_FEATURE_AT
+#undef KS_FEATURE_DEPENDENCY
 #undef KS_FEATURE
 };
 
@@ -36,6 +75,8 @@ std::string boolText(bool b) { return b ? "true" : "false"; }
 
 std::string_view stageText(Stage stage) {
   switch (stage) {
+    case Stage::PreAlpha:
+      return "PRE-ALPHA";
     case Stage::Alpha:
       return "ALPHA";
     case Stage::Beta:
@@ -58,14 +99,61 @@ const FeatureSpec* findFeature(std::string_view name) {
 }
 
 std::vector<std::string> knownFeaturesHelp() {
+  // upstream KnownFeatures at the binary's versions; a gate whose spec differs with the min compatibility
+  // raised to the binary's version gets ", or <that spec> if --min-compatibility-version>=1.N".
+  auto help = [](const FeatureSpec& f) {
+    return std::string(f.name) + "=true|false (" + std::string(stageText(f.stage)) + " - default=" +
+           boolText(f.defaultValue) + ")";
+  };
   std::vector<std::string> out;
   for (const auto& f : kFeatures) {
-    if (f.stage == Stage::GA || f.stage == Stage::Deprecated) continue;
-    out.push_back("kube:" + std::string(f.name) + "=true|false (" + std::string(stageText(f.stage)) +
-                  " - default=" + boolText(f.defaultValue) + ")");
+    const bool listed = f.stage != Stage::GA && f.stage != Stage::Deprecated;
+    std::string line = listed ? "kube:" + help(f) : "";
+    for (const auto& at : kSpecsAtVersions) {
+      if (at.emulationMinor != kBinaryMinor || at.minCompatibilityMinor != kBinaryMinor || at.spec.name != f.name) continue;
+      if (at.spec.stage == Stage::GA || at.spec.stage == Stage::Deprecated || at.spec.stage == Stage::PreAlpha) break;
+      line += std::string(line.empty() ? "" : ", or ") + help(at.spec) + " if --min-compatibility-version>=" +
+              std::to_string(kBinaryMajor) + "." + std::to_string(kBinaryMinor);
+    }
+    if (!line.empty()) out.push_back(std::move(line));
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+const FeatureSpec* FeatureGate::spec(std::string_view name) const {
+  const FeatureSpec* base = findFeature(name);
+  if (base == nullptr || (emulationMinor_ == kBinaryMinor && minCompatibilityMinor_ == kBinaryMinor - 1)) return base;
+  for (const auto& at : kSpecsAtVersions) {
+    if (at.emulationMinor == emulationMinor_ && at.minCompatibilityMinor == minCompatibilityMinor_ &&
+        at.spec.name == name) {
+      return &at.spec;
+    }
+  }
+  return base;
+}
+
+void FeatureGate::setVersions(unsigned emulationMinor, unsigned minCompatibilityMinor) {
+  emulationMinor_ = emulationMinor;
+  minCompatibilityMinor_ = minCompatibilityMinor;
+}
+
+VoidResult FeatureGate::validateDependencies() const {
+  std::map<std::string_view, std::vector<std::string_view>> disabled;  // sorted by gate
+  for (const auto& d : kDependencies) {
+    if (enabled(d.feature) && !enabled(d.needs)) disabled[d.feature].push_back(d.needs);
+  }
+  std::vector<std::string> errors;
+  for (const auto& [feature, needs] : disabled) {
+    std::string list;
+    for (auto n : needs) list += std::string(list.empty() ? "" : " ") + std::string(n);
+    errors.push_back(std::string(feature) + " is enabled, but depends on features that are disabled: [" + list + "]");
+  }
+  if (errors.empty()) return {};
+  if (errors.size() == 1) return Error(errors.front());
+  std::string joined;
+  for (const auto& e : errors) joined += (joined.empty() ? "" : ", ") + e;
+  return Error("[" + joined + "]");
 }
 
 VoidResult FeatureGate::set(std::string_view text, std::vector<std::string>* warnings) {
@@ -94,11 +182,18 @@ VoidResult FeatureGate::set(std::string_view text, std::vector<std::string>* war
   std::vector<std::string> warned;
   std::map<std::string, bool, std::less<>> enabled;
   for (const auto& [key, value] : raw) {
-    const FeatureSpec* spec = findFeature(key);
+    const FeatureSpec* spec = this->spec(key);
     if (spec == nullptr) return Error("unrecognized feature gate: " + key);
     if (spec->lockToDefault && spec->defaultValue != value) {
       errors.push_back("cannot set feature gate " + key + " to " + boolText(value) + ", feature is locked to " +
                        boolText(spec->defaultValue));
+      continue;
+    }
+    if (spec->stage == Stage::PreAlpha) {
+      errors.push_back("cannot set feature gate " + key + " to " + boolText(value) +
+                       ", feature is PreAlpha at emulated version " + std::to_string(kBinaryMajor) + "." +
+                       std::to_string(emulationMinor_) + ", min compatibility version " +
+                       std::to_string(kBinaryMajor) + "." + std::to_string(minCompatibilityMinor_));
       continue;
     }
     enabled[key] = value;
@@ -121,7 +216,7 @@ VoidResult FeatureGate::set(std::string_view text, std::vector<std::string>* war
     if (it == raw.end()) continue;
     const Stage stage = special == kAllAlpha ? Stage::Alpha : Stage::Beta;
     for (const auto& f : kFeatures) {
-      if (f.name == kAllAlpha || f.name == kAllBeta || f.stage != stage) continue;
+      if (f.name == kAllAlpha || f.name == kAllBeta || spec(f.name)->stage != stage) continue;
       enabled.try_emplace(std::string(f.name), it->second);
     }
   }
@@ -133,7 +228,7 @@ VoidResult FeatureGate::set(std::string_view text, std::vector<std::string>* war
 
 bool FeatureGate::enabled(std::string_view name) const {
   if (auto it = enabled_.find(name); it != enabled_.end()) return it->second;
-  const FeatureSpec* spec = findFeature(name);
+  const FeatureSpec* spec = this->spec(name);
   if (spec == nullptr) std::abort();  // upstream panics: "feature %q is not registered in FeatureGate"
   return spec->defaultValue;
 }
@@ -141,7 +236,7 @@ bool FeatureGate::enabled(std::string_view name) const {
 std::vector<std::string> FeatureGate::enabledAlphaFeatures() const {
   std::vector<std::string> out;
   for (const auto& f : kFeatures) {
-    if (f.stage == Stage::Alpha && enabled(f.name)) out.emplace_back(f.name);
+    if (spec(f.name)->stage == Stage::Alpha && enabled(f.name)) out.emplace_back(f.name);
   }
   return out;
 }
@@ -219,11 +314,14 @@ Result<std::vector<unsigned>> parseVersion(std::string_view text) {
   return out;
 }
 
-VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
+namespace {
+
+std::string majorMinor(const std::vector<unsigned>& v) { return std::to_string(v[0]) + "." + std::to_string(v[1]); }
+
+// upstream compatibility toVersionMap + getFullVersionConfig for one version flag's values: "1.37", "kube=1.37";
+// the kube component's version, if given.
+Result<std::optional<std::vector<unsigned>>> kubeVersionOf(const std::vector<std::string>& values) {
   std::map<std::string, std::vector<unsigned>> versions;
-  auto majorMinor = [](const std::vector<unsigned>& v) {
-    return std::to_string(v[0]) + "." + std::to_string(v[1]);
-  };
   for (const auto& value : values) {
     std::string component = "kube";
     std::string_view v = value;
@@ -245,19 +343,40 @@ VoidResult applyEmulatedVersion(const std::vector<std::string>& values) {
   }
   for (const auto& [component, v] : versions) {
     if (component != "kube") return Error("component not registered: " + component);
-    const bool inUpstreamRange = v[0] == kBinaryMajor && v[1] >= kBinaryMinor - 3 && v[1] <= kBinaryMinor;
-    if (!inUpstreamRange) {
-      return Error("emulation version " + majorMinor(v) + " is not between [" + std::to_string(kBinaryMajor) + "." +
-                   std::to_string(kBinaryMinor - 3) + ", " + std::to_string(kBinaryMajor) + "." +
-                   std::to_string(kBinaryMinor) + ".0]");
-    }
-    if (v[1] != kBinaryMinor) {
-      return Error("--emulated-version kube=" + majorMinor(v) +
-                   " is not supported by kube-scheduler-cpp: it implements the v" + std::to_string(kBinaryMajor) +
-                   "." + std::to_string(kBinaryMinor) +
-                   " feature gates and behaviour only (use --emulated-version=1.34 or leave it unset)");
-    }
   }
+  if (auto it = versions.find("kube"); it != versions.end()) return std::optional(it->second);
+  return std::optional<std::vector<unsigned>>();
+}
+
+}  // namespace
+
+VoidResult applyEmulatedVersion(const std::vector<std::string>& values, FeatureGate& gates) {
+  auto kube = kubeVersionOf(values);
+  if (!kube.ok()) return kube.error();
+  if (!*kube) return {};
+  const std::vector<unsigned>& v = **kube;
+  if (v[0] != kBinaryMajor || v[1] < kVersionFloorMinor || v[1] > kBinaryMinor) {
+    return Error("emulation version " + majorMinor(v) + " is not between [" + std::to_string(kBinaryMajor) + "." +
+                 std::to_string(kVersionFloorMinor) + ", " + std::to_string(kBinaryMajor) + "." +
+                 std::to_string(kBinaryMinor) + ".0]");
+  }
+  // upstream SetEmulationVersion: the min compatibility follows (one minor below, not under the floor).
+  gates.setVersions(v[1], std::max(v[1] - 1, kVersionFloorMinor));
+  return {};
+}
+
+VoidResult applyMinCompatibilityVersion(const std::vector<std::string>& values, FeatureGate& gates) {
+  auto kube = kubeVersionOf(values);
+  if (!kube.ok()) return kube.error();
+  if (!*kube) return {};
+  const std::vector<unsigned>& v = **kube;
+  const unsigned emulation = gates.emulationMinor();
+  if (v[0] != kBinaryMajor || v[1] < kVersionFloorMinor || v[1] > emulation) {
+    return Error("minCompatibilityVersion version " + majorMinor(v) + " is not between [" +
+                 std::to_string(kBinaryMajor) + "." + std::to_string(kVersionFloorMinor) + ", " +
+                 std::to_string(kBinaryMajor) + "." + std::to_string(emulation) + "]");
+  }
+  gates.setVersions(emulation, v[1]);
   return {};
 }
 

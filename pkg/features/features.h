@@ -1,5 +1,5 @@
 #pragma once
-// Feature gates, as upstream kube-scheduler v1.34.4 has them (k8s.io/component-base/featuregate behind the
+// Feature gates, as upstream kube-scheduler v1.37.2 has them (k8s.io/component-base/featuregate behind the
 // "kube" component of the compatibility registry): every gate its --feature-gates accepts, with default,
 // stage and lockToDefault at the binary's version (kube_features.inc, generated from upstream's code by
 // scripts/featuregates/generate.sh), AllAlpha / AllBeta, and upstream's error and warning texts.
@@ -17,9 +17,15 @@
 
 namespace ks::features {
 
-enum class Stage { Alpha, Beta, GA, Deprecated };
+// The binary's version for emulation: kube-scheduler-cpp implements v1.37 only.
+inline constexpr unsigned kBinaryMajor = 1;
+inline constexpr unsigned kBinaryMinor = 37;
+// The lowest --emulated-version / --min-compatibility-version minor (upstream: binary - 3).
+inline constexpr unsigned kVersionFloorMinor = kBinaryMinor - 3;
 
-// The stage as upstream's featuregate.prerelease prints it: "ALPHA", "BETA", "" (GA), "DEPRECATED".
+enum class Stage { PreAlpha, Alpha, Beta, GA, Deprecated };  // PreAlpha: unknown at the emulated version
+
+// The stage as upstream's featuregate.prerelease prints it: "PRE-ALPHA", "ALPHA", "BETA", "" (GA), "DEPRECATED".
 std::string_view stageText(Stage stage);
 
 struct FeatureSpec {
@@ -32,7 +38,7 @@ struct FeatureSpec {
 // Every known gate, sorted by name (AllAlpha and AllBeta included).
 std::span<const FeatureSpec> knownFeatures();
 
-// The gate's spec, or nullptr when upstream v1.34.4 does not know it.
+// The gate's spec, or nullptr when upstream v1.37.2 does not know it.
 const FeatureSpec* findFeature(std::string_view name);
 
 // The --feature-gates help lines as upstream's KnownFeatures, with the registry's "kube:" prefix: sorted,
@@ -62,9 +68,26 @@ class FeatureGate {
   // upstream featureGate.String: the set gates (AllAlpha / AllBeta expanded), "A=true,B=false", sorted.
   std::string toString() const;
 
+  // The versions the gates are evaluated at (--emulated-version, --min-compatibility-version; defaults: the
+  // binary's and one below). Each gate's default, stage and lock follow upstream's spec at those versions
+  // (kube_features.inc's KS_FEATURE_AT rows); set them before set().
+  void setVersions(unsigned emulationMinor, unsigned minCompatibilityMinor);
+  unsigned emulationMinor() const { return emulationMinor_; }
+  unsigned minCompatibilityMinor() const { return minCompatibilityMinor_; }
+
+  // The gate's spec at this gate's versions (nullptr when upstream v1.37.2 does not know it; PreAlpha when
+  // it is unknown at the emulated version).
+  const FeatureSpec* spec(std::string_view name) const;
+
+  // upstream's dependency check (AddDependencies): every enabled gate's dependencies are enabled, else
+  // "A is enabled, but depends on features that are disabled: [B C]" (several: "[e1, e2]", by gate name).
+  VoidResult validateDependencies() const;
+
  private:
   std::map<std::string, bool, std::less<>> raw_;      // as given on the command line
   std::map<std::string, bool, std::less<>> enabled_;  // raw_ with AllAlpha / AllBeta expanded
+  unsigned emulationMinor_ = kBinaryMinor;
+  unsigned minCompatibilityMinor_ = kBinaryMinor - 1;
 };
 
 // Applies the values of --feature-gates flags, in order (upstream cli/flag ColonSeparatedMultimapStringString
@@ -78,14 +101,15 @@ VoidResult applyFeatureGatesFlags(const std::vector<std::string>& flagValues, Fe
 // {major, minor, patch}. Errors as upstream ("could not parse \"x\" as version", "illegal version string").
 Result<std::vector<unsigned>> parseVersion(std::string_view text);
 
-// The binary's version for emulation: kube-scheduler-cpp implements v1.34 only.
-inline constexpr unsigned kBinaryMajor = 1;
-inline constexpr unsigned kBinaryMinor = 34;
-
 // Applies --emulated-version values (upstream toVersionMap / componentGlobalsRegistry.Set / Validate):
-// "1.34", "kube=1.34"; other components "component not registered: x"; patch versions, duplicates and
-// versions outside upstream's range (1.31..1.34) fail with upstream's texts; 1.31..1.33, which upstream
-// accepts, fail with "--emulated-version kube=1.33 is not supported by kube-scheduler-cpp: ...".
-VoidResult applyEmulatedVersion(const std::vector<std::string>& values);
+// "1.36", "kube=1.36"; other components "component not registered: x"; patch versions, duplicates and versions
+// outside upstream's range (1.34..1.37) fail with upstream's texts. Sets `gates`' versions (the min
+// compatibility one below the emulation, not under the floor).
+VoidResult applyEmulatedVersion(const std::vector<std::string>& values, FeatureGate& gates);
+
+// Applies --min-compatibility-version values after applyEmulatedVersion: parsed the same way; upstream's range
+// (the floor .. the emulation version) with its text ("minCompatibilityVersion version 1.33 is not between
+// [1.34, 1.37]").
+VoidResult applyMinCompatibilityVersion(const std::vector<std::string>& values, FeatureGate& gates);
 
 }  // namespace ks::features

@@ -8,6 +8,13 @@
 //   `pageSize`) once a list at that version failed with 410 Expired or "Too large resource version",
 //   retried at once; until the next successful list. A server that paginated a "0" list (no watch cache)
 //   gets paginated lists from then on. A 410 on a continue token falls back to one unpaginated list;
+//   with useWatchList (client-go's WatchListClient) the state comes instead as a watch-list: a watch with
+//   sendInitialEvents from the last-synced version ("" at first or once that version was unavailable),
+//   whose ADDED events up to the bookmark annotated k8s.io/initial-events-end replace the sink's content
+//   at the bookmark's version; the same stream then goes on as the watch. A watch-list that fails with a
+//   transport error or 429 is retried after a backoff, with 410 / "Too large resource version" from ""
+//   at once; any other failure (or a stream that ended within shortWatch having delivered nothing) falls
+//   back to the list above, for this round;
 //   each ADDED / MODIFIED / DELETED goes to the sink and advances the last-synced resourceVersion, a
 //   BOOKMARK only advances it;
 //   watch ended normally -> rewatch from the last-synced version (after a backoff if the watch ended
@@ -31,6 +38,7 @@
 #include <stop_token>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -58,6 +66,7 @@ struct ReflectorOptions {
   std::string labelSelector;
   std::string fieldSelector;
   int64_t pageSize = 500;  // 0 = unpaginated lists
+  bool useWatchList = false;  // the WatchListClient feature gate (see the file comment)
   // Watch requests ask for timeoutSeconds uniformly in [minWatchTimeout, 2 * minWatchTimeout).
   std::chrono::seconds minWatchTimeout = std::chrono::minutes(5);
   // A watch that ends within this time having delivered nothing is retried only after a backoff.
@@ -122,14 +131,27 @@ class Reflector {
 
   void run(std::stop_token stop) {
     while (!stop.stop_requested()) {
-      auto rv = listAndReplace();
-      if (!rv.ok()) {
-        recordError(rv.error());
-        reflectorlog::listFailed(options_.name, rv.error());
-        if (!options_.sleep(backoff_.next(rv.error().retryAfter()), stop)) return;
-        continue;
+      std::optional<AfterWatch> after;  // set when the watch-list's stream already ran as the watch
+      bool streamed = false;
+      if (options_.useWatchList) {
+        std::optional<WatchOutcome> listed = watchList(stop);
+        if (stop.stop_requested()) return;
+        if (listed) {
+          streamed = true;
+          after = afterWatch(*listed, stop);
+        }
       }
-      switch (watchLoop(stop)) {
+      if (!streamed) {
+        auto rv = listAndReplace();
+        if (!rv.ok()) {
+          recordError(rv.error());
+          reflectorlog::listFailed(options_.name, rv.error());
+          if (!options_.sleep(backoff_.next(rv.error().retryAfter()), stop)) return;
+          continue;
+        }
+      }
+      if (!after) after = watchLoop(stop);
+      switch (*after) {
         case AfterWatch::Stopped:
           return;
         case AfterWatch::Relist:
@@ -225,34 +247,93 @@ class Reflector {
     return out;
   }
 
-  AfterWatch watchLoop(std::stop_token stop) {
-    for (;;) {
-      if (stop.stop_requested()) return AfterWatch::Stopped;
-      client::WatchOptions options;
-      options.resourceVersion = lastSyncResourceVersion();
-      options.allowWatchBookmarks = true;
-      options.labelSelector = options_.labelSelector;
-      options.fieldSelector = options_.fieldSelector;
-      const int64_t minTimeout = options_.minWatchTimeout.count();
-      options.timeoutSeconds =
-          minTimeout + std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(minTimeout - 1, 0))(rng_);
+  // How one watch stream ended.
+  struct WatchOutcome {
+    std::optional<client::ApiError> error;  // a failed request, or an ERROR event
+    int64_t events = 0;
+    bool shortLived = false;             // ended within shortWatch
+    bool initialEventsEnded = false;     // a watch-list's initial state reached the sink
+  };
 
-      // A local stop source so an ERROR event can end the stream from inside the callback.
-      std::stop_source local;
-      std::stop_callback forward(stop, [&local] { local.request_stop(); });
-      std::optional<client::ApiError> eventError;
-      int64_t events = 0;
-      const auto started = std::chrono::steady_clock::now();
-      ++watches_;
-      auto result = lw_.watch(
-          options,
-          [&](api::WatchEvent<T>&& ev) {
-            if (eventError) return;
-            switch (ev.type) {
-              case api::WatchEventType::Added:
-              case api::WatchEventType::Modified:
-              case api::WatchEventType::Deleted: {
-                std::string rv = ev.object.metadata.resourceVersion;
+  client::WatchOptions watchOptions(std::string resourceVersion) {
+    client::WatchOptions options;
+    options.resourceVersion = std::move(resourceVersion);
+    options.allowWatchBookmarks = true;
+    options.labelSelector = options_.labelSelector;
+    options.fieldSelector = options_.fieldSelector;
+    const int64_t minTimeout = options_.minWatchTimeout.count();
+    options.timeoutSeconds =
+        minTimeout + std::uniform_int_distribution<int64_t>(0, std::max<int64_t>(minTimeout - 1, 0))(rng_);
+    return options;
+  }
+
+  // A watch-list's initial state, collected until its closing bookmark (client-go's temporary store).
+  struct InitialState {
+    std::vector<std::shared_ptr<const T>> items;
+    std::unordered_map<std::string, size_t> index;  // namespace/name -> items; built at the first non-ADDED
+
+    static std::string key(const T& obj) { return obj.metadata.namespace_ + "/" + obj.metadata.name; }
+    void buildIndex() {
+      if (!index.empty() || items.empty()) return;
+      for (size_t i = 0; i < items.size(); ++i) index.emplace(key(*items[i]), i);
+    }
+    void add(T&& obj) {
+      if (!index.empty()) {
+        auto [it, inserted] = index.emplace(key(obj), items.size());
+        if (!inserted) {
+          items[it->second] = std::make_shared<const T>(std::move(obj));
+          return;
+        }
+      }
+      items.push_back(std::make_shared<const T>(std::move(obj)));
+    }
+    void update(T&& obj) {
+      buildIndex();
+      add(std::move(obj));
+    }
+    void remove(const T& obj) {
+      buildIndex();
+      auto it = index.find(key(obj));
+      if (it == index.end()) return;
+      const size_t at = it->second;
+      index.erase(it);
+      if (at + 1 != items.size()) {
+        items[at] = std::move(items.back());
+        index[key(*items[at])] = at;
+      }
+      items.pop_back();
+    }
+  };
+
+  // Runs one watch to its end. With `initial` (a watch-list), events go to `initial` until the bookmark
+  // that ends the initial events, which replaces the sink's content; later events go to the sink.
+  WatchOutcome watchOnce(const client::WatchOptions& options, std::stop_token stop, InitialState* initial) {
+    // A local stop source so an ERROR event can end the stream from inside the callback.
+    std::stop_source local;
+    std::stop_callback forward(stop, [&local] { local.request_stop(); });
+    WatchOutcome out;
+    const auto started = std::chrono::steady_clock::now();
+    ++watches_;
+    auto result = lw_.watch(
+        options,
+        [&](api::WatchEvent<T>&& ev) {
+          if (out.error) return;
+          const bool collecting = initial != nullptr && !out.initialEventsEnded;
+          switch (ev.type) {
+            case api::WatchEventType::Added:
+            case api::WatchEventType::Modified:
+            case api::WatchEventType::Deleted: {
+              std::string rv = ev.object.metadata.resourceVersion;
+              if (collecting) {
+                // Versions of the initial state are not synced ones: only the closing bookmark's is.
+                if (ev.type == api::WatchEventType::Added) {
+                  initial->add(std::move(ev.object));
+                } else if (ev.type == api::WatchEventType::Modified) {
+                  initial->update(std::move(ev.object));
+                } else {
+                  initial->remove(ev.object);
+                }
+              } else {
                 if (ev.type == api::WatchEventType::Added) {
                   sink_.add(std::move(ev.object));
                 } else if (ev.type == api::WatchEventType::Modified) {
@@ -261,45 +342,108 @@ class Reflector {
                   sink_.remove(std::move(ev.object));
                 }
                 setLastSyncRV(std::move(rv));
-                ++events;
-                break;
               }
-              case api::WatchEventType::Bookmark:
-                setLastSyncRV(ev.object.metadata.resourceVersion);
-                ++events;
-                break;
-              case api::WatchEventType::Error:
-                eventError = client::ApiError::fromStatus(ev.status);
-                local.request_stop();
-                break;
+              ++out.events;
+              break;
             }
-          },
-          local.get_token());
-      if (stop.stop_requested()) return AfterWatch::Stopped;
-      std::optional<client::ApiError> err = eventError;
-      if (!err && !result.ok()) err = result.error();
-      if (err) {
-        recordError(*err);
-        reflectorlog::watchEnded(options_.name, *err);
-        if (err->isGone()) return AfterWatch::Relist;
-        if (err->isTransport() &&
-            (events > 0 || std::chrono::steady_clock::now() - started >= options_.shortWatch)) {
-          // A stream that ran and then broke (the apiserver went away mid-stream): client-go's
-          // StreamWatcher treats that as the end of the watch and rewatches at once; only a watch that
-          // cannot be (re-)established backs off.
+            case api::WatchEventType::Bookmark: {
+              const std::string& rv = ev.object.metadata.resourceVersion;
+              ++out.events;
+              if (collecting) {
+                auto mark = ev.object.metadata.annotations.find(std::string(client::kInitialEventsEndAnnotation));
+                if (mark == ev.object.metadata.annotations.end() || mark->second != "true") break;
+                sink_.replace(std::move(initial->items), rv);
+                *initial = {};
+                out.initialEventsEnded = true;
+                {
+                  std::lock_guard lock(mu_);
+                  lastSyncRVUnavailable_ = false;
+                }
+                reflectorlog::cachesPopulated(options_.name, rv);
+              }
+              setLastSyncRV(rv);
+              break;
+            }
+            case api::WatchEventType::Error:
+              out.error = client::ApiError::fromStatus(ev.status);
+              local.request_stop();
+              break;
+          }
+        },
+        local.get_token());
+    if (!out.error && !result.ok()) out.error = result.error();
+    out.shortLived = std::chrono::steady_clock::now() - started < options_.shortWatch;
+    return out;
+  }
+
+  // client-go's watchList: streams the state (see the file comment). Returns how the stream, which went on
+  // as the watch once the state was in the sink, ended; nullopt when this round falls back to a list (or
+  // stop was requested).
+  std::optional<WatchOutcome> watchList(std::stop_token stop) {
+    while (!stop.stop_requested()) {
+      std::string rv;
+      {
+        std::lock_guard lock(mu_);
+        if (!lastSyncRVUnavailable_) rv = lastSyncRV_;
+      }
+      client::WatchOptions options = watchOptions(std::move(rv));
+      options.sendInitialEvents = true;
+      InitialState initial;
+      WatchOutcome out = watchOnce(options, stop, &initial);
+      if (stop.stop_requested()) return std::nullopt;
+      if (out.initialEventsEnded) return out;
+      if (out.error) {
+        recordError(*out.error);
+        if (versionUnavailable(*out.error)) {
+          std::lock_guard lock(mu_);
+          lastSyncRVUnavailable_ = true;
           continue;
         }
-        if (err->isTransport() || err->isTooManyRequests() || err->isServerError()) {
-          if (!options_.sleep(backoff_.next(err->retryAfter()), stop)) return AfterWatch::Stopped;
-          continue;  // rewatch from the same version
+        reflectorlog::watchListFailed(options_.name, *out.error);
+        if (out.error->isTransport() || out.error->isTooManyRequests()) {
+          if (!options_.sleep(backoff_.next(out.error->retryAfter()), stop)) return std::nullopt;
+          continue;
         }
-        return AfterWatch::RelistAfterBackoff;
+        return std::nullopt;
       }
-      if (events > 0) {
-        backoff_.reset();
-      } else if (std::chrono::steady_clock::now() - started < options_.shortWatch) {
-        if (!options_.sleep(backoff_.next(), stop)) return AfterWatch::Stopped;
+      if (out.events == 0 && out.shortLived) return std::nullopt;  // client-go's VeryShortWatchError
+      // The stream ended before the state did: start it again.
+    }
+    return std::nullopt;
+  }
+
+  // What follows the end of a watch (see the file comment): nullopt = rewatch from the last-synced version.
+  std::optional<AfterWatch> afterWatch(const WatchOutcome& out, std::stop_token stop) {
+    if (stop.stop_requested()) return AfterWatch::Stopped;
+    if (const auto& err = out.error) {
+      recordError(*err);
+      reflectorlog::watchEnded(options_.name, *err);
+      if (err->isGone()) return AfterWatch::Relist;
+      if (err->isTransport() && (out.events > 0 || !out.shortLived)) {
+        // A stream that ran and then broke (the apiserver went away mid-stream): client-go's
+        // StreamWatcher treats that as the end of the watch and rewatches at once; only a watch that
+        // cannot be (re-)established backs off.
+        return std::nullopt;
       }
+      if (err->isTransport() || err->isTooManyRequests() || err->isServerError()) {
+        if (!options_.sleep(backoff_.next(err->retryAfter()), stop)) return AfterWatch::Stopped;
+        return std::nullopt;  // rewatch from the same version
+      }
+      return AfterWatch::RelistAfterBackoff;
+    }
+    if (out.events > 0) {
+      backoff_.reset();
+    } else if (out.shortLived) {
+      if (!options_.sleep(backoff_.next(), stop)) return AfterWatch::Stopped;
+    }
+    return std::nullopt;
+  }
+
+  AfterWatch watchLoop(std::stop_token stop) {
+    for (;;) {
+      if (stop.stop_requested()) return AfterWatch::Stopped;
+      WatchOutcome out = watchOnce(watchOptions(lastSyncResourceVersion()), stop, nullptr);
+      if (auto after = afterWatch(out, stop)) return *after;
     }
   }
 

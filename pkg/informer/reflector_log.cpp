@@ -34,3 +34,19 @@ void watchEnded(std::string_view reflector, const client::ApiError& err) {
 }
 
 }  // namespace ks::informer::reflectorlog
+
+namespace ks::informer::reflectorlog {
+
+void watchListFailed(std::string_view reflector, const client::ApiError& err) {
+  if (err.isTransport() || err.isTooManyRequests()) {
+    spdlog::debug("watch-list failed - backing off reflector=\"{}\" code={} err=\"{}\"", reflector, err.code(),
+                  err.message());
+  } else {
+    spdlog::trace(
+        "Data couldn't be fetched in watchlist mode. Falling back to regular list. This is expected if watchlist "
+        "is not supported or disabled in kube-apiserver. reflector=\"{}\" code={} err=\"{}\"",
+        reflector, err.code(), err.message());
+  }
+}
+
+}  // namespace ks::informer::reflectorlog

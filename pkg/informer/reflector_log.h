@@ -21,5 +21,8 @@ void listFailed(std::string_view reflector, const client::ApiError& err);
 // A watch ended with an error; the level says what happens next (410 Gone: relist at once; transport
 // errors, 429 and 5xx: rewatch from the same version after a backoff; anything else: relist after one).
 void watchEnded(std::string_view reflector, const client::ApiError& err);
+// A watch-list failed before its initial state was complete: V(2) when it is retried after a backoff
+// (transport errors, 429), V(4) when the reflector falls back to a list.
+void watchListFailed(std::string_view reflector, const client::ApiError& err);
 
 }  // namespace ks::informer::reflectorlog

@@ -102,7 +102,7 @@ struct SchedulerOptions {
   // for generated claims.
   bool dynamicResourceAllocation = true;
   // DRAConsumableCapacity feature gate: the DRA manager tracks shared devices' consumed capacity.
-  bool draConsumableCapacity = false;
+  bool draConsumableCapacity = true;
   // DRADeviceTaintRules feature gate (GA, on in v1.37): the DRA manager applies DeviceTaintRules to the
   // slices, and a rule's add, update or delete is a ResourceSlice update event (upstream's slice tracker).
   bool draDeviceTaintRules = true;
@@ -111,7 +111,7 @@ struct SchedulerOptions {
   // NominatedNodeNameForExpectation feature gate: the binding cycle runs PreBind's pre-flight first and,
   // when PreBind or a Permit wait lies ahead, sets the pod's nominatedNodeName to its node before them,
   // so that other components (the cluster autoscaler) see where the pod is going.
-  bool nominatedNodeNameForExpectation = false;
+  bool nominatedNodeNameForExpectation = true;
   // OpportunisticBatching feature gate (beta, on in v1.37): the queue signs pods and each profile reuses
   // the ranking of the previous pod with the same signature (framework/runtime/batch.h).
   bool enableOpportunisticBatching = true;

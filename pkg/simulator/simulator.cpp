@@ -346,6 +346,7 @@ struct SchedulerRun {
                                                      const framework::runtime::Registry& extra) {
     informer::SharedInformerFactoryOptions fo;
     fo.podFieldSelector = std::string(informer::kSchedulerPodFieldSelector);
+    fo.reflector.useWatchList = options.features.watchListClient;
     auto run = std::make_unique<SchedulerRun>(cluster, fo);
     scheduler::SchedulerOptions so;
     so.observer = &run->recorder;
@@ -812,6 +813,10 @@ int runSimulateCommand(const std::vector<std::string>& args) {
     return 1;
   }
   for (const auto& w : warnings) std::cerr << "simulate: warning: " << w << "\n";
+  if (auto r = gates.validateDependencies(); !r.ok()) {
+    std::cerr << "simulate: " << r.error().message() << "\n";
+    return 1;
+  }
   auto sf = features::schedulerFeatures(gates);
   if (!sf.ok()) {
     std::cerr << "simulate: " << sf.error().message() << "\n";

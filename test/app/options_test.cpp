@@ -74,7 +74,7 @@ TEST(ParseFlags, Defaults) {
   EXPECT_TRUE(o.configFile.empty());
   EXPECT_FALSE(o.leaderElection.leaderElect.has_value());
   EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
-  EXPECT_FALSE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_TRUE(o.schedulerFeatures.config.storageCapacityScoring);  // Beta and on in v1.37
   EXPECT_TRUE(o.featureGates.explicitlySet().empty());
   EXPECT_EQ(o.logging.format, "text");
   EXPECT_EQ(o.logging.flushFrequency, 5000ms);
@@ -145,53 +145,91 @@ TEST(ParseFlags, DeprecatedFlags) {
 }
 
 TEST(ParseFlags, FeatureGates) {
-  Options o = parse({"--feature-gates=StorageCapacityScoring=true,DRASchedulerFilterTimeout=false"});
-  EXPECT_TRUE(o.schedulerFeatures.config.storageCapacityScoring);
-  EXPECT_TRUE(o.schedulerFeatures.plugins.enableStorageCapacityScoring);
+  Options o = parse({"--feature-gates=StorageCapacityScoring=false,DRASchedulerFilterTimeout=false"});
+  EXPECT_FALSE(o.schedulerFeatures.config.storageCapacityScoring);
+  EXPECT_FALSE(o.schedulerFeatures.plugins.enableStorageCapacityScoring);
   EXPECT_FALSE(o.schedulerFeatures.config.draSchedulerFilterTimeout);
   EXPECT_TRUE(o.schedulerFeatures.config.dynamicResourceAllocation);
   // Repeated flags accumulate; the kube: prefix is the default component.
   Options r = parse({"--feature-gates", "kube:SchedulerPopFromBackoffQ=false",
-                     "--feature-gates=kube:SchedulerAsyncPreemption=false, kube:MatchLabelKeysInPodTopologySpread=false"});
+                     "--feature-gates=kube:SchedulerAsyncPreemption=false, kube:MatchLabelKeysInPodTopologySpread=false",
+                     "--feature-gates=kube:MatchLabelKeysInPodTopologySpreadSelectorMerge=false"});
   EXPECT_FALSE(r.schedulerFeatures.popFromBackoffQ);
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableAsyncPreemption);
   EXPECT_FALSE(r.schedulerFeatures.plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_TRUE(r.schedulerFeatures.plugins.enableVolumeAttributesClass);
-  EXPECT_FALSE(parse({"--feature-gates=VolumeAttributesClass=false"}).schedulerFeatures.plugins.enableVolumeAttributesClass);
+  EXPECT_FALSE(parse({"--feature-gates=VolumeLimitScaling=false"}).schedulerFeatures.plugins.enableVolumeLimitScaling);
   // Gates that do not touch the scheduler are accepted, as upstream.
-  EXPECT_TRUE(parse({"--feature-gates=ImageVolume=true,KubeletPodResourcesGet=false"}).featureGates.enabled("ImageVolume"));
+  EXPECT_TRUE(parse({"--feature-gates=ImageVolumeWithDigest=true,KubeletServiceAccountTokenForCredentialProviders=false"})
+                  .featureGates.enabled("ImageVolumeWithDigest"));
   // A GA gate set to its value: upstream's warning.
-  Options ga = parse({"--feature-gates=SchedulerQueueingHints=true"});
-  EXPECT_EQ(ga.featureGateWarnings, (std::vector<std::string>{"Setting GA feature gate SchedulerQueueingHints=true. It "
+  Options ga = parse({"--feature-gates=NodeDeclaredFeatures=true"});
+  EXPECT_EQ(ga.featureGateWarnings, (std::vector<std::string>{"Setting GA feature gate NodeDeclaredFeatures=true. It "
                                                               "will be removed in a future release."}));
 
   EXPECT_EQ(parseError({"--feature-gates=NoSuchGate=true"}), "unrecognized feature gate: NoSuchGate");
   EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring"}), "missing bool value for StorageCapacityScoring");
   EXPECT_EQ(parseError({"--feature-gates=StorageCapacityScoring=yes"}),
             "invalid value of StorageCapacityScoring=yes, err: strconv.ParseBool: parsing \"yes\": invalid syntax");
-  EXPECT_EQ(parseError({"--feature-gates=SchedulerQueueingHints=false"}),
-            "cannot set feature gate SchedulerQueueingHints to false, feature is locked to true");
+  EXPECT_EQ(parseError({"--feature-gates=NodeDeclaredFeatures=false"}),
+            "cannot set feature gate NodeDeclaredFeatures to false, feature is locked to true");
+  EXPECT_EQ(parseError({"--feature-gates=SchedulerQueueingHints=true"}),
+            "unrecognized feature gate: SchedulerQueueingHints");  // removed in v1.37
   EXPECT_EQ(parseError({"--feature-gates=wardle:A=true"}), "component not registered: wardle");
   EXPECT_EQ(parseError({"--feature-gates=kube:AllBeta=true,AllAlpha=false"}),
             "set kube feature gates with default empty prefix or kube: prefix consistently, do not mix use");
-  EXPECT_EQ(parseError({"--feature-gates=PodLevelResources=false"}),
-            "feature gate PodLevelResources=false is not supported by kube-scheduler-cpp: pod-level spec.resources "
-            "would be ignored; kube-scheduler-cpp's node accounting always honours them");
+  // Gates that depend on PodLevelResources: upstream's dependency error first.
+  EXPECT_THAT(parseError({"--feature-gates=PodLevelResources=false"}),
+              HasSubstr("InPlacePodLevelResourcesVerticalScaling is enabled, but depends on features that are "
+                        "disabled: [PodLevelResources]"));
+  EXPECT_EQ(parseError({"--feature-gates=InPlacePodLevelResourcesVerticalScaling=false"}),
+            "feature gate InPlacePodLevelResourcesVerticalScaling=false is not supported by kube-scheduler-cpp: a "
+            "pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
+            "accounting always takes the larger of spec and status");
 }
 
 TEST(ParseFlags, EmulatedVersion) {
-  EXPECT_EQ(parse({"--emulated-version=1.34"}).emulatedVersion, (std::vector<std::string>{"1.34"}));
-  parse({"--emulated-version=kube=1.34"});
-  parse({"--emulated-version=v1.34"});
-  EXPECT_EQ(parseError({"--emulated-version=1.30"}), "emulation version 1.30 is not between [1.31, 1.34.0]");
-  EXPECT_EQ(parseError({"--emulated-version=1.35"}), "emulation version 1.35 is not between [1.31, 1.34.0]");
-  EXPECT_THAT(parseError({"--emulated-version=1.33"}),
-              HasSubstr("--emulated-version kube=1.33 is not supported by kube-scheduler-cpp"));
-  EXPECT_EQ(parseError({"--emulated-version=1.34.1"}), "patch version not allowed, got: kube=1.34.1");
-  EXPECT_EQ(parseError({"--emulated-version=foo=1.34"}), "component not registered: foo");
+  EXPECT_EQ(parse({"--emulated-version=1.37"}).emulatedVersion, (std::vector<std::string>{"1.37"}));
+  parse({"--emulated-version=kube=1.37"});
+  parse({"--emulated-version=v1.37"});
+  // 1.36's gates: everything the scheduler needs is implemented there.
+  Options at36 = parse({"--emulated-version=1.36"});
+  EXPECT_EQ(at36.featureGates.emulationMinor(), 36u);
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableStorageCapacityScoring);  // alpha in 1.36
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableVolumeLimitScaling);
+  EXPECT_FALSE(at36.schedulerFeatures.plugins.enableDRADeviceTaintRules);
+  EXPECT_EQ(parseError({"--emulated-version=1.33"}), "emulation version 1.33 is not between [1.34, 1.37.0]");
+  EXPECT_EQ(parseError({"--emulated-version=1.38"}), "emulation version 1.38 is not between [1.34, 1.37.0]");
+  // At 1.34 a default kube-scheduler-cpp does not implement: refused, naming why.
+  EXPECT_THAT(parseError({"--emulated-version=1.34"}),
+              HasSubstr("(its default at --emulated-version=1.34, --min-compatibility-version=1.34)"));
+  EXPECT_EQ(parseError({"--emulated-version=1.34", "--feature-gates=GenericWorkload=true"}),
+            "cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min "
+            "compatibility version 1.34");
+  EXPECT_EQ(parseError({"--emulated-version=1.37.1"}), "patch version not allowed, got: kube=1.37.1");
+  EXPECT_EQ(parseError({"--emulated-version=foo=1.37"}), "component not registered: foo");
   EXPECT_EQ(parseError({"--emulated-version=foo"}), "could not parse \"foo\" as version");
   EXPECT_EQ(parseError({"--emulated-version=1"}), "illegal version string \"1\"");
-  EXPECT_EQ(parseError({"--emulated-version=kube=1.34,kube=1.33"}), "duplicate version flag, kube=1.34 and kube=1.33");
+  EXPECT_EQ(parseError({"--emulated-version=kube=1.37,kube=1.36"}), "duplicate version flag, kube=1.37 and kube=1.36");
+  EXPECT_EQ(parseError({"--emulated-version=1.36", "--min-compatibility-version=1.37"}),
+            "minCompatibilityVersion version 1.37 is not between [1.34, 1.36]");
+  EXPECT_EQ(parseError({"--feature-gates=DRADeviceTaints=false"}),
+            "DRADeviceTaintRules is enabled, but depends on features that are disabled: [DRADeviceTaints]");
+}
+
+// --min-compatibility-version: upstream's range and texts; 1.37 turns DRAFractionalCapacityRange's default on.
+TEST(ParseFlags, MinCompatibilityVersion) {
+  EXPECT_FALSE(parse({}).schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  Options o = parse({"--min-compatibility-version=1.37"});
+  EXPECT_EQ(o.minCompatibilityVersion, (std::vector<std::string>{"1.37"}));
+  EXPECT_TRUE(o.schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_FALSE(parse({"--min-compatibility-version=kube=1.34"}).schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_FALSE(parse({"--min-compatibility-version=1.37", "--feature-gates=DRAFractionalCapacityRange=false"})
+                   .schedulerFeatures.plugins.enableDRAFractionalCapacityRange);
+  EXPECT_EQ(parseError({"--min-compatibility-version=1.33"}),
+            "minCompatibilityVersion version 1.33 is not between [1.34, 1.37]");
+  EXPECT_EQ(parseError({"--min-compatibility-version=1.37.2"}), "patch version not allowed, got: kube=1.37.2");
+  EXPECT_EQ(parseError({"--min-compatibility-version=wardle=1.2"}), "component not registered: wardle");
 }
 
 TEST(ParseFlags, LogsFlags) {
@@ -324,7 +362,7 @@ TEST(FeatureGateStates, ListsEveryGateWithStageAndValue) {
   EXPECT_EQ(find("DRASchedulerFilterTimeout").stage, "BETA");
   EXPECT_TRUE(find("DRASchedulerFilterTimeout").enabled);
   EXPECT_EQ(find("DynamicResourceAllocation").stage, "");  // GA
-  EXPECT_EQ(find("StorageCapacityScoring").stage, "ALPHA");
+  EXPECT_EQ(find("StorageCapacityScoring").stage, "BETA");
   EXPECT_TRUE(find("StorageCapacityScoring").enabled);
   EXPECT_FALSE(find("AllAlpha").enabled);
 }
@@ -605,6 +643,7 @@ TEST(Flagz, UpstreamDefaults) {
       {"log-text-split-stream", "false"},
       {"logging-format", "text"},
       {"master", ""},
+      {"min-compatibility-version", "[]"},
       {"pod-max-in-unschedulable-pods-duration", "5m0s"},
       {"profiling", "true"},
       {"requestheader-allowed-names", "[]"},
@@ -634,7 +673,7 @@ TEST(Flagz, UpstreamValueFormats) {
   auto got = parsedFlagz(
       {"--authorization-always-allow-paths=/flagz,/statusz", "--authorization-always-allow-paths=/x",
        "--feature-gates=ComponentFlagz=true,LoggingAlphaOptions=true",
-       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.34", "--vmodule=foo=2,bar=3",
+       "--feature-gates=DRAConsumableCapacity=false", "--emulated-version=kube=1.36", "--vmodule=foo=2,bar=3",
        "-v=2", "--kube-api-qps=1.5", "--leader-elect-lease-duration=90s", "--allow-metric-labels=a,b=c",
        "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2", "--log-json-info-buffer-size=1Ki",
        "--requestheader-group-headers=a", "--requestheader-group-headers=b",
@@ -644,7 +683,7 @@ TEST(Flagz, UpstreamValueFormats) {
       {"allow-metric-labels", R"(["a,b=c","x,y=z"])"},
       {"authorization-always-allow-paths", "[/flagz,/statusz,/x]"},
       {"disabled-metrics", "[m1,m2]"},
-      {"emulated-version", "[kube=1.34]"},
+      {"emulated-version", "[kube=1.36]"},
       {"feature-gates", ":ComponentFlagz=true,:LoggingAlphaOptions=true,:DRAConsumableCapacity=false"},
       {"kube-api-qps", "1.5"},
       {"leader-elect-lease-duration", "1m30s"},
@@ -662,8 +701,8 @@ TEST(Flagz, UpstreamValueFormats) {
   // The component prefix sorts after the empty one; values keep their order.
   EXPECT_EQ(
       parsedFlagz(
-          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:DRAAdminAccess=false"})["feature-gates"],
-      "kube:DRAConsumableCapacity=true,kube:DRAAdminAccess=false");
+          {"--feature-gates=kube:DRAConsumableCapacity=true, kube:SchedulerAsyncAPICalls=false"})["feature-gates"],
+      "kube:DRAConsumableCapacity=true,kube:SchedulerAsyncAPICalls=false");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.0001"})["kube-api-qps"], "0.0001");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=0.00001"})["kube-api-qps"], "1e-05");
   EXPECT_EQ(parsedFlagz({"--kube-api-qps=3e21"})["kube-api-qps"], "3e+21");

@@ -402,6 +402,178 @@ TEST(ReflectorTest, BookmarksAdvanceTheSyncedVersion) {
   r.stop();
 }
 
+// A ListWatcher in front of the memory client that records each watch as "<resourceVersion>/<initial>"
+// (initial: "list" for a watch-list, "watch" otherwise) and each list as "list".
+class RecordingListWatcher final : public client::ListWatcher<api::Pod> {
+ public:
+  explicit RecordingListWatcher(client::ListWatcher<api::Pod>& inner) : inner_(inner) {}
+
+  client::ApiResult<api::List<api::Pod>> list(const client::ListOptions& o) override {
+    record("list");
+    return inner_.list(o);
+  }
+  client::ApiResult<void> watch(const client::WatchOptions& o,
+                                const std::function<void(api::WatchEvent<api::Pod>&&)>& onEvent,
+                                std::stop_token stop) override {
+    record(o.resourceVersion + "/" + (o.sendInitialEvents ? "list" : "watch"));
+    return inner_.watch(o, onEvent, std::move(stop));
+  }
+  std::vector<std::string> calls() const {
+    std::lock_guard l(mu_);
+    return calls_;
+  }
+
+ private:
+  void record(std::string call) {
+    std::lock_guard l(mu_);
+    calls_.push_back(std::move(call));
+  }
+  client::ListWatcher<api::Pod>& inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> calls_;
+};
+
+ReflectorOptions watchListOptions() {
+  ReflectorOptions o = fastOptions();
+  o.useWatchList = true;
+  return o;
+}
+
+// client-go's watchList: no list; the initial state arrives on a watch whose stream then goes on as the watch.
+TEST(ReflectorTest, WatchListStreamsTheStateAndKeepsTheStream) {
+  MemoryClient c;
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(c.create(makePod("p" + std::to_string(i))).ok());
+  RecordingListWatcher lw(c.pods());
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(lw, sink, watchListOptions());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1; }));
+  {
+    std::lock_guard l(sink.mu);
+    EXPECT_EQ(sink.replaces[0].first.size(), 5u);
+    EXPECT_EQ(sink.replaces[0].second, c.currentResourceVersion());
+  }
+  EXPECT_EQ(r.lastSyncResourceVersion(), c.currentResourceVersion());
+  ASSERT_TRUE(c.create(makePod("q")).ok());
+  ASSERT_TRUE(c.deletePod("default", "p0", {}).ok());
+  ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 2; }));
+  EXPECT_EQ(sink.opsCopy(), (std::vector<std::string>{"add q", "delete p0"}));
+  EXPECT_EQ(lw.calls(), (std::vector<std::string>{"/list"}));
+  EXPECT_EQ(r.listCount(), 0);
+  r.stop();
+  EXPECT_EQ(c.activeWatchCountForTest(), 0u);
+}
+
+// After the stream ends normally the reflector rewatches (no initial events); after a 410 it streams the state
+// again from the last-synced version, and from "" once that version is gone.
+TEST(ReflectorTest, WatchListRestreamsAfterGoneFromTheSyncedVersionThenTheMostRecent) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  RecordingListWatcher lw(c.pods());
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(lw, sink, watchListOptions());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  const std::string synced = r.lastSyncResourceVersion();
+  c.closeAllWatchesForTest();
+  ASSERT_TRUE(eventually([&] { return lw.calls().size() == 2 && c.activeWatchCountForTest() == 1; }));
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 2 && c.activeWatchCountForTest() == 1; }));
+  c.injectFailures(Operation::Watch, 1, ApiError(410, "Expired", "too old resource version"));
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 3 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(lw.calls(), (std::vector<std::string>{"/list", synced + "/watch", synced + "/list", synced + "/list",
+                                                  "/list"}));
+  EXPECT_EQ(r.listCount(), 0);
+  r.stop();
+}
+
+// A watch-list the server refuses falls back to list + watch for that round; 429 is retried after a backoff.
+TEST(ReflectorTest, WatchListFallsBackToAListWhenRefusedAndBacksOffOn429) {
+  MemoryClient c;
+  ASSERT_TRUE(c.create(makePod("a")).ok());
+  std::atomic<int> sleeps{0};
+  ReflectorOptions o = watchListOptions();
+  o.sleep = [&](std::chrono::milliseconds, std::stop_token) {
+    ++sleeps;
+    return true;
+  };
+  c.injectFailures(Operation::Watch, 1, ApiError(429, "TooManyRequests", "slow down"));
+  RecordingListWatcher lw(c.pods());
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(lw, sink, o);
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  EXPECT_EQ(sleeps.load(), 1);
+  EXPECT_EQ(r.listCount(), 0);
+
+  c.injectFailures(Operation::Watch, 1, ApiError(400, "BadRequest", "sendInitialEvents is not supported"));
+  c.closeAllWatchesForTest(ApiError(410, "Expired", "too old resource version"));
+  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 2 && c.activeWatchCountForTest() == 1; }));
+  const std::vector<std::string> calls = lw.calls();
+  ASSERT_EQ(calls.size(), 5u);
+  EXPECT_EQ(calls[0], "/list");
+  EXPECT_EQ(calls[1], "/list");
+  EXPECT_EQ(calls[2].substr(calls[2].find('/')), "/list");
+  EXPECT_EQ(calls[3], "list");
+  EXPECT_EQ(calls[4].substr(calls[4].find('/')), "/watch");
+  EXPECT_EQ(r.listCount(), 1);
+  r.stop();
+}
+
+// A scripted stream: events before the closing bookmark build the state as client-go's temporary store does
+// (by namespace/name); the bookmark's version is the synced one; later events go to the sink.
+class ScriptedWatchList final : public client::ListWatcher<api::Pod> {
+ public:
+  client::ApiResult<api::List<api::Pod>> list(const client::ListOptions&) override {
+    return ApiError(500, "InternalError", "no list expected");
+  }
+  client::ApiResult<void> watch(const client::WatchOptions& o,
+                                const std::function<void(api::WatchEvent<api::Pod>&&)>& onEvent,
+                                std::stop_token stop) override {
+    if (!o.sendInitialEvents) {
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock l(m);
+      cv.wait(l, stop, [] { return false; });
+      return {};
+    }
+    auto pod = [](const char* name, const char* rv) {
+      api::Pod p = makePod(name);
+      p.metadata.resourceVersion = rv;
+      return p;
+    };
+    using api::WatchEventType;
+    onEvent({WatchEventType::Added, pod("a", "1"), {}});
+    onEvent({WatchEventType::Added, pod("b", "2"), {}});
+    onEvent({WatchEventType::Modified, pod("a", "3"), {}});
+    onEvent({WatchEventType::Deleted, pod("b", "4"), {}});
+    onEvent({WatchEventType::Added, pod("c", "5"), {}});
+    onEvent({WatchEventType::Bookmark, pod("", "6"), {}});  // an ordinary bookmark does not end the state
+    api::Pod end = pod("", "7");
+    end.metadata.annotations.emplace(client::kInitialEventsEndAnnotation, "true");
+    onEvent({WatchEventType::Bookmark, std::move(end), {}});
+    onEvent({WatchEventType::Added, pod("d", "8"), {}});
+    return {};
+  }
+};
+
+TEST(ReflectorTest, WatchListStateFollowsEveryEventBeforeTheClosingBookmark) {
+  ScriptedWatchList lw;
+  RecordingSink<api::Pod> sink;
+  Reflector<api::Pod> r(lw, sink, watchListOptions());
+  r.start();
+  ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 1 && r.lastSyncResourceVersion() == "8"; }));
+  r.stop();
+  std::lock_guard l(sink.mu);
+  ASSERT_EQ(sink.replaces.size(), 1u);
+  EXPECT_EQ(sink.replaces[0].second, "7");
+  std::map<std::string, std::string> state;
+  for (const auto& p : sink.replaces[0].first) state[p->metadata.name] = p->metadata.resourceVersion;
+  EXPECT_EQ(state, (std::map<std::string, std::string>{{"a", "3"}, {"c", "5"}}));
+  EXPECT_EQ(sink.ops, (std::vector<std::string>{"add d"}));
+}
+
 TEST(SharedInformerTest, HandlersSeeInitialListUpdatesAndDeletes) {
   MemoryClient c;
   ASSERT_TRUE(c.create(makePod("a")).ok());

@@ -2361,17 +2361,10 @@ struct Result_ {
   std::array<double, 3> loadBefore{}, loadAfter{};
 };
 
-// Upstream v1.37.2's defaults of the gates the scheduler reads where the gate table (still v1.34.4's
-// stages) has another default. Explicit values here, so they stay right once the table moves.
-constexpr std::string_view kV137GateDefaults =
-    "DRAPartitionableDevices=true,DRAConsumableCapacity=true,DRADeviceBindingConditions=true,"
-    "StorageCapacityScoring=true,NominatedNodeNameForExpectation=true";
-
-// The switches the scheduler runs with, as the daemon derives them from its gates: v1.37.2's defaults,
-// then --async-preemption, then --feature-gates. A refused or unknown value ends the run (exit 2).
+// The switches the scheduler runs with, as the daemon derives them from its gates (v1.37.2's defaults):
+// --async-preemption, then --feature-gates. A refused or unknown value ends the run (exit 2).
 features::SchedulerFeatures harnessFeatures(const Flags& flags) {
   std::vector<std::string> values = {
-      std::string(kV137GateDefaults),
       std::string("SchedulerAsyncPreemption=") + (flags.asyncPreemption ? "true" : "false")};
   values.insert(values.end(), flags.featureGates.begin(), flags.featureGates.end());
   features::FeatureGate gates;

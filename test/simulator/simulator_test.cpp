@@ -119,7 +119,8 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   EXPECT_LT(web.scores.at("node-a1").at("PodTopologySpread"), web.scores.at("node-c2").at("PodTopologySpread"));
   EXPECT_EQ(web.scores.at("node-c2").at("PodTopologySpread"), 100);
   // Weighted sum: TaintToleration 3, NodeAffinity, PodTopologySpread, InterPodAffinity and DynamicResources
-  // (0 for a pod without claims) 2, the resource and image plugins 1.
+  // (0 for a pod without claims) 2, the resource and image plugins and VolumeBinding (capacity scoring, on
+  // in v1.37; 0 for a pod without volumes) 1.
   const std::map<std::string, int> weights{{"TaintToleration", 3},
                                            {"NodeAffinity", 2},
                                            {"PodTopologySpread", 2},
@@ -127,7 +128,8 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
                                            {"NodeResourcesFit", 1},
                                            {"NodeResourcesBalancedAllocation", 1},
                                            {"ImageLocality", 1},
-                                           {"DynamicResources", 2}};
+                                           {"DynamicResources", 2},
+                                           {"VolumeBinding", 1}};
   for (const auto& [node, perPlugin] : web.scores) {
     int64_t total = 0;
     for (const auto& [plugin, score] : perPlugin) total += score * weights.at(plugin);

@@ -17,6 +17,8 @@
 //    (as an ERROR event, as the watch cache does, or as an error result); "" and "0" start with
 //    synthetic ADDED events of the current state; selectors turn transitions into ADDED / DELETED as
 //    the watch cache does; periodic BOOKMARKs; ends on timeoutSeconds, stop, or closeAllWatchesForTest;
+//  - watch-list (sendInitialEvents): the current state as ADDED events, then the BOOKMARK annotated
+//    k8s.io/initial-events-end; a version newer than the current one: 504 "Too large resource version";
 //  - pods/binding (409 "pod p is already assigned to node \"n\"", PodScheduled=True), pods/status
 //    patches, events with generated names, leases, resource claims (their status subresource and
 //    finalizers, as the resource claim strategy treats them).
@@ -626,7 +628,24 @@ ApiResult<void> MemoryClient::watch(const WatchOptions& options,
     auto& s = state<T>();
     w = std::make_shared<memory::Watcher<T>>(std::move(filter).value(), options.allowWatchBookmarks);
     std::lock_guard wl(w->mu);
-    if (options.resourceVersion.empty() || options.resourceVersion == "0") {
+    if (options.sendInitialEvents) {
+      // A watch-list (resourceVersionMatch=NotOlderThan): the state at the current version, which is at
+      // least the requested one, then the bookmark that ends the initial events.
+      if (!options.resourceVersion.empty()) {
+        std::optional<int64_t> from = memory::parseResourceVersion(options.resourceVersion);
+        if (!from) return memory::badRequest("invalid resource version: " + options.resourceVersion);
+        if (*from > currentRV_) return memory::tooLargeResourceVersion(*from, currentRV_);
+      }
+      for (const auto& [key, obj] : s.objects) {
+        if (w->filter.matches(*obj)) w->queue.push_back(api::WatchEvent<T>{api::WatchEventType::Added, *obj, {}});
+      }
+      api::WatchEvent<T> end;
+      end.type = api::WatchEventType::Bookmark;
+      end.object.metadata.resourceVersion = std::to_string(currentRV_);
+      end.object.metadata.annotations.emplace(kInitialEventsEndAnnotation, "true");
+      w->queue.push_back(std::move(end));
+      w->lastRV = currentRV_;
+    } else if (options.resourceVersion.empty() || options.resourceVersion == "0") {
       // Get state and start at most recent: synthetic ADDED events first.
       for (const auto& [key, obj] : s.objects) {
         if (!w->filter.matches(*obj)) continue;

@@ -414,6 +414,10 @@ class RestListWatcher final : public ListWatcher<T> {
     addQuery(target, sep, "watch", "true");
     if (o.allowWatchBookmarks) addQuery(target, sep, "allowWatchBookmarks", "true");
     addQuery(target, sep, "resourceVersion", o.resourceVersion);
+    if (o.sendInitialEvents) {
+      addQuery(target, sep, "resourceVersionMatch", "NotOlderThan");
+      addQuery(target, sep, "sendInitialEvents", "true");
+    }
     if (o.timeoutSeconds > 0) addQuery(target, sep, "timeoutSeconds", std::to_string(o.timeoutSeconds));
     addQuery(target, sep, "labelSelector", o.labelSelector);
     addQuery(target, sep, "fieldSelector", o.fieldSelector);

@@ -11,20 +11,36 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
      "the API client would accept CBOR responses; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
     {"ClientsPreferCBOR", true,
      "the API client would send CBOR; kube-scheduler-cpp speaks JSON and protobuf, not CBOR"},
+    {"CompositePodGroup", true, "CompositePodGroups would be scheduled as gangs; not implemented yet"},
     {"CoordinatedLeaderElection", true,
      "leader election would go through LeaseCandidates; kube-scheduler-cpp only takes the Lease directly"},
-    {"InOrderInformers", false,
-     "informers would stop delivering events in order; kube-scheduler-cpp's informers always keep the order"},
-    {"InPlacePodVerticalScaling", false,
-     "a pod's requests would be its spec only (not the resized status); kube-scheduler-cpp's node accounting "
-     "always takes the larger of spec and status"},
+    {"DRADerivedAttributes", true, "device classes could derive attributes; the DRA allocator does not"},
+    {"DRADeviceCompatibilityGroups", true,
+     "devices of incompatible counter groups would be kept apart; the DRA allocator does not"},
+    {"DRAListTypeAttributes", true, "device attributes could be lists; the API model and CEL do not have them"},
+    {"DRANodeAllocatableResources", true,
+     "DRA devices would count towards node allocatable resources; not implemented"},
+    {"DRAOptionalNodeOperations", true, "the DRA allocator would skip optional node operations; not implemented"},
+    {"DRAWorkloadResourceClaims", true, "PodGroups could own ResourceClaims; gang scheduling is not implemented yet"},
+    {"GenericWorkload", true,
+     "pods with spec.schedulingGroup would be scheduled as PodGroups (the pod-group cycle); not implemented yet"},
+    {"InPlacePodLevelResourcesVerticalScaling", false,
+     "a pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
+     "accounting always takes the larger of spec and status"},
+    {"InPlacePodVerticalScalingSchedulerPreemption", true,
+     "preemption would count resizes in progress; not implemented"},
+    {"InterPodAffinityHostnameFastPath", true, "InterPodAffinity's hostname fast path is not implemented"},
+    {"PodGroupPreemptionPolicy", true, "PodGroups would carry a preemption policy; gang scheduling is not implemented yet"},
     {"PodLevelResources", false,
      "pod-level spec.resources would be ignored; kube-scheduler-cpp's node accounting always honours them"},
     {"SchedulerAsyncAPICalls", true,
      "status patches, bindings and evictions would go through the asynchronous API dispatcher, which "
      "kube-scheduler-cpp does not implement"},
-    {"WatchListClient", true,
-     "informers would list through a streaming watch; kube-scheduler-cpp's informers list and then watch"},
+    {"SchedulerPreQueueingHints", true, "PreEnqueue plugins would get queueing hints; not implemented"},
+    {"TaintTolerationComparisonOperators", true,
+     "tolerations could compare taint values (Lt, Gt); TaintToleration only knows Equal and Exists"},
+    {"TopologyAwareWorkloadScheduling", true,
+     "PodGroups would be placed by topology (the placement cycle); not implemented yet"},
 });
 
 }  // namespace
@@ -37,12 +53,20 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
       const std::string value = u.value ? "true" : "false";
       std::string via;
       if (gates.explicitlySet().count(u.gate) == 0) {
-        // Turned by AllAlpha / AllBeta: say so, and how to keep it as it was.
-        const FeatureSpec* spec = findFeature(u.gate);
-        const char* all = spec != nullptr && spec->stage == Stage::Alpha ? "AllAlpha" : "AllBeta";
-        via = std::string(" (set through ") + all + "=" + value + "; add " + std::string(u.gate) + "=" +
-              (u.value ? "false" : "true") + " to keep it off)";
-        if (!u.value) via = std::string(" (set through ") + all + "=false; add " + std::string(u.gate) + "=true)";
+        const FeatureSpec* spec = gates.spec(u.gate);
+        const std::string all = spec != nullptr && spec->stage == Stage::Alpha ? "AllAlpha" : "AllBeta";
+        if (gates.explicitlySet().count(all) != 0 && spec != nullptr &&
+            (spec->stage == Stage::Alpha || spec->stage == Stage::Beta)) {
+          // Turned by AllAlpha / AllBeta: say so, and how to keep it as it was.
+          via = " (set through " + all + "=" + value + "; add " + std::string(u.gate) + "=" +
+                (u.value ? "false" : "true") + " to keep it off)";
+          if (!u.value) via = " (set through " + all + "=false; add " + std::string(u.gate) + "=true)";
+        } else {
+          // The default at the emulated / min compatibility version.
+          via = " (its default at --emulated-version=" + std::to_string(kBinaryMajor) + "." +
+                std::to_string(gates.emulationMinor()) + ", --min-compatibility-version=" +
+                std::to_string(kBinaryMajor) + "." + std::to_string(gates.minCompatibilityMinor()) + ")";
+        }
       }
       return Error("feature gate " + std::string(u.gate) + "=" + value + " is not supported by kube-scheduler-cpp: " +
                    std::string(u.effect) + via);
@@ -66,23 +90,16 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRAPartitionableDevices = gates.enabled("DRAPartitionableDevices");
   f.plugins.enableDRADeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
   f.plugins.enableDRAConsumableCapacity = gates.enabled("DRAConsumableCapacity");
-  // On in v1.37 (GA); the v1.34.4 table still says alpha and off, so only an explicit value counts.
-  if (gates.explicitlySet().count("DRADeviceTaints") != 0) {
-    f.plugins.enableDRADeviceTaints = gates.enabled("DRADeviceTaints");
-  }
-  // GA and locked on in v1.37; alpha and off in the v1.34.4 table, so only an explicit value counts until
-  // the table moves.
-  if (gates.explicitlySet().count("DRAExtendedResource") > 0) {
-    f.plugins.enableDRAExtendedResource = gates.enabled("DRAExtendedResource");
-  }
+  f.plugins.enableDRADeviceTaints = gates.enabled("DRADeviceTaints");
+  f.plugins.enableDRADeviceTaintRules = gates.enabled("DRADeviceTaintRules");
+  f.plugins.enableDRAExtendedResource = gates.enabled("DRAExtendedResource");  // GA, locked on
+  f.plugins.enableDRAFractionalCapacityRange = gates.enabled("DRAFractionalCapacityRange");
+  f.plugins.enableNodeDeclaredFeatures = gates.enabled("NodeDeclaredFeatures");  // GA, locked on
+  f.plugins.enableVolumeLimitScaling = gates.enabled("VolumeLimitScaling");
   f.popFromBackoffQ = gates.enabled("SchedulerPopFromBackoffQ");
+  f.watchListClient = gates.enabled("WatchListClient");
   f.nominatedNodeNameForExpectation = gates.enabled("NominatedNodeNameForExpectation");
-  if (findFeature("DRAFractionalCapacityRange") != nullptr) {
-    f.plugins.enableDRAFractionalCapacityRange = gates.enabled("DRAFractionalCapacityRange");
-  }
-  if (findFeature("OpportunisticBatching") != nullptr) {
-    f.enableOpportunisticBatching = gates.enabled("OpportunisticBatching");
-  }
+  f.enableOpportunisticBatching = gates.enabled("OpportunisticBatching");
   return f;
 }
 

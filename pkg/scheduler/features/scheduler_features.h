@@ -23,11 +23,12 @@ struct SchedulerFeatures {
   config::FeatureGates config;  // DynamicResourceAllocation, DRASchedulerFilterTimeout, StorageCapacityScoring
   plugins::Features plugins;    // SchedulerAsyncPreemption, StorageCapacityScoring, VolumeAttributesClass, ...
   bool popFromBackoffQ = true;  // SchedulerPopFromBackoffQ: the queue pops from backoffQ when activeQ is empty
+  // WatchListClient (beta, on in v1.37): informers stream their initial state as a watch-list.
+  bool watchListClient = true;
   // NominatedNodeNameForExpectation: nominatedNodeName is set before PreBind or a Permit wait.
-  bool nominatedNodeNameForExpectation = false;
+  bool nominatedNodeNameForExpectation = true;
   // OpportunisticBatching (beta, on in v1.37): pods are signed and a profile reuses the previous pod's
-  // ranking (framework/runtime/batch.h). Read from the gate once the gate table has it (the v1.34 table
-  // doesn't); until then always the v1.37 default.
+  // ranking (framework/runtime/batch.h).
   bool enableOpportunisticBatching = true;
 };
 

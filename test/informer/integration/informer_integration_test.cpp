@@ -595,6 +595,38 @@ TEST_F(InformerIntegrationTest, ListAndWatchThousandsOfPods) {
   factory.stop();
 }
 
+// 1b. WatchListClient against the real apiserver: the state streamed with sendInitialEvents (no list) equals a
+// fresh list, field by field, and the same stream then delivers changes.
+TEST_F(InformerIntegrationTest, WatchListStreamsTheStateWithoutAList) {
+  constexpr int kPods = 300;
+  const std::string ns = "inf-watchlist";
+  kubectl(*cp_, {"create", "namespace", ns});
+  kubectl(*cp_, {"create", "-f", "-"}, podList(ns, "w-", "watchlist", 0, kPods));
+
+  SharedInformerFactoryOptions fo;
+  fo.reflector = fastReflector();
+  fo.reflector.useWatchList = true;
+  fo.reflector.labelSelector = "app=watchlist";
+  fo.podFieldSelector = std::string(kSchedulerPodFieldSelector);
+  SharedInformerFactory factory(*client_, fo);
+  Recorder<api::Pod> rec;
+  auto& pods = factory.pods();
+  pods.addEventHandler(rec.handler());
+  factory.start();
+  ASSERT_TRUE(factory.waitForCacheSync(60s)) << "pods informer did not sync";
+  ASSERT_EQ(pods.store().size(), static_cast<size_t>(kPods));
+  expectStoreEqualsServer(pods.store(), serverState(client_->pods(), fo.reflector.labelSelector));
+  EXPECT_EQ(pods.reflector().listCount(), 0) << "the state should have come as a watch-list";
+  EXPECT_EQ(pods.reflector().watchCount(), 1);
+
+  kubectl(*cp_, {"create", "-f", "-"}, podList(ns, "x-", "watchlist", 0, 1));
+  ASSERT_TRUE(rec.waitForCount(kPods + 1, 30s));
+  EXPECT_FALSE(rec.events().back().initial);
+  EXPECT_EQ(pods.reflector().watchCount(), 1) << "the watch-list's stream goes on as the watch";
+  EXPECT_TRUE(rec.violations().empty()) << ::testing::PrintToString(rec.violations());
+  factory.stop();
+}
+
 // 2. The informer keeps going across a kube-apiserver restart; the store converges to the server.
 TEST_F(InformerIntegrationTest, WatchSurvivesApiserverRestart) {
   const std::string ns = "inf-restart";

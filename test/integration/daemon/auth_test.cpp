@@ -301,7 +301,7 @@ TEST_F(AuthTest, ZpagesAsUpstream) {
   }
   EXPECT_EQ(missing,
             (std::set<std::string>{"cert-dir", "disable-http2-serving", "http2-max-streams-per-connection",
-                                   "min-compatibility-version", "permit-address-sharing",
+                                   "permit-address-sharing",
                                    "permit-port-sharing", "tls-curve-preferences", "tls-sni-cert-key"}));
   auto yamlLines = [&](uint16_t p) {
     std::vector<std::string> lines;

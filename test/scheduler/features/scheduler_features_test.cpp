@@ -24,55 +24,59 @@ TEST(SchedulerFeatures, Defaults) {
   SchedulerFeatures f = featuresFor("");
   EXPECT_TRUE(f.config.dynamicResourceAllocation);
   EXPECT_TRUE(f.config.draSchedulerFilterTimeout);
-  EXPECT_FALSE(f.config.storageCapacityScoring);
+  EXPECT_TRUE(f.config.storageCapacityScoring);  // Beta and on in v1.37
   EXPECT_TRUE(f.plugins.enableAsyncPreemption);
-  EXPECT_FALSE(f.plugins.enableStorageCapacityScoring);
+  EXPECT_TRUE(f.plugins.enableStorageCapacityScoring);
   EXPECT_TRUE(f.plugins.enableVolumeAttributesClass);
   EXPECT_TRUE(f.plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_FALSE(f.plugins.assumeVolumeBindingCompletes);
-  // VolumeLimitScaling: v1.37's default; not in the v1.34.4 gate table, so not settable yet.
   EXPECT_TRUE(f.plugins.enableVolumeLimitScaling);
+  EXPECT_TRUE(f.plugins.enableNodeDeclaredFeatures);
   EXPECT_TRUE(f.popFromBackoffQ);
-  // OpportunisticBatching: v1.37's default (the gate is not in the v1.34 table yet).
+  EXPECT_TRUE(f.nominatedNodeNameForExpectation);
   EXPECT_TRUE(f.enableOpportunisticBatching);
-  // DRAFractionalCapacityRange: Beta in v1.37.2 but on only with --min-compatibility-version >= 1.37.
-  EXPECT_FALSE(f.plugins.enableDRAFractionalCapacityRange);
-  // DRADeviceTaints, DRADeviceTaintRules and DRAExtendedResource: on, as in v1.37.2.
+  EXPECT_TRUE(f.watchListClient);
+  // DRA at v1.37.2: partitionable devices, consumable capacity and binding conditions are Beta and on;
+  // taints, taint rules and extended resources GA; DRAFractionalCapacityRange is Beta but on only with
+  // --min-compatibility-version >= 1.37.
+  EXPECT_TRUE(f.plugins.enableDRAPartitionableDevices);
+  EXPECT_TRUE(f.plugins.enableDRAConsumableCapacity);
+  EXPECT_TRUE(f.plugins.enableDRADeviceBindingConditions);
+  EXPECT_TRUE(f.config.draDeviceBindingConditions);
   EXPECT_TRUE(f.plugins.enableDRADeviceTaints);
   EXPECT_TRUE(f.plugins.enableDRADeviceTaintRules);
   EXPECT_TRUE(f.plugins.enableDRAExtendedResource);
+  EXPECT_FALSE(f.plugins.enableDRAFractionalCapacityRange);
+  FeatureGate compat37;
+  ASSERT_TRUE(applyMinCompatibilityVersion({"1.37"}, compat37).ok());
+  auto at37 = schedulerFeatures(compat37);
+  ASSERT_TRUE(at37.ok()) << at37.error().message();
+  EXPECT_TRUE(at37->plugins.enableDRAFractionalCapacityRange);
 }
 
 TEST(SchedulerFeatures, HonouredGatesFlip) {
-  EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").config.dynamicResourceAllocation);
   EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").config.draSchedulerFilterTimeout);
-  SchedulerFeatures scs = featuresFor("StorageCapacityScoring=true");
-  EXPECT_TRUE(scs.config.storageCapacityScoring);
-  EXPECT_TRUE(scs.plugins.enableStorageCapacityScoring);
+  SchedulerFeatures scs = featuresFor("StorageCapacityScoring=false");
+  EXPECT_FALSE(scs.config.storageCapacityScoring);
+  EXPECT_FALSE(scs.plugins.enableStorageCapacityScoring);
   EXPECT_FALSE(featuresFor("SchedulerAsyncPreemption=false").plugins.enableAsyncPreemption);
-  EXPECT_FALSE(featuresFor("VolumeAttributesClass=false").plugins.enableVolumeAttributesClass);
   EXPECT_FALSE(featuresFor("MatchLabelKeysInPodTopologySpread=false").plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_FALSE(featuresFor("SchedulerPopFromBackoffQ=false").popFromBackoffQ);
-  if (findFeature("OpportunisticBatching") != nullptr) {
-    EXPECT_FALSE(featuresFor("OpportunisticBatching=false").enableOpportunisticBatching);
-  }
+  EXPECT_FALSE(featuresFor("OpportunisticBatching=false").enableOpportunisticBatching);
+  EXPECT_FALSE(featuresFor("NominatedNodeNameForExpectation=false").nominatedNodeNameForExpectation);
+  EXPECT_FALSE(featuresFor("WatchListClient=false").watchListClient);
+  EXPECT_FALSE(featuresFor("VolumeLimitScaling=false").plugins.enableVolumeLimitScaling);
   // The DRA gates reach the DynamicResources plugin (and its allocator).
-  EXPECT_FALSE(featuresFor("DynamicResourceAllocation=false").plugins.enableDynamicResourceAllocation);
   EXPECT_FALSE(featuresFor("DRASchedulerFilterTimeout=false").plugins.enableDRASchedulerFilterTimeout);
-  EXPECT_FALSE(featuresFor("DRAAdminAccess=false").plugins.enableDRAAdminAccess);
-  EXPECT_FALSE(featuresFor("DRAPrioritizedList=false").plugins.enableDRAPrioritizedList);
-  EXPECT_FALSE(featuresFor("DRAResourceClaimDeviceStatus=false").plugins.enableDRAResourceClaimDeviceStatus);
-  EXPECT_TRUE(featuresFor("DRAPartitionableDevices=true").plugins.enableDRAPartitionableDevices);
-  EXPECT_TRUE(featuresFor("DRADeviceBindingConditions=true").plugins.enableDRADeviceBindingConditions);
-  EXPECT_TRUE(featuresFor("DRAConsumableCapacity=true").plugins.enableDRAConsumableCapacity);
-  // DRADeviceTaints: on as in v1.37 unless set (the v1.34.4 table's default is off); DRADeviceTaintRules is
-  // not in the table and stays on.
-  const auto defaults = schedulerFeatures(FeatureGate{});
-  ASSERT_TRUE(defaults.ok());
-  EXPECT_TRUE(defaults->plugins.enableDRADeviceTaints);
-  EXPECT_TRUE(featuresFor("DRADeviceTaints=true").plugins.enableDRADeviceTaints);
+  EXPECT_FALSE(featuresFor("DRAPartitionableDevices=false").plugins.enableDRAPartitionableDevices);
+  SchedulerFeatures bc = featuresFor("DRADeviceBindingConditions=false");
+  EXPECT_FALSE(bc.plugins.enableDRADeviceBindingConditions);
+  EXPECT_FALSE(bc.config.draDeviceBindingConditions);
+  EXPECT_FALSE(featuresFor("DRAConsumableCapacity=false,DRAFractionalCapacityRange=false")
+                   .plugins.enableDRAConsumableCapacity);
+  EXPECT_TRUE(featuresFor("DRAFractionalCapacityRange=true").plugins.enableDRAFractionalCapacityRange);
   EXPECT_FALSE(featuresFor("DRADeviceTaints=false").plugins.enableDRADeviceTaints);
-  EXPECT_TRUE(defaults->plugins.enableDRADeviceTaintRules);
+  EXPECT_FALSE(featuresFor("DRADeviceTaintRules=false").plugins.enableDRADeviceTaintRules);
 }
 
 TEST(SchedulerFeatures, RefusedValues) {
@@ -95,11 +99,14 @@ TEST(SchedulerFeatures, RefusedThroughAllAlpha) {
   auto f = schedulerFeatures(g);
   ASSERT_FALSE(f.ok());
   EXPECT_THAT(f.error().message(), HasSubstr("(set through AllAlpha=true; add ClientsAllowCBOR=false to keep it off)"));
-  // Switching the refused alpha gates back off makes AllAlpha=true usable (ComponentFlagz and
-  // ComponentStatusz are implemented, so they may stay on).
-  ASSERT_TRUE(g.set("ClientsAllowCBOR=false,ClientsPreferCBOR=false,DRADeviceTaints=false,"
-                    "NominatedNodeNameForExpectation=false")
-                  .ok());
+  // Switching the refused alpha gates back off makes AllAlpha=true usable.
+  std::string off;
+  for (const auto& u : unsupportedGateValues()) {
+    const FeatureSpec* spec = findFeature(u.gate);
+    if (spec != nullptr && spec->stage == Stage::Alpha && u.value) off += std::string(off.empty() ? "" : ",") +
+                                                                          std::string(u.gate) + "=false";
+  }
+  ASSERT_TRUE(g.set(off).ok()) << off;
   auto ok = schedulerFeatures(g);
   ASSERT_TRUE(ok.ok()) << ok.error().message();
   EXPECT_TRUE(ok->plugins.enableStorageCapacityScoring);
@@ -118,19 +125,6 @@ TEST(SchedulerFeatures, ZpagesGatesAccepted) {
     auto f = schedulerFeatures(g);
     EXPECT_TRUE(f.ok()) << value << ": " << f.error().message();
   }
-}
-
-// DRAExtendedResource is GA and locked on in v1.37: on by default although the v1.34.4 table has it alpha
-// and off; only an explicit value changes it.
-TEST(SchedulerFeatures, DRAExtendedResourceOnByDefault) {
-  FeatureGate g;
-  auto f = schedulerFeatures(g);
-  ASSERT_TRUE(f.ok()) << f.error().message();
-  EXPECT_TRUE(f->plugins.enableDRAExtendedResource);
-  ASSERT_TRUE(g.set("DRAExtendedResource=false").ok());
-  auto off = schedulerFeatures(g);
-  ASSERT_TRUE(off.ok()) << off.error().message();
-  EXPECT_FALSE(off->plugins.enableDRAExtendedResource);
 }
 
 }  // namespace

@@ -21,11 +21,11 @@ inline constexpr std::string_view kDefaultSchedulerName = "default-scheduler";
 
 // The feature gates the config package depends on, with their v1.34 defaults.
 struct FeatureGates {
-  bool dynamicResourceAllocation = true;  // GA in 1.34: DynamicResources joins the default plugins
-  bool draSchedulerFilterTimeout = true;  // beta in 1.34: DynamicResourcesArgs.filterTimeout (default 10s)
-  bool storageCapacityScoring = false;    // alpha in 1.33: VolumeBindingArgs.shape
+  bool dynamicResourceAllocation = true;  // GA: DynamicResources joins the default plugins
+  bool draSchedulerFilterTimeout = true;  // beta: DynamicResourcesArgs.filterTimeout (default 10s)
+  bool storageCapacityScoring = true;     // beta in 1.37: VolumeBindingArgs.shape
   // Both on: DynamicResourcesArgs.bindingTimeout (default 600s).
-  bool draDeviceBindingConditions = false;
+  bool draDeviceBindingConditions = true;
   bool draResourceClaimDeviceStatus = true;
   bool nodeDeclaredFeatures = true;  // GA and locked in 1.37: NodeDeclaredFeatures joins the default plugins
 };

@@ -10,47 +10,46 @@
 
 namespace ks::plugins {
 
-// The feature gates in-tree plugins read (upstream plugins/feature.Features), v1.34 defaults. Only the gates
-// whose both values kube-scheduler-cpp implements are here (pkg/app/gates.h refuses the others at a
-// non-default value); the gates locked in v1.34 keep the plugins' defaults.
+// The feature gates in-tree plugins read (upstream plugins/feature.Features), v1.37.2 defaults. Only the gates
+// whose both values kube-scheduler-cpp implements are here (pkg/scheduler/features refuses the others at a
+// non-default value).
 struct Features {
-  // SchedulerAsyncPreemption: DefaultPreemption evicts off the scheduling thread.
+  // SchedulerAsyncPreemption (beta, on): DefaultPreemption evicts off the scheduling thread.
   bool enableAsyncPreemption = true;
-  // StorageCapacityScoring (alpha, off): VolumeBinding scores nodes by the capacity of their storage.
-  bool enableStorageCapacityScoring = false;
-  // VolumeAttributesClass (GA, not locked): VolumeBinding matches the claim's volumeAttributesClassName.
+  // StorageCapacityScoring (beta, on): VolumeBinding scores nodes by the capacity of their storage.
+  bool enableStorageCapacityScoring = true;
+  // VolumeAttributesClass (GA, locked): VolumeBinding matches the claim's volumeAttributesClassName.
   bool enableVolumeAttributesClass = true;
   // MatchLabelKeysInPodTopologySpread (beta, on): PodTopologySpread ANDs matchLabelKeys into the selector.
   bool enableMatchLabelKeysInPodTopologySpread = true;
-  // DynamicResourceAllocation (GA, not locked) and the DRA gates the DynamicResources plugin reads (its
+  // DynamicResourceAllocation (GA, locked) and the DRA gates the DynamicResources plugin reads (its
   // allocator's features).
   bool enableDynamicResourceAllocation = true;
   bool enableDRASchedulerFilterTimeout = true;
   bool enableDRAAdminAccess = true;
   bool enableDRAPrioritizedList = true;
   bool enableDRAResourceClaimDeviceStatus = true;
-  bool enableDRAPartitionableDevices = false;
-  bool enableDRADeviceBindingConditions = false;
-  bool enableDRAConsumableCapacity = false;
-  // DRAFractionalCapacityRange (not in the v1.34.4 gate table yet).
-  bool enableDRAFractionalCapacityRange = false;  // v1.37: Beta, off unless --min-compatibility-version >= 1.37
-  // DRADeviceTaints (GA, on in v1.37; alpha and off in the v1.34.4 gate table, so only an explicit setting
-  // reaches it): the allocator skips devices with NoSchedule/NoExecute taints the request does not tolerate.
+  bool enableDRAPartitionableDevices = true;
+  bool enableDRADeviceBindingConditions = true;
+  bool enableDRAConsumableCapacity = true;
+  // DRAFractionalCapacityRange (beta, but on only with --min-compatibility-version >= 1.37).
+  bool enableDRAFractionalCapacityRange = false;
+  // DRADeviceTaints (GA): the allocator skips devices with NoSchedule/NoExecute taints the request does not
+  // tolerate.
   bool enableDRADeviceTaints = true;
-  // DRADeviceTaintRules (GA, on in v1.37; not in the v1.34.4 gate table): DeviceTaintRules taint devices.
+  // DRADeviceTaintRules (GA): DeviceTaintRules taint devices.
   bool enableDRADeviceTaintRules = true;
-  // DRAExtendedResource (GA and locked on in v1.37; alpha and off in the v1.34.4 gate table, so not read
-  // from it yet): extended resources a DeviceClass maps and the node does not advertise are allocated by
-  // DynamicResources through a ResourceClaim the scheduler creates; NodeResourcesFit leaves them alone.
+  // DRAExtendedResource (GA, locked): extended resources a DeviceClass maps and the node does not advertise
+  // are allocated by DynamicResources through a ResourceClaim the scheduler creates; NodeResourcesFit leaves
+  // them alone.
   bool enableDRAExtendedResource = true;
-  // NodeDeclaredFeatures (GA, locked on in v1.37): the NodeDeclaredFeatures plugin filters; off, it does
-  // nothing.
+  // NodeDeclaredFeatures (GA, locked): the NodeDeclaredFeatures plugin filters; off, it does nothing.
   bool enableNodeDeclaredFeatures = true;
-  // InPlacePodVerticalScalingSchedulerPreemption (alpha, off in v1.37): NodeDeclaredFeatures and
+  // InPlacePodVerticalScalingSchedulerPreemption (alpha, off; refused on): NodeDeclaredFeatures and
   // NodeVolumeLimits don't check a pod whose resize is Deferred.
   bool enableInPlacePodVerticalScalingSchedulerPreemption = false;
-  // VolumeLimitScaling (beta, on in v1.37; not in the v1.34.4 gate table yet): NodeVolumeLimits rejects a
-  // node whose CSINode lacks a driver whose CSIDriver sets preventPodSchedulingIfMissing.
+  // VolumeLimitScaling (beta, on): NodeVolumeLimits rejects a node whose CSINode lacks a driver whose
+  // CSIDriver sets preventPodSchedulingIfMissing.
   bool enableVolumeLimitScaling = true;
   // Not a gate: simulate has no PV controller, so VolumeBinding takes the bindings it writes as done.
   bool assumeVolumeBindingCompletes = false;

@@ -362,10 +362,12 @@ INSTANTIATE_TEST_SUITE_P(
             "        - name: nvidia.com/gpu\n          weight: 3\n",
             "NodeResourcesFit",
             equals(fit(ScoringStrategy{"", {{"cpu", 1}, {"nvidia.com/gpu", 3}}, std::nullopt}))},
-        ArgsDefaultsCase{"VolumeBindingShapeOnlyWithGate", "      bindTimeoutSeconds: 0\n", "VolumeBinding",
+        // StorageCapacityScoring is Beta and on in v1.37: the shape is defaulted.
+        ArgsDefaultsCase{"VolumeBindingShapeWithTheDefaultGate", "      bindTimeoutSeconds: 0\n", "VolumeBinding",
                          [](const PluginArgs& a) {
                            const auto& v = dynamic_cast<const VolumeBindingArgs&>(a);
-                           return v.bindTimeoutSeconds == 0 && v.shape.empty();
+                           return v.bindTimeoutSeconds == 0 &&
+                                  v.shape == std::vector<UtilizationShapePoint>{{0, 10}, {100, 0}};
                          }},
         ArgsDefaultsCase{"PodTopologySpreadEmptyType", "      defaultingType: \"\"\n", "PodTopologySpread",
                          [](const PluginArgs& a) {

@@ -322,6 +322,7 @@ TEST(ValidatePluginArgsTest, VolumeBinding) {
     return a;
   };
   FeatureGates off;
+  off.storageCapacityScoring = false;
   FeatureGates on;
   on.storageCapacityScoring = true;
   struct VCase {

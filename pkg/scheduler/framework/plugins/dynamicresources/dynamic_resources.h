@@ -61,14 +61,13 @@ struct DynamicResourcesFeatures {
   bool enableDRADeviceTaints = true;
   // The DRA manager applies DeviceTaintRules to the slices (only when the plugin builds its own manager).
   bool enableDRADeviceTaintRules = true;
-  bool enablePartitionableDevices = false;
-  bool enableDRADeviceBindingConditions = false;
-  bool enableConsumableCapacity = false;
+  bool enablePartitionableDevices = true;
+  bool enableDRADeviceBindingConditions = true;
+  bool enableConsumableCapacity = true;
   // Beta in v1.37 but off by default: on only with --min-compatibility-version >= 1.37 (the default is
-  // 1.36). Not in the v1.34.4 gate table yet.
+  // 1.36).
   bool enableDRAFractionalCapacityRange = false;
-  // DRAExtendedResource: GA and locked on in v1.37 (alpha in the v1.34.4 gate table).
-  bool enableDRAExtendedResource = true;
+  bool enableDRAExtendedResource = true;  // GA and locked on in v1.37
 };
 
 class DynamicResources final : public framework::PreEnqueuePlugin,

@@ -12,8 +12,8 @@ struct Features {
   // InPlacePodLevelResourcesVerticalScaling (beta, on by default since v1.36): a running pod's requests
   // also read the pod-level status.allocatedResources / status.resources.
   bool enableInPlacePodLevelResourcesVerticalScaling = true;
-  // DRAExtendedResource (GA and locked on in v1.37; alpha in the v1.34.4 gate table): an extended resource
-  // the node does not advertise and a DeviceClass maps is left to DynamicResources.
+  // DRAExtendedResource (GA and locked on in v1.37): an extended resource the node does not advertise and a
+  // DeviceClass maps is left to DynamicResources.
   bool enableDRAExtendedResource = true;
 };
 

@@ -71,14 +71,13 @@ VolumeBinding::VolumeBinding(std::unique_ptr<SchedulerVolumeBinder> binder, fram
 
 Result<std::unique_ptr<framework::Plugin>> VolumeBinding::create(const config::PluginArgs* args,
                                                                  framework::Handle& handle, Features features) {
-  static const config::VolumeBindingArgs kDefaults;
-  const config::VolumeBindingArgs* typed = &kDefaults;
-  if (args != nullptr) {
-    typed = dynamic_cast<const config::VolumeBindingArgs*>(args);
-    if (typed == nullptr) return Error("want args to be of type VolumeBindingArgs");
-  }
   config::FeatureGates gates;
   gates.storageCapacityScoring = features.enableStorageCapacityScoring;
+  // No args: the defaulted ones, as the framework would pass (the shape only with StorageCapacityScoring).
+  const std::shared_ptr<config::PluginArgs> defaults =
+      args == nullptr ? config::newDefaultPluginArgs("VolumeBinding", gates) : nullptr;
+  const auto* typed = dynamic_cast<const config::VolumeBindingArgs*>(args != nullptr ? args : defaults.get());
+  if (typed == nullptr) return Error("want args to be of type VolumeBindingArgs");
   if (const auto errs = config::validateVolumeBindingArgs("", *typed, gates); !errs.empty()) {
     return Error(config::aggregateMessage(errs));
   }
