@@ -75,42 +75,60 @@ std::string validUtf8(std::string_view s) {
 // A JSON value as the API types marshal: strings, integers, null, arrays and objects in field order.
 struct Node {
   enum class Kind { String, Int, Null, Array, Object };
+  // A field of an object. Not a std::pair: a pair of an incomplete Node is ill-formed (clang rejects it).
+  struct Field;
   Kind kind = Kind::Null;
   std::string str;
   int64_t num = 0;
   std::vector<Node> items;
-  std::vector<std::pair<std::string, Node>> fields;
+  std::vector<Field> fields;
 
-  static Node string(std::string s) {
-    Node n;
-    n.kind = Kind::String;
-    n.str = std::move(s);
-    return n;
-  }
-  static Node integer(int64_t v) {
-    Node n;
-    n.kind = Kind::Int;
-    n.num = v;
-    return n;
-  }
-  static Node object() {
-    Node n;
-    n.kind = Kind::Object;
-    return n;
-  }
+  // Defined below, after Field: a Node's members need Field complete (clang instantiates them eagerly).
+  static Node string(std::string s);
+  static Node integer(int64_t v);
+  static Node object();
   // A []string: null when nil (upstream's aggregatePaths returns nil for no paths).
-  static Node strings(const std::vector<std::string>& v) {
-    Node n;
-    if (v.empty()) return n;
-    n.kind = Kind::Array;
-    for (const auto& s : v) n.items.push_back(string(s));
-    return n;
-  }
-  Node& add(std::string key, Node value) {
-    fields.emplace_back(std::move(key), std::move(value));
-    return *this;
-  }
+  static Node strings(const std::vector<std::string>& v);
+  Node& add(std::string key, Node value);
 };
+
+struct Node::Field {
+  std::string first;
+  Node second;
+};
+
+Node& Node::add(std::string key, Node value) {
+  fields.push_back(Field{std::move(key), std::move(value)});
+  return *this;
+}
+
+Node Node::string(std::string s) {
+  Node n;
+  n.kind = Kind::String;
+  n.str = std::move(s);
+  return n;
+}
+
+Node Node::integer(int64_t v) {
+  Node n;
+  n.kind = Kind::Int;
+  n.num = v;
+  return n;
+}
+
+Node Node::object() {
+  Node n;
+  n.kind = Kind::Object;
+  return n;
+}
+
+Node Node::strings(const std::vector<std::string>& v) {
+  Node n;
+  if (v.empty()) return n;
+  n.kind = Kind::Array;
+  for (const auto& s : v) n.items.push_back(string(s));
+  return n;
+}
 
 // json.Marshal (compact) or json.MarshalIndent(v, "", "  ").
 void appendJson(std::string& out, const Node& n, bool indent, size_t depth) {
@@ -518,7 +536,7 @@ void appendLine(std::string& out, const std::string& text) {
 
 // A block mapping at `indent` (sigs.k8s.io/yaml: JSON -> map -> yaml.Marshal, so keys are sorted).
 void appendYamlMapping(std::string& out, const Node& obj, size_t indent) {
-  std::vector<const std::pair<std::string, Node>*> fields;
+  std::vector<const Node::Field*> fields;
   for (const auto& f : obj.fields) fields.push_back(&f);
   std::stable_sort(fields.begin(), fields.end(),
                    [](const auto* a, const auto* b) { return yamlKeyLess(a->first, b->first); });
