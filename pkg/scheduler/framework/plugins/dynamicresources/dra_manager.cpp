@@ -79,7 +79,10 @@ std::vector<framework::ResourceClaimPtr> DefaultDRAManager::list() const {
 // in-flight map, and then be missed; the revision tells (upstream errClaimTrackerConcurrentModification).
 // The reverse (first in the cache, then only in flight) cannot happen.
 Result<std::set<dra::structured::DeviceID>> DefaultDRAManager::listAllAllocatedDevices() const {
-  auto [allocated, revision] = allocatedDevices_->get();
+  // Not a structured binding: clang 14 cannot capture one in a lambda.
+  auto snapshot = allocatedDevices_->get();
+  std::set<dra::structured::DeviceID>& allocated = snapshot.first;
+  const auto revision = snapshot.second;
   {
     std::lock_guard lock(inFlightMu_);
     for (const auto& [uid, claim] : inFlight_) {
