@@ -12,6 +12,12 @@
 // on a dump of the cluster plus the pending pod must rank upstream's node (and the node our daemon chose)
 // among its highest totals.
 //
+// DRA: each scheduler has a device world of its own (cluster_generator.h): its copy of a pending pod uses its
+// own ResourceClaims, of its own classes and driver. All claims are created before the schedulers start
+// (a claim created just before its pod could still be missing from a scheduler's claim informer when the pod
+// arrives) and never deleted, so allocations accumulate identically on both sides. `simulate` gets the
+// claims as they were before the pod's decision: the dump's, updated after each decision.
+//
 // Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
 // KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,
 // KS_DIFF_VERBOSE=1 prints one line per pod, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
@@ -123,6 +129,8 @@ struct Tally {
   int uniqueBest = 0;   // scheduled, several nodes scored, one best
   int tiedBest = 0;     // scheduled, several nodes share the best total
   int preempting = 0;   // upstream evicted pods for it (restored before ours decided)
+  int withClaims = 0;   // pods with ResourceClaims ...
+  int withClaimsScheduled = 0;  // ... that upstream scheduled
 };
 
 std::string quoted(const std::string& s) {
@@ -228,6 +236,21 @@ class DifferentialTest : public ::testing::Test {
 
   std::string podPath(const std::string& ns, const std::string& name = "") const {
     return "/api/v1/namespaces/" + ns + "/pods" + (name.empty() ? "" : "/" + name);
+  }
+
+  static std::string claimPath(const std::string& ns, const std::string& name = "") {
+    return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims" + (name.empty() ? "" : "/" + name);
+  }
+
+  // Takes the current state of `claims` (their allocations) into what `simulate` sees.
+  void refreshClaims(const std::vector<json>& claims) {
+    for (const json& c : claims) {
+      const std::string ns = c["metadata"]["namespace"];
+      const std::string name = c["metadata"]["name"];
+      auto g = api_->get(claimPath(ns, name));
+      ASSERT_TRUE(g.ok() && g->status == 200) << (g.ok() ? g->body.dump() : g.error().message());
+      claimState_[ns + "/" + name] = g->body;
+    }
   }
 
   // Force-deletes the pod (no kubelet would ever confirm a graceful delete) and waits until it is gone.
@@ -364,6 +387,7 @@ class DifferentialTest : public ::testing::Test {
   Scores simulate(const std::string& configPath, const json& pod, int index) {
     Scores sc;
     json items = dumpItems_;
+    for (const auto& [key, claim] : claimState_) items.push_back(claim);
     json p = pod;
     p["metadata"].erase("resourceVersion");
     items.push_back(p);
@@ -456,6 +480,16 @@ class DifferentialTest : public ::testing::Test {
     }
     for (const auto& p : cluster.boundPods) createOk(podPath(ns), p);
     for (const auto& s : cluster.services) createOk("/api/v1/namespaces/" + ns + "/services", s);
+    for (const auto& c : cluster.deviceClasses) createOk("/apis/resource.k8s.io/v1/deviceclasses", c);
+    for (const auto& s : cluster.resourceSlices) createOk("/apis/resource.k8s.io/v1/resourceslices", s);
+    // The pending pods, drawn now: their claims (both sides') must exist before the schedulers start.
+    std::vector<differential::PendingPod> pending;
+    for (int i = 0; i < pods; ++i) pending.push_back(gen.pendingPod());
+    for (const auto& p : pending) {
+      for (const std::string& side : differential::kDraSides) {
+        for (const auto& c : differential::forScheduler(p, seed, side).claims) createOk(claimPath(ns), c);
+      }
+    }
     for (const auto& [name, phase] : cluster.terminalPhases) {
       auto r = api_->patch(podPath(ns, name) + "/status", {{"status", {{"phase", phase}}}});
       ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
@@ -469,9 +503,18 @@ class DifferentialTest : public ::testing::Test {
     // What `simulate` reads; the state stays like this (pending pods come and go one at a time).
     auto dump =
         cp_->kubectl({"get", "nodes,pods,pv,pvc,storageclasses,csinodes,namespaces,pdb,services,replicationcontrollers,"
-                     "replicasets,statefulsets", "-A", "-o", "json"});
+                     "replicasets,statefulsets,deviceclasses,resourceslices,resourceclaims", "-A", "-o", "json"});
     ASSERT_TRUE(dump.ok()) << dump.error().message();
-    dumpItems_ = json::parse(*dump)["items"];
+    dumpItems_ = json::array();
+    claimState_.clear();
+    json dumped = json::parse(*dump);
+    for (auto& item : dumped["items"]) {
+      if (item.value("kind", "") == "ResourceClaim") {
+        claimState_[item["metadata"].value("namespace", "") + "/" + item["metadata"].value("name", "")] = item;
+      } else {
+        dumpItems_.push_back(std::move(item));
+      }
+    }
     std::ofstream(dir_ + "/" + ns + "-cluster.json") << *dump;
 
     const std::string upstreamConfig = dir_ + "/" + ns + "-upstream.yaml";
@@ -488,12 +531,21 @@ class DifferentialTest : public ::testing::Test {
     const auto start = Clock::now();
     int disagreements = 0;
     for (int i = 0; i < pods; ++i) {
-      const json pod = gen.pendingPod();
-      const Decision up = decide(pod, kUpstreamName);
-      const Decision ours = decide(pod, kOurName);
+      const differential::PendingPod upPod = differential::forScheduler(pending[i], seed, "up");
+      const differential::PendingPod ourPod = differential::forScheduler(pending[i], seed, "ours");
+      const json& pod = pending[i].pod;
+      const Decision up = decide(upPod.pod, kUpstreamName);
+      const Decision ours = decide(ourPod.pod, kOurName);
       if (HasFatalFailure()) return;
       const Scores sc =
           ours.stored.is_null() ? Scores{"pod not created"} : simulate(ourConfig, ours.stored, i);
+      refreshClaims(upPod.claims);
+      refreshClaims(ourPod.claims);
+      if (HasFatalFailure()) return;
+      if (!pending[i].claims.empty()) {
+        ++tally.withClaims;
+        if (up.result == "Scheduled") ++tally.withClaimsScheduled;
+      }
 
       std::vector<std::string> classes;
       if (up.result != ours.result) classes.push_back("result");
@@ -539,7 +591,8 @@ class DifferentialTest : public ::testing::Test {
         json spec = pod["spec"];
         ADD_FAILURE() << "==== disagreement: seed " << seed << " (profile: " << variant.name << "), pod "
                       << pod["metadata"]["name"].get<std::string>() << " (" << what
-                      << ")\n  pod spec: " << spec.dump() << "\n  upstream: " << describeDecision(up)
+                      << ")\n  pod spec: " << spec.dump() << claimsDump(pending[i].claims)
+                      << "\n  upstream: " << describeDecision(up)
                       << "\n  ours:     " << describeDecision(ours) << "\n  "
                       << describeScores(sc, {up.node, ours.node != up.node ? ours.node : ""}) << "\n";
       }
@@ -568,6 +621,32 @@ class DifferentialTest : public ::testing::Test {
       auto d = api_->del("/api/v1/nodes/" + n);
       ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
     }
+    // The claims: the schedulers' delete-protection finalizer would keep the allocated ones; nobody
+    // removes it but us.
+    for (const auto& [key, claim] : claimState_) {
+      const std::string claimNs = claim["metadata"]["namespace"];
+      const std::string path = claimPath(claimNs, claim["metadata"]["name"].get<std::string>());
+      if (claim["metadata"].contains("finalizers")) {
+        auto p = api_->patch(path, {{"metadata", {{"finalizers", nullptr}}}});
+        ASSERT_TRUE(p.ok() && p->status == 200) << (p.ok() ? p->body.dump() : p.error().message());
+      }
+      auto d = api_->del(path);
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+    for (const auto& s : cluster.resourceSlices) {
+      auto d = api_->del("/apis/resource.k8s.io/v1/resourceslices/" + s["metadata"]["name"].get<std::string>());
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+    for (const auto& c : cluster.deviceClasses) {
+      auto d = api_->del("/apis/resource.k8s.io/v1/deviceclasses/" + c["metadata"]["name"].get<std::string>());
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+  }
+
+  static std::string claimsDump(const std::vector<json>& claims) {
+    std::string s;
+    for (const auto& c : claims) s += "\n  claim " + c["metadata"]["name"].get<std::string>() + ": " + c["spec"].dump();
+    return s;
   }
 
   std::unique_ptr<ControlPlane> cp_;
@@ -576,7 +655,8 @@ class DifferentialTest : public ::testing::Test {
   std::string upstreamBinary_;
   std::unique_ptr<Process> upstream_;
   std::unique_ptr<Process> ours_;
-  json dumpItems_;
+  json dumpItems_;  // without the ResourceClaims: those are in claimState_
+  std::map<std::string, json> claimState_;  // "<ns>/<name>" -> the claim as of the last decision
   const bool verbose_ =
       std::getenv("KS_DIFF_VERBOSE") != nullptr && std::string(std::getenv("KS_DIFF_VERBOSE")) == "1";
 };
@@ -604,8 +684,10 @@ TEST_F(DifferentialTest, RandomizedClustersAgreeWithUpstream) {
   std::printf(
       "differential: upstream scheduled %d pods (our best total on one node: %d, tied: %d, one feasible "
       "node: "
-      "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision)\n",
-      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting);
+      "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision); %d pods "
+      "with ResourceClaims, %d of them scheduled\n",
+      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting,
+      tally.withClaims, tally.withClaimsScheduled);
 }
 
 }  // namespace
