@@ -355,11 +355,34 @@ std::vector<json> ClusterGenerator::resourceSlices(const NodeFacts& node) {
     const GpuModel& m = draChance(0.15) ? kGpuModels[static_cast<size_t>(draUniform(0, 3))] : model;
     gpus.push_back(device("gpu", i, m.model, m.memoryGi));
   }
+  // Partitionable: one 80 GiB board as a whole gpu or as two halves, sharing the counters of a slice of
+  // their own.
+  json counters = nullptr;
+  if (draChance(0.3)) {
+    counters = {{{"name", "board"}, {"counters", {{"memory", {{"value", "80Gi"}}}}}}};
+    int index = 100;
+    for (const auto& [name, memoryGi] : std::vector<std::pair<std::string, int>>{{"full", 80}, {"half-0", 40}, {"half-1", 40}}) {
+      json dev = device("gpu", index++, "h100", memoryGi);
+      dev["name"] = "board-" + name;
+      dev["consumesCounters"] = {
+          {{"counterSet", "board"}, {"counters", {{"memory", {{"value", std::to_string(memoryGi) + "Gi"}}}}}}};
+      gpus.push_back(dev);
+    }
+  }
   json nics = json::array();
   if (draChance(0.5)) {
     for (int i = draUniform(1, 4); i > 0; --i) nics.push_back(device("nic", static_cast<int>(nics.size()), "cx7", 0));
   }
-  // One slice, or the pool split in two (gpus, nics).
+  // Consumable capacity: a nic any number of claims share, up to its bandwidth.
+  if (draChance(0.3)) {
+    json dev = device("nic", 10, "cx7", 0);
+    dev["name"] = "shared-nic";
+    dev["allowMultipleAllocations"] = true;
+    dev["capacity"][std::string(kDraDomain) + "/bandwidth"] = {
+        {"value", "10G"}, {"requestPolicy", {{"default", "1G"}, {"validRange", {{"min", "1G"}, {"step", "1G"}}}}}};
+    nics.push_back(dev);
+  }
+  // One slice, or the pool split in two (gpus, nics); the counters in one more.
   std::vector<std::pair<std::string, json>> parts;
   if (!nics.empty() && draChance(0.4)) {
     parts = {{"gpus", gpus}, {"nics", nics}};
@@ -367,19 +390,22 @@ std::vector<json> ClusterGenerator::resourceSlices(const NodeFacts& node) {
     for (const auto& nic : nics) gpus.push_back(nic);
     parts = {{"devices", gpus}};
   }
+  if (!counters.is_null()) parts.push_back({"counters", nullptr});
   for (const std::string& side : kDraSides) {
     for (const auto& [suffix, devices] : parts) {
+      json spec = {{"driver", driverOf(side)},
+                   {"nodeName", node.name},
+                   {"pool",
+                    {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", static_cast<int>(parts.size())}}}};
+      if (devices.is_null()) {
+        spec["sharedCounters"] = counters;
+      } else {
+        spec["devices"] = devices;
+      }
       slices.push_back({{"apiVersion", "resource.k8s.io/v1"},
                         {"kind", "ResourceSlice"},
                         {"metadata", {{"name", node.name + "-" + side + "-" + suffix}}},
-                        {"spec",
-                         {{"driver", driverOf(side)},
-                          {"nodeName", node.name},
-                          {"pool",
-                           {{"name", node.name},
-                            {"generation", 1},
-                            {"resourceSliceCount", static_cast<int>(parts.size())}}},
-                          {"devices", devices}}}});
+                        {"spec", spec}});
     }
   }
   return slices;
@@ -396,7 +422,7 @@ json ClusterGenerator::deviceRequest(const std::string& name) {
   };
   auto cel = [](const std::string& e) { return json::array({{{"cel", {{"expression", e}}}}}); };
   json exactly = {{"deviceClassName", "gpu"}};
-  switch (draUniform(0, 9)) {
+  switch (draUniform(0, 11)) {
     case 0:
     case 1:
     case 2:
@@ -424,6 +450,15 @@ json ClusterGenerator::deviceRequest(const std::string& name) {
     case 8:
       exactly["allocationMode"] = "All";
       if (draChance(0.5)) exactly["selectors"] = cel(dom + ".index < 2");
+      break;
+    case 9:
+      // Bandwidth of the shared nic (no other device has that capacity).
+      exactly["deviceClassName"] = "nic";
+      exactly["capacity"] = {
+          {"requests", {{std::string(kDraDomain) + "/bandwidth", draChance(0.5) ? "3G" : "2500M"}}}};
+      break;
+    case 10:
+      exactly["selectors"] = cel(dom + ".memory == 40");
       break;
     default: {
       // Two h100s, else one gpu of 40 GiB or more, else any gpu.
