@@ -242,6 +242,74 @@ class DifferentialTest : public ::testing::Test {
     return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims" + (name.empty() ? "" : "/" + name);
   }
 
+  // Where the two schedulers broke a score tie differently (or disagreed), their device worlds would drift
+  // apart: our claims of the pod get upstream's allocation instead (its devices, ours' driver), and our
+  // scheduler must have seen that before the next pod. Its claim informer delivers in resourceVersion
+  // order, so a claim created after the rewrite is a barrier: once a pod using it has been decided, the
+  // rewrite was seen.
+  void alignClaims(const differential::PendingPod& upPod, const differential::PendingPod& ourPod, uint32_t seed,
+                   int index) {
+    bool rewritten = false;
+    // What decides the devices in use: the results (shareIDs are random) and the node.
+    auto devicesOf = [](json allocation) {
+      if (allocation.is_null()) return allocation;
+      allocation.erase("allocationTimestamp");
+      for (auto& r : allocation["devices"]["results"]) r.erase("shareID");
+      return allocation;
+    };
+    for (size_t k = 0; k < upPod.claims.size(); ++k) {
+      const std::string ns = upPod.claims[k]["metadata"]["namespace"];
+      auto up = api_->get(claimPath(ns, upPod.claims[k]["metadata"]["name"]));
+      const std::string ourPath = claimPath(ns, ourPod.claims[k]["metadata"]["name"]);
+      auto ours = api_->get(ourPath);
+      ASSERT_TRUE(up.ok() && up->status == 200 && ours.ok() && ours->status == 200);
+      json want = up->body.contains("status") ? up->body["status"].value("allocation", json(nullptr)) : json(nullptr);
+      if (!want.is_null()) {
+        for (auto& r : want["devices"]["results"]) r["driver"] = "ours.example.com";
+      }
+      const json have =
+          ours->body.contains("status") ? ours->body["status"].value("allocation", json(nullptr)) : json(nullptr);
+      if (devicesOf(want) == devicesOf(have)) continue;
+      // An allocation cannot be changed, only removed (with the reservations) and set again.
+      std::vector<json> patches;
+      if (!have.is_null()) patches.push_back({{"status", {{"reservedFor", nullptr}, {"allocation", nullptr}}}});
+      if (!want.is_null()) patches.push_back({{"status", {{"allocation", want}}}});
+      for (const json& patch : patches) {
+        auto r = api_->patch(ourPath + "/status", patch);
+        ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+      }
+      rewritten = true;
+    }
+    if (!rewritten) return;
+    ++alignments_;
+    const std::string ns = upPod.claims[0]["metadata"]["namespace"];
+    const std::string name = "barrier-" + std::to_string(index);
+    json claim = {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceClaim"},
+                  {"metadata", {{"name", name}, {"namespace", ns}}},
+                  {"spec",
+                   {{"devices",
+                     {{"requests",
+                       {{{"name", "none"},
+                         {"exactly",
+                          {{"deviceClassName", "s" + std::to_string(seed) + "-ours-gpu"},
+                           {"selectors", {{{"cel", {{"expression", "false"}}}}}}}}}}}}}}}};
+    claimState_[ns + "/" + name] = create(claimPath(ns), claim);
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"spec",
+                 {{"terminationGracePeriodSeconds", 0},
+                  {"resourceClaims", {{{"name", "none"}, {"resourceClaimName", name}}}},
+                  {"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}};
+    const Decision d = decide(pod, kOurName);
+    ASSERT_NE(d.result, "Timeout") << "the barrier pod after rewriting our claims was not decided\n" << logs();
+    if (verbose_) {
+      std::printf("differential: p-%d: our claims set to upstream's allocation (barrier pod: %s)\n", index,
+                  d.result.c_str());
+    }
+  }
+
   // Takes the current state of `claims` (their allocations) into what `simulate` sees.
   void refreshClaims(const std::vector<json>& claims) {
     for (const json& c : claims) {
@@ -539,6 +607,7 @@ class DifferentialTest : public ::testing::Test {
       if (HasFatalFailure()) return;
       const Scores sc =
           ours.stored.is_null() ? Scores{"pod not created"} : simulate(ourConfig, ours.stored, i);
+      alignClaims(upPod, ourPod, seed, i);
       refreshClaims(upPod.claims);
       refreshClaims(ourPod.claims);
       if (HasFatalFailure()) return;
@@ -578,6 +647,12 @@ class DifferentialTest : public ::testing::Test {
             "    upstream event: %s\n",
             seed, pod["metadata"]["name"].get<std::string>().c_str(), up.result.c_str(), up.node.c_str(),
             ours.result.c_str(), ours.node.c_str(), sc.total.size(), sc.best.size(), up.event.c_str());
+        for (const auto* side : {&upPod, &ourPod}) {
+          for (const json& c : side->claims) {
+            const std::string key = ns + "/" + c["metadata"]["name"].get<std::string>();
+            std::printf("    claim %s: %s\n", key.c_str(), allocatedDevices(claimState_[key]).c_str());
+          }
+        }
       }
       if (classes.empty()) {
         ++tally.agreements;
@@ -643,6 +718,17 @@ class DifferentialTest : public ::testing::Test {
     }
   }
 
+  // "request -> pool/device, ..." of an allocated claim, or "not allocated".
+  static std::string allocatedDevices(const json& claim) {
+    if (!claim.contains("status") || !claim["status"].contains("allocation")) return "not allocated";
+    std::string s;
+    for (const auto& r : claim["status"]["allocation"]["devices"].value("results", json::array())) {
+      s += (s.empty() ? "" : ", ") + r.value("request", "") + " -> " + r.value("pool", "") + "/" +
+           r.value("device", "");
+    }
+    return s;
+  }
+
   static std::string claimsDump(const std::vector<json>& claims) {
     std::string s;
     for (const auto& c : claims) s += "\n  claim " + c["metadata"]["name"].get<std::string>() + ": " + c["spec"].dump();
@@ -656,7 +742,8 @@ class DifferentialTest : public ::testing::Test {
   std::unique_ptr<Process> upstream_;
   std::unique_ptr<Process> ours_;
   json dumpItems_;  // without the ResourceClaims: those are in claimState_
-  std::map<std::string, json> claimState_;  // "<ns>/<name>" -> the claim as of the last decision
+  std::map<std::string, json> claimState_;
+  int alignments_ = 0;  // pods whose claims alignClaims() rewrote  // "<ns>/<name>" -> the claim as of the last decision
   const bool verbose_ =
       std::getenv("KS_DIFF_VERBOSE") != nullptr && std::string(std::getenv("KS_DIFF_VERBOSE")) == "1";
 };
@@ -685,9 +772,9 @@ TEST_F(DifferentialTest, RandomizedClustersAgreeWithUpstream) {
       "differential: upstream scheduled %d pods (our best total on one node: %d, tied: %d, one feasible "
       "node: "
       "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision); %d pods "
-      "with ResourceClaims, %d of them scheduled\n",
+      "with ResourceClaims, %d of them scheduled (our claims set to upstream's allocation after %d)\n",
       tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting,
-      tally.withClaims, tally.withClaimsScheduled);
+      tally.withClaims, tally.withClaimsScheduled, alignments_);
 }
 
 }  // namespace
