@@ -146,8 +146,13 @@ ProfileVariant profileVariant(uint32_t seed) {
   }
 }
 
-ClusterGenerator::ClusterGenerator(uint32_t seed, std::string ns)
-    : seed_(seed), ns_(std::move(ns)), rng_(seed), draRng_(seed ^ 0x5eedd2a0U) {}
+ClusterGenerator::ClusterGenerator(uint32_t seed, std::string ns, bool draHeavy)
+    : seed_(seed),
+      ns_(std::move(ns)),
+      rng_(seed),
+      draRng_(seed ^ 0x5eedd2a0U),
+      draNodeChance_(draHeavy ? 0.7 : 0.35),
+      draPodChance_(draHeavy ? 0.6 : 0.12) {}
 
 int ClusterGenerator::uniform(int lo, int hi) {
   return std::uniform_int_distribution<int>(lo, hi)(rng_);
@@ -330,7 +335,7 @@ json ClusterGenerator::node(int index) {
 
 std::vector<json> ClusterGenerator::resourceSlices(const NodeFacts& node) {
   std::vector<json> slices;
-  if (!draChance(0.35)) return slices;
+  if (!draChance(draNodeChance_)) return slices;
   // The same devices for both sides: every attribute on every device (a CEL selector that reads a missing
   // attribute is an error, not a mismatch).
   const std::string d = std::string(kDraDomain) + "/";
@@ -872,7 +877,7 @@ PendingPod ClusterGenerator::pendingPod() {
   if (json labels = podLabels(); !labels.empty()) metadata["labels"] = labels;
 
   PendingPod out;
-  if (draChance(0.12)) {
+  if (draChance(draPodChance_)) {
     json refs = json::array();
     for (int c = 0, n = draChance(0.25) ? 2 : 1; c < n; ++c) {
       const std::string entry = "c" + std::to_string(c);

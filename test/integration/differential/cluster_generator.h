@@ -80,7 +80,8 @@ class ClusterGenerator {
  public:
   // Objects are named after the seed (nodes "s<seed>-n<i>", PriorityClasses "s<seed>-<name>") so that
   // clusters of different seeds can follow one another on one API server; pods live in `ns`.
-  ClusterGenerator(uint32_t seed, std::string ns);
+  // `draHeavy`: devices on most nodes and claims on most pending pods (the default: a third, an eighth).
+  ClusterGenerator(uint32_t seed, std::string ns, bool draHeavy = false);
 
   // The cluster; call once, before pendingPod().
   GeneratedCluster cluster();
@@ -130,6 +131,8 @@ class ClusterGenerator {
   std::string ns_;
   std::mt19937 rng_;
   std::mt19937 draRng_;
+  double draNodeChance_;
+  double draPodChance_;
   std::vector<NodeFacts> nodes_;
   std::vector<std::string> priorityClassNames_;
   std::vector<std::string> runtimeClassNames_;
