@@ -61,6 +61,25 @@ const std::vector<HostPort> kHostPorts = {
     {8080, "TCP", ""}, {9090, "TCP", ""}, {53, "UDP", ""}, {8443, "TCP", "127.0.0.1"}, {8443, "TCP", ""},
 };
 
+// DRA devices carry their attributes and capacity under this domain, not their driver's, so that both
+// sides' claims can name them with the same CEL.
+constexpr const char* kDraDomain = "dra.example.com";
+constexpr const char* kDeviceTaintKey = "example.com/unhealthy";
+struct GpuModel {
+  const char* model;
+  int memoryGi;
+};
+const std::vector<GpuModel> kGpuModels = {{"t4", 16}, {"a100", 40}, {"a100", 80}, {"h100", 80}};
+
+json stringAttribute(const std::string& v) { return {{"string", v}}; }
+json intAttribute(int v) { return {{"int", v}}; }
+
+std::string driverOf(const std::string& side) { return side + ".example.com"; }
+
+std::string className(uint32_t seed, const std::string& side, const std::string& kind) {
+  return "s" + std::to_string(seed) + "-" + side + "-" + kind;
+}
+
 }  // namespace
 
 ProfileVariant profileVariant(uint32_t seed) {
@@ -127,8 +146,13 @@ ProfileVariant profileVariant(uint32_t seed) {
   }
 }
 
-ClusterGenerator::ClusterGenerator(uint32_t seed, std::string ns)
-    : seed_(seed), ns_(std::move(ns)), rng_(seed) {}
+ClusterGenerator::ClusterGenerator(uint32_t seed, std::string ns, bool draHeavy)
+    : seed_(seed),
+      ns_(std::move(ns)),
+      rng_(seed),
+      draRng_(seed ^ 0x5eedd2a0U),
+      draNodeChance_(draHeavy ? 0.7 : 0.35),
+      draPodChance_(draHeavy ? 0.6 : 0.12) {}
 
 int ClusterGenerator::uniform(int lo, int hi) {
   return std::uniform_int_distribution<int>(lo, hi)(rng_);
@@ -136,6 +160,14 @@ int ClusterGenerator::uniform(int lo, int hi) {
 
 bool ClusterGenerator::chance(double p) {
   return std::uniform_real_distribution<double>(0, 1)(rng_) < p;
+}
+
+int ClusterGenerator::draUniform(int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(draRng_);
+}
+
+bool ClusterGenerator::draChance(double p) {
+  return std::uniform_real_distribution<double>(0, 1)(draRng_) < p;
 }
 
 GeneratedCluster ClusterGenerator::cluster() {
@@ -180,6 +212,21 @@ GeneratedCluster ClusterGenerator::cluster() {
       }
       out.boundPods.push_back(std::move(pod));
     }
+  }
+  // DRA: classes per side and kind, and the devices of some nodes.
+  for (const std::string& side : kDraSides) {
+    for (const std::string kind : {"gpu", "nic"}) {
+      const std::string expression = "device.driver == \"" + driverOf(side) + "\" && device.attributes[\"" +
+                                     kDraDomain + "\"].kind == \"" + kind + "\"";
+      json selector = {{"cel", {{"expression", expression}}}};
+      out.deviceClasses.push_back({{"apiVersion", "resource.k8s.io/v1"},
+                                   {"kind", "DeviceClass"},
+                                   {"metadata", {{"name", className(seed_, side, kind)}}},
+                                   {"spec", {{"selectors", json::array({selector})}}}});
+    }
+  }
+  for (const NodeFacts& n : nodes_) {
+    for (json& slice : resourceSlices(n)) out.resourceSlices.push_back(std::move(slice));
   }
   // Services select web and api pods: system default spreading (PodTopologySpread) applies to them.
   for (const std::string& app : {std::string("web"), std::string("api")}) {
@@ -284,6 +331,196 @@ json ClusterGenerator::node(int index) {
   if (!spec.empty()) node["spec"] = spec;
   if (!images.empty()) node["status"]["images"] = images;
   return node;
+}
+
+std::vector<json> ClusterGenerator::resourceSlices(const NodeFacts& node) {
+  std::vector<json> slices;
+  if (!draChance(draNodeChance_)) return slices;
+  // The same devices for both sides: every attribute on every device (a CEL selector that reads a missing
+  // attribute is an error, not a mismatch).
+  const std::string d = std::string(kDraDomain) + "/";
+  auto device = [&](const std::string& kind, int index, const std::string& model, int memoryGi) {
+    json dev = {{"name", kind + "-" + std::to_string(index)},
+                {"attributes",
+                 {{d + "kind", stringAttribute(kind)},
+                  {d + "model", stringAttribute(model)},
+                  {d + "memory", intAttribute(memoryGi)},
+                  {d + "index", intAttribute(index)}}},
+                {"capacity", {{d + "memory", {{"value", std::to_string(memoryGi) + "Gi"}}}}}};
+    if (draChance(0.12)) {
+      dev["taints"] = {{{"key", kDeviceTaintKey}, {"value", "true"}, {"effect", "NoSchedule"}}};
+    }
+    return dev;
+  };
+  json gpus = json::array();
+  const GpuModel& model = kGpuModels[static_cast<size_t>(draUniform(0, static_cast<int>(kGpuModels.size()) - 1))];
+  const int gpuCount = draUniform(1, 8);
+  for (int i = 0; i < gpuCount; ++i) {
+    // Mostly one model per node, sometimes a second one.
+    const GpuModel& m = draChance(0.15) ? kGpuModels[static_cast<size_t>(draUniform(0, 3))] : model;
+    gpus.push_back(device("gpu", i, m.model, m.memoryGi));
+  }
+  // Partitionable: one 80 GiB board as a whole gpu or as two halves, sharing the counters of a slice of
+  // their own.
+  json counters = nullptr;
+  if (draChance(0.3)) {
+    counters = {{{"name", "board"}, {"counters", {{"memory", {{"value", "80Gi"}}}}}}};
+    int index = 100;
+    for (const auto& [name, memoryGi] : std::vector<std::pair<std::string, int>>{{"full", 80}, {"half-0", 40}, {"half-1", 40}}) {
+      json dev = device("gpu", index++, "h100", memoryGi);
+      dev["name"] = "board-" + name;
+      dev["consumesCounters"] = {
+          {{"counterSet", "board"}, {"counters", {{"memory", {{"value", std::to_string(memoryGi) + "Gi"}}}}}}};
+      gpus.push_back(dev);
+    }
+  }
+  json nics = json::array();
+  if (draChance(0.5)) {
+    for (int i = draUniform(1, 4); i > 0; --i) nics.push_back(device("nic", static_cast<int>(nics.size()), "cx7", 0));
+  }
+  // Consumable capacity: a nic any number of claims share, up to its bandwidth.
+  if (draChance(0.3)) {
+    json dev = device("nic", 10, "cx7", 0);
+    dev["name"] = "shared-nic";
+    dev["allowMultipleAllocations"] = true;
+    dev["capacity"][std::string(kDraDomain) + "/bandwidth"] = {
+        {"value", "10G"}, {"requestPolicy", {{"default", "1G"}, {"validRange", {{"min", "1G"}, {"step", "1G"}}}}}};
+    nics.push_back(dev);
+  }
+  // One slice, or the pool split in two (gpus, nics); the counters in one more.
+  std::vector<std::pair<std::string, json>> parts;
+  if (!nics.empty() && draChance(0.4)) {
+    parts = {{"gpus", gpus}, {"nics", nics}};
+  } else {
+    for (const auto& nic : nics) gpus.push_back(nic);
+    parts = {{"devices", gpus}};
+  }
+  if (!counters.is_null()) parts.push_back({"counters", nullptr});
+  for (const std::string& side : kDraSides) {
+    for (const auto& [suffix, devices] : parts) {
+      json spec = {{"driver", driverOf(side)},
+                   {"nodeName", node.name},
+                   {"pool",
+                    {{"name", node.name}, {"generation", 1}, {"resourceSliceCount", static_cast<int>(parts.size())}}}};
+      if (devices.is_null()) {
+        spec["sharedCounters"] = counters;
+      } else {
+        spec["devices"] = devices;
+      }
+      slices.push_back({{"apiVersion", "resource.k8s.io/v1"},
+                        {"kind", "ResourceSlice"},
+                        {"metadata", {{"name", node.name + "-" + side + "-" + suffix}}},
+                        {"spec", spec}});
+    }
+  }
+  return slices;
+}
+
+// One request of a claim: `exactly` (a count, or All, maybe with a selector) or `firstAvailable`.
+json ClusterGenerator::deviceRequest(const std::string& name) {
+  const std::string dom = std::string("device.attributes[\"") + kDraDomain + "\"]";
+  auto toleration = [&](json& r) {
+    if (!draChance(0.3)) return;
+    json t = {{"key", kDeviceTaintKey}, {"operator", "Exists"}};
+    if (draChance(0.5)) t["effect"] = "NoSchedule";
+    r["tolerations"] = {t};
+  };
+  auto cel = [](const std::string& e) { return json::array({{{"cel", {{"expression", e}}}}}); };
+  json exactly = {{"deviceClassName", "gpu"}};
+  switch (draUniform(0, 11)) {
+    case 0:
+    case 1:
+    case 2:
+      if (draChance(0.4)) exactly["count"] = draUniform(2, 4);
+      break;
+    case 3:
+      exactly["selectors"] = cel(dom + ".model == \"" + kGpuModels[static_cast<size_t>(draUniform(0, 3))].model + "\"");
+      break;
+    case 4:
+      exactly["selectors"] = cel(std::string("device.capacity[\"") + kDraDomain +
+                                 "\"].memory.compareTo(quantity(\"40Gi\")) >= 0");
+      if (draChance(0.3)) exactly["count"] = 2;
+      break;
+    case 5:
+      exactly["selectors"] = cel(dom + ".memory >= 80");
+      break;
+    case 6:
+      exactly["deviceClassName"] = "nic";
+      exactly["allocationMode"] = "All";
+      break;
+    case 7:
+      exactly["deviceClassName"] = "nic";
+      if (draChance(0.4)) exactly["count"] = 2;
+      break;
+    case 8:
+      exactly["allocationMode"] = "All";
+      if (draChance(0.5)) exactly["selectors"] = cel(dom + ".index < 2");
+      break;
+    case 9:
+      // Bandwidth of the shared nic (no other device has that capacity).
+      exactly["deviceClassName"] = "nic";
+      exactly["capacity"] = {
+          {"requests", {{std::string(kDraDomain) + "/bandwidth", draChance(0.5) ? "3G" : "2500M"}}}};
+      break;
+    case 10:
+      exactly["selectors"] = cel(dom + ".memory == 40");
+      break;
+    default: {
+      // Two h100s, else one gpu of 40 GiB or more, else any gpu.
+      json subs = json::array();
+      subs.push_back({{"name", "large"},
+                      {"deviceClassName", "gpu"},
+                      {"count", 2},
+                      {"selectors", cel(dom + ".model == \"h100\"")}});
+      subs.push_back({{"name", "medium"}, {"deviceClassName", "gpu"}, {"selectors", cel(dom + ".memory >= 40")}});
+      if (draChance(0.5)) subs.push_back({{"name", "any"}, {"deviceClassName", "gpu"}});
+      for (json& sub : subs) toleration(sub);
+      return {{"name", name}, {"firstAvailable", subs}};
+    }
+  }
+  toleration(exactly);
+  return {{"name", name}, {"exactly", exactly}};
+}
+
+json ClusterGenerator::resourceClaim(const std::string& name) {
+  json requests = json::array();
+  requests.push_back(deviceRequest("r0"));
+  json spec = json::object();
+  if (draChance(0.25)) {
+    requests.push_back(deviceRequest("r1"));
+    // Both requests' devices of one model.
+    if (draChance(0.5)) {
+      spec["constraints"] = {
+          {{"requests", {"r0", "r1"}}, {"matchAttribute", std::string(kDraDomain) + "/model"}}};
+    }
+  }
+  spec["requests"] = requests;
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaim"},
+          {"metadata", {{"name", name}, {"namespace", ns_}}},
+          {"spec", {{"devices", spec}}}};
+}
+
+PendingPod forScheduler(const PendingPod& pending, uint32_t seed, const std::string& side) {
+  PendingPod out = pending;
+  if (out.pod["spec"].contains("resourceClaims")) {
+    for (json& ref : out.pod["spec"]["resourceClaims"]) {
+      ref["resourceClaimName"] = ref["resourceClaimName"].get<std::string>() + "-" + side;
+    }
+  }
+  auto renameClass = [&](json& request) {
+    request["deviceClassName"] = className(seed, side, request["deviceClassName"].get<std::string>());
+  };
+  for (json& claim : out.claims) {
+    claim["metadata"]["name"] = claim["metadata"]["name"].get<std::string>() + "-" + side;
+    for (json& request : claim["spec"]["devices"]["requests"]) {
+      if (request.contains("exactly")) renameClass(request["exactly"]);
+      if (request.contains("firstAvailable")) {
+        for (json& sub : request["firstAvailable"]) renameClass(sub);
+      }
+    }
+  }
+  return out;
 }
 
 json ClusterGenerator::boundPod(const NodeFacts& node, int index) {
@@ -535,7 +772,7 @@ json ClusterGenerator::containerPorts() {
   return ports;
 }
 
-json ClusterGenerator::pendingPod() {
+PendingPod ClusterGenerator::pendingPod() {
   const int index = nextPod_++;
   json spec = {{"terminationGracePeriodSeconds", 0}};
 
@@ -639,10 +876,20 @@ json ClusterGenerator::pendingPod() {
   json metadata = {{"name", "p-" + std::to_string(index)}, {"namespace", ns_}};
   if (json labels = podLabels(); !labels.empty()) metadata["labels"] = labels;
 
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", metadata},
-          {"spec", spec}};
+  PendingPod out;
+  if (draChance(draPodChance_)) {
+    json refs = json::array();
+    for (int c = 0, n = draChance(0.25) ? 2 : 1; c < n; ++c) {
+      const std::string entry = "c" + std::to_string(c);
+      const std::string claim = "p-" + std::to_string(index) + "-" + entry;
+      out.claims.push_back(resourceClaim(claim));
+      refs.push_back({{"name", entry}, {"resourceClaimName", claim}});
+      spec["containers"][0]["resources"]["claims"].push_back({{"name", entry}});
+    }
+    spec["resourceClaims"] = refs;
+  }
+  out.pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}};
+  return out;
 }
 
 }  // namespace ks::differential

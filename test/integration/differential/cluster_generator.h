@@ -12,6 +12,15 @@
 // affinity (every operator, matchFields on metadata.name), tolerations, host ports, priorityClassName,
 // runtimeClassName, images some nodes have.
 //
+// Dynamic resource allocation (from a random stream of its own, so the draws above stay as they were): some
+// nodes publish devices (gpus with model / memory attributes and capacity, nics, some devices tainted
+// NoSchedule) in one or two ResourceSlices; some pending pods use one or two ResourceClaims (exactly N of a
+// class, allocationMode All, CEL selectors on attributes and capacity, firstAvailable subrequests, a
+// matchAttribute constraint, tolerations of the device taint). Each scheduler gets a device world of its
+// own (devices of driver up.example.com / ours.example.com, classes "s<seed>-up-gpu" / "s<seed>-ours-gpu",
+// claims "<pod>-<claim>-up" / "-ours"): identical but disjoint, so the claims the two schedulers allocate
+// accumulate identically and never need deleting. forScheduler() makes one side's copy.
+//
 // Extend it as plugins are implemented (inter-pod affinity, topology spreading, volumes): add the feature
 // to pendingPod() / cluster() with a probability, keeping the existing draws in their order where possible
 // so that the old seeds keep producing mostly the same pods.
@@ -37,7 +46,24 @@ struct GeneratedCluster {
   std::map<std::string, std::string> terminalPhases;
   // ... and these are deleted gracefully, so they stay Terminating (no kubelet confirms) and keep counting.
   std::vector<std::string> terminating;
+  // resource.k8s.io/v1, both schedulers' worlds (see forScheduler()).
+  std::vector<nlohmann::json> deviceClasses;
+  std::vector<nlohmann::json> resourceSlices;
 };
+
+// A pending pod and the ResourceClaims it uses, before forScheduler(): the pod's spec.resourceClaims name
+// claims "<pod>-<claim>" and the claims' requests name classes "gpu" / "nic".
+struct PendingPod {
+  nlohmann::json pod;
+  std::vector<nlohmann::json> claims;
+};
+
+// The scheduler sides of the device world: their driver and what their class and claim names carry.
+inline const std::vector<std::string> kDraSides = {"up", "ours"};
+
+// `pending` for one side: claims and the pod's references to them get the suffix "-<side>", the claims'
+// classes the prefix "s<seed>-<side>-".
+PendingPod forScheduler(const PendingPod& pending, uint32_t seed, const std::string& side);
 
 // Scheduler profile settings both schedulers get for a seed, on top of the common ones: plugin weights and
 // plugin args (scoring strategies, extended-resource weights, NodeAffinity's addedAffinity, ...).
@@ -54,13 +80,14 @@ class ClusterGenerator {
  public:
   // Objects are named after the seed (nodes "s<seed>-n<i>", PriorityClasses "s<seed>-<name>") so that
   // clusters of different seeds can follow one another on one API server; pods live in `ns`.
-  ClusterGenerator(uint32_t seed, std::string ns);
+  // `draHeavy`: devices on most nodes and claims on most pending pods (the default: a third, an eighth).
+  ClusterGenerator(uint32_t seed, std::string ns, bool draHeavy = false);
 
   // The cluster; call once, before pendingPod().
   GeneratedCluster cluster();
 
-  // The next pending pod "p-<index>" (index counts from 0), without spec.schedulerName.
-  nlohmann::json pendingPod();
+  // The next pending pod "p-<index>" (index counts from 0), without spec.schedulerName, with its claims.
+  PendingPod pendingPod();
 
   uint32_t seed() const { return seed_; }
 
@@ -92,10 +119,20 @@ class ClusterGenerator {
   // podAffinity / podAntiAffinity with required and/or preferred terms, or null.
   nlohmann::json podAffinity(double requiredChance, double preferredChance);
   nlohmann::json topologySpreadConstraint();
+  // DRA, drawing from draRng_ only.
+  int draUniform(int lo, int hi);
+  bool draChance(double p);
+  // The devices of one node (gpus, nics), and its slices for both sides; empty for most nodes.
+  std::vector<nlohmann::json> resourceSlices(const NodeFacts& node);
+  nlohmann::json deviceRequest(const std::string& name);
+  nlohmann::json resourceClaim(const std::string& name);
 
   uint32_t seed_;
   std::string ns_;
   std::mt19937 rng_;
+  std::mt19937 draRng_;
+  double draNodeChance_;
+  double draPodChance_;
   std::vector<NodeFacts> nodes_;
   std::vector<std::string> priorityClassNames_;
   std::vector<std::string> runtimeClassNames_;

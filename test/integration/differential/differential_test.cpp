@@ -12,9 +12,18 @@
 // on a dump of the cluster plus the pending pod must rank upstream's node (and the node our daemon chose)
 // among its highest totals.
 //
+// DRA: each scheduler has a device world of its own (cluster_generator.h): its copy of a pending pod uses its
+// own ResourceClaims, of its own classes and driver. All claims are created before the schedulers start
+// (a claim created just before its pod could still be missing from a scheduler's claim informer when the pod
+// arrives) and never deleted, so allocations accumulate identically on both sides (where the schedulers break
+// a tie differently, our claims get upstream's allocation: alignClaims()). `simulate` gets the claims as they
+// were before the pod's decision: the dump's, updated after each decision. Messages are compared side-neutral
+// (sideNeutral()).
+//
 // Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
 // KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,
-// KS_DIFF_VERBOSE=1 prints one line per pod, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
+// KS_DIFF_VERBOSE=1 prints one line per pod, KS_DIFF_DRA=heavy puts devices on most nodes and claims on most
+// pods, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
 // with kube-scheduler; built when unset), KS_DIFF_OUR_BINARY (another kube-scheduler-cpp than this build's).
 
 #include <gtest/gtest.h>
@@ -26,6 +35,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -123,6 +133,8 @@ struct Tally {
   int uniqueBest = 0;   // scheduled, several nodes scored, one best
   int tiedBest = 0;     // scheduled, several nodes share the best total
   int preempting = 0;   // upstream evicted pods for it (restored before ours decided)
+  int withClaims = 0;   // pods with ResourceClaims ...
+  int withClaimsScheduled = 0;  // ... that upstream scheduled
 };
 
 std::string quoted(const std::string& s) {
@@ -144,6 +156,20 @@ std::string describeEvent(const json& e, const std::string& schedulerName, const
                   ", by " + e.value("reportingComponent", "") + ": " + e.value("message", "");
   s = replaceAll(std::move(s), schedulerName, "<scheduler>");
   return replaceAll(std::move(s), " to " + node, " to <node>");
+}
+
+// A message with what differs between the two device worlds replaced: the driver, the classes' and claims'
+// side ("s1-up-gpu", "p-3-c0-up"). FitError texts name none of them; errors from the allocator (an
+// allocationMode All request whose constraint fails, ...) name the claim and the device. Such an error also
+// names the node it happened on, whichever the parallel Filter reached first: `anyNode` masks that too.
+std::string sideNeutral(const std::string& message, const std::string& side, bool anyNode) {
+  static const std::regex claim(R"((p-[0-9]+-c[0-9]+)-(up|ours)\b)");
+  static const std::regex classPrefix(R"(\b(s[0-9]+)-(up|ours)-)");
+  static const std::regex device(R"(<driver>/[^/ ]+/)");
+  std::string s = replaceAll(message, side + ".example.com", "<driver>");
+  s = std::regex_replace(s, claim, "$1-<side>");
+  s = std::regex_replace(s, classPrefix, "$1-<side>-");
+  return anyNode ? std::regex_replace(s, device, "<driver>/<pool>/") : s;
 }
 
 std::string describeDecision(const Decision& d) {
@@ -228,6 +254,89 @@ class DifferentialTest : public ::testing::Test {
 
   std::string podPath(const std::string& ns, const std::string& name = "") const {
     return "/api/v1/namespaces/" + ns + "/pods" + (name.empty() ? "" : "/" + name);
+  }
+
+  static std::string claimPath(const std::string& ns, const std::string& name = "") {
+    return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims" + (name.empty() ? "" : "/" + name);
+  }
+
+  // Where the two schedulers broke a score tie differently (or disagreed), their device worlds would drift
+  // apart: our claims of the pod get upstream's allocation instead (its devices, ours' driver), and our
+  // scheduler must have seen that before the next pod. Its claim informer delivers in resourceVersion
+  // order, so a claim created after the rewrite is a barrier: once a pod using it has been decided, the
+  // rewrite was seen.
+  void alignClaims(const differential::PendingPod& upPod, const differential::PendingPod& ourPod, uint32_t seed,
+                   int index) {
+    bool rewritten = false;
+    // What decides the devices in use: the results (shareIDs are random) and the node.
+    auto devicesOf = [](json allocation) {
+      if (allocation.is_null()) return allocation;
+      allocation.erase("allocationTimestamp");
+      for (auto& r : allocation["devices"]["results"]) r.erase("shareID");
+      return allocation;
+    };
+    for (size_t k = 0; k < upPod.claims.size(); ++k) {
+      const std::string ns = upPod.claims[k]["metadata"]["namespace"];
+      auto up = api_->get(claimPath(ns, upPod.claims[k]["metadata"]["name"]));
+      const std::string ourPath = claimPath(ns, ourPod.claims[k]["metadata"]["name"]);
+      auto ours = api_->get(ourPath);
+      ASSERT_TRUE(up.ok() && up->status == 200 && ours.ok() && ours->status == 200);
+      json want = up->body.contains("status") ? up->body["status"].value("allocation", json(nullptr)) : json(nullptr);
+      if (!want.is_null()) {
+        for (auto& r : want["devices"]["results"]) r["driver"] = "ours.example.com";
+      }
+      const json have =
+          ours->body.contains("status") ? ours->body["status"].value("allocation", json(nullptr)) : json(nullptr);
+      if (devicesOf(want) == devicesOf(have)) continue;
+      // An allocation cannot be changed, only removed (with the reservations) and set again.
+      std::vector<json> patches;
+      if (!have.is_null()) patches.push_back({{"status", {{"reservedFor", nullptr}, {"allocation", nullptr}}}});
+      if (!want.is_null()) patches.push_back({{"status", {{"allocation", want}}}});
+      for (const json& patch : patches) {
+        auto r = api_->patch(ourPath + "/status", patch);
+        ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
+      }
+      rewritten = true;
+    }
+    if (!rewritten) return;
+    ++alignments_;
+    const std::string ns = upPod.claims[0]["metadata"]["namespace"];
+    const std::string name = "barrier-" + std::to_string(index);
+    json claim = {{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceClaim"},
+                  {"metadata", {{"name", name}, {"namespace", ns}}},
+                  {"spec",
+                   {{"devices",
+                     {{"requests",
+                       {{{"name", "none"},
+                         {"exactly",
+                          {{"deviceClassName", "s" + std::to_string(seed) + "-ours-gpu"},
+                           {"selectors", {{{"cel", {{"expression", "false"}}}}}}}}}}}}}}}};
+    claimState_[ns + "/" + name] = create(claimPath(ns), claim);
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"namespace", ns}}},
+                {"spec",
+                 {{"terminationGracePeriodSeconds", 0},
+                  {"resourceClaims", {{{"name", "none"}, {"resourceClaimName", name}}}},
+                  {"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}};
+    const Decision d = decide(pod, kOurName);
+    ASSERT_NE(d.result, "Timeout") << "the barrier pod after rewriting our claims was not decided\n" << logs();
+    if (verbose_) {
+      std::printf("differential: p-%d: our claims set to upstream's allocation (barrier pod: %s)\n", index,
+                  d.result.c_str());
+    }
+  }
+
+  // Takes the current state of `claims` (their allocations) into what `simulate` sees.
+  void refreshClaims(const std::vector<json>& claims) {
+    for (const json& c : claims) {
+      const std::string ns = c["metadata"]["namespace"];
+      const std::string name = c["metadata"]["name"];
+      auto g = api_->get(claimPath(ns, name));
+      ASSERT_TRUE(g.ok() && g->status == 200) << (g.ok() ? g->body.dump() : g.error().message());
+      claimState_[ns + "/" + name] = g->body;
+    }
   }
 
   // Force-deletes the pod (no kubelet would ever confirm a graceful delete) and waits until it is gone.
@@ -364,6 +473,7 @@ class DifferentialTest : public ::testing::Test {
   Scores simulate(const std::string& configPath, const json& pod, int index) {
     Scores sc;
     json items = dumpItems_;
+    for (const auto& [key, claim] : claimState_) items.push_back(claim);
     json p = pod;
     p["metadata"].erase("resourceVersion");
     items.push_back(p);
@@ -439,7 +549,7 @@ class DifferentialTest : public ::testing::Test {
   // One seed: cluster, both schedulers, `pods` pending pods compared; adds to `tally`.
   void runSeed(uint32_t seed, int pods, Tally& tally) {
     const std::string ns = "diff-s" + std::to_string(seed);
-    differential::ClusterGenerator gen(seed, ns);
+    differential::ClusterGenerator gen(seed, ns, draHeavy_);
     const differential::GeneratedCluster cluster = gen.cluster();
     bool created = true;  // create() reports what failed; stop before comparing on a wrong cluster
     auto createOk = [&](const std::string& path, const json& object) {
@@ -456,6 +566,16 @@ class DifferentialTest : public ::testing::Test {
     }
     for (const auto& p : cluster.boundPods) createOk(podPath(ns), p);
     for (const auto& s : cluster.services) createOk("/api/v1/namespaces/" + ns + "/services", s);
+    for (const auto& c : cluster.deviceClasses) createOk("/apis/resource.k8s.io/v1/deviceclasses", c);
+    for (const auto& s : cluster.resourceSlices) createOk("/apis/resource.k8s.io/v1/resourceslices", s);
+    // The pending pods, drawn now: their claims (both sides') must exist before the schedulers start.
+    std::vector<differential::PendingPod> pending;
+    for (int i = 0; i < pods; ++i) pending.push_back(gen.pendingPod());
+    for (const auto& p : pending) {
+      for (const std::string& side : differential::kDraSides) {
+        for (const auto& c : differential::forScheduler(p, seed, side).claims) createOk(claimPath(ns), c);
+      }
+    }
     for (const auto& [name, phase] : cluster.terminalPhases) {
       auto r = api_->patch(podPath(ns, name) + "/status", {{"status", {{"phase", phase}}}});
       ASSERT_TRUE(r.ok() && r->status == 200) << (r.ok() ? r->body.dump() : r.error().message());
@@ -469,9 +589,18 @@ class DifferentialTest : public ::testing::Test {
     // What `simulate` reads; the state stays like this (pending pods come and go one at a time).
     auto dump =
         cp_->kubectl({"get", "nodes,pods,pv,pvc,storageclasses,csinodes,namespaces,pdb,services,replicationcontrollers,"
-                     "replicasets,statefulsets", "-A", "-o", "json"});
+                     "replicasets,statefulsets,deviceclasses,resourceslices,resourceclaims", "-A", "-o", "json"});
     ASSERT_TRUE(dump.ok()) << dump.error().message();
-    dumpItems_ = json::parse(*dump)["items"];
+    dumpItems_ = json::array();
+    claimState_.clear();
+    json dumped = json::parse(*dump);
+    for (auto& item : dumped["items"]) {
+      if (item.value("kind", "") == "ResourceClaim") {
+        claimState_[item["metadata"].value("namespace", "") + "/" + item["metadata"].value("name", "")] = item;
+      } else {
+        dumpItems_.push_back(std::move(item));
+      }
+    }
     std::ofstream(dir_ + "/" + ns + "-cluster.json") << *dump;
 
     const std::string upstreamConfig = dir_ + "/" + ns + "-upstream.yaml";
@@ -488,18 +617,33 @@ class DifferentialTest : public ::testing::Test {
     const auto start = Clock::now();
     int disagreements = 0;
     for (int i = 0; i < pods; ++i) {
-      const json pod = gen.pendingPod();
-      const Decision up = decide(pod, kUpstreamName);
-      const Decision ours = decide(pod, kOurName);
+      const differential::PendingPod upPod = differential::forScheduler(pending[i], seed, "up");
+      const differential::PendingPod ourPod = differential::forScheduler(pending[i], seed, "ours");
+      const json& pod = pending[i].pod;
+      const Decision up = decide(upPod.pod, kUpstreamName);
+      const Decision ours = decide(ourPod.pod, kOurName);
       if (HasFatalFailure()) return;
       const Scores sc =
           ours.stored.is_null() ? Scores{"pod not created"} : simulate(ourConfig, ours.stored, i);
+      alignClaims(upPod, ourPod, seed, i);
+      refreshClaims(upPod.claims);
+      refreshClaims(ourPod.claims);
+      if (HasFatalFailure()) return;
+      if (!pending[i].claims.empty()) {
+        ++tally.withClaims;
+        if (up.result == "Scheduled") ++tally.withClaimsScheduled;
+      }
 
       std::vector<std::string> classes;
       if (up.result != ours.result) classes.push_back("result");
       if (up.result == ours.result) {
-        if (up.message != ours.message) classes.push_back("condition message");
-        if (up.event != ours.event) classes.push_back("event");
+        const bool anyNode = up.result == "SchedulerError";
+        if (sideNeutral(up.message, "up", anyNode) != sideNeutral(ours.message, "ours", anyNode)) {
+          classes.push_back("condition message");
+        }
+        if (sideNeutral(up.event, "up", anyNode) != sideNeutral(ours.event, "ours", anyNode)) {
+          classes.push_back("event");
+        }
       }
       if (up.result == "Scheduled" && !sc.best.count(up.node)) {
         classes.push_back("upstream's node is not among our best-scored");
@@ -526,6 +670,12 @@ class DifferentialTest : public ::testing::Test {
             "    upstream event: %s\n",
             seed, pod["metadata"]["name"].get<std::string>().c_str(), up.result.c_str(), up.node.c_str(),
             ours.result.c_str(), ours.node.c_str(), sc.total.size(), sc.best.size(), up.event.c_str());
+        for (const auto* side : {&upPod, &ourPod}) {
+          for (const json& c : side->claims) {
+            const std::string key = ns + "/" + c["metadata"]["name"].get<std::string>();
+            std::printf("    claim %s: %s\n", key.c_str(), allocatedDevices(claimState_[key]).c_str());
+          }
+        }
       }
       if (classes.empty()) {
         ++tally.agreements;
@@ -539,7 +689,8 @@ class DifferentialTest : public ::testing::Test {
         json spec = pod["spec"];
         ADD_FAILURE() << "==== disagreement: seed " << seed << " (profile: " << variant.name << "), pod "
                       << pod["metadata"]["name"].get<std::string>() << " (" << what
-                      << ")\n  pod spec: " << spec.dump() << "\n  upstream: " << describeDecision(up)
+                      << ")\n  pod spec: " << spec.dump() << claimsDump(pending[i].claims)
+                      << "\n  upstream: " << describeDecision(up)
                       << "\n  ours:     " << describeDecision(ours) << "\n  "
                       << describeScores(sc, {up.node, ours.node != up.node ? ours.node : ""}) << "\n";
       }
@@ -568,6 +719,43 @@ class DifferentialTest : public ::testing::Test {
       auto d = api_->del("/api/v1/nodes/" + n);
       ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
     }
+    // The claims: the schedulers' delete-protection finalizer would keep the allocated ones; nobody
+    // removes it but us.
+    for (const auto& [key, claim] : claimState_) {
+      const std::string claimNs = claim["metadata"]["namespace"];
+      const std::string path = claimPath(claimNs, claim["metadata"]["name"].get<std::string>());
+      if (claim["metadata"].contains("finalizers")) {
+        auto p = api_->patch(path, {{"metadata", {{"finalizers", nullptr}}}});
+        ASSERT_TRUE(p.ok() && p->status == 200) << (p.ok() ? p->body.dump() : p.error().message());
+      }
+      auto d = api_->del(path);
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+    for (const auto& s : cluster.resourceSlices) {
+      auto d = api_->del("/apis/resource.k8s.io/v1/resourceslices/" + s["metadata"]["name"].get<std::string>());
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+    for (const auto& c : cluster.deviceClasses) {
+      auto d = api_->del("/apis/resource.k8s.io/v1/deviceclasses/" + c["metadata"]["name"].get<std::string>());
+      ASSERT_TRUE(d.ok() && d->status == 200) << (d.ok() ? d->body.dump() : d.error().message());
+    }
+  }
+
+  // "request -> pool/device, ..." of an allocated claim, or "not allocated".
+  static std::string allocatedDevices(const json& claim) {
+    if (!claim.contains("status") || !claim["status"].contains("allocation")) return "not allocated";
+    std::string s;
+    for (const auto& r : claim["status"]["allocation"]["devices"].value("results", json::array())) {
+      s += (s.empty() ? "" : ", ") + r.value("request", "") + " -> " + r.value("pool", "") + "/" +
+           r.value("device", "");
+    }
+    return s;
+  }
+
+  static std::string claimsDump(const std::vector<json>& claims) {
+    std::string s;
+    for (const auto& c : claims) s += "\n  claim " + c["metadata"]["name"].get<std::string>() + ": " + c["spec"].dump();
+    return s;
   }
 
   std::unique_ptr<ControlPlane> cp_;
@@ -576,7 +764,10 @@ class DifferentialTest : public ::testing::Test {
   std::string upstreamBinary_;
   std::unique_ptr<Process> upstream_;
   std::unique_ptr<Process> ours_;
-  json dumpItems_;
+  json dumpItems_;  // without the ResourceClaims: those are in claimState_
+  std::map<std::string, json> claimState_;
+  int alignments_ = 0;  // pods whose claims alignClaims() rewrote  // "<ns>/<name>" -> the claim as of the last decision
+  const bool draHeavy_ = std::getenv("KS_DIFF_DRA") != nullptr && std::string(std::getenv("KS_DIFF_DRA")) == "heavy";
   const bool verbose_ =
       std::getenv("KS_DIFF_VERBOSE") != nullptr && std::string(std::getenv("KS_DIFF_VERBOSE")) == "1";
 };
@@ -604,8 +795,10 @@ TEST_F(DifferentialTest, RandomizedClustersAgreeWithUpstream) {
   std::printf(
       "differential: upstream scheduled %d pods (our best total on one node: %d, tied: %d, one feasible "
       "node: "
-      "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision)\n",
-      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting);
+      "%d) and found %d unschedulable; %d pods preempted (victims restored before the other decision); %d pods "
+      "with ResourceClaims, %d of them scheduled (our claims set to upstream's allocation after %d)\n",
+      tally.scheduled, tally.uniqueBest, tally.tiedBest, tally.oneFeasible, tally.unschedulable, tally.preempting,
+      tally.withClaims, tally.withClaimsScheduled, alignments_);
 }
 
 }  // namespace
