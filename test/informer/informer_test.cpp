@@ -447,13 +447,14 @@ TEST(ReflectorTest, WatchListStreamsTheStateAndKeepsTheStream) {
   RecordingSink<api::Pod> sink;
   Reflector<api::Pod> r(lw, sink, watchListOptions());
   r.start();
-  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1; }));
+  // The synced version is set right after the sink's replace, on the reflector thread.
+  ASSERT_TRUE(eventually(
+      [&] { return sink.replaceCount() == 1 && r.lastSyncResourceVersion() == c.currentResourceVersion(); }));
   {
     std::lock_guard l(sink.mu);
     EXPECT_EQ(sink.replaces[0].first.size(), 5u);
     EXPECT_EQ(sink.replaces[0].second, c.currentResourceVersion());
   }
-  EXPECT_EQ(r.lastSyncResourceVersion(), c.currentResourceVersion());
   ASSERT_TRUE(c.create(makePod("q")).ok());
   ASSERT_TRUE(c.deletePod("default", "p0", {}).ok());
   ASSERT_TRUE(eventually([&] { return sink.opsCopy().size() == 2; }));
@@ -473,7 +474,10 @@ TEST(ReflectorTest, WatchListRestreamsAfterGoneFromTheSyncedVersionThenTheMostRe
   RecordingSink<api::Pod> sink;
   Reflector<api::Pod> r(lw, sink, watchListOptions());
   r.start();
-  ASSERT_TRUE(eventually([&] { return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1; }));
+  ASSERT_TRUE(eventually([&] {
+    return sink.replaceCount() == 1 && c.activeWatchCountForTest() == 1 &&
+           r.lastSyncResourceVersion() == c.currentResourceVersion();
+  }));
   const std::string synced = r.lastSyncResourceVersion();
   c.closeAllWatchesForTest();
   ASSERT_TRUE(eventually([&] { return lw.calls().size() == 2 && c.activeWatchCountForTest() == 1; }));
