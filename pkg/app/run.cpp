@@ -29,6 +29,7 @@
 #include "pkg/leaderelection/leader_elector.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/event_recorder.h"
+#include "pkg/scheduler/features/scheduler_options.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -332,13 +333,7 @@ int runDaemon(const Options& options) {
   ProfileEventRecorder recorder(std::move(recorders), firstProfile, factory.pods().store());
 
   scheduler::SchedulerOptions so;
-  so.popFromBackoffQ = options.schedulerFeatures.popFromBackoffQ;
-  so.nominatedNodeNameForExpectation = options.schedulerFeatures.nominatedNodeNameForExpectation;
-  so.enableOpportunisticBatching = options.schedulerFeatures.enableOpportunisticBatching;
-  so.dynamicResourceAllocation = options.schedulerFeatures.config.dynamicResourceAllocation;
-  so.draConsumableCapacity = options.schedulerFeatures.plugins.enableDRAConsumableCapacity;
-  so.draDeviceTaintRules = options.schedulerFeatures.plugins.enableDRADeviceTaintRules;
-  so.draExtendedResource = options.schedulerFeatures.plugins.enableDRAExtendedResource;
+  features::applySchedulerFeatures(options.schedulerFeatures, so);
   so.podMaxInUnschedulablePodsDuration = options.deprecated.podMaxInUnschedulablePodsDuration;
   so.eventRecorder = &recorder;
   so.informerFactory = &factory;

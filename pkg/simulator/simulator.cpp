@@ -1,3 +1,4 @@
+#include "pkg/scheduler/features/scheduler_options.h"
 #include "pkg/simulator/simulator.h"
 
 #include "pkg/util/manual_clock.h"
@@ -355,13 +356,7 @@ struct SchedulerRun {
     so.informerFactory = &run->factory;
     // Synchronous preemption: the victims are gone when the attempt ends, so "settled" needs no notion of
     // evictions still in flight (as bindings, the outcome is what matters here, not its timing).
-    so.popFromBackoffQ = options.features.popFromBackoffQ;
-  so.nominatedNodeNameForExpectation = options.features.nominatedNodeNameForExpectation;
-    so.enableOpportunisticBatching = options.features.enableOpportunisticBatching;
-    so.dynamicResourceAllocation = options.features.config.dynamicResourceAllocation;
-    so.draConsumableCapacity = options.features.plugins.enableDRAConsumableCapacity;
-    so.draDeviceTaintRules = options.features.plugins.enableDRADeviceTaintRules;
-    so.draExtendedResource = options.features.plugins.enableDRAExtendedResource;
+    features::applySchedulerFeatures(options.features, so);
     plugins::Features pluginFeatures = options.features.plugins;
     pluginFeatures.enableAsyncPreemption = false;
     pluginFeatures.assumeVolumeBindingCompletes = true;

@@ -88,6 +88,7 @@
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/scheduler/features/scheduler_features.h"
+#include "pkg/scheduler/features/scheduler_options.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -2765,13 +2766,7 @@ Result_ runWorkload(const Flags& flags, const std::string& name) {
   scheduler::SchedulerOptions so;
   so.metrics = schedMetrics.get();
   so.bindingWorkers = flags.bindingWorkers;
-  so.popFromBackoffQ = sf.popFromBackoffQ;
-  so.nominatedNodeNameForExpectation = sf.nominatedNodeNameForExpectation;
-  so.enableOpportunisticBatching = sf.enableOpportunisticBatching;
-  so.dynamicResourceAllocation = sf.config.dynamicResourceAllocation;
-  so.draConsumableCapacity = sf.plugins.enableDRAConsumableCapacity;
-  so.draDeviceTaintRules = sf.plugins.enableDRADeviceTaintRules;
-  so.draExtendedResource = sf.plugins.enableDRAExtendedResource;
+  features::applySchedulerFeatures(sf, so);
   so.eventRecorder = recorder.get();
   if (flags.observer) so.observer = &observer;
   DeliveredVolumes delivered;  // outlives the factory, whose informers call it

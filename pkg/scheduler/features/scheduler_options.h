@@ -1,0 +1,20 @@
+#pragma once
+// The gate-driven switches of SchedulerOptions, set from SchedulerFeatures in one place: the daemon,
+// `simulate` and the benchmarks run the scheduler with the same mapping.
+
+#include "pkg/scheduler/features/scheduler_features.h"
+#include "pkg/scheduler/scheduler.h"
+
+namespace ks::features {
+
+inline void applySchedulerFeatures(const SchedulerFeatures& features, scheduler::SchedulerOptions& options) {
+  options.popFromBackoffQ = features.popFromBackoffQ;
+  options.nominatedNodeNameForExpectation = features.nominatedNodeNameForExpectation;
+  options.enableOpportunisticBatching = features.enableOpportunisticBatching;
+  options.dynamicResourceAllocation = features.config.dynamicResourceAllocation;
+  options.draConsumableCapacity = features.plugins.enableDRAConsumableCapacity;
+  options.draDeviceTaintRules = features.plugins.enableDRADeviceTaintRules;
+  options.draExtendedResource = features.plugins.enableDRAExtendedResource;
+}
+
+}  // namespace ks::features
