@@ -14,7 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pkg/api/field.h"
 #include "pkg/api/quantity.h"
+#include "pkg/util/go_duration.h"
 
 namespace ks::app {
 namespace {
@@ -133,6 +135,10 @@ Result<uint64_t> parseQuantity(std::string_view text) {
 
 VoidResult validateLogging(const LoggingOptions& o, const features::FeatureGate& gates) {
   std::vector<std::string> errs;
+  if (o.flushFrequency.count() <= 0) {
+    errs.push_back("flushFrequency: Invalid value: " + api::field::jsonValue(formatGoDuration(o.flushFrequency)) +
+                   ": Must be greater than zero");
+  }
   if (o.format != "text" && o.format != "json") {
     errs.push_back("format: Invalid value: \"" + o.format + "\": Unsupported log format");
   } else if (o.format == "json" && !gates.enabled("LoggingBetaOptions")) {
@@ -152,10 +158,7 @@ VoidResult validateLogging(const LoggingOptions& o, const features::FeatureGate&
     errs.push_back(forbidden("options.json.infoBufferSize", disabled).message());
   }
   if (errs.empty()) return {};
-  if (errs.size() == 1) return Error(errs.front());
-  std::string joined;
-  for (const auto& e : errs) joined += (joined.empty() ? "" : ", ") + e;
-  return Error("[" + joined + "]");
+  return Error(api::aggregateMessages(errs));
 }
 
 std::unique_ptr<spdlog::formatter> newKlogTextFormatter() { return std::make_unique<KlogTextFormatter>(); }

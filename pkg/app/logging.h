@@ -37,7 +37,7 @@ struct LoggingOptions {
   std::string format = "text";  // --logging-format
   int verbosity = 0;            // -v
   std::vector<VModuleEntry> vmodule;
-  std::chrono::milliseconds flushFrequency{5000};
+  std::chrono::nanoseconds flushFrequency{std::chrono::seconds(5)};  // validated > 0 (validateLogging)
   bool textSplitStream = false;
   uint64_t textInfoBufferSize = 0;
   bool jsonSplitStream = false;

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string_view>
 
+#include "pkg/api/field.h"
 #include "pkg/api/quantity.h"
 #include "pkg/scheduler/apis/config/duration.h"
 #include "pkg/scheduler/apis/config/validation.h"
@@ -20,6 +21,7 @@
 #include "pkg/server/tls_options.h"
 #include "pkg/util/go_duration.h"
 #include "pkg/util/strings.h"
+#include "pkg/util/version.h"
 
 namespace ks::app {
 namespace {
@@ -202,7 +204,8 @@ const std::vector<Flag>& flags() {
     // secure serving
     f.push_back(
         {"bind-address", "", false, "ip", "0.0.0.0", "Secure serving",
-         "The IP address on which to listen for the --secure-port port. If blank or an unspecified address "
+         "The IP address on which to listen for the --secure-port port. The associated interface(s) must be "
+         "reachable by the rest of the cluster, and by CLI/web clients. If blank or an unspecified address "
          "(0.0.0.0 or ::), all interfaces and IP address families will be used.",
          false, [](Options& o, std::string_view v) -> VoidResult {
            std::string s(v);
@@ -436,17 +439,20 @@ const std::vector<Flag>& flags() {
     f.push_back(
         {"leader-elect-lease-duration", "", false, "duration", "15s", "Leader election",
          "The duration that non-leader candidates will wait after observing a leadership renewal until "
-         "attempting to acquire leadership of a led but unrenewed leader slot.",
+         "attempting to acquire leadership of a led but unrenewed leader slot. This is effectively the maximum "
+         "duration that a leader can be stopped before it is replaced by another candidate. This is only "
+         "applicable if leader election is enabled.",
          false, dur(&LeaderElectionFlags::leaseDuration)});
     f.push_back(
         {"leader-elect-renew-deadline", "", false, "duration", "10s", "Leader election",
          "The interval between attempts by the acting master to renew a leadership slot before it stops "
-         "leading. This must be less than the lease duration.",
+         "leading. This must be less than the lease duration. This is only applicable if leader election is "
+         "enabled.",
          false, dur(&LeaderElectionFlags::renewDeadline)});
     f.push_back(
         {"leader-elect-resource-lock", "", false, "string", "leases", "Leader election",
-         "The type of resource object that is used for locking during leader election. Supported option "
-         "is 'leases'.",
+         "The type of resource object that is used for locking during leader election. Supported options "
+         "are 'leases'.",
          false, leStr(&LeaderElectionFlags::resourceLock)});
     f.push_back({"leader-elect-resource-name", "", false, "string", "kube-scheduler", "Leader election",
                  "The name of resource object that is used for locking during leader election.", false,
@@ -456,7 +462,7 @@ const std::vector<Flag>& flags() {
                  leStr(&LeaderElectionFlags::resourceNamespace)});
     f.push_back({"leader-elect-retry-period", "", false, "duration", "2s", "Leader election",
                  "The duration the clients should wait between attempting acquisition and renewal of a "
-                 "leadership.",
+                 "leadership. This is only applicable if leader election is enabled.",
                  false, dur(&LeaderElectionFlags::retryPeriod)});
 
     // feature gate
@@ -496,16 +502,17 @@ const std::vector<Flag>& flags() {
                  false, [](Options& o, std::string_view v) -> VoidResult {
                    auto pairs = parseStringToString(v);
                    if (!pairs.ok()) return pairs.error();
-                   if (!o.metrics.allowMetricLabels) o.metrics.allowMetricLabels.emplace();
-                   for (auto& [k, val] : *pairs) (*o.metrics.allowMetricLabels)[k] = val;
+                   if (!o.metrics.allowListMapping) o.metrics.allowListMapping.emplace();
+                   for (auto& [k, val] : *pairs) (*o.metrics.allowListMapping)[k] = val;
                    return {};
                  }});
     f.push_back({"allow-metric-labels-manifest", "", false, "string", "", "Metrics",
                  "The path to the manifest file that contains the allow-list mapping. The format of the file "
-                 "is the same as the flag --allow-metric-labels. Note that the flag --allow-metric-labels will "
-                 "override the manifest file.",
+                 "is the same as the flag --allow-metric-labels, i.e., \nallowListMapping:\n  "
+                 "\"metric1,label1\": \"value11,value12\"\n  \"metric2,label2\": \"\"\nNote that the flag "
+                 "--allow-metric-labels will override the manifest file.",
                  false, [](Options& o, std::string_view v) -> VoidResult {
-                   o.metrics.allowMetricLabelsManifest = std::string(v);
+                   o.metrics.allowListMappingManifest = std::string(v);
                    return {};
                  }});
     f.push_back({"disabled-metrics", "", false, "strings", "", "Metrics",
@@ -533,9 +540,8 @@ const std::vector<Flag>& flags() {
     f.push_back({"log-flush-frequency", "", false, "duration", "5s", "Logs",
                  "Maximum number of seconds between log flushes", false,
                  [](Options& o, std::string_view v) -> VoidResult {
-                   auto d = parseDuration(v);
+                   auto d = parseGoDuration(v);
                    if (!d.ok()) return d.error();
-                   if (d->count() <= 0) return Error("must be positive");  // upstream's ticker panics
                    o.logging.flushFrequency = *d;
                    return {};
                  }});
@@ -805,17 +811,17 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     g["feature-gates"] = [](const Options& o) { return featureGatesText(o.featureGatesFlags); };
     g["allow-metric-labels"] = [](const Options& o) {
       std::vector<std::string> records;
-      if (o.metrics.allowMetricLabels) {
-        for (const auto& [k, v] : *o.metrics.allowMetricLabels) records.push_back(k + "=" + v);
+      if (o.metrics.allowListMapping) {
+        for (const auto& [k, v] : *o.metrics.allowListMapping) records.push_back(k + "=" + v);
       }
       return bracketed(records);
     };
-    g["allow-metric-labels-manifest"] = [](const Options& o) { return o.metrics.allowMetricLabelsManifest; };
+    g["allow-metric-labels-manifest"] = [](const Options& o) { return o.metrics.allowListMappingManifest; };
     g["disabled-metrics"] = [](const Options& o) { return bracketed(o.metrics.disabledMetrics); };
     g["show-hidden-metrics-for-version"] = [](const Options& o) {
       return o.metrics.showHiddenMetricsForVersion;
     };
-    g["log-flush-frequency"] = [](const Options& o) { return durationText(o.logging.flushFrequency); };
+    g["log-flush-frequency"] = [](const Options& o) { return formatGoDuration(o.logging.flushFrequency); };
     g["log-json-info-buffer-size"] = [](const Options& o) { return o.logging.jsonInfoBufferSizeText; };
     g["log-json-split-stream"] = [](const Options& o) { return boolText(o.logging.jsonSplitStream); };
     g["log-text-info-buffer-size"] = [](const Options& o) { return o.logging.textInfoBufferSizeText; };
@@ -925,15 +931,6 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
     if (flag->deprecated) o.deprecatedFlagsSet.push_back("--" + flag->name);
     o.flagsSet.push_back(flag->name);
   }
-  // component-base metrics Options.Validate.
-  if (auto v = metrics::validateShowHiddenMetricsVersion(kKubernetesMinorVersion,
-                                                         o.metrics.showHiddenMetricsForVersion);
-      !v.ok()) {
-    return v.error();
-  }
-  if (o.metrics.allowMetricLabels) {
-    if (auto v = metrics::parseLabelAllowList(*o.metrics.allowMetricLabels); !v.ok()) return v.error();
-  }
   if (o.tlsCertFile.empty() != o.tlsPrivateKeyFile.empty()) {
     return Error("--tls-cert-file and --tls-private-key-file must be given together");
   }
@@ -941,6 +938,12 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   if (auto v = server::tlsVersion(o.tlsMinVersion); !v.ok()) return v.error();
   if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
+  // component-base metrics Options.Validate (after the serving and authentication options, as upstream),
+  // against the binary's version: all its errors at once.
+  if (auto errs = metrics::validateMetricsConfiguration(o.metrics, kUpstreamMajor, kUpstreamMinor, "metrics");
+      !errs.empty()) {
+    return Error(api::aggregateFieldErrors(errs));
+  }
   // upstream Options.Complete / Validate: the registry's emulated version and gates, then logging.
   if (auto r = features::applyEmulatedVersion(o.emulatedVersion, o.featureGates); !r.ok()) return r.error();
   if (auto r = features::applyMinCompatibilityVersion(o.minCompatibilityVersion, o.featureGates); !r.ok()) {

@@ -24,6 +24,7 @@
 #include "pkg/scheduler/features/scheduler_features.h"
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/metrics/component_metrics.h"
 #include "pkg/server/auth/delegating.h"
 #include "pkg/util/result.h"
 
@@ -54,18 +55,6 @@ struct DeprecatedFlags {
   // --config (upstream Options.ApplyTo).
   std::chrono::milliseconds podMaxInUnschedulablePodsDuration{std::chrono::minutes(5)};
 };
-
-// component-base's metrics options (the "Metrics flags" section).
-struct MetricsFlags {
-  std::string showHiddenMetricsForVersion;  // --show-hidden-metrics-for-version
-  std::vector<std::string> disabledMetrics;  // --disabled-metrics
-  // --allow-metric-labels: "metric,label" -> "value,value"; set when given (it overrides the manifest).
-  std::optional<std::map<std::string, std::string>> allowMetricLabels;
-  std::string allowMetricLabelsManifest;  // --allow-metric-labels-manifest
-};
-
-// The binary version the metrics options are validated against (we behave as kube-scheduler v1.34).
-inline constexpr std::string_view kKubernetesMinorVersion = "1.34";
 
 struct Options {
   bool help = false;
@@ -103,7 +92,7 @@ struct Options {
 
   LeaderElectionFlags leaderElection;
   DeprecatedFlags deprecated;
-  MetricsFlags metrics;
+  metrics::MetricsConfiguration metrics;  // the "Metrics flags" section
 
   // The deprecated flags given on the command line, as "--name", in order (for the warning).
   std::vector<std::string> deprecatedFlagsSet;

@@ -191,21 +191,23 @@ Result<Clients> createClients(const client::rest::RestConfig& base, bool leaderE
   return c;
 }
 
-// component-base metrics Options.Apply: the allow-list flag wins over the manifest; a manifest that cannot
-// be read is logged and ignored, as upstream.
-metrics::MetricsOptions metricsOptions(const MetricsFlags& flags) {
+// component-base metrics Options.Apply: the allow-list flag wins over the manifest. Both were validated with
+// the flags (parseFlags), so a manifest that cannot be read or parsed has already failed the start.
+metrics::MetricsOptions metricsOptions(const metrics::MetricsConfiguration& flags) {
   metrics::MetricsOptions o;
   o.disabledMetrics.insert(flags.disabledMetrics.begin(), flags.disabledMetrics.end());
   o.showHiddenMetricsForVersion = flags.showHiddenMetricsForVersion;
-  if (flags.allowMetricLabels) {
-    if (auto l = metrics::parseLabelAllowList(*flags.allowMetricLabels); l.ok()) o.allowLabels = *l;
-  } else if (!flags.allowMetricLabelsManifest.empty()) {
-    auto l = metrics::loadLabelAllowListManifest(flags.allowMetricLabelsManifest);
-    if (l.ok()) {
-      o.allowLabels = std::move(l).value();
+  std::optional<std::map<std::string, std::string>> mapping = flags.allowListMapping;
+  if (!mapping && !flags.allowListMappingManifest.empty()) {
+    if (auto read = metrics::readAllowListManifest(flags.allowListMappingManifest); read.ok()) {
+      mapping = std::move(read).value();
     } else {
-      spdlog::error("Failed to read allow list manifest: {}", l.error().message());
+      spdlog::error("Failed to read allow list manifest: {}", read.error().message());
     }
+  }
+  if (mapping && mapping->empty()) spdlog::error("empty allow-list mapping supplied, ignoring.");
+  if (mapping) {
+    if (auto l = metrics::parseLabelAllowList(*mapping); l.ok()) o.allowLabels = std::move(l).value();
   }
   return o;
 }

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "pkg/features/features.h"
 #include "pkg/scheduler/apis/config/config.h"
 
@@ -267,6 +269,12 @@ TEST(ParseFlags, LogsFlags) {
             "invalid argument \"1x\" for \"--log-text-info-buffer-size\" flag: quantities must match the "
             "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   EXPECT_THAT(parseError({"--log-flush-frequency=soon"}), HasSubstr("time: invalid duration"));
+  // component-base v0.37: the logging configuration refuses a flush frequency that is not positive (as the
+  // v1.37.2 binary prints it, aggregated with the other logging errors).
+  EXPECT_EQ(parseError({"--log-flush-frequency=0"}), "flushFrequency: Invalid value: \"0s\": Must be greater than zero");
+  EXPECT_EQ(parseError({"--log-flush-frequency=-1s", "--logging-format=bad"}),
+            "[flushFrequency: Invalid value: \"-1s\": Must be greater than zero, format: Invalid value: \"bad\": "
+            "Unsupported log format]");
 }
 
 TEST(ParseFlags, ProfilingAndPodMaxInUnschedulable) {
@@ -326,27 +334,61 @@ TEST(Usage, NewFlagLines) {
 
 TEST(ParseFlags, MetricsFlags) {
   Options o = parse({"--disabled-metrics=a_total,b_total", "--disabled-metrics", "c_total",
-                     "--show-hidden-metrics-for-version=1.33", "--allow-metric-labels=metric1,label1='v1,v2'",
-                     "--allow-metric-labels", "\"metric2,label2=v3,v4\",\"metric3,label3=x\"",
-                     "--allow-metric-labels-manifest=/m.yaml"});
+                     "--show-hidden-metrics-for-version=1.36", "--allow-metric-labels=metric1,label1='v1,v2'",
+                     "--allow-metric-labels", "\"metric2,label2=v3,v4\",\"metric3,label3=x\""});
   EXPECT_EQ(o.metrics.disabledMetrics, (std::vector<std::string>{"a_total", "b_total", "c_total"}));
-  EXPECT_EQ(o.metrics.showHiddenMetricsForVersion, "1.33");
+  EXPECT_EQ(o.metrics.showHiddenMetricsForVersion, "1.36");
   // pflag stringToString: a single pair is taken whole; several are one CSV record; repeats merge.
-  ASSERT_TRUE(o.metrics.allowMetricLabels);
-  EXPECT_EQ(*o.metrics.allowMetricLabels, (std::map<std::string, std::string>{{"metric1,label1", "'v1,v2'"},
+  ASSERT_TRUE(o.metrics.allowListMapping);
+  EXPECT_EQ(*o.metrics.allowListMapping, (std::map<std::string, std::string>{{"metric1,label1", "'v1,v2'"},
                                                                                {"metric2,label2", "v3,v4"},
                                                                                {"metric3,label3", "x"}}));
-  EXPECT_EQ(o.metrics.allowMetricLabelsManifest, "/m.yaml");
-  EXPECT_FALSE(parse({}).metrics.allowMetricLabels);
-
-  EXPECT_EQ(parseError({"--show-hidden-metrics-for-version=1.32"}),
-            "--show-hidden-metrics-for-version must be omitted or have the value '1.33'. Only the previous "
-            "minor version is allowed");
-  EXPECT_EQ(parseError({"--allow-metric-labels=metric1=v1"}),
-            "--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, "
-            "labelValue,...`");
+  EXPECT_FALSE(parse({}).metrics.allowListMapping);
   EXPECT_THAT(parseError({"--allow-metric-labels=novalue"}), HasSubstr("must be formatted as key=value"));
   EXPECT_THAT(parseError({"--allow-metric-labels=m,l=a,m2,l2=b"}), HasSubstr("m must be formatted as key=value"));
+
+  const auto manifest = std::filesystem::temp_directory_path() / ("allow-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(manifest) << "\"m,l\": \"x\"\n";
+  EXPECT_EQ(parse({"--allow-metric-labels-manifest=" + manifest.string()}).metrics.allowListMappingManifest,
+            manifest.string());
+  // Both lists: refused since v1.37 (component-base's metrics configuration API).
+  EXPECT_EQ(parseError({"--allow-metric-labels=m,l=x", "--allow-metric-labels-manifest=" + manifest.string()}),
+            "metrics: Invalid value: {\"allowListMapping\":{\"m,l\":\"x\"},\"allowListMappingManifest\":\"" +
+                manifest.string() + "\"}: cannot specify both allowListMapping and allowListMappingManifest");
+  std::filesystem::remove(manifest);
+}
+
+// The flags' errors, as kube-scheduler v1.37.2 prints them (each row run against the upstream binary).
+TEST(ParseFlags, MetricsFlagErrorsAsUpstream) {
+  const std::string metricName = "\"^[a-zA-Z_:][a-zA-Z0-9_:]*$\"";
+  const std::string keyFormat =
+      "must have keys with format `metricName,labelName` where metricName matches \"[a-zA-Z_:][a-zA-Z0-9_:]*\" "
+      "and labelName matches \"[a-zA-Z_][a-zA-Z0-9_]*\"";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> rows = {
+      {{"--show-hidden-metrics-for-version=1.33"},
+       "metrics.showHiddenMetricsForVersion: Invalid value: \"1.33\": must be omitted or have the value '1.36'; "
+       "only the previous minor version is allowed"},
+      {{"--disabled-metrics=a-b"},
+       "metrics.disabledMetrics: Invalid value: [\"a-b\"]: must be fully qualified metric names matching " +
+           metricName + ", got \"a-b\""},
+      {{"--disabled-metrics=ok,a-b,c-d"},
+       "metrics.disabledMetrics: Invalid value: [\"ok\",\"a-b\",\"c-d\"]: must be fully qualified metric names "
+       "matching " + metricName + ", got \"a-b\""},
+      {{"--allow-metric-labels=bad=x"}, "metrics.allowListMapping: Invalid value: {\"bad\":\"x\"}: " + keyFormat},
+      {{"--allow-metric-labels-manifest=/nonexist"},
+       "metrics.allowListMappingManifest: Invalid value: \"/nonexist\": failed to read allow list manifest: open "
+       "/nonexist: no such file or directory"},
+      {{"--allow-metric-labels=m,l=x", "--allow-metric-labels-manifest=/nonexist"},
+       "[metrics.allowListMappingManifest: Invalid value: \"/nonexist\": failed to read allow list manifest: open "
+       "/nonexist: no such file or directory, metrics: Invalid value: "
+       "{\"allowListMapping\":{\"m,l\":\"x\"},\"allowListMappingManifest\":\"/nonexist\"}: cannot specify both "
+       "allowListMapping and allowListMappingManifest]"},
+      {{"--show-hidden-metrics-for-version=1.33", "--disabled-metrics=a-b"},
+       "[metrics.showHiddenMetricsForVersion: Invalid value: \"1.33\": must be omitted or have the value '1.36'; "
+       "only the previous minor version is allowed, metrics.disabledMetrics: Invalid value: [\"a-b\"]: must be "
+       "fully qualified metric names matching " + metricName + ", got \"a-b\"]"},
+  };
+  for (const auto& [args, want] : rows) EXPECT_EQ(parseError(args), want) << args[0];
 }
 
 TEST(FeatureGateStates, ListsEveryGateWithStageAndValue) {
@@ -678,7 +720,7 @@ TEST(Flagz, UpstreamValueFormats) {
        "--allow-metric-labels=x,y=z", "--disabled-metrics=m1,m2", "--log-json-info-buffer-size=1Ki",
        "--requestheader-group-headers=a", "--requestheader-group-headers=b",
        "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-       "--log-flush-frequency=1500ms", "--show-hidden-metrics-for-version=1.33", "--profiling=false"});
+       "--log-flush-frequency=1500ms", "--show-hidden-metrics-for-version=1.36", "--profiling=false"});
   const std::map<std::string, std::string> want = {
       {"allow-metric-labels", R"(["a,b=c","x,y=z"])"},
       {"authorization-always-allow-paths", "[/flagz,/statusz,/x]"},
@@ -691,7 +733,7 @@ TEST(Flagz, UpstreamValueFormats) {
       {"log-json-info-buffer-size", "1Ki"},
       {"profiling", "false"},
       {"requestheader-group-headers", "[a,b]"},
-      {"show-hidden-metrics-for-version", "1.33"},
+      {"show-hidden-metrics-for-version", "1.36"},
       {"tls-cipher-suites",
        "[TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]"},
       {"v", "2"},
@@ -717,7 +759,9 @@ TEST(Flagz, UpstreamValueFormats) {
   EXPECT_EQ(bufferSize("3000"), "3k");
   EXPECT_EQ(parsedFlagz({"--bind-address=::ffff:10.0.0.1"})["bind-address"], "10.0.0.1");
   EXPECT_EQ(parsedFlagz({"--bind-address=0:0::1"})["bind-address"], "::1");
-  EXPECT_EQ(parsedFlagz({"--disabled-metrics=a b", "--disabled-metrics= c"})["disabled-metrics"],
+  // pflag's StringSlice String(): CSV, quoting a field with a leading space.
+  EXPECT_EQ(parsedFlagz({"--requestheader-group-headers=a b", "--requestheader-group-headers= c"})
+                ["requestheader-group-headers"],
             R"([a b," c"])");
 }
 

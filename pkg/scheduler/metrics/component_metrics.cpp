@@ -8,7 +8,11 @@
 #include <prometheus/registry.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
+#include <cerrno>
+#include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -85,60 +89,193 @@ void mergeEqualSeries(prometheus::MetricFamily& f) {
 
 }  // namespace
 
-VoidResult validateShowHiddenMetricsVersion(std::string_view current, std::string_view target) {
-  if (target.empty()) return {};
-  const auto dot = current.find('.');
-  int major = 0, minor = 0;
-  try {
-    major = std::stoi(std::string(current.substr(0, dot)));
-    minor = std::stoi(std::string(current.substr(dot + 1)));
-  } catch (const std::exception&) {
-    return Error("invalid binary version \"" + std::string(current) + "\"");
+namespace {
+
+constexpr std::string_view kLabelExpr = "[a-zA-Z_][a-zA-Z0-9_]*";
+constexpr std::string_view kMetricNameExpr = "[a-zA-Z_:][a-zA-Z0-9_:]*";
+
+bool isAllowListKey(const std::string& key) {
+  static const std::regex kKey(std::string(kMetricNameExpr) + "," + std::string(kLabelExpr));
+  return std::regex_match(key, kKey);
+}
+
+// What json.Marshal prints for a []string and a map[string]string (keys sorted), as field.Invalid shows them.
+std::string jsonList(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (const auto& s : v) out += (out.size() > 1 ? "," : "") + api::field::jsonValue(s);
+  return out + "]";
+}
+std::string jsonMap(const std::map<std::string, std::string>& m) {
+  std::string out = "{";
+  for (const auto& [k, v] : m) out += (out.size() > 1 ? "," : "") + api::field::jsonValue(k) + ":" + api::field::jsonValue(v);
+  return out + "}";
+}
+// json.Marshal of the MetricsConfiguration (every field omitempty).
+std::string jsonConfig(const MetricsConfiguration& c) {
+  std::vector<std::string> fields;
+  if (!c.showHiddenMetricsForVersion.empty()) {
+    fields.push_back("\"showHiddenMetricsForVersion\":" + api::field::jsonValue(c.showHiddenMetricsForVersion));
   }
-  const std::string valid = std::to_string(major) + "." + std::to_string(minor - 1);
-  if (target != valid) {
-    return Error("--show-hidden-metrics-for-version must be omitted or have the value '" + valid +
-                 "'. Only the previous minor version is allowed");
+  if (!c.disabledMetrics.empty()) fields.push_back("\"disabledMetrics\":" + jsonList(c.disabledMetrics));
+  if (c.allowListMapping && !c.allowListMapping->empty()) {
+    fields.push_back("\"allowListMapping\":" + jsonMap(*c.allowListMapping));
+  }
+  if (!c.allowListMappingManifest.empty()) {
+    fields.push_back("\"allowListMappingManifest\":" + api::field::jsonValue(c.allowListMappingManifest));
+  }
+  std::string out = "{";
+  for (const auto& f : fields) out += (out.size() > 1 ? "," : "") + f;
+  return out + "}";
+}
+
+api::FieldErrorList validateAllowListMapping(const std::map<std::string, std::string>& mapping,
+                                             const std::string& path) {
+  for (const auto& [key, values] : mapping) {
+    if (!isAllowListKey(key)) {
+      return {api::field::invalid(path, jsonMap(mapping),
+                                  "must have keys with format `metricName,labelName` where metricName matches " +
+                                      api::field::quoteValue(kMetricNameExpr) + " and labelName matches " +
+                                      api::field::quoteValue(kLabelExpr))};
+    }
   }
   return {};
 }
 
+// yaml.v2's resolve() for a plain scalar: the short tag its text resolves to (YAML 1.1 booleans included).
+std::string resolvedTag(const YAML::Node& n) {
+  if (n.Tag() == "!") return "!!str";  // quoted
+  static const std::regex kBool(
+      "y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
+  static const std::regex kInt("[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]*|[1-9][0-9_]*)");
+  static const std::regex kFloat(R"([-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))");
+  const std::string& v = n.Scalar();
+  if (std::regex_match(v, kBool)) return "!!bool";
+  if (std::regex_match(v, kInt)) return "!!int";
+  if (std::regex_match(v, kFloat)) return "!!float";
+  return "!!str";
+}
+
+// yaml.v2's decoder.terror: "line N: cannot unmarshal <tag>[ `<value>`] into <type>".
+std::string typeError(const YAML::Node& n, std::string_view into) {
+  std::string tag = n.IsSequence() ? "!!seq" : n.IsMap() ? "!!map" : resolvedTag(n);
+  if (n.IsScalar()) {
+    const std::string& v = n.Scalar();
+    tag += " `" + (v.size() > 10 ? v.substr(0, 7) + "..." : v) + "`";
+  }
+  return "line " + std::to_string(n.Mark().line + 1) + ": cannot unmarshal " + tag + " into " + std::string(into);
+}
+
+}  // namespace
+
+api::FieldErrorList validateMetricsConfiguration(const MetricsConfiguration& c, uint64_t major, uint64_t minor,
+                                                 std::string_view path) {
+  const std::string base(path);
+  api::FieldErrorList errs;
+  // The show-hidden version: omitted, or exactly the previous minor.
+  const std::string previous = std::to_string(major) + "." + std::to_string(minor - 1);
+  if (!c.showHiddenMetricsForVersion.empty() && c.showHiddenMetricsForVersion != previous) {
+    errs.push_back(api::field::invalid(api::field::child(base, "showHiddenMetricsForVersion"),
+                                       api::field::quoteValue(c.showHiddenMetricsForVersion),
+                                       "must be omitted or have the value '" + previous +
+                                           "'; only the previous minor version is allowed"));
+  }
+  static const std::regex kMetricName{std::string(kMetricNameExpr)};
+  for (const auto& name : c.disabledMetrics) {
+    if (!std::regex_match(name, kMetricName)) {
+      errs.push_back(api::field::invalid(api::field::child(base, "disabledMetrics"), jsonList(c.disabledMetrics),
+                                         "must be fully qualified metric names matching " +
+                                             api::field::quoteValue("^" + std::string(kMetricNameExpr) + "$") +
+                                             ", got " + api::field::quoteValue(name)));
+      break;
+    }
+  }
+  if (c.allowListMapping) {
+    for (auto& e : validateAllowListMapping(*c.allowListMapping, api::field::child(base, "allowListMapping"))) {
+      errs.push_back(std::move(e));
+    }
+  }
+  if (!c.allowListMappingManifest.empty()) {
+    const std::string manifestPath = api::field::child(base, "allowListMappingManifest");
+    const std::string shown = api::field::quoteValue(c.allowListMappingManifest);
+    if (auto mapping = readAllowListManifest(c.allowListMappingManifest); !mapping.ok()) {
+      errs.push_back(api::field::invalid(manifestPath, shown, mapping.error().message()));
+    } else if (auto inner = validateAllowListMapping(*mapping, manifestPath); !inner.empty()) {
+      // Go's %v of the ErrorList: its messages in brackets, space-separated.
+      std::string listed = "[";
+      for (const auto& e : inner) listed += (listed.size() > 1 ? " " : "") + e.message();
+      errs.push_back(
+          api::field::invalid(manifestPath, shown, "invalid allow list mapping in manifest: " + listed + "]"));
+    }
+  }
+  if (c.allowListMapping && !c.allowListMappingManifest.empty()) {
+    errs.push_back(api::field::invalid(base, jsonConfig(c),
+                                       "cannot specify both allowListMapping and allowListMappingManifest"));
+  }
+  return errs;
+}
+
+Result<std::map<std::string, std::string>> readAllowListManifest(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Error("failed to read allow list manifest: read " + path + ": is a directory");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    // Go's syscall.Errno text is strerror's, lower-cased ("no such file or directory").
+    std::string reason = std::generic_category().message(errno != 0 ? errno : ENOENT);
+    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+    return Error("failed to read allow list manifest: open " + path + ": " + reason);
+  }
+  std::map<std::string, std::string> mapping;
+  YAML::Node root;
+  try {
+    root = YAML::Load(in);
+  } catch (const YAML::Exception& e) {
+    return Error("failed to parse allow list manifest: yaml: line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+  if (!root || root.IsNull()) return mapping;
+  if (!root.IsMap()) {
+    return Error("failed to parse allow list manifest: yaml: unmarshal errors:\n  " +
+                 typeError(root, "map[string]string"));
+  }
+  std::vector<std::string> typeErrors;
+  for (const auto& kv : root) {
+    const YAML::Node& key = kv.first;
+    const YAML::Node& value = kv.second;
+    bool ok = true;
+    for (const YAML::Node* n : {&key, &value}) {
+      if (n->IsSequence() || n->IsMap()) {
+        typeErrors.push_back(typeError(*n, "string"));
+        ok = false;
+      }
+    }
+    if (ok) mapping[key.IsNull() ? "" : key.Scalar()] = value.IsNull() ? "" : value.Scalar();
+  }
+  if (!typeErrors.empty()) {
+    std::string joined;
+    for (const auto& t : typeErrors) joined += "\n  " + t;
+    return Error("failed to parse allow list manifest: yaml: unmarshal errors:" + joined);
+  }
+  return mapping;
+}
+
 Result<LabelAllowList> parseLabelAllowList(const std::map<std::string, std::string>& mapping) {
-  static const std::regex kKey(R"([a-zA-Z_:][a-zA-Z0-9_:]*,[a-zA-Z_][a-zA-Z0-9_]*)");
   LabelAllowList out;
   for (const auto& [key, values] : mapping) {
-    if (!std::regex_match(key, kKey)) {
-      return Error(
-          "--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, "
-          "labelValue,...`");
+    if (!isAllowListKey(key)) {
+      return Error("allow-list key " + api::field::quoteValue(key) + " does not read <metricName>,<labelName>");
     }
     const auto comma = key.find(',');
     auto& allowed = out[key.substr(0, comma)][key.substr(comma + 1)];
-    // component-base: strings.Split(value, ",") then TrimSpace of each.
-    std::stringstream in(values);
-    for (std::string v; std::getline(in, v, ',');) {
-      const auto b = v.find_first_not_of(" \t\n\r");
-      const auto e = v.find_last_not_of(" \t\n\r");
-      allowed.insert(b == std::string::npos ? std::string() : v.substr(b, e - b + 1));
+    // component-base: strings.Split(value, ","), values kept as written (spaces included).
+    for (size_t start = 0;;) {
+      const size_t comma2 = values.find(',', start);
+      allowed.insert(values.substr(start, comma2 - start));
+      if (comma2 == std::string::npos) break;
+      start = comma2 + 1;
     }
   }
   return out;
-}
-
-Result<LabelAllowList> loadLabelAllowListManifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("open " + path + ": no such file or directory");
-  std::map<std::string, std::string> mapping;
-  try {
-    const YAML::Node root = YAML::Load(in);
-    if (root && !root.IsNull()) {
-      if (!root.IsMap()) return Error(path + ": expected a map of \"metric,label\" to \"value,value,...\"");
-      for (const auto& kv : root) mapping[kv.first.as<std::string>()] = kv.second.as<std::string>();
-    }
-  } catch (const std::exception& e) {
-    return Error(path + ": " + e.what());
-  }
-  return parseLabelAllowList(mapping);
 }
 
 struct ComponentMetrics::Impl {

@@ -29,13 +29,16 @@
 // Thread-safe: observations come from client threads, health checks from server threads, scrapes from
 // server threads.
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "pkg/api/field.h"
 #include "pkg/util/result.h"
 
 namespace ks::metrics {
@@ -61,16 +64,29 @@ struct MetricsOptions {
   std::string showHiddenMetricsForVersion;
 };
 
-// component-base's validateShowHiddenMetricsVersion for a binary of version `current` ("1.34"): empty, or
-// exactly the previous minor version.
-VoidResult validateShowHiddenMetricsVersion(std::string_view current, std::string_view target);
+// component-base's metrics/api/v1 MetricsConfiguration: what the Metrics flags set.
+struct MetricsConfiguration {
+  std::string showHiddenMetricsForVersion;   // --show-hidden-metrics-for-version
+  std::vector<std::string> disabledMetrics;  // --disabled-metrics
+  // --allow-metric-labels: "metric,label" -> "value,value"; set when given (it wins over the manifest).
+  std::optional<std::map<std::string, std::string>> allowListMapping;
+  std::string allowListMappingManifest;  // --allow-metric-labels-manifest
+};
+
+// component-base's v1.Validate for a binary of version major.minor, under `path` ("metrics"): the errors in
+// upstream's order (show-hidden version, disabled names, allow-list keys, the manifest, both lists given).
+api::FieldErrorList validateMetricsConfiguration(const MetricsConfiguration& c, uint64_t major, uint64_t minor,
+                                                 std::string_view path);
+
+// Reads an allow-list manifest as component-base does (yaml.v2 into map[string]string: scalars as their
+// text, null as ""); errors read as Go's ("open <path>: no such file or directory", "yaml: unmarshal
+// errors:\n  line 1: cannot unmarshal !!seq into map[string]string"). Syntax errors carry yaml-cpp's wording
+// after upstream's "yaml: line N: " prefix.
+Result<std::map<std::string, std::string>> readAllowListManifest(const std::string& path);
 
 // Parses component-base's allow-list mapping ({"metric,label": "v1,v2"}); keys must read
-// <metricName>,<labelName>.
+// <metricName>,<labelName> (validateMetricsConfiguration reports those that do not).
 Result<LabelAllowList> parseLabelAllowList(const std::map<std::string, std::string>& mapping);
-
-// Reads the --allow-metric-labels-manifest file (a YAML map of the same form).
-Result<LabelAllowList> loadLabelAllowListManifest(const std::string& path);
 
 class ComponentMetrics {
  public:

@@ -1,6 +1,7 @@
 // ComponentMetrics (rest_client_*, build info, feature gates, meta metrics, slis, the metrics options), the
 // process collector and the text format.
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -295,42 +296,122 @@ TEST(ComponentMetricsTest, ConcurrentObservationsAndScrapes) {
 
 // ---- options ----
 
-TEST(MetricsOptionsTest, ShowHiddenMetricsForVersionIsThePreviousMinorOnly) {
-  EXPECT_TRUE(validateShowHiddenMetricsVersion("1.34", "").ok());
-  EXPECT_TRUE(validateShowHiddenMetricsVersion("1.34", "1.33").ok());
-  for (const char* bad : {"1.34", "1.32", "v1.33", "1.33.0"}) {
-    auto r = validateShowHiddenMetricsVersion("1.34", bad);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.error().message(),
-              "--show-hidden-metrics-for-version must be omitted or have the value '1.33'. Only the previous "
-              "minor version is allowed");
+// component-base metrics/api/v1 config_test.go's tables (binary version 1.17).
+MetricsConfiguration withShowHidden(std::string v) {
+  MetricsConfiguration c;
+  c.showHiddenMetricsForVersion = std::move(v);
+  return c;
+}
+MetricsConfiguration withDisabled(std::vector<std::string> v) {
+  MetricsConfiguration c;
+  c.disabledMetrics = std::move(v);
+  return c;
+}
+MetricsConfiguration withAllowList(std::map<std::string, std::string> m) {
+  MetricsConfiguration c;
+  c.allowListMapping = std::move(m);
+  return c;
+}
+
+TEST(MetricsConfigurationTest, ShowHiddenMetricsVersion) {
+  for (const auto& [version, valid] : std::vector<std::pair<std::string, bool>>{
+           {"1.invalid", false}, {"1.16.0", false}, {"1.15", false}, {"1.17", false}, {"1.16", true}, {"", true}}) {
+    EXPECT_EQ(validateMetricsConfiguration(withShowHidden(version), 1, 17, "").empty(), valid) << version;
+  }
+  auto errs = validateMetricsConfiguration(withShowHidden("1.15"), 1, 17, "metrics");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].message(),
+            "metrics.showHiddenMetricsForVersion: Invalid value: \"1.15\": must be omitted or have the value "
+            "'1.16'; only the previous minor version is allowed");
+}
+
+TEST(MetricsConfigurationTest, DisabledMetrics) {
+  using Names = std::vector<std::string>;
+  for (const auto& [names, valid] : std::vector<std::pair<Names, bool>>{{{"metric_name", "another_metric"}, true},
+                                                                        {{}, true},
+                                                                        {{"", "another_metric"}, false},
+                                                                        {{"metric_.name", "another_metric"}, false}}) {
+    EXPECT_EQ(validateMetricsConfiguration(withDisabled(names), 1, 17, "").empty(), valid) << ::testing::PrintToString(names);
+  }
+  // One error for the list, naming the first bad name.
+  auto errs = validateMetricsConfiguration(withDisabled({"a", "b-c", "d.e"}), 1, 17, "metrics");
+  ASSERT_EQ(errs.size(), 1u);
+  EXPECT_EQ(errs[0].message(),
+            "metrics.disabledMetrics: Invalid value: [\"a\",\"b-c\",\"d.e\"]: must be fully qualified metric names "
+            "matching \"^[a-zA-Z_:][a-zA-Z0-9_:]*$\", got \"b-c\"");
+}
+
+TEST(MetricsConfigurationTest, AllowListMapping) {
+  using Mapping = std::map<std::string, std::string>;
+  for (const auto& [mapping, valid] :
+       std::vector<std::pair<Mapping, bool>>{{{{"metric_name,label_name", "labelValue1,labelValue2"}}, true},
+                                            {{{"-metric_name,label_name", "labelValue1,labelValue2"}}, false},
+                                            {{{"metric_name,:label_name", "labelValue1,labelValue2"}}, false},
+                                            {{{"metric_name", "labelValue1,labelValue2"}}, false}}) {
+    EXPECT_EQ(validateMetricsConfiguration(withAllowList(mapping), 1, 17, "").empty(), valid)
+        << mapping.begin()->first;
   }
 }
 
-TEST(MetricsOptionsTest, AllowListKeysMustBeMetricCommaLabel) {
+TEST(MetricsConfigurationTest, Validate) {
+  MetricsConfiguration both = withAllowList({{"metric_name,label_name", "labelValue1,labelValue2"}});
+  both.allowListMappingManifest = "/path/to/manifest";
+  auto errs = validateMetricsConfiguration(both, 1, 17, "");
+  ASSERT_FALSE(errs.empty());
+  EXPECT_THAT(api::aggregateFieldErrors(errs),
+              ::testing::HasSubstr("cannot specify both allowListMapping and allowListMappingManifest"));
+  EXPECT_TRUE(validateMetricsConfiguration(withShowHidden("1.16"), 1, 17, "").empty());
+  MetricsConfiguration emptyMapping = withAllowList({});
+  EXPECT_TRUE(validateMetricsConfiguration(emptyMapping, 1, 17, "").empty());
+}
+
+// The manifest as yaml.v2 reads it into map[string]string; texts as kube-scheduler v1.37.2 prints them.
+TEST(MetricsConfigurationTest, ManifestReadAndValidated) {
+  const auto path = std::filesystem::temp_directory_path() / ("allow-" + std::to_string(::getpid()) + ".yaml");
+  const std::string p = path.string();
+  auto manifestError = [&](const std::string& content) {
+    std::ofstream(path) << content;
+    MetricsConfiguration c;
+    c.allowListMappingManifest = p;
+    auto errs = validateMetricsConfiguration(c, 1, 37, "metrics");
+    return api::aggregateFieldErrors(errs);
+  };
+  const std::string prefix = "metrics.allowListMappingManifest: Invalid value: \"" + p + "\": ";
+  EXPECT_EQ(manifestError("\"m,l\": \"x\"\n\"m2,l\": 3\n\"m3,l\":\n"), "");
+  auto read = readAllowListManifest(p);
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, (std::map<std::string, std::string>{{"m,l", "x"}, {"m2,l", "3"}, {"m3,l", ""}}));
+  EXPECT_EQ(manifestError(""), "");
+  EXPECT_EQ(manifestError("- not a map\n"), prefix + "failed to parse allow list manifest: yaml: unmarshal errors:\n"
+                                                     "  line 1: cannot unmarshal !!seq into map[string]string");
+  // The --help text's "allowListMapping:" form is not what the code reads (as upstream).
+  EXPECT_EQ(manifestError("allowListMapping:\n  \"m,l\": \"x\"\n"),
+            prefix + "failed to parse allow list manifest: yaml: unmarshal errors:\n"
+                     "  line 2: cannot unmarshal !!map into string");
+  EXPECT_EQ(manifestError("hello\n"), prefix + "failed to parse allow list manifest: yaml: unmarshal errors:\n"
+                                               "  line 1: cannot unmarshal !!str `hello` into map[string]string");
+  EXPECT_EQ(manifestError("\"bad\": \"x\"\n\"m,l\": \"y\"\n"),
+            prefix + "invalid allow list mapping in manifest: [metrics.allowListMappingManifest: Invalid value: "
+                     "{\"bad\":\"x\",\"m,l\":\"y\"}: must have keys with format `metricName,labelName` where "
+                     "metricName matches \"[a-zA-Z_:][a-zA-Z0-9_:]*\" and labelName matches "
+                     "\"[a-zA-Z_][a-zA-Z0-9_]*\"]");
+  EXPECT_THAT(manifestError("a: [1\n"), ::testing::StartsWith(prefix + "failed to parse allow list manifest: yaml: line "));
+  std::filesystem::remove(path);
+  MetricsConfiguration missing;
+  missing.allowListMappingManifest = p;
+  EXPECT_EQ(api::aggregateFieldErrors(validateMetricsConfiguration(missing, 1, 37, "metrics")),
+            prefix + "failed to read allow list manifest: open " + p + ": no such file or directory");
+  missing.allowListMappingManifest = std::filesystem::temp_directory_path().string();
+  EXPECT_THAT(api::aggregateFieldErrors(validateMetricsConfiguration(missing, 1, 37, "metrics")),
+              ::testing::EndsWith(": is a directory"));
+}
+
+TEST(MetricsConfigurationTest, AllowListValuesAreSplitAsWritten) {
   auto ok = parseLabelAllowList({{"metric1,label1", "v1,v2, v3"}, {"metric1,label2", "x"}});
   ASSERT_TRUE(ok.ok()) << ok.error().message();
-  EXPECT_EQ(ok->at("metric1").at("label1"), (std::set<std::string>{"v1", "v2", "v3"}));
+  // strings.Split: no trimming, so " v3" keeps its space.
+  EXPECT_EQ(ok->at("metric1").at("label1"), (std::set<std::string>{"v1", "v2", " v3"}));
   EXPECT_EQ(ok->at("metric1").at("label2"), (std::set<std::string>{"x"}));
-  for (const char* bad : {"metric1", "metric1,", "1metric,label", "metric,label,extra", "metric,la-bel"}) {
-    auto r = parseLabelAllowList({{bad, "v"}});
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_EQ(r.error().message(),
-              "--allow-metric-labels must have a list of kv pair with format `metricName,labelName=labelValue, "
-              "labelValue,...`");
-  }
-}
-
-TEST(MetricsOptionsTest, ManifestIsAYamlMap) {
-  const auto path = std::filesystem::temp_directory_path() / ("allow-" + std::to_string(::getpid()) + ".yaml");
-  std::ofstream(path) << "\"rest_client_requests_total,code\": \"200,201\"\n";
-  auto l = loadLabelAllowListManifest(path.string());
-  ASSERT_TRUE(l.ok()) << l.error().message();
-  EXPECT_EQ(l->at("rest_client_requests_total").at("code"), (std::set<std::string>{"200", "201"}));
-  std::ofstream(path) << "- not a map\n";
-  EXPECT_FALSE(loadLabelAllowListManifest(path.string()).ok());
-  std::filesystem::remove(path);
-  EXPECT_FALSE(loadLabelAllowListManifest(path.string()).ok());
 }
 
 }  // namespace
