@@ -46,6 +46,10 @@ struct GeneratedCluster {
   std::map<std::string, std::string> terminalPhases;
   // ... and these are deleted gracefully, so they stay Terminating (no kubelet confirms) and keep counting.
   std::vector<std::string> terminating;
+  // status.startTime of every bound pod (RFC 3339), all distinct: preemption ranks victims of one priority by
+  // start time, and a pod without one starts "now" in upstream, i.e. when it reads the pod from its cache's
+  // list of the node's pods, whose order depends on the order its informer happened to deliver the pods.
+  std::map<std::string, std::string> startTimes;
   // resource.k8s.io/v1, both schedulers' worlds (see forScheduler()).
   std::vector<nlohmann::json> deviceClasses;
   std::vector<nlohmann::json> resourceSlices;
