@@ -4,9 +4,9 @@
 //
 // The cluster: nodes with cpu / memory / pods / ephemeral-storage (and an extended resource on some),
 // zone and custom labels, taints of all three effects, some cordoned (spec.unschedulable), container images
-// with sizes; pods already bound to them (spec.nodeName) with requests and host ports, some of them terminal
-// or terminating; PriorityClasses and
-// RuntimeClasses (pod overhead, scheduling constraints).
+// with sizes; pods already bound to them (spec.nodeName) with requests, host ports and distinct start times,
+// some of them terminal or terminating; PriorityClasses and RuntimeClasses (pod overhead, scheduling
+// constraints).
 // The pending pods: random requests (none, small, large, too large; limits only; init and sidecar
 // containers; pod-level resources; quantities in odd notations), nodeSelector, required and preferred node
 // affinity (every operator, matchFields on metadata.name), tolerations, host ports, priorityClassName,

@@ -6,7 +6,7 @@
 // run side by side, each serving its own schedulerName with the same plugin set. Each pending pod is created
 // for upstream, decided (bound, or PodScheduled=False with a FailedScheduling event) and force-deleted; then
 // the identical pod is created for ours, decided and deleted. Only one pending pod exists at a time, the
-// victims of a pod that preempted are created again after it, and both schedulers see each delete and create
+// victims of a pod that preempted are created again after it (with their start times), and both schedulers see each delete and create
 // before the next pending pod (on the same pod watch), so both decide on identical state. Upstream breaks score ties by the order its parallel Filter happened to find the nodes in, so its
 // node is checked against our scoring instead of our node: `kube-scheduler-cpp simulate --explain -o json`
 // on a dump of the cluster plus the pending pod must rank upstream's node (and the node our daemon chose)
