@@ -1,5 +1,8 @@
 #include "test/integration/differential/cluster_generator.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
 #include <set>
 #include <utility>
 
@@ -212,6 +215,15 @@ GeneratedCluster ClusterGenerator::cluster() {
       }
       out.boundPods.push_back(std::move(pod));
     }
+  }
+  // Start times a minute apart, in an order of their own stream (the draws above stay as they were).
+  std::vector<int> minutes(out.boundPods.size());
+  std::iota(minutes.begin(), minutes.end(), 0);
+  std::shuffle(minutes.begin(), minutes.end(), std::mt19937(seed_ ^ 0x57a27d00U));
+  for (size_t k = 0; k < out.boundPods.size(); ++k) {
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "2026-01-01T%02d:%02d:00Z", minutes[k] / 60, minutes[k] % 60);
+    out.startTimes[out.boundPods[k]["metadata"]["name"].get<std::string>()] = stamp;
   }
   // DRA: classes per side and kind, and the devices of some nodes.
   for (const std::string& side : kDraSides) {

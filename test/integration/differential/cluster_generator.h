@@ -4,9 +4,9 @@
 //
 // The cluster: nodes with cpu / memory / pods / ephemeral-storage (and an extended resource on some),
 // zone and custom labels, taints of all three effects, some cordoned (spec.unschedulable), container images
-// with sizes; pods already bound to them (spec.nodeName) with requests and host ports, some of them terminal
-// or terminating; PriorityClasses and
-// RuntimeClasses (pod overhead, scheduling constraints).
+// with sizes; pods already bound to them (spec.nodeName) with requests, host ports and distinct start times,
+// some of them terminal or terminating; PriorityClasses and RuntimeClasses (pod overhead, scheduling
+// constraints).
 // The pending pods: random requests (none, small, large, too large; limits only; init and sidecar
 // containers; pod-level resources; quantities in odd notations), nodeSelector, required and preferred node
 // affinity (every operator, matchFields on metadata.name), tolerations, host ports, priorityClassName,
@@ -46,6 +46,10 @@ struct GeneratedCluster {
   std::map<std::string, std::string> terminalPhases;
   // ... and these are deleted gracefully, so they stay Terminating (no kubelet confirms) and keep counting.
   std::vector<std::string> terminating;
+  // status.startTime of every bound pod (RFC 3339), all distinct: preemption ranks victims of one priority by
+  // start time, and a pod without one starts "now" in upstream, i.e. when it reads the pod from its cache's
+  // list of the node's pods, whose order depends on the order its informer happened to deliver the pods.
+  std::map<std::string, std::string> startTimes;
   // resource.k8s.io/v1, both schedulers' worlds (see forScheduler()).
   std::vector<nlohmann::json> deviceClasses;
   std::vector<nlohmann::json> resourceSlices;
