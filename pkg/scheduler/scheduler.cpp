@@ -561,12 +561,14 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassExtenders(const api
       }
       return result.error();
     }
+    // The statuses name the extender (upstream's name none) so that `explain` shows whose verdict it was;
+    // the FitError reads only their messages.
     for (const auto& [node, msg] : result->failedAndUnresolvableNodes) {
-      statuses.set(node, Status(Code::UnschedulableAndUnresolvable, msg));
+      statuses.set(node, Status(Code::UnschedulableAndUnresolvable, msg).withPlugin(extender->name()));
     }
     for (const auto& [node, msg] : result->failedNodes) {
       if (result->failedAndUnresolvableNodes.count(node) != 0) continue;  // the unresolvable one stands
-      statuses.set(node, Status(Code::Unschedulable, msg));
+      statuses.set(node, Status(Code::Unschedulable, msg).withPlugin(extender->name()));
     }
     feasible = std::move(result->nodes);
   }
@@ -617,12 +619,16 @@ Result<std::vector<framework::NodePluginScores>> Scheduler::prioritizeNodes(Fram
       e.total += finalScore;
     }
   };
-  std::vector<std::jthread> threads;
+  std::vector<size_t> interested;
   for (size_t i = 0; i < extenders_.size(); ++i) {
-    if (!extenders_[i]->isInterested(p)) continue;
-    threads.emplace_back(run, i);
+    if (extenders_[i]->isInterested(p)) interested.push_back(i);
   }
-  threads.clear();  // joins
+  if (interested.size() == 1) {
+    run(interested[0]);  // no thread to hand one call to
+  } else {
+    std::vector<std::jthread> threads;
+    for (size_t i : interested) threads.emplace_back(run, i);
+  }  // joins
   std::lock_guard lock(randomizerMu_);
   for (auto& ns : scores) {
     auto it = byNode.find(ns.name);

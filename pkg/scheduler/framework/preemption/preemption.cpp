@@ -255,6 +255,7 @@ Status Evaluator::callExtenders(const api::Pod& pod, std::vector<Candidate>& can
                       extender->name(), nodeNameToVictims.error().message());
         continue;
       }
+      candidates.clear();
       return Status::error(nodeNameToVictims.error().message());
     }
     for (auto it = nodeNameToVictims->begin(); it != nodeNameToVictims->end();) {
@@ -263,6 +264,7 @@ Status Evaluator::callExtenders(const api::Pod& pod, std::vector<Candidate>& can
         continue;
       }
       if (!extender->isIgnorable()) {
+        candidates.clear();
         return Status::error("expected at least one victim pod on node \"" + it->first + "\"");
       }
       spdlog::debug("Ignored node for which the extender didn't report victims node={} extender={}", it->first,
