@@ -494,8 +494,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
   if (!first.empty()) {
     if (auto ni = snapshot_.get(first); ni.ok()) {
       auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, {*ni});
-      if (feasible.ok()) feasible = findNodesThatPassExtenders(pod.pod(), std::move(feasible).value(),
-                                                               diagnosis.nodeToStatus);
+      if (feasible.ok()) {
+        feasible = findNodesThatPassExtenders(extenders_, pod.pod(), std::move(feasible).value(),
+                                              diagnosis.nodeToStatus);
+      }
       if (!feasible.ok()) {
         spdlog::error("Evaluation failed on nominated node pod={} node={}: {}", podName(pod.pod()), first,
                       feasible.error().message());
@@ -527,7 +529,8 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
     nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % static_cast<int>(allNodes.size());
   if (!feasible.ok()) return feasible;
   const size_t beforeExtenders = feasible->size();
-  auto afterExtenders = findNodesThatPassExtenders(pod.pod(), std::move(feasible).value(), diagnosis.nodeToStatus);
+  auto afterExtenders =
+      findNodesThatPassExtenders(extenders_, pod.pod(), std::move(feasible).value(), diagnosis.nodeToStatus);
   // Extenders register no events: when they rejected nodes, any event may make the pod schedulable.
   if (afterExtenders.ok() && afterExtenders->size() != beforeExtenders) {
     diagnosis.unschedulablePlugins.insert(std::string(framework::kExtenderName));
@@ -546,10 +549,10 @@ bool Scheduler::hasExtenderFilters() const {
                      [](const framework::Extender* e) { return e->isFilter(); });
 }
 
-Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassExtenders(const api::Pod& pod,
-                                                                       std::vector<NodeInfoPtr> feasible,
-                                                                       framework::NodeToStatus& statuses) {
-  for (framework::Extender* extender : extenders_) {
+Result<std::vector<NodeInfoPtr>> findNodesThatPassExtenders(const std::vector<framework::Extender*>& extenders,
+                                                            const api::Pod& pod, std::vector<NodeInfoPtr> feasible,
+                                                            framework::NodeToStatus& statuses) {
+  for (framework::Extender* extender : extenders) {
     if (feasible.empty()) break;
     if (!extender->isInterested(pod)) continue;
     auto result = extender->filter(pod, feasible);
@@ -640,8 +643,9 @@ Result<std::vector<framework::NodePluginScores>> Scheduler::prioritizeNodes(Fram
   return scores;
 }
 
-std::optional<Status> Scheduler::extendersBinding(const api::Pod& pod, const std::string& node) {
-  for (framework::Extender* extender : extenders_) {
+std::optional<Status> extendersBinding(const std::vector<framework::Extender*>& extenders, const api::Pod& pod,
+                                       const std::string& node) {
+  for (framework::Extender* extender : extenders) {
     if (!extender->isBinder() || !extender->isInterested(pod)) continue;
     auto r = extender->bind(
         framework::ExtenderBinding{pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid, node});
@@ -805,7 +809,7 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     return;
   }
   // An extender that binds takes precedence over the Bind plugins.
-  std::optional<Status> byExtender = extendersBinding(pod, host);
+  std::optional<Status> byExtender = extendersBinding(extenders_, pod, host);
   Status bound = byExtender ? std::move(*byExtender) : fw.runBindPlugins(*state, *assumed.podInfo, host);
   if (auto r = cache_->finishBinding(pod); !r.ok())
     spdlog::error("scheduler cache FinishBinding failed: {}", r.error().message());

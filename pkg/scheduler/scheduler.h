@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stop_token>
 #include <string>
@@ -191,10 +192,6 @@ class Scheduler {
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
-  // Upstream findNodesThatPassExtenders: each interested extender in turn filters what the previous one
-  // left; the nodes they reject get their statuses; an error fails unless the extender is ignorable.
-  Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassExtenders(
-      const api::Pod& pod, std::vector<framework::NodeInfoPtr> feasible, framework::NodeToStatus& statuses);
   // Upstream prioritizeNodes: PreScore + Score, then the interested extenders' scores (in parallel),
   // each x weight x (MaxNodeScore / MaxExtenderPriority), with a random tie-breaker for those nodes.
   Result<std::vector<framework::NodePluginScores>> prioritizeNodes(framework::runtime::Framework& fw,
@@ -204,9 +201,6 @@ class Scheduler {
   // Upstream hasScoring / hasExtenderFilters.
   bool hasScoring(const framework::runtime::Framework& fw) const;
   bool hasExtenderFilters() const;
-  // Upstream extendersBinding: the first interested binder binds (an ignorable one's error moves on to the
-  // next); nullopt when none did, so the Bind plugins run.
-  std::optional<framework::Status> extendersBinding(const api::Pod& pod, const std::string& node);
 
   void bindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
                     framework::QueuedPodInfo assumed, const std::string& host,
@@ -283,6 +277,18 @@ class Scheduler {
   std::mt19937_64 randomizer_{std::random_device{}()};
   bool closed_ = false;
 };
+
+// Upstream findNodesThatPassExtenders: each interested extender in turn filters what the previous one left;
+// the nodes they reject get their statuses (named after the extender); an error fails unless the extender
+// is ignorable.
+Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassExtenders(
+    const std::vector<framework::Extender*>& extenders, const api::Pod& pod,
+    std::vector<framework::NodeInfoPtr> feasible, framework::NodeToStatus& statuses);
+
+// Upstream extendersBinding: the first interested binder binds (an ignorable one's error moves on to the
+// next); nullopt when none did, so the Bind plugins run.
+std::optional<framework::Status> extendersBinding(const std::vector<framework::Extender*>& extenders,
+                                                  const api::Pod& pod, const std::string& node);
 
 // The events an update of a node represents (upstream NodeSchedulingPropertiesChange).
 std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode,

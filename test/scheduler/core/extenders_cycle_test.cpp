@@ -335,5 +335,169 @@ TEST(SchedulerWithExtenders, ExtenderBindsInsteadOfTheDefaultBinder) {
   EXPECT_EQ(run.client.get<api::Pod>("default", "p")->spec.nodeName, "");
 }
 
+// Upstream TestFindNodesThatPassExtenders.
+TEST(SchedulerWithExtenders, FindNodesThatPassExtenders) {
+  const Status absent(Code::UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) [PreFilter]");
+  auto notAllowed = [](const framework::NodeInfo& n) {
+    return "node \"" + n.nodeName() + "\" is not allowed";
+  };
+  // a passes, b is unschedulable, c (when given) unresolvable.
+  const testing::FitPredicate abc = [&](const api::Pod&, const framework::NodeInfo& n) {
+    if (n.nodeName() == "a") return Status();
+    if (n.nodeName() == "b") return Status(Code::Unschedulable, notAllowed(n));
+    return Status(Code::UnschedulableAndUnresolvable, notAllowed(n));
+  };
+  const testing::FitPredicate onlyA = [&](const api::Pod&, const framework::NodeInfo& n) {
+    return n.nodeName() == "a" ? Status() : Status(Code::Unschedulable, notAllowed(n));
+  };
+  auto failed = [](const std::string& n) { return "FakeExtender: node \"" + n + "\" failed"; };
+  auto unresolvable = [](const std::string& n) { return "FakeExtender: node \"" + n + "\" failed and unresolvable"; };
+  struct Case {
+    std::string name;
+    std::vector<std::vector<testing::FitPredicate>> extenders;
+    std::vector<std::string> nodes;
+    std::map<std::string, Status> filtered;
+    bool expectsErr = false;
+    std::vector<std::string> expectedNodes;
+    std::map<std::string, Status> expectedStatuses;
+  };
+  const std::vector<Case> cases = {
+      {"error", {{testing::errorPredicateExtender}}, {"a"}, {}, true, {}, {}},
+      {"success", {{testing::truePredicateExtender}}, {"a"}, {}, false, {"a"}, {}},
+      {"unschedulable", {{onlyA}}, {"a", "b"}, {}, false, {"a"}, {{"b", Status(Code::Unschedulable, failed("b"))}}},
+      {"unschedulable and unresolvable",
+       {{abc}},
+       {"a", "b", "c"},
+       {},
+       false,
+       {"a"},
+       {{"b", Status(Code::Unschedulable, failed("b"))},
+        {"c", Status(Code::UnschedulableAndUnresolvable, unresolvable("c"))}}},
+      {"extender does not overwrite the previous statuses",
+       {{abc}},
+       {"a", "b"},
+       {{"c", Status(Code::Unschedulable, "FakeFilterPlugin: node \"c\" failed")}},
+       false,
+       {"a"},
+       {{"b", Status(Code::Unschedulable, failed("b"))},
+        {"c", Status(Code::Unschedulable, "FakeFilterPlugin: node \"c\" failed")}}},
+      {"multiple extenders",
+       {{abc}, {onlyA}},
+       {"a", "b", "c"},
+       {},
+       false,
+       {"a"},
+       {{"b", Status(Code::Unschedulable, failed("b"))},
+        {"c", Status(Code::UnschedulableAndUnresolvable, unresolvable("c"))}}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<std::unique_ptr<FakeExtender>> owned;
+    std::vector<framework::Extender*> extenders;
+    for (const auto& predicates : tc.extenders) {
+      owned.push_back(std::make_unique<FakeExtender>());
+      owned.back()->extenderName = "FakeExtender1";
+      owned.back()->predicates = predicates;
+      extenders.push_back(owned.back().get());
+    }
+    std::vector<framework::NodeInfoPtr> nodes;
+    for (const auto& n : tc.nodes) {
+      auto ni = std::make_shared<framework::NodeInfo>();
+      ni->setNode(MakeNode().name(n).ptr());
+      nodes.push_back(ni);
+    }
+    framework::NodeToStatus statuses;
+    statuses.setAbsentNodesStatus(absent);
+    for (const auto& [n, st] : tc.filtered) statuses.set(n, st);
+    const api::Pod pod = MakePod().name("1").uid("1").obj();
+    auto got = findNodesThatPassExtenders(extenders, pod, nodes, statuses);
+    if (tc.expectsErr) {
+      EXPECT_FALSE(got.ok());
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    std::vector<std::string> names;
+    for (const auto& ni : *got) names.push_back(ni->nodeName());
+    EXPECT_EQ(names, tc.expectedNodes);
+    // Compared by code and message (ours also name the extender as the status' plugin).
+    EXPECT_EQ(statuses.size(), tc.expectedStatuses.size());
+    for (const auto& [n, want] : tc.expectedStatuses) {
+      EXPECT_EQ(statuses.get(n).code(), want.code()) << n;
+      EXPECT_EQ(statuses.get(n).message(), want.message()) << n;
+    }
+    EXPECT_EQ(statuses.absentNodesStatus().message(), absent.message());
+  }
+}
+
+// Upstream TestSchedulerBinding: which extender binds, or none (then the Bind plugins do).
+TEST(SchedulerWithExtenders, SchedulerBinding) {
+  // schedule_one_test.go's fakeExtender.
+  struct Fake {
+    bool isBinder = false;
+    std::string interestedPodName;
+    bool ignorable = false;
+    bool errBind = false;
+  };
+  class Ext final : public framework::Extender {
+   public:
+    explicit Ext(Fake f) : f_(std::move(f)) {}
+    bool gotBind = false;
+    std::string name() const override { return "fakeExtender"; }
+    bool isIgnorable() const override { return f_.ignorable; }
+    Result<std::map<std::string, framework::Victims>> processPreemption(const api::Pod&,
+                                                                        const std::map<std::string, framework::Victims>&,
+                                                                        const framework::NodeInfoLister&) override {
+      return std::map<std::string, framework::Victims>{};
+    }
+    bool supportsPreemption() const override { return false; }
+    Result<framework::ExtenderFilterResult> filter(const api::Pod&, const std::vector<framework::NodeInfoPtr>&) override {
+      return framework::ExtenderFilterResult{};
+    }
+    Result<framework::ExtenderScores> prioritize(const api::Pod&, const std::vector<framework::NodeInfoPtr>&) override {
+      return framework::ExtenderScores{};
+    }
+    Result<void> bind(const framework::ExtenderBinding&) override {
+      if (!f_.isBinder) return Error("not a binder");
+      if (f_.errBind) return Error("bind error");
+      gotBind = true;
+      return {};
+    }
+    bool isBinder() const override { return f_.isBinder; }
+    bool isInterested(const api::Pod& pod) const override { return pod.metadata.name == f_.interestedPodName; }
+    bool isPrioritizer() const override { return false; }
+    bool isFilter() const override { return false; }
+
+   private:
+    Fake f_;
+  };
+  struct Case {
+    std::string name;
+    std::string podName;
+    std::vector<Fake> extenders;
+    int wantBinderID;  // -1: default binding
+  };
+  const std::vector<Case> cases = {
+      {"the extender is not a binder", "pod0", {{false, "pod0"}}, -1},
+      {"one of the extenders is a binder and interested in pod", "pod0", {{false, "pod0"}, {true, "pod0"}}, 1},
+      {"one of the extenders is a binder, but not interested in pod", "pod1", {{false, "pod1"}, {true, "pod0"}}, -1},
+      {"ignore when extender bind failed", "pod1", {{true, "pod1", true, true}}, -1},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<std::unique_ptr<Ext>> owned;
+    std::vector<framework::Extender*> extenders;
+    for (const auto& f : tc.extenders) {
+      owned.push_back(std::make_unique<Ext>(f));
+      extenders.push_back(owned.back().get());
+    }
+    auto bound = extendersBinding(extenders, MakePod().name(tc.podName).obj(), "node");
+    EXPECT_EQ(!bound.has_value(), tc.wantBinderID == -1);
+    if (bound) {
+      EXPECT_TRUE(bound->isSuccess()) << bound->message();
+    }
+    for (size_t i = 0; i < owned.size(); ++i) EXPECT_EQ(owned[i]->gotBind, static_cast<int>(i) == tc.wantBinderID) << i;
+  }
+}
+
 }  // namespace
 }  // namespace ks::scheduler
