@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "pkg/informer/store.h"
+#include "pkg/scheduler/extender/http_extender.h"
 #include "pkg/scheduler/event_recorder.h"
 #include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dra_manager.h"
@@ -60,12 +61,10 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
                                                      const config::KubeSchedulerConfiguration& cfg,
                                                      const framework::runtime::Registry& registry,
                                                      SchedulerOptions options) {
-  if (!cfg.extenders.empty()) {
-    return Error("extenders: scheduler extenders are not supported by kube-scheduler-cpp yet (" +
-                 std::to_string(cfg.extenders.size()) + " configured); remove them from the configuration");
-  }
   if (cfg.profiles.empty()) return Error("profiles: at least one profile is required");
   std::unique_ptr<Scheduler> s(new Scheduler(client, std::move(options)));
+  std::vector<config::KubeSchedulerProfile> profiles = cfg.profiles;
+  if (auto r = s->buildExtenders(cfg.extenders, profiles); !r.ok()) return r.error().wrap("couldn't build extenders");
   s->percentageOfNodesToScore_ = cfg.percentageOfNodesToScore.value_or(0);
   // Go runs `parallelism` goroutines on GOMAXPROCS threads; more OS threads than cores only adds
   // context switches (measured: 16 workers on 2 cores halve throughput).
@@ -80,7 +79,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
         s->options_.draExtendedResource);
   }
 
-  for (const auto& profile : cfg.profiles) {
+  for (const auto& profile : profiles) {
     if (auto implemented = plugins::checkProfileImplemented(profile, registry); !implemented.ok()) {
       return implemented.error();
     }
@@ -96,6 +95,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.clock = s->clock_;
     fo.metrics = s->options_.metrics;
     fo.enableOpportunisticBatching = s->options_.enableOpportunisticBatching;
+    fo.extenders = s->extenders_;
     auto fw = Framework::create(registry, profile, fo);
     if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
     if (s->profiles_.count(profile.schedulerName)) {
@@ -138,9 +138,72 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   // before the scheduling and binding threads may first log at once, so ThreadSanitizer sees it published.
   (void)spdlog::default_logger_raw();
   s->bindingPool_ = std::make_unique<WorkerPool>(std::max(1, s->options_.bindingWorkers));
-  if (s->options_.metrics)
+  if (s->options_.metrics) {
     s->bindingGoroutines_ = s->options_.metrics->goroutines(metrics::kBindingOperation);
+    s->prioritizingExtenderGoroutines_ = s->options_.metrics->goroutines(metrics::kPrioritizingExtenderOperation);
+  }
   return s;
+}
+
+std::function<void(std::string_view, double, extender::CallError)> Scheduler::extenderCallObserver(
+    const std::string& extenderName) {
+  metrics::Metrics* m = options_.metrics;
+  if (m == nullptr) return {};
+  // The four verbs' duration series, resolved once; error series are looked up when an error happens.
+  struct Series {
+    std::map<std::string, metrics::HistogramRef, std::less<>> duration;
+  };
+  auto series = std::make_shared<Series>();
+  for (std::string_view verb : {"filter", "prioritize", "preempt", "bind"}) {
+    series->duration.emplace(std::string(verb), m->extenderRequestDurationRef(extenderName, verb));
+  }
+  return [m, series, extenderName](std::string_view verb, double seconds, extender::CallError error) {
+    // Response errors are found after the call was observed: they count as errors only.
+    if (error != extender::CallError::Response) {
+      if (auto it = series->duration.find(verb); it != series->duration.end()) it->second.observe(seconds);
+    }
+    if (error != extender::CallError::None) {
+      m->extenderErrorsRef(extenderName, verb, extender::callErrorName(error)).inc();
+    }
+  };
+}
+
+Result<void> Scheduler::buildExtenders(const std::vector<config::Extender>& configured,
+                                       std::vector<config::KubeSchedulerProfile>& profiles) {
+  std::vector<std::string> ignoredExtendedResources;
+  std::vector<framework::Extender*> ignorable;
+  for (const auto& e : configured) {
+    auto ext = extender::HTTPExtender::create(e, extenderCallObserver(e.urlPrefix));
+    if (!ext.ok()) return ext.error();
+    framework::Extender* raw = ext->get();
+    ownedExtenders_.push_back(std::move(ext).value());
+    (raw->isIgnorable() ? ignorable : extenders_).push_back(raw);
+    for (const auto& r : e.managedResources) {
+      if (r.ignoredByScheduler) ignoredExtendedResources.push_back(r.name);
+    }
+  }
+  // Ignorable extenders last.
+  extenders_.insert(extenders_.end(), ignorable.begin(), ignorable.end());
+  extenders_.insert(extenders_.end(), options_.extenders.begin(), options_.extenders.end());
+  for (framework::Extender* e : extenders_) extenderNames_.push_back(e->name());
+  if (ignoredExtendedResources.empty()) return {};
+  // The resources the extenders manage and the scheduler should not count replace NodeResourcesFit's
+  // ignoredResources in every profile.
+  for (auto& profile : profiles) {
+    bool found = false;
+    for (auto& pc : profile.pluginConfig) {
+      if (pc.name != "NodeResourcesFit") continue;
+      const auto* args = dynamic_cast<const config::NodeResourcesFitArgs*>(pc.args.get());
+      if (args == nullptr) return Error("want args to be of type NodeResourcesFitArgs");
+      auto updated = std::make_shared<config::NodeResourcesFitArgs>(*args);
+      updated->ignoredResources = ignoredExtendedResources;
+      pc.args = std::move(updated);
+      found = true;
+      break;
+    }
+    if (!found) return Error("can't find NodeResourcesFitArgs in plugin config");
+  }
+  return {};
 }
 
 bool Scheduler::servesSchedulerName(const std::string& name) const {
@@ -379,15 +442,9 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
     return ScheduleResult{node, 1 + static_cast<int>(diagnosis.nodeToStatus.size()), 1};
   }
 
-  std::vector<framework::NodePluginScores> scores;
-  if (!fw.hasScorePlugins()) {
-    scores.reserve(feasible->size());
-    for (const auto& ni : *feasible) scores.push_back(framework::NodePluginScores{ni->nodeName(), {}, 1});
-  } else {
-    if (Status s = fw.runPreScorePlugins(state, pod, *feasible); !s.isSuccess()) return Error(s.message());
-    if (Status s = fw.runScorePlugins(state, pod, *feasible, scores); !s.isSuccess())
-      return Error(s.message());
-  }
+  auto prioritized = prioritizeNodes(fw, state, pod, *feasible);
+  if (!prioritized.ok()) return prioritized.error();
+  std::vector<framework::NodePluginScores> scores = std::move(prioritized).value();
   if (record) {
     for (const auto& ns : scores) {
       auto& perPlugin = record->scores[ns.name];
@@ -398,8 +455,8 @@ Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleSta
       record->totalScores[ns.name] = ns.totalScore;
     }
   }
-  // Highest total first; equal totals (no extenders: equal randomizers) in heap order over the feasible
-  // nodes, as upstream v1.37 chooses (no longer at random).
+  // Highest total first; equal totals by the randomizer extenders' scores drew, then in heap order over the
+  // feasible nodes, as upstream v1.37 chooses (no longer at random without extenders).
   framework::SortedScoredNodes ranked(std::move(scores));
   std::string host = ranked.pop().name;
   // The runners-up stay ranked for the next pod with the same signature (opportunistic batching).
@@ -437,6 +494,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
   if (!first.empty()) {
     if (auto ni = snapshot_.get(first); ni.ok()) {
       auto feasible = findNodesThatPassFilters(fw, state, pod, diagnosis, {*ni});
+      if (feasible.ok()) {
+        feasible = findNodesThatPassExtenders(extenders_, pod.pod(), std::move(feasible).value(),
+                                              diagnosis.nodeToStatus);
+      }
       if (!feasible.ok()) {
         spdlog::error("Evaluation failed on nominated node pod={} node={}: {}", podName(pod.pod()), first,
                       feasible.error().message());
@@ -466,7 +527,136 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatFitPod(Framework& fw, C
       static_cast<int>((feasible.ok() ? feasible->size() : 0) + diagnosis.nodeToStatus.size());
   if (!allNodes.empty())
     nextStartNodeIndex_ = (nextStartNodeIndex_ + processed) % static_cast<int>(allNodes.size());
+  if (!feasible.ok()) return feasible;
+  const size_t beforeExtenders = feasible->size();
+  auto afterExtenders =
+      findNodesThatPassExtenders(extenders_, pod.pod(), std::move(feasible).value(), diagnosis.nodeToStatus);
+  // Extenders register no events: when they rejected nodes, any event may make the pod schedulable.
+  if (afterExtenders.ok() && afterExtenders->size() != beforeExtenders) {
+    diagnosis.unschedulablePlugins.insert(std::string(framework::kExtenderName));
+  }
+  return afterExtenders;
+}
+
+bool Scheduler::hasScoring(const Framework& fw) const {
+  if (fw.hasScorePlugins()) return true;
+  return std::any_of(extenders_.begin(), extenders_.end(),
+                     [](const framework::Extender* e) { return e->isPrioritizer(); });
+}
+
+bool Scheduler::hasExtenderFilters() const {
+  return std::any_of(extenders_.begin(), extenders_.end(),
+                     [](const framework::Extender* e) { return e->isFilter(); });
+}
+
+Result<std::vector<NodeInfoPtr>> findNodesThatPassExtenders(const std::vector<framework::Extender*>& extenders,
+                                                            const api::Pod& pod, std::vector<NodeInfoPtr> feasible,
+                                                            framework::NodeToStatus& statuses) {
+  for (framework::Extender* extender : extenders) {
+    if (feasible.empty()) break;
+    if (!extender->isInterested(pod)) continue;
+    auto result = extender->filter(pod, feasible);
+    if (!result.ok()) {
+      if (extender->isIgnorable()) {
+        spdlog::info("Skipping extender as it returned error and has ignorable flag set extender={} err=\"{}\"",
+                     extender->name(), result.error().message());
+        continue;
+      }
+      return result.error();
+    }
+    // The statuses name the extender (upstream's name none) so that `explain` shows whose verdict it was;
+    // the FitError reads only their messages.
+    for (const auto& [node, msg] : result->failedAndUnresolvableNodes) {
+      statuses.set(node, Status(Code::UnschedulableAndUnresolvable, msg).withPlugin(extender->name()));
+    }
+    for (const auto& [node, msg] : result->failedNodes) {
+      if (result->failedAndUnresolvableNodes.count(node) != 0) continue;  // the unresolvable one stands
+      statuses.set(node, Status(Code::Unschedulable, msg).withPlugin(extender->name()));
+    }
+    feasible = std::move(result->nodes);
+  }
   return feasible;
+}
+
+Result<std::vector<framework::NodePluginScores>> Scheduler::prioritizeNodes(Framework& fw, CycleState& state,
+                                                                            const PodInfo& pod,
+                                                                            const std::vector<NodeInfoPtr>& nodes) {
+  std::vector<framework::NodePluginScores> scores;
+  // Without any scoring every node scores 1.
+  if (extenders_.empty() && !fw.hasScorePlugins()) {
+    scores.reserve(nodes.size());
+    for (const auto& ni : nodes) scores.push_back(framework::NodePluginScores{ni->nodeName(), {}, 1});
+    return scores;
+  }
+  if (Status s = fw.runPreScorePlugins(state, pod, nodes); !s.isSuccess()) return Error(s.message());
+  if (Status s = fw.runScorePlugins(state, pod, nodes, scores); !s.isSuccess()) return Error(s.message());
+  if (extenders_.empty() || nodes.empty()) return scores;
+
+  // Each interested extender on a thread of its own (upstream's goroutines); their scores are summed per
+  // node under a lock, in the order the extenders answer.
+  struct ExtenderScores {
+    std::vector<framework::PluginScore> scores;
+    int64_t total = 0;
+  };
+  std::map<std::string, ExtenderScores, std::less<>> byNode;
+  std::mutex mu;
+  const api::Pod& p = pod.pod();
+  auto run = [&](size_t i) {
+    prioritizingExtenderGoroutines_.inc();
+    auto result = extenders_[i]->prioritize(p, nodes);
+    prioritizingExtenderGoroutines_.dec();
+    if (!result.ok()) {
+      // The others (and the plugins) decide without this extender's scores.
+      spdlog::debug("Failed to run extender's priority function. No score given by this extender. error=\"{}\" "
+                    "pod={} extender={}",
+                    result.error().message(), podName(p), extenderNames_[i]);
+      return;
+    }
+    std::lock_guard lock(mu);
+    for (const auto& hp : result->priorities) {
+      // Extender scores are 0..MaxExtenderPriority; the plugins' 0..MaxNodeScore.
+      const int64_t finalScore =
+          hp.score * result->weight * (framework::kMaxNodeScore / framework::kMaxExtenderPriority);
+      ExtenderScores& e = byNode[hp.host];
+      e.scores.push_back(framework::PluginScore{extenderNames_[i], finalScore});
+      e.total += finalScore;
+    }
+  };
+  std::vector<size_t> interested;
+  for (size_t i = 0; i < extenders_.size(); ++i) {
+    if (extenders_[i]->isInterested(p)) interested.push_back(i);
+  }
+  if (interested.size() == 1) {
+    run(interested[0]);  // no thread to hand one call to
+  } else {
+    std::vector<std::jthread> threads;
+    for (size_t i : interested) threads.emplace_back(run, i);
+  }  // joins
+  std::lock_guard lock(randomizerMu_);
+  for (auto& ns : scores) {
+    auto it = byNode.find(ns.name);
+    if (it == byNode.end()) continue;
+    ns.scores.insert(ns.scores.end(), it->second.scores.begin(), it->second.scores.end());
+    ns.totalScore += it->second.total;
+    ns.randomizer = static_cast<int64_t>(randomizer_() >> 1);  // Go's rand.Int(): non-negative
+  }
+  return scores;
+}
+
+std::optional<Status> extendersBinding(const std::vector<framework::Extender*>& extenders, const api::Pod& pod,
+                                       const std::string& node) {
+  for (framework::Extender* extender : extenders) {
+    if (!extender->isBinder() || !extender->isInterested(pod)) continue;
+    auto r = extender->bind(
+        framework::ExtenderBinding{pod.metadata.name, pod.metadata.namespace_, pod.metadata.uid, node});
+    if (!r.ok() && extender->isIgnorable()) {
+      spdlog::info("Skipping extender in bind as it returned error and has ignorable flag set extender={} err=\"{}\"",
+                   extender->name(), r.error().message());
+      continue;
+    }
+    return r.ok() ? Status::success() : Status::error(r.error().message());
+  }
+  return std::nullopt;
 }
 
 int numFeasibleNodesToFind(std::optional<int32_t> profilePercentage, int32_t globalPercentage,
@@ -486,10 +676,10 @@ Result<std::vector<NodeInfoPtr>> Scheduler::findNodesThatPassFilters(Framework& 
                                                                      const std::vector<NodeInfoPtr>& nodes) {
   const int numAllNodes = static_cast<int>(nodes.size());
   if (numAllNodes == 0) return std::vector<NodeInfoPtr>{};
-  // Without scoring any feasible node is as good as another: take the first one from the rotating start
-  // (no extenders: they are rejected at start-up).
+  // Without scoring or extender filters any feasible node is as good as another: take the first one from
+  // the rotating start.
   const int numNodesToFind =
-      fw.hasScorePlugins()
+      hasExtenderFilters() || hasScoring(fw)
           ? numFeasibleNodesToFind(fw.percentageOfNodesToScore(), percentageOfNodesToScore_, numAllNodes)
           : 1;
   const int startIndex = nextStartNodeIndex_ % numAllNodes;
@@ -618,7 +808,9 @@ void Scheduler::bindingCycle(Framework& fw, std::shared_ptr<CycleState> state, Q
     fail(Status::error(inPreBind->cancellation().cause()));
     return;
   }
-  Status bound = fw.runBindPlugins(*state, *assumed.podInfo, host);
+  // An extender that binds takes precedence over the Bind plugins.
+  std::optional<Status> byExtender = extendersBinding(extenders_, pod, host);
+  Status bound = byExtender ? std::move(*byExtender) : fw.runBindPlugins(*state, *assumed.podInfo, host);
   if (auto r = cache_->finishBinding(pod); !r.ok())
     spdlog::error("scheduler cache FinishBinding failed: {}", r.error().message());
   if (!bound.isSuccess()) {

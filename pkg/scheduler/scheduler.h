@@ -16,9 +16,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stop_token>
 #include <string>
@@ -40,6 +42,10 @@ class SharedInformerFactory;
 template <typename T>
 class Store;
 }  // namespace ks::informer
+
+namespace ks::extender {
+enum class CallError;
+}  // namespace ks::extender
 
 namespace ks::plugins::dynamicresources {
 class DefaultDRAManager;
@@ -119,6 +125,9 @@ struct SchedulerOptions {
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).
   std::optional<queue::QueueOptions> queueOptions;
+  // Extenders to use besides the config's HTTP extenders, after them (tests' fakes, as upstream's tests
+  // set Scheduler.Extenders); not owned, must outlive the scheduler.
+  std::vector<framework::Extender*> extenders;
 };
 
 class Scheduler {
@@ -164,6 +173,13 @@ class Scheduler {
   Scheduler(client::Client& client, SchedulerOptions options);
 
   framework::runtime::Framework* frameworkForPod(const api::Pod& pod) const;
+  // Upstream buildExtenders: an HTTPExtender per configured extender (non-ignorable first), and the
+  // resources they manage with ignoredByScheduler set into each profile's NodeResourcesFit args.
+  Result<void> buildExtenders(const std::vector<config::Extender>& configured,
+                              std::vector<config::KubeSchedulerProfile>& profiles);
+  // Records an extender's calls in the per-extender metrics (nothing without metrics).
+  std::function<void(std::string_view, double, extender::CallError)> extenderCallObserver(
+      const std::string& extenderName);
   // Runs PreFilter/Filter/Score; on no fit returns a FitError via `fitError`. `signature` is the pod's
   // (opportunistic batching).
   Result<ScheduleResult> schedulePod(framework::runtime::Framework& fw, framework::CycleState& state,
@@ -176,6 +192,15 @@ class Scheduler {
   Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassFilters(
       framework::runtime::Framework& fw, framework::CycleState& state, const framework::PodInfo& pod,
       Diagnosis& diagnosis, const std::vector<framework::NodeInfoPtr>& nodes);
+  // Upstream prioritizeNodes: PreScore + Score, then the interested extenders' scores (in parallel),
+  // each x weight x (MaxNodeScore / MaxExtenderPriority), with a random tie-breaker for those nodes.
+  Result<std::vector<framework::NodePluginScores>> prioritizeNodes(framework::runtime::Framework& fw,
+                                                                   framework::CycleState& state,
+                                                                   const framework::PodInfo& pod,
+                                                                   const std::vector<framework::NodeInfoPtr>& nodes);
+  // Upstream hasScoring / hasExtenderFilters.
+  bool hasScoring(const framework::runtime::Framework& fw) const;
+  bool hasExtenderFilters() const;
 
   void bindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
                     framework::QueuedPodInfo assumed, const std::string& host,
@@ -242,8 +267,28 @@ class Scheduler {
   // Metric handles per profile name (when options_.metrics is set).
   std::map<std::string, metrics::ProfileId> metricProfiles_;
   metrics::GaugeRef bindingGoroutines_;
+  metrics::GaugeRef prioritizingExtenderGoroutines_;
+  // The extenders, non-ignorable first (upstream buildExtenders), then options_.extenders. The config's
+  // are owned here; their names are kept for the score records.
+  std::vector<std::unique_ptr<framework::Extender>> ownedExtenders_;
+  std::vector<framework::Extender*> extenders_;
+  std::vector<std::string> extenderNames_;
+  std::mutex randomizerMu_;
+  std::mt19937_64 randomizer_{std::random_device{}()};
   bool closed_ = false;
 };
+
+// Upstream findNodesThatPassExtenders: each interested extender in turn filters what the previous one left;
+// the nodes they reject get their statuses (named after the extender); an error fails unless the extender
+// is ignorable.
+Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassExtenders(
+    const std::vector<framework::Extender*>& extenders, const api::Pod& pod,
+    std::vector<framework::NodeInfoPtr> feasible, framework::NodeToStatus& statuses);
+
+// Upstream extendersBinding: the first interested binder binds (an ignorable one's error moves on to the
+// next); nullopt when none did, so the Bind plugins run.
+std::optional<framework::Status> extendersBinding(const std::vector<framework::Extender*>& extenders,
+                                                  const api::Pod& pod, const std::string& node);
 
 // The events an update of a node represents (upstream NodeSchedulingPropertiesChange).
 std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode,

@@ -30,8 +30,6 @@ namespace ks::client::rest {
 
 namespace {
 
-constexpr std::chrono::seconds kDialTimeout{30};  // Go's net.Dialer in client-go's transport
-
 using Fail = TransportError;
 
 std::string sslError() {
@@ -68,8 +66,8 @@ bool isIpLiteral(const std::string& host) {
   return inet_pton(AF_INET, host.c_str(), &a4) == 1 || inet_pton(AF_INET6, host.c_str(), &a6) == 1;
 }
 
-void setIoTimeout(int fd, std::chrono::seconds t) {
-  timeval tv{static_cast<time_t>(t.count()), 0};
+void setIoTimeout(int fd, std::chrono::milliseconds t) {
+  timeval tv{static_cast<time_t>(t.count() / 1000), static_cast<suseconds_t>((t.count() % 1000) * 1000)};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
@@ -85,7 +83,7 @@ class Connection final : public ByteSource {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  void setIdleTimeout(std::chrono::seconds t) {
+  void setIdleTimeout(std::chrono::milliseconds t) {
     if (t == timeout_) return;
     setIoTimeout(fd_, t);
     timeout_ = t;
@@ -166,7 +164,7 @@ class Connection final : public ByteSource {
 
   int fd_;
   SSL* ssl_;
-  std::chrono::seconds timeout_{-1};
+  std::chrono::milliseconds timeout_{-1};
 };
 
 struct ParsedUrl {
@@ -217,7 +215,7 @@ Result<ParsedUrl> parseServer(const std::string& server) {
 }
 
 // A connected TCP socket (blocking, TCP_NODELAY) to one of host's addresses.
-Result<int, Fail> dial(const ParsedUrl& u) {
+Result<int, Fail> dial(const ParsedUrl& u, std::chrono::milliseconds dialTimeout) {
   addrinfo hints{};
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_NUMERICSERV;
@@ -240,7 +238,7 @@ Result<int, Fail> dial(const ParsedUrl& u) {
       err = errno;
       if (err == EINPROGRESS) {
         pollfd p{fd, POLLOUT, 0};
-        const int n = ::poll(&p, 1, static_cast<int>(std::chrono::milliseconds(kDialTimeout).count()));
+        const int n = ::poll(&p, 1, static_cast<int>(dialTimeout.count()));
         socklen_t len = sizeof err;
         if (n == 0) {
           err = ETIMEDOUT;
@@ -320,8 +318,8 @@ struct HttpTransport::State {
     if (idle.size() < options.maxIdleConnections) idle.push_back({std::move(c), now()});
   }
 
-  Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::seconds timeout) {
-    auto fd = dial(url);
+  Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::milliseconds timeout) {
+    auto fd = dial(url, options.dialTimeout);
     if (!fd.ok()) return fd.error();
     setIoTimeout(*fd, timeout);
     if (ctx == nullptr) {
@@ -337,7 +335,10 @@ struct HttpTransport::State {
     auto c = std::make_unique<Connection>(*fd, ssl);  // owns fd and ssl from here
     c->setIdleTimeout(timeout);
     SSL_set_fd(ssl, *fd);
-    if (hostIsIp) {
+    if (!options.serverName.empty()) {
+      SSL_set_tlsext_host_name(ssl, options.serverName.c_str());
+      SSL_set1_host(ssl, options.serverName.c_str());
+    } else if (hostIsIp) {
       X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), url.host.c_str());
     } else {
       SSL_set_tlsext_host_name(ssl, url.host.c_str());
@@ -432,7 +433,7 @@ Result<void, TransportError> HttpTransport::roundTrip(const HttpRequest& request
                                                       std::stop_token stop) {
   State& s = *state_;
   blockSigpipeOnThisThread();
-  const std::chrono::seconds timeout =
+  const std::chrono::milliseconds timeout =
       request.idleTimeout.count() > 0 ? request.idleTimeout : s.options.idleTimeout;
   const bool ipv6 = s.url.host.find(':') != std::string::npos;
   const std::string hostHeader = (ipv6 ? "[" + s.url.host + "]" : s.url.host) +

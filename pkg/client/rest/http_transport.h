@@ -53,7 +53,7 @@ struct HttpRequest {
   std::string_view contentType;  // with a body
   // Not from the pool and not returned to it, with its own idle timeout (a watch).
   bool dedicatedConnection = false;
-  std::chrono::seconds idleTimeout{0};  // 0: the transport's
+  std::chrono::milliseconds idleTimeout{0};  // 0: the transport's
 };
 
 class HttpTransport {
@@ -62,7 +62,11 @@ class HttpTransport {
     std::string server;  // http(s)://host[:port][/path]
     std::shared_ptr<const TlsMaterial> tls;
     bool insecureSkipTlsVerify = false;
-    std::chrono::seconds idleTimeout{60};
+    // The name sent as SNI and verified in the server's certificate instead of the URL's host (client-go's
+    // TLSClientConfig.ServerName).
+    std::string serverName;
+    std::chrono::milliseconds idleTimeout{60000};
+    std::chrono::milliseconds dialTimeout{30000};  // Go's net.Dialer in client-go's transport
     size_t maxIdleConnections = 25;        // client-go's MaxIdleConnsPerHost
     std::chrono::seconds maxIdleTime{90};  // Go's IdleConnTimeout; checked whenever the pool is used
     std::function<std::chrono::steady_clock::time_point()> now;  // the pool's clock (tests); steady_clock

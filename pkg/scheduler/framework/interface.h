@@ -28,6 +28,7 @@
 #include "pkg/scheduler/framework/cycle_state.h"
 #include "pkg/scheduler/framework/dra_manager.h"
 #include "pkg/scheduler/framework/events.h"
+#include "pkg/scheduler/framework/extender.h"
 #include "pkg/scheduler/framework/listers.h"
 #include "pkg/scheduler/framework/parallelize/parallelism.h"
 #include "pkg/scheduler/framework/status.h"
@@ -386,6 +387,11 @@ class Handle : public PluginsRunner {
   virtual SharedDRAManager* sharedDRAManager() const { return nullptr; }
   // The scheduler's clock (a manual one in tests), for plugins that wait or stamp times.
   virtual Clock& clock() const { return realClock(); }
+  // The scheduler extenders, non-ignorable first (upstream Extenders()); preemption consults them.
+  virtual const std::vector<Extender*>& extenders() const {
+    static const std::vector<Extender*> kNone;
+    return kNone;
+  }
 
   virtual void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The waiting pod with this UID, or nullptr.

@@ -424,6 +424,13 @@ struct Metrics::Impl {
       histogram("scheduler_dra_bindingconditions_wait_duration_seconds", Stability::Alpha,
                 "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.");
   const std::vector<double> draBindingConditionsBuckets = exponentialBuckets(0.1, 2, 14);
+  HistogramFamily& extenderRequestDuration =
+      histogram("scheduler_extender_request_duration_seconds", Stability::Alpha,
+                "Duration in seconds of the HTTP calls to each scheduler extender, by verb.");
+  const std::vector<double> extenderBuckets = exponentialBuckets(0.0005, 2, 15);
+  CounterFamily& extenderErrors =
+      counter("scheduler_extender_errors_total", Stability::Alpha,
+              "Number of failed calls to each scheduler extender, by verb and kind of failure.");
   GaugeFamily& leaderStatus = gauge(
       "leader_election_master_status", Stability::Alpha,
       "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates "
@@ -775,6 +782,16 @@ HistogramRef Metrics::draBindingConditionsWaitRef(std::string_view profile, std:
 
 GaugeRef Metrics::cacheSize(CacheItem item) const {
   return GaugeRef(impl_->cacheSizeSeries[static_cast<size_t>(item)]);
+}
+
+HistogramRef Metrics::extenderRequestDurationRef(std::string_view extender, std::string_view verb) {
+  return HistogramRef(&impl_->extenderRequestDuration.Add(
+      {{"extender", std::string(extender)}, {"verb", std::string(verb)}}, impl_->extenderBuckets));
+}
+
+CounterRef Metrics::extenderErrorsRef(std::string_view extender, std::string_view verb, std::string_view kind) {
+  return CounterRef(&impl_->extenderErrors.Add(
+      {{"extender", std::string(extender)}, {"verb", std::string(verb)}, {"kind", std::string(kind)}}));
 }
 
 GaugeRef Metrics::goroutines(std::string_view operation) {

@@ -292,6 +292,14 @@ class Metrics {
   HistogramRef draBindingConditionsWaitRef(std::string_view profile, std::string_view driver,
                                            std::string_view status);
 
+  // ---- Scheduler extenders (kube-scheduler-cpp's own; upstream has none per extender) ----
+  // scheduler_extender_request_duration_seconds{extender,verb}: every call, failed or not (verb "filter",
+  // "prioritize", "preempt", "bind"; extender its urlPrefix). Keep the handle per extender and verb.
+  HistogramRef extenderRequestDurationRef(std::string_view extender, std::string_view verb);
+  // scheduler_extender_errors_total{extender,verb,kind}: failed calls by kind ("transport", "timeout",
+  // "http_status", "decode", "response").
+  CounterRef extenderErrorsRef(std::string_view extender, std::string_view verb, std::string_view kind);
+
   // ---- Cache, workers, leader election ----
   // scheduler_cache_size{type}.
   GaugeRef cacheSize(CacheItem item) const;

@@ -170,6 +170,8 @@ void recordEverything(Metrics& m) {
       .inc();
   m.draBindingConditionsWaitRef("default-scheduler", "gpu.example.com", Metrics::kBindingConditionsTimeout)
       .observe(1.5);
+  m.extenderRequestDurationRef("http://127.0.0.1:8888", "filter").observe(0.002);
+  m.extenderErrorsRef("http://127.0.0.1:8888", "filter", "timeout").inc();
 }
 
 TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
@@ -216,6 +218,9 @@ TEST(MetricsTest, FamiliesHaveUpstreamNamesTypesAndLabels) {
       {"scheduler_dra_bindingconditions_allocations_total", {"counter", {"profile", "driver", "status"}}},
       {"scheduler_dra_bindingconditions_wait_duration_seconds",
        {"histogram", {"profile", "driver", "status"}}},
+      // kube-scheduler-cpp's own (upstream has no per-extender metrics).
+      {"scheduler_extender_request_duration_seconds", {"histogram", {"extender", "verb"}}},
+      {"scheduler_extender_errors_total", {"counter", {"extender", "verb", "kind"}}},
   };
   std::set<std::string> gotNames;
   for (const auto& [name, f] : fams) gotNames.insert(name);

@@ -218,12 +218,15 @@ Status Evaluator::preempt(CycleState& state, const PodInfo& podInfo, const NodeT
     return Status(Code::Unschedulable, fitError.message());
   }
 
-  // 3) The best candidate.
+  // 3) The extenders that support preemption may drop candidates or change their victims.
+  if (Status s = callExtenders(*latest, dryRun.candidates); !s.isSuccess()) return s;
+
+  // 4) The best candidate.
   const Candidate* best = selectCandidate(dryRun.candidates);
   if (best == nullptr || best->name.empty()) return Status(Code::Unschedulable, "no candidate node for preemption");
   spdlog::info("the target node for the preemption is determined node={} pod={}", best->name, podName(*latest));
 
-  // 4) Evict the victims, then nominate.
+  // 5) Evict the victims, then nominate.
   if (enableAsyncPreemption_) {
     prepareCandidateAsync(*best, latest);
   } else if (Status s = prepareCandidate(*best, *latest); !s.isSuccess()) {
@@ -233,6 +236,49 @@ Status Evaluator::preempt(CycleState& state, const PodInfo& podInfo, const NodeT
   // v1.37 says so in the FitError ("... preemption: found a potential placement ..."); v1.34 said nothing.
   return Status(Code::Success, "found a potential placement for pod on node " + best->name + ", preempting " +
                                    std::to_string(best->victims.pods.size()) + " victims");
+}
+
+Status Evaluator::callExtenders(const api::Pod& pod, std::vector<Candidate>& candidates) {
+  const std::vector<Extender*>& extenders = handle_.extenders();
+  const SharedLister* lister = handle_.snapshotSharedLister();
+  if (extenders.empty() || lister == nullptr) return {};
+  // Upstream CandidatesToVictimsMap (a later candidate on the same node replaces an earlier one).
+  std::map<std::string, Victims> victimsMap;
+  for (auto& c : candidates) victimsMap[c.name] = c.victims;
+  if (victimsMap.empty()) return {};
+  for (Extender* extender : extenders) {
+    if (!extender->supportsPreemption() || !extender->isInterested(pod)) continue;
+    auto nodeNameToVictims = extender->processPreemption(pod, victimsMap, lister->nodeInfos());
+    if (!nodeNameToVictims.ok()) {
+      if (extender->isIgnorable()) {
+        spdlog::debug("Skipped extender as it returned error and has ignorable flag set extender={} err=\"{}\"",
+                      extender->name(), nodeNameToVictims.error().message());
+        continue;
+      }
+      candidates.clear();
+      return Status::error(nodeNameToVictims.error().message());
+    }
+    for (auto it = nodeNameToVictims->begin(); it != nodeNameToVictims->end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!extender->isIgnorable()) {
+        candidates.clear();
+        return Status::error("expected at least one victim pod on node \"" + it->first + "\"");
+      }
+      spdlog::debug("Ignored node for which the extender didn't report victims node={} extender={}", it->first,
+                    extender->name());
+      it = nodeNameToVictims->erase(it);
+    }
+    // The next extender works on what this one left.
+    victimsMap = std::move(nodeNameToVictims).value();
+    if (victimsMap.empty()) break;
+  }
+  // Rebuilt from the map, i.e. in node name order (upstream iterates its map at random).
+  candidates.clear();
+  for (auto& [name, victims] : victimsMap) candidates.push_back(Candidate{name, std::move(victims)});
+  return {};
 }
 
 Evaluator::DryRunResult Evaluator::dryRunPreemption(CycleState& state, const PodInfo& pod,

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "pkg/api/policy.h"
+#include "pkg/scheduler/framework/extender.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/util/result.h"
 #include "pkg/util/worker_pool.h"
@@ -38,12 +39,8 @@ class Store;
 
 namespace ks::framework::preemption {
 
-// The pods to evict from one node so that the preemptor fits, most important first, and how many of
-// them take a PodDisruptionBudget below its allowed disruptions (upstream extenderv1.Victims).
-struct Victims {
-  std::vector<PodInfoPtr> pods;
-  int64_t numPDBViolations = 0;
-};
+// The pods to evict from one node (upstream extenderv1.Victims): the extenders' type.
+using framework::Victims;
 
 // A node the preemptor can be nominated to once its victims are gone (upstream Candidate).
 struct Candidate {
@@ -115,6 +112,11 @@ class Evaluator {
   // candidatesNum are found, at least one of them violating no budget.
   DryRunResult dryRunPreemption(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> potentialNodes,
                                 const PDBList& pdbs, int32_t offset, int32_t candidatesNum);
+
+  // Upstream callExtenders: the extenders that support preemption and are interested in the pod, in
+  // order, each given the previous one's node -> victims map; an ignorable extender's error (or a node it
+  // left without victims) is skipped, another's fails preemption. `candidates` becomes the final map's.
+  Status callExtenders(const api::Pod& pod, std::vector<Candidate>& candidates);
 
   // Upstream SelectCandidate: the best of the candidates (nullptr when there are none).
   const Candidate* selectCandidate(std::span<const Candidate> candidates);

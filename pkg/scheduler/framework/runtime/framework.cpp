@@ -165,7 +165,8 @@ Framework::Framework(FrameworkOptions options)
       waitingPods_(std::move(options.waitingPods)),
       podsInPreBind_(std::move(options.podsInPreBind)),
       clock_(options.clock),
-      metrics_(options.metrics) {
+      metrics_(options.metrics),
+      extenders_(std::move(options.extenders)) {
   if (!parallelizer_)
     parallelizer_ = std::make_shared<parallelize::Parallelizer>(parallelize::kDefaultParallelism);
   if (!waitingPods_) waitingPods_ = std::make_shared<WaitingPodsMap>();
@@ -324,8 +325,11 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
 }
 
 void Framework::computeSignPlugins() {
-  // kube-scheduler-cpp refuses extenders at start-up; upstream would disable signatures with them too.
-  enableSignatures_ = true;
+  // Extenders see the whole pod: a profile with extenders signs none (batching never hints).
+  enableSignatures_ = extenders_.empty();
+  if (!enableSignatures_) {
+    spdlog::info("Disabling signatures for profile because it has extenders configured. profile={}", profileName_);
+  }
   std::set<std::string_view> seen;
   std::vector<std::string> unsupported;
   auto add = [&](const auto& list) {
@@ -442,6 +446,9 @@ LessFunc Framework::queueSortFunc() const {
 
 Result<std::vector<PluginEvents>> Framework::eventsToRegister() const {
   std::vector<PluginEvents> out;
+  // Extenders register no events: a pod they rejected nodes for is requeued by any event, as upstream's
+  // defaultEnqueueExtension for "Extender" (listed before the plugins).
+  if (!extenders_.empty()) out.push_back(PluginEvents{std::string(kExtenderName), unrollWildCardResource()});
   for (Plugin* p : enqueuePlugins_) {
     PluginEvents pe{std::string(p->name()), {}};
     if (auto* ext = dynamic_cast<EnqueueExtensions*>(p)) {

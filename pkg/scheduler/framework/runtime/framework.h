@@ -72,6 +72,9 @@ struct FrameworkOptions {
   // The OpportunisticBatching gate (beta, on in v1.37): pods are signed and the profile keeps an
   // OpportunisticBatch; off, signPod gives null and getNodeHint/storeScheduleResults do nothing.
   bool enableOpportunisticBatching = true;
+  // The scheduler's extenders (owned by the scheduler, outliving the Framework), as Handle::extenders()
+  // gives them. With any, signatures are off and the "Extender" rejector is requeued by every event.
+  std::vector<Extender*> extenders;
 };
 
 using LessFunc = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
@@ -95,6 +98,7 @@ class Framework final : public Handle {
   ~Framework() override;
 
   const std::string& profileName() const override { return profileName_; }
+  const std::vector<Extender*>& extenders() const override { return extenders_; }
   // The profile's metrics handle (empty without metrics).
   metrics::ProfileId metricsProfile() const { return metricsProfile_; }
   std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
@@ -295,6 +299,7 @@ class Framework final : public Handle {
   std::vector<metrics::PluginId> signIds_;
   bool enableSignatures_ = false;
   std::unique_ptr<OpportunisticBatch> batch_;
+  std::vector<Extender*> extenders_;
 
   // Metrics handles parallel to the per-point lists above (filled only with metrics).
   struct PluginIds {

@@ -3,7 +3,6 @@
 // real Framework and the Evaluator with upstream's fake preemption plugins.
 //
 // Not ported / skipped:
-//  - TestCallExtenders: kube-scheduler-cpp has no extenders.
 //  - The "Async API calls enabled: true" variants of TestPrepareCandidate and TestRemoveNominatedNodeName:
 //    SchedulerAsyncAPICalls is off by default in v1.34 and not implemented; the "false" variants run.
 //  - TestPrepareCandidate "no victims": prepareCandidate/prepareCandidateAsync are private here, so the
@@ -220,6 +219,104 @@ TEST(PreemptionTest, SelectCandidateAppliesThePluginsOrderedScoreFuncs) {
       const Candidate* s = ev->selectCandidate(dryRun.candidates);
       ASSERT_TRUE(s != nullptr && !s->name.empty()) << "expect " << tc.expected << ", but no candidate selected";
       EXPECT_EQ(s->name, tc.expected);
+    }
+  }
+}
+
+// ---- TestCallExtenders ----
+
+// Upstream's fakeExtender of preemption_test.go: only ProcessPreemption matters.
+class CallExtendersFake final : public Extender {
+ public:
+  bool ignorable = false;
+  bool errProcessPreemption = false;
+  bool supportsPreemption_ = false;
+  bool returnsNoVictims = false;
+
+  std::string name() const override { return "fakeExtender"; }
+  bool isIgnorable() const override { return ignorable; }
+  Result<std::map<std::string, Victims>> processPreemption(const api::Pod&,
+                                                           const std::map<std::string, Victims>& victims,
+                                                           const NodeInfoLister&) override {
+    if (!supportsPreemption_) return std::map<std::string, Victims>{};
+    if (errProcessPreemption) return Error("extender preempt error");
+    if (returnsNoVictims) return std::map<std::string, Victims>{{"mock", Victims{}}};
+    return victims;
+  }
+  bool supportsPreemption() const override { return supportsPreemption_; }
+  bool isInterested(const api::Pod&) const override { return true; }
+  Result<ExtenderFilterResult> filter(const api::Pod&, const std::vector<NodeInfoPtr>&) override {
+    return ExtenderFilterResult{};
+  }
+  Result<ExtenderScores> prioritize(const api::Pod&, const std::vector<NodeInfoPtr>&) override {
+    return ExtenderScores{};
+  }
+  Result<void> bind(const ExtenderBinding&) override { return {}; }
+  bool isBinder() const override { return true; }
+  bool isPrioritizer() const override { return true; }
+  bool isFilter() const override { return true; }
+};
+
+TEST(PreemptionTest, CallExtenders) {
+  const api::PodPtr preemptor =
+      MakePod().name("preemptor").uid("preemptor").priority(kHighPriority).container("container1").ptr();
+  const api::PodPtr victim =
+      MakePod().name("victim").uid("victim").node("node1").priority(kMidPriority).container("container1").ptr();
+  auto makeCandidates = [&](const std::string& node) {
+    return std::vector<Candidate>{Candidate{node, Victims{{PodInfo::create(victim)}, 0}}};
+  };
+  auto fake = [](bool supports, bool noVictims, bool ignorable, bool err) {
+    auto f = std::make_shared<CallExtendersFake>();
+    f->supportsPreemption_ = supports;
+    f->returnsNoVictims = noVictims;
+    f->ignorable = ignorable;
+    f->errProcessPreemption = err;
+    return f;
+  };
+  struct Case {
+    std::string name;
+    std::vector<std::shared_ptr<CallExtendersFake>> extenders;
+    std::vector<Candidate> candidates;
+    Code wantCode;
+    std::vector<std::pair<std::string, size_t>> wantCandidates;  // node, number of victims
+  };
+  const std::vector<Case> cases = {
+      {"no extenders", {}, makeCandidates("node1"), Code::Success, {{"node1", 1}}},
+      {"one extender supports preemption", {fake(true, false, false, false)}, makeCandidates("node1"), Code::Success,
+       {{"node1", 1}}},
+      {"one extender with return no victims", {fake(true, true, false, false)}, makeCandidates("node1"), Code::Error,
+       {}},
+      {"one extender does not support preemption", {fake(false, false, false, false)}, makeCandidates("node1"),
+       Code::Success, {{"node1", 1}}},
+      {"one extender with no return victims and is ignorable", {fake(true, true, true, false)},
+       makeCandidates("node1"), Code::Success, {}},
+      {"one extender returns error and is ignorable", {fake(true, false, true, true)}, makeCandidates("node1"),
+       Code::Success, {{"node1", 1}}},
+      {"one extender returns error and is not ignorable", {fake(true, false, false, true)}, makeCandidates("node1"),
+       Code::Error, {}},
+      {"one extender with empty victims input", {fake(true, false, false, false)}, {}, Code::Success, {}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<Extender*> extenders;
+    for (const auto& e : tc.extenders) extenders.push_back(e.get());
+    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = {preemptor},
+                      .nodes = {node("node1")},
+                      .extenders = extenders});
+    ASSERT_TRUE(env.ok());
+    FakePreemptionPlugin plugin(0, /*scoreByContainers=*/true);
+    auto ev = newEvaluator("FakePreemptionScorePostFilter", env, plugin, false);
+    std::vector<Candidate> candidates = tc.candidates;
+    Status s = ev->callExtenders(*preemptor, candidates);
+    EXPECT_EQ(s.code(), tc.wantCode) << s.message();
+    if (tc.name == "one extender with return no victims") {
+      EXPECT_EQ(s.message(), "expected at least one victim pod on node \"mock\"");
+    }
+    ASSERT_EQ(candidates.size(), tc.wantCandidates.size());
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      EXPECT_EQ(candidates[i].name, tc.wantCandidates[i].first);
+      EXPECT_EQ(candidates[i].victims.pods.size(), tc.wantCandidates[i].second);
     }
   }
 }

@@ -239,6 +239,8 @@ class FrameworkEnv {
     bool recordingClient = true;
     // Where the framework (and preemption) record metrics; none when null.
     metrics::Metrics* metrics = nullptr;
+    // Handle::extenders() (upstream WithExtenders); not owned.
+    std::vector<framework::Extender*> extenders;
   };
 
   explicit FrameworkEnv(Options o) : client_(memory_), factory_(memory_) {
@@ -269,6 +271,7 @@ class FrameworkEnv {
     fo.podNominator = o.nominator != nullptr ? o.nominator : &nominator_;
     fo.parallelizer = std::make_shared<framework::parallelize::Parallelizer>(o.parallelism);
     fo.metrics = o.metrics;
+    fo.extenders = o.extenders;
     auto fw = framework::runtime::Framework::create(registry, profile, std::move(fo));
     EXPECT_TRUE(fw.ok()) << (fw.ok() ? "" : fw.error().message());
     if (fw.ok()) {

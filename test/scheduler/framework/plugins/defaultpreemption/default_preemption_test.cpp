@@ -6,11 +6,6 @@
 // Not ported / skipped:
 //  - TestCustomSelection and TestCustomOrdering: they exercise upstream's IsEligiblePod /
 //    MoreImportantPod hooks, which DefaultPreemption here does not expose.
-//  - Cases with extenders (kube-scheduler-cpp has none): TestPostFilter "preemption result filtered out
-//    by extenders"; TestPreempt "Scheduler extenders allow only node1, otherwise node3 would have been
-//    chosen", "Scheduler extenders do not allow any preemption", "One scheduler extender allows only
-//    node1, the other returns error but ignorable. Only node1 would be chosen", "One scheduler extender
-//    allows only node1, but it is not interested in given pod, otherwise node1 would have been chosen".
 //  - The "Async API calls enabled: true" variants of TestPostFilter and TestPreempt: SchedulerAsyncAPICalls
 //    is off by default in v1.34 and not implemented; the "false" variants run. TestPreempt runs with
 //    asynchronous preemption on and off, as upstream.
@@ -20,6 +15,7 @@
 // with the semantics of upstream's reactors. The random offset of the dry run is replaced by
 // setOffsetFunc with the offsets upstream's seeded source yields (4, 1, 3 for five nodes).
 #include "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.h"
+#include "test/scheduler/fake_extender.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -292,6 +288,18 @@ void expectCandidates(std::vector<Candidate> got, const std::vector<ExpectedCand
   }
 }
 
+// An upstream tf.FakeExtender with these predicates.
+std::shared_ptr<scheduler::testing::FakeExtender> fakeExtender(std::string name,
+                                                              std::vector<scheduler::testing::FitPredicate> predicates,
+                                                              bool ignorable = false, bool unInterested = false) {
+  auto e = std::make_shared<scheduler::testing::FakeExtender>();
+  e->extenderName = std::move(name);
+  e->predicates = std::move(predicates);
+  e->ignorable = ignorable;
+  e->unInterested = unInterested;
+  return e;
+}
+
 // ---- TestPostFilter ----
 
 TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNoNodeHelps) {
@@ -307,6 +315,7 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
     PostFilterResult wantResult;
     Code wantCode;
     std::string wantMessage;
+    std::shared_ptr<scheduler::testing::FakeExtender> extender = nullptr;
   };
   auto pod = [](const std::string& name) { return MakePod().name(name).uid(name).namespace_("default"); };
   auto pdb = [](const std::string& name, const std::string& value, int32_t allowed) {
@@ -375,7 +384,16 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        nominated("node2"),
        Code::Success,
        "preemption: found a potential placement for pod on node node2, preempting 1 victims"},
-      // "preemption result filtered out by extenders": no extenders.
+      {"preemption result filtered out by extenders",
+       pod("p").priority(kHighPriority).ptr(),
+       {pod("p1").node("node1").ptr(), pod("p2").node("node2").ptr()},
+       {},
+       {MakeNode().name("node1").capacity(onePodRes).ptr(), MakeNode().name("node2").capacity(onePodRes).ptr()},
+       nodeToStatus({{"node1", Code::Unschedulable}, {"node2", Code::Unschedulable}}),
+       nominated("node1"),
+       Code::Success,
+       "preemption: found a potential placement for pod on node node1, preempting 1 victims",
+       fakeExtender("FakeExtender1", {scheduler::testing::node1PredicateExtender})},
       {"no candidate nodes found, no enough resource after removing low priority pods",
        pod("p").priority(kHighPriority).req(kLargeRes).ptr(),
        {pod("p1").node("node1").ptr(), pod("p2").node("node2").ptr()},
@@ -441,7 +459,9 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
                                   RegisteredPlugin{"test-plugin", factoryOf<TestPlugin>(), {"PreFilter"}},
                                   preemptiontesting::bindPlugin()},
                       .pods = tc.pods,
-                      .nodes = tc.nodes});
+                      .nodes = tc.nodes,
+                      .extenders = tc.extender ? std::vector<framework::Extender*>{tc.extender.get()}
+                                               : std::vector<framework::Extender*>{}});
     ASSERT_TRUE(env.ok());
     auto p = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false);
     ASSERT_NE(p, nullptr);
@@ -980,6 +1000,7 @@ TEST_P(PreemptTest, PreemptEvictsTheVictimsOfTheBestNodeOnceAndNominatesIt) {
     RegisteredPlugin registerPlugin;
     PostFilterResult want;
     std::vector<std::string> expectedPods;  // the preempted pods
+    std::vector<std::shared_ptr<scheduler::testing::FakeExtender>> extenders = {};
   };
   auto pod = [](const std::string& name) { return MakePod().name(name).uid(name); };
   auto inDefault = [&](const std::string& name) { return pod(name).namespace_("default"); };
@@ -1010,7 +1031,52 @@ TEST_P(PreemptTest, PreemptEvictsTheVictimsOfTheBestNodeOnceAndNominatesIt) {
        podTopologySpreadPlugin(),
        nominated("node-b"),
        {"p-b1"}},
-      // The four cases with scheduler extenders: no extenders.
+      {"Scheduler extenders allow only node1, otherwise node3 would have been chosen",
+       inDefault("p").priority(kHighPriority).req(kVeryLargeRes).preemptionPolicy("PreemptLowerPriority").ptr(),
+       {inDefault("p1.1").node("node1").priority(kMidPriority).req(kSmallRes).ptr(),
+        inDefault("p1.2").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
+        inDefault("p2.1").node("node3").priority(kMidPriority).req(kLargeRes).ptr()},
+       {"node1", "node2", "node3"},
+       fitPlugin(),
+       nominated("node1"),
+       {"p1.1", "p1.2"},
+       {fakeExtender("FakeExtender1", {scheduler::testing::truePredicateExtender}),
+        fakeExtender("FakeExtender2", {scheduler::testing::node1PredicateExtender})}},
+      {"Scheduler extenders do not allow any preemption",
+       inDefault("p").priority(kHighPriority).req(kVeryLargeRes).preemptionPolicy("PreemptLowerPriority").ptr(),
+       {inDefault("p1.1").node("node1").priority(kMidPriority).req(kSmallRes).ptr(),
+        inDefault("p1.2").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
+        inDefault("p2.1").node("node2").priority(kMidPriority).req(kLargeRes).ptr()},
+       {"node1", "node2", "node3"},
+       fitPlugin(),
+       kNilResult,
+       {},
+       {fakeExtender("FakeExtender1", {scheduler::testing::falsePredicateExtender})}},
+      {"One scheduler extender allows only node1, the other returns error but ignorable. Only node1 would be "
+       "chosen",
+       inDefault("p").priority(kHighPriority).req(kVeryLargeRes).preemptionPolicy("PreemptLowerPriority").ptr(),
+       {inDefault("p1.1").node("node1").priority(kMidPriority).req(kSmallRes).ptr(),
+        inDefault("p1.2").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
+        inDefault("p2.1").node("node2").priority(kMidPriority).req(kLargeRes).ptr()},
+       {"node1", "node2", "node3"},
+       fitPlugin(),
+       nominated("node1"),
+       {"p1.1", "p1.2"},
+       {fakeExtender("FakeExtender1", {scheduler::testing::errorPredicateExtender}, /*ignorable=*/true),
+        fakeExtender("FakeExtender2", {scheduler::testing::node1PredicateExtender})}},
+      {"One scheduler extender allows only node1, but it is not interested in given pod, otherwise node1 would "
+       "have been chosen",
+       inDefault("p").priority(kHighPriority).req(kVeryLargeRes).preemptionPolicy("PreemptLowerPriority").ptr(),
+       {inDefault("p1.1").node("node1").priority(kMidPriority).req(kSmallRes).ptr(),
+        inDefault("p1.2").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
+        inDefault("p2.1").node("node2").priority(kMidPriority).req(kLargeRes).ptr()},
+       {"node1", "node2"},
+       fitPlugin(),
+       // The sum of the victims' priorities on node1 is larger than on node2: node2.
+       nominated("node2"),
+       {"p2.1"},
+       {fakeExtender("FakeExtender1", {scheduler::testing::node1PredicateExtender}, false, /*unInterested=*/true),
+        fakeExtender("FakeExtender2", {scheduler::testing::truePredicateExtender})}},
       {"no preempting in pod",
        inDefault("p").priority(kHighPriority).req(kVeryLargeRes).preemptionPolicy("Never").ptr(),
        {inDefault("p1.1").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
@@ -1037,9 +1103,12 @@ TEST_P(PreemptTest, PreemptEvictsTheVictimsOfTheBestNodeOnceAndNominatesIt) {
     SCOPED_TRACE(tc.name + (asyncPreemptionEnabled ? " (async preemption)" : " (sync preemption)"));
     std::vector<api::NodePtr> nodes;
     for (const auto& n : tc.nodeNames) nodes.push_back(topologyNode(n, kVeryLargeRes));
+    std::vector<framework::Extender*> extenders;
+    for (const auto& e : tc.extenders) extenders.push_back(e.get());
     FrameworkEnv env({.plugins = {tc.registerPlugin, preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
                       .pods = tc.pods,
-                      .nodes = nodes});
+                      .nodes = nodes,
+                      .extenders = extenders});
     ASSERT_TRUE(env.ok());
     env.addToPodStore(tc.pod);
     for (const auto& p : tc.pods) env.addToPodStore(p);
