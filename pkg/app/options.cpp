@@ -149,11 +149,16 @@ Result<std::chrono::milliseconds> parseDuration(std::string_view v) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+// Whether flag `name` has not been given before: pflag's list values replace their default when first set
+// and append after that.
+bool firstUse(const Options& o, std::string_view name) {
+  return std::find(o.flagsSet.begin(), o.flagsSet.end(), name) == o.flagsSet.end();
+}
+
 // pflag's StringSlice: comma-separated ("" is no element); the first use replaces the default, later
 // uses of the same flag append.
 void setStringSlice(Options& o, const std::string& name, std::vector<std::string>& field, std::string_view v) {
-  const bool repeated = std::find(o.flagsSet.begin(), o.flagsSet.end(), name) != o.flagsSet.end();
-  if (!repeated) field.clear();
+  if (firstUse(o, name)) field.clear();
   size_t pos = 0;
   while (!v.empty() && pos <= v.size()) {
     size_t comma = v.find(',', pos);
@@ -367,9 +372,7 @@ const std::vector<Flag>& flags() {
                      if (!n.ok()) return n.error();
                      ids.push_back(static_cast<int32_t>(*n));
                    }
-                   if (std::find(o.flagsSet.begin(), o.flagsSet.end(), "tls-curve-preferences") == o.flagsSet.end()) {
-                     o.tlsCurvePreferences.clear();
-                   }
+                   if (firstUse(o, "tls-curve-preferences")) o.tlsCurvePreferences.clear();
                    o.tlsCurvePreferences.insert(o.tlsCurvePreferences.end(), ids.begin(), ids.end());
                    return {};
                  }});
@@ -392,9 +395,7 @@ const std::vector<Flag>& flags() {
                    auto pair = parseNamedCertKey(v);
                    if (!pair.ok()) return pair.error();
                    // cliflag.NamedCertKeyArray: the first use replaces the default, later ones append.
-                   if (std::find(o.flagsSet.begin(), o.flagsSet.end(), "tls-sni-cert-key") == o.flagsSet.end()) {
-                     o.tlsSniCertKeys.clear();
-                   }
+                   if (firstUse(o, "tls-sni-cert-key")) o.tlsSniCertKeys.clear();
                    o.tlsSniCertKeys.push_back(std::move(pair).value());
                    return {};
                  }});

@@ -549,12 +549,10 @@ struct Server::Impl {
       auto generated = generateSelfSigned();
       if (!generated) return generated.error().wrap("generating self-signed certificate");
       certPem = generated->certPem;
-      BioPtr certBio(BIO_new_mem_buf(generated->certPem.data(), static_cast<int>(generated->certPem.size())));
-      BioPtr keyBio(BIO_new_mem_buf(generated->keyPem.data(), static_cast<int>(generated->keyPem.size())));
-      X509Ptr cert(PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr));
-      PkeyPtr key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr));
-      if (!cert || !key || SSL_CTX_use_certificate(ssl.get(), cert.get()) != 1 ||
-          SSL_CTX_use_PrivateKey(ssl.get(), key.get()) != 1) {
+      auto pair = parseCertKeyPair(generated->certPem, generated->keyPem);
+      if (!pair) return pair.error().wrap("installing self-signed certificate");
+      if (SSL_CTX_use_certificate(ssl.get(), pair->cert.get()) != 1 ||
+          SSL_CTX_use_PrivateKey(ssl.get(), pair->key.get()) != 1) {
         return Error(sslError("installing self-signed certificate"));
       }
     }
