@@ -297,10 +297,11 @@ const std::vector<Flag>& flags() {
            o.bindAddress = s;
            return {};
          }});
-    f.push_back({"cert-dir", "", false, "string", "", "Secure serving",
-                 "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file "
-                 "are provided, this flag will be ignored.",
-                 false, str(&Options::certDir)});
+    f.push_back(
+        {"cert-dir", "", false, "string", "", "Secure serving",
+         "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file "
+         "are provided, this flag will be ignored.",
+         false, str(&Options::certDir)});
     // HTTP/2 is never offered (no ALPN "h2"), so these two are accepted and validated only.
     f.push_back({"disable-http2-serving", "", true, "", "", "Secure serving",
                  "If true, HTTP2 serving will be disabled [default=false]", false,
@@ -382,23 +383,24 @@ const std::vector<Flag>& flags() {
     f.push_back({"tls-private-key-file", "", false, "string", "", "Secure serving",
                  "File containing the default x509 private key matching --tls-cert-file.", false,
                  str(&Options::tlsPrivateKeyFile)});
-    f.push_back({"tls-sni-cert-key", "", false, "namedCertKey", "[]", "Secure serving",
-                 "A pair of x509 certificate and private key file paths, optionally suffixed with a list of "
-                 "domain patterns which are fully qualified domain names, possibly with prefixed wildcard "
-                 "segments. The domain patterns also allow IP addresses, but IPs should only be used if the "
-                 "apiserver has visibility to the IP address requested by a client. If no domain patterns are "
-                 "provided, the names of the certificate are extracted. Non-wildcard matches trump over "
-                 "wildcard matches, explicit domain patterns trump over extracted names. For multiple "
-                 "key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "
-                 "\"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\".",
-                 false, [](Options& o, std::string_view v) -> VoidResult {
-                   auto pair = parseNamedCertKey(v);
-                   if (!pair.ok()) return pair.error();
-                   // cliflag.NamedCertKeyArray: the first use replaces the default, later ones append.
-                   if (firstUse(o, "tls-sni-cert-key")) o.tlsSniCertKeys.clear();
-                   o.tlsSniCertKeys.push_back(std::move(pair).value());
-                   return {};
-                 }});
+    f.push_back(
+        {"tls-sni-cert-key", "", false, "namedCertKey", "[]", "Secure serving",
+         "A pair of x509 certificate and private key file paths, optionally suffixed with a list of "
+         "domain patterns which are fully qualified domain names, possibly with prefixed wildcard "
+         "segments. The domain patterns also allow IP addresses, but IPs should only be used if the "
+         "apiserver has visibility to the IP address requested by a client. If no domain patterns are "
+         "provided, the names of the certificate are extracted. Non-wildcard matches trump over "
+         "wildcard matches, explicit domain patterns trump over extracted names. For multiple "
+         "key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "
+         "\"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\".",
+         false, [](Options& o, std::string_view v) -> VoidResult {
+           auto pair = parseNamedCertKey(v);
+           if (!pair.ok()) return pair.error();
+           // cliflag.NamedCertKeyArray: the first use replaces the default, later ones append.
+           if (firstUse(o, "tls-sni-cert-key")) o.tlsSniCertKeys.clear();
+           o.tlsSniCertKeys.push_back(std::move(pair).value());
+           return {};
+         }});
 
     // authentication (upstream DelegatingAuthenticationOptions.AddFlags, RemoteKubeConfigFileOptional)
     auto authnDur = [](std::chrono::milliseconds server::auth::DelegatingAuthenticationOptions::*field) {

@@ -75,9 +75,9 @@ struct Options {
   std::vector<std::string> tlsCipherSuites;  // --tls-cipher-suites (Go names)
   std::vector<int32_t> tlsCurvePreferences;  // --tls-curve-preferences (Go CurveIDs)
   std::vector<server::SniCertKey> tlsSniCertKeys;  // --tls-sni-cert-key, in order
-  std::string certDir;                        // --cert-dir: where the self-signed pair is kept
-  bool permitPortSharing = false;             // --permit-port-sharing: SO_REUSEPORT
-  bool permitAddressSharing = false;          // --permit-address-sharing: SO_REUSEADDR (always set anyway)
+  std::string certDir;                             // --cert-dir: where the self-signed pair is kept
+  bool permitPortSharing = false;                  // --permit-port-sharing: SO_REUSEPORT
+  bool permitAddressSharing = false;  // --permit-address-sharing: SO_REUSEADDR (always set anyway)
   // --disable-http2-serving, --http2-max-streams-per-connection: accepted and validated as upstream, with
   // no effect: the secure port speaks HTTP/1.1 only and never offers HTTP/2 (ALPN "h2").
   bool disableHttp2Serving = false;

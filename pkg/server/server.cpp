@@ -533,7 +533,8 @@ struct Server::Impl {
       return Error("--tls-cert-file and --tls-private-key-file must be given together");
     }
     if (options.certFile.empty() && !options.certDirectory.empty()) {
-      if (auto r = selfSignedInCertDirectory(); !r) return r.error().wrap("error creating self-signed certificates");
+      if (auto r = selfSignedInCertDirectory(); !r)
+        return r.error().wrap("error creating self-signed certificates");
     }
     if (!options.certFile.empty()) {
       auto pem = readFile(options.certFile);
@@ -570,7 +571,9 @@ struct Server::Impl {
   // <dir>/<pair>.crt|.key, generating and writing the pair unless both can be read.
   VoidResult selfSignedInCertDirectory() {
     const std::string dir = options.certDirectory;
-    auto join = [&](const std::string& file) { return (std::filesystem::path(dir) / file).lexically_normal().string(); };
+    auto join = [&](const std::string& file) {
+      return (std::filesystem::path(dir) / file).lexically_normal().string();
+    };
     options.certFile = join(options.pairName + ".crt");
     options.keyFile = join(options.pairName + ".key");
     const bool certReadable = canReadFile(options.certFile);
@@ -602,8 +605,9 @@ struct Server::Impl {
       auto keyText = readFile(sni.keyFile);
       if (!keyText) return keyText.error().wrap("failed to load SNI cert and key");
       if (certText->empty() || keyText->empty()) {
-        return Error("failed to load SNI cert and key: missing content for serving cert \"sni-serving-cert::" +
-                     sni.certFile + "::" + sni.keyFile + "\"");
+        return Error(
+            "failed to load SNI cert and key: missing content for serving cert \"sni-serving-cert::" +
+            sni.certFile + "::" + sni.keyFile + "\"");
       }
       auto pair = parseCertKeyPair(*certText, *keyText);
       if (!pair) return pair.error().wrap("failed to load SNI cert and key");
@@ -642,8 +646,8 @@ struct Server::Impl {
     const auto* self = static_cast<const Impl*>(arg);
     const CertKeyPair* pair =
         self->sniCertificateFor(SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name), SSL_get_fd(ssl));
-    if (pair != nullptr &&
-        SSL_use_cert_and_key(ssl, pair->cert.get(), pair->key.get(), pair->chain.get(), /*override=*/1) != 1) {
+    if (pair != nullptr && SSL_use_cert_and_key(ssl, pair->cert.get(), pair->key.get(), pair->chain.get(),
+                                                /*override=*/1) != 1) {
       ERR_clear_error();
       return SSL_TLSEXT_ERR_ALERT_FATAL;
     }

@@ -676,7 +676,8 @@ TEST(ServerTest, SniCertificatesAreChosenByServerName) {
     auto generated = generateSelfSignedCertKey(name, sans);
     EXPECT_TRUE(generated.ok());
     return std::pair{*generated, SniCertKey{tmp.write(name + ".crt", generated->certPem),
-                                            tmp.write(name + ".key", generated->keyPem), {}}};
+                                            tmp.write(name + ".key", generated->keyPem),
+                                            {}}};
   };
   // CN "<host>@<time>" is no DNS name, so only the SANs (localhost, the host, the extras) are extracted.
   auto [wild, wildFiles] = pair("wild", {"*.example.com"});
@@ -693,13 +694,13 @@ TEST(ServerTest, SniCertificatesAreChosenByServerName) {
   auto& server = **s;
   server.start();
   const std::string fallback = server.certificatePem();
-  EXPECT_EQ(servedCertificate(server.port(), "api.example.com"), exact.certPem);   // exact beats wildcard
-  EXPECT_EQ(servedCertificate(server.port(), "API.Example.COM"), exact.certPem);   // lower-cased
-  EXPECT_EQ(servedCertificate(server.port(), "www.example.com"), wild.certPem);    // one-label wildcard
-  EXPECT_EQ(servedCertificate(server.port(), "a.b.example.com"), fallback);        // not two labels
-  EXPECT_EQ(servedCertificate(server.port(), "other.test"), named.certPem);        // explicit beats extracted
-  EXPECT_EQ(servedCertificate(server.port(), "localhost"), wild.certPem);          // earlier pair wins
-  EXPECT_EQ(servedCertificate(server.port(), "upper.test"), fallback);             // table names as given
+  EXPECT_EQ(servedCertificate(server.port(), "api.example.com"), exact.certPem);  // exact beats wildcard
+  EXPECT_EQ(servedCertificate(server.port(), "API.Example.COM"), exact.certPem);  // lower-cased
+  EXPECT_EQ(servedCertificate(server.port(), "www.example.com"), wild.certPem);   // one-label wildcard
+  EXPECT_EQ(servedCertificate(server.port(), "a.b.example.com"), fallback);       // not two labels
+  EXPECT_EQ(servedCertificate(server.port(), "other.test"), named.certPem);       // explicit beats extracted
+  EXPECT_EQ(servedCertificate(server.port(), "localhost"), wild.certPem);         // earlier pair wins
+  EXPECT_EQ(servedCertificate(server.port(), "upper.test"), fallback);            // table names as given
   EXPECT_EQ(servedCertificate(server.port(), "unknown.test"), fallback);
   EXPECT_EQ(servedCertificate(server.port(), ""), fallback);  // no SNI, 127.0.0.1 not named
 
@@ -714,12 +715,14 @@ TEST(ServerTest, SniCertificatesAreChosenByServerName) {
   o.sniCertKeys = {{(tmp.path / "missing.crt").string(), ipFiles.keyFile, {}}};
   auto missing = Server::create(o);
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message(),
-            "failed to load SNI cert and key: open " + (tmp.path / "missing.crt").string() + ": no such file or directory");
+  EXPECT_EQ(missing.error().message(), "failed to load SNI cert and key: open " +
+                                           (tmp.path / "missing.crt").string() +
+                                           ": no such file or directory");
   o.sniCertKeys = {{ipFiles.certFile, wildFiles.keyFile, {}}};
   auto mismatch = Server::create(o);
   ASSERT_FALSE(mismatch.ok());
-  EXPECT_EQ(mismatch.error().message(), "failed to load SNI cert and key: tls: private key does not match public key");
+  EXPECT_EQ(mismatch.error().message(),
+            "failed to load SNI cert and key: tls: private key does not match public key");
 }
 
 TEST(ServerTest, CurvePreferencesLimitTheKeyExchange) {
@@ -743,14 +746,17 @@ TEST(TlsCurveGroups, UpstreamTable) {
   EXPECT_EQ(tlsCurveGroups({23, 29, 23}).error().message(), "duplicate curve preference 23");
   EXPECT_EQ(tlsCurveGroups({0}).error().message(), "curve preference 0 is out of range (must be 1-65535)");
   EXPECT_EQ(tlsCurveGroups({-1}).error().message(), "curve preference -1 is out of range (must be 1-65535)");
-  EXPECT_EQ(tlsCurveGroups({70000}).error().message(), "curve preference 70000 is out of range (must be 1-65535)");
-  EXPECT_EQ(tlsCurveGroups({9999}).error().message(), "curve preference 9999 is not supported by the current Go version");
+  EXPECT_EQ(tlsCurveGroups({70000}).error().message(),
+            "curve preference 70000 is out of range (must be 1-65535)");
+  EXPECT_EQ(tlsCurveGroups({9999}).error().message(),
+            "curve preference 9999 is not supported by the current Go version");
   // "all standard curves": with 4588 (X25519MLKEM768) only where OpenSSL has it (3.5+).
   auto all = tlsCurveGroups({23, 24, 25, 29, 4588});
   if (all.ok()) {
     EXPECT_EQ(*all, "X25519MLKEM768:X25519:P-256:P-384:P-521");
   } else {
-    EXPECT_THAT(all.error().message(), StartsWith("curve preference 4588 (X25519MLKEM768) is not supported by OpenSSL"));
+    EXPECT_THAT(all.error().message(),
+                StartsWith("curve preference 4588 (X25519MLKEM768) is not supported by OpenSSL"));
   }
   EXPECT_EQ(tlsCurveGroups({23, 24, 25, 29}).value(), "X25519:P-256:P-384:P-521");
 }
