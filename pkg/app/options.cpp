@@ -52,6 +52,85 @@ Result<int64_t> parseInt(std::string_view v, int64_t min, int64_t max, const cha
   return static_cast<int64_t>(n);
 }
 
+// strconv.ParseInt(v, 0, bits), as pflag's int and int32Slice values parse: a sign, then a 0x / 0o / 0b
+// / 0 prefix picks the base, '_' may separate digits.
+Result<int64_t> parseGoInt(std::string_view v, int bits) {
+  const std::string quoted = "strconv.ParseInt: parsing \"" + std::string(v) + "\": ";
+  std::string_view s = v;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  int base = 10;
+  bool prefixed = false;
+  if (s.size() > 1 && s[0] == '0') {
+    const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
+    base = p == 'x' ? 16 : p == 'o' ? 8 : p == 'b' ? 2 : 8;
+    prefixed = p == 'x' || p == 'o' || p == 'b';
+    s.remove_prefix(prefixed ? 2 : 1);
+  }
+  if (s.empty() && !(base == 8 && !prefixed)) return Error(quoted + "invalid syntax");
+  // Go's underscoreOK: '_' only between digits, or right after a base prefix.
+  bool lastDigit = prefixed || (base == 8 && !prefixed);
+  uint64_t n = 0;
+  const uint64_t limit = (uint64_t{1} << (bits - 1)) - (negative ? 0 : 1);
+  bool overflow = false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '_') {
+      if (!lastDigit) return Error(quoted + "invalid syntax");
+      lastDigit = false;
+      continue;
+    }
+    const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                  : std::isalpha(static_cast<unsigned char>(c))
+                      ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                      : 99;
+    if (d >= base) return Error(quoted + "invalid syntax");
+    lastDigit = true;
+    if (!overflow && (__builtin_mul_overflow(n, static_cast<uint64_t>(base), &n) ||
+                      __builtin_add_overflow(n, static_cast<uint64_t>(d), &n) || n > limit)) {
+      overflow = true;
+    }
+  }
+  if (!lastDigit && !s.empty()) return Error(quoted + "invalid syntax");
+  if (overflow) return Error(quoted + "value out of range");
+  if (n == 0) return int64_t{0};
+  return negative ? -static_cast<int64_t>(n - 1) - 1 : static_cast<int64_t>(n);
+}
+
+// pflag's boolean flags: strconv.ParseBool into `field`.
+auto boolFlag(bool Options::*field) {
+  return [field](Options& o, std::string_view v) -> VoidResult {
+    auto b = parseBool(v);
+    if (!b.ok()) return b.error();
+    o.*field = *b;
+    return {};
+  };
+}
+
+// cliflag.NamedCertKey.Set: "crt,key" or "crt,key:name,name" (each part trimmed).
+Result<server::SniCertKey> parseNamedCertKey(std::string_view value) {
+  server::SniCertKey out;
+  std::string_view keycert = value;
+  if (const size_t colon = value.find(':'); colon != std::string_view::npos) {
+    keycert = trim(value.substr(0, colon));
+    const std::string_view names = trim(value.substr(colon + 1));
+    if (names.empty()) return Error("empty names list is not allowed");
+    for (std::string_view name : split(names, ',')) out.names.emplace_back(trim(name));
+  } else {
+    keycert = trim(value);
+  }
+  const size_t comma = keycert.find(',');
+  if (comma == std::string_view::npos || keycert.find(',', comma + 1) != std::string_view::npos) {
+    return Error("expected comma separated certificate and key file paths");
+  }
+  out.certFile = std::string(trim(keycert.substr(0, comma)));
+  out.keyFile = std::string(trim(keycert.substr(comma + 1)));
+  return out;
+}
+
 Result<float> parseFloat(std::string_view v) {
   std::string s(v);
   char* end = nullptr;
@@ -70,11 +149,16 @@ Result<std::chrono::milliseconds> parseDuration(std::string_view v) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+// Whether flag `name` has not been given before: pflag's list values replace their default when first set
+// and append after that.
+bool firstUse(const Options& o, std::string_view name) {
+  return std::find(o.flagsSet.begin(), o.flagsSet.end(), name) == o.flagsSet.end();
+}
+
 // pflag's StringSlice: comma-separated ("" is no element); the first use replaces the default, later
 // uses of the same flag append.
 void setStringSlice(Options& o, const std::string& name, std::vector<std::string>& field, std::string_view v) {
-  const bool repeated = std::find(o.flagsSet.begin(), o.flagsSet.end(), name) != o.flagsSet.end();
-  if (!repeated) field.clear();
+  if (firstUse(o, name)) field.clear();
   size_t pos = 0;
   while (!v.empty() && pos <= v.size()) {
     size_t comma = v.find(',', pos);
@@ -214,6 +298,33 @@ const std::vector<Flag>& flags() {
            return {};
          }});
     f.push_back(
+        {"cert-dir", "", false, "string", "", "Secure serving",
+         "The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file "
+         "are provided, this flag will be ignored.",
+         false, str(&Options::certDir)});
+    // HTTP/2 is never offered (no ALPN "h2"), so these two are accepted and validated only.
+    f.push_back({"disable-http2-serving", "", true, "", "", "Secure serving",
+                 "If true, HTTP2 serving will be disabled [default=false]", false,
+                 boolFlag(&Options::disableHttp2Serving)});
+    f.push_back({"http2-max-streams-per-connection", "", false, "int", "", "Secure serving",
+                 "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 "
+                 "connection. Zero means to use golang's default.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   auto n = parseGoInt(v, 64);
+                   if (!n.ok()) return n.error();
+                   o.http2MaxStreamsPerConnection = *n;
+                   return {};
+                 }});
+    f.push_back({"permit-address-sharing", "", true, "", "", "Secure serving",
+                 "If true, SO_REUSEADDR will be used when binding the port. This allows binding to wildcard "
+                 "IPs like 0.0.0.0 and specific IPs in parallel, and it avoids waiting for the kernel to "
+                 "release sockets in TIME_WAIT state. [default=false]",
+                 false, boolFlag(&Options::permitAddressSharing)});
+    f.push_back({"permit-port-sharing", "", true, "", "", "Secure serving",
+                 "If true, SO_REUSEPORT will be used when binding the port, which allows more than one "
+                 "instance to bind on the same address and port. [default=false]",
+                 false, boolFlag(&Options::permitPortSharing)});
+    f.push_back(
         {"secure-port", "", false, "int", "10259", "Secure serving",
          "The port on which to serve HTTPS with authentication and authorization. If 0, don't serve HTTPS "
          "at all.",
@@ -230,9 +341,10 @@ const std::vector<Flag>& flags() {
          }});
     f.push_back(
         {"tls-cert-file", "", false, "string", "", "Secure serving",
-         "File containing the default x509 Certificate for HTTPS. If HTTPS serving is enabled, and "
-         "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate and key "
-         "are generated in memory.",
+         "File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after "
+         "server cert). If HTTPS serving is enabled, and --tls-cert-file and --tls-private-key-file are not "
+         "provided, a self-signed certificate and key are generated for the public address and saved to "
+         "the directory specified by --cert-dir.",
          false, str(&Options::tlsCertFile)});
     f.push_back({"tls-cipher-suites", "", false, "strings", "", "Secure serving",
                  "Comma-separated list of cipher suites for the server. If omitted, the default Go cipher "
@@ -246,12 +358,49 @@ const std::vector<Flag>& flags() {
                    setStringSlice(o, "tls-cipher-suites", o.tlsCipherSuites, v);
                    return {};
                  }});
+    f.push_back({"tls-curve-preferences", "", false, "int32Slice", "[]", "Secure serving",
+                 "Comma-separated list of numeric Go crypto/tls CurveID values, as the allowed key exchange "
+                 "mechanisms for the server. The supported values depend on the Go version used. See "
+                 "https://pkg.go.dev/crypto/tls#CurveID for values supported for each Go version. The order "
+                 "of the list is ignored, and key exchange mechanisms are chosen by Go from this list using "
+                 "an internal preference order. If omitted, the default Go curves will be used.",
+                 false, [](Options& o, std::string_view v) -> VoidResult {
+                   // pflag's int32Slice: split on ',', each strconv.ParseInt(x, 0, 32); the first use
+                   // replaces the default, later ones append.
+                   std::vector<int32_t> ids;
+                   for (std::string_view id : split(v, ',')) {
+                     auto n = parseGoInt(id, 32);
+                     if (!n.ok()) return n.error();
+                     ids.push_back(static_cast<int32_t>(*n));
+                   }
+                   if (firstUse(o, "tls-curve-preferences")) o.tlsCurvePreferences.clear();
+                   o.tlsCurvePreferences.insert(o.tlsCurvePreferences.end(), ids.begin(), ids.end());
+                   return {};
+                 }});
     f.push_back({"tls-min-version", "", false, "string", "", "Secure serving",
                  "Minimum TLS version supported. Possible values: " + joinNames(server::tlsPossibleVersions()),
                  false, str(&Options::tlsMinVersion)});
     f.push_back({"tls-private-key-file", "", false, "string", "", "Secure serving",
                  "File containing the default x509 private key matching --tls-cert-file.", false,
                  str(&Options::tlsPrivateKeyFile)});
+    f.push_back(
+        {"tls-sni-cert-key", "", false, "namedCertKey", "[]", "Secure serving",
+         "A pair of x509 certificate and private key file paths, optionally suffixed with a list of "
+         "domain patterns which are fully qualified domain names, possibly with prefixed wildcard "
+         "segments. The domain patterns also allow IP addresses, but IPs should only be used if the "
+         "apiserver has visibility to the IP address requested by a client. If no domain patterns are "
+         "provided, the names of the certificate are extracted. Non-wildcard matches trump over "
+         "wildcard matches, explicit domain patterns trump over extracted names. For multiple "
+         "key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "
+         "\"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\".",
+         false, [](Options& o, std::string_view v) -> VoidResult {
+           auto pair = parseNamedCertKey(v);
+           if (!pair.ok()) return pair.error();
+           // cliflag.NamedCertKeyArray: the first use replaces the default, later ones append.
+           if (firstUse(o, "tls-sni-cert-key")) o.tlsSniCertKeys.clear();
+           o.tlsSniCertKeys.push_back(std::move(pair).value());
+           return {};
+         }});
 
     // authentication (upstream DelegatingAuthenticationOptions.AddFlags, RemoteKubeConfigFileOptional)
     auto authnDur = [](std::chrono::milliseconds server::auth::DelegatingAuthenticationOptions::*field) {
@@ -743,6 +892,26 @@ const std::map<std::string, FlagGetter, std::less<>>& flagGetters() {
     g["tls-cipher-suites"] = [](const Options& o) { return bracketed(o.tlsCipherSuites); };
     g["tls-min-version"] = str(&Options::tlsMinVersion);
     g["tls-private-key-file"] = str(&Options::tlsPrivateKeyFile);
+    g["cert-dir"] = str(&Options::certDir);
+    g["disable-http2-serving"] = [](const Options& o) { return boolText(o.disableHttp2Serving); };
+    g["http2-max-streams-per-connection"] = [](const Options& o) {
+      return std::to_string(o.http2MaxStreamsPerConnection);
+    };
+    g["permit-address-sharing"] = [](const Options& o) { return boolText(o.permitAddressSharing); };
+    g["permit-port-sharing"] = [](const Options& o) { return boolText(o.permitPortSharing); };
+    g["tls-curve-preferences"] = [](const Options& o) {
+      std::vector<std::string> ids;
+      for (int32_t id : o.tlsCurvePreferences) ids.push_back(std::to_string(id));
+      return "[" + join(ids, ",") + "]";
+    };
+    g["tls-sni-cert-key"] = [](const Options& o) {
+      // cliflag.NamedCertKeyArray.String: "[crt,key:name,name;crt,key]".
+      std::vector<std::string> pairs;
+      for (const auto& p : o.tlsSniCertKeys) {
+        pairs.push_back(p.certFile + "," + p.keyFile + (p.names.empty() ? "" : ":" + join(p.names, ",")));
+      }
+      return "[" + join(pairs, ";") + "]";
+    };
     g["authentication-kubeconfig"] = [](const Options& o) { return o.authentication.remoteKubeconfig; };
     g["authentication-skip-lookup"] = [](const Options& o) { return boolText(o.authentication.skipLookup); };
     g["authentication-token-webhook-cache-ttl"] = [](const Options& o) {
@@ -937,6 +1106,7 @@ Result<Options> parseFlags(const std::vector<std::string>& args) {
   // Checked where upstream's SecureServingOptions.ApplyTo and the Validate functions check them.
   if (auto v = server::tlsVersion(o.tlsMinVersion); !v.ok()) return v.error();
   if (auto c = server::tlsCipherList(o.tlsCipherSuites); !c.ok()) return c.error();
+  if (auto c = server::tlsCurveGroups(o.tlsCurvePreferences); !c.ok()) return c.error();
   if (auto a = server::auth::validateAuthentication(o.authentication); !a.ok()) return a.error();
   // component-base metrics Options.Validate (after the serving and authentication options, as upstream),
   // against the binary's version: all its errors at once.

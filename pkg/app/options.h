@@ -26,6 +26,7 @@
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/metrics/component_metrics.h"
 #include "pkg/server/auth/delegating.h"
+#include "pkg/server/server.h"
 #include "pkg/util/result.h"
 
 namespace ks::app {
@@ -72,6 +73,15 @@ struct Options {
   std::string tlsPrivateKeyFile;             // --tls-private-key-file
   std::string tlsMinVersion;                 // --tls-min-version ("" = VersionTLS12)
   std::vector<std::string> tlsCipherSuites;  // --tls-cipher-suites (Go names)
+  std::vector<int32_t> tlsCurvePreferences;  // --tls-curve-preferences (Go CurveIDs)
+  std::vector<server::SniCertKey> tlsSniCertKeys;  // --tls-sni-cert-key, in order
+  std::string certDir;                             // --cert-dir: where the self-signed pair is kept
+  bool permitPortSharing = false;                  // --permit-port-sharing: SO_REUSEPORT
+  bool permitAddressSharing = false;  // --permit-address-sharing: SO_REUSEADDR (always set anyway)
+  // --disable-http2-serving, --http2-max-streams-per-connection: accepted and validated as upstream, with
+  // no effect: the secure port speaks HTTP/1.1 only and never offers HTTP/2 (ALPN "h2").
+  bool disableHttp2Serving = false;
+  int64_t http2MaxStreamsPerConnection = 0;
 
   // authentication / authorization of the secure port, delegated to kube-apiserver
   server::auth::DelegatingAuthenticationOptions authentication;

@@ -366,6 +366,13 @@ int runDaemon(const Options& options) {
     auto ciphers = server::tlsCipherList(options.tlsCipherSuites);
     if (!ciphers.ok()) return fail(ciphers.error());
     sopts.cipherList = std::move(ciphers).value();
+    auto groups = server::tlsCurveGroups(options.tlsCurvePreferences);
+    if (!groups.ok()) return fail(groups.error());
+    sopts.groupsList = std::move(groups).value();
+    sopts.certDirectory = options.certDir;  // pair name "kube-scheduler", as upstream
+    sopts.sniCertKeys = options.tlsSniCertKeys;
+    sopts.permitPortSharing = options.permitPortSharing;
+    sopts.permitAddressSharing = options.permitAddressSharing;
     // As upstream: delegated authentication and authorization only when serving (Options.ApplyTo).
     std::vector<std::string> authWarnings;
     if (auto v = server::auth::validateAuthentication(options.authentication, &authWarnings); !v.ok()) {

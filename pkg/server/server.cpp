@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -35,7 +37,11 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
+#include <spdlog/spdlog.h>
+
+#include "pkg/api/labels.h"
 #include "pkg/server/http_request.h"
 #include "pkg/util/strings.h"
 
@@ -58,11 +64,15 @@ struct BioDeleter {
 struct BnDeleter {
   void operator()(BIGNUM* p) const { BN_free(p); }
 };
+struct X509StackDeleter {
+  void operator()(STACK_OF(X509) * p) const { sk_X509_pop_free(p, X509_free); }
+};
 using SslCtxPtr = std::unique_ptr<SSL_CTX, SslCtxDeleter>;
 using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyDeleter>;
 using X509Ptr = std::unique_ptr<X509, X509Deleter>;
 using BioPtr = std::unique_ptr<BIO, BioDeleter>;
 using BnPtr = std::unique_ptr<BIGNUM, BnDeleter>;
+using X509StackPtr = std::unique_ptr<STACK_OF(X509), X509StackDeleter>;
 
 // The OpenSSL error queue as text (and cleared).
 std::string sslError(std::string_view what) {
@@ -82,6 +92,13 @@ std::string sslError(std::string_view what) {
 std::string errnoText(int err) {
   char buf[256];
   return std::string(strerror_r(err, buf, sizeof(buf)));
+}
+
+// As Go's *PathError text: "open /x: no such file or directory".
+std::string pathError(std::string_view op, const std::string& path, int err) {
+  std::string text = errnoText(err);
+  if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+  return std::string(op) + " " + path + ": " + text;
 }
 
 bool isIp(const std::string& s) {
@@ -105,10 +122,128 @@ std::string bioToString(BIO* bio) {
 
 Result<std::string> readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error("cannot open " + path);
+  if (!in) return Error(pathError("open", path, errno));
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// os.WriteFile: created with `mode` (less the umask), truncated when it exists.
+VoidResult writeFile(const std::string& path, const std::string& data, mode_t mode) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Error(pathError("open", path, errno));
+  std::string_view rest = data;
+  while (!rest.empty()) {
+    ssize_t w = ::write(fd, rest.data(), rest.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int err = errno;
+      ::close(fd);
+      return Error(pathError("write", path, err));
+    }
+    rest.remove_prefix(static_cast<size_t>(w));
+  }
+  if (::close(fd) != 0) return Error(pathError("close", path, errno));
+  return {};
+}
+
+// os.MkdirAll(dir, 0755).
+VoidResult makeDirectories(const std::string& dir) {
+  std::error_code ec;
+  if (dir.empty() || std::filesystem::is_directory(dir, ec)) return {};
+  std::string built;
+  size_t pos = 0;
+  while (pos <= dir.size()) {
+    size_t slash = dir.find('/', pos);
+    if (slash == std::string::npos) slash = dir.size();
+    built = dir.substr(0, slash);
+    pos = slash + 1;
+    if (built.empty() || std::filesystem::is_directory(built, ec)) continue;
+    if (::mkdir(built.c_str(), 0755) != 0 && errno != EEXIST) return Error(pathError("mkdir", built, errno));
+  }
+  return {};
+}
+
+bool canReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return static_cast<bool>(in);
+}
+
+// A certificate (with the chain after it) and its key, as tls.X509KeyPair checks them.
+struct CertKeyPair {
+  X509Ptr cert;
+  PkeyPtr key;
+  X509StackPtr chain;
+};
+
+Result<CertKeyPair> parseCertKeyPair(const std::string& certPem, const std::string& keyPem) {
+  CertKeyPair out;
+  BioPtr certBio(BIO_new_mem_buf(certPem.data(), static_cast<int>(certPem.size())));
+  out.cert.reset(PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr));
+  if (!out.cert) {
+    ERR_clear_error();
+    return Error("tls: failed to find any PEM data in certificate input");
+  }
+  out.chain.reset(sk_X509_new_null());
+  while (X509* next = PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr)) {
+    sk_X509_push(out.chain.get(), next);
+  }
+  ERR_clear_error();  // the end of the PEM input
+  BioPtr keyBio(BIO_new_mem_buf(keyPem.data(), static_cast<int>(keyPem.size())));
+  out.key.reset(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr));
+  if (!out.key) {
+    ERR_clear_error();
+    return Error("tls: failed to find any PEM data in key input");
+  }
+  if (X509_check_private_key(out.cert.get(), out.key.get()) != 1) {
+    ERR_clear_error();
+    return Error("tls: private key does not match public key");
+  }
+  return out;
+}
+
+// upstream getCertificateNames: the CN when it is a DNS name (not an IP), then the DNS SANs. IP SANs are
+// left out: SNI never carries an IP.
+std::vector<std::string> certificateNames(X509* cert) {
+  std::vector<std::string> names;
+  X509_NAME* subject = X509_get_subject_name(cert);
+  int idx = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+  if (idx >= 0) {
+    const ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, idx));
+    std::string cn(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                   static_cast<size_t>(ASN1_STRING_length(data)));
+    std::string_view domain = cn;
+    if (domain.rfind("*.", 0) == 0) domain.remove_prefix(2);
+    if (!isIp(cn) && (cn == "*" || api::isDNS1123Subdomain(domain).empty())) names.push_back(cn);
+  }
+  auto* sans = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr));
+  for (int i = 0; sans != nullptr && i < sk_GENERAL_NAME_num(sans); ++i) {
+    const GENERAL_NAME* gn = sk_GENERAL_NAME_value(sans, i);
+    if (gn->type != GEN_DNS) continue;
+    names.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(gn->d.dNSName)),
+                       static_cast<size_t>(ASN1_STRING_length(gn->d.dNSName)));
+  }
+  GENERAL_NAMES_free(sans);
+  return names;
+}
+
+// The local address of `fd` as Go prints an IP (IPv4-mapped IPv6 as IPv4); empty when unknown.
+std::string localIp(int fd) {
+  sockaddr_storage local{};
+  socklen_t len = sizeof(local);
+  if (fd < 0 || ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) != 0) return {};
+  char buf[INET6_ADDRSTRLEN] = {};
+  if (local.ss_family == AF_INET) {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&local)->sin_addr, buf, sizeof(buf));
+  } else if (local.ss_family == AF_INET6) {
+    const in6_addr& a = reinterpret_cast<sockaddr_in6*>(&local)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+      inet_ntop(AF_INET, &a.s6_addr[12], buf, sizeof(buf));
+    } else {
+      inet_ntop(AF_INET6, &a, buf, sizeof(buf));
+    }
+  }
+  return buf;
 }
 
 std::string_view reasonPhrase(int status) {
@@ -338,6 +473,10 @@ struct Server::Impl {
   ServerOptions options;
   SslCtxPtr ssl;
   std::string certPem;
+  // --tls-sni-cert-key: the pairs, and the server names (lower-case lookups) they answer for. Immutable
+  // once set up; read by the handshake's servername callback on connection threads.
+  std::vector<CertKeyPair> sniCerts;
+  std::map<std::string, const CertKeyPair*, std::less<>> sniByName;
   int listenFd = -1;
   int wakeRead = -1;
   int wakeWrite = -1;
@@ -379,6 +518,9 @@ struct Server::Impl {
     if (!options.cipherList.empty() && SSL_CTX_set_cipher_list(ssl.get(), options.cipherList.c_str()) != 1) {
       return Error(sslError("setting --tls-cipher-suites"));
     }
+    if (!options.groupsList.empty() && SSL_CTX_set1_groups_list(ssl.get(), options.groupsList.c_str()) != 1) {
+      return Error(sslError("setting --tls-curve-preferences"));
+    }
     SSL_CTX_set_mode(ssl.get(), SSL_MODE_AUTO_RETRY);
     // Request (never require) a client certificate, as Go's tls.RequestClientCert: the handshake accepts
     // any certificate and the authentication filter verifies it against the current client CAs.
@@ -389,6 +531,10 @@ struct Server::Impl {
     SSL_CTX_set_session_id_context(ssl.get(), kSessionContext, sizeof(kSessionContext) - 1);
     if (options.certFile.empty() != options.keyFile.empty()) {
       return Error("--tls-cert-file and --tls-private-key-file must be given together");
+    }
+    if (options.certFile.empty() && !options.certDirectory.empty()) {
+      if (auto r = selfSignedInCertDirectory(); !r)
+        return r.error().wrap("error creating self-signed certificates");
     }
     if (!options.certFile.empty()) {
       auto pem = readFile(options.certFile);
@@ -401,22 +547,111 @@ struct Server::Impl {
         return Error(sslError("loading --tls-private-key-file " + options.keyFile));
       }
     } else {
-      std::string host =
-          options.bindAddress == "0.0.0.0" || options.bindAddress == "::" ? "" : options.bindAddress;
-      auto generated = generateSelfSignedCertKey(host.empty() ? "localhost" : host, options.alternateNames);
+      auto generated = generateSelfSigned();
       if (!generated) return generated.error().wrap("generating self-signed certificate");
       certPem = generated->certPem;
-      BioPtr certBio(BIO_new_mem_buf(generated->certPem.data(), static_cast<int>(generated->certPem.size())));
-      BioPtr keyBio(BIO_new_mem_buf(generated->keyPem.data(), static_cast<int>(generated->keyPem.size())));
-      X509Ptr cert(PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr));
-      PkeyPtr key(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr));
-      if (!cert || !key || SSL_CTX_use_certificate(ssl.get(), cert.get()) != 1 ||
-          SSL_CTX_use_PrivateKey(ssl.get(), key.get()) != 1) {
+      auto pair = parseCertKeyPair(generated->certPem, generated->keyPem);
+      if (!pair) return pair.error().wrap("installing self-signed certificate");
+      if (SSL_CTX_use_certificate(ssl.get(), pair->cert.get()) != 1 ||
+          SSL_CTX_use_PrivateKey(ssl.get(), pair->key.get()) != 1) {
         return Error(sslError("installing self-signed certificate"));
       }
     }
     if (SSL_CTX_check_private_key(ssl.get()) != 1) return Error(sslError("certificate and key do not match"));
+    return setUpSni();
+  }
+
+  Result<CertKeyPem> generateSelfSigned() const {
+    std::string host =
+        options.bindAddress == "0.0.0.0" || options.bindAddress == "::" ? "" : options.bindAddress;
+    return generateSelfSignedCertKey(host.empty() ? "localhost" : host, options.alternateNames);
+  }
+
+  // upstream MaybeDefaultWithSelfSignedCerts with a certificate directory: points certFile / keyFile at
+  // <dir>/<pair>.crt|.key, generating and writing the pair unless both can be read.
+  VoidResult selfSignedInCertDirectory() {
+    const std::string dir = options.certDirectory;
+    auto join = [&](const std::string& file) {
+      return (std::filesystem::path(dir) / file).lexically_normal().string();
+    };
+    options.certFile = join(options.pairName + ".crt");
+    options.keyFile = join(options.pairName + ".key");
+    const bool certReadable = canReadFile(options.certFile);
+    const bool keyReadable = canReadFile(options.keyFile);
+    if (certReadable && keyReadable) return {};
+    if (certReadable != keyReadable) {
+      return Error("error reading " + (certReadable ? options.keyFile : options.certFile) +
+                   ", certificate and key must be supplied as a pair");
+    }
+    auto generated = generateSelfSigned();
+    if (!generated) return generated.error().wrap("unable to generate self signed cert");
+    for (const auto& [path, pem, mode] : {std::tuple{options.certFile, generated->certPem, mode_t{0644}},
+                                          std::tuple{options.keyFile, generated->keyPem, mode_t{0600}}}) {
+      if (auto r = makeDirectories(std::filesystem::path(path).parent_path().string()); !r) return r;
+      if (auto r = writeFile(path, pem, mode); !r) return r;
+    }
+    spdlog::info("Generated self-signed cert ({}, {})", options.certFile, options.keyFile);
     return {};
+  }
+
+  // upstream BuildNamedCertificates: earlier pairs win over later ones, explicit names over names taken
+  // from a certificate.
+  VoidResult setUpSni() {
+    if (options.sniCertKeys.empty()) return {};
+    sniCerts.reserve(options.sniCertKeys.size());
+    for (const SniCertKey& sni : options.sniCertKeys) {
+      auto certText = readFile(sni.certFile);
+      if (!certText) return certText.error().wrap("failed to load SNI cert and key");
+      auto keyText = readFile(sni.keyFile);
+      if (!keyText) return keyText.error().wrap("failed to load SNI cert and key");
+      if (certText->empty() || keyText->empty()) {
+        return Error(
+            "failed to load SNI cert and key: missing content for serving cert \"sni-serving-cert::" +
+            sni.certFile + "::" + sni.keyFile + "\"");
+      }
+      auto pair = parseCertKeyPair(*certText, *keyText);
+      if (!pair) return pair.error().wrap("failed to load SNI cert and key");
+      sniCerts.push_back(std::move(pair).value());
+    }
+    std::map<std::string, const CertKeyPair*, std::less<>> explicitNames;
+    for (size_t i = sniCerts.size(); i-- > 0;) {
+      const std::vector<std::string>& names = options.sniCertKeys[i].names;
+      for (const auto& name : names) explicitNames[name] = &sniCerts[i];
+      if (names.empty()) {
+        for (const auto& name : certificateNames(sniCerts[i].cert.get())) sniByName[name] = &sniCerts[i];
+      }
+    }
+    for (const auto& [name, pair] : explicitNames) sniByName[name] = pair;
+    SSL_CTX_set_tlsext_servername_callback(ssl.get(), &Impl::selectSniCertificate);
+    SSL_CTX_set_tlsext_servername_arg(ssl.get(), this);
+    return {};
+  }
+
+  // Go's Config.getCertificate over NameToCertificate: the lower-cased name, then the name with its first
+  // label replaced by "*"; without a server name, the connection's local IP (upstream GetConfigForClient).
+  const CertKeyPair* sniCertificateFor(const char* serverName, int fd) const {
+    if (serverName == nullptr || *serverName == '\0') {
+      auto it = sniByName.find(localIp(fd));
+      return it == sniByName.end() ? nullptr : it->second;
+    }
+    const std::string name = asciiLower(serverName);
+    if (auto it = sniByName.find(name); it != sniByName.end()) return it->second;
+    const size_t dot = name.find('.');
+    const std::string wildcard = "*" + (dot == std::string::npos ? std::string() : name.substr(dot));
+    auto it = sniByName.find(wildcard);
+    return it == sniByName.end() ? nullptr : it->second;
+  }
+
+  static int selectSniCertificate(SSL* ssl, int* /*alert*/, void* arg) {
+    const auto* self = static_cast<const Impl*>(arg);
+    const CertKeyPair* pair =
+        self->sniCertificateFor(SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name), SSL_get_fd(ssl));
+    if (pair != nullptr && SSL_use_cert_and_key(ssl, pair->cert.get(), pair->key.get(), pair->chain.get(),
+                                                /*override=*/1) != 1) {
+      ERR_clear_error();
+      return SSL_TLSEXT_ERR_ALERT_FATAL;
+    }
+    return SSL_TLSEXT_ERR_OK;
   }
 
   VoidResult listen() {
@@ -434,7 +669,11 @@ struct Server::Impl {
     if (fd < 0) return Error("listen on " + where + ": " + errnoText(errno));
     listenFd = fd;
     int one = 1;
+    // Go's net.Listen sets SO_REUSEADDR on every Unix listener, whatever --permit-address-sharing says.
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (options.permitPortSharing && ::setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) {
+      spdlog::warn("failed to set SO_REUSEPORT on socket: {}", errnoText(errno));  // as upstream: not fatal
+    }
     if (::bind(fd, res->ai_addr, res->ai_addrlen) != 0 || ::listen(fd, 128) != 0) {
       return Error("listen on " + where + ": " + errnoText(errno));
     }

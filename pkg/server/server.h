@@ -1,7 +1,9 @@
 #pragma once
 // Server: the daemon's HTTPS endpoint, as upstream kube-scheduler's secure serving (--bind-address,
-// --secure-port, --tls-cert-file / --tls-private-key-file; a self-signed certificate generated in memory
-// when no files are given). Routes are exact paths registered before start(); healthz.h installs the
+// --secure-port, --tls-cert-file / --tls-private-key-file; without them a self-signed certificate, in memory
+// or kept in --cert-dir; --tls-sni-cert-key certificates chosen by the client's server name;
+// --tls-curve-preferences; --permit-port-sharing / --permit-address-sharing). Routes are exact paths
+// registered before start(); healthz.h installs the
 // scheduler's /healthz /livez /readyz /metrics /configz on it.
 //
 // Why our own small server on POSIX sockets + OpenSSL rather than cpprestsdk's http_listener: the listener
@@ -57,6 +59,14 @@ struct Response {
   static Response error(int status, std::string message);
 };
 
+// One --tls-sni-cert-key: PEM files (the certificate file may carry the chain after the leaf) and the
+// server names it answers for; without names, the certificate's own (its CN when a DNS name, its DNS SANs).
+struct SniCertKey {
+  std::string certFile;
+  std::string keyFile;
+  std::vector<std::string> names;
+};
+
 using Handler = std::function<Response(const Request&)>;
 // Runs in front of every request (routed or not), as upstream's handler chain: nullopt lets the request
 // through to its handler, a Response answers it instead (401, 403, 500).
@@ -69,9 +79,19 @@ struct ServerOptions {
   uint16_t port = 10259;
   // Serve HTTPS (the default, as upstream). Plain HTTP is for the simulator and tests only.
   bool tls = true;
-  // PEM files; both empty means a self-signed certificate generated in memory.
+  // PEM files; both empty means a self-signed certificate: generated in memory without certDirectory,
+  // else <certDirectory>/<pairName>.crt|.key, loaded when both exist, generated and written (certificate
+  // 0644, key 0600, directories 0755) when neither does, an error when only one does (upstream
+  // MaybeDefaultWithSelfSignedCerts).
   std::string certFile;
   std::string keyFile;
+  std::string certDirectory;
+  std::string pairName = "kube-scheduler";
+  // Certificates served by SNI instead of the default one (upstream's NamedCertificates): an exact name
+  // beats a wildcard ("*.example.com" matches one label), explicit names beat names taken from a
+  // certificate, earlier entries beat later ones. Without SNI the local IP address is looked up. Names are
+  // matched lower-cased against the table as given.
+  std::vector<SniCertKey> sniCertKeys;
   // Extra DNS names / IP addresses for the self-signed certificate's SAN (besides localhost, 127.0.0.1
   // and the bind address).
   std::vector<std::string> alternateNames;
@@ -81,6 +101,14 @@ struct ServerOptions {
   // OpenSSL cipher list for TLS 1.0-1.2 (--tls-cipher-suites mapped by tls_options.h); empty keeps
   // OpenSSL's defaults. As in Go, TLS 1.3 suites are not configurable.
   std::string cipherList;
+  // OpenSSL groups list for the key exchange ("X25519:P-256", from --tls-curve-preferences by
+  // tls_options.h); empty keeps OpenSSL's defaults.
+  std::string groupsList;
+  // --permit-port-sharing: SO_REUSEPORT on the listener, so several servers can bind the same address and
+  // port. --permit-address-sharing: SO_REUSEADDR; the listener sets it anyway, as Go's net.Listen does on
+  // every Unix listener, so the flag changes nothing here (nor, on Linux, upstream).
+  bool permitPortSharing = false;
+  bool permitAddressSharing = false;
   // Ask clients for a certificate in the handshake (never require one), as Go's tls.RequestClientCert, which
   // upstream sets whenever a client CA is configured.
   bool requestClientCertificates = true;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <set>
 
 namespace ks::server {
 namespace {
@@ -104,6 +106,42 @@ std::vector<std::string> insecureTlsCipherNames() {
   for (const auto& [name, s] : suites())
     if (s.insecure) out.emplace_back(name);
   return out;
+}
+
+Result<std::string> tlsCurveGroups(const std::vector<int32_t>& curveIds) {
+  // Go's CurveIDs with the OpenSSL group names, in Go's preference order (hybrids first).
+  static constexpr std::pair<int32_t, std::string_view> kCurves[] = {
+      {4588, "X25519MLKEM768"},
+      {4587, "SecP256r1MLKEM768"},
+      {4589, "SecP384r1MLKEM1024"},
+      {29, "X25519"},
+      {23, "P-256"},
+      {24, "P-384"},
+      {25, "P-521"},
+  };
+  std::set<int32_t> seen;
+  for (int32_t id : curveIds) {
+    const std::string n = std::to_string(id);
+    if (id <= 0 || id > 65535) return Error("curve preference " + n + " is out of range (must be 1-65535)");
+    if (!seen.insert(id).second) return Error("duplicate curve preference " + n);
+    auto known =
+        std::find_if(std::begin(kCurves), std::end(kCurves), [id](const auto& c) { return c.first == id; });
+    if (known == std::end(kCurves))
+      return Error("curve preference " + n + " is not supported by the current Go version");
+  }
+  std::string groups;
+  std::unique_ptr<SSL_CTX, decltype(&SSL_CTX_free)> probe(SSL_CTX_new(TLS_server_method()), &SSL_CTX_free);
+  for (const auto& [id, name] : kCurves) {
+    if (seen.count(id) == 0) continue;
+    const std::string group(name);
+    if (!probe || SSL_CTX_set1_groups_list(probe.get(), group.c_str()) != 1) {
+      ERR_clear_error();
+      return Error("curve preference " + std::to_string(id) + " (" + group + ") is not supported by " +
+                   OpenSSL_version(OPENSSL_VERSION));
+    }
+    groups += (groups.empty() ? "" : ":") + group;
+  }
+  return groups;
 }
 
 std::vector<std::string> tlsPossibleVersions() {

@@ -4,6 +4,7 @@
 // insecure suites Go implements (the help lists them apart) and rejects anything else; so do we. The TLS 1.3
 // names are accepted but, as in Go, have no effect: TLS 1.3 suites are not configurable.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,15 @@ Result<int> tlsVersion(std::string_view name);
 // "Cipher suite <name> not supported or doesn't exist" -- also for the RC4 and 3DES suites, which Go still
 // implements but Debian's OpenSSL 3 leaves out. Empty `names` gives "" (OpenSSL's defaults).
 Result<std::string> tlsCipherList(const std::vector<std::string>& names);
+
+// --tls-curve-preferences (Go crypto/tls CurveIDs) -> an OpenSSL groups list, as upstream's
+// cliflag.TLSCurvePreferences: "" for none; errors "curve preference N is out of range (must be 1-65535)",
+// "duplicate curve preference N", "curve preference N is not supported by the current Go version" (ids Go
+// 1.26, which builds kube-scheduler v1.37.2, does not name). Go names 23 P-256, 24 P-384, 25 P-521,
+// 29 X25519 and the hybrids 4587 SecP256r1MLKEM768, 4588 X25519MLKEM768, 4589 SecP384r1MLKEM1024, which
+// need OpenSSL 3.5: with an older one they are refused ("... is not supported by OpenSSL 3.0.x"). The list
+// is in Go's own preference order: as upstream says, the order given is ignored.
+Result<std::string> tlsCurveGroups(const std::vector<int32_t>& curveIds);
 
 // For --help, sorted as upstream prints them.
 std::vector<std::string> preferredTlsCipherNames();

@@ -421,8 +421,129 @@ TEST(ParseFlags, Errors) {
               HasSubstr("invalid argument \"abc\" for \"--secure-port\" flag"));
   EXPECT_THAT(parseError({"--bind-address=not-an-ip"}), HasSubstr("failed to parse IP"));
   EXPECT_THAT(parseError({"--tls-cert-file=/c.pem"}), HasSubstr("must be given together"));
-  // Flags of upstream we do not implement are rejected, not silently accepted.
-  EXPECT_THAT(parseError({"--tls-sni-cert-key=/c,/k"}), HasSubstr("unknown flag"));
+}
+
+// The secure serving flags kube-scheduler-cpp took on last; error texts as the v1.37.2 binary prints them.
+TEST(ParseFlags, ServingFlags) {
+  auto o = parseFlags({"--cert-dir=/var/run/certs", "--disable-http2-serving",
+                       "--http2-max-streams-per-connection=-5", "--permit-address-sharing",
+                       "--permit-port-sharing=true", "--tls-curve-preferences=0x17,29",
+                       "--tls-curve-preferences=24", "--tls-sni-cert-key= a.crt , a.key ",
+                       "--tls-sni-cert-key=b.crt,b.key: *.foo.com , foo.com"});
+  ASSERT_TRUE(o.ok()) << o.error().message();
+  EXPECT_EQ(o->certDir, "/var/run/certs");
+  EXPECT_TRUE(o->disableHttp2Serving);
+  EXPECT_EQ(o->http2MaxStreamsPerConnection, -5);  // upstream validates no range: HTTP/2 is off here anyway
+  EXPECT_TRUE(o->permitAddressSharing);
+  EXPECT_TRUE(o->permitPortSharing);
+  EXPECT_EQ(o->tlsCurvePreferences, (std::vector<int32_t>{23, 29, 24}));
+  ASSERT_EQ(o->tlsSniCertKeys.size(), 2u);
+  EXPECT_EQ(o->tlsSniCertKeys[0].certFile, "a.crt");
+  EXPECT_EQ(o->tlsSniCertKeys[0].keyFile, "a.key");
+  EXPECT_TRUE(o->tlsSniCertKeys[0].names.empty());
+  EXPECT_EQ(o->tlsSniCertKeys[1].names, (std::vector<std::string>{"*.foo.com", "foo.com"}));
+  auto flagz = flagzValues(*o);
+  EXPECT_EQ(flagz["tls-curve-preferences"], "[23,29,24]");
+  EXPECT_EQ(flagz["tls-sni-cert-key"], "[a.crt,a.key;b.crt,b.key:*.foo.com,foo.com]");
+  EXPECT_EQ(flagz["http2-max-streams-per-connection"], "-5");
+
+  EXPECT_EQ(
+      parseError({"--tls-sni-cert-key=bad"}),
+      "invalid argument \"bad\" for \"--tls-sni-cert-key\" flag: expected comma separated certificate and "
+      "key file paths");
+  EXPECT_EQ(
+      parseError({"--tls-sni-cert-key=a,b,c"}),
+      "invalid argument \"a,b,c\" for \"--tls-sni-cert-key\" flag: expected comma separated certificate and "
+      "key file paths");
+  EXPECT_EQ(parseError({"--tls-sni-cert-key=a,b:"}),
+            "invalid argument \"a,b:\" for \"--tls-sni-cert-key\" flag: empty names list is not allowed");
+  EXPECT_EQ(parseError({"--tls-curve-preferences="}),
+            "invalid argument \"\" for \"--tls-curve-preferences\" flag: strconv.ParseInt: parsing \"\": "
+            "invalid syntax");
+  EXPECT_EQ(
+      parseError({"--tls-curve-preferences=0x17,_1"}),
+      "invalid argument \"0x17,_1\" for \"--tls-curve-preferences\" flag: strconv.ParseInt: parsing \"_1\": "
+      "invalid syntax");
+  EXPECT_EQ(parseError({"--tls-curve-preferences=2147483648"}),
+            "invalid argument \"2147483648\" for \"--tls-curve-preferences\" flag: strconv.ParseInt: parsing "
+            "\"2147483648\": value out of range");
+  EXPECT_EQ(parseError({"--tls-curve-preferences=1"}),
+            "curve preference 1 is not supported by the current Go version");
+  EXPECT_EQ(parseError({"--tls-curve-preferences=23,23"}), "duplicate curve preference 23");
+  EXPECT_EQ(parseError({"--tls-curve-preferences=-2147483648"}),
+            "curve preference -2147483648 is out of range (must be 1-65535)");
+  EXPECT_EQ(
+      parseError({"--http2-max-streams-per-connection=0x"}),
+      "invalid argument \"0x\" for \"--http2-max-streams-per-connection\" flag: strconv.ParseInt: parsing "
+      "\"0x\": invalid syntax");
+  EXPECT_EQ(parseError({"--disable-http2-serving=x"}),
+            "invalid argument \"x\" for \"--disable-http2-serving\" flag: strconv.ParseBool: parsing \"x\": "
+            "invalid "
+            "syntax");
+  EXPECT_EQ(
+      parseError({"--permit-port-sharing=2"}),
+      "invalid argument \"2\" for \"--permit-port-sharing\" flag: strconv.ParseBool: parsing \"2\": invalid "
+      "syntax");
+}
+
+// The Secure serving section as `kube-scheduler --help` (v1.37.2) prints it, flag by flag.
+TEST(Usage, SecureServingFlagsAsUpstream) {
+  const std::string u = usage();
+  EXPECT_THAT(
+      u,
+      HasSubstr("      --cert-dir string\n                The directory where the TLS certs are located. If "
+                "--tls-cert-file and --tls-private-key-file are provided, this flag will be ignored.\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --disable-http2-serving\n                If true, HTTP2 serving will be disabled "
+                   "[default=false]\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --http2-max-streams-per-connection int\n                The limit that the server "
+                   "gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means "
+                   "to use golang's default.\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --permit-address-sharing\n                If true, SO_REUSEADDR will be used when "
+                   "binding the port. This allows binding to wildcard IPs like 0.0.0.0 and specific IPs in "
+                   "parallel, and it avoids waiting for the kernel to release sockets in TIME_WAIT state. "
+                   "[default=false]\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --permit-port-sharing\n                If true, SO_REUSEPORT will be used when "
+                   "binding the port, which allows more than one instance to bind on the same address and "
+                   "port. [default=false]\n"));
+  EXPECT_THAT(
+      u, HasSubstr("(CA cert, if any, concatenated after server cert). If HTTPS serving is enabled, and "
+                   "--tls-cert-file and --tls-private-key-file are not provided, a self-signed certificate "
+                   "and key are generated for the public address and saved to the directory specified by "
+                   "--cert-dir.\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --tls-curve-preferences int32Slice\n                Comma-separated list of "
+                   "numeric Go crypto/tls CurveID values, as the allowed key exchange mechanisms for the "
+                   "server. The supported values depend on the Go version used. See "
+                   "https://pkg.go.dev/crypto/tls#CurveID for values supported for each Go version. The "
+                   "order of the list is ignored, and key exchange mechanisms are chosen by Go from this "
+                   "list using an internal preference order. If omitted, the default Go curves will be "
+                   "used. (default [])\n"));
+  EXPECT_THAT(
+      u, HasSubstr("      --tls-sni-cert-key namedCertKey\n                A pair of x509 certificate and "
+                   "private key file paths, optionally suffixed with a list of domain patterns which are "
+                   "fully qualified domain names, possibly with prefixed wildcard segments. The domain "
+                   "patterns also allow IP addresses, but IPs should only be used if the apiserver has "
+                   "visibility to the IP address requested by a client. If no domain patterns are "
+                   "provided, the names of the certificate are extracted. Non-wildcard matches trump over "
+                   "wildcard matches, explicit domain patterns trump over extracted names. For multiple "
+                   "key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "
+                   "\"example.crt,example.key\" or \"foo.crt,foo.key:*.foo.com,foo.com\". (default [])\n"));
+  // upstream's order within the section: alphabetical.
+  std::vector<size_t> at;
+  for (const char* flag :
+       {"--bind-address", "--cert-dir", "--disable-http2-serving", "--http2-max-streams-per-connection",
+        "--permit-address-sharing", "--permit-port-sharing", "--secure-port", "--tls-cert-file",
+        "--tls-cipher-suites", "--tls-curve-preferences", "--tls-min-version", "--tls-private-key-file",
+        "--tls-sni-cert-key"}) {
+    at.push_back(u.find(std::string("      ") + flag + " "));
+    if (at.back() == std::string::npos) at.back() = u.find(std::string("      ") + flag + "\n");
+    ASSERT_NE(at.back(), std::string::npos) << flag;
+  }
+  EXPECT_TRUE(std::is_sorted(at.begin(), at.end()));
 }
 
 TEST(BuildConfig, DefaultsWithoutConfigApplyDeprecatedAndLeaderElectionFlags) {
@@ -636,7 +757,7 @@ TEST(Usage, AuthenticationAndAuthorizationSections) {
 }
 
 // /flagz's values, against what kube-scheduler v1.37.2's /flagz printed for the same command lines (recorded
-// from the real binary; upstream's flags kube-scheduler-cpp lacks, e.g. --cert-dir, left out).
+// from the real binary).
 std::map<std::string, std::string> parsedFlagz(const std::vector<std::string>& args) {
   auto o = parseFlags(args);
   EXPECT_TRUE(o.ok()) << o.error().message();
@@ -660,13 +781,16 @@ TEST(Flagz, UpstreamDefaults) {
       {"authorization-webhook-cache-authorized-ttl", "10s"},
       {"authorization-webhook-cache-unauthorized-ttl", "10s"},
       {"bind-address", "127.0.0.1"},
+      {"cert-dir", ""},
       {"client-ca-file", ""},
       {"config", ""},
       {"contention-profiling", "true"},
+      {"disable-http2-serving", "false"},
       {"disabled-metrics", "[]"},
       {"emulated-version", "[]"},
       {"feature-gates", ""},
       {"help", "false"},
+      {"http2-max-streams-per-connection", "0"},
       {"kube-api-burst", "100"},
       {"kube-api-content-type", "application/vnd.kubernetes.protobuf"},
       {"kube-api-qps", "50"},
@@ -686,6 +810,8 @@ TEST(Flagz, UpstreamDefaults) {
       {"logging-format", "text"},
       {"master", ""},
       {"min-compatibility-version", "[]"},
+      {"permit-address-sharing", "false"},
+      {"permit-port-sharing", "false"},
       {"pod-max-in-unschedulable-pods-duration", "5m0s"},
       {"profiling", "true"},
       {"requestheader-allowed-names", "[]"},
@@ -698,8 +824,10 @@ TEST(Flagz, UpstreamDefaults) {
       {"show-hidden-metrics-for-version", ""},
       {"tls-cert-file", ""},
       {"tls-cipher-suites", "[]"},
+      {"tls-curve-preferences", "[]"},
       {"tls-min-version", ""},
       {"tls-private-key-file", ""},
+      {"tls-sni-cert-key", "[]"},
       {"v", "0"},
       {"version", "false"},
       {"vmodule", ""},

@@ -27,6 +27,7 @@
 #include "pkg/scheduler/metrics/metrics.h"
 #include "pkg/server/healthz.h"
 #include "pkg/server/http_request.h"
+#include "pkg/server/tls_options.h"
 
 namespace ks::server {
 namespace {
@@ -560,6 +561,204 @@ TEST(ServerTest, CertificateFilesAreUsed) {
   ASSERT_FALSE(half.ok());
   EXPECT_THAT(half.error().message(), HasSubstr("must be given together"));
   std::filesystem::remove_all(dir);
+}
+
+// A scratch directory removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string write(const std::string& file, const std::string& content) const {
+    std::ofstream(path / file) << content;
+    return (path / file).string();
+  }
+};
+
+// The PEM of the certificate the server presents to a client sending `serverName` as SNI (none when
+// empty); empty when the handshake fails. `groups` limits the client's key exchange groups.
+std::string servedCertificate(uint16_t port, const std::string& serverName, const std::string& groups = "") {
+  SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+  SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
+  if (!groups.empty()) SSL_CTX_set1_groups_list(ctx, groups.c_str());
+  int fd = connectTo(port);
+  SSL* ssl = SSL_new(ctx);
+  if (!serverName.empty()) SSL_set_tlsext_host_name(ssl, serverName.c_str());
+  SSL_set_fd(ssl, fd);
+  std::string pem;
+  if (fd >= 0 && SSL_connect(ssl) == 1) {
+    X509* cert = SSL_get1_peer_certificate(ssl);
+    BIO* bio = BIO_new(BIO_s_mem());
+    PEM_write_bio_X509(bio, cert);
+    char* data = nullptr;
+    long n = BIO_get_mem_data(bio, &data);
+    pem.assign(data, static_cast<size_t>(n));
+    BIO_free(bio);
+    X509_free(cert);
+    SSL_shutdown(ssl);
+  }
+  ERR_clear_error();
+  SSL_free(ssl);
+  if (fd >= 0) ::close(fd);
+  SSL_CTX_free(ctx);
+  return pem;
+}
+
+TEST(ServerTest, PermitPortSharingLetsTwoServersBindOnePort) {
+  ServerOptions o = loopback(false);
+  o.permitPortSharing = true;
+  auto a = Server::create(o);
+  ASSERT_TRUE(a.ok()) << a.error().message();
+  o.port = (*a)->port();
+  auto b = Server::create(o);
+  ASSERT_TRUE(b.ok()) << b.error().message();
+  EXPECT_EQ((*b)->port(), o.port);
+  // Both must ask for it: a server without the option still conflicts.
+  o.permitPortSharing = false;
+  o.permitAddressSharing = true;
+  auto c = Server::create(o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.error().message(), HasSubstr("Address already in use"));
+}
+
+// upstream MaybeDefaultWithSelfSignedCerts with --cert-dir: the pair is written once and reused.
+TEST(ServerTest, CertDirectoryKeepsTheSelfSignedPair) {
+  TempDir tmp("ks-server-certdir");
+  ServerOptions o = loopback();
+  o.certDirectory = (tmp.path / "nested" / "certs").string();
+  auto first = Server::create(o);
+  ASSERT_TRUE(first.ok()) << first.error().message();
+  const auto crt = tmp.path / "nested" / "certs" / "kube-scheduler.crt";
+  const auto key = tmp.path / "nested" / "certs" / "kube-scheduler.key";
+  ASSERT_TRUE(std::filesystem::exists(crt));
+  ASSERT_TRUE(std::filesystem::exists(key));
+  struct stat st {};
+  ASSERT_EQ(::stat(key.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0077, 0u);  // 0600 (less the umask)
+  ASSERT_EQ(::stat(crt.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0022, 0u);  // 0644 at most
+  const std::string pem = (*first)->certificatePem();
+  std::ifstream in(crt);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), pem);
+  (*first)->start();
+  EXPECT_EQ(servedCertificate((*first)->port(), ""), pem);
+
+  // A second start reuses the pair.
+  auto second = Server::create(o);
+  ASSERT_TRUE(second.ok()) << second.error().message();
+  EXPECT_EQ((*second)->certificatePem(), pem);
+
+  // Only one of the two present: an error, as upstream's CanReadCertAndKey.
+  std::filesystem::remove(key);
+  auto half = Server::create(o);
+  ASSERT_FALSE(half.ok());
+  EXPECT_EQ(half.error().message(), "error creating self-signed certificates: error reading " + key.string() +
+                                        ", certificate and key must be supplied as a pair");
+
+  // Explicit files win: the directory is not touched.
+  auto explicitPair = generateSelfSignedCertKey("localhost", {});
+  ASSERT_TRUE(explicitPair.ok());
+  o.certFile = tmp.write("tls.crt", explicitPair->certPem);
+  o.keyFile = tmp.write("tls.key", explicitPair->keyPem);
+  o.certDirectory = (tmp.path / "unused").string();
+  auto withFiles = Server::create(o);
+  ASSERT_TRUE(withFiles.ok()) << withFiles.error().message();
+  EXPECT_FALSE(std::filesystem::exists(tmp.path / "unused"));
+}
+
+// --tls-sni-cert-key: upstream's BuildNamedCertificates precedence and Go's name lookup.
+TEST(ServerTest, SniCertificatesAreChosenByServerName) {
+  TempDir tmp("ks-server-sni");
+  auto pair = [&](const std::string& name, const std::vector<std::string>& sans) {
+    auto generated = generateSelfSignedCertKey(name, sans);
+    EXPECT_TRUE(generated.ok());
+    return std::pair{*generated, SniCertKey{tmp.write(name + ".crt", generated->certPem),
+                                            tmp.write(name + ".key", generated->keyPem),
+                                            {}}};
+  };
+  // CN "<host>@<time>" is no DNS name, so only the SANs (localhost, the host, the extras) are extracted.
+  auto [wild, wildFiles] = pair("wild", {"*.example.com"});
+  auto [exact, exactFiles] = pair("exact", {"api.example.com", "other.test"});
+  auto [named, namedFiles] = pair("named", {});
+  namedFiles.names = {"other.test", "10.9.8.7", "Upper.Test"};
+  auto [ip, ipFiles] = pair("ip", {});
+  ipFiles.names = {"127.0.0.1"};
+
+  ServerOptions o = loopback();
+  o.sniCertKeys = {wildFiles, exactFiles, namedFiles};
+  auto s = Server::create(o);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  auto& server = **s;
+  server.start();
+  const std::string fallback = server.certificatePem();
+  EXPECT_EQ(servedCertificate(server.port(), "api.example.com"), exact.certPem);  // exact beats wildcard
+  EXPECT_EQ(servedCertificate(server.port(), "API.Example.COM"), exact.certPem);  // lower-cased
+  EXPECT_EQ(servedCertificate(server.port(), "www.example.com"), wild.certPem);   // one-label wildcard
+  EXPECT_EQ(servedCertificate(server.port(), "a.b.example.com"), fallback);       // not two labels
+  EXPECT_EQ(servedCertificate(server.port(), "other.test"), named.certPem);       // explicit beats extracted
+  EXPECT_EQ(servedCertificate(server.port(), "localhost"), wild.certPem);         // earlier pair wins
+  EXPECT_EQ(servedCertificate(server.port(), "upper.test"), fallback);            // table names as given
+  EXPECT_EQ(servedCertificate(server.port(), "unknown.test"), fallback);
+  EXPECT_EQ(servedCertificate(server.port(), ""), fallback);  // no SNI, 127.0.0.1 not named
+
+  // Without SNI the local IP is looked up.
+  o.sniCertKeys = {ipFiles};
+  auto byIp = Server::create(o);
+  ASSERT_TRUE(byIp.ok()) << byIp.error().message();
+  (*byIp)->start();
+  EXPECT_EQ(servedCertificate((*byIp)->port(), ""), ip.certPem);
+
+  // Load errors, as upstream's ApplyTo words them.
+  o.sniCertKeys = {{(tmp.path / "missing.crt").string(), ipFiles.keyFile, {}}};
+  auto missing = Server::create(o);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().message(), "failed to load SNI cert and key: open " +
+                                           (tmp.path / "missing.crt").string() +
+                                           ": no such file or directory");
+  o.sniCertKeys = {{ipFiles.certFile, wildFiles.keyFile, {}}};
+  auto mismatch = Server::create(o);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_EQ(mismatch.error().message(),
+            "failed to load SNI cert and key: tls: private key does not match public key");
+}
+
+TEST(ServerTest, CurvePreferencesLimitTheKeyExchange) {
+  auto groups = tlsCurveGroups({24, 23});
+  ASSERT_TRUE(groups.ok()) << groups.error().message();
+  EXPECT_EQ(*groups, "P-256:P-384");  // Go's own order, not the flag's
+  ServerOptions o = loopback();
+  o.groupsList = *groups;
+  auto s = Server::create(o);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  (*s)->start();
+  EXPECT_FALSE(servedCertificate((*s)->port(), "", "P-384").empty());
+  EXPECT_TRUE(servedCertificate((*s)->port(), "", "X25519").empty());
+}
+
+// upstream cli/flag curves_flag_test.go TestTLSCurvePreferences (the error texts from curves_flag.go).
+TEST(TlsCurveGroups, UpstreamTable) {
+  EXPECT_EQ(tlsCurveGroups({23, 24, 29}).value(), "X25519:P-256:P-384");
+  EXPECT_EQ(tlsCurveGroups({29}).value(), "X25519");
+  EXPECT_EQ(tlsCurveGroups({}).value(), "");
+  EXPECT_EQ(tlsCurveGroups({23, 29, 23}).error().message(), "duplicate curve preference 23");
+  EXPECT_EQ(tlsCurveGroups({0}).error().message(), "curve preference 0 is out of range (must be 1-65535)");
+  EXPECT_EQ(tlsCurveGroups({-1}).error().message(), "curve preference -1 is out of range (must be 1-65535)");
+  EXPECT_EQ(tlsCurveGroups({70000}).error().message(),
+            "curve preference 70000 is out of range (must be 1-65535)");
+  EXPECT_EQ(tlsCurveGroups({9999}).error().message(),
+            "curve preference 9999 is not supported by the current Go version");
+  // "all standard curves": with 4588 (X25519MLKEM768) only where OpenSSL has it (3.5+).
+  auto all = tlsCurveGroups({23, 24, 25, 29, 4588});
+  if (all.ok()) {
+    EXPECT_EQ(*all, "X25519MLKEM768:X25519:P-256:P-384:P-521");
+  } else {
+    EXPECT_THAT(all.error().message(),
+                StartsWith("curve preference 4588 (X25519MLKEM768) is not supported by OpenSSL"));
+  }
+  EXPECT_EQ(tlsCurveGroups({23, 24, 25, 29}).value(), "X25519:P-256:P-384:P-521");
 }
 
 // Reads `raw` through readRequest, `readSize` bytes at a time.
