@@ -27,6 +27,7 @@
 #include "pkg/api/policy.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -368,6 +369,44 @@ inline void putTime(Json& o, const char* name, const std::optional<Time>& t) {
 inline void putMicroTime(Json& o, const char* name, const std::optional<Time>& t) {
   if (t) o[name] = writeMicroTime(*t);
 }
+
+// Written whether empty or not.
+template <typename T>
+void putAlways(Json& o, const char* name, const T& v) {
+  o[name] = write(v);
+}
+
+// ---- readers and writers generated from the field tables (pkg/api/schema/schema.h) -----------------------
+// In a reader `out` is the object read, in a writer `in` the object written and `o` the JSON object.
+#define KS_JSON_READ_Always field
+#define KS_JSON_READ_OmitEmpty field
+#define KS_JSON_READ_MicroTime microTime
+#define KS_JSON_PUT_Always putAlways
+#define KS_JSON_PUT_OmitEmpty put
+#define KS_JSON_PUT_MicroTime putMicroTime
+#define KS_JSON_READ_FIELD(member, name, number, rule) .KS_JSON_READ_##rule(name, out.member)
+#define KS_JSON_WRITE_FIELD(member, name, number, rule) KS_JSON_PUT_##rule(o, name, in.member);
+
+// The ObjectReader calls of a table (`reader KS_JSON_READ_FIELDS(T).ok()`), and its writer statements.
+#define KS_JSON_READ_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_READ_FIELD)
+#define KS_JSON_WRITE_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_WRITE_FIELD)
+
+// bool read(DecodeContext&, const Json&, Type&), then the type's defaults; Json write(const Type&).
+#define KS_JSON_READER(Type)                                                \
+  bool read(DecodeContext& ctx, const Json& j, Type& out) {                 \
+    const bool ok = ObjectReader(ctx, j) KS_JSON_READ_FIELDS(Type).ok();    \
+    schema::setDefaults(out);                                               \
+    return ok;                                                              \
+  }
+#define KS_JSON_WRITER(Type)    \
+  Json write(const Type& in) {  \
+    Json o = Json::object();    \
+    KS_JSON_WRITE_FIELDS(Type)  \
+    return o;                   \
+  }
+#define KS_JSON_CODEC(Type) \
+  KS_JSON_READER(Type)      \
+  KS_JSON_WRITER(Type)
 
 // Parses text as JSON; errors name the parser position ("invalid JSON: ... line 1, column 7: ...").
 Result<Json> parseText(std::string_view text);

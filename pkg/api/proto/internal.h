@@ -38,6 +38,7 @@
 #include "pkg/api/proto/wire.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 
 namespace ks::api::protocodec {
@@ -320,6 +321,33 @@ bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& 
   PathScope scope(ctx, name);
   return microTime(ctx, f, out);
 }
+
+// ---- readers generated from the field tables (pkg/api/schema/schema.h) ---------------------------------
+// In a reader `out` is the object read and `f` the field at hand.
+#define KS_PROTO_GET_Always get
+#define KS_PROTO_GET_OmitEmpty get
+#define KS_PROTO_GET_MicroTime getMicroTime
+#define KS_PROTO_CASE(member, name, number, rule) \
+  case number:                                    \
+    return KS_PROTO_GET_##rule(ctx, f, name, out.member);
+
+// The switch cases of a table, for a hand-written reader's switch (f.number).
+#define KS_PROTO_CASES(Table) KS_FIELDS_##Table(KS_PROTO_CASE)
+
+// bool read(DecodeContext&, std::string_view, Type&): the table's fields, the rest skipped; then the
+// type's defaults.
+#define KS_PROTO_READER(Type)                                             \
+  bool read(DecodeContext& ctx, std::string_view msg, Type& out) {        \
+    const bool ok = each(ctx, msg, [&](const Field& f) {                  \
+      switch (f.number) {                                                 \
+        KS_PROTO_CASES(Type)                                              \
+        default:                                                          \
+          return true;                                                    \
+      }                                                                   \
+    });                                                                   \
+    schema::setDefaults(out);                                             \
+    return ok;                                                            \
+  }
 
 // ---- writing (only what the scheduler sends as protobuf: a Binding) -----------------------------------
 std::string write(const ObjectMeta& in);
