@@ -334,6 +334,17 @@ bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& 
 // The switch cases of a table, for a hand-written reader's switch (f.number).
 #define KS_PROTO_CASES(Table) KS_FIELDS_##Table(KS_PROTO_CASE)
 
+// static bool Name(DecodeContext&, const Field& f, Type& out): f if the table has it (else skipped), for a
+// hand-written reader whose message nests one the model keeps on Type (e.g. status.phase).
+#define KS_PROTO_FIELD_READER(Name, Table, Type)                   \
+  static bool Name(DecodeContext& ctx, const Field& f, Type& out) { \
+    switch (f.number) {                                             \
+      KS_PROTO_CASES(Table)                                         \
+      default:                                                      \
+        return true;                                                \
+    }                                                               \
+  }
+
 // bool read(DecodeContext&, std::string_view, Type&): the table's fields, the rest skipped; then the
 // type's defaults.
 #define KS_PROTO_READER(Type)                                             \

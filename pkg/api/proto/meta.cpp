@@ -15,18 +15,7 @@ KS_PROTO_READER(ListMeta)
 KS_PROTO_READER(ObjectReference)
 
 // core/v1 Binding, read back by the tests of its writer.
-bool read(DecodeContext& ctx, std::string_view msg, Binding& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
-      case 2:
-        return get(ctx, f, "target", out.target);
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER(Binding)
 
 namespace {
 // A map<string, string> field: one {key = 1, value = 2} entry message per pair.
