@@ -369,6 +369,10 @@ inline void putTime(Json& o, const char* name, const std::optional<Time>& t) {
 inline void putMicroTime(Json& o, const char* name, const std::optional<Time>& t) {
   if (t) o[name] = writeMicroTime(*t);
 }
+// A MicroTime value (not a pointer): Go marshals the zero time as null.
+inline void putMicroTime(Json& o, const char* name, Time t) {
+  o[name] = t == Time{} ? Json(nullptr) : writeMicroTime(t);
+}
 
 // Written whether empty or not.
 template <typename T>
@@ -390,6 +394,15 @@ void putAlways(Json& o, const char* name, const T& v) {
 // The ObjectReader calls of a table (`reader KS_JSON_READ_FIELDS(T).ok()`), and its writer statements.
 #define KS_JSON_READ_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_READ_FIELD)
 #define KS_JSON_WRITE_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_WRITE_FIELD)
+
+// static Json Name(const Type& in): the object of a table whose fields the model keeps on Type (e.g. a
+// nested "spec"), for a hand-written writer.
+#define KS_JSON_OBJECT_WRITER(Name, Table, Type) \
+  static Json Name(const Type& in) {             \
+    Json o = Json::object();                     \
+    KS_JSON_WRITE_FIELDS(Table)                  \
+    return o;                                    \
+  }
 
 // bool read(DecodeContext&, const Json&, Type&), then the type's defaults; Json write(const Type&).
 #define KS_JSON_READER(Type)                                                \

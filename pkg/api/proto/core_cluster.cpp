@@ -62,23 +62,10 @@ KS_PROTO_READER(PersistentVolumeClaimSpec)
 KS_PROTO_READER(PersistentVolumeClaimStatus)
 KS_PROTO_READER(PersistentVolumeClaim)
 
-// ServiceSpec and ReplicationControllerSpec both carry the pod selector as selector = 2.
-bool read(DecodeContext& ctx, std::string_view msg, ServiceSpec& out) {
-  return each(ctx, msg,
-              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, ReplicationControllerSpec& out) {
-  return each(ctx, msg,
-              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, Service& out) {
-  return readObject(ctx, msg, out);
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, ReplicationController& out) {
-  return readObject(ctx, msg, out);
-}
+// The pod owners' selectors (other.cpp has the apps/v1 ones).
+KS_PROTO_READER(ServiceSpec)
+KS_PROTO_READER(ReplicationControllerSpec)
+KS_PROTO_READER(Service)
+KS_PROTO_READER(ReplicationController)
 
 }  // namespace ks::api::protocodec

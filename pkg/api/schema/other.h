@@ -1,5 +1,12 @@
 #pragma once
-// Field tables (schema.h): other (being converted).
+// Field tables (schema.h) of storage/v1 (StorageClass, CSINode, CSIDriver, CSIStorageCapacity,
+// VolumeAttachment), policy/v1 PodDisruptionBudget, the pod owners read for default spreading (core/v1
+// Service and ReplicationController, apps/v1 ReplicaSet and StatefulSet), coordination/v1 Lease and
+// events.k8s.io/v1 Event (these two have no protobuf reader).
+// Hand-written: CSINode's spec.drivers and VolumeAttachment's spec and status, kept on the object.
+// Not kept: StorageClass mountOptions (5); CSIDriverSpec tokenRequests, requiresRepublish, seLinuxMount,
+// nodeAllocatableUpdatePeriodSeconds, serviceAccountTokenInSecrets; PodDisruptionBudgetStatus conditions (7);
+// VolumeAttachmentSource inlineVolumeSpec (2).
 
 #define KS_FIELDS_TopologySelectorLabelRequirement(X) \
   X(key, "key", 1, Always) \
@@ -27,8 +34,10 @@
   X(allocatable, "allocatable", 4, OmitEmpty)
 
 #define KS_FIELDS_CSINode(X) \
-  X(metadata, "metadata", 1, Always) \
-  X(drivers, "drivers", 0, OmitEmpty)
+  X(metadata, "metadata", 1, Always)
+// spec = 2 {drivers = 1}, kept on the object.
+#define KS_FIELDS_CSINodeSpec(X) \
+  X(drivers, "drivers", 1, Always)
 
 #define KS_FIELDS_CSIDriverSpec(X) \
   X(attachRequired, "attachRequired", 1, OmitEmpty) \
@@ -50,11 +59,16 @@
   X(maximumVolumeSize, "maximumVolumeSize", 5, OmitEmpty)
 
 #define KS_FIELDS_VolumeAttachment(X) \
-  X(metadata, "metadata", 1, Always) \
-  X(attacher, "attacher", 0, OmitEmpty) \
-  X(nodeName, "nodeName", 0, OmitEmpty) \
-  X(persistentVolumeName, "persistentVolumeName", 0, OmitEmpty) \
-  X(attached, "attached", 0, OmitEmpty)
+  X(metadata, "metadata", 1, Always)
+// spec = 2 {attacher = 1, source = 2 {persistentVolumeName = 1}, nodeName = 3} and status = 3 {attached = 1},
+// kept on the object.
+#define KS_FIELDS_VolumeAttachmentSpec(X) \
+  X(attacher, "attacher", 1, Always) \
+  X(nodeName, "nodeName", 3, Always)
+#define KS_FIELDS_VolumeAttachmentSource(X) \
+  X(persistentVolumeName, "persistentVolumeName", 1, OmitEmpty)
+#define KS_FIELDS_VolumeAttachmentStatus(X) \
+  X(attached, "attached", 1, Always)
 
 #define KS_FIELDS_PodDisruptionBudgetSpec(X) \
   X(minAvailable, "minAvailable", 1, OmitEmpty) \
@@ -75,31 +89,48 @@
   X(spec, "spec", 2, Always) \
   X(status, "status", 3, Always)
 
+// ---- pod owners: their selector only ----
+#define KS_FIELDS_ServiceSpec(X) \
+  X(selector, "selector", 2, OmitEmpty)
+#define KS_FIELDS_ReplicationControllerSpec(X) \
+  X(selector, "selector", 2, OmitEmpty)
+#define KS_FIELDS_ReplicaSetSpec(X) \
+  X(selector, "selector", 2, OmitEmpty)
+#define KS_FIELDS_StatefulSetSpec(X) \
+  X(selector, "selector", 2, OmitEmpty)
+#define KS_FIELDS_Service(X) \
+  X(metadata, "metadata", 1, Always) \
+  X(spec, "spec", 2, Always)
+#define KS_FIELDS_ReplicationController(X) KS_FIELDS_Service(X)
+#define KS_FIELDS_ReplicaSet(X) KS_FIELDS_Service(X)
+#define KS_FIELDS_StatefulSet(X) KS_FIELDS_Service(X)
+
+// ---- coordination/v1 Lease and events.k8s.io/v1 Event: JSON only ----
 #define KS_FIELDS_LeaseSpec(X) \
-  X(holderIdentity, "holderIdentity", 0, OmitEmpty) \
-  X(leaseDurationSeconds, "leaseDurationSeconds", 0, OmitEmpty) \
-  X(acquireTime, "acquireTime", 0, MicroTime) \
-  X(renewTime, "renewTime", 0, MicroTime) \
-  X(leaseTransitions, "leaseTransitions", 0, OmitEmpty)
+  X(holderIdentity, "holderIdentity", 1, OmitEmpty) \
+  X(leaseDurationSeconds, "leaseDurationSeconds", 2, OmitEmpty) \
+  X(acquireTime, "acquireTime", 3, MicroTime) \
+  X(renewTime, "renewTime", 4, MicroTime) \
+  X(leaseTransitions, "leaseTransitions", 5, OmitEmpty)
 
 #define KS_FIELDS_Lease(X) \
-  X(metadata, "metadata", 0, Always) \
-  X(spec, "spec", 0, Always)
+  X(metadata, "metadata", 1, Always) \
+  X(spec, "spec", 2, Always)
 
 #define KS_FIELDS_EventSeries(X) \
-  X(count, "count", 0, Always) \
-  X(lastObservedTime, "lastObservedTime", 0, OmitEmpty)
+  X(count, "count", 1, Always) \
+  X(lastObservedTime, "lastObservedTime", 2, MicroTime)
 
 #define KS_FIELDS_Event(X) \
-  X(metadata, "metadata", 0, Always) \
-  X(eventTime, "eventTime", 0, OmitEmpty) \
-  X(series, "series", 0, OmitEmpty) \
-  X(reportingController, "reportingController", 0, OmitEmpty) \
-  X(reportingInstance, "reportingInstance", 0, OmitEmpty) \
-  X(action, "action", 0, OmitEmpty) \
-  X(reason, "reason", 0, OmitEmpty) \
-  X(regarding, "regarding", 0, Always) \
-  X(related, "related", 0, OmitEmpty) \
-  X(note, "note", 0, OmitEmpty) \
-  X(type, "type", 0, OmitEmpty)
+  X(metadata, "metadata", 1, Always) \
+  X(eventTime, "eventTime", 2, MicroTime) \
+  X(series, "series", 3, OmitEmpty) \
+  X(reportingController, "reportingController", 4, OmitEmpty) \
+  X(reportingInstance, "reportingInstance", 5, OmitEmpty) \
+  X(action, "action", 6, OmitEmpty) \
+  X(reason, "reason", 7, OmitEmpty) \
+  X(regarding, "regarding", 8, Always) \
+  X(related, "related", 9, OmitEmpty) \
+  X(note, "note", 10, OmitEmpty) \
+  X(type, "type", 11, OmitEmpty)
 

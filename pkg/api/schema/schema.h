@@ -14,12 +14,13 @@
 //   X(member, jsonName, protoNumber, rule)
 //     member       the C++ member of the api:: struct;
 //     jsonName     the JSON name, also the path segment of decode errors in both codecs;
-//     protoNumber  the field number in k8s.io/api's (or apimachinery's) generated.proto; 0 for a type that
-//                  has no protobuf reader (a kind the scheduler only reads as JSON);
+//     protoNumber  the field number in k8s.io/api's (or apimachinery's) generated.proto (also for the
+//                  kinds only read as JSON, Lease and Event, that have no protobuf reader);
 //     rule         how the field is written and which time precision it has:
 //                    Always     written even when empty (no omitempty upstream, or a struct value field);
 //                    OmitEmpty  omitted when empty, zero or absent (omitempty, and every pointer field);
-//                    MicroTime  a metav1.MicroTime (std::optional<Time>): microseconds, omitted when absent.
+//                    MicroTime  a metav1.MicroTime, microseconds: a pointer (std::optional<Time>) is
+//                               omitted when absent, a value (Time) written as null when zero, as in Go.
 //                  A metav1.Time field is OmitEmpty: both codecs truncate Time to seconds.
 //
 // The codecs expand a table with KS_JSON_CODEC(Type) (json/internal.h) and KS_PROTO_READER(Type)
