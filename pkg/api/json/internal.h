@@ -379,15 +379,22 @@ template <typename T>
 void putAlways(Json& o, const char* name, const T& v) {
   o[name] = write(v);
 }
+// Written always, as null when absent (a Go value whose zero marshals as null, e.g. metav1.Time).
+template <typename T>
+void putNullable(Json& o, const char* name, const std::optional<T>& v) {
+  o[name] = v ? write(*v) : Json(nullptr);
+}
 
 // ---- readers and writers generated from the field tables (pkg/api/schema/schema.h) -----------------------
 // In a reader `out` is the object read, in a writer `in` the object written and `o` the JSON object.
 #define KS_JSON_READ_Always field
 #define KS_JSON_READ_OmitEmpty field
 #define KS_JSON_READ_MicroTime microTime
+#define KS_JSON_READ_Nullable field
 #define KS_JSON_PUT_Always putAlways
 #define KS_JSON_PUT_OmitEmpty put
 #define KS_JSON_PUT_MicroTime putMicroTime
+#define KS_JSON_PUT_Nullable putNullable
 #define KS_JSON_READ_FIELD(member, name, number, rule) .KS_JSON_READ_##rule(name, out.member)
 #define KS_JSON_WRITE_FIELD(member, name, number, rule) KS_JSON_PUT_##rule(o, name, in.member);
 

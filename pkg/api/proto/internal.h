@@ -327,6 +327,7 @@ bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& 
 #define KS_PROTO_GET_Always get
 #define KS_PROTO_GET_OmitEmpty get
 #define KS_PROTO_GET_MicroTime getMicroTime
+#define KS_PROTO_GET_Nullable get
 #define KS_PROTO_CASE(member, name, number, rule) \
   case number:                                    \
     return KS_PROTO_GET_##rule(ctx, f, name, out.member);

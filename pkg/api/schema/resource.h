@@ -1,16 +1,51 @@
 #pragma once
-// Field tables (schema.h): resource (being converted).
+// Field tables (schema.h) of resource.k8s.io/v1 (DeviceClass, ResourceClaim, ResourceClaimTemplate,
+// ResourceSlice, DeviceTaintRule and their parts) and metav1.Condition; the API defaults they get on decoding.
+// ResourceClaimTemplate has no protobuf reader.
+// Hand-written: RawExtension (JSON text kept as it is, both codecs); DeviceConfiguration inlined into the
+// three *Configuration types.
+
+#include <string>
+
+#include "pkg/api/resource.h"
+#include "pkg/api/schema/schema.h"
+
+namespace ks::api::schema {
+
+// SetDefaults_ExactDeviceRequest / SetDefaults_DeviceSubRequest.
+template <typename Request>
+void defaultAllocationMode(Request& r) {
+  if (r.allocationMode.empty()) r.allocationMode = kDeviceAllocationModeExactCount;
+  if (r.allocationMode == kDeviceAllocationModeExactCount && r.count == 0) r.count = 1;
+}
+inline void setDefaults(ExactDeviceRequest& out) {
+  defaultAllocationMode(out);
+}
+inline void setDefaults(DeviceSubRequest& out) {
+  defaultAllocationMode(out);
+}
+
+inline void setDefaults(DeviceToleration& out) {
+  if (out.op.empty()) out.op = kDeviceTolerationOpEqual;  // +default="Equal"
+}
+
+// Go writes an empty RawExtension as JSON null (no data), and as an empty message in protobuf.
+inline void setDefaults(AllocatedDeviceStatus& out) {
+  if (out.data && out.data->json.empty()) out.data.reset();
+}
+
+}  // namespace ks::api::schema
 
 #define KS_FIELDS_Condition(X) \
   X(type, "type", 1, Always) \
   X(status, "status", 2, Always) \
   X(observedGeneration, "observedGeneration", 3, OmitEmpty) \
-  X(lastTransitionTime, "lastTransitionTime", 4, OmitEmpty) \
+  X(lastTransitionTime, "lastTransitionTime", 4, Nullable) \
   X(reason, "reason", 5, Always) \
   X(message, "message", 6, Always)
 
 #define KS_FIELDS_CELDeviceSelector(X) \
-  X(expression, "expression", 1, OmitEmpty)
+  X(expression, "expression", 1, Always)
 
 #define KS_FIELDS_DeviceSelector(X) \
   X(cel, "cel", 1, OmitEmpty)
@@ -19,8 +54,10 @@
   X(driver, "driver", 1, Always) \
   X(parameters, "parameters", 2, Always)
 
-#define KS_FIELDS_DeviceClassConfiguration(X) \
-  X(opaque, "opaque", 0, OmitEmpty)
+// DeviceConfiguration {opaque = 1}: a message on the wire (DeviceClassConfiguration 1, DeviceClaimConfiguration
+// 2, DeviceAllocationConfiguration 3), inlined in JSON and in the model.
+#define KS_FIELDS_DeviceConfiguration(X) \
+  X(opaque, "opaque", 1, OmitEmpty)
 
 #define KS_FIELDS_DeviceClassSpec(X) \
   X(selectors, "selectors", 1, OmitEmpty) \
@@ -70,8 +107,7 @@
   X(distinctAttribute, "distinctAttribute", 3, OmitEmpty)
 
 #define KS_FIELDS_DeviceClaimConfiguration(X) \
-  X(requests, "requests", 1, OmitEmpty) \
-  X(opaque, "opaque", 0, OmitEmpty)
+  X(requests, "requests", 1, OmitEmpty)
 
 #define KS_FIELDS_DeviceClaim(X) \
   X(requests, "requests", 1, Always) \
@@ -79,7 +115,7 @@
   X(config, "config", 3, OmitEmpty)
 
 #define KS_FIELDS_ResourceClaimSpec(X) \
-  X(devices, "devices", 1, OmitEmpty)
+  X(devices, "devices", 1, Always)
 
 #define KS_FIELDS_DeviceRequestAllocationResult(X) \
   X(request, "request", 1, Always) \
@@ -95,8 +131,7 @@
 
 #define KS_FIELDS_DeviceAllocationConfiguration(X) \
   X(source, "source", 1, Always) \
-  X(requests, "requests", 2, OmitEmpty) \
-  X(opaque, "opaque", 0, OmitEmpty)
+  X(requests, "requests", 2, OmitEmpty)
 
 #define KS_FIELDS_DeviceAllocationResult(X) \
   X(results, "results", 1, OmitEmpty) \
@@ -138,12 +173,12 @@
   X(status, "status", 3, Always)
 
 #define KS_FIELDS_ResourceClaimTemplateSpec(X) \
-  X(metadata, "metadata", 0, Always) \
-  X(spec, "spec", 0, Always)
+  X(metadata, "metadata", 1, Always) \
+  X(spec, "spec", 2, Always)
 
 #define KS_FIELDS_ResourceClaimTemplate(X) \
-  X(metadata, "metadata", 0, Always) \
-  X(spec, "spec", 0, Always)
+  X(metadata, "metadata", 1, Always) \
+  X(spec, "spec", 2, Always)
 
 #define KS_FIELDS_ResourcePool(X) \
   X(name, "name", 1, Always) \
@@ -171,7 +206,7 @@
   X(requestPolicy, "requestPolicy", 2, OmitEmpty)
 
 #define KS_FIELDS_Counter(X) \
-  X(value, "value", 1, OmitEmpty)
+  X(value, "value", 1, Always)
 
 #define KS_FIELDS_CounterSet(X) \
   X(name, "name", 1, Always) \
@@ -226,7 +261,7 @@
   X(taint, "taint", 2, Always)
 
 #define KS_FIELDS_DeviceTaintRuleStatus(X) \
-  X(conditions, "conditions", 0, OmitEmpty)
+  X(conditions, "conditions", 1, OmitEmpty)
 
 #define KS_FIELDS_DeviceTaintRule(X) \
   X(metadata, "metadata", 1, Always) \

@@ -21,6 +21,8 @@
 //                    OmitEmpty  omitted when empty, zero or absent (omitempty, and every pointer field);
 //                    MicroTime  a metav1.MicroTime, microseconds: a pointer (std::optional<Time>) is
 //                               omitted when absent, a value (Time) written as null when zero, as in Go.
+//                    Nullable   (std::optional) written always, null when absent: a Go value whose zero
+//                               marshals as null (metav1.Condition's lastTransitionTime).
 //                  A metav1.Time field is OmitEmpty: both codecs truncate Time to seconds.
 //
 // The codecs expand a table with KS_JSON_CODEC(Type) (json/internal.h) and KS_PROTO_READER(Type)
