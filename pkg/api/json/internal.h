@@ -1,7 +1,8 @@
 #pragma once
 // Internal to pkg/api/json: the decode context (field path + first error), the primitive readers and
-// writers, and the per-type read/write overloads the codec translation units define. Not for other
-// components: they use codec.h or codec_nlohmann.h.
+// writers, and the per-type read/write overloads the codec translation units define, most of them generated
+// from the field tables of pkg/api/schema (KS_JSON_CODEC below). Not for other components: they use codec.h
+// or codec_nlohmann.h.
 //
 // Conventions (as Go's encoding/json as used by the API machinery):
 //  - decoding a JSON null leaves the target at its zero value (absent optional stays std::nullopt);
@@ -362,9 +363,6 @@ void put(Json& o, const char* name, const std::vector<T>& v) {
 template <typename T>
 void put(Json& o, const char* name, const std::map<std::string, T>& v) {
   if (!v.empty()) o[name] = write(v);
-}
-inline void putTime(Json& o, const char* name, const std::optional<Time>& t) {
-  if (t) o[name] = write(*t);
 }
 inline void putMicroTime(Json& o, const char* name, const std::optional<Time>& t) {
   if (t) o[name] = writeMicroTime(*t);

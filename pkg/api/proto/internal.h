@@ -2,22 +2,14 @@
 // Internal to pkg/api/proto: the value readers and the per-type message readers the codec's translation
 // units define. Other components use codec.h.
 //
-// A per-type reader walks its message's fields once and dispatches on the field number (the numbers are
-// those of k8s.io/api's and apimachinery's generated.proto, v0.34.4):
-//
-//   bool read(DecodeContext& ctx, std::string_view msg, OwnerReference& out) {
-//     return each(ctx, msg, [&](const Field& f) {
-//       switch (f.number) {
-//         case 1: return get(ctx, f, "kind", out.kind);
-//         case 6: return get(ctx, f, "controller", out.controller);
-//         default: return true;  // a field the scheduler does not keep
-//       }
-//     });
-//   }
+// A per-type reader walks its message's fields once and dispatches on the field number. The readers are
+// generated from the field tables of pkg/api/schema (KS_PROTO_READER below), which give each field's number
+// in k8s.io/api's and apimachinery's generated.proto next to its JSON name and the member it fills;
+// fields a table does not list are skipped.
 //
 // The result must equal what the JSON codec gives for the same object (the differential tests compare
 // both on a real kube-apiserver), so the same conventions hold: metav1.Time is truncated to seconds,
-// MicroTime to microseconds, and a field the JSON codec defaults when absent is defaulted here too.
+// MicroTime to microseconds, and the same defaults apply (schema::setDefaults, called by both).
 // Decoding follows Go's generated Unmarshal: a repeated field appends, an embedded message seen twice is
 // merged, scalars take the last value, int32 is the varint truncated to 32 bits.
 
@@ -296,24 +288,6 @@ template <typename Fn>
 bool embedded(DecodeContext& ctx, const Field& f, std::string_view name, Fn&& fn) {
   PathScope scope(ctx, name);
   return embedded(ctx, f, fn);
-}
-
-// The kinds shaped {metadata = 1, spec = 2, status = 3}; status is skipped when the model has none.
-template <typename T>
-bool readObject(DecodeContext& ctx, std::string_view msg, T& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
-      case 2:
-        return get(ctx, f, "spec", out.spec);
-      case 3:
-        if constexpr (requires { out.status; }) return get(ctx, f, "status", out.status);
-        return true;
-      default:
-        return true;
-    }
-  });
 }
 
 template <typename T>  // Time or std::optional<Time>

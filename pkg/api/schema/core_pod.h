@@ -1,5 +1,48 @@
 #pragma once
-// Field tables (schema.h): core_pod (being converted).
+// Field tables (schema.h) of core/v1 Pod and everything it contains (containers, affinity, tolerations,
+// spread constraints, volumes, status), Taint and the volume sources PersistentVolume shares; the API
+// defaults they get on decoding.
+// Hand-written: the VolumeSource inlined into Volume and the VolumeSource members not kept (otherSource);
+// EphemeralContainerCommon inlined into EphemeralContainer; EphemeralVolumeSource's nested claim template.
+
+#include <cstdint>
+#include <string_view>
+
+#include "pkg/api/core.h"
+#include "pkg/api/schema/schema.h"
+
+namespace ks::api::schema {
+
+// The VolumeSource members the model does not keep, with their field numbers: Volume::otherSource names the
+// first one present, in this order.
+struct OtherVolumeSource {
+  uint32_t number;
+  std::string_view name;
+};
+inline constexpr OtherVolumeSource kOtherVolumeSources[] = {
+    {1, "hostPath"},   {2, "emptyDir"},     {5, "gitRepo"},      {6, "secret"},     {7, "nfs"},
+    {9, "glusterfs"},  {12, "flexVolume"},  {14, "cephfs"},      {15, "flocker"},   {16, "downwardAPI"},
+    {17, "fc"},        {19, "configMap"},   {21, "quobyte"},     {23, "photonPersistentDisk"},
+    {26, "projected"}, {25, "scaleIO"},     {27, "storageos"}};
+
+inline void setDefaults(ContainerPort& out) {
+  if (out.protocol.empty()) out.protocol = "TCP";  // SetDefaults_ContainerPort; protobuf has "" when unset
+}
+
+inline void setDefaults(RBDVolumeSource& out) {
+  if (out.pool.empty()) out.pool = "rbd";  // SetDefaults_RBDVolumeSource
+}
+
+inline void setDefaults(PodSpec& out) {
+  if (out.schedulerName.empty()) out.schedulerName = "default-scheduler";  // SetDefaults_PodSpec
+}
+
+// An absent spec still gets the defaulted scheduler name, as the API server would have set it.
+inline void setDefaults(Pod& out) {
+  setDefaults(out.spec);
+}
+
+}  // namespace ks::api::schema
 
 #define KS_FIELDS_ContainerResourceClaim(X) \
   X(name, "name", 1, Always) \
@@ -40,9 +83,11 @@
   X(volumeMounts, "volumeMounts", 9, OmitEmpty)
 
 #define KS_FIELDS_EphemeralContainer(X) \
-  X(name, "name", 0, Always) \
-  X(volumeMounts, "volumeMounts", 0, OmitEmpty) \
   X(targetContainerName, "targetContainerName", 2, OmitEmpty)
+// ephemeralContainerCommon = 1 of EphemeralContainer, inline in JSON.
+#define KS_FIELDS_EphemeralContainerCommon(X) \
+  X(name, "name", 1, Always) \
+  X(volumeMounts, "volumeMounts", 9, OmitEmpty)
 
 #define KS_FIELDS_Toleration(X) \
   X(key, "key", 1, OmitEmpty) \
@@ -170,12 +215,18 @@
   X(reference, "reference", 1, OmitEmpty) \
   X(pullPolicy, "pullPolicy", 2, OmitEmpty)
 
-#define KS_FIELDS_EphemeralVolumeSource(X) \
-  X(storageClassName, "storageClassName", 0, OmitEmpty) \
-  X(requests, "requests", 0, OmitEmpty)
+// EphemeralVolumeSource keeps volumeClaimTemplate = 1 {spec = 2 {storageClassName = 5, resources = 2
+// {requests = 2}}} on itself.
+#define KS_FIELDS_EphemeralVolumeClaimSpec(X) \
+  X(storageClassName, "storageClassName", 5, OmitEmpty)
+#define KS_FIELDS_EphemeralVolumeResources(X) \
+  X(requests, "requests", 2, OmitEmpty)
 
 #define KS_FIELDS_Volume(X) \
-  X(name, "name", 1, Always) \
+  X(name, "name", 1, Always)
+// VolumeSource = 2 of Volume, inline in JSON (no path segment of its own). The members not kept are
+// otherSource's (core_pod.cpp of both codecs).
+#define KS_FIELDS_VolumeSource(X) \
   X(persistentVolumeClaim, "persistentVolumeClaim", 10, OmitEmpty) \
   X(ephemeral, "ephemeral", 29, OmitEmpty) \
   X(gcePersistentDisk, "gcePersistentDisk", 3, OmitEmpty) \
@@ -260,7 +311,7 @@
   X(resources, "resources", 20, OmitEmpty)
 
 #define KS_FIELDS_Pod(X) \
-  X(metadata, "metadata", 0, Always) \
-  X(spec, "spec", 0, Always) \
-  X(status, "status", 0, Always)
+  X(metadata, "metadata", 1, Always) \
+  X(spec, "spec", 2, Always) \
+  X(status, "status", 3, Always)
 
