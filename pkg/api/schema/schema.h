@@ -28,9 +28,11 @@
 // The codecs expand a table with KS_JSON_CODEC(Type) (json/internal.h) and KS_PROTO_READER(Type)
 // (proto/internal.h). Both decoders call schema::setDefaults(out) after reading a type: the API defaults the
 // scheduler depends on, declared next to the table (the fallback does nothing). A type whose wire form is
-// not just its fields (a nested object flattened into the model, an inlined union member, a Go quirk)
-// keeps a hand-written reader or writer for that part, built from the table's pieces (KS_JSON_READ_FIELDS,
-// KS_JSON_WRITE_FIELDS, KS_PROTO_CASES); its table header says which part and why.
+// not just its fields (a nested object flattened into the model, an inlined member struct, a Go quirk)
+// keeps a hand-written reader or writer for that part; the fields of the nested or inlined message are a
+// table of their own (e.g. StatusPhase, VolumeSource) whose members live on the outer type, expanded with
+// the pieces KS_JSON_READ_FIELDS, KS_JSON_WRITE_FIELDS, KS_JSON_OBJECT_WRITER, KS_PROTO_CASES and
+// KS_PROTO_FIELD_READER. Each table header says which types have such a part.
 
 namespace ks::api::schema {
 
