@@ -73,7 +73,8 @@ Inputs buildList(const std::string& dir, const std::vector<std::string>& names, 
   }
   Inputs in;
   in.json.reserve(count * (jsonItems.front().size() + 1) + 100);
-  in.json.append(R"({"kind":")").append(listKind).append(R"(","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[)");
+  in.json.append(R"({"kind":")").append(listKind);
+  in.json.append(R"(","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[)");
   for (size_t i = 0; i < count; ++i) {
     if (i != 0) in.json.push_back(',');
     in.json.append(jsonItems[i % jsonItems.size()]);

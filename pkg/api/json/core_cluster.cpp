@@ -43,17 +43,7 @@ Json write(const Namespace& in) {
 KS_JSON_CODEC(VolumeNodeAffinity)
 KS_JSON_CODEC(CSIPersistentVolumeSource)
 
-bool read(DecodeContext& ctx, const Json& j, PersistentVolumeSpec& out) {
-  return ObjectReader(ctx, j) KS_JSON_READ_FIELDS(PersistentVolumeSpec) KS_JSON_READ_FIELDS(PersistentVolumeSource)
-      .ok();
-}
-
-Json write(const PersistentVolumeSpec& in) {
-  Json o = Json::object();
-  KS_JSON_WRITE_FIELDS(PersistentVolumeSpec)
-  KS_JSON_WRITE_FIELDS(PersistentVolumeSource)
-  return o;
-}
+KS_JSON_CODEC_INLINE(PersistentVolumeSpec, PersistentVolumeSource)
 
 bool read(DecodeContext& ctx, const Json& j, PersistentVolume& out) {
   return readWithStatusPhase(ObjectReader(ctx, j) KS_JSON_READ_FIELDS(PersistentVolume), out);

@@ -17,17 +17,7 @@ KS_JSON_CODEC(ContainerRestartRule)
 KS_JSON_CODEC(VolumeMount)
 KS_JSON_CODEC(Container)
 
-bool read(DecodeContext& ctx, const Json& j, EphemeralContainer& out) {
-  return ObjectReader(ctx, j) KS_JSON_READ_FIELDS(EphemeralContainerCommon) KS_JSON_READ_FIELDS(EphemeralContainer)
-      .ok();
-}
-
-Json write(const EphemeralContainer& in) {
-  Json o = Json::object();
-  KS_JSON_WRITE_FIELDS(EphemeralContainerCommon)
-  KS_JSON_WRITE_FIELDS(EphemeralContainer)
-  return o;
-}
+KS_JSON_CODEC_INLINE(EphemeralContainer, EphemeralContainerCommon)
 
 KS_JSON_CODEC(Toleration)
 KS_JSON_CODEC(Taint)
@@ -64,9 +54,8 @@ bool read(DecodeContext& ctx, const Json& j, EphemeralVolumeSource& out) {
       .nested("volumeClaimTemplate",
               [&](ObjectReader& tmpl) {
                 tmpl.nested("spec", [&](ObjectReader& spec) {
-                  spec KS_JSON_READ_FIELDS(EphemeralVolumeClaimSpec).nested("resources", [&](ObjectReader& res) {
-                    res KS_JSON_READ_FIELDS(EphemeralVolumeResources);
-                  });
+                  spec KS_JSON_READ_FIELDS(EphemeralVolumeClaimSpec)
+                      .nested("resources", [&](ObjectReader& res) { res KS_JSON_READ_FIELDS(EphemeralVolumeResources); });
                 });
               })
       .ok();

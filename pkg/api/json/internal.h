@@ -426,6 +426,21 @@ void putNullable(Json& o, const char* name, const std::optional<T>& v) {
   KS_JSON_READER(Type)      \
   KS_JSON_WRITER(Type)
 
+// The same for a type whose JSON object also holds the fields of an inlined member struct (its own message in
+// protobuf, see KS_PROTO_READER_INLINE): Type's table, then Inline's, both filling Type.
+#define KS_JSON_CODEC_INLINE(Type, Inline)                                                        \
+  bool read(DecodeContext& ctx, const Json& j, Type& out) {                                       \
+    const bool ok = ObjectReader(ctx, j) KS_JSON_READ_FIELDS(Type) KS_JSON_READ_FIELDS(Inline).ok(); \
+    schema::setDefaults(out);                                                                     \
+    return ok;                                                                                    \
+  }                                                                                               \
+  Json write(const Type& in) {                                                                    \
+    Json o = Json::object();                                                                      \
+    KS_JSON_WRITE_FIELDS(Type)                                                                    \
+    KS_JSON_WRITE_FIELDS(Inline)                                                                  \
+    return o;                                                                                     \
+  }
+
 // Parses text as JSON; errors name the parser position ("invalid JSON: ... line 1, column 7: ...").
 Result<Json> parseText(std::string_view text);
 

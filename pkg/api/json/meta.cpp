@@ -1,4 +1,5 @@
-// metav1 types: ObjectMeta, LabelSelector, Status, ListMeta, and core/v1 ObjectReference (pkg/api/schema/meta.h).
+// metav1 types: ObjectMeta, LabelSelector, Status, ListMeta, and core/v1 ObjectReference
+// (pkg/api/schema/meta.h).
 
 #include "pkg/api/json/internal.h"
 

@@ -28,15 +28,7 @@ KS_JSON_CODEC(CELDeviceSelector)
 KS_JSON_CODEC(DeviceSelector)
 KS_JSON_CODEC(OpaqueDeviceConfiguration)
 
-bool read(DecodeContext& ctx, const Json& j, DeviceClassConfiguration& out) {
-  return ObjectReader(ctx, j) KS_JSON_READ_FIELDS(DeviceConfiguration).ok();
-}
-
-Json write(const DeviceClassConfiguration& in) {
-  Json o = Json::object();
-  KS_JSON_WRITE_FIELDS(DeviceConfiguration)
-  return o;
-}
+KS_JSON_CODEC_INLINE(DeviceClassConfiguration, DeviceConfiguration)
 
 KS_JSON_CODEC(DeviceClassSpec)
 KS_JSON_CODEC(DeviceClass)
@@ -50,34 +42,13 @@ KS_JSON_CODEC(DeviceSubRequest)
 KS_JSON_CODEC(DeviceRequest)
 KS_JSON_CODEC(DeviceConstraint)
 
-bool read(DecodeContext& ctx, const Json& j, DeviceClaimConfiguration& out) {
-  return ObjectReader(ctx, j) KS_JSON_READ_FIELDS(DeviceClaimConfiguration) KS_JSON_READ_FIELDS(DeviceConfiguration)
-      .ok();
-}
-
-Json write(const DeviceClaimConfiguration& in) {
-  Json o = Json::object();
-  KS_JSON_WRITE_FIELDS(DeviceClaimConfiguration)
-  KS_JSON_WRITE_FIELDS(DeviceConfiguration)
-  return o;
-}
+KS_JSON_CODEC_INLINE(DeviceClaimConfiguration, DeviceConfiguration)
 
 KS_JSON_CODEC(DeviceClaim)
 KS_JSON_CODEC(ResourceClaimSpec)
 KS_JSON_CODEC(DeviceRequestAllocationResult)
 
-bool read(DecodeContext& ctx, const Json& j, DeviceAllocationConfiguration& out) {
-  return ObjectReader(ctx, j) KS_JSON_READ_FIELDS(DeviceAllocationConfiguration)
-      KS_JSON_READ_FIELDS(DeviceConfiguration)
-      .ok();
-}
-
-Json write(const DeviceAllocationConfiguration& in) {
-  Json o = Json::object();
-  KS_JSON_WRITE_FIELDS(DeviceAllocationConfiguration)
-  KS_JSON_WRITE_FIELDS(DeviceConfiguration)
-  return o;
-}
+KS_JSON_CODEC_INLINE(DeviceAllocationConfiguration, DeviceConfiguration)
 
 KS_JSON_CODEC(DeviceAllocationResult)
 KS_JSON_CODEC(AllocationResult)

@@ -17,7 +17,6 @@ KS_PROTO_READER(Node)
 
 KS_PROTO_FIELD_READER(readStatusPhase, StatusPhase, Namespace)
 KS_PROTO_FIELD_READER(readStatusPhase, StatusPhase, PersistentVolume)
-KS_PROTO_FIELD_READER(readPersistentVolumeSource, PersistentVolumeSource, PersistentVolumeSpec)
 
 bool read(DecodeContext& ctx, std::string_view msg, Namespace& out) {
   return each(ctx, msg, [&](const Field& f) {
@@ -34,17 +33,7 @@ bool read(DecodeContext& ctx, std::string_view msg, Namespace& out) {
 KS_PROTO_READER(VolumeNodeAffinity)
 KS_PROTO_READER(CSIPersistentVolumeSource)
 
-bool read(DecodeContext& ctx, std::string_view msg, PersistentVolumeSpec& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      KS_PROTO_CASES(PersistentVolumeSpec)
-      case 2:
-        return embedded(ctx, f, [&](const Field& s) { return readPersistentVolumeSource(ctx, s, out); });
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER_INLINE(PersistentVolumeSpec, PersistentVolumeSource, 2)
 
 bool read(DecodeContext& ctx, std::string_view msg, PersistentVolume& out) {
   return each(ctx, msg, [&](const Field& f) {

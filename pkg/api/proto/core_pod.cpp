@@ -17,19 +17,7 @@ KS_PROTO_READER(ContainerRestartRule)
 KS_PROTO_READER(VolumeMount)
 KS_PROTO_READER(Container)
 
-KS_PROTO_FIELD_READER(readEphemeralContainerCommon, EphemeralContainerCommon, EphemeralContainer)
-
-bool read(DecodeContext& ctx, std::string_view msg, EphemeralContainer& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      KS_PROTO_CASES(EphemeralContainer)
-      case 1:
-        return embedded(ctx, f, [&](const Field& c) { return readEphemeralContainerCommon(ctx, c, out); });
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER_INLINE(EphemeralContainer, EphemeralContainerCommon, 1)
 
 KS_PROTO_READER(Toleration)
 KS_PROTO_READER(NodeSelectorRequirement)
@@ -62,7 +50,8 @@ static bool readEphemeralVolumeClaimSpec(DecodeContext& ctx, const Field& f, Eph
   switch (f.number) {
     KS_PROTO_CASES(EphemeralVolumeClaimSpec)
     case 2:
-      return embedded(ctx, f, "resources", [&](const Field& r) { return readEphemeralVolumeResources(ctx, r, out); });
+      return embedded(ctx, f, "resources",
+                      [&](const Field& r) { return readEphemeralVolumeResources(ctx, r, out); });
     default:
       return true;
   }

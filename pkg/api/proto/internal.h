@@ -335,6 +335,24 @@ bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& 
     return ok;                                                            \
   }
 
+// The same for a type whose message embeds an inlined member struct as field `fieldNumber` (in JSON its
+// fields sit in the type's object, no path segment of their own: see KS_JSON_CODEC_INLINE).
+#define KS_PROTO_READER_INLINE(Type, Inline, fieldNumber)                                          \
+  KS_PROTO_FIELD_READER(read##Inline, Inline, Type)                                             \
+  bool read(DecodeContext& ctx, std::string_view msg, Type& out) {                              \
+    const bool ok = each(ctx, msg, [&](const Field& f) {                                        \
+      switch (f.number) {                                                                       \
+        KS_PROTO_CASES(Type)                                                                    \
+        case fieldNumber:                                                                       \
+          return embedded(ctx, f, [&](const Field& e) { return read##Inline(ctx, e, out); });   \
+        default:                                                                                \
+          return true;                                                                          \
+      }                                                                                         \
+    });                                                                                         \
+    schema::setDefaults(out);                                                                   \
+    return ok;                                                                                  \
+  }
+
 // ---- writing (only what the scheduler sends as protobuf: a Binding) -----------------------------------
 std::string write(const ObjectMeta& in);
 std::string write(const ObjectReference& in);

@@ -42,7 +42,8 @@ static bool readVolumeAttachmentSpec(DecodeContext& ctx, const Field& f, VolumeA
   switch (f.number) {
     KS_PROTO_CASES(VolumeAttachmentSpec)
     case 2:
-      return embedded(ctx, f, "source", [&](const Field& s) { return readVolumeAttachmentSource(ctx, s, out); });
+      return embedded(ctx, f, "source",
+                      [&](const Field& s) { return readVolumeAttachmentSource(ctx, s, out); });
     default:
       return true;
   }
@@ -53,9 +54,11 @@ bool read(DecodeContext& ctx, std::string_view msg, VolumeAttachment& out) {
     switch (f.number) {
       KS_PROTO_CASES(VolumeAttachment)
       case 2:
-        return embedded(ctx, f, "spec", [&](const Field& s) { return readVolumeAttachmentSpec(ctx, s, out); });
+        return embedded(ctx, f, "spec",
+                        [&](const Field& s) { return readVolumeAttachmentSpec(ctx, s, out); });
       case 3:
-        return embedded(ctx, f, "status", [&](const Field& s) { return readVolumeAttachmentStatus(ctx, s, out); });
+        return embedded(ctx, f, "status",
+                        [&](const Field& s) { return readVolumeAttachmentStatus(ctx, s, out); });
       default:
         return true;
     }

@@ -10,10 +10,6 @@
 
 namespace ks::api::protocodec {
 
-KS_PROTO_FIELD_READER(readDeviceConfiguration, DeviceConfiguration, DeviceClassConfiguration)
-KS_PROTO_FIELD_READER(readDeviceConfiguration, DeviceConfiguration, DeviceClaimConfiguration)
-KS_PROTO_FIELD_READER(readDeviceConfiguration, DeviceConfiguration, DeviceAllocationConfiguration)
-
 // runtime.RawExtension {raw = 1}: raw is the JSON text the object was written with; the model keeps it as
 // the JSON codec does (compact, keys sorted), so that both codecs give equal values. Text that is not JSON
 // (possible only from a protobuf client) is kept as it is.
@@ -35,11 +31,7 @@ KS_PROTO_READER(Condition)
 
 KS_PROTO_READER(CELDeviceSelector)
 
-bool read(DecodeContext& ctx, std::string_view msg, DeviceClassConfiguration& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    return f.number != 1 || embedded(ctx, f, [&](const Field& c) { return readDeviceConfiguration(ctx, c, out); });
-  });
-}
+KS_PROTO_READER_INLINE(DeviceClassConfiguration, DeviceConfiguration, 1)
 
 KS_PROTO_READER(DeviceSelector)
 KS_PROTO_READER(OpaqueDeviceConfiguration)
@@ -57,33 +49,13 @@ KS_PROTO_READER(CapacityRequirements)
 KS_PROTO_READER(DeviceRequest)
 KS_PROTO_READER(DeviceConstraint)
 
-bool read(DecodeContext& ctx, std::string_view msg, DeviceClaimConfiguration& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      KS_PROTO_CASES(DeviceClaimConfiguration)
-      case 2:
-        return embedded(ctx, f, [&](const Field& c) { return readDeviceConfiguration(ctx, c, out); });
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER_INLINE(DeviceClaimConfiguration, DeviceConfiguration, 2)
 
 KS_PROTO_READER(DeviceClaim)
 KS_PROTO_READER(ResourceClaimSpec)
 KS_PROTO_READER(DeviceRequestAllocationResult)
 
-bool read(DecodeContext& ctx, std::string_view msg, DeviceAllocationConfiguration& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      KS_PROTO_CASES(DeviceAllocationConfiguration)
-      case 3:
-        return embedded(ctx, f, [&](const Field& c) { return readDeviceConfiguration(ctx, c, out); });
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER_INLINE(DeviceAllocationConfiguration, DeviceConfiguration, 3)
 
 KS_PROTO_READER(DeviceAllocationResult)
 KS_PROTO_READER(AllocationResult)

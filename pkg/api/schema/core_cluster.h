@@ -1,9 +1,8 @@
 #pragma once
 // Field tables (schema.h) of core/v1 Node, Namespace, PersistentVolume, PersistentVolumeClaim and Binding
 // (k8s.io/api core/v1 generated.proto).
-// Hand-written: status.phase of Namespace and PersistentVolume, kept on the object (StatusPhase); the
-// PersistentVolumeSource inlined into PersistentVolumeSpec in JSON and embedded (2) in protobuf; Namespace's
-// JSON writer (an empty "spec").
+// Hand-written: status.phase of Namespace and PersistentVolume, kept on the object (StatusPhase);
+// Namespace's JSON writer (an empty "spec"). PersistentVolumeSource is inlined into PersistentVolumeSpec.
 
 #define KS_FIELDS_NodeCondition(X) \
   X(type, "type", 1, Always) \

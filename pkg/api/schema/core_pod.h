@@ -3,7 +3,8 @@
 // spread constraints, volumes, status), Taint and the volume sources PersistentVolume shares; the API
 // defaults they get on decoding.
 // Hand-written: the VolumeSource inlined into Volume and the VolumeSource members not kept (otherSource);
-// EphemeralContainerCommon inlined into EphemeralContainer; EphemeralVolumeSource's nested claim template.
+// EphemeralVolumeSource's nested claim template. EphemeralContainerCommon is inlined into
+// EphemeralContainer.
 
 #include <cstdint>
 #include <string_view>

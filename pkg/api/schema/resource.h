@@ -1,9 +1,10 @@
 #pragma once
 // Field tables (schema.h) of resource.k8s.io/v1 (DeviceClass, ResourceClaim, ResourceClaimTemplate,
-// ResourceSlice, DeviceTaintRule and their parts) and metav1.Condition; the API defaults they get on decoding.
+// ResourceSlice, DeviceTaintRule and their parts) and metav1.Condition; the API defaults they get on
+// decoding.
 // ResourceClaimTemplate has no protobuf reader.
-// Hand-written: RawExtension (JSON text kept as it is, both codecs); DeviceConfiguration inlined into the
-// three *Configuration types.
+// Hand-written: RawExtension (JSON text kept as it is, both codecs). DeviceConfiguration is inlined into the
+// three *Configuration types (KS_JSON_CODEC_INLINE / KS_PROTO_READER_INLINE).
 
 #include <string>
 
@@ -54,10 +55,11 @@ inline void setDefaults(AllocatedDeviceStatus& out) {
   X(driver, "driver", 1, Always) \
   X(parameters, "parameters", 2, Always)
 
-// DeviceConfiguration {opaque = 1}: a message on the wire (DeviceClassConfiguration 1, DeviceClaimConfiguration
-// 2, DeviceAllocationConfiguration 3), inlined in JSON and in the model.
+// DeviceConfiguration {opaque = 1}: a message on the wire (DeviceClassConfiguration 1,
+// DeviceClaimConfiguration 2, DeviceAllocationConfiguration 3), inlined in JSON and in the model.
 #define KS_FIELDS_DeviceConfiguration(X) \
   X(opaque, "opaque", 1, OmitEmpty)
+#define KS_FIELDS_DeviceClassConfiguration(X)  // all in DeviceConfiguration = 1
 
 #define KS_FIELDS_DeviceClassSpec(X) \
   X(selectors, "selectors", 1, OmitEmpty) \
