@@ -1,7 +1,8 @@
 #pragma once
 // Internal to pkg/api/json: the decode context (field path + first error), the primitive readers and
-// writers, and the per-type read/write overloads the codec translation units define. Not for other
-// components: they use codec.h or codec_nlohmann.h.
+// writers, and the per-type read/write overloads the codec translation units define, most of them generated
+// from the field tables of pkg/api/schema (KS_JSON_CODEC below). Not for other components: they use codec.h
+// or codec_nlohmann.h.
 //
 // Conventions (as Go's encoding/json as used by the API machinery):
 //  - decoding a JSON null leaves the target at its zero value (absent optional stays std::nullopt);
@@ -27,6 +28,7 @@
 #include "pkg/api/policy.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -362,12 +364,82 @@ template <typename T>
 void put(Json& o, const char* name, const std::map<std::string, T>& v) {
   if (!v.empty()) o[name] = write(v);
 }
-inline void putTime(Json& o, const char* name, const std::optional<Time>& t) {
-  if (t) o[name] = write(*t);
-}
 inline void putMicroTime(Json& o, const char* name, const std::optional<Time>& t) {
   if (t) o[name] = writeMicroTime(*t);
 }
+// A MicroTime value (not a pointer): Go marshals the zero time as null.
+inline void putMicroTime(Json& o, const char* name, Time t) {
+  o[name] = t == Time{} ? Json(nullptr) : writeMicroTime(t);
+}
+
+// Written whether empty or not.
+template <typename T>
+void putAlways(Json& o, const char* name, const T& v) {
+  o[name] = write(v);
+}
+// Written always, as null when absent (a Go value whose zero marshals as null, e.g. metav1.Time).
+template <typename T>
+void putNullable(Json& o, const char* name, const std::optional<T>& v) {
+  o[name] = v ? write(*v) : Json(nullptr);
+}
+
+// ---- readers and writers generated from the field tables (pkg/api/schema/schema.h) -----------------------
+// In a reader `out` is the object read, in a writer `in` the object written and `o` the JSON object.
+#define KS_JSON_READ_Always field
+#define KS_JSON_READ_OmitEmpty field
+#define KS_JSON_READ_MicroTime microTime
+#define KS_JSON_READ_Nullable field
+#define KS_JSON_PUT_Always putAlways
+#define KS_JSON_PUT_OmitEmpty put
+#define KS_JSON_PUT_MicroTime putMicroTime
+#define KS_JSON_PUT_Nullable putNullable
+#define KS_JSON_READ_FIELD(member, name, number, rule) .KS_JSON_READ_##rule(name, out.member)
+#define KS_JSON_WRITE_FIELD(member, name, number, rule) KS_JSON_PUT_##rule(o, name, in.member);
+
+// The ObjectReader calls of a table (`reader KS_JSON_READ_FIELDS(T).ok()`), and its writer statements.
+#define KS_JSON_READ_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_READ_FIELD)
+#define KS_JSON_WRITE_FIELDS(Table) KS_FIELDS_##Table(KS_JSON_WRITE_FIELD)
+
+// static Json Name(const Type& in): the object of a table whose fields the model keeps on Type (e.g. a
+// nested "spec"), for a hand-written writer.
+#define KS_JSON_OBJECT_WRITER(Name, Table, Type) \
+  static Json Name(const Type& in) {             \
+    Json o = Json::object();                     \
+    KS_JSON_WRITE_FIELDS(Table)                  \
+    return o;                                    \
+  }
+
+// bool read(DecodeContext&, const Json&, Type&), then the type's defaults; Json write(const Type&).
+#define KS_JSON_READER(Type)                                                \
+  bool read(DecodeContext& ctx, const Json& j, Type& out) {                 \
+    const bool ok = ObjectReader(ctx, j) KS_JSON_READ_FIELDS(Type).ok();    \
+    schema::setDefaults(out);                                               \
+    return ok;                                                              \
+  }
+#define KS_JSON_WRITER(Type)    \
+  Json write(const Type& in) {  \
+    Json o = Json::object();    \
+    KS_JSON_WRITE_FIELDS(Type)  \
+    return o;                   \
+  }
+#define KS_JSON_CODEC(Type) \
+  KS_JSON_READER(Type)      \
+  KS_JSON_WRITER(Type)
+
+// The same for a type whose JSON object also holds the fields of an inlined member struct (its own message in
+// protobuf, see KS_PROTO_READER_INLINE): Type's table, then Inline's, both filling Type.
+#define KS_JSON_CODEC_INLINE(Type, Inline)                                                        \
+  bool read(DecodeContext& ctx, const Json& j, Type& out) {                                       \
+    const bool ok = ObjectReader(ctx, j) KS_JSON_READ_FIELDS(Type) KS_JSON_READ_FIELDS(Inline).ok(); \
+    schema::setDefaults(out);                                                                     \
+    return ok;                                                                                    \
+  }                                                                                               \
+  Json write(const Type& in) {                                                                    \
+    Json o = Json::object();                                                                      \
+    KS_JSON_WRITE_FIELDS(Type)                                                                    \
+    KS_JSON_WRITE_FIELDS(Inline)                                                                  \
+    return o;                                                                                     \
+  }
 
 // Parses text as JSON; errors name the parser position ("invalid JSON: ... line 1, column 7: ...").
 Result<Json> parseText(std::string_view text);

@@ -2,22 +2,14 @@
 // Internal to pkg/api/proto: the value readers and the per-type message readers the codec's translation
 // units define. Other components use codec.h.
 //
-// A per-type reader walks its message's fields once and dispatches on the field number (the numbers are
-// those of k8s.io/api's and apimachinery's generated.proto, v0.34.4):
-//
-//   bool read(DecodeContext& ctx, std::string_view msg, OwnerReference& out) {
-//     return each(ctx, msg, [&](const Field& f) {
-//       switch (f.number) {
-//         case 1: return get(ctx, f, "kind", out.kind);
-//         case 6: return get(ctx, f, "controller", out.controller);
-//         default: return true;  // a field the scheduler does not keep
-//       }
-//     });
-//   }
+// A per-type reader walks its message's fields once and dispatches on the field number. The readers are
+// generated from the field tables of pkg/api/schema (KS_PROTO_READER below), which give each field's number
+// in k8s.io/api's and apimachinery's generated.proto next to its JSON name and the member it fills;
+// fields a table does not list are skipped.
 //
 // The result must equal what the JSON codec gives for the same object (the differential tests compare
 // both on a real kube-apiserver), so the same conventions hold: metav1.Time is truncated to seconds,
-// MicroTime to microseconds, and a field the JSON codec defaults when absent is defaulted here too.
+// MicroTime to microseconds, and the same defaults apply (schema::setDefaults, called by both).
 // Decoding follows Go's generated Unmarshal: a repeated field appends, an embedded message seen twice is
 // merged, scalars take the last value, int32 is the varint truncated to 32 bits.
 
@@ -38,6 +30,7 @@
 #include "pkg/api/proto/wire.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 
 namespace ks::api::protocodec {
@@ -297,29 +290,68 @@ bool embedded(DecodeContext& ctx, const Field& f, std::string_view name, Fn&& fn
   return embedded(ctx, f, fn);
 }
 
-// The kinds shaped {metadata = 1, spec = 2, status = 3}; status is skipped when the model has none.
-template <typename T>
-bool readObject(DecodeContext& ctx, std::string_view msg, T& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
-      case 2:
-        return get(ctx, f, "spec", out.spec);
-      case 3:
-        if constexpr (requires { out.status; }) return get(ctx, f, "status", out.status);
-        return true;
-      default:
-        return true;
-    }
-  });
-}
-
 template <typename T>  // Time or std::optional<Time>
 bool getMicroTime(DecodeContext& ctx, const Field& f, std::string_view name, T& out) {
   PathScope scope(ctx, name);
   return microTime(ctx, f, out);
 }
+
+// ---- readers generated from the field tables (pkg/api/schema/schema.h) ---------------------------------
+// In a reader `out` is the object read and `f` the field at hand.
+#define KS_PROTO_GET_Always get
+#define KS_PROTO_GET_OmitEmpty get
+#define KS_PROTO_GET_MicroTime getMicroTime
+#define KS_PROTO_GET_Nullable get
+#define KS_PROTO_CASE(member, name, number, rule) \
+  case number:                                    \
+    return KS_PROTO_GET_##rule(ctx, f, name, out.member);
+
+// The switch cases of a table, for a hand-written reader's switch (f.number).
+#define KS_PROTO_CASES(Table) KS_FIELDS_##Table(KS_PROTO_CASE)
+
+// static bool Name(DecodeContext&, const Field& f, Type& out): f if the table has it (else skipped), for a
+// hand-written reader whose message nests one the model keeps on Type (e.g. status.phase).
+#define KS_PROTO_FIELD_READER(Name, Table, Type)                   \
+  static bool Name(DecodeContext& ctx, const Field& f, Type& out) { \
+    switch (f.number) {                                             \
+      KS_PROTO_CASES(Table)                                         \
+      default:                                                      \
+        return true;                                                \
+    }                                                               \
+  }
+
+// bool read(DecodeContext&, std::string_view, Type&): the table's fields, the rest skipped; then the
+// type's defaults.
+#define KS_PROTO_READER(Type)                                             \
+  bool read(DecodeContext& ctx, std::string_view msg, Type& out) {        \
+    const bool ok = each(ctx, msg, [&](const Field& f) {                  \
+      switch (f.number) {                                                 \
+        KS_PROTO_CASES(Type)                                              \
+        default:                                                          \
+          return true;                                                    \
+      }                                                                   \
+    });                                                                   \
+    schema::setDefaults(out);                                             \
+    return ok;                                                            \
+  }
+
+// The same for a type whose message embeds an inlined member struct as field `fieldNumber` (in JSON its
+// fields sit in the type's object, no path segment of their own: see KS_JSON_CODEC_INLINE).
+#define KS_PROTO_READER_INLINE(Type, Inline, fieldNumber)                                          \
+  KS_PROTO_FIELD_READER(read##Inline, Inline, Type)                                             \
+  bool read(DecodeContext& ctx, std::string_view msg, Type& out) {                              \
+    const bool ok = each(ctx, msg, [&](const Field& f) {                                        \
+      switch (f.number) {                                                                       \
+        KS_PROTO_CASES(Type)                                                                    \
+        case fieldNumber:                                                                       \
+          return embedded(ctx, f, [&](const Field& e) { return read##Inline(ctx, e, out); });   \
+        default:                                                                                \
+          return true;                                                                          \
+      }                                                                                         \
+    });                                                                                         \
+    schema::setDefaults(out);                                                                   \
+    return ok;                                                                                  \
+  }
 
 // ---- writing (only what the scheduler sends as protobuf: a Binding) -----------------------------------
 std::string write(const ObjectMeta& in);

@@ -8,156 +8,57 @@ namespace ks::api::protocodec {
 
 // ---- core/v1 TopologySelectorTerm (StorageClass only) ----
 
-bool read(DecodeContext& ctx, std::string_view msg, TopologySelectorLabelRequirement& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "key", out.key);
-      case 2:
-        return get(ctx, f, "values", out.values);
-      default:
-        return true;
-    }
-  });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, TopologySelectorTerm& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    return f.number != 1 || get(ctx, f, "matchLabelExpressions", out.matchLabelExpressions);
-  });
-}
+KS_PROTO_READER(TopologySelectorLabelRequirement)
+KS_PROTO_READER(TopologySelectorTerm)
 
 // ---- storage/v1 ----
 
-bool read(DecodeContext& ctx, std::string_view msg, StorageClass& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
-      case 2:
-        return get(ctx, f, "provisioner", out.provisioner);
-      case 3:
-        return get(ctx, f, "parameters", out.parameters);
-      case 4:
-        return get(ctx, f, "reclaimPolicy", out.reclaimPolicy);
-      case 6:
-        return get(ctx, f, "allowVolumeExpansion", out.allowVolumeExpansion);
-      case 7:
-        return get(ctx, f, "volumeBindingMode", out.volumeBindingMode);
-      case 8:
-        return get(ctx, f, "allowedTopologies", out.allowedTopologies);
-      default:
-        return true;  // mountOptions
-    }
-  });
-}
+KS_PROTO_READER(StorageClass)
+KS_PROTO_READER(VolumeNodeResources)
+KS_PROTO_READER(CSINodeDriver)
 
-bool read(DecodeContext& ctx, std::string_view msg, VolumeNodeResources& out) {
-  return each(ctx, msg, [&](const Field& f) { return f.number != 1 || get(ctx, f, "count", out.count); });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, CSINodeDriver& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "name", out.name);
-      case 2:
-        return get(ctx, f, "nodeID", out.nodeID);
-      case 3:
-        return get(ctx, f, "topologyKeys", out.topologyKeys);
-      case 4:
-        return get(ctx, f, "allocatable", out.allocatable);
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_FIELD_READER(readCSINodeSpec, CSINodeSpec, CSINode)
 
 bool read(DecodeContext& ctx, std::string_view msg, CSINode& out) {
   return each(ctx, msg, [&](const Field& f) {
     switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
+      KS_PROTO_CASES(CSINode)
       case 2:
-        return embedded(ctx, f, "spec",
-                        [&](const Field& s) { return s.number != 1 || get(ctx, s, "drivers", out.drivers); });
+        return embedded(ctx, f, "spec", [&](const Field& s) { return readCSINodeSpec(ctx, s, out); });
       default:
         return true;
     }
   });
 }
 
-bool read(DecodeContext& ctx, std::string_view msg, CSIDriverSpec& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "attachRequired", out.attachRequired);
-      case 2:
-        return get(ctx, f, "podInfoOnMount", out.podInfoOnMount);
-      case 3:
-        return get(ctx, f, "volumeLifecycleModes", out.volumeLifecycleModes);
-      case 4:
-        return get(ctx, f, "storageCapacity", out.storageCapacity);
-      case 5:
-        return get(ctx, f, "fsGroupPolicy", out.fsGroupPolicy);
-      case 11:
-        return get(ctx, f, "preventPodSchedulingIfMissing", out.preventPodSchedulingIfMissing);
-      default:
-        // tokenRequests, requiresRepublish, seLinuxMount, nodeAllocatableUpdatePeriodSeconds,
-        // serviceAccountTokenInSecrets
-        return true;
-    }
-  });
-}
+KS_PROTO_READER(CSIDriverSpec)
+KS_PROTO_READER(CSIDriver)
+KS_PROTO_READER(CSIStorageCapacity)
 
-bool read(DecodeContext& ctx, std::string_view msg, CSIDriver& out) {
-  return readObject(ctx, msg, out);
-}
+KS_PROTO_FIELD_READER(readVolumeAttachmentSource, VolumeAttachmentSource, VolumeAttachment)
+KS_PROTO_FIELD_READER(readVolumeAttachmentStatus, VolumeAttachmentStatus, VolumeAttachment)
 
-bool read(DecodeContext& ctx, std::string_view msg, CSIStorageCapacity& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
-      case 2:
-        return get(ctx, f, "nodeTopology", out.nodeTopology);
-      case 3:
-        return get(ctx, f, "storageClassName", out.storageClassName);
-      case 4:
-        return get(ctx, f, "capacity", out.capacity);
-      case 5:
-        return get(ctx, f, "maximumVolumeSize", out.maximumVolumeSize);
-      default:
-        return true;
-    }
-  });
+static bool readVolumeAttachmentSpec(DecodeContext& ctx, const Field& f, VolumeAttachment& out) {
+  switch (f.number) {
+    KS_PROTO_CASES(VolumeAttachmentSpec)
+    case 2:
+      return embedded(ctx, f, "source",
+                      [&](const Field& s) { return readVolumeAttachmentSource(ctx, s, out); });
+    default:
+      return true;
+  }
 }
 
 bool read(DecodeContext& ctx, std::string_view msg, VolumeAttachment& out) {
-  auto source = [&](const Field& s) {
-    return s.number != 1 || get(ctx, s, "persistentVolumeName", out.persistentVolumeName);
-  };
-  auto spec = [&](const Field& s) {
-    switch (s.number) {
-      case 1:
-        return get(ctx, s, "attacher", out.attacher);
-      case 2:
-        return embedded(ctx, s, "source", source);  // inlineVolumeSpec (2) not kept
-      case 3:
-        return get(ctx, s, "nodeName", out.nodeName);
-      default:
-        return true;
-    }
-  };
-  auto status = [&](const Field& s) { return s.number != 1 || get(ctx, s, "attached", out.attached); };
   return each(ctx, msg, [&](const Field& f) {
     switch (f.number) {
-      case 1:
-        return get(ctx, f, "metadata", out.metadata);
+      KS_PROTO_CASES(VolumeAttachment)
       case 2:
-        return embedded(ctx, f, "spec", spec);
+        return embedded(ctx, f, "spec",
+                        [&](const Field& s) { return readVolumeAttachmentSpec(ctx, s, out); });
       case 3:
-        return embedded(ctx, f, "status", status);
+        return embedded(ctx, f, "status",
+                        [&](const Field& s) { return readVolumeAttachmentStatus(ctx, s, out); });
       default:
         return true;
     }
@@ -166,66 +67,15 @@ bool read(DecodeContext& ctx, std::string_view msg, VolumeAttachment& out) {
 
 // ---- policy/v1 ----
 
-bool read(DecodeContext& ctx, std::string_view msg, PodDisruptionBudgetSpec& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "minAvailable", out.minAvailable);
-      case 2:
-        return get(ctx, f, "selector", out.selector);
-      case 3:
-        return get(ctx, f, "maxUnavailable", out.maxUnavailable);
-      case 4:
-        return get(ctx, f, "unhealthyPodEvictionPolicy", out.unhealthyPodEvictionPolicy);
-      default:
-        return true;
-    }
-  });
-}
+KS_PROTO_READER(PodDisruptionBudgetSpec)
+KS_PROTO_READER(PodDisruptionBudgetStatus)
+KS_PROTO_READER(PodDisruptionBudget)
 
-bool read(DecodeContext& ctx, std::string_view msg, PodDisruptionBudgetStatus& out) {
-  return each(ctx, msg, [&](const Field& f) {
-    switch (f.number) {
-      case 1:
-        return get(ctx, f, "observedGeneration", out.observedGeneration);
-      case 2:
-        return get(ctx, f, "disruptedPods", out.disruptedPods);
-      case 3:
-        return get(ctx, f, "disruptionsAllowed", out.disruptionsAllowed);
-      case 4:
-        return get(ctx, f, "currentHealthy", out.currentHealthy);
-      case 5:
-        return get(ctx, f, "desiredHealthy", out.desiredHealthy);
-      case 6:
-        return get(ctx, f, "expectedPods", out.expectedPods);
-      default:
-        return true;  // conditions: not kept
-    }
-  });
-}
+// ---- apps/v1 pod owners: the selector ----
 
-bool read(DecodeContext& ctx, std::string_view msg, PodDisruptionBudget& out) {
-  return readObject(ctx, msg, out);
-}
-
-// ---- apps/v1 pod owners: the selector (spec field 2 in both) ----
-
-bool read(DecodeContext& ctx, std::string_view msg, ReplicaSetSpec& out) {
-  return each(ctx, msg,
-              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, StatefulSetSpec& out) {
-  return each(ctx, msg,
-              [&](const Field& f) { return f.number != 2 || get(ctx, f, "selector", out.selector); });
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, ReplicaSet& out) {
-  return readObject(ctx, msg, out);
-}
-
-bool read(DecodeContext& ctx, std::string_view msg, StatefulSet& out) {
-  return readObject(ctx, msg, out);
-}
+KS_PROTO_READER(ReplicaSetSpec)
+KS_PROTO_READER(StatefulSetSpec)
+KS_PROTO_READER(ReplicaSet)
+KS_PROTO_READER(StatefulSet)
 
 }  // namespace ks::api::protocodec
