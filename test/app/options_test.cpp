@@ -184,10 +184,9 @@ TEST(ParseFlags, FeatureGates) {
   EXPECT_THAT(parseError({"--feature-gates=PodLevelResources=false"}),
               HasSubstr("InPlacePodLevelResourcesVerticalScaling is enabled, but depends on features that are "
                         "disabled: [PodLevelResources]"));
-  EXPECT_EQ(parseError({"--feature-gates=InPlacePodLevelResourcesVerticalScaling=false"}),
-            "feature gate InPlacePodLevelResourcesVerticalScaling=false is not supported by kube-scheduler-cpp: a "
-            "pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
-            "accounting always takes the larger of spec and status");
+  EXPECT_FALSE(parse({"--feature-gates=InPlacePodLevelResourcesVerticalScaling=false"})
+                   .schedulerFeatures.plugins.enableInPlacePodLevelResourcesVerticalScaling);
+  EXPECT_TRUE(parse({}).schedulerFeatures.plugins.enableInPlacePodLevelResourcesVerticalScaling);
 }
 
 TEST(ParseFlags, EmulatedVersion) {
@@ -202,9 +201,12 @@ TEST(ParseFlags, EmulatedVersion) {
   EXPECT_FALSE(at36.schedulerFeatures.plugins.enableDRADeviceTaintRules);
   EXPECT_EQ(parseError({"--emulated-version=1.33"}), "emulation version 1.33 is not between [1.34, 1.37.0]");
   EXPECT_EQ(parseError({"--emulated-version=1.38"}), "emulation version 1.38 is not between [1.34, 1.37.0]");
-  // At 1.34 a default kube-scheduler-cpp does not implement: refused, naming why.
-  EXPECT_THAT(parseError({"--emulated-version=1.34"}),
-              HasSubstr("(its default at --emulated-version=1.34, --min-compatibility-version=1.34)"));
+  // 1.34 and 1.35: InPlacePodLevelResourcesVerticalScaling is off there (absent in 1.34, alpha in 1.35), and
+  // the node accounting follows it.
+  for (const char* v : {"1.34", "1.35"}) {
+    Options o = parse({std::string("--emulated-version=") + v});
+    EXPECT_FALSE(o.schedulerFeatures.plugins.enableInPlacePodLevelResourcesVerticalScaling) << v;
+  }
   EXPECT_EQ(parseError({"--emulated-version=1.34", "--feature-gates=GenericWorkload=true"}),
             "cannot set feature gate GenericWorkload to true, feature is PreAlpha at emulated version 1.34, min "
             "compatibility version 1.34");

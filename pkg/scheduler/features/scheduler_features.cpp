@@ -24,9 +24,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
     {"DRAWorkloadResourceClaims", true, "PodGroups could own ResourceClaims; gang scheduling is not implemented yet"},
     {"GenericWorkload", true,
      "pods with spec.schedulingGroup would be scheduled as PodGroups (the pod-group cycle); not implemented yet"},
-    {"InPlacePodLevelResourcesVerticalScaling", false,
-     "a pod's pod-level requests would be its spec only (not the resized status); kube-scheduler-cpp's node "
-     "accounting always takes the larger of spec and status"},
     {"InPlacePodVerticalScalingSchedulerPreemption", true,
      "preemption would count resizes in progress; not implemented"},
     {"InterPodAffinityHostnameFastPath", true, "InterPodAffinity's hostname fast path is not implemented"},
@@ -93,6 +90,7 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.plugins.enableDRADeviceTaints = gates.enabled("DRADeviceTaints");
   f.plugins.enableDRADeviceTaintRules = gates.enabled("DRADeviceTaintRules");
   f.plugins.enableDRAExtendedResource = gates.enabled("DRAExtendedResource");  // GA, locked on
+  f.plugins.enableInPlacePodLevelResourcesVerticalScaling = gates.enabled("InPlacePodLevelResourcesVerticalScaling");
   f.plugins.enableDRAFractionalCapacityRange = gates.enabled("DRAFractionalCapacityRange");
   f.plugins.enableNodeDeclaredFeatures = gates.enabled("NodeDeclaredFeatures");  // GA, locked on
   f.plugins.enableVolumeLimitScaling = gates.enabled("VolumeLimitScaling");

@@ -3,6 +3,7 @@
 // `simulate` and the benchmarks run the scheduler with the same mapping.
 
 #include "pkg/scheduler/features/scheduler_features.h"
+#include "pkg/scheduler/framework/types.h"
 #include "pkg/scheduler/scheduler.h"
 
 namespace ks::features {
@@ -15,6 +16,8 @@ inline void applySchedulerFeatures(const SchedulerFeatures& features, scheduler:
   options.draConsumableCapacity = features.plugins.enableDRAConsumableCapacity;
   options.draDeviceTaintRules = features.plugins.enableDRADeviceTaintRules;
   options.draExtendedResource = features.plugins.enableDRAExtendedResource;
+  // Process-wide, as upstream's gate: the node accounting and the pod-update events.
+  framework::setPodLevelResizeAccounting(features.plugins.enableInPlacePodLevelResourcesVerticalScaling);
 }
 
 }  // namespace ks::features

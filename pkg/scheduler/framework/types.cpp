@@ -55,8 +55,20 @@ void Resource::setMaxResource(const api::ResourceList& rl) {
   }
 }
 
+namespace {
+std::atomic<bool> podLevelResizeAccounting{true};
+}  // namespace
+
+void setPodLevelResizeAccounting(bool enabled) { podLevelResizeAccounting.store(enabled); }
+
+api::PodRequestsOptions accountingRequestOptions() {
+  api::PodRequestsOptions opts;
+  opts.inPlacePodLevelResourcesVerticalScalingEnabled = podLevelResizeAccounting.load(std::memory_order_relaxed);
+  return opts;
+}
+
 PodResource calculatePodResource(const api::Pod& pod) {
-  const api::ResourceList requests = api::podRequests(pod);
+  const api::ResourceList requests = api::podRequests(pod, accountingRequestOptions());
   // Containers (or, with pod-level resources, the pod) that request no cpu/memory count as requesting
   // the scheduler's defaults in the non-zero view.
   api::ResourceList nonMissing;
@@ -74,7 +86,7 @@ PodResource calculatePodResource(const api::Pod& pod) {
     out.non0CPU = out.resource.milliCPU;
     out.non0Mem = out.resource.memory;
   } else {
-    api::PodRequestsOptions opts;
+    api::PodRequestsOptions opts = accountingRequestOptions();
     opts.nonMissingContainerRequests = &nonMissing;
     const api::ResourceList non0 = api::podRequests(pod, opts);
     if (auto it = non0.find(std::string(api::kResourceCPU)); it != non0.end())

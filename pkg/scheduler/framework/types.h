@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pkg/api/core.h"
+#include "pkg/api/resources.h"
 #include "pkg/api/labels.h"
 #include "pkg/api/nodedeclaredfeatures/feature_set.h"
 #include "pkg/scheduler/framework/events.h"
@@ -64,6 +65,14 @@ struct PodResource {
 // Returns the pod's requests as the scheduler accounts them (upstream PodInfo.CalculateResource): while it
 // is resized in place, the larger of its spec and its allocated and actuated status (api::podRequests).
 PodResource calculatePodResource(const api::Pod& pod);
+
+// The process-wide gate behind the node accounting above and the pod-update events' scale up/down
+// (upstream reads it from its global feature gate there): InPlacePodLevelResourcesVerticalScaling, whether a
+// pod's pod-level status (status.allocatedResources / status.resources) counts. Set once at start-up, before
+// any scheduler exists (features::applySchedulerFeatures); true (v1.37's default) otherwise.
+void setPodLevelResizeAccounting(bool enabled);
+// api::podRequests options for that accounting.
+api::PodRequestsOptions accountingRequestOptions();
 
 // A parsed pod (anti-)affinity term: namespaces resolved (empty namespaces and no namespaceSelector
 // means the pod's own namespace) and selectors compiled once.

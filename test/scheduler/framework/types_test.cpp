@@ -478,6 +478,31 @@ TEST(PodInfoTest, CalculatePodResourcesWithResize) {
   }
 }
 
+// InPlacePodLevelResourcesVerticalScaling off (e.g. --emulated-version=1.35): the pod-level status does not
+// count, only the spec (upstream's CalculateResource with the gate off).
+TEST(CalculatePodResourceTest, PodLevelStatusCountsOnlyWithItsGate) {
+  api::Pod pod;
+  pod.metadata.name = "p";
+  pod.status.phase = "Running";
+  pod.spec.resources = api::ResourceRequirements{{}, {{"cpu", api::Quantity::parse("1").value()}}};
+  api::Container c;
+  c.name = "c";
+  pod.spec.containers.push_back(c);
+  pod.status.resources = api::ResourceRequirements{{}, {{"cpu", api::Quantity::parse("2").value()}}};
+  pod.status.allocatedResources = {{"cpu", api::Quantity::parse("2").value()}};
+  api::PodCondition resizing;
+  resizing.type = "PodResizeInProgress";
+  resizing.status = "True";
+  pod.status.conditions.push_back(resizing);
+  EXPECT_EQ(calculatePodResource(pod).resource.milliCPU, 2000);
+  struct Restore {
+    ~Restore() { setPodLevelResizeAccounting(true); }
+  } restore;
+  setPodLevelResizeAccounting(false);
+  EXPECT_EQ(calculatePodResource(pod).resource.milliCPU, 1000);
+  EXPECT_FALSE(accountingRequestOptions().inPlacePodLevelResourcesVerticalScalingEnabled);
+}
+
 TEST(PodInfoTest, ParsesAffinityTermsOnce) {
   api::Pod p = PodSpecBuilder("p").ns("ns1").container("1", "1").pod;
   p.spec.affinity.emplace();

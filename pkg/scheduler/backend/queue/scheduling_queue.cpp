@@ -764,8 +764,9 @@ std::vector<ClusterEvent> podSchedulingPropertiesChange(const api::Pod& newPod, 
                                                       : framework::EventResource::UnscheduledPod;
   std::vector<ClusterEvent> events;
   if (newPod.metadata.labels != oldPod.metadata.labels) events.push_back({resource, action::UpdatePodLabel});
-  const api::ResourceList newRequests = api::podRequests(newPod);
-  const api::ResourceList oldRequests = api::podRequests(oldPod);
+  const api::PodRequestsOptions accounting = framework::accountingRequestOptions();
+  const api::ResourceList newRequests = api::podRequests(newPod, accounting);
+  const api::ResourceList oldRequests = api::podRequests(oldPod, accounting);
   if (someRequestDropped(oldRequests, newRequests)) events.push_back({resource, action::UpdatePodScaleDown});
   if (someRequestDropped(newRequests, oldRequests)) events.push_back({resource, action::UpdatePodScaleUp});
   if (newPod.spec.schedulingGates.empty() && !oldPod.spec.schedulingGates.empty()) {

@@ -73,6 +73,7 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<nodeaffinity::NodeAffinity>(r);
   noderesources::Features resources;
   resources.enableDRAExtendedResource = features.enableDRAExtendedResource;
+  resources.enableInPlacePodLevelResourcesVerticalScaling = features.enableInPlacePodLevelResourcesVerticalScaling;
   add<noderesources::Fit>(r, resources);
   add<noderesources::BalancedAllocation>(r, resources);
   add<imagelocality::ImageLocality>(r);

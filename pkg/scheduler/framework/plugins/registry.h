@@ -48,6 +48,9 @@ struct Features {
   // InPlacePodVerticalScalingSchedulerPreemption (alpha, off; refused on): NodeDeclaredFeatures and
   // NodeVolumeLimits don't check a pod whose resize is Deferred.
   bool enableInPlacePodVerticalScalingSchedulerPreemption = false;
+  // InPlacePodLevelResourcesVerticalScaling (beta, on since v1.36): NodeResourcesFit and BalancedAllocation
+  // read a pod's pod-level status resources.
+  bool enableInPlacePodLevelResourcesVerticalScaling = true;
   // VolumeLimitScaling (beta, on): NodeVolumeLimits rejects a node whose CSINode lacks a driver whose
   // CSIDriver sets preventPodSchedulingIfMissing.
   bool enableVolumeLimitScaling = true;
