@@ -29,6 +29,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -257,6 +258,28 @@ std::string describeEvent(const json& e, const std::string& schedulerName, const
   return replaceAll(std::move(s), " to " + node, " to <node>");
 }
 
+// "preemption: [e1, e2, ...]" with its errors sorted: upstream aggregates the errors of its parallel dry runs
+// in the order they happened to finish (its condition and event of one attempt can differ), e.g. "expected
+// at least one victim pod on node ..." for nodes only an extender rejected (resolvable).
+std::string sortedPreemptionErrors(std::string s) {
+  const std::string open = "preemption: [";
+  const size_t begin = s.find(open);
+  const size_t end = s.rfind(']');
+  if (begin == std::string::npos || end == std::string::npos || end < begin + open.size()) return s;
+  std::vector<std::string> errors;
+  const std::string list = s.substr(begin + open.size(), end - begin - open.size());
+  for (size_t from = 0;;) {
+    const size_t comma = list.find(", ", from);
+    errors.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 2;
+  }
+  std::sort(errors.begin(), errors.end());
+  std::string joined;
+  for (const auto& e : errors) joined += (joined.empty() ? "" : ", ") + e;
+  return s.substr(0, begin + open.size()) + joined + s.substr(end);
+}
+
 // A message with what differs between the two device worlds replaced: the driver, the classes' and claims'
 // side ("s1-up-gpu", "p-3-c0-up"). FitError texts name none of them; errors from the allocator (an
 // allocationMode All request whose constraint fails, ...) name the claim and the device. Such an error also
@@ -269,7 +292,8 @@ std::string sideNeutral(const std::string& message, const std::string& side, boo
   std::string s = replaceAll(message, side + ".example.com", "<driver>");
   s = std::regex_replace(s, claim, "$1-<side>");
   s = std::regex_replace(s, classPrefix, "$1-<side>-");
-  return anyNode ? std::regex_replace(s, device, "<driver>/<pool>/<device>") : s;
+  s = anyNode ? std::regex_replace(s, device, "<driver>/<pool>/<device>") : s;
+  return sortedPreemptionErrors(std::move(s));
 }
 
 std::string describeDecision(const Decision& d) {
