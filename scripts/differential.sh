@@ -5,6 +5,7 @@
 #
 #   scripts/differential.sh                          # seeds 1..5, 200 pods each
 #   KS_DIFF_SEEDS=7 KS_DIFF_PODS=50 scripts/differential.sh
+#   KS_DIFF_EXTENDER=1 scripts/differential.sh       # the test's HTTP extender in the loop on every seed (default: seed 2)
 #   KS_BUILD_DIR=build/mine scripts/differential.sh  # another build dir (default: the bench preset's build/bench, optimized)
 #
 # Needs what scripts/test.sh installs (scripts/setup.sh) and Go (once, to build the upstream binaries and kubectl).

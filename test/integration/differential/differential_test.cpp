@@ -23,11 +23,13 @@
 // Environment: KS_DIFF_SEEDS (default "1,2"), KS_DIFF_PODS (pending pods per seed, default 100),
 // KS_DIFF_KEEP=1 keeps the work dir (configs, scheduler logs, cluster dump) also on success,
 // KS_DIFF_VERBOSE=1 prints one line per pod, KS_DIFF_DRA=heavy puts devices on most nodes and claims on most
-// pods, KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
+// pods, KS_DIFF_EXTENDER=1 / 0 puts the test's extender in the loop on every seed / on none (default: on the
+// seeds of kExtenderSeeds), KS_CONTROL_PLANE_BIN (the bin dir of `controlplane.sh build`,
 // with kube-scheduler; built when unset), KS_DIFF_OUR_BINARY (another kube-scheduler-cpp than this build's).
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +48,7 @@
 #include "test/integration/differential/cluster_generator.h"
 #include "test/integration/harness/api_client.h"
 #include "test/integration/harness/control_plane.h"
+#include "test/integration/harness/extender_server.h"
 #include "test/integration/harness/objects.h"
 #include "test/integration/harness/process.h"
 
@@ -83,8 +86,104 @@ int podsFromEnv() {
   return env != nullptr && *env != '\0' ? std::atoi(env) : 100;
 }
 
+// The seeds that run with the extender when KS_DIFF_EXTENDER is unset.
+const std::set<uint32_t> kExtenderSeeds = {2};
+
+bool extenderOn(uint32_t seed) {
+  const char* env = std::getenv("KS_DIFF_EXTENDER");
+  if (env != nullptr && *env != '\0') return std::string(env) == "1";
+  return kExtenderSeeds.count(seed) > 0;
+}
+
+// The test extender's verdict on one pod and node, from 64-bit FNV-1a hashes of "<pod>" and "<pod>/<node>":
+// for most pods about one node in eight is rejected (resolvable: preemption may help) and one in sixteen
+// unresolvably; for a "picky" pod in four, half and a quarter of the nodes (so that some pods fail on the
+// extender alone, and preemption runs after it). The score is 0-10.
+struct ExtenderVerdict {
+  bool failed = false;
+  bool unresolvable = false;
+  int64_t score = 0;
+};
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+ExtenderVerdict extenderVerdict(const std::string& pod, const std::string& node) {
+  const bool picky = fnv1a(pod) % 4 == 0;
+  const uint64_t h = fnv1a(pod + "/" + node);
+  ExtenderVerdict v;
+  v.failed = h % 16 < (picky ? 8u : 2u);
+  v.unresolvable = !v.failed && h % 16 < (picky ? 12u : 3u);
+  v.score = static_cast<int64_t>((h >> 8) % 11);
+  return v;
+}
+
+// Upstream's ExtenderArgs / ExtenderFilterResult / HostPriorityList (Go field names): node names from
+// NodeNames (nodeCacheCapable) or Nodes.items, answered in the same form.
+json extenderAnswer(const std::string& verb, const json& args) {
+  if (args.is_discarded() || !args.is_object()) return {{"Error", "unparsable arguments"}};
+  const json pod = args.value("Pod", json::object());
+  const std::string podName =
+      pod.contains("metadata") ? pod["metadata"].value("namespace", "") + "/" + pod["metadata"].value("name", "") : "";
+  const bool byName = args.contains("NodeNames") && args["NodeNames"].is_array();
+  std::vector<json> nodes;  // node names, or node objects
+  if (byName) {
+    for (const auto& n : args["NodeNames"]) nodes.push_back(n);
+  } else if (args.contains("Nodes") && args["Nodes"].is_object()) {
+    for (const auto& n : args["Nodes"].value("items", json::array())) nodes.push_back(n);
+  }
+  auto nameOf = [&](const json& n) {
+    return byName ? n.get<std::string>() : n["metadata"].value("name", "");
+  };
+  if (verb == "prioritize") {
+    json out = json::array();
+    for (const auto& n : nodes) {
+      out.push_back({{"Host", nameOf(n)}, {"Score", extenderVerdict(podName, nameOf(n)).score}});
+    }
+    return out;
+  }
+  if (verb != "filter") return {{"Error", "unknown verb " + verb}};
+  json keep = json::array();
+  json failed = json::object();
+  json unresolvable = json::object();
+  for (const auto& n : nodes) {
+    const std::string name = nameOf(n);
+    const ExtenderVerdict v = extenderVerdict(podName, name);
+    if (v.failed) {
+      failed[name] = "node(s) out of widgets (test extender)";
+    } else if (v.unresolvable) {
+      unresolvable[name] = "node(s) quarantined (test extender)";
+    } else {
+      keep.push_back(n);
+    }
+  }
+  json result = {{"FailedNodes", failed}, {"FailedAndUnresolvableNodes", unresolvable}, {"Error", ""}};
+  if (byName) {
+    result["NodeNames"] = keep;
+  } else {
+    result["Nodes"] = {{"metadata", json::object()}, {"items", keep}};
+  }
+  return result;
+}
+
+// The `extenders:` entry of `seed` for the server at `url`.
+std::string extenderYaml(const std::string& url, uint32_t seed) {
+  return "extenders:\n"
+         "  - urlPrefix: " + url + "\n"
+         "    filterVerb: filter\n"
+         "    prioritizeVerb: prioritize\n"
+         "    weight: " + std::to_string(1 + seed % 5) + "\n"
+         "    nodeCacheCapable: " + (seed % 2 == 0 ? "true" : "false") + "\n";
+}
+
 std::string schedulerConfig(const std::string& kubeconfig, const std::string& schedulerName,
-                            const differential::ProfileVariant& variant) {
+                            const differential::ProfileVariant& variant, const std::string& extenders) {
   return "apiVersion: kubescheduler.config.k8s.io/v1\n"
          "kind: KubeSchedulerConfiguration\n"
          "clientConnection:\n"
@@ -95,7 +194,8 @@ std::string schedulerConfig(const std::string& kubeconfig, const std::string& sc
          "  burst: 1000\n"
          "leaderElection:\n"
          "  leaderElect: false\n"
-         "percentageOfNodesToScore: 100\n"
+         "percentageOfNodesToScore: 100\n" +
+         extenders +
          "profiles:\n"
          "  - schedulerName: " +
          schedulerName + "\n" + disabledPluginsYaml() + variant.plugins + variant.pluginConfig;
@@ -158,6 +258,28 @@ std::string describeEvent(const json& e, const std::string& schedulerName, const
   return replaceAll(std::move(s), " to " + node, " to <node>");
 }
 
+// "preemption: [e1, e2, ...]" with its errors sorted: upstream aggregates the errors of its parallel dry runs
+// in the order they happened to finish (its condition and event of one attempt can differ), e.g. "expected
+// at least one victim pod on node ..." for nodes only an extender rejected (resolvable).
+std::string sortedPreemptionErrors(std::string s) {
+  const std::string open = "preemption: [";
+  const size_t begin = s.find(open);
+  const size_t end = s.rfind(']');
+  if (begin == std::string::npos || end == std::string::npos || end < begin + open.size()) return s;
+  std::vector<std::string> errors;
+  const std::string list = s.substr(begin + open.size(), end - begin - open.size());
+  for (size_t from = 0;;) {
+    const size_t comma = list.find(", ", from);
+    errors.push_back(list.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 2;
+  }
+  std::sort(errors.begin(), errors.end());
+  std::string joined;
+  for (const auto& e : errors) joined += (joined.empty() ? "" : ", ") + e;
+  return s.substr(0, begin + open.size()) + joined + s.substr(end);
+}
+
 // A message with what differs between the two device worlds replaced: the driver, the classes' and claims'
 // side ("s1-up-gpu", "p-3-c0-up"). FitError texts name none of them; errors from the allocator (an
 // allocationMode All request whose constraint fails, ...) name the claim and the device. Such an error also
@@ -170,7 +292,8 @@ std::string sideNeutral(const std::string& message, const std::string& side, boo
   std::string s = replaceAll(message, side + ".example.com", "<driver>");
   s = std::regex_replace(s, claim, "$1-<side>");
   s = std::regex_replace(s, classPrefix, "$1-<side>-");
-  return anyNode ? std::regex_replace(s, device, "<driver>/<pool>/<device>") : s;
+  s = anyNode ? std::regex_replace(s, device, "<driver>/<pool>/<device>") : s;
+  return sortedPreemptionErrors(std::move(s));
 }
 
 std::string describeDecision(const Decision& d) {
@@ -228,6 +351,7 @@ class DifferentialTest : public ::testing::Test {
   void TearDown() override {
     upstream_.reset();
     ours_.reset();
+    extender_.reset();
     const char* keep = std::getenv("KS_DIFF_KEEP");
     if (HasFailure() || (keep != nullptr && std::string(keep) == "1")) {
       std::printf("differential: work dir (configs, scheduler logs, cluster dumps) kept in %s\n",
@@ -631,12 +755,21 @@ class DifferentialTest : public ::testing::Test {
     const std::string upstreamConfig = dir_ + "/" + ns + "-upstream.yaml";
     const std::string ourConfig = dir_ + "/" + ns + "-ours.yaml";
     const differential::ProfileVariant variant = differential::profileVariant(seed);
-    std::ofstream(upstreamConfig) << schedulerConfig(cp_->kubeconfigPath(), kUpstreamName, variant);
-    std::ofstream(ourConfig) << schedulerConfig(cp_->kubeconfigPath(), kOurName, variant);
+    std::string extenders;
+    if (extenderOn(seed)) {
+      extender_ = std::make_unique<ExtenderServer>(extenderAnswer);
+      extenders = extenderYaml(extender_->url(), seed);
+    }
+    std::ofstream(upstreamConfig) << schedulerConfig(cp_->kubeconfigPath(), kUpstreamName, variant, extenders);
+    std::ofstream(ourConfig) << schedulerConfig(cp_->kubeconfigPath(), kOurName, variant, extenders);
     startSchedulers(ns, upstreamConfig, ourConfig);
     if (HasFatalFailure()) return;
-    std::printf("differential: seed %u: %zu nodes, %zu bound pods, profile: %s; %d pending pods to compare\n",
-                seed, cluster.nodes.size(), cluster.boundPods.size(), variant.name.c_str(), pods);
+    std::printf("differential: seed %u: %zu nodes, %zu bound pods, profile: %s%s; %d pending pods to compare\n",
+                seed, cluster.nodes.size(), cluster.boundPods.size(), variant.name.c_str(),
+                extender_ ? (", extender (weight " + std::to_string(1 + seed % 5) +
+                             (seed % 2 == 0 ? ", nodeCacheCapable)" : ")")).c_str()
+                          : "",
+                pods);
     std::fflush(stdout);
 
     const auto start = Clock::now();
@@ -731,6 +864,11 @@ class DifferentialTest : public ::testing::Test {
 
     upstream_->stop();
     ours_->stop();
+    if (extender_) {
+      std::printf("differential: seed %u: the extender answered %d filter and %d prioritize calls\n", seed,
+                  extender_->calls("filter"), extender_->calls("prioritize"));
+      extender_.reset();
+    }
     // Clear the seed's objects for the next one (no namespace controller: delete the pods, keep the
     // namespace).
     auto r = api_->del(podPath(ns), {{"gracePeriodSeconds", 0}});
@@ -787,6 +925,7 @@ class DifferentialTest : public ::testing::Test {
   std::unique_ptr<ApiClient> api_;
   std::string dir_;
   std::string upstreamBinary_;
+  std::unique_ptr<ExtenderServer> extender_;  // the seed's, when in extender mode; outlives the schedulers
   std::unique_ptr<Process> upstream_;
   std::unique_ptr<Process> ours_;
   json dumpItems_;  // without the ResourceClaims: those are in claimState_
