@@ -222,7 +222,7 @@ TEST(ComponentMetricsTest, DisabledMetricsAreNotExposed) {
 
 TEST(ComponentMetricsTest, AllowListReplacesOtherValuesWithUnexpectedAndMergesSeries) {
   MetricsOptions o;
-  o.allowLabels = *parseLabelAllowList({{"rest_client_requests_total,code", "200, 201"}});
+  o.allowLabels = *parseLabelAllowList({{"rest_client_requests_total,code", "200,201"}});
   ComponentMetrics m(o);
   m.restClientRequestResult("201", "POST", "h");
   m.restClientRequestResult("409", "POST", "h");
