@@ -1,10 +1,12 @@
 #include "pkg/scheduler/framework/types.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "pkg/api/field.h"
 #include "pkg/api/nodedeclaredfeatures/framework.h"
 #include "pkg/api/resources.h"
+#include "pkg/util/intern.h"
 
 namespace ks::framework {
 
@@ -99,9 +101,9 @@ PodResource calculatePodResource(const api::Pod& pod) {
 
 // ---- PodInfo ----
 
-bool AffinityTerm::matches(const api::Pod& pod, const api::Labels& nsLabels) const {
-  if (!namespaces.contains(pod.metadata.namespace_) && !namespaceSelector.matches(nsLabels)) return false;
-  return selector.matches(pod.metadata.labels);
+bool AffinityTerm::matches(const std::string& ns, const api::Labels& labels, const api::Labels& nsLabels) const {
+  if (!namespaces.contains(ns) && !namespaceSelector.matches(nsLabels)) return false;
+  return selector.matches(labels);
 }
 
 namespace {
@@ -159,6 +161,61 @@ std::vector<WeightedAffinityTerm> parseWeightedTerms(const api::Pod& pod,
 
 const std::vector<api::PodAffinityTerm> kNoTerms;
 
+std::size_t hashLabels(std::size_t seed, const api::Labels& labels) {
+  for (const auto& [k, v] : labels) {
+    util::hashCombine(seed, std::hash<std::string>{}(k));
+    util::hashCombine(seed, std::hash<std::string>{}(v));
+  }
+  return seed;
+}
+
+struct PodMatchIdentityHash {
+  std::size_t operator()(const PodMatchIdentity& id) const {
+    std::size_t seed = hashLabels(std::hash<std::string>{}(id.namespace_), id.labels);
+    util::hashCombine(seed, id.terminating ? 1 : 0);
+    for (const void* list : {static_cast<const void*>(id.requiredAffinityTerms.get()),
+                             static_cast<const void*>(id.requiredAntiAffinityTerms.get()),
+                             static_cast<const void*>(id.preferredAffinityTerms.get()),
+                             static_cast<const void*>(id.preferredAntiAffinityTerms.get())}) {
+      util::hashCombine(seed, std::hash<const void*>{}(list));
+    }
+    return seed;
+  }
+};
+
+// Terms are hashed on their topology key, namespaces and selector keys: cheap, and equal terms hash
+// equally (equality decides).
+std::size_t hashTerm(std::size_t seed, const AffinityTerm& t) {
+  util::hashCombine(seed, std::hash<std::string>{}(t.topologyKey));
+  for (const auto& ns : t.namespaces) util::hashCombine(seed, std::hash<std::string>{}(ns));
+  for (const auto& r : t.selector.requirements()) util::hashCombine(seed, std::hash<std::string>{}(r.key()));
+  return seed;
+}
+
+struct TermsHash {
+  std::size_t operator()(const std::vector<AffinityTerm>& terms) const {
+    std::size_t seed = terms.size();
+    for (const auto& t : terms) seed = hashTerm(seed, t);
+    return seed;
+  }
+  std::size_t operator()(const std::vector<WeightedAffinityTerm>& terms) const {
+    std::size_t seed = terms.size();
+    for (const auto& t : terms) {
+      seed = hashTerm(seed, t.term);
+      util::hashCombine(seed, static_cast<std::size_t>(t.weight));
+    }
+    return seed;
+  }
+};
+
+// The shared instance of `terms` (one static empty list for none: most pods have no terms).
+template <class Term>
+std::shared_ptr<const std::vector<Term>> internTerms(std::vector<Term> terms) {
+  static const auto empty = std::make_shared<const std::vector<Term>>();
+  if (terms.empty()) return empty;
+  return util::InternPool<std::vector<Term>, TermsHash>::leakedInstance().intern(std::move(terms));
+}
+
 }  // namespace
 
 Result<std::vector<AffinityTerm>> getAffinityTerms(const api::Pod& pod,
@@ -190,6 +247,8 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
   pi->pod_ = std::move(pod);
   const api::Pod& p = *pi->pod_;
   pi->resource_ = calculatePodResource(p);
+  std::vector<AffinityTerm> requiredAffinity, requiredAntiAffinity;
+  std::vector<WeightedAffinityTerm> preferredAffinity, preferredAntiAffinity;
   if (p.spec.affinity) {
     const api::Affinity& a = *p.spec.affinity;
     // As upstream PodInfo.Update: each list that fails to parse is empty and contributes
@@ -202,27 +261,35 @@ std::shared_ptr<PodInfo> PodInfo::create(api::PodPtr pod) {
       return terms;
     };
     if (a.podAffinity) {
-      pi->requiredAffinityTerms_ = parse("requiredAffinityTerms", [&](std::optional<Error>& e) {
+      requiredAffinity = parse("requiredAffinityTerms", [&](std::optional<Error>& e) {
         return parseTerms(p, a.podAffinity->requiredDuringSchedulingIgnoredDuringExecution, e);
       });
     }
     if (a.podAntiAffinity) {
-      pi->requiredAntiAffinityTerms_ = parse("requiredAntiAffinityTerms", [&](std::optional<Error>& e) {
+      requiredAntiAffinity = parse("requiredAntiAffinityTerms", [&](std::optional<Error>& e) {
         return parseTerms(p, a.podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution, e);
       });
     }
     if (a.podAffinity) {
-      pi->preferredAffinityTerms_ = parse("preferredAffinityTerms", [&](std::optional<Error>& e) {
+      preferredAffinity = parse("preferredAffinityTerms", [&](std::optional<Error>& e) {
         return parseWeightedTerms(p, a.podAffinity->preferredDuringSchedulingIgnoredDuringExecution, e);
       });
     }
     if (a.podAntiAffinity) {
-      pi->preferredAntiAffinityTerms_ = parse("preferredAntiAffinityTerms", [&](std::optional<Error>& e) {
+      preferredAntiAffinity = parse("preferredAntiAffinityTerms", [&](std::optional<Error>& e) {
         return parseWeightedTerms(p, a.podAntiAffinity->preferredDuringSchedulingIgnoredDuringExecution, e);
       });
     }
     if (!errs.empty()) pi->parseError_ = Error(api::aggregateMessages(errs));
   }
+  pi->matchIdentity_ = util::InternPool<PodMatchIdentity, PodMatchIdentityHash>::leakedInstance().intern(
+      PodMatchIdentity{.namespace_ = p.metadata.namespace_,
+                       .labels = p.metadata.labels,
+                       .terminating = p.metadata.deletionTimestamp.has_value(),
+                       .requiredAffinityTerms = internTerms(std::move(requiredAffinity)),
+                       .requiredAntiAffinityTerms = internTerms(std::move(requiredAntiAffinity)),
+                       .preferredAffinityTerms = internTerms(std::move(preferredAffinity)),
+                       .preferredAntiAffinityTerms = internTerms(std::move(preferredAntiAffinity))});
   return pi;
 }
 
@@ -378,6 +445,16 @@ void NodeInfo::update(const PodInfo& podInfo, int64_t sign) {
   for (const auto& [name, q] : r.resource.scalarResources) requested_.scalarResources[name] += sign * q;
   nonZeroRequested_.milliCPU += sign * r.non0CPU;
   nonZeroRequested_.memory += sign * r.non0Mem;
+
+  // Few groups per node (pods of one workload share an identity): a linear search.
+  auto group = std::find_if(podMatchGroups_.begin(), podMatchGroups_.end(),
+                            [&](const PodMatchGroup& g) { return g.identity == podInfo.matchIdentityPtr(); });
+  if (group == podMatchGroups_.end()) {
+    if (sign > 0) podMatchGroups_.push_back(PodMatchGroup{podInfo.matchIdentityPtr(), 1});
+  } else if ((group->count += sign) <= 0) {
+    *group = std::move(podMatchGroups_.back());
+    podMatchGroups_.pop_back();
+  }
 
   const api::Pod& pod = podInfo.pod();
   for (const auto& p : getHostPorts(pod)) {

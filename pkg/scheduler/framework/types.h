@@ -74,6 +74,8 @@ void setPodLevelResizeAccounting(bool enabled);
 // api::podRequests options for that accounting.
 api::PodRequestsOptions accountingRequestOptions();
 
+struct PodMatchIdentity;
+
 // A parsed pod (anti-)affinity term: namespaces resolved (empty namespaces and no namespaceSelector
 // means the pod's own namespace) and selectors compiled once.
 struct AffinityTerm {
@@ -84,13 +86,49 @@ struct AffinityTerm {
 
   // True if `pod` is in the term's namespaces (or its namespace's labels match namespaceSelector) and
   // its labels match the selector (upstream AffinityTerm.Matches).
-  bool matches(const api::Pod& pod, const api::Labels& nsLabels) const;
+  bool matches(const api::Pod& pod, const api::Labels& nsLabels) const {
+    return matches(pod.metadata.namespace_, pod.metadata.labels, nsLabels);
+  }
+  bool matches(const PodMatchIdentity& pod, const api::Labels& nsLabels) const;
+  bool matches(const std::string& ns, const api::Labels& labels, const api::Labels& nsLabels) const;
+
+  bool operator==(const AffinityTerm&) const = default;
 };
 
 struct WeightedAffinityTerm {
   AffinityTerm term;
   int32_t weight = 0;
+  bool operator==(const WeightedAffinityTerm&) const = default;
 };
+
+// What affinity terms and label selectors see of a pod: its namespace, labels and whether it is
+// terminating, and its own parsed affinity terms. PodInfo interns it, and its term lists: pods that no
+// term or selector can tell apart share one instance, so a scheduling cycle matches a term once per
+// distinct identity (keyed by address), and NodeInfo counts its pods per identity (podMatchGroups).
+struct PodMatchIdentity {
+  template <class T>
+  using Interned = std::shared_ptr<const T>;
+
+  std::string namespace_;
+  api::Labels labels;
+  bool terminating = false;  // metadata.deletionTimestamp set
+  // Interned: equal lists are one instance, so a term's address identifies its content.
+  Interned<std::vector<AffinityTerm>> requiredAffinityTerms;
+  Interned<std::vector<AffinityTerm>> requiredAntiAffinityTerms;
+  Interned<std::vector<WeightedAffinityTerm>> preferredAffinityTerms;
+  Interned<std::vector<WeightedAffinityTerm>> preferredAntiAffinityTerms;
+
+  bool hasAffinityTerms() const {
+    return !requiredAffinityTerms->empty() || !requiredAntiAffinityTerms->empty() ||
+           !preferredAffinityTerms->empty() || !preferredAntiAffinityTerms->empty();
+  }
+  // The term lists are compared by address (interned).
+  bool operator==(const PodMatchIdentity&) const = default;
+};
+
+inline bool AffinityTerm::matches(const PodMatchIdentity& pod, const api::Labels& nsLabels) const {
+  return matches(pod.namespace_, pod.labels, nsLabels);
+}
 
 // Upstream GetAffinityTerms: `terms` of `pod` parsed; the first term that fails to parse fails all.
 Result<std::vector<AffinityTerm>> getAffinityTerms(const api::Pod& pod,
@@ -118,21 +156,26 @@ class PodInfo {
   const api::Pod& pod() const { return *pod_; }
   const api::PodPtr& podPtr() const { return pod_; }
   const PodResource& resource() const { return resource_; }
-  const std::vector<AffinityTerm>& requiredAffinityTerms() const { return requiredAffinityTerms_; }
-  const std::vector<AffinityTerm>& requiredAntiAffinityTerms() const { return requiredAntiAffinityTerms_; }
-  const std::vector<WeightedAffinityTerm>& preferredAffinityTerms() const { return preferredAffinityTerms_; }
+  // The pod's namespace, labels and terms; the same instance for every pod with equal ones.
+  const PodMatchIdentity& matchIdentity() const { return *matchIdentity_; }
+  const std::shared_ptr<const PodMatchIdentity>& matchIdentityPtr() const { return matchIdentity_; }
+  // The parsed terms (matchIdentity's).
+  const std::vector<AffinityTerm>& requiredAffinityTerms() const { return *matchIdentity_->requiredAffinityTerms; }
+  const std::vector<AffinityTerm>& requiredAntiAffinityTerms() const {
+    return *matchIdentity_->requiredAntiAffinityTerms;
+  }
+  const std::vector<WeightedAffinityTerm>& preferredAffinityTerms() const {
+    return *matchIdentity_->preferredAffinityTerms;
+  }
   const std::vector<WeightedAffinityTerm>& preferredAntiAffinityTerms() const {
-    return preferredAntiAffinityTerms_;
+    return *matchIdentity_->preferredAntiAffinityTerms;
   }
   const std::optional<Error>& parseError() const { return parseError_; }
 
  private:
   api::PodPtr pod_;
   PodResource resource_;
-  std::vector<AffinityTerm> requiredAffinityTerms_;
-  std::vector<AffinityTerm> requiredAntiAffinityTerms_;
-  std::vector<WeightedAffinityTerm> preferredAffinityTerms_;
-  std::vector<WeightedAffinityTerm> preferredAntiAffinityTerms_;
+  std::shared_ptr<const PodMatchIdentity> matchIdentity_;
   std::optional<Error> parseError_;
 };
 
@@ -252,6 +295,13 @@ int64_t nextGeneration();
 class NodeInfo;
 using NodeInfoPtr = std::shared_ptr<NodeInfo>;
 
+// A node's pods that no affinity term or label selector can tell apart (one PodMatchIdentity), counted:
+// a term or selector matched once against the group counts for all of them.
+struct PodMatchGroup {
+  std::shared_ptr<const PodMatchIdentity> identity;
+  int64_t count = 0;
+};
+
 // Node-level aggregates (upstream NodeInfo). Owned by the cache; the snapshot holds clones. Not
 // thread-safe: the cache mutates it under its lock; snapshot copies are read-only during a cycle.
 class NodeInfo {
@@ -271,6 +321,8 @@ class NodeInfo {
   const std::vector<PodInfoPtr>& podsWithRequiredAntiAffinity() const {
     return podsWithRequiredAntiAffinity_;
   }
+  // pods() grouped by PodMatchIdentity, in no particular order.
+  const std::vector<PodMatchGroup>& podMatchGroups() const { return podMatchGroups_; }
   const HostPortInfo& usedPorts() const { return usedPorts_; }
   const Resource& requested() const { return requested_; }
   const Resource& nonZeroRequested() const { return nonZeroRequested_; }
@@ -311,6 +363,7 @@ class NodeInfo {
   std::vector<PodInfoPtr> pods_;
   std::vector<PodInfoPtr> podsWithAffinity_;
   std::vector<PodInfoPtr> podsWithRequiredAntiAffinity_;
+  std::vector<PodMatchGroup> podMatchGroups_;
   HostPortInfo usedPorts_;
   Resource requested_;
   Resource nonZeroRequested_;

@@ -535,6 +535,59 @@ TEST(PodInfoTest, ParsesAffinityTermsOnce) {
   EXPECT_EQ(pi->resource().resource.milliCPU, 1000);
 }
 
+// Not upstream: PodInfo interns what terms and selectors see of a pod, so pods that nothing can tell apart
+// share one identity (and term lists), and NodeInfo counts its pods per identity.
+TEST(PodInfoTest, InternsMatchIdentityAndTerms) {
+  auto withLabels = [](const std::string& name, const std::string& ns, api::Labels labels) {
+    api::Pod p = PodSpecBuilder(name, name).ns(ns).nodeName("n").pod;
+    p.metadata.labels = std::move(labels);
+    p.spec.affinity.emplace();
+    p.spec.affinity->podAntiAffinity.emplace();
+    api::PodAffinityTerm t;
+    t.topologyKey = "zone";
+    t.labelSelector = api::LabelSelector{{{"app", "web"}}, {}};
+    p.spec.affinity->podAntiAffinity->requiredDuringSchedulingIgnoredDuringExecution.push_back(t);
+    return std::make_shared<const api::Pod>(std::move(p));
+  };
+  auto a = PodInfo::create(withLabels("a", "ns1", {{"app", "web"}}));
+  auto b = PodInfo::create(withLabels("b", "ns1", {{"app", "web"}}));
+  auto otherLabels = PodInfo::create(withLabels("c", "ns1", {{"app", "db"}}));
+  auto otherNamespace = PodInfo::create(withLabels("d", "ns2", {{"app", "web"}}));
+  EXPECT_EQ(&a->matchIdentity(), &b->matchIdentity());
+  EXPECT_NE(&a->matchIdentity(), &otherLabels->matchIdentity());
+  EXPECT_NE(&a->matchIdentity(), &otherNamespace->matchIdentity());
+  // Same terms, different labels: the term list is still one instance.
+  EXPECT_EQ(&a->requiredAntiAffinityTerms(), &otherLabels->requiredAntiAffinityTerms());
+  // The namespace is part of a term without namespaces: ns2's term differs.
+  EXPECT_NE(&a->requiredAntiAffinityTerms(), &otherNamespace->requiredAntiAffinityTerms());
+
+  api::Pod terminating = *withLabels("e", "ns1", {{"app", "web"}});
+  terminating.metadata.deletionTimestamp = api::Time{};
+  auto e = PodInfo::create(std::make_shared<const api::Pod>(terminating));
+  EXPECT_NE(&a->matchIdentity(), &e->matchIdentity());
+  EXPECT_TRUE(e->matchIdentity().terminating);
+
+  NodeInfo ni;
+  for (const auto& pi : {a, b, otherLabels, e}) ni.addPodInfo(pi);
+  auto groupOf = [&](const PodInfoPtr& pi) -> int64_t {
+    for (const auto& g : ni.podMatchGroups()) {
+      if (g.identity.get() == &pi->matchIdentity()) return g.count;
+    }
+    return 0;
+  };
+  EXPECT_EQ(ni.podMatchGroups().size(), 3u);
+  EXPECT_EQ(groupOf(a), 2);
+  EXPECT_EQ(groupOf(otherLabels), 1);
+  EXPECT_EQ(groupOf(e), 1);
+  ASSERT_TRUE(ni.removePod(a->pod()).ok());
+  EXPECT_EQ(groupOf(b), 1);
+  ASSERT_TRUE(ni.removePod(b->pod()).ok());
+  ASSERT_TRUE(ni.removePod(otherLabels->pod()).ok());
+  EXPECT_EQ(groupOf(b), 0);
+  ASSERT_EQ(ni.podMatchGroups().size(), 1u);
+  EXPECT_EQ(ni.podMatchGroups()[0].identity.get(), &e->matchIdentity());
+}
+
 // Upstream PodInfo.Update aggregates the errors of the lists that fail ("[a, b]" when several).
 TEST(PodInfoTest, AggregatesParseErrorsPerList) {
   api::Pod p = PodSpecBuilder("p").ns("ns1").pod;

@@ -1,8 +1,8 @@
 // Upstream plugins/interpodaffinity/filtering.go: PreFilter, its extensions, Filter.
 #include <algorithm>
-#include <atomic>
 #include <tuple>
 
+#include "pkg/scheduler/framework/plugins/interpodaffinity/match_memo.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 
 namespace ks::plugins::interpodaffinity {
@@ -11,56 +11,38 @@ namespace {
 
 const api::Labels kNoLabels;
 
-// Upstream topologyToMatchedTermCountList: one node's matches, merged into the map afterwards. Views
-// into the node's labels and the terms' topology keys, which outlive the PreFilter call.
-using PairCountList = std::vector<std::pair<TopologyPairView, int64_t>>;
+// Upstream topologyToMatchedTermCountList: one chunk of nodes' matches, merged into the map afterwards.
+// Views into the nodes' labels, which outlive the PreFilter call.
+struct DomainCount {
+  std::string_view key;
+  std::string_view value;
+  int64_t count = 0;
+};
+using DomainCounts = std::vector<DomainCount>;
 
-void append(PairCountList& l, const api::Node& node, const std::string& topologyKey, int64_t value) {
-  if (auto it = node.metadata.labels.find(topologyKey); it != node.metadata.labels.end()) {
-    l.emplace_back(TopologyPairView{it->first, it->second}, value);
-  }
+void appendDomains(DomainCounts& l, const KeySums& sums, const api::Node& node) {
+  sums.forEachDomain(node, [&](std::string_view key, std::string_view value, int64_t count) {
+    l.push_back(DomainCount{key, value, count});
+  });
 }
 
-void appendWithAffinityTerms(PairCountList& l, const std::vector<framework::AffinityTerm>& terms,
-                             const api::Pod& pod, const api::Node& node, int64_t value) {
-  if (!podMatchesAllAffinityTerms(terms, pod)) return;
-  for (const auto& t : terms) append(l, node, t.topologyKey, value);
-}
-
-void appendWithAntiAffinityTerms(PairCountList& l, const std::vector<framework::AffinityTerm>& terms,
-                                 const api::Pod& pod, const api::Labels& nsLabels, const api::Node& node,
-                                 int64_t value) {
-  for (const auto& t : terms) {
-    if (t.matches(pod, nsLabels)) append(l, node, t.topologyKey, value);
+// Merges the chunks' lists into `m` (upstream mergeWithList, called per list).
+void mergeLists(TopologyToMatchedTermCount& m, const std::vector<DomainCounts>& lists) {
+  std::size_t domains = 0;
+  for (const auto& l : lists) domains += l.size();
+  m.reserve(domains);
+  for (const auto& l : lists) {
+    for (const auto& d : l) m.add(d.key, d.value, d.count);
   }
-}
-
-void mergeWithList(TopologyToMatchedTermCount& m, const PairCountList& l) {
-  for (const auto& [pair, count] : l) {
-    auto it = m.find(pair);
-    if (it == m.end()) {
-      m.emplace(TopologyPair{std::string(pair.key), std::string(pair.value)}, count);
-    } else {
-      it->second += count;
-    }
-  }
+  m.reserve(0);
 }
 
 const char* const kPreFilterStateMissing =
     "error reading \"PreFilterInterPodAffinity\" from cycleState: not found";
 
-int64_t countOf(const TopologyToMatchedTermCount& m, std::string_view key, std::string_view value) {
-  auto it = m.find(TopologyPairView{key, value});
-  return it == m.end() ? 0 : it->second;
-}
-
 // Whether placing the pod on the node would break an existing pod's required anti-affinity.
 bool satisfyExistingPodsAntiAffinity(const PreFilterState& s, const api::Node& node) {
-  if (s.existingAntiAffinityCounts.empty()) return true;
-  for (const auto& [k, v] : node.metadata.labels) {
-    if (countOf(s.existingAntiAffinityCounts, k, v) > 0) return false;
-  }
-  return true;
+  return !s.existingAntiAffinityCounts.anyPositive(node.metadata.labels);
 }
 
 // Whether the node satisfies the incoming pod's required anti-affinity.
@@ -68,7 +50,7 @@ bool satisfyPodAntiAffinity(const PreFilterState& s, const api::Node& node) {
   if (s.antiAffinityCounts.empty()) return true;
   for (const auto& term : s.incoming->requiredAntiAffinityTerms) {
     if (auto it = node.metadata.labels.find(term.topologyKey); it != node.metadata.labels.end()) {
-      if (countOf(s.antiAffinityCounts, term.topologyKey, it->second) > 0) return false;
+      if (s.antiAffinityCounts.count(term.topologyKey, it->second) > 0) return false;
     }
   }
   return true;
@@ -81,7 +63,7 @@ bool satisfyPodAffinity(const PreFilterState& s, const api::Node& node) {
     auto it = node.metadata.labels.find(term.topologyKey);
     // All topology labels must exist on the node.
     if (it == node.metadata.labels.end()) return false;
-    if (countOf(s.affinityCounts, term.topologyKey, it->second) <= 0) podsExist = false;
+    if (s.affinityCounts.count(term.topologyKey, it->second) <= 0) podsExist = false;
   }
   if (podsExist) return true;
   // The pod may be the first of a group with affinity to itself: when no pod in the cluster matches the
@@ -97,11 +79,7 @@ void updateCount(TopologyToMatchedTermCount& m, const api::Node* node, const std
   if (node == nullptr) return;
   auto label = node->metadata.labels.find(topologyKey);
   if (label == node->metadata.labels.end()) return;
-  auto it = m.find(TopologyPairView{topologyKey, label->second});
-  if (it == m.end()) it = m.emplace(TopologyPair{topologyKey, label->second}, 0).first;
-  it->second += value;
-  // value may be negative: drop entries that reach zero.
-  if (it->second == 0) m.erase(it);
+  m.add(topologyKey, label->second, value);
 }
 
 void updateWithAffinityTerms(TopologyToMatchedTermCount& m, const std::vector<framework::AffinityTerm>& terms,
@@ -144,20 +122,25 @@ void PreFilterState::updateWithPod(const framework::PodInfo& podInfo, const api:
 
 TopologyToMatchedTermCount InterPodAffinity::getExistingAntiAffinityCounts(
     const api::Pod& pod, const api::Labels& nsLabels, std::span<const framework::NodeInfoPtr> nodes) {
-  std::vector<PairCountList> lists(nodes.size());
-  std::atomic<int> index{-1};
-  handle_.parallelizer().until(static_cast<int>(nodes.size()), [&](int i) {
-    const framework::NodeInfo& nodeInfo = *nodes[static_cast<std::size_t>(i)];
-    const api::Node* node = nodeInfo.node();
-    if (node == nullptr) return;
-    PairCountList counts;
-    for (const auto& existingPod : nodeInfo.podsWithRequiredAntiAffinity()) {
-      appendWithAntiAffinityTerms(counts, existingPod->requiredAntiAffinityTerms(), pod, nsLabels, *node, 1);
+  NodeChunks chunks(handle_.parallelizer(), nodes.size());
+  std::vector<DomainCounts> lists(chunks.size());
+  chunks.run([&](std::size_t chunk, std::size_t begin, std::size_t end, MatchMemo& memo) {
+    KeySums sums;
+    for (std::size_t i = begin; i < end; ++i) {
+      const framework::NodeInfo& nodeInfo = *nodes[i];
+      const api::Node* node = nodeInfo.node();
+      if (node == nullptr) continue;
+      sums.clear();
+      for (const auto& group : nodeInfo.podMatchGroups()) {
+        for (const auto& t : *group.identity->requiredAntiAffinityTerms) {
+          if (memo.termMatches(t, pod, nsLabels)) sums.add(t.topologyKey, group.count);
+        }
+      }
+      appendDomains(lists[chunk], sums, *node);
     }
-    if (!counts.empty()) lists[static_cast<std::size_t>(index.fetch_add(1) + 1)] = std::move(counts);
   });
   TopologyToMatchedTermCount result;
-  for (int i = 0; i <= index.load(); ++i) mergeWithList(result, lists[static_cast<std::size_t>(i)]);
+  mergeLists(result, lists);
   return result;
 }
 
@@ -169,30 +152,48 @@ InterPodAffinity::getIncomingAffinityAntiAffinityCounts(
   std::pair<TopologyToMatchedTermCount, TopologyToMatchedTermCount> result;
   if (affinityTerms.empty() && antiAffinityTerms.empty()) return result;
 
-  std::vector<PairCountList> affinityLists(allNodes.size());
-  std::vector<PairCountList> antiAffinityLists(allNodes.size());
-  std::atomic<int> index{-1};
-  handle_.parallelizer().until(static_cast<int>(allNodes.size()), [&](int i) {
-    const framework::NodeInfo& nodeInfo = *allNodes[static_cast<std::size_t>(i)];
-    const api::Node* node = nodeInfo.node();
-    if (node == nullptr) return;
-    PairCountList affinity;
-    PairCountList antiAffinity;
-    for (const auto& existingPod : nodeInfo.pods()) {
-      appendWithAffinityTerms(affinity, affinityTerms, existingPod->pod(), *node, 1);
-      // The incoming pod's namespace selectors are merged into its namespaces: no labels needed.
-      appendWithAntiAffinityTerms(antiAffinity, antiAffinityTerms, existingPod->pod(), kNoLabels, *node, 1);
+  // An existing pod's match bits: bit 0 when it matches all affinity terms, bit 1 + i when it matches
+  // anti-affinity term i. The incoming pod's namespace selectors are merged into its namespaces: no labels
+  // needed.
+  auto matchBit = [&](std::size_t bit, const framework::PodMatchIdentity& id) {
+    if (bit == 0) {
+      return !affinityTerms.empty() && std::all_of(affinityTerms.begin(), affinityTerms.end(),
+                                                   [&](const auto& t) { return t.matches(id, kNoLabels); });
     }
-    if (!affinity.empty() || !antiAffinity.empty()) {
-      const auto k = static_cast<std::size_t>(index.fetch_add(1) + 1);
-      affinityLists[k] = std::move(affinity);
-      antiAffinityLists[k] = std::move(antiAffinity);
+    return antiAffinityTerms[bit - 1].matches(id, kNoLabels);
+  };
+  const std::size_t bits = 1 + antiAffinityTerms.size();
+  NodeChunks chunks(handle_.parallelizer(), allNodes.size());
+  std::vector<DomainCounts> affinityLists(chunks.size());
+  std::vector<DomainCounts> antiAffinityLists(chunks.size());
+  chunks.run([&](std::size_t chunk, std::size_t begin, std::size_t end, MatchMemo& memo) {
+    KeySums affinity;
+    KeySums antiAffinity;
+    for (std::size_t i = begin; i < end; ++i) {
+      const framework::NodeInfo& nodeInfo = *allNodes[i];
+      const api::Node* node = nodeInfo.node();
+      if (node == nullptr) continue;
+      affinity.clear();
+      antiAffinity.clear();
+      for (const auto& group : nodeInfo.podMatchGroups()) {
+        const framework::PodMatchIdentity& id = *group.identity;
+        auto matches = [&](std::size_t bit) {
+          if (bits > MatchMemo::kMaxTerms) return matchBit(bit, id);
+          return ((memo.identityBits(id, bits, matchBit) >> bit) & 1) != 0;
+        };
+        if (matches(0)) {
+          for (const auto& t : affinityTerms) affinity.add(t.topologyKey, group.count);
+        }
+        for (std::size_t a = 0; a < antiAffinityTerms.size(); ++a) {
+          if (matches(a + 1)) antiAffinity.add(antiAffinityTerms[a].topologyKey, group.count);
+        }
+      }
+      appendDomains(affinityLists[chunk], affinity, *node);
+      appendDomains(antiAffinityLists[chunk], antiAffinity, *node);
     }
   });
-  for (int i = 0; i <= index.load(); ++i) {
-    mergeWithList(result.first, affinityLists[static_cast<std::size_t>(i)]);
-    mergeWithList(result.second, antiAffinityLists[static_cast<std::size_t>(i)]);
-  }
+  mergeLists(result.first, affinityLists);
+  mergeLists(result.second, antiAffinityLists);
   return result;
 }
 

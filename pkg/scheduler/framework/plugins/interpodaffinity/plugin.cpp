@@ -13,6 +13,51 @@ std::ostream& operator<<(std::ostream& os, const TopologyPair& p) {
   return os << "{" << p.key << ": " << p.value << "}";
 }
 
+void TopologyToMatchedTermCount::add(std::string_view key, std::string_view value, int64_t delta) {
+  auto byKey = byKey_.find(key);
+  if (byKey == byKey_.end()) {
+    if (delta == 0) return;
+    byKey = byKey_.try_emplace(std::string(key)).first;
+    byKey->second.reserve(reserve_);
+  }
+  auto& values = byKey->second;
+  auto it = values.find(value);
+  if (it == values.end()) it = values.emplace(std::string(value), 0).first;
+  it->second += delta;
+  if (it->second != 0) return;
+  values.erase(it);
+  if (values.empty()) byKey_.erase(byKey);
+}
+
+int64_t TopologyToMatchedTermCount::count(std::string_view key, std::string_view value) const {
+  auto byKey = byKey_.find(key);
+  if (byKey == byKey_.end()) return 0;
+  auto it = byKey->second.find(value);
+  return it == byKey->second.end() ? 0 : it->second;
+}
+
+bool TopologyToMatchedTermCount::anyPositive(const api::Labels& labels) const {
+  for (const auto& [key, values] : byKey_) {
+    auto label = labels.find(key);
+    if (label == labels.end()) continue;
+    if (auto it = values.find(label->second); it != values.end() && it->second > 0) return true;
+  }
+  return false;
+}
+
+std::ostream& operator<<(std::ostream& os, const TopologyToMatchedTermCount& m) {
+  os << "{";
+  const char* sep = "";
+  for (const auto& [key, values] : m.byKey_) {
+    std::map<std::string_view, int64_t> sorted(values.begin(), values.end());
+    for (const auto& [value, count] : sorted) {
+      os << sep << TopologyPair{key, std::string(value)} << ": " << count;
+      sep = ", ";
+    }
+  }
+  return os << "}";
+}
+
 Result<std::unique_ptr<framework::Plugin>> InterPodAffinity::create(const config::PluginArgs* args,
                                                                     framework::Handle& handle) {
   if (handle.snapshotSharedLister() == nullptr) return Error("SnapshotSharedlister is nil");

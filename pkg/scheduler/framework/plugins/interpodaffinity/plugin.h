@@ -15,6 +15,7 @@
 // unknown).
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -28,6 +29,7 @@
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/util/result.h"
+#include "pkg/util/strings.h"
 
 namespace ks::informer {
 template <typename T>
@@ -48,27 +50,37 @@ struct TopologyPair {
   std::string value;
   bool operator==(const TopologyPair&) const = default;
 };
-// The same without owning the strings (lookups and per-node scratch lists).
-struct TopologyPairView {
-  std::string_view key;
-  std::string_view value;
-};
 std::ostream& operator<<(std::ostream& os, const TopologyPair& p);
 
-// Orders pairs by key, then value; compares TopologyPair and TopologyPairView alike (no allocation on
-// lookup).
-struct TopologyPairLess {
-  using is_transparent = void;
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const {
-    const std::string_view ak(a.key), bk(b.key);
-    if (ak != bk) return ak < bk;
-    return std::string_view(a.value) < std::string_view(b.value);
+// Upstream topologyToMatchedTermCount: matching pods (or matching terms) per topology domain. Held by key,
+// then value (a handful of keys with many values each), so a node is checked with one lookup per key.
+// No entry is zero: one that reaches zero is dropped.
+class TopologyToMatchedTermCount {
+ public:
+  TopologyToMatchedTermCount() = default;
+  TopologyToMatchedTermCount(std::initializer_list<std::pair<TopologyPair, int64_t>> entries) {
+    for (const auto& [pair, count] : entries) add(pair.key, pair.value, count);
   }
-};
 
-// Upstream topologyToMatchedTermCount: matching pods (or matching terms) per topology domain.
-using TopologyToMatchedTermCount = std::map<TopologyPair, int64_t, TopologyPairLess>;
+  // Adds `delta` (possibly negative) to the domain's count.
+  void add(std::string_view key, std::string_view value, int64_t delta);
+  // The domain's count (0 when absent).
+  int64_t count(std::string_view key, std::string_view value) const;
+  // Whether a domain of `labels` (a node's) has a count above zero.
+  bool anyPositive(const api::Labels& labels) const;
+  bool empty() const { return byKey_.empty(); }
+  void clear() { byKey_.clear(); }
+  // Room for `domains` values under each key added from now on (spares rehashing while merging).
+  void reserve(std::size_t domains) { reserve_ = domains; }
+
+  bool operator==(const TopologyToMatchedTermCount& o) const { return byKey_ == o.byKey_; }
+  // "{key: value}: count" entries in key and value order.
+  friend std::ostream& operator<<(std::ostream& os, const TopologyToMatchedTermCount& m);
+
+ private:
+  std::map<std::string, StringMap<int64_t>, std::less<>> byKey_;
+  std::size_t reserve_ = 0;
+};
 
 // Adds `value` to the node's domain for `topologyKey` (nothing when the node lacks the label); an entry
 // that drops to zero is erased.
@@ -117,7 +129,7 @@ class PreFilterState final : public framework::StateData {
 };
 
 // Upstream scoreMap: topologyKey -> value -> score.
-using ScoreMap = std::map<std::string, std::map<std::string, int64_t, std::less<>>, std::less<>>;
+using ScoreMap = std::map<std::string, StringMap<int64_t>, std::less<>>;
 
 // Computed at PreScore, read by Score and NormalizeScore. Immutable.
 class PreScoreState final : public framework::StateData {

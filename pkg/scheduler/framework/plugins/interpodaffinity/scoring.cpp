@@ -1,7 +1,8 @@
 // Upstream plugins/interpodaffinity/scoring.go: PreScore, Score, NormalizeScore.
-#include <atomic>
+#include <bit>
 #include <limits>
 
+#include "pkg/scheduler/framework/plugins/interpodaffinity/match_memo.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 
 namespace ks::plugins::interpodaffinity {
@@ -10,8 +11,8 @@ namespace {
 
 const api::Labels kNoLabels;
 
-// One node's score contributions (upstream's per-node scoreMap), merged into the state's ScoreMap
-// afterwards. Views into the terms' topology keys and the node's labels, which outlive PreScore.
+// One domain's score contribution from one node (upstream's per-node scoreMap), merged into the state's
+// ScoreMap afterwards. Views into the terms' topology keys and the node's labels, which outlive PreScore.
 struct ScoreEntry {
   std::string_view topologyKey;
   std::string_view value;
@@ -19,46 +20,59 @@ struct ScoreEntry {
 };
 using ScoreEntries = std::vector<ScoreEntry>;
 
-void processTerm(ScoreEntries& out, const framework::AffinityTerm& term, int32_t weight, const api::Pod& pod,
-                 const api::Labels& nsLabels, const api::Node& node, int32_t multiplier) {
-  if (!term.matches(pod, nsLabels)) return;
-  if (auto it = node.metadata.labels.find(term.topologyKey); it != node.metadata.labels.end()) {
-    out.push_back(ScoreEntry{term.topologyKey, it->second, static_cast<int64_t>(weight * multiplier)});
-  }
-}
-
-void processTerms(ScoreEntries& out, const std::vector<framework::WeightedAffinityTerm>& terms,
-                  const api::Pod& pod, const api::Labels& nsLabels, const api::Node& node,
-                  int32_t multiplier) {
-  for (const auto& t : terms) processTerm(out, t.term, t.weight, pod, nsLabels, node, multiplier);
-}
-
 struct IncomingPreferred {
   const api::Pod* pod = nullptr;
-  // The pod's preferred terms with namespaceSelector merged into namespaces.
-  std::vector<framework::WeightedAffinityTerm> affinityTerms;
-  std::vector<framework::WeightedAffinityTerm> antiAffinityTerms;
+  // The pod's preferred affinity terms (multiplier 1) followed by its preferred anti-affinity terms (-1),
+  // with namespaceSelector merged into namespaces.
+  std::vector<framework::WeightedAffinityTerm> terms;
+  std::size_t affinityTerms = 0;
   api::Labels namespaceLabels;
+
+  int64_t scoreOf(std::size_t i) const {
+    return static_cast<int64_t>(terms[i].weight * (i < affinityTerms ? 1 : -1));
+  }
 };
 
-void processExistingPod(const IncomingPreferred& incoming, const framework::PodInfo& existingPod,
-                        const api::Node& existingPodNode, int32_t hardPodAffinityWeight, ScoreEntries& out) {
-  if (existingPodNode.metadata.labels.empty()) return;
-  const api::Pod& pod = *incoming.pod;
-  // The incoming pod's preferred terms that the existing pod matches count for (affinity) or against
-  // (anti-affinity) the existing pod's domain. Namespace selectors are merged: no labels needed.
-  processTerms(out, incoming.affinityTerms, existingPod.pod(), kNoLabels, existingPodNode, 1);
-  processTerms(out, incoming.antiAffinityTerms, existingPod.pod(), kNoLabels, existingPodNode, -1);
-  // The existing pod's required affinity terms that the incoming pod matches count hardPodAffinityWeight.
-  if (hardPodAffinityWeight > 0) {
-    for (const auto& t : existingPod.requiredAffinityTerms()) {
-      processTerm(out, t, hardPodAffinityWeight, pod, incoming.namespaceLabels, existingPodNode, 1);
+void addMatchingTerms(KeySums& sums, const std::vector<framework::WeightedAffinityTerm>& terms,
+                      const IncomingPreferred& incoming, MatchMemo& memo, int64_t multiplier) {
+  for (const auto& t : terms) {
+    if (memo.termMatches(t.term, *incoming.pod, incoming.namespaceLabels))
+      sums.add(t.term.topologyKey, t.weight * multiplier);
+  }
+}
+
+// Upstream processExistingPod for each of a group's pods, summed per topology key of their node.
+void processExistingPods(const IncomingPreferred& incoming, const framework::PodMatchGroup& group,
+                         int32_t hardPodAffinityWeight, MatchMemo& memo, KeySums& sums) {
+  const framework::PodMatchIdentity& existing = *group.identity;
+  const int64_t pods = group.count;
+  // The incoming pod's preferred terms that the existing pods match count for (affinity) or against
+  // (anti-affinity) their domain. Namespace selectors are merged: no labels needed.
+  auto incomingTermMatches = [&](std::size_t i, const framework::PodMatchIdentity& id) {
+    return incoming.terms[i].term.matches(id, kNoLabels);
+  };
+  if (incoming.terms.size() <= MatchMemo::kMaxTerms) {
+    for (uint64_t bits = memo.identityBits(existing, incoming.terms.size(), incomingTermMatches); bits != 0;
+         bits &= bits - 1) {
+      const auto i = static_cast<std::size_t>(std::countr_zero(bits));
+      sums.add(incoming.terms[i].term.topologyKey, incoming.scoreOf(i) * pods);
+    }
+  } else {
+    for (std::size_t i = 0; i < incoming.terms.size(); ++i) {
+      if (incomingTermMatches(i, existing))
+        sums.add(incoming.terms[i].term.topologyKey, incoming.scoreOf(i) * pods);
     }
   }
-  // The existing pod's preferred terms that the incoming pod matches.
-  processTerms(out, existingPod.preferredAffinityTerms(), pod, incoming.namespaceLabels, existingPodNode, 1);
-  processTerms(out, existingPod.preferredAntiAffinityTerms(), pod, incoming.namespaceLabels, existingPodNode,
-               -1);
+  // Their required affinity terms that the incoming pod matches count hardPodAffinityWeight.
+  if (hardPodAffinityWeight > 0) {
+    for (const auto& t : *existing.requiredAffinityTerms) {
+      if (memo.termMatches(t, *incoming.pod, incoming.namespaceLabels))
+        sums.add(t.topologyKey, hardPodAffinityWeight * pods);
+    }
+  }
+  // Their preferred terms that the incoming pod matches.
+  addMatchingTerms(sums, *existing.preferredAffinityTerms, incoming, memo, pods);
+  addMatchingTerms(sums, *existing.preferredAntiAffinityTerms, incoming, memo, -pods);
 }
 
 const char* const kPreScoreStateMissing =
@@ -97,41 +111,52 @@ framework::Status InterPodAffinity::preScore(framework::CycleState& state, const
 
   IncomingPreferred incoming;
   incoming.pod = &pod;
-  incoming.affinityTerms = podInfo.preferredAffinityTerms();
-  incoming.antiAffinityTerms = podInfo.preferredAntiAffinityTerms();
-  for (auto& t : incoming.affinityTerms) mergeAffinityTermNamespaces(t.term);
-  for (auto& t : incoming.antiAffinityTerms) mergeAffinityTermNamespaces(t.term);
+  incoming.terms = podInfo.preferredAffinityTerms();
+  incoming.affinityTerms = incoming.terms.size();
+  const auto& antiAffinityTerms = podInfo.preferredAntiAffinityTerms();
+  incoming.terms.insert(incoming.terms.end(), antiAffinityTerms.begin(), antiAffinityTerms.end());
+  for (auto& t : incoming.terms) mergeAffinityTermNamespaces(t.term);
   incoming.namespaceLabels = namespaceLabels(pod.metadata.namespace_);
 
-  std::vector<ScoreEntries> topoScores(allNodes.size());
-  std::atomic<int> index{-1};
+  NodeChunks chunks(handle_.parallelizer(), allNodes.size());
+  std::vector<ScoreEntries> topoScores(chunks.size());
   const int32_t hardPodAffinityWeight = args_.hardPodAffinityWeight;
-  handle_.parallelizer().until(static_cast<int>(allNodes.size()), [&](int i) {
-    const framework::NodeInfo& nodeInfo = *allNodes[static_cast<std::size_t>(i)];
-    const api::Node* node = nodeInfo.node();
-    if (node == nullptr) return;
-    // Unless the pod has preferred terms, only pods with affinity matter.
-    const auto& podsToProcess = hasConstraints ? nodeInfo.pods() : nodeInfo.podsWithAffinity();
-    ScoreEntries topoScore;
-    for (const auto& existingPod : podsToProcess) {
-      processExistingPod(incoming, *existingPod, *node, hardPodAffinityWeight, topoScore);
+  chunks.run([&](std::size_t chunk, std::size_t begin, std::size_t end, MatchMemo& memo) {
+    ScoreEntries& entries = topoScores[chunk];
+    entries.reserve(end - begin);
+    KeySums sums;
+    for (std::size_t i = begin; i < end; ++i) {
+      const framework::NodeInfo& nodeInfo = *allNodes[i];
+      const api::Node* node = nodeInfo.node();
+      if (node == nullptr || node->metadata.labels.empty()) continue;
+      sums.clear();
+      for (const auto& group : nodeInfo.podMatchGroups()) {
+        // Unless the pod has preferred terms, only pods with affinity matter.
+        if (!hasConstraints && !group.identity->hasAffinityTerms()) continue;
+        processExistingPods(incoming, group, hardPodAffinityWeight, memo, sums);
+      }
+      sums.forEachDomain(*node, [&](std::string_view key, std::string_view value, int64_t sum) {
+        entries.push_back(ScoreEntry{key, value, sum});
+      });
     }
-    if (!topoScore.empty())
-      topoScores[static_cast<std::size_t>(index.fetch_add(1) + 1)] = std::move(topoScore);
   });
-  if (index.load() == -1) return framework::Status(framework::Code::Skip);
 
   auto s = std::make_unique<PreScoreState>();
-  for (int i = 0; i <= index.load(); ++i) {
-    for (const auto& e : topoScores[static_cast<std::size_t>(i)]) {
+  std::size_t totalEntries = 0;
+  for (const auto& entries : topoScores) totalEntries += entries.size();
+  for (const auto& entries : topoScores) {
+    for (const auto& e : entries) {
       auto byKey = s->topologyScore.find(e.topologyKey);
-      if (byKey == s->topologyScore.end())
+      if (byKey == s->topologyScore.end()) {
         byKey = s->topologyScore.try_emplace(std::string(e.topologyKey)).first;
+        byKey->second.reserve(totalEntries);
+      }
       auto byValue = byKey->second.find(e.value);
       if (byValue == byKey->second.end()) byValue = byKey->second.emplace(std::string(e.value), 0).first;
       byValue->second += e.score;
     }
   }
+  if (s->topologyScore.empty()) return framework::Status(framework::Code::Skip);
   state.write(std::move(s));
   return framework::Status();
 }

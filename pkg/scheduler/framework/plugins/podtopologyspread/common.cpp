@@ -70,15 +70,15 @@ bool nodeLabelsMatchSpreadConstraints(const api::Labels& nodeLabels,
   return true;
 }
 
-int countPodsMatchSelector(const std::vector<framework::PodInfoPtr>& podInfos, const api::Selector& selector,
+int countPodsMatchSelector(const std::vector<framework::PodMatchGroup>& pods, const api::Selector& selector,
                            const std::string& ns) {
   if (selector.empty()) return 0;
   int count = 0;
-  for (const auto& pi : podInfos) {
-    const api::Pod& p = pi->pod();
+  for (const auto& group : pods) {
+    const framework::PodMatchIdentity& p = *group.identity;
     // Terminating pods don't count (kubernetes#87621).
-    if (p.metadata.deletionTimestamp || p.metadata.namespace_ != ns) continue;
-    if (selector.matches(p.metadata.labels)) ++count;
+    if (p.terminating || p.namespace_ != ns) continue;
+    if (selector.matches(p.labels)) count += static_cast<int>(group.count);
   }
   return count;
 }

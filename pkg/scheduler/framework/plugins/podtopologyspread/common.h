@@ -69,9 +69,9 @@ Result<std::vector<TopologySpreadConstraint>> filterTopologySpreadConstraints(
 bool nodeLabelsMatchSpreadConstraints(const api::Labels& nodeLabels,
                                       std::span<const TopologySpreadConstraint> constraints);
 
-// The number of pods in `ns`, not terminating, whose labels match `selector`. An empty (match
-// everything) selector counts nothing, as upstream. Allocates nothing.
-int countPodsMatchSelector(const std::vector<framework::PodInfoPtr>& podInfos, const api::Selector& selector,
+// The number of a node's pods (given as its podMatchGroups) in `ns`, not terminating, whose labels match
+// `selector`. An empty (match everything) selector counts nothing, as upstream. Allocates nothing.
+int countPodsMatchSelector(const std::vector<framework::PodMatchGroup>& pods, const api::Selector& selector,
                            const std::string& ns);
 
 // True when `labels` match the selector of any constraint.

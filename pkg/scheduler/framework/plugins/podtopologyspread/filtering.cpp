@@ -86,7 +86,7 @@ Result<std::unique_ptr<PreFilterState>> PodTopologySpread::calPreFilterState(
     for (size_t i = 0; i < nc; ++i) {
       if (inclusionPolicies && !cs[i].matchNodeInclusionPolicies(pod, *node, requiredNodeAffinity)) continue;
       counts[static_cast<size_t>(n) * nc + i] =
-          countPodsMatchSelector(nodeInfo.pods(), cs[i].selector, pod.metadata.namespace_);
+          countPodsMatchSelector(nodeInfo.podMatchGroups(), cs[i].selector, pod.metadata.namespace_);
     }
   });
 

@@ -125,7 +125,7 @@ framework::Status PodTopologySpread::preScore(framework::CycleState& state, cons
       auto& counts = s->topologyValueToPodCounts[i];
       auto it = counts.find(labelValueOrEmpty(node->metadata.labels, cs[i].topologyKey));
       if (it == counts.end()) continue;
-      const int count = countPodsMatchSelector(nodeInfo.pods(), cs[i].selector, pod.metadata.namespace_);
+      const int count = countPodsMatchSelector(nodeInfo.podMatchGroups(), cs[i].selector, pod.metadata.namespace_);
       if (count != 0) std::atomic_ref<int64_t>(it->second).fetch_add(count, std::memory_order_relaxed);
     }
   });
@@ -152,7 +152,7 @@ framework::Status PodTopologySpread::score(framework::CycleState& state, const f
     if (tpVal == labels.end()) continue;
     int64_t cnt = 0;
     if (c.topologyKey == kLabelHostname) {
-      cnt = countPodsMatchSelector(nodeInfo.pods(), c.selector, pod.pod().metadata.namespace_);
+      cnt = countPodsMatchSelector(nodeInfo.podMatchGroups(), c.selector, pod.pod().metadata.namespace_);
     } else {
       // Every feasible, non-ignored node's domain is in the map.
       const auto& counts = s->topologyValueToPodCounts[i];

@@ -690,7 +690,7 @@ TEST(InterPodAffinityFilteringTest, TestPreFilterStateClone) {
   EXPECT_EQ(c->antiAffinityCounts, source.antiAffinityCounts);
   // The copy is independent of the source.
   source.affinityCounts.clear();
-  EXPECT_EQ(c->affinityCounts.size(), 2u);
+  EXPECT_EQ(c->affinityCounts, (TopologyToMatchedTermCount{{{"name", "nodeA"}, 1}, {{"name", "nodeC"}, 2}}));
 }
 
 // Not an upstream case: pins upstream v1.37's namespace merging. mergeAffinityTermNamespacesIfNotEmpty
