@@ -20,27 +20,26 @@ void TopologyToMatchedTermCount::add(std::string_view key, std::string_view valu
     byKey = byKey_.try_emplace(std::string(key)).first;
     byKey->second.reserve(reserve_);
   }
-  auto& values = byKey->second;
-  auto it = values.find(value);
-  if (it == values.end()) it = values.emplace(std::string(value), 0).first;
-  it->second += delta;
-  if (it->second != 0) return;
-  values.erase(it);
+  ValueCounts& values = byKey->second;
+  int64_t& count = values[value];
+  count += delta;
+  if (count != 0) return;
+  values.erase(value);
   if (values.empty()) byKey_.erase(byKey);
 }
 
 int64_t TopologyToMatchedTermCount::count(std::string_view key, std::string_view value) const {
   auto byKey = byKey_.find(key);
   if (byKey == byKey_.end()) return 0;
-  auto it = byKey->second.find(value);
-  return it == byKey->second.end() ? 0 : it->second;
+  const int64_t* count = byKey->second.find(value);
+  return count == nullptr ? 0 : *count;
 }
 
 bool TopologyToMatchedTermCount::anyPositive(const api::Labels& labels) const {
   for (const auto& [key, values] : byKey_) {
     auto label = labels.find(key);
     if (label == labels.end()) continue;
-    if (auto it = values.find(label->second); it != values.end() && it->second > 0) return true;
+    if (const int64_t* count = values.find(label->second); count != nullptr && *count > 0) return true;
   }
   return false;
 }
@@ -49,7 +48,8 @@ std::ostream& operator<<(std::ostream& os, const TopologyToMatchedTermCount& m) 
   os << "{";
   const char* sep = "";
   for (const auto& [key, values] : m.byKey_) {
-    std::map<std::string_view, int64_t> sorted(values.begin(), values.end());
+    std::map<std::string_view, int64_t> sorted;
+    values.forEach([&](std::string_view value, int64_t count) { sorted.emplace(value, count); });
     for (const auto& [value, count] : sorted) {
       os << sep << TopologyPair{key, std::string(value)} << ": " << count;
       sep = ", ";

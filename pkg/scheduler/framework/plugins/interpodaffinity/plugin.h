@@ -29,7 +29,7 @@
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
 #include "pkg/util/result.h"
-#include "pkg/util/strings.h"
+#include "pkg/scheduler/framework/plugins/interpodaffinity/value_counts.h"
 
 namespace ks::informer {
 template <typename T>
@@ -78,7 +78,7 @@ class TopologyToMatchedTermCount {
   friend std::ostream& operator<<(std::ostream& os, const TopologyToMatchedTermCount& m);
 
  private:
-  std::map<std::string, StringMap<int64_t>, std::less<>> byKey_;
+  std::map<std::string, ValueCounts, std::less<>> byKey_;
   std::size_t reserve_ = 0;
 };
 
@@ -129,7 +129,7 @@ class PreFilterState final : public framework::StateData {
 };
 
 // Upstream scoreMap: topologyKey -> value -> score.
-using ScoreMap = std::map<std::string, StringMap<int64_t>, std::less<>>;
+using ScoreMap = std::map<std::string, ValueCounts, std::less<>>;
 
 // Computed at PreScore, read by Score and NormalizeScore. Immutable.
 class PreScoreState final : public framework::StateData {

@@ -151,9 +151,7 @@ framework::Status InterPodAffinity::preScore(framework::CycleState& state, const
         byKey = s->topologyScore.try_emplace(std::string(e.topologyKey)).first;
         byKey->second.reserve(totalEntries);
       }
-      auto byValue = byKey->second.find(e.value);
-      if (byValue == byKey->second.end()) byValue = byKey->second.emplace(std::string(e.value), 0).first;
-      byValue->second += e.score;
+      byKey->second[e.value] += e.score;
     }
   }
   if (s->topologyScore.empty()) return framework::Status(framework::Code::Skip);
@@ -171,7 +169,7 @@ framework::Status InterPodAffinity::score(framework::CycleState& state, const fr
   int64_t sum = 0;
   for (const auto& [tpKey, tpValues] : s->topologyScore) {
     if (auto label = node->metadata.labels.find(tpKey); label != node->metadata.labels.end()) {
-      if (auto it = tpValues.find(label->second); it != tpValues.end()) sum += it->second;
+      if (const int64_t* value = tpValues.find(label->second); value != nullptr) sum += *value;
     }
   }
   score = sum;
