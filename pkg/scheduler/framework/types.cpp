@@ -412,8 +412,10 @@ void NodeInfo::addPod(api::PodPtr pod) {
 
 namespace {
 // Removes the entry with `uid` by swapping in the last element (upstream removeFromSlice); returns it.
+// Searched from the back: the pod removed is most often one added recently (an assumed pod confirmed
+// or forgotten), and UIDs are unique, so the entry found is upstream's.
 PodInfoPtr removeFromSlice(std::vector<PodInfoPtr>& v, const std::string& uid) {
-  for (std::size_t i = 0; i < v.size(); ++i) {
+  for (std::size_t i = v.size(); i-- > 0;) {
     if (v[i]->pod().metadata.uid == uid) {
       PodInfoPtr removed = std::move(v[i]);
       if (i != v.size() - 1) v[i] = std::move(v.back());
