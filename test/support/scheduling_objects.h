@@ -114,9 +114,9 @@ inline PodGroupStatus expectedPodGroupStatus() {
                           .lastTransitionTime = Time{std::chrono::seconds(1795860300)},
                           .reason = "PreemptionByScheduler",
                           .message = "preempted by gang/other"}},
-          .resourceClaimStatuses = {{.name = "shared-gpu",
-                                     .resourceClaimName = "training-workers-0-shared-gpu-abcde"},
-                                    {.name = "dataset"}}};
+          .resourceClaimStatuses = {
+              {.name = "shared-gpu", .resourceClaimName = "training-workers-0-shared-gpu-abcde"},
+              {.name = "dataset"}}};
 }
 
 }  // namespace ks::api::testing
