@@ -36,17 +36,19 @@ struct TypedLocalObjectReference {
   bool operator==(const TypedLocalObjectReference&) const = default;
 };
 
+// PodGroupSchedulingPolicy and CompositePodGroupSchedulingPolicy: exactly one of basic and gang is set.
+template <typename Gang>
+struct SchedulingPolicy {
+  std::optional<EmptyObject> basic;
+  std::optional<Gang> gang;
+  bool operator==(const SchedulingPolicy&) const = default;
+};
+
 struct GangSchedulingPolicy {
   int32_t minCount = 0;
   bool operator==(const GangSchedulingPolicy&) const = default;
 };
-
-// Exactly one of basic and gang is set.
-struct PodGroupSchedulingPolicy {
-  std::optional<EmptyObject> basic;
-  std::optional<GangSchedulingPolicy> gang;
-  bool operator==(const PodGroupSchedulingPolicy&) const = default;
-};
+using PodGroupSchedulingPolicy = SchedulingPolicy<GangSchedulingPolicy>;
 
 struct TopologyConstraint {
   std::string key;
@@ -97,12 +99,7 @@ struct CompositeGangSchedulingPolicy {
   int32_t minGroupCount = 0;
   bool operator==(const CompositeGangSchedulingPolicy&) const = default;
 };
-
-struct CompositePodGroupSchedulingPolicy {
-  std::optional<EmptyObject> basic;
-  std::optional<CompositeGangSchedulingPolicy> gang;
-  bool operator==(const CompositePodGroupSchedulingPolicy&) const = default;
-};
+using CompositePodGroupSchedulingPolicy = SchedulingPolicy<CompositeGangSchedulingPolicy>;
 
 // A node of the template tree (CompositePodGroup): pod group templates and nested composite templates, at
 // most WorkloadMaxTreeDepth (4) levels as the server validates.

@@ -2,8 +2,9 @@
 // Field tables (schema.h) of scheduling.k8s.io/v1beta1 (Workload, PodGroup and their parts). Every field of
 // v1.37.2 is kept; no defaults.
 // Hand-written: EmptyObject (the union members without fields: basic, single, all), both codecs.
-// Shared: PodGroupResourceClaimStatus is core/v1's PodResourceClaimStatus (core_pod.h), the composite
-// constraints and disruption mode are the pod group's (same fields, same numbers).
+// Shared: PodGroupResourceClaimStatus is core/v1's PodResourceClaimStatus (core_pod.h); the composite
+// constraints and disruption mode are the pod group's, and both scheduling policies have one table (same
+// fields, same numbers).
 
 #include "pkg/api/scheduling.h"
 #include "pkg/api/schema/schema.h"
@@ -49,9 +50,7 @@
 #define KS_FIELDS_CompositeGangSchedulingPolicy(X) \
   X(minGroupCount, "minGroupCount", 1, Always)
 
-#define KS_FIELDS_CompositePodGroupSchedulingPolicy(X) \
-  X(basic, "basic", 1, OmitEmpty) \
-  X(gang, "gang", 2, OmitEmpty)
+#define KS_FIELDS_CompositePodGroupSchedulingPolicy(X) KS_FIELDS_PodGroupSchedulingPolicy(X)
 
 #define KS_FIELDS_CompositePodGroupTemplate(X) \
   X(name, "name", 1, Always) \
