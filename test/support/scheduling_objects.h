@@ -89,16 +89,18 @@ inline WorkloadSpec expectedCompositeWorkloadSpec() {
   return s;
 }
 
+// podgroup.yaml: the instance of workload.yaml's "workers" template, with that template's policy fields.
 inline PodGroupSpec expectedPodGroupSpec() {
+  const PodGroupTemplate workers = expectedWorkloadSpec().podGroupTemplates.at(0);
   return {.parentCompositePodGroupName = "training-stages-0",
-          .workloadRef = WorkloadReference{.workloadName = "training", .templateName = "workers"},
-          .schedulingPolicy = gangPolicy(4),
-          .schedulingConstraints = topology("topology.kubernetes.io/zone"),
-          .resourceClaims = {templateClaim(), existingClaim()},
-          .disruptionMode = disruptAll(),
-          .priorityClassName = "high",
-          .priority = 1000,
-          .preemptionPolicy = "PreemptLowerPriority"};
+          .workloadRef = WorkloadReference{.workloadName = "training", .templateName = workers.name},
+          .schedulingPolicy = workers.schedulingPolicy,
+          .schedulingConstraints = workers.schedulingConstraints,
+          .resourceClaims = workers.resourceClaims,
+          .disruptionMode = workers.disruptionMode,
+          .priorityClassName = workers.priorityClassName,
+          .priority = workers.priority,
+          .preemptionPolicy = workers.preemptionPolicy};
 }
 
 // The status record.py writes through the status subresource (the integration test too).
