@@ -302,6 +302,12 @@ struct PodResourceClaim {
   bool operator==(const PodResourceClaim&) const = default;
 };
 
+// The PodGroup a pod belongs to (GenericWorkload): pod.spec.schedulingGroup.
+struct PodSchedulingGroup {
+  std::optional<std::string> podGroupName;
+  bool operator==(const PodSchedulingGroup&) const = default;
+};
+
 struct PodSpec {
   std::string nodeName;
   std::map<std::string, std::string> nodeSelector;
@@ -318,8 +324,9 @@ struct PodSpec {
   std::vector<Container> containers;
   std::vector<EphemeralContainer> ephemeralContainers;
   ResourceList overhead;
-  HeapOptional<ResourceRequirements> resources;  // pod-level resources (PodLevelResources)
-  std::vector<PodResourceClaim> resourceClaims;  // DRA
+  HeapOptional<ResourceRequirements> resources;      // pod-level resources (PodLevelResources)
+  std::vector<PodResourceClaim> resourceClaims;      // DRA
+  HeapOptional<PodSchedulingGroup> schedulingGroup;  // gang scheduling (GenericWorkload)
   bool hostNetwork = false;
   std::optional<bool> hostUsers;  // false: the pod runs in a user namespace
   std::string restartPolicy;

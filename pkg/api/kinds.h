@@ -11,6 +11,7 @@
 #include "pkg/api/events.h"
 #include "pkg/api/policy.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/api/storage.h"
 
 namespace ks::api {
@@ -38,6 +39,18 @@ constexpr std::string_view groupOf() {
   constexpr std::string_view v = T::kApiVersion;
   constexpr size_t slash = v.find('/');
   return slash == std::string_view::npos ? std::string_view() : v.substr(0, slash);
+}
+
+// Whether kube-apiserver serves the kind's group/version unless told otherwise: not for beta (and alpha)
+// versions, which are off by default since v1.24 (scheduling.k8s.io/v1beta1 needs
+// --runtime-config=scheduling.k8s.io/v1beta1=true). Code that lists every kind skips the others unless
+// their feature gate is on: on a server without the group the list is a 404 (or a 403 under least
+// privilege).
+template <typename T>
+constexpr bool servedByDefault() {
+  constexpr std::string_view v = T::kApiVersion;
+  constexpr std::string_view version = v.substr(v.find('/') == std::string_view::npos ? 0 : v.find('/') + 1);
+  return version.find("alpha") == std::string_view::npos && version.find("beta") == std::string_view::npos;
 }
 
 // The collection's path: "/api/v1/pods", "/apis/storage.k8s.io/v1/csinodes".

@@ -175,10 +175,11 @@ Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& conf
 
 Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClient& cluster,
                                  const std::string& namespace_, const std::string& name) {
-  // Every watched kind but pods, in kinds.def's order.
-#define KS_WATCHED_KIND(Type, accessor, resource, namespaced)                             \
-  if constexpr (!std::is_same_v<api::Type, api::Pod>) {                                   \
-    if (auto r = copyKind(live.accessor(), cluster, resource); !r.ok()) return r.error(); \
+  // Every watched kind but pods, in kinds.def's order; not the kinds of groups served only when enabled
+  // (scheduling.k8s.io/v1beta1): their gates are off here.
+#define KS_WATCHED_KIND(Type, accessor, resource, namespaced)                                \
+  if constexpr (!std::is_same_v<api::Type, api::Pod> && api::servedByDefault<api::Type>()) { \
+    if (auto r = copyKind(live.accessor(), cluster, resource); !r.ok()) return r.error();    \
   }
 #include "pkg/api/kinds.def"
 

@@ -819,6 +819,29 @@ TEST(MemoryClientTest, ListWatchersViewTheSameStore) {
   EXPECT_TRUE(classes[0].metadata.namespace_.empty()) << "cluster-scoped";
   EXPECT_EQ(lws.resourceClaims().list(ListOptions{}).value().items.size(), 1u);
   EXPECT_EQ(lws.resourceSlices().list(ListOptions{}).value().items.size(), 0u);
+
+  // Gang scheduling's kinds (scheduling.k8s.io/v1beta1), namespaced, kept with every field.
+  api::PodGroup group;
+  group.metadata.namespace_ = "gang";
+  group.metadata.name = "workers";
+  group.spec.schedulingPolicy.gang = api::GangSchedulingPolicy{4};
+  group.spec.disruptionMode = api::DisruptionMode{.all = api::EmptyObject{}};
+  group.status.resourceClaimStatuses = {{.name = "gpu", .resourceClaimName = "workers-gpu"}};
+  ASSERT_TRUE(c.create(group).ok());
+  api::Workload workload;
+  workload.metadata.namespace_ = "gang";
+  workload.metadata.name = "training";
+  workload.spec.podGroupTemplates = {{.name = "workers", .schedulingPolicy = group.spec.schedulingPolicy}};
+  ASSERT_TRUE(c.create(workload).ok());
+  auto groups = lws.podGroups().list(ListOptions{}).value().items;
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].metadata.namespace_, "gang");
+  EXPECT_EQ(groups[0].spec, group.spec);
+  EXPECT_EQ(groups[0].status, group.status);
+  auto workloads = lws.workloads().list(ListOptions{}).value().items;
+  ASSERT_EQ(workloads.size(), 1u);
+  EXPECT_EQ(workloads[0].spec, workload.spec);
+  EXPECT_EQ(c.get<api::PodGroup>("other", "workers").error().code(), 404);
 }
 
 }  // namespace

@@ -309,5 +309,19 @@ TEST_F(ExplainPodTest, ListFailuresNameTheResource) {
       "the cluster scope");
 }
 
+// scheduling.k8s.io/v1beta1 is served only when enabled, and GenericWorkload is off: a server without the
+// group (404) or a role without it (403) must not fail explain.
+TEST_F(ExplainPodTest, GroupsOffByDefaultAreNotListed) {
+  const client::ApiError notServed(404, "NotFound", "the server could not find the requested resource");
+  live_.injectFailures(client::Operation::List, 1, notServed, "PodGroup");
+  live_.injectFailures(client::Operation::List, 1, notServed, "Workload");
+  create(MakeNode().name("n1").capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "10"}}).obj());
+  create(MakePod().name("target").req({{"cpu", "2"}}).obj());
+  auto r = explain("default", "target");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->pods.size(), 1u);
+  EXPECT_EQ(r->pods.front().node, "n1");
+}
+
 }  // namespace
 }  // namespace ks::explain

@@ -600,7 +600,7 @@ TEST(SimulatorTest, BadInputGetsClearErrors) {
        "Namespace, "
        "PersistentVolume, PersistentVolumeClaim, StorageClass, CSINode, CSIDriver, CSIStorageCapacity, "
        "VolumeAttachment, PodDisruptionBudget, Service, ReplicationController, ReplicaSet, StatefulSet, "
-       "DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceTaintRule)"},
+       "DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceTaintRule, Workload, PodGroup)"},
       {"bad quantity in a list item",
        "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: "
        "{capacity: "

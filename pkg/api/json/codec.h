@@ -25,6 +25,7 @@
 #include "pkg/api/meta.h"
 #include "pkg/api/policy.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 

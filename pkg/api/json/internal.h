@@ -28,6 +28,7 @@
 #include "pkg/api/policy.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
@@ -52,7 +53,8 @@ bool read(DecodeContext& ctx, const Json& j, IntOrString& out);
 bool read(DecodeContext& ctx, const Json& j, Time& out);           // metav1.Time: truncated to seconds
 bool readMicroTime(DecodeContext& ctx, const Json& j, Time& out);  // metav1.MicroTime: microseconds
 
-// ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp) ----
+// ---- struct readers (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp,
+// scheduling.cpp) ----
 #define KS_JSON_DECLARE(Type)                              \
   bool read(DecodeContext& ctx, const Json& j, Type& out); \
   Json write(const Type& in);
@@ -86,6 +88,7 @@ KS_JSON_DECLARE(PodAffinity)
 KS_JSON_DECLARE(Affinity)
 KS_JSON_DECLARE(TopologySpreadConstraint)
 KS_JSON_DECLARE(PodSchedulingGate)
+KS_JSON_DECLARE(PodSchedulingGroup)
 KS_JSON_DECLARE(PersistentVolumeClaimVolumeSource)
 KS_JSON_DECLARE(GCEPersistentDiskVolumeSource)
 KS_JSON_DECLARE(AWSElasticBlockStoreVolumeSource)
@@ -193,6 +196,24 @@ KS_JSON_DECLARE(DeviceTaintSelector)
 KS_JSON_DECLARE(DeviceTaintRuleSpec)
 KS_JSON_DECLARE(DeviceTaintRuleStatus)
 KS_JSON_DECLARE(DeviceTaintRule)
+KS_JSON_DECLARE(EmptyObject)
+KS_JSON_DECLARE(TypedLocalObjectReference)
+KS_JSON_DECLARE(GangSchedulingPolicy)
+KS_JSON_DECLARE(PodGroupSchedulingPolicy)
+KS_JSON_DECLARE(TopologyConstraint)
+KS_JSON_DECLARE(PodGroupSchedulingConstraints)
+KS_JSON_DECLARE(PodGroupResourceClaim)
+KS_JSON_DECLARE(DisruptionMode)
+KS_JSON_DECLARE(PodGroupTemplate)
+KS_JSON_DECLARE(CompositeGangSchedulingPolicy)
+KS_JSON_DECLARE(CompositePodGroupSchedulingPolicy)
+KS_JSON_DECLARE(CompositePodGroupTemplate)
+KS_JSON_DECLARE(WorkloadSpec)
+KS_JSON_DECLARE(Workload)
+KS_JSON_DECLARE(WorkloadReference)
+KS_JSON_DECLARE(PodGroupSpec)
+KS_JSON_DECLARE(PodGroupStatus)
+KS_JSON_DECLARE(PodGroup)
 #undef KS_JSON_DECLARE
 
 // ---- containers ----------------------------------------------------------------------------------

@@ -30,6 +30,7 @@
 #include "pkg/api/proto/wire.h"
 #include "pkg/api/quantity.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/api/schema/fields.h"
 #include "pkg/api/storage.h"
 
@@ -69,7 +70,8 @@ bool value(DecodeContext& ctx, const Field& f, std::optional<Time>& out);
 bool microTime(DecodeContext& ctx, const Field& f, Time& out);
 bool microTime(DecodeContext& ctx, const Field& f, std::optional<Time>& out);
 
-// ---- messages (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp) ----------
+// ---- messages (defined in meta.cpp, core_pod.cpp, core_cluster.cpp, other.cpp, resource.cpp and
+// scheduling.cpp) ------------------------------------------------------------------------------------------
 #define KS_PROTO_DECLARE(Type) bool read(DecodeContext& ctx, std::string_view msg, Type& out);
 KS_PROTO_DECLARE(OwnerReference)
 KS_PROTO_DECLARE(ObjectMeta)
@@ -103,6 +105,7 @@ KS_PROTO_DECLARE(PodAffinity)
 KS_PROTO_DECLARE(Affinity)
 KS_PROTO_DECLARE(TopologySpreadConstraint)
 KS_PROTO_DECLARE(PodSchedulingGate)
+KS_PROTO_DECLARE(PodSchedulingGroup)
 KS_PROTO_DECLARE(PersistentVolumeClaimVolumeSource)
 KS_PROTO_DECLARE(GCEPersistentDiskVolumeSource)
 KS_PROTO_DECLARE(AWSElasticBlockStoreVolumeSource)
@@ -206,6 +209,25 @@ KS_PROTO_DECLARE(DeviceTaintSelector)
 KS_PROTO_DECLARE(DeviceTaintRuleSpec)
 KS_PROTO_DECLARE(DeviceTaintRuleStatus)
 KS_PROTO_DECLARE(DeviceTaintRule)
+// scheduling.k8s.io/v1beta1 (scheduling.cpp)
+KS_PROTO_DECLARE(EmptyObject)
+KS_PROTO_DECLARE(TypedLocalObjectReference)
+KS_PROTO_DECLARE(GangSchedulingPolicy)
+KS_PROTO_DECLARE(PodGroupSchedulingPolicy)
+KS_PROTO_DECLARE(TopologyConstraint)
+KS_PROTO_DECLARE(PodGroupSchedulingConstraints)
+KS_PROTO_DECLARE(PodGroupResourceClaim)
+KS_PROTO_DECLARE(DisruptionMode)
+KS_PROTO_DECLARE(PodGroupTemplate)
+KS_PROTO_DECLARE(CompositeGangSchedulingPolicy)
+KS_PROTO_DECLARE(CompositePodGroupSchedulingPolicy)
+KS_PROTO_DECLARE(CompositePodGroupTemplate)
+KS_PROTO_DECLARE(WorkloadSpec)
+KS_PROTO_DECLARE(Workload)
+KS_PROTO_DECLARE(WorkloadReference)
+KS_PROTO_DECLARE(PodGroupSpec)
+KS_PROTO_DECLARE(PodGroupStatus)
+KS_PROTO_DECLARE(PodGroup)
 #undef KS_PROTO_DECLARE
 
 template <typename T>

@@ -268,7 +268,11 @@ inline void setDefaults(Pod& out) {
   X(topologySpreadConstraints, "topologySpreadConstraints", 33, OmitEmpty) \
   X(schedulingGates, "schedulingGates", 38, OmitEmpty) \
   X(resources, "resources", 40, OmitEmpty) \
-  X(resourceClaims, "resourceClaims", 39, OmitEmpty)
+  X(resourceClaims, "resourceClaims", 39, OmitEmpty) \
+  X(schedulingGroup, "schedulingGroup", 43, OmitEmpty)
+
+#define KS_FIELDS_PodSchedulingGroup(X) \
+  X(podGroupName, "podGroupName", 1, OmitEmpty)
 
 #define KS_FIELDS_PodCondition(X) \
   X(type, "type", 1, Always) \

@@ -6,4 +6,5 @@
 #include "pkg/api/schema/meta.h"
 #include "pkg/api/schema/other.h"
 #include "pkg/api/schema/resource.h"
+#include "pkg/api/schema/scheduling.h"
 #include "pkg/api/schema/schema.h"

@@ -1,4 +1,4 @@
-// The protobuf codec against the JSON codec on what a real kube-apiserver v1.34.4 serves (testdata/, made
+// The protobuf codec against the JSON codec on what a real kube-apiserver serves (testdata/, made
 // by testdata/record.py): the same object read as protobuf and as JSON must decode equal, as a single
 // object, as a list item and as a watch event.
 
@@ -11,6 +11,7 @@
 #include "pkg/api/json/codec.h"
 #include "pkg/api/proto/codec.h"
 #include "pkg/api/proto/wire.h"
+#include "test/support/scheduling_objects.h"
 
 namespace ks::api {
 namespace {
@@ -121,6 +122,10 @@ KS_PROTO_FIXTURE(ResourceSlice, resourceslice_counters)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_perdevice)
 KS_PROTO_FIXTURE(ResourceSlice, resourceslice_allnodes)
 KS_PROTO_FIXTURE(DeviceTaintRule, devicetaintrule)
+KS_PROTO_FIXTURE(Workload, workload)
+KS_PROTO_FIXTURE(Workload, workload_composite)
+KS_PROTO_FIXTURE(PodGroup, podgroup)
+KS_PROTO_FIXTURE(Pod, pod_schedulinggroup)
 
 // Fields the equality above would miss if both codecs dropped them.
 TEST(ProtoObjects, PodImageVolumeIsRead) {
@@ -142,6 +147,24 @@ TEST(ProtoObjects, CSIDriverPreventPodSchedulingIfMissingIsRead) {
   ASSERT_TRUE(driver.ok()) << driver.error().message();
   EXPECT_EQ(driver->spec.preventPodSchedulingIfMissing, std::optional<bool>(true));
   EXPECT_EQ(driver->spec.storageCapacity, std::optional<bool>(true));
+}
+
+// scheduling.k8s.io/v1beta1: every field the recordings set (empty union members included).
+TEST(ProtoObjects, WorkloadAndPodGroupFieldsAreRead) {
+  auto workload = decodeProto<Workload>(readTestdata("workload.pb"));
+  ASSERT_TRUE(workload.ok()) << workload.error().message();
+  EXPECT_TRUE(workload->spec == testing::expectedWorkloadSpec()) << encodeJson(*workload);
+  auto composite = decodeProto<Workload>(readTestdata("workload_composite.pb"));
+  ASSERT_TRUE(composite.ok()) << composite.error().message();
+  EXPECT_TRUE(composite->spec == testing::expectedCompositeWorkloadSpec()) << encodeJson(*composite);
+  auto group = decodeProto<PodGroup>(readTestdata("podgroup.pb"));
+  ASSERT_TRUE(group.ok()) << group.error().message();
+  EXPECT_TRUE(group->spec == testing::expectedPodGroupSpec()) << encodeJson(*group);
+  EXPECT_TRUE(group->status == testing::expectedPodGroupStatus()) << encodeJson(*group);
+  auto pod = decodeProto<Pod>(readTestdata("pod_schedulinggroup.pb"));
+  ASSERT_TRUE(pod.ok()) << pod.error().message();
+  ASSERT_TRUE(pod->spec.schedulingGroup.has_value());
+  EXPECT_EQ(pod->spec.schedulingGroup->podGroupName, std::optional<std::string>("training-workers-0"));
 }
 
 TEST(ProtoStatus, NotFoundDecodesAsItsJson) {

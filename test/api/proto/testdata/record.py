@@ -12,8 +12,8 @@ For a manifest objects/<name>.{json,yaml} it writes, next to this script:
     <name>.watch.pb    a watch of that list from resourceVersion 0 (its ADDED frame), in protobuf
 and once: status-notfound.pb / .json (a 404's Status body).
 Uses test/integration/controlplane.sh (KS_CONTROL_PLANE_BIN to reuse built binaries); loopback only. The
-kube-apiserver runs with FEATURE_GATES (appended to any KS_APISERVER_EXTRA_FLAGS): the alpha DRA fields the
-manifests use would otherwise be dropped silently.
+kube-apiserver runs with FEATURE_GATES and RUNTIME_CONFIG (appended to any KS_APISERVER_EXTRA_FLAGS): the
+alpha fields the manifests use would otherwise be dropped silently, scheduling.k8s.io/v1beta1 not served.
 """
 import glob
 import http.client
@@ -50,6 +50,8 @@ KINDS = {
     "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
     "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
     "DeviceTaintRule": ("/apis/resource.k8s.io/v1", "devicetaintrules", False),
+    "Workload": ("/apis/scheduling.k8s.io/v1beta1", "workloads", True),
+    "PodGroup": ("/apis/scheduling.k8s.io/v1beta1", "podgroups", True),
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
 }
@@ -59,9 +61,15 @@ KINDS = {
 # status.extendedResourceClaimStatus), partitionable devices (counters, per-device node selection). All are
 # on (or GA) in v1.37.2; naming them keeps the recording independent of the defaults. Alpha in v1.37.2 and
 # off: user namespaces with the host network (a pod's hostUsers=false with hostNetwork) and bind mount options.
+# Gang scheduling (beta GenericWorkload, its group scheduling.k8s.io/v1beta1 enabled by RUNTIME_CONFIG) with
+# the alpha gates of the fields Workload and PodGroup carry: composite templates, topology constraints,
+# claims shared by a group, a group's preemption policy.
 FEATURE_GATES = ("DRAConsumableCapacity=true,DRADeviceBindingConditions=true,DRADeviceTaints=true,"
                  "DRAExtendedResource=true,DRAPartitionableDevices=true,"
-                 "UserNamespacesHostNetworkSupport=true,VolumeBindMountOptions=true")
+                 "UserNamespacesHostNetworkSupport=true,VolumeBindMountOptions=true,"
+                 "GenericWorkload=true,CompositePodGroup=true,TopologyAwareWorkloadScheduling=true,"
+                 "DRAWorkloadResourceClaims=true,PodGroupPreemptionPolicy=true")
+RUNTIME_CONFIG = "scheduling.k8s.io/v1beta1=true"
 
 # Created because a recorded object needs them (a pod's priority and runtime class), not recorded.
 PREREQUISITES = {"PriorityClass", "RuntimeClass"}
@@ -147,7 +155,8 @@ def main():
                                        glob.glob(os.path.join(HERE, "objects", "*.yaml")))
     workdir = tempfile.mkdtemp(prefix="ks-proto-record-")
     env = dict(os.environ, KS_APISERVER_EXTRA_FLAGS=(os.environ.get("KS_APISERVER_EXTRA_FLAGS", "") +
-                                                     " --feature-gates=" + FEATURE_GATES).strip())
+                                                     " --feature-gates=" + FEATURE_GATES +
+                                                     " --runtime-config=" + RUNTIME_CONFIG).strip())
     subprocess.run([CONTROLPLANE, "up", workdir], check=True, stdout=subprocess.DEVNULL, env=env)
     try:
         env = dict(os.environ)
