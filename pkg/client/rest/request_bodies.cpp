@@ -6,6 +6,14 @@
 
 namespace ks::client::rest {
 
+namespace {
+// As Go's json.Marshal: invalid UTF-8 (say, an extender's error text in a condition message) becomes
+// U+FFFD instead of failing the encode.
+std::string encode(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+}  // namespace
+
 using nlohmann::json;
 
 std::string podStatusPatchBody(const PodStatusPatch& patch) {
@@ -37,7 +45,7 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
                                              {"resourceClaimName",
                                               patch.extendedResourceClaimStatus->resourceClaimName}};
   }
-  return json{{"status", std::move(status)}}.dump();
+  return encode(json{{"status", std::move(status)}});
 }
 
 namespace {
@@ -49,7 +57,7 @@ json annotationsPatch(const api::ObjectMeta& meta) {
 }
 }  // namespace
 
-std::string annotationsPatchBody(const api::ObjectMeta& meta) { return annotationsPatch(meta).dump(); }
+std::string annotationsPatchBody(const api::ObjectMeta& meta) { return encode(annotationsPatch(meta)); }
 
 std::string persistentVolumeBindingPatchBody(const api::PersistentVolume& pv) {
   json patch = annotationsPatch(pv.metadata);
@@ -68,22 +76,20 @@ std::string persistentVolumeBindingPatchBody(const api::PersistentVolume& pv) {
     member("fieldPath", ref.fieldPath);
   }
   patch["spec"] = json{{"claimRef", std::move(claimRef)}};
-  return patch.dump();
+  return encode(patch);
 }
 
 std::string eventSeriesPatchBody(const api::EventSeries& series) {
-  return json{
+  return encode(json{
       {"series",
-       {{"count", series.count}, {"lastObservedTime", api::formatMicroTime(series.lastObservedTime)}}}}
-      .dump();
+       {{"count", series.count}, {"lastObservedTime", api::formatMicroTime(series.lastObservedTime)}}}});
 }
 
 std::string resourceClaimReservationRemovalPatchBody(const std::string& claimUid,
                                                      const std::string& consumerUid) {
   json entry = {{"$patch", "delete"}, {"uid", consumerUid}};
-  return json{{"metadata", {{"uid", claimUid}}},
-              {"status", {{"reservedFor", json::array({std::move(entry)})}}}}
-      .dump();
+  return encode(json{{"metadata", {{"uid", claimUid}}},
+                     {"status", {{"reservedFor", json::array({std::move(entry)})}}}});
 }
 
 std::string deleteOptionsBody(const DeleteOptions& options) {
@@ -98,7 +104,7 @@ std::string deleteOptionsBody(const DeleteOptions& options) {
     if (options.preconditionResourceVersion) pre["resourceVersion"] = *options.preconditionResourceVersion;
     body["preconditions"] = std::move(pre);
   }
-  return body.dump();
+  return encode(body);
 }
 
 std::string urlEncode(std::string_view s) {

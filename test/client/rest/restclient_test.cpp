@@ -618,6 +618,19 @@ TEST(RequestBodiesTest, PodStatusPatch) {
       "resourceClaimName":"p-extended-resources-x"}}})"));
 }
 
+// A message with invalid UTF-8 (an extender's error text, say) is encoded with U+FFFD, as Go's
+// json.Marshal does, instead of failing the write.
+TEST(RequestBodiesTest, PodStatusPatchReplacesInvalidUtf8) {
+  PodStatusPatch patch;
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = "False";
+  cond.message = "extender said \xff\xfe";
+  patch.condition = cond;
+  const json j = json::parse(podStatusPatchBody(patch));
+  EXPECT_EQ(j["status"]["conditions"][0]["message"], "extender said \xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST(RequestBodiesTest, DeleteOptionsAndSeries) {
   EXPECT_EQ(deleteOptionsBody({}), "");
   DeleteOptions o;
