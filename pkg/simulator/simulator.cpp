@@ -362,7 +362,12 @@ struct SchedulerRun {
     pluginFeatures.assumeVolumeBindingCompletes = true;
     auto registry = plugins::newInTreeRegistry(pluginFeatures);
     if (auto merged = registry.merge(extra); !merged.ok()) return merged.error();
-    auto created = scheduler::Scheduler::create(cluster, cfg, registry, so);
+    // The extenders filter, score and pick victims (read-only calls), but never bind: a binder extender
+    // would bind the real pod in the real cluster (explain runs against a copy of a live one). Pods bind
+    // in memory, through the profile's bind plugins.
+    config::KubeSchedulerConfiguration runCfg = cfg;
+    for (auto& e : runCfg.extenders) e.bindVerb.clear();
+    auto created = scheduler::Scheduler::create(cluster, runCfg, registry, so);
     if (!created.ok()) return created.error();
     run->sched = std::move(created).value();
     run->sched->addEventHandlers(run->factory);

@@ -10,6 +10,7 @@
 
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "test/client/rest/test_http_server.h"
 
 namespace ks::simulator {
 namespace {
@@ -137,6 +138,117 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   }
   EXPECT_GT(web.totalScores.at("node-a2"), web.totalScores.at("node-a1"));
   EXPECT_FALSE(web.filtered.count("node-a1"));
+}
+
+// `simulate --explain` and `explain` (the same cycle, onlyPod) with an HTTP extender in the profile: the
+// nodes its filter rejects carry its reasons, resolvable or not, under its name, as the FitError counts
+// them; the nodes a plugin rejected before it keep the plugin's.
+TEST(SimulatorTest, ExtenderFilterRejectionsAreExplainedPerNode) {
+  using client::rest::testing::ResponseWriter;
+  using client::rest::testing::TestHttpServer;
+  using client::rest::testing::TestRequest;
+  TestHttpServer extender([](const TestRequest& req, ResponseWriter& w) {
+    nlohmann::json args = nlohmann::json::parse(req.body);
+    nlohmann::json failed = nlohmann::json::object(), unresolvable = nlohmann::json::object();
+    for (const auto& n : args["NodeNames"]) {
+      (n == "n1" ? failed : unresolvable)[n.get<std::string>()] =
+          n == "n1" ? "node(s) out of widgets" : "node(s) quarantined";
+    }
+    w.send(200, nlohmann::json{{"NodeNames", nlohmann::json::array()},
+                               {"FailedNodes", failed},
+                               {"FailedAndUnresolvableNodes", unresolvable}}
+                    .dump());
+  });
+  auto cfg = demoConfig();
+  config::Extender ext;
+  ext.urlPrefix = extender.url();
+  ext.filterVerb = "filter";
+  ext.nodeCacheCapable = true;
+  cfg.extenders.push_back(ext);
+  client::MemoryClient cluster;
+  auto loaded = loadClusterText(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3}, spec: {unschedulable: true},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
+)",
+                                "cluster.yaml", cluster, cfg);
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  SimulateOptions options;
+  options.onlyPod = "default/p";
+  auto result = simulate(cfg, cluster, options);
+  ASSERT_TRUE(result.ok()) << result.error().message();
+  ASSERT_EQ(result->pods.size(), 1u);
+  const PodResult& p = result->pods[0];
+  EXPECT_EQ(p.result, "Unschedulable");
+  EXPECT_EQ(p.message,
+            "0/3 nodes are available: 1 node(s) out of widgets, 1 node(s) quarantined, 1 node(s) were "
+            "unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming "
+            "pod, 2 Preemption is not helpful for scheduling.");
+  ASSERT_EQ(p.filtered.size(), 3u);
+  EXPECT_EQ(p.filtered.at("n1").plugin, extender.url());
+  EXPECT_EQ(p.filtered.at("n1").reasons, std::vector<std::string>{"node(s) out of widgets"});
+  EXPECT_EQ(p.filtered.at("n2").plugin, extender.url());
+  EXPECT_EQ(p.filtered.at("n2").reasons, std::vector<std::string>{"node(s) quarantined"});
+  EXPECT_EQ(p.filtered.at("n3").plugin, "NodeUnschedulable");
+  const std::string table = toTable(*result, /*explain=*/true);
+  EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) out of widgets"));
+  EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) quarantined"));
+  const auto json = nlohmann::json::parse(toJson(*result, /*explain=*/true));
+  EXPECT_EQ(json["pods"][0]["filtered"]["n1"]["reasons"], nlohmann::json::array({"node(s) out of widgets"}))
+      << json.dump();
+}
+
+// A binder extender is consulted (filter) but never asked to bind: explain runs on a copy of a live
+// cluster, and the extender's bind would bind the real pod. The pod binds in memory.
+TEST(SimulatorTest, ExtenderIsNeverAskedToBind) {
+  using client::rest::testing::ResponseWriter;
+  using client::rest::testing::TestHttpServer;
+  using client::rest::testing::TestRequest;
+  TestHttpServer extender([](const TestRequest& req, ResponseWriter& w) {
+    if (req.path == "/bind") {
+      w.send(200, R"({"Error":"bound by the extender"})");
+      return;
+    }
+    nlohmann::json args = nlohmann::json::parse(req.body);
+    w.send(200, nlohmann::json{{"NodeNames", args["NodeNames"]}}.dump());
+  });
+  auto cfg = demoConfig();
+  config::Extender ext;
+  ext.urlPrefix = extender.url();
+  ext.filterVerb = "filter";
+  ext.bindVerb = "bind";
+  ext.nodeCacheCapable = true;
+  cfg.extenders.push_back(ext);
+  for (bool onePod : {false, true}) {
+    client::MemoryClient cluster;
+    auto loaded = loadClusterText(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
+)",
+                                  "cluster.yaml", cluster, cfg);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    SimulateOptions options;
+    if (onePod) options.onlyPod = "default/p";
+    auto result = simulate(cfg, cluster, options);
+    ASSERT_TRUE(result.ok()) << result.error().message();
+    ASSERT_EQ(result->pods.size(), 1u);
+    EXPECT_EQ(result->pods[0].result, "Scheduled") << result->pods[0].message;
+    EXPECT_EQ(result->pods[0].node, "n1");
+  }
+  size_t filters = 0;
+  for (const auto& r : extender.requests()) {
+    EXPECT_NE(r.path, "/bind");
+    filters += r.path == "/filter";
+  }
+  EXPECT_EQ(filters, 2u);
 }
 
 TEST(SimulatorTest, PreFilterResultExcludedNodesAreListed) {
