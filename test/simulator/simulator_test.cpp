@@ -21,6 +21,18 @@ config::KubeSchedulerConfiguration demoConfig() {
   return *cfg;
 }
 
+// The demo configuration with a nodeCacheCapable filter extender at `url` (and its bind verb).
+config::KubeSchedulerConfiguration configWithExtender(const std::string& url, bool bind) {
+  auto cfg = demoConfig();
+  config::Extender ext;
+  ext.urlPrefix = url;
+  ext.filterVerb = "filter";
+  if (bind) ext.bindVerb = "bind";
+  ext.nodeCacheCapable = true;
+  cfg.extenders.push_back(ext);
+  return cfg;
+}
+
 const PodResult& find(const SimulationResult& r, const std::string& name) {
   for (const auto& p : r.pods) {
     if (p.name == name) return p;
@@ -159,12 +171,7 @@ TEST(SimulatorTest, ExtenderFilterRejectionsAreExplainedPerNode) {
                                {"FailedAndUnresolvableNodes", unresolvable}}
                     .dump());
   });
-  auto cfg = demoConfig();
-  config::Extender ext;
-  ext.urlPrefix = extender.url();
-  ext.filterVerb = "filter";
-  ext.nodeCacheCapable = true;
-  cfg.extenders.push_back(ext);
+  const auto cfg = configWithExtender(extender.url(), /*bind=*/false);
   client::MemoryClient cluster;
   auto loaded = loadClusterText(R"(
 apiVersion: v1
@@ -217,13 +224,7 @@ TEST(SimulatorTest, ExtenderIsNeverAskedToBind) {
     nlohmann::json args = nlohmann::json::parse(req.body);
     w.send(200, nlohmann::json{{"NodeNames", args["NodeNames"]}}.dump());
   });
-  auto cfg = demoConfig();
-  config::Extender ext;
-  ext.urlPrefix = extender.url();
-  ext.filterVerb = "filter";
-  ext.bindVerb = "bind";
-  ext.nodeCacheCapable = true;
-  cfg.extenders.push_back(ext);
+  const auto cfg = configWithExtender(extender.url(), /*bind=*/true);
   for (bool onePod : {false, true}) {
     client::MemoryClient cluster;
     auto loaded = loadClusterText(R"(
@@ -494,6 +495,45 @@ items:
     EXPECT_EQ(p["nominatedNode"], "n2");
     EXPECT_EQ(p["victims"], nlohmann::json::array({"default/low-2"}));
   }
+}
+
+// After its preemption the pod is retried on its nominated node first (upstream evaluateNominatedNode) and
+// binds there, though the eviction made a better-scored node feasible too: the retry waits until the pod's
+// nomination is back in the queue (synchronous preemption sends the pod to backoffQ at once, while its
+// status patch still travels through the informer).
+TEST(SimulatorTest, PreemptorBindsToItsNominatedNode) {
+  auto r = run(R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {region: r1}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {region: r1}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: loner, namespace: default, uid: u-loner, labels: {app: loner}}
+  spec:
+    nodeName: n1
+    priority: 0
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {labelSelector: {matchLabels: {app: web}}, topologyKey: region}
+    containers: [{name: c, image: i}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: busy, namespace: default, uid: u-busy}
+  spec: {nodeName: n1, priority: 1000, containers: [{name: c, image: i, resources: {requests: {cpu: "3"}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default, uid: u-web, labels: {app: web}}
+  spec: {priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: 500m}}}]}
+)");
+  const auto& web = find(r, "web");
+  EXPECT_EQ(web.nominatedNode, "n1");
+  EXPECT_EQ(web.victims, std::vector<std::string>{"default/loner"});
+  EXPECT_EQ(web.result, "Scheduled");
+  EXPECT_EQ(web.node, "n1") << "n2 scores better once the loner is gone, but the nominated node is tried first";
 }
 
 // Volumes: the WaitForFirstConsumer claim binds the one PV whose node affinity matches, so the pod goes

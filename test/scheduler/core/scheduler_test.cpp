@@ -214,6 +214,22 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(waitUntil([&] { return whereIs(name) == queue::QueueName::None; }));
   }
   static bool bound(const api::Pod& p) { return !p.spec.nodeName.empty(); }
+  // Node n1 (2 cpu) full with victim "v" (priority 0).
+  void addPreemptionVictim() {
+    ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
+    api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
+    victim.spec.nodeName = "n1";
+    ASSERT_TRUE(client_.create(victim).ok());
+  }
+  // Starts the scheduler with preemption; "h" (priority 100) preempts "v" and binds to n1.
+  void preemptVictimAndBind() {
+    start(configYaml("default-scheduler", /*preemption=*/true));
+    ASSERT_TRUE(
+        client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
+            .ok());
+    ASSERT_TRUE(waitForPod("h", bound, 15s));
+    EXPECT_EQ(nodeOf("h"), "n1");
+  }
   static const api::PodCondition* scheduledCondition(const api::Pod& p) {
     for (const auto& c : p.status.conditions) {
       if (c.type == "PodScheduled") return &c;
@@ -555,16 +571,8 @@ TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
 // Preemption through scheduleOne: the preemptor is nominated to the node, its victim is evicted (with a
 // Preempted event naming the preemptor), and the next attempt binds the preemptor there.
 TEST_F(SchedulerTest, PreemptorIsNominatedAndBoundOnceItsVictimIsGone) {
-  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
-  api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
-  victim.spec.nodeName = "n1";
-  ASSERT_TRUE(client_.create(victim).ok());
-  start(configYaml("default-scheduler", /*preemption=*/true));
-  ASSERT_TRUE(
-      client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
-          .ok());
-  ASSERT_TRUE(waitForPod("h", bound, 15s));
-  EXPECT_EQ(nodeOf("h"), "n1");
+  addPreemptionVictim();
+  preemptVictimAndBind();
   EXPECT_FALSE(client_.get<api::Pod>("default", "v").ok()) << "the victim was not deleted";
   // Events are written by the recorder's own thread.
   std::shared_ptr<const api::Event> preempted;
@@ -588,10 +596,7 @@ TEST_F(SchedulerTest, PreemptorIsNominatedAndBoundOnceItsVictimIsGone) {
 // the differential test with the extender). The FailedScheduling event is recorded just before the status
 // write: the test stalls the scheduler there, long enough for an eviction started with PostFilter.
 TEST_F(SchedulerTest, AsyncPreemptionEvictsOnlyAfterThePreemptorsNominationIsWritten) {
-  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
-  api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
-  victim.spec.nodeName = "n1";
-  ASSERT_TRUE(client_.create(victim).ok());
+  addPreemptionVictim();
   std::atomic<bool> stalled{false};
   std::atomic<bool> victimUntouched{false};
   beforeEvent_ = [&](const api::ObjectReference& regarding, std::string_view reason) {
@@ -602,12 +607,7 @@ TEST_F(SchedulerTest, AsyncPreemptionEvictsOnlyAfterThePreemptorsNominationIsWri
                       std::none_of(v->status.conditions.begin(), v->status.conditions.end(),
                                    [](const api::PodCondition& c) { return c.type == "DisruptionTarget"; });
   };
-  start(configYaml("default-scheduler", /*preemption=*/true));
-  ASSERT_TRUE(
-      client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
-          .ok());
-  ASSERT_TRUE(waitForPod("h", bound, 15s));
-  EXPECT_EQ(nodeOf("h"), "n1");
+  preemptVictimAndBind();
   EXPECT_TRUE(stalled);
   EXPECT_TRUE(victimUntouched) << "the victim was evicted before the preemptor's nomination was written";
   EXPECT_FALSE(client_.get<api::Pod>("default", "v").ok()) << "the victim was not deleted";

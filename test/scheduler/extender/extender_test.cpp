@@ -114,6 +114,25 @@ std::vector<framework::NodeInfoPtr> nodeInfos(const std::vector<std::string>& na
   return out;
 }
 
+// The verbs and errors of the calls an extender reports to its observer, in order.
+class CallLog {
+ public:
+  CallObserver observer() {
+    return [this](std::string_view verb, double, CallError e) {
+      std::lock_guard lock(mu_);
+      calls_.emplace_back(std::string(verb), e);
+    };
+  }
+  std::vector<std::pair<std::string, CallError>> get() const {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::string, CallError>> calls_;
+};
+
 config::Extender verbs(const std::string& url) {
   config::Extender cfg;
   cfg.urlPrefix = url + "/scheduler/";
@@ -289,12 +308,8 @@ TEST(HTTPExtender, Failures) {
   cfg.prioritizeVerb = "prioritize";
   cfg.bindVerb = "bind";
   cfg.httpTimeout = std::chrono::milliseconds(200);
-  std::vector<std::pair<std::string, CallError>> calls;
-  std::mutex mu;
-  auto ext = makeExtender(cfg, [&](std::string_view verb, double, CallError e) {
-    std::lock_guard lock(mu);
-    calls.emplace_back(std::string(verb), e);
-  });
+  CallLog calls;
+  auto ext = makeExtender(cfg, calls.observer());
   const api::Pod pod = MakePod().name("p").obj();
   auto f = ext->filter(pod, nodeInfos({"a"}));
   ASSERT_FALSE(f.ok());
@@ -308,12 +323,9 @@ TEST(HTTPExtender, Failures) {
   EXPECT_EQ(b.error().message(), "Post \"" + server.url() +
                                      "/bind\": context deadline exceeded (Client.Timeout exceeded while awaiting "
                                      "headers)");
-  {
-    std::lock_guard lock(mu);
-    EXPECT_EQ(calls, (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::HttpStatus},
-                                                                     {"prioritize", CallError::Decode},
-                                                                     {"bind", CallError::Timeout}}));
-  }
+  EXPECT_EQ(calls.get(), (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::HttpStatus},
+                                                                         {"prioritize", CallError::Decode},
+                                                                         {"bind", CallError::Timeout}}));
 
   config::Extender down;
   down.urlPrefix = "http://127.0.0.1:1";
@@ -347,12 +359,8 @@ TEST(HTTPExtender, HttpTimeoutBoundsTheWholeCallOfADrippingExtender) {
   cfg.filterVerb = "filter";
   cfg.prioritizeVerb = "prioritize";
   cfg.httpTimeout = std::chrono::milliseconds(300);
-  std::vector<std::pair<std::string, CallError>> calls;
-  std::mutex mu;
-  auto ext = makeExtender(cfg, [&](std::string_view verb, double, CallError e) {
-    std::lock_guard lock(mu);
-    calls.emplace_back(std::string(verb), e);
-  });
+  CallLog calls;
+  auto ext = makeExtender(cfg, calls.observer());
   const api::Pod pod = MakePod().name("p").obj();
 
   auto start = std::chrono::steady_clock::now();
@@ -369,9 +377,8 @@ TEST(HTTPExtender, HttpTimeoutBoundsTheWholeCallOfADrippingExtender) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
   EXPECT_EQ(p.error().message(),
             "context deadline exceeded (Client.Timeout or context cancellation while reading body)");
-  std::lock_guard lock(mu);
-  EXPECT_EQ(calls, (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::Timeout},
-                                                                   {"prioritize", CallError::Timeout}}));
+  EXPECT_EQ(calls.get(), (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::Timeout},
+                                                                         {"prioritize", CallError::Timeout}}));
 }
 
 TEST(HTTPExtender, ResultErrorField) {
