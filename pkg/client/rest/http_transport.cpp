@@ -186,6 +186,7 @@ class Connection final : public ByteSource {
         const short want = sslWants(n);
         if (want == 0) return ioFailure("read", n);
         if (!waitUntilReady(want)) return timeoutFailure("read");
+        continue;
       }
       const ssize_t n = ::recv(fd_, buf, cap, 0);
       if (n >= 0) return static_cast<size_t>(n);

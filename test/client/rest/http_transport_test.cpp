@@ -342,6 +342,14 @@ TEST(HttpTransportTest, MalformedResponsesAreErrorsNotCrashes) {
     Response r = get(*t, "/x");
     EXPECT_TRUE(r.error) << "reply: " << reply;
   }
+  // Binary (a TLS record to a plain client, say) is quoted with escapes: the message stays valid UTF-8.
+  {
+    RawServer binary(std::string("\x16\x03\xba\"q\r\n\r\n"));
+    auto t = transportFor(binary.url());
+    Response r = get(*t, "/x");
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->message, "malformed HTTP response: status line \"\\x16\\x03\\xba\\\"q\"");
+  }
   RawServer untilEof("HTTP/1.0 200 OK\r\n\r\nbody to the end");
   auto t = transportFor(untilEof.url());
   Response r = get(*t, "/x");
