@@ -42,12 +42,15 @@ const PodResult& find(const SimulationResult& r, const std::string& name) {
   return none;
 }
 
-SimulationResult run(const std::string& clusterYaml) {
-  auto cfg = demoConfig();
+// Simulates the cluster (with `onlyPod`: that pod's one cycle, as explain) under `cfg`.
+SimulationResult run(const std::string& clusterYaml, const config::KubeSchedulerConfiguration& cfg = demoConfig(),
+                     const std::string& onlyPod = "") {
   client::MemoryClient cluster;
   auto loaded = loadClusterText(clusterYaml, "cluster.yaml", cluster, cfg);
   EXPECT_TRUE(loaded.ok()) << loaded.error().message();
-  auto result = simulate(cfg, cluster);
+  SimulateOptions options;
+  options.onlyPod = onlyPod;
+  auto result = simulate(cfg, cluster, options);
   EXPECT_TRUE(result.ok()) << result.error().message();
   return result.ok() ? *result : SimulationResult{};
 }
@@ -172,8 +175,7 @@ TEST(SimulatorTest, ExtenderFilterRejectionsAreExplainedPerNode) {
                     .dump());
   });
   const auto cfg = configWithExtender(extender.url(), /*bind=*/false);
-  client::MemoryClient cluster;
-  auto loaded = loadClusterText(R"(
+  const SimulationResult result = run(R"(
 apiVersion: v1
 kind: List
 items:
@@ -183,14 +185,9 @@ items:
    status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
 - {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
 )",
-                                "cluster.yaml", cluster, cfg);
-  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
-  SimulateOptions options;
-  options.onlyPod = "default/p";
-  auto result = simulate(cfg, cluster, options);
-  ASSERT_TRUE(result.ok()) << result.error().message();
-  ASSERT_EQ(result->pods.size(), 1u);
-  const PodResult& p = result->pods[0];
+                                      cfg, "default/p");
+  ASSERT_EQ(result.pods.size(), 1u);
+  const PodResult& p = result.pods[0];
   EXPECT_EQ(p.result, "Unschedulable");
   EXPECT_EQ(p.message,
             "0/3 nodes are available: 1 node(s) out of widgets, 1 node(s) quarantined, 1 node(s) were "
@@ -202,10 +199,10 @@ items:
   EXPECT_EQ(p.filtered.at("n2").plugin, extender.url());
   EXPECT_EQ(p.filtered.at("n2").reasons, std::vector<std::string>{"node(s) quarantined"});
   EXPECT_EQ(p.filtered.at("n3").plugin, "NodeUnschedulable");
-  const std::string table = toTable(*result, /*explain=*/true);
+  const std::string table = toTable(result, /*explain=*/true);
   EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) out of widgets"));
   EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) quarantined"));
-  const auto json = nlohmann::json::parse(toJson(*result, /*explain=*/true));
+  const auto json = nlohmann::json::parse(toJson(result, /*explain=*/true));
   EXPECT_EQ(json["pods"][0]["filtered"]["n1"]["reasons"], nlohmann::json::array({"node(s) out of widgets"}))
       << json.dump();
 }
@@ -226,23 +223,17 @@ TEST(SimulatorTest, ExtenderIsNeverAskedToBind) {
   });
   const auto cfg = configWithExtender(extender.url(), /*bind=*/true);
   for (bool onePod : {false, true}) {
-    client::MemoryClient cluster;
-    auto loaded = loadClusterText(R"(
+    const SimulationResult result = run(R"(
 apiVersion: v1
 kind: List
 items:
 - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
 - {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
 )",
-                                  "cluster.yaml", cluster, cfg);
-    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
-    SimulateOptions options;
-    if (onePod) options.onlyPod = "default/p";
-    auto result = simulate(cfg, cluster, options);
-    ASSERT_TRUE(result.ok()) << result.error().message();
-    ASSERT_EQ(result->pods.size(), 1u);
-    EXPECT_EQ(result->pods[0].result, "Scheduled") << result->pods[0].message;
-    EXPECT_EQ(result->pods[0].node, "n1");
+                                        cfg, onePod ? "default/p" : "");
+    ASSERT_EQ(result.pods.size(), 1u);
+    EXPECT_EQ(result.pods[0].result, "Scheduled") << result.pods[0].message;
+    EXPECT_EQ(result.pods[0].node, "n1");
   }
   size_t filters = 0;
   for (const auto& r : extender.requests()) {
