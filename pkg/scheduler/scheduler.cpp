@@ -334,9 +334,18 @@ bool Scheduler::scheduleOne() {
   if (!result.ok() || fitError) {
     framework::NominatingInfo nominating = kClearNominatedNode;
     Status status;
+    // What PostFilter hands off (the asynchronous preemption) starts once the failure handler has written
+    // the pod's status (framework::Handle::handOff), at the latest when this block ends.
+    struct HandOffHold {
+      Framework& fw;
+      explicit HandOffHold(Framework& f) : fw(f) { fw.holdHandOffs(); }
+      ~HandOffHold() { fw.releaseHandOffs(); }
+    };
+    std::optional<HandOffHold> handOffs;
     if (fitError) {
       nominating = framework::NominatingInfo{};
       if (fw->hasPostFilterPlugins()) {
+        handOffs.emplace(*fw);
         framework::PostFilterResult pfr;
         Status pfs = fw->runPostFilterPlugins(*state, *pInfo.podInfo, fitError->diagnosis.nodeToStatus, pfr);
         fitError->diagnosis.postFilterMsg = pfs.message();

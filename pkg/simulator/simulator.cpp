@@ -11,8 +11,10 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "pkg/api/json/codec_nlohmann.h"
 #include "pkg/api/json/yaml.h"
@@ -156,6 +158,7 @@ class Recorder final : public scheduler::AttemptObserver {
       // Preemption evicted pods for this one within the attempt: its retry may fare differently.
       nominatedNodes_[k] = record.nominatedNode;
       bindingsAtLastAttempt_.erase(k);
+      newNomination_.emplace(k, record.nominatedNode);
     }
   }
   void onBindingDone(const api::Pod& pod, const std::string& node, const framework::Status& status) override {
@@ -187,6 +190,11 @@ class Recorder final : public scheduler::AttemptObserver {
     auto it = nominatedNodes_.find(podKey);
     return it == nominatedNodes_.end() ? "" : it->second;
   }
+  // The pod and node of a nomination made since the last call, if any.
+  std::optional<std::pair<std::string, std::string>> takeNewNomination() {
+    std::lock_guard lock(mu_);
+    return std::exchange(newNomination_, std::nullopt);
+  }
   static std::string key(const api::Pod& p) { return p.metadata.namespace_ + "/" + p.metadata.name; }
 
  private:
@@ -195,8 +203,27 @@ class Recorder final : public scheduler::AttemptObserver {
   std::map<std::string, std::string> bindErrors_;
   std::map<std::string, uint64_t> bindingsAtLastAttempt_;
   std::map<std::string, std::string> nominatedNodes_;
+  std::optional<std::pair<std::string, std::string>> newNomination_;
   uint64_t bindings_ = 0;
 };
+
+// Waits (at most a second) until the queue holds `podKey` with the nomination its status patch wrote, or
+// no longer holds it. Its retry (synchronous preemption sends it to backoffQ at once) must see the
+// nomination, as upstream's evaluateNominatedNode reads it from the pod; the patch comes back through the
+// informer while the scheduling thread could already pop the pod again.
+void awaitQueuedNomination(const queue::PriorityQueue& q, const std::string& podKey, const std::string& node) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool queued = false;
+    for (const auto& p : q.pendingPods()) {
+      if (Recorder::key(*p) != podKey) continue;
+      queued = true;
+      if (p->status.nominatedNodeName == node) return;
+    }
+    if (!queued) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
 
 // Collects the "Preempted" events: which pods were evicted for which preemptor.
 class PreemptionRecorder final : public framework::EventRecorder {
@@ -362,7 +389,12 @@ struct SchedulerRun {
     pluginFeatures.assumeVolumeBindingCompletes = true;
     auto registry = plugins::newInTreeRegistry(pluginFeatures);
     if (auto merged = registry.merge(extra); !merged.ok()) return merged.error();
-    auto created = scheduler::Scheduler::create(cluster, cfg, registry, so);
+    // The extenders filter, score and pick victims (read-only calls), but never bind: a binder extender
+    // would bind the real pod in the real cluster (explain runs against a copy of a live one). Pods bind
+    // in memory, through the profile's bind plugins.
+    config::KubeSchedulerConfiguration runCfg = cfg;
+    for (auto& e : runCfg.extenders) e.bindVerb.clear();
+    auto created = scheduler::Scheduler::create(cluster, runCfg, registry, so);
     if (!created.ok()) return created.error();
     run->sched = std::move(created).value();
     run->sched->addEventHandlers(run->factory);
@@ -494,15 +526,17 @@ Result<SimulationResult> simulateAll(const config::KubeSchedulerConfiguration& c
   }
   // Not run(): its periodic flushes would release backed-off pods window by window while the clock is
   // stepped below, racing this thread's attempts; the flush after each step releases them at once.
+  queue::PriorityQueue& q = sched.schedulingQueue();
   std::jthread runner([&] {
-    while (sched.scheduleOne()) continue;
+    while (sched.scheduleOne()) {
+      if (auto n = recorder.takeNewNomination()) awaitQueuedNomination(q, n->first, n->second);
+    }
   });
 
   // Settled: nothing queued to run, nothing in flight or binding, the informer has seen every pod change
   // (bindings and status patches come back through it), and no pod waiting out a backoff could fare
   // differently on a retry (nothing was bound since its last attempt), for a few consecutive checks.
   // Backoffs pass in virtual time, so this takes as long as the scheduling work, not the backoffs.
-  queue::PriorityQueue& q = sched.schedulingQueue();
   auto backoffRetryMayHelp = [&] {
     for (const auto& p : q.pendingPods()) {
       const std::string k = Recorder::key(*p);

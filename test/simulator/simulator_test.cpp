@@ -10,6 +10,7 @@
 
 #include "pkg/scheduler/apis/config/config.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
+#include "test/client/rest/test_http_server.h"
 
 namespace ks::simulator {
 namespace {
@@ -18,6 +19,18 @@ config::KubeSchedulerConfiguration demoConfig() {
   auto cfg = config::loadConfigFile(std::string(KS_SOURCE_DIR) + "/config/demo-scheduler.yaml");
   EXPECT_TRUE(cfg.ok()) << cfg.error().message();
   return *cfg;
+}
+
+// The demo configuration with a nodeCacheCapable filter extender at `url` (and its bind verb).
+config::KubeSchedulerConfiguration configWithExtender(const std::string& url, bool bind) {
+  auto cfg = demoConfig();
+  config::Extender ext;
+  ext.urlPrefix = url;
+  ext.filterVerb = "filter";
+  if (bind) ext.bindVerb = "bind";
+  ext.nodeCacheCapable = true;
+  cfg.extenders.push_back(ext);
+  return cfg;
 }
 
 const PodResult& find(const SimulationResult& r, const std::string& name) {
@@ -29,12 +42,15 @@ const PodResult& find(const SimulationResult& r, const std::string& name) {
   return none;
 }
 
-SimulationResult run(const std::string& clusterYaml) {
-  auto cfg = demoConfig();
+// Simulates the cluster (with `onlyPod`: that pod's one cycle, as explain) under `cfg`.
+SimulationResult run(const std::string& clusterYaml, const config::KubeSchedulerConfiguration& cfg = demoConfig(),
+                     const std::string& onlyPod = "") {
   client::MemoryClient cluster;
   auto loaded = loadClusterText(clusterYaml, "cluster.yaml", cluster, cfg);
   EXPECT_TRUE(loaded.ok()) << loaded.error().message();
-  auto result = simulate(cfg, cluster);
+  SimulateOptions options;
+  options.onlyPod = onlyPod;
+  auto result = simulate(cfg, cluster, options);
   EXPECT_TRUE(result.ok()) << result.error().message();
   return result.ok() ? *result : SimulationResult{};
 }
@@ -137,6 +153,94 @@ TEST(SimulatorTest, DemoClusterPlacementsAndReasons) {
   }
   EXPECT_GT(web.totalScores.at("node-a2"), web.totalScores.at("node-a1"));
   EXPECT_FALSE(web.filtered.count("node-a1"));
+}
+
+// `simulate --explain` and `explain` (the same cycle, onlyPod) with an HTTP extender in the profile: the
+// nodes its filter rejects carry its reasons, resolvable or not, under its name, as the FitError counts
+// them; the nodes a plugin rejected before it keep the plugin's.
+TEST(SimulatorTest, ExtenderFilterRejectionsAreExplainedPerNode) {
+  using client::rest::testing::ResponseWriter;
+  using client::rest::testing::TestHttpServer;
+  using client::rest::testing::TestRequest;
+  TestHttpServer extender([](const TestRequest& req, ResponseWriter& w) {
+    nlohmann::json args = nlohmann::json::parse(req.body);
+    nlohmann::json failed = nlohmann::json::object(), unresolvable = nlohmann::json::object();
+    for (const auto& n : args["NodeNames"]) {
+      (n == "n1" ? failed : unresolvable)[n.get<std::string>()] =
+          n == "n1" ? "node(s) out of widgets" : "node(s) quarantined";
+    }
+    w.send(200, nlohmann::json{{"NodeNames", nlohmann::json::array()},
+                               {"FailedNodes", failed},
+                               {"FailedAndUnresolvableNodes", unresolvable}}
+                    .dump());
+  });
+  const auto cfg = configWithExtender(extender.url(), /*bind=*/false);
+  const SimulationResult result = run(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n3}, spec: {unschedulable: true},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
+)",
+                                      cfg, "default/p");
+  ASSERT_EQ(result.pods.size(), 1u);
+  const PodResult& p = result.pods[0];
+  EXPECT_EQ(p.result, "Unschedulable");
+  EXPECT_EQ(p.message,
+            "0/3 nodes are available: 1 node(s) out of widgets, 1 node(s) quarantined, 1 node(s) were "
+            "unschedulable. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming "
+            "pod, 2 Preemption is not helpful for scheduling.");
+  ASSERT_EQ(p.filtered.size(), 3u);
+  EXPECT_EQ(p.filtered.at("n1").plugin, extender.url());
+  EXPECT_EQ(p.filtered.at("n1").reasons, std::vector<std::string>{"node(s) out of widgets"});
+  EXPECT_EQ(p.filtered.at("n2").plugin, extender.url());
+  EXPECT_EQ(p.filtered.at("n2").reasons, std::vector<std::string>{"node(s) quarantined"});
+  EXPECT_EQ(p.filtered.at("n3").plugin, "NodeUnschedulable");
+  const std::string table = toTable(result, /*explain=*/true);
+  EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) out of widgets"));
+  EXPECT_THAT(table, ::testing::HasSubstr("filtered: " + extender.url() + ": node(s) quarantined"));
+  const auto json = nlohmann::json::parse(toJson(result, /*explain=*/true));
+  EXPECT_EQ(json["pods"][0]["filtered"]["n1"]["reasons"], nlohmann::json::array({"node(s) out of widgets"}))
+      << json.dump();
+}
+
+// A binder extender is consulted (filter) but never asked to bind: explain runs on a copy of a live
+// cluster, and the extender's bind would bind the real pod. The pod binds in memory.
+TEST(SimulatorTest, ExtenderIsNeverAskedToBind) {
+  using client::rest::testing::ResponseWriter;
+  using client::rest::testing::TestHttpServer;
+  using client::rest::testing::TestRequest;
+  TestHttpServer extender([](const TestRequest& req, ResponseWriter& w) {
+    if (req.path == "/bind") {
+      w.send(200, R"({"Error":"bound by the extender"})");
+      return;
+    }
+    nlohmann::json args = nlohmann::json::parse(req.body);
+    w.send(200, nlohmann::json{{"NodeNames", args["NodeNames"]}}.dump());
+  });
+  const auto cfg = configWithExtender(extender.url(), /*bind=*/true);
+  for (bool onePod : {false, true}) {
+    const SimulationResult result = run(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: p, namespace: default}, spec: {containers: [{name: c, image: i}]}}
+)",
+                                        cfg, onePod ? "default/p" : "");
+    ASSERT_EQ(result.pods.size(), 1u);
+    EXPECT_EQ(result.pods[0].result, "Scheduled") << result.pods[0].message;
+    EXPECT_EQ(result.pods[0].node, "n1");
+  }
+  size_t filters = 0;
+  for (const auto& r : extender.requests()) {
+    EXPECT_NE(r.path, "/bind");
+    filters += r.path == "/filter";
+  }
+  EXPECT_EQ(filters, 2u);
 }
 
 TEST(SimulatorTest, PreFilterResultExcludedNodesAreListed) {
@@ -382,6 +486,45 @@ items:
     EXPECT_EQ(p["nominatedNode"], "n2");
     EXPECT_EQ(p["victims"], nlohmann::json::array({"default/low-2"}));
   }
+}
+
+// After its preemption the pod is retried on its nominated node first (upstream evaluateNominatedNode) and
+// binds there, though the eviction made a better-scored node feasible too: the retry waits until the pod's
+// nomination is back in the queue (synchronous preemption sends the pod to backoffQ at once, while its
+// status patch still travels through the informer).
+TEST(SimulatorTest, PreemptorBindsToItsNominatedNode) {
+  auto r = run(R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {region: r1}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {region: r1}},
+   status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: loner, namespace: default, uid: u-loner, labels: {app: loner}}
+  spec:
+    nodeName: n1
+    priority: 0
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - {labelSelector: {matchLabels: {app: web}}, topologyKey: region}
+    containers: [{name: c, image: i}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: busy, namespace: default, uid: u-busy}
+  spec: {nodeName: n1, priority: 1000, containers: [{name: c, image: i, resources: {requests: {cpu: "3"}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web, namespace: default, uid: u-web, labels: {app: web}}
+  spec: {priority: 100, containers: [{name: c, image: i, resources: {requests: {cpu: 500m}}}]}
+)");
+  const auto& web = find(r, "web");
+  EXPECT_EQ(web.nominatedNode, "n1");
+  EXPECT_EQ(web.victims, std::vector<std::string>{"default/loner"});
+  EXPECT_EQ(web.result, "Scheduled");
+  EXPECT_EQ(web.node, "n1") << "n2 scores better once the loner is gone, but the nominated node is tried first";
 }
 
 // Volumes: the WaitForFirstConsumer claim binds the one PV whose node affinity matches, so the pod goes

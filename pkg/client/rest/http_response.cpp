@@ -14,6 +14,26 @@ namespace ks::client::rest {
 
 namespace {
 
+// A malformed status line for an error message, quoted as Go's %q shows it: bytes outside printable
+// ASCII escaped, so the message stays valid UTF-8 (it ends up in events and JSON).
+std::string malformedStatusLine(std::string_view line) {
+  std::string out = "malformed HTTP response: status line \"";
+  for (const unsigned char c : line.substr(0, 64)) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    }
+  }
+  return out + "\"";
+}
+
 using Fail = TransportError;
 
 constexpr size_t kMaxHeadBytes = 1u << 20;
@@ -109,11 +129,11 @@ Result<ResponseHead, Fail> readHead(ResponseReader& r) {
     // "HTTP/1.1 200 OK"
     const std::string& s = *status;
     if (s.size() < 12 || s.compare(0, 5, "HTTP/") != 0 || s[8] != ' ')
-      return Fail{"malformed HTTP response: status line \"" + s.substr(0, 64) + "\""};
+      return Fail{malformedStatusLine(s)};
     h.http10 = s.compare(0, 8, "HTTP/1.0") == 0;
     int code = 0;
     for (size_t i = 9; i < 12; ++i) {
-      if (s[i] < '0' || s[i] > '9') return Fail{"malformed HTTP response: status line \"" + s.substr(0, 64) + "\""};
+      if (s[i] < '0' || s[i] > '9') return Fail{malformedStatusLine(s)};
       code = code * 10 + (s[i] - '0');
     }
     h.head.status = code;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <deque>
 #include <mutex>
@@ -31,6 +32,14 @@ namespace ks::client::rest {
 namespace {
 
 using Fail = TransportError;
+using Clock = std::chrono::steady_clock;
+using Deadline = std::optional<Clock::time_point>;
+
+Fail timeoutFailure(const std::string& what) {
+  Fail f{what + ": i/o timeout"};
+  f.timedOut = true;
+  return f;
+}
 
 std::string sslError() {
   const unsigned long e = ERR_get_error();
@@ -89,6 +98,51 @@ class Connection final : public ByteSource {
     timeout_ = t;
   }
 
+  // With a deadline the socket is non-blocking and every read, write and handshake step waits in poll()
+  // for at most what is left until it, so a peer dripping bytes (even inside one TLS record) cannot
+  // stretch the request past it. Without one: blocking I/O, each call bounded by the idle timeout.
+  void setDeadline(Deadline d) {
+    if (d.has_value() != deadline_.has_value()) {
+      const int flags = ::fcntl(fd_, F_GETFL);
+      ::fcntl(fd_, F_SETFL, d.has_value() ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+    }
+    deadline_ = d;
+  }
+
+  // Under a deadline, after an I/O call that would block: waits in poll() until the socket is ready for
+  // `events` (true: call again) or the deadline has passed (false).
+  bool waitUntilReady(short events) {
+    for (;;) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline_ - Clock::now()).count();
+      if (left <= 0) return false;
+      pollfd p{fd_, events, 0};
+      const int n = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left, INT_MAX)));
+      if (n > 0 || (n < 0 && errno != EINTR)) return true;  // the I/O call tells what happened
+    }
+  }
+
+  // What an SSL call that returned `ret` waits for under a deadline (POLLIN / POLLOUT), or 0: it failed
+  // (or there is no deadline, and a blocking call does not ask to wait).
+  short sslWants(int ret) const {
+    if (!deadline_) return 0;
+    const int e = SSL_get_error(ssl_, ret);
+    return e == SSL_ERROR_WANT_READ ? POLLIN : e == SSL_ERROR_WANT_WRITE ? POLLOUT : 0;
+  }
+
+  // The TLS handshake (under the deadline, if any).
+  enum class Handshake { Done, Failed, TimedOut };
+  Handshake handshake() {
+    for (;;) {
+      ERR_clear_error();
+      errno = 0;
+      const int rc = SSL_connect(ssl_);
+      if (rc == 1) return Handshake::Done;
+      const short want = sslWants(rc);
+      if (want == 0) return Handshake::Failed;
+      if (!waitUntilReady(want)) return Handshake::TimedOut;
+    }
+  }
+
   Result<void, Fail> writeAll(std::string_view data) {
     while (!data.empty()) {
       ssize_t n;
@@ -96,11 +150,20 @@ class Connection final : public ByteSource {
         ERR_clear_error();
         errno = 0;
         n = SSL_write(ssl_, data.data(), static_cast<int>(std::min<size_t>(data.size(), 1u << 30)));
-        if (n <= 0) return ioFailure("write", static_cast<int>(n));
+        if (n <= 0) {
+          const short want = sslWants(static_cast<int>(n));
+          if (want == 0) return ioFailure("write", static_cast<int>(n));
+          if (!waitUntilReady(want)) return timeoutFailure("write");
+          continue;
+        }
       } else {
         n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
         if (n < 0) {
           if (errno == EINTR) continue;
+          if (errno == EAGAIN && deadline_) {
+            if (!waitUntilReady(POLLOUT)) return timeoutFailure("write");
+            continue;
+          }
           return lost("write", errno);
         }
       }
@@ -120,11 +183,18 @@ class Connection final : public ByteSource {
         const int e = SSL_get_error(ssl_, n);
         if (e == SSL_ERROR_ZERO_RETURN) return size_t{0};
         if (e == SSL_ERROR_SYSCALL && ERR_peek_error() == 0 && errno == 0) return size_t{0};  // EOF
-        return ioFailure("read", n);
+        const short want = sslWants(n);
+        if (want == 0) return ioFailure("read", n);
+        if (!waitUntilReady(want)) return timeoutFailure("read");
+        continue;
       }
       const ssize_t n = ::recv(fd_, buf, cap, 0);
       if (n >= 0) return static_cast<size_t>(n);
       if (errno == EINTR) continue;
+      if (errno == EAGAIN && deadline_) {
+        if (!waitUntilReady(POLLIN)) return timeoutFailure("read");
+        continue;
+      }
       return lost("read", errno);
     }
   }
@@ -148,6 +218,7 @@ class Connection final : public ByteSource {
   static Fail lost(const char* what, int err) {
     Fail f{std::string(what) + ": " + socketErrorText(err)};
     f.connectionLost = err == ECONNRESET || err == EPIPE || err == ECONNABORTED;
+    f.timedOut = err == EAGAIN;
     return f;
   }
 
@@ -165,6 +236,7 @@ class Connection final : public ByteSource {
   int fd_;
   SSL* ssl_;
   std::chrono::milliseconds timeout_{-1};
+  Deadline deadline_;
 };
 
 struct ParsedUrl {
@@ -225,6 +297,7 @@ Result<int, Fail> dial(const ParsedUrl& u, std::chrono::milliseconds dialTimeout
     return Fail{where + ": lookup " + u.host + ": " + gai_strerror(rc), false};
   }
   bool allRefused = true;
+  bool timedOut = false;
   std::string lastError = "no address";
   for (addrinfo* ai = res; ai != nullptr; ai = ai->ai_next) {
     const int fd = ::socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -256,10 +329,13 @@ Result<int, Fail> dial(const ParsedUrl& u, std::chrono::milliseconds dialTimeout
     }
     ::close(fd);
     if (err != ECONNREFUSED) allRefused = false;
+    timedOut = err == ETIMEDOUT;
     lastError = errnoText(err);
   }
   ::freeaddrinfo(res);
-  return Fail{where + ": connect: " + lastError, !allRefused};
+  Fail f{where + ": connect: " + lastError, !allRefused};
+  f.timedOut = timedOut;
+  return f;
 }
 
 }  // namespace
@@ -318,13 +394,21 @@ struct HttpTransport::State {
     if (idle.size() < options.maxIdleConnections) idle.push_back({std::move(c), now()});
   }
 
-  Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::milliseconds timeout) {
-    auto fd = dial(url, options.dialTimeout);
+  // A new connection; with a deadline, the dial and the TLS handshake end by it.
+  Result<std::unique_ptr<Connection>, Fail> connect(std::chrono::milliseconds timeout, Deadline deadline) {
+    std::chrono::milliseconds dialTimeout = options.dialTimeout;
+    if (deadline) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(*deadline - Clock::now());
+      if (left.count() <= 0) return timeoutFailure("dial tcp " + url.host + ":" + url.port);
+      dialTimeout = std::min(dialTimeout, left);
+    }
+    auto fd = dial(url, dialTimeout);
     if (!fd.ok()) return fd.error();
     setIoTimeout(*fd, timeout);
     if (ctx == nullptr) {
       auto c = std::make_unique<Connection>(*fd, nullptr);
       c->setIdleTimeout(timeout);
+      c->setDeadline(deadline);
       return c;
     }
     SSL* ssl = SSL_new(ctx);
@@ -344,9 +428,11 @@ struct HttpTransport::State {
       SSL_set_tlsext_host_name(ssl, url.host.c_str());
       SSL_set1_host(ssl, url.host.c_str());
     }
-    ERR_clear_error();
-    errno = 0;
-    if (SSL_connect(ssl) != 1) {
+    c->setDeadline(deadline);
+    if (const auto h = c->handshake(); h != Connection::Handshake::Done) {
+      if (h == Connection::Handshake::TimedOut) {
+        return timeoutFailure("tls handshake with " + url.host + ":" + url.port);
+      }
       const long verify = SSL_get_verify_result(ssl);
       std::string why = verify != X509_V_OK
                             ? std::string("failed to verify certificate: ") + X509_verify_cert_error_string(verify)
@@ -441,17 +527,20 @@ Result<void, TransportError> HttpTransport::roundTrip(const HttpRequest& request
                                       ? ""
                                       : ":" + s.url.port);
   const std::string bytes = requestBytes(request, s.url.basePath, hostHeader);
+  const Deadline deadline =
+      request.totalTimeout.count() > 0 ? Deadline(Clock::now() + request.totalTimeout) : std::nullopt;
   for (int attempt = 0;; ++attempt) {
     if (stop.stop_requested()) return {};
     std::unique_ptr<Connection> conn;
     if (!request.dedicatedConnection && attempt == 0) conn = s.takeIdle();
     const bool reused = conn != nullptr;
     if (!conn) {
-      auto c = s.connect(timeout);
+      auto c = s.connect(timeout, deadline);
       if (!c.ok()) return c.error();
       conn = std::move(c).value();
     }
     conn->setIdleTimeout(timeout);
+    conn->setDeadline(deadline);
     Connection* raw = conn.get();
     std::optional<std::stop_callback<std::function<void()>>> onStop;
     onStop.emplace(stop, [raw] { raw->interrupt(); });

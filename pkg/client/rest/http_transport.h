@@ -8,6 +8,7 @@
 //
 // Semantics kept from the cpprest transport it replaces:
 //  - the idle timeout bounds each read and write, not the whole request (watches and lists stream);
+//    a request may ask for a total deadline instead (HttpRequest::totalTimeout, Go's http.Client.Timeout);
 //  - a request whose reused pooled connection turns out dead before any byte of the response arrived
 //    is sent once more on a fresh connection (the server most likely closed the idle connection);
 //  - "connection refused" is the one transport error after which the request cannot have been sent.
@@ -37,6 +38,7 @@ struct TransportError {
   std::string message;
   bool mayHaveBeenSent = true;  // false: the connection was refused
   bool connectionLost = false;  // EOF, reset or broken pipe (not a timeout or a malformed response)
+  bool timedOut = false;        // the idle timeout, the dial timeout or the request's total timeout ran out
 };
 
 struct HttpHead {
@@ -54,6 +56,9 @@ struct HttpRequest {
   // Not from the pool and not returned to it, with its own idle timeout (a watch).
   bool dedicatedConnection = false;
   std::chrono::milliseconds idleTimeout{0};  // 0: the transport's
+  // > 0: the whole request — dial, TLS handshake, writing it, the head and the whole body — must end within
+  // this (Go's http.Client.Timeout), however the peer paces its bytes; the idle timeout is then not used.
+  std::chrono::milliseconds totalTimeout{0};
 };
 
 class HttpTransport {

@@ -112,7 +112,7 @@ Result<std::string> HTTPExtender::send(const std::string& verb, const std::strin
   req.target = target;
   req.body = &body;
   req.contentType = "application/json";
-  req.idleTimeout = timeout_;
+  req.totalTimeout = timeout_;  // as upstream's http.Client{Timeout}: dial to the body's last byte
   int32_t status = 0;
   bool headArrived = false;
   std::string response;
@@ -123,26 +123,28 @@ Result<std::string> HTTPExtender::send(const std::string& verb, const std::strin
         status = head.status;
       },
       [&](std::string_view chunk) {
+        if (status != 200) return false;  // upstream reads no body but a 200's
         response.append(chunk);
         return true;
       });
-  if (!r.ok()) {
-    const std::string& msg = r.error().message;
-    const bool timedOut = msg.find("i/o timeout") != std::string::npos ||
-                          msg.find("connection timed out") != std::string::npos;
-    if (timedOut) {
-      error = CallError::Timeout;
-      return Error("Post \"" + url + "\": context deadline exceeded (" +
-                   (headArrived ? "Client.Timeout or context cancellation while reading body"
-                                : "Client.Timeout exceeded while awaiting headers") +
-                   ")");
-    }
-    error = CallError::Transport;
-    return Error("Post \"" + url + "\": " + msg);
-  }
-  if (status != 200) {
+  // Upstream returns on a status other than 200 as soon as the head is in, whatever the body would do.
+  if (headArrived && status != 200) {
     error = CallError::HttpStatus;
     return Error("failed " + verb + " with extender at URL " + url + ", code " + std::to_string(status));
+  }
+  if (!r.ok()) {
+    if (r.error().timedOut) {
+      error = CallError::Timeout;
+      // Go's net/http: Client.Do fails (wrapped in a url.Error) until the head is in; after it, reading
+      // the body fails and the JSON decoder returns that error as it is.
+      if (headArrived) {
+        return Error("context deadline exceeded (Client.Timeout or context cancellation while reading body)");
+      }
+      return Error("Post \"" + url +
+                   "\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)");
+    }
+    error = CallError::Transport;
+    return Error("Post \"" + url + "\": " + r.error().message);
   }
   return response;
 }

@@ -1,13 +1,15 @@
 #pragma once
 // HTTPExtender (upstream pkg/scheduler/extender.go): a framework::Extender reached over HTTP(S) at
 // <urlPrefix>/<verb> with JSON bodies (types.h). One keep-alive connection pool per extender (the
-// REST client's HttpTransport), so calls reuse connections and TLS sessions; each call is bounded by
-// httpTimeout (5 s by default, as upstream), applied to the dial and to every read and write.
+// REST client's HttpTransport), so calls reuse connections and TLS sessions; each call as a whole (dial,
+// TLS handshake, request, head and body) ends within httpTimeout (5 s by default), as upstream's
+// http.Client{Timeout}: an extender dripping its answer is cut off too.
 //
 // Errors read as upstream's: `failed filter with extender at URL http://h/filter, code 500`,
 // `Post "http://h/filter": dial tcp h:p: connect: connection refused`, `Post "...": context deadline
-// exceeded (Client.Timeout exceeded while awaiting headers)`, `extender "u" claims a filtered node "n"
-// which is not found in the input node list`, the extender's own Error field.
+// exceeded (Client.Timeout exceeded while awaiting headers)`, `context deadline exceeded (Client.Timeout or
+// context cancellation while reading body)` (a body still arriving at the timeout), `extender "u" claims a
+// filtered node "n" which is not found in the input node list`, the extender's own Error field.
 
 #include <chrono>
 #include <functional>

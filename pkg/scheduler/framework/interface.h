@@ -379,6 +379,14 @@ class Handle : public PluginsRunner {
   // Moves these pods to activeQ if they wait in backoffQ or unschedulablePods (upstream PodActivator);
   // thread-safe. A no-op until the scheduler wires its queue in.
   virtual void activate(const std::vector<api::PodPtr>& pods) = 0;
+  // Starts work a plugin hands off to run beside the scheduling cycle, where upstream starts a goroutine
+  // (the asynchronous preemption): `start` is called at once by default, on the calling thread, and must
+  // itself be quick (it hands the work to a thread). The scheduler holds what PostFilter hands off until
+  // the failure handler has written the pod's status (PodScheduled=False and its nominatedNodeName):
+  // upstream's goroutine is queued on the scheduling goroutine's P and in practice starts once that
+  // goroutine blocks on the status write, so the preemptor's nomination reaches the API (and the informers)
+  // before its victims are evicted, and its own update event finds it still gated by the preemption.
+  virtual void handOff(std::function<void()> start) { start(); }
   // Requested when the scheduler shuts down (upstream's cancelled context): plugins that wait long in
   // the binding cycle (VolumeBinding's PreBind) give up instead of holding the shutdown.
   virtual std::stop_token stopToken() const = 0;

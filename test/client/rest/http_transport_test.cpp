@@ -234,6 +234,53 @@ TEST(HttpTransportTest, IdleTimeoutEndsASilentResponse) {
   EXPECT_FALSE(r.error->connectionLost);
 }
 
+// A total timeout bounds the whole request, as Go's http.Client.Timeout: a response dripping a byte at a
+// time never trips the idle timeout, but is cut off at the total one.
+TEST(HttpTransportTest, TotalTimeoutEndsADrippingResponse) {
+  TestHttpServer server([](const TestRequest&, ResponseWriter& w) {
+    w.start(200);
+    for (int i = 0; i < 12 && w.chunk("x"); ++i) std::this_thread::sleep_for(50ms);
+    w.end();
+  });
+  auto t = transportFor(server.url(), 10s);
+  auto send = [&](std::chrono::milliseconds total) {
+    Response r;
+    HttpRequest req;
+    req.method = "GET";
+    req.target = "/drip";
+    req.totalTimeout = total;
+    auto done = t->roundTrip(
+        req, [&](const HttpHead& h) { r.status = h.status; },
+        [&](std::string_view b) {
+          r.body.append(b);
+          return true;
+        });
+    if (!done.ok()) r.error = done.error();
+    return r;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  Response cut = send(200ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 450ms);
+  ASSERT_TRUE(cut.error);
+  EXPECT_EQ(cut.error->message, "read: i/o timeout");
+  EXPECT_TRUE(cut.error->timedOut);
+  EXPECT_FALSE(cut.error->connectionLost);
+  EXPECT_EQ(cut.status, 200);
+  EXPECT_FALSE(cut.body.empty()) << "what arrived before the timeout was delivered";
+  EXPECT_LT(cut.body.size(), 12u);
+  EXPECT_EQ(t->idleConnections(), 0u) << "the cut-off connection is dropped";
+
+  // Without it the idle timeout bounds each read only, and the whole body arrives; the connection (now
+  // blocking again) is reused for one with a total timeout long enough.
+  Response whole = send(0ms);
+  ASSERT_FALSE(whole.error) << whole.error->message;
+  EXPECT_EQ(whole.body, std::string(12, 'x'));
+  Response inTime = send(5000ms);
+  ASSERT_FALSE(inTime.error) << inTime.error->message;
+  EXPECT_EQ(inTime.body, std::string(12, 'x'));
+  EXPECT_EQ(server.connectionCount(), 2u);
+}
+
 TEST(HttpTransportTest, RefusedConnectionCannotHaveBeenSent) {
   uint16_t port;
   {
@@ -294,6 +341,14 @@ TEST(HttpTransportTest, MalformedResponsesAreErrorsNotCrashes) {
     auto t = transportFor(raw.url());
     Response r = get(*t, "/x");
     EXPECT_TRUE(r.error) << "reply: " << reply;
+  }
+  // Binary (a TLS record to a plain client, say) is quoted with escapes: the message stays valid UTF-8.
+  {
+    RawServer binary(std::string("\x16\x03\xba\"q\r\n\r\n"));
+    auto t = transportFor(binary.url());
+    Response r = get(*t, "/x");
+    ASSERT_TRUE(r.error);
+    EXPECT_EQ(r.error->message, "malformed HTTP response: status line \"\\x16\\x03\\xba\\\"q\"");
   }
   RawServer untilEof("HTTP/1.0 200 OK\r\n\r\nbody to the end");
   auto t = transportFor(untilEof.url());

@@ -37,6 +37,8 @@ class ResponseWriter {
   void start(int status, const std::vector<std::pair<std::string, std::string>>& headers = {});
   bool chunk(const std::string& data);  // false once the peer is gone
   void end();
+  // Bytes sent as they are (a head written piece by piece, say); false once the peer is gone.
+  bool raw(const std::string& bytes) { return writeAll(bytes); }
   // Blocks until the client closes the connection (or the server stops, or `timeoutMs`); returns
   // true when the client closed it.
   bool waitForPeerClose(int timeoutMs);

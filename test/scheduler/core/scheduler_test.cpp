@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -112,6 +113,23 @@ class ScriptedPlugin final : public framework::PreFilterPlugin, public framework
   framework::Handle& handle_;
 };
 
+// Calls a hook on the recording thread before passing each event on (a test that stalls the scheduler at
+// a point of its failure handler).
+class HookedEventRecorder final : public framework::EventRecorder {
+ public:
+  using Hook = std::function<void(const api::ObjectReference& regarding, std::string_view reason)>;
+  HookedEventRecorder(framework::EventRecorder& inner, Hook hook) : inner_(inner), hook_(std::move(hook)) {}
+  void eventf(const api::ObjectReference& regarding, const api::ObjectReference* related, std::string_view type,
+              std::string_view reason, std::string_view action, std::string note) override {
+    hook_(regarding, reason);
+    inner_.eventf(regarding, related, type, reason, action, std::move(note));
+  }
+
+ private:
+  framework::EventRecorder& inner_;
+  Hook hook_;
+};
+
 class SchedulerTest : public ::testing::Test {
  protected:
   // Registers a ScriptedPlugin; enable it in the profile given to start().
@@ -136,6 +154,10 @@ class SchedulerTest : public ::testing::Test {
     opts.clock = &clock_;
     if (observeAttempts_) opts.observer = &attempts_;
     opts.eventRecorder = recorder_.get();
+    if (beforeEvent_) {
+      hookedRecorder_ = std::make_unique<HookedEventRecorder>(*recorder_, beforeEvent_);
+      opts.eventRecorder = hookedRecorder_.get();
+    }
     opts.dynamicResourceAllocation = dynamicResourceAllocation_;
     opts.nominatedNodeNameForExpectation = nominatedNodeNameForExpectation_;
     sched_.start(client_, *cfg, registry_, opts);
@@ -192,6 +214,22 @@ class SchedulerTest : public ::testing::Test {
     ASSERT_TRUE(waitUntil([&] { return whereIs(name) == queue::QueueName::None; }));
   }
   static bool bound(const api::Pod& p) { return !p.spec.nodeName.empty(); }
+  // Node n1 (2 cpu) full with victim "v" (priority 0).
+  void addPreemptionVictim() {
+    ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
+    api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
+    victim.spec.nodeName = "n1";
+    ASSERT_TRUE(client_.create(victim).ok());
+  }
+  // Starts the scheduler with preemption; "h" (priority 100) preempts "v" and binds to n1.
+  void preemptVictimAndBind() {
+    start(configYaml("default-scheduler", /*preemption=*/true));
+    ASSERT_TRUE(
+        client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
+            .ok());
+    ASSERT_TRUE(waitForPod("h", bound, 15s));
+    EXPECT_EQ(nodeOf("h"), "n1");
+  }
   static const api::PodCondition* scheduledCondition(const api::Pod& p) {
     for (const auto& c : p.status.conditions) {
       if (c.type == "PodScheduled") return &c;
@@ -220,6 +258,8 @@ class SchedulerTest : public ::testing::Test {
   bool dynamicResourceAllocation_ = true;  // the feature gate
   bool nominatedNodeNameForExpectation_ = false;  // the feature gate
   std::unique_ptr<ApiEventRecorder> recorder_;
+  HookedEventRecorder::Hook beforeEvent_;  // set before start(): called as each event is recorded
+  std::unique_ptr<HookedEventRecorder> hookedRecorder_;
   testing::RunningScheduler sched_;
 };
 
@@ -531,16 +571,8 @@ TEST_F(SchedulerTest, DeletingANominatedPodRequeuesLowerPriorityPods) {
 // Preemption through scheduleOne: the preemptor is nominated to the node, its victim is evicted (with a
 // Preempted event naming the preemptor), and the next attempt binds the preemptor there.
 TEST_F(SchedulerTest, PreemptorIsNominatedAndBoundOnceItsVictimIsGone) {
-  ASSERT_TRUE(client_.create(MakeNode().name("n1").capacity({{"cpu", "2"}, {"pods", "10"}}).obj()).ok());
-  api::Pod victim = MakePod().name("v").namespace_("default").uid("v").req({{"cpu", "2"}}).obj();
-  victim.spec.nodeName = "n1";
-  ASSERT_TRUE(client_.create(victim).ok());
-  start(configYaml("default-scheduler", /*preemption=*/true));
-  ASSERT_TRUE(
-      client_.create(MakePod().name("h").namespace_("default").uid("h").priority(100).req({{"cpu", "1"}}).obj())
-          .ok());
-  ASSERT_TRUE(waitForPod("h", bound, 15s));
-  EXPECT_EQ(nodeOf("h"), "n1");
+  addPreemptionVictim();
+  preemptVictimAndBind();
   EXPECT_FALSE(client_.get<api::Pod>("default", "v").ok()) << "the victim was not deleted";
   // Events are written by the recorder's own thread.
   std::shared_ptr<const api::Event> preempted;
@@ -554,6 +586,31 @@ TEST_F(SchedulerTest, PreemptorIsNominatedAndBoundOnceItsVictimIsGone) {
   ASSERT_TRUE(preempted) << "no Preempted event";
   EXPECT_EQ(preempted->regarding.name, "v");
   EXPECT_EQ(preempted->note, "Preempted by pod " + client_.get<api::Pod>("default", "h")->metadata.uid + " on node n1");
+}
+
+// Asynchronous preemption evicts the victims only once the preemptor's status (PodScheduled=False with
+// its nominatedNodeName) is written: upstream's goroutine is queued on the scheduling goroutine's P and in
+// practice starts when that goroutine blocks on the write. The preemptor's own update event then finds it
+// still gated by the preemption; evicting first let that event retry it against a victim terminating but
+// still in the cache ("not eligible due to a terminating pod on the nominated node", the seed-4 flake of
+// the differential test with the extender). The FailedScheduling event is recorded just before the status
+// write: the test stalls the scheduler there, long enough for an eviction started with PostFilter.
+TEST_F(SchedulerTest, AsyncPreemptionEvictsOnlyAfterThePreemptorsNominationIsWritten) {
+  addPreemptionVictim();
+  std::atomic<bool> stalled{false};
+  std::atomic<bool> victimUntouched{false};
+  beforeEvent_ = [&](const api::ObjectReference& regarding, std::string_view reason) {
+    if (reason != "FailedScheduling" || regarding.name != "h" || stalled.exchange(true)) return;
+    std::this_thread::sleep_for(300ms);
+    auto v = client_.get<api::Pod>("default", "v");
+    victimUntouched = v.ok() && !v->metadata.deletionTimestamp.has_value() &&
+                      std::none_of(v->status.conditions.begin(), v->status.conditions.end(),
+                                   [](const api::PodCondition& c) { return c.type == "DisruptionTarget"; });
+  };
+  preemptVictimAndBind();
+  EXPECT_TRUE(stalled);
+  EXPECT_TRUE(victimUntouched) << "the victim was evicted before the preemptor's nomination was written";
+  EXPECT_FALSE(client_.get<api::Pod>("default", "v").ok()) << "the victim was not deleted";
 }
 
 // F12: the nominated node is tried first, and its failure is part of the diagnosis: its own reason is

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
+#include <mutex>
 #include <thread>
 
 #include "pkg/scheduler/backend/cache/snapshot.h"
@@ -111,6 +113,25 @@ std::vector<framework::NodeInfoPtr> nodeInfos(const std::vector<std::string>& na
   }
   return out;
 }
+
+// The verbs and errors of the calls an extender reports to its observer, in order.
+class CallLog {
+ public:
+  CallObserver observer() {
+    return [this](std::string_view verb, double, CallError e) {
+      std::lock_guard lock(mu_);
+      calls_.emplace_back(std::string(verb), e);
+    };
+  }
+  std::vector<std::pair<std::string, CallError>> get() const {
+    std::lock_guard lock(mu_);
+    return calls_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::pair<std::string, CallError>> calls_;
+};
 
 config::Extender verbs(const std::string& url) {
   config::Extender cfg;
@@ -287,12 +308,8 @@ TEST(HTTPExtender, Failures) {
   cfg.prioritizeVerb = "prioritize";
   cfg.bindVerb = "bind";
   cfg.httpTimeout = std::chrono::milliseconds(200);
-  std::vector<std::pair<std::string, CallError>> calls;
-  std::mutex mu;
-  auto ext = makeExtender(cfg, [&](std::string_view verb, double, CallError e) {
-    std::lock_guard lock(mu);
-    calls.emplace_back(std::string(verb), e);
-  });
+  CallLog calls;
+  auto ext = makeExtender(cfg, calls.observer());
   const api::Pod pod = MakePod().name("p").obj();
   auto f = ext->filter(pod, nodeInfos({"a"}));
   ASSERT_FALSE(f.ok());
@@ -306,12 +323,9 @@ TEST(HTTPExtender, Failures) {
   EXPECT_EQ(b.error().message(), "Post \"" + server.url() +
                                      "/bind\": context deadline exceeded (Client.Timeout exceeded while awaiting "
                                      "headers)");
-  {
-    std::lock_guard lock(mu);
-    EXPECT_EQ(calls, (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::HttpStatus},
-                                                                     {"prioritize", CallError::Decode},
-                                                                     {"bind", CallError::Timeout}}));
-  }
+  EXPECT_EQ(calls.get(), (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::HttpStatus},
+                                                                         {"prioritize", CallError::Decode},
+                                                                         {"bind", CallError::Timeout}}));
 
   config::Extender down;
   down.urlPrefix = "http://127.0.0.1:1";
@@ -321,6 +335,50 @@ TEST(HTTPExtender, Failures) {
   ASSERT_FALSE(fd.ok());
   EXPECT_EQ(fd.error().message(),
             "Post \"http://127.0.0.1:1/filter\": dial tcp 127.0.0.1:1: connect: connection refused");
+}
+
+// httpTimeout bounds the whole call, as upstream's http.Client{Timeout}: an extender that keeps sending a
+// byte now and then, of the head or of the body, is cut off at the timeout all the same, with Go's texts
+// for the two cases (Client.Do's error before the head, the body reader's as the JSON decoder returns it).
+TEST(HTTPExtender, HttpTimeoutBoundsTheWholeCallOfADrippingExtender) {
+  TestHttpServer server([](const TestRequest& req, ResponseWriter& w) {
+    const auto drip = [](const std::function<bool()>& send) {
+      for (int i = 0; i < 40 && send(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    };
+    if (req.path == "/filter") {  // the head, a header line every 50 ms
+      w.raw("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n");
+      drip([&] { return w.raw("X-Drip: 1\r\n"); });
+    } else {  // a 200 head at once, then the body a byte every 50 ms
+      w.start(200);
+      w.chunk("[");
+      drip([&] { return w.chunk(" "); });
+    }
+  });
+  config::Extender cfg;
+  cfg.urlPrefix = server.url();
+  cfg.filterVerb = "filter";
+  cfg.prioritizeVerb = "prioritize";
+  cfg.httpTimeout = std::chrono::milliseconds(300);
+  CallLog calls;
+  auto ext = makeExtender(cfg, calls.observer());
+  const api::Pod pod = MakePod().name("p").obj();
+
+  auto start = std::chrono::steady_clock::now();
+  auto f = ext->filter(pod, nodeInfos({"a"}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  EXPECT_EQ(f.error().message(), "Post \"" + server.url() +
+                                     "/filter\": context deadline exceeded (Client.Timeout exceeded while awaiting "
+                                     "headers)");
+
+  start = std::chrono::steady_clock::now();
+  auto p = ext->prioritize(pod, nodeInfos({"a"}));
+  ASSERT_FALSE(p.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
+  EXPECT_EQ(p.error().message(),
+            "context deadline exceeded (Client.Timeout or context cancellation while reading body)");
+  EXPECT_EQ(calls.get(), (std::vector<std::pair<std::string, CallError>>{{"filter", CallError::Timeout},
+                                                                         {"prioritize", CallError::Timeout}}));
 }
 
 TEST(HTTPExtender, ResultErrorField) {

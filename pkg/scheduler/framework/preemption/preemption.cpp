@@ -511,7 +511,11 @@ void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod
     // preempted in memory sends no deletion event: retry the pod now.
     if (!ok || lastInMemory) handle_.activate({pod});
   };
-  if (!asyncWorkers_.submit(std::move(task))) setPreempting(uid, false);  // shutting down
+  // The pod is gated from here on; the evictions start when the scheduler lets them (Handle::handOff:
+  // after the pod's status with its nomination is written).
+  handle_.handOff([this, uid, task = std::move(task)]() mutable {
+    if (!asyncWorkers_.submit(std::move(task))) setPreempting(uid, false);  // shutting down
+  });
 }
 
 }  // namespace ks::framework::preemption

@@ -1077,6 +1077,32 @@ void Framework::runPostBindPlugins(CycleState& state, const PodInfo& pod, const 
   }));
 }
 
+void Framework::handOff(std::function<void()> start) {
+  {
+    std::lock_guard lock(handOffMu_);
+    if (holdingHandOffs_) {
+      heldHandOffs_.push_back(std::move(start));
+      return;
+    }
+  }
+  start();
+}
+
+void Framework::holdHandOffs() {
+  std::lock_guard lock(handOffMu_);
+  holdingHandOffs_ = true;
+}
+
+void Framework::releaseHandOffs() {
+  std::vector<std::function<void()>> held;
+  {
+    std::lock_guard lock(handOffMu_);
+    holdingHandOffs_ = false;
+    held.swap(heldHandOffs_);
+  }
+  for (auto& start : held) start();
+}
+
 void Framework::iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) {
   waitingPods_->iterate(fn);
 }

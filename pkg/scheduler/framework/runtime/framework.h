@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <span>
@@ -208,6 +209,11 @@ class Framework final : public Handle {
   Clock& clock() const override { return *clock_; }
   // Requests stopToken(): the scheduler is shutting down. Thread-safe, idempotent.
   void requestStop() { stop_.request_stop(); }
+  // handOff() calls wait from holdHandOffs() until releaseHandOffs(), which starts them in order (the
+  // scheduling thread, around PostFilter and the failure handler). Thread-safe.
+  void handOff(std::function<void()> start) override;
+  void holdHandOffs();
+  void releaseHandOffs();
   void iterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<WaitingPod> getWaitingPod(const std::string& uid) override;
   bool rejectWaitingPod(const std::string& uid) override;
@@ -268,6 +274,9 @@ class Framework final : public Handle {
   PodNominator* podNominator_ = nullptr;
   std::function<void(const std::vector<api::PodPtr>&)> podActivator_;
   std::stop_source stop_;
+  std::mutex handOffMu_;
+  bool holdingHandOffs_ = false;                    // guarded by handOffMu_
+  std::vector<std::function<void()>> heldHandOffs_;  // guarded by handOffMu_
   std::shared_ptr<parallelize::Parallelizer> parallelizer_;
   std::shared_ptr<WaitingPodsMap> waitingPods_;
   std::shared_ptr<PodsInPreBindMap> podsInPreBind_;
