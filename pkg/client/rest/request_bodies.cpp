@@ -6,6 +6,8 @@
 
 namespace ks::client::rest {
 
+using nlohmann::json;
+
 namespace {
 // As Go's json.Marshal: invalid UTF-8 (say, an extender's error text in a condition message) becomes
 // U+FFFD instead of failing the encode.
@@ -13,8 +15,6 @@ std::string encode(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 }  // namespace
-
-using nlohmann::json;
 
 std::string podStatusPatchBody(const PodStatusPatch& patch) {
   json status = json::object();
