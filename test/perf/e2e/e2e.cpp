@@ -20,6 +20,9 @@
 //      cluster.
 // Both schedulers get the same configuration: clientConnection qps/burst --qps, no leader election, no
 // serving (--secure-port=0), the default plugins minus those kube-scheduler-cpp lacks (objects.h).
+// "upstream-extender" and "ours-extender" add one HTTP extender (issue 32): a no-op filter on 127.0.0.1
+// (nodeCacheCapable, so it gets node names; it passes every node), served by this process for both, so
+// the extender round trip's cost per pod is the difference to the plain run.
 // CPU is utime + stime from /proc, over the burst (first to last bind) and over the whole run; peak RSS
 // is VmHWM just before the scheduler is stopped.
 //
@@ -52,6 +55,7 @@
 #include "pkg/client/rest/rest_client.h"
 #include "test/integration/harness/api_client.h"
 #include "test/integration/harness/control_plane.h"
+#include "test/integration/harness/extender_server.h"
 #include "test/integration/harness/objects.h"
 #include "test/integration/harness/process.h"
 #include "test/perf/support/load.h"
@@ -90,6 +94,7 @@ struct Options {
 const char* kUsage =
     "usage: e2e [--nodes=N] [--pods=N] [--latency-pods=N] [--latency-rate=R] [--bind-concurrency=N]\n"
     "           [--loader-threads=N] [--qps=N] [--runs=bare,bare-events,upstream,ours] [--v=N] [--timeout=SECONDS]\n"
+    "           (runs also: upstream-extender, ours-extender: with a no-op filter extender)\n"
     "           --out=DIR\n"
     "Defaults: 5000 nodes, 10000 pods, 2000 latency pods at 200/s, 32 binders, 8 loaders, qps 5000,\n"
     "all three runs, the schedulers' default verbosity, 900 s per phase.\n"
@@ -113,7 +118,8 @@ std::optional<Options> parseArgs(int argc, char** argv) {
       std::stringstream in(value);
       bool known = true;
       for (std::string r; std::getline(in, r, ',');) {
-        known = known && (r == "bare" || r == "bare-events" || r == "upstream" || r == "ours");
+        known = known && (r == "bare" || r == "bare-events" || r == "upstream" || r == "ours" ||
+                          r == "upstream-extender" || r == "ours-extender");
         o.runs.push_back(r);
       }
       return known && !o.runs.empty();
@@ -369,8 +375,9 @@ class Benchmark {
     if (!watcher.waitListed(o_.timeout)) return r;
     const std::string config = o_.out + "/" + run + "-config.yaml";
     const std::string limits = "  qps: " + std::to_string(o_.qps) + "\n  burst: " + std::to_string(o_.qps) + "\n";
-    std::ofstream(config) << integration::schedulerConfig(cp_->kubeconfigPath(), limits, "", name);
-    std::vector<std::string> argv = {run == "upstream" ? upstreamBinary_ : ourBinary_, "--config=" + config,
+    std::ofstream(config) << integration::schedulerConfig(cp_->kubeconfigPath(), limits + extenders(run), "", name);
+    const bool upstream = run.starts_with("upstream");
+    std::vector<std::string> argv = {upstream ? upstreamBinary_ : ourBinary_, "--config=" + config,
                                      "--secure-port=0"};
     if (!o_.verbosity.empty()) argv.push_back("--v=" + o_.verbosity);
     log(run + ": starting " + argv[0]);
@@ -395,6 +402,8 @@ class Benchmark {
       r.totalCpuSeconds = s->cpuSeconds;
     }
     const auto code = proc.stop(std::chrono::seconds(30));
+    if (extender_ != nullptr && withExtender(run))
+      log(run + ": extender filter calls so far " + std::to_string(extender_->calls("filter")));
     r.finished = burstDone && latencyDone && proc.started();
     if (!r.finished) log(run + ": scheduler exit status " + (code ? std::to_string(*code) : "?") + ", log " +
                          proc.logPath());
@@ -451,13 +460,30 @@ class Benchmark {
   }
 
   static bool isBare(const std::string& run) { return run == "bare" || run == "bare-events"; }
+  static bool withExtender(const std::string& run) { return run.ends_with("-extender"); }
+
+  // The run's top-level `extenders:` (none for plain runs). The server starts with the first run that
+  // needs it and answers every filter call with the nodes it was given.
+  std::string extenders(const std::string& run) {
+    if (!withExtender(run)) return "";
+    if (!extender_) {
+      extender_ = std::make_unique<integration::ExtenderServer>([](const std::string&, const json& args) {
+        return json{{"NodeNames", args.value("NodeNames", json::array())}, {"FailedNodes", json::object()},
+                    {"FailedAndUnresolvableNodes", json::object()}, {"Error", ""}};
+      });
+      log("no-op filter extender at " + extender_->url());
+    }
+    return "extenders:\n- urlPrefix: " + extender_->url() +
+           "\n  filterVerb: filter\n  nodeCacheCapable: true\n  weight: 1\n";
+  }
 
   void report(const std::vector<RunResult>& results) {
     auto title = [](const std::string& run) {
       if (run == "bare") return std::string("bare Binding POSTs");
       if (run == "bare-events") return std::string("bare Bindings + Events");
-      if (run == "upstream") return perf::upstreamTitle();
-      return std::string("kube-scheduler-cpp");
+      const std::string extender = withExtender(run) ? " + no-op extender" : "";
+      if (run.starts_with("upstream")) return perf::upstreamTitle() + extender;
+      return "kube-scheduler-cpp" + extender;
     };
     auto cell = [](bool show, const std::string& v) { return show ? v : std::string("—"); };
     std::vector<std::string> columns;
@@ -509,6 +535,7 @@ class Benchmark {
   std::string upstreamBinary_, ourBinary_;
   std::unique_ptr<ControlPlane> cp_;
   std::unique_ptr<client::rest::RestClient> rest_;
+  std::unique_ptr<integration::ExtenderServer> extender_;
 };
 
 }  // namespace
