@@ -1,0 +1,142 @@
+#pragma once
+// Gang scheduling's shared vocabulary (GenericWorkload, scheduling.k8s.io/v1beta1 PodGroup): upstream's
+// fwk.PodGroupInfo / PodGroupState / PodGroupManager, framework.PlacementProgress and
+// PlacementFeasiblePlugin, and the queue's pod-group entity (framework.QueuedPodGroupInfo).
+//
+// A pod belongs to a group when spec.schedulingGroup.podGroupName is set; the group is the PodGroup of
+// that name in the pod's namespace. The cache keeps a PodGroupState per group (every member it has seen,
+// scheduled or not); the queue schedules a group's pending members together as one entity (the pod-group
+// cycle, upstream schedule_one_podgroup.go). CompositePodGroup (alpha) is not modelled here.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pkg/api/core.h"
+#include "pkg/api/scheduling.h"
+#include "pkg/scheduler/framework/cycle_state.h"
+#include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/status.h"
+#include "pkg/scheduler/framework/types.h"
+
+namespace ks::framework {
+
+using PodGroupPtr = std::shared_ptr<const api::PodGroup>;
+
+// "namespace/name", the key of a PodGroup (upstream fwk.PodGroupKey) in the cache and the queue.
+inline std::string podGroupKey(std::string_view ns, std::string_view name) {
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
+  return key;
+}
+
+// The name of the PodGroup the pod belongs to, or null when it belongs to none.
+inline const std::string* podGroupNameOf(const api::Pod& pod) {
+  if (!pod.spec.schedulingGroup || !pod.spec.schedulingGroup->podGroupName) return nullptr;
+  return &*pod.spec.schedulingGroup->podGroupName;
+}
+inline bool isPodGroupMember(const api::Pod& pod) { return podGroupNameOf(pod) != nullptr; }
+
+// The group's priority (upstream util.PodGroupPriority): spec.priority, 0 when unset.
+inline int32_t podGroupPriority(const api::PodGroup& pg) { return pg.spec.priority.value_or(0); }
+
+// The gang's minCount, 1 for a basic group (upstream getMinCount).
+inline int32_t podGroupMinCount(const api::PodGroup& pg) {
+  return pg.spec.schedulingPolicy.gang ? pg.spec.schedulingPolicy.gang->minCount : 1;
+}
+
+// What the scheduler knows of one group's members (upstream fwk.PodGroupState). A pod is counted from the
+// moment the scheduler's informer sees it (queued, gated or not) until it is deleted; it is "scheduled"
+// once assumed (in the cache, or in the snapshot during a pod-group cycle) or bound.
+class PodGroupState {
+ public:
+  virtual ~PodGroupState() = default;
+  // Every member seen (upstream AllPodsCount).
+  virtual int allPodsCount() const = 0;
+  // Assumed + assigned members (upstream ScheduledPodsCount).
+  virtual int scheduledPodsCount() const = 0;
+  // Members neither assumed nor assigned (upstream UnscheduledPods, keyed there by name).
+  virtual std::vector<api::PodPtr> unscheduledPods() const = 0;
+  // UIDs of the members assumed and not yet bound (upstream AssumedPods).
+  virtual std::vector<std::string> assumedPodUids() const = 0;
+  // Assumed + assigned members (upstream ScheduledPods).
+  virtual std::vector<api::PodPtr> scheduledPods() const = 0;
+};
+using PodGroupStatePtr = std::shared_ptr<const PodGroupState>;
+
+// The PodGroup objects and their member states (upstream fwk.PodGroupManager: PodGroups() and
+// PodGroupStates()). The cache implements it live (thread-safe; what PreEnqueue and Permit read), and the
+// snapshot as of the cycle's start plus what the pod-group cycle assumed in it.
+class PodGroupManager {
+ public:
+  virtual ~PodGroupManager() = default;
+  // The PodGroup object; null while it is not (or no longer) observed.
+  virtual PodGroupPtr podGroup(std::string_view ns, std::string_view name) const = 0;
+  // The group's member state; null when the scheduler knows neither the group nor any member.
+  virtual PodGroupStatePtr podGroupState(std::string_view ns, std::string_view name) const = 0;
+};
+
+// One group as the pod-group cycle sees it (upstream framework.PodGroupInfo, without composite children).
+struct PodGroupInfo {
+  std::string namespace_;
+  std::string name;
+  // The object as of the cycle's start (reconciled with the snapshot); null while not observed.
+  PodGroupPtr podGroup;
+  // The queued members this cycle tries, in the order it tries them (upstream
+  // PodGroupMemberPodsOrderingFunc: priority desc, attempts desc, timestamp asc, name asc).
+  std::vector<api::PodPtr> unscheduledPods;
+
+  std::string key() const { return podGroupKey(namespace_, name); }
+  int32_t priority() const { return podGroup ? podGroupPriority(*podGroup) : 0; }
+};
+
+// Where a pod-group cycle stands after each member (upstream framework.PlacementProgress).
+struct PlacementProgress {
+  // Members of this cycle not evaluated yet.
+  int remaining = 0;
+  // Members scheduled so far: assigned or assumed before the cycle, plus those placed in it.
+  int scheduled = 0;
+};
+
+// Called before the first and after every member of a pod-group cycle (upstream
+// framework.PlacementFeasiblePlugin). Success: the group can be placed as it stands (and stays so for
+// the rest of the cycle); Wait: not yet, more members may make it; Unschedulable: it cannot be, whatever
+// the remaining members do (the cycle stops; the placement stays eligible for preemption). Anything else
+// is an error.
+class PlacementFeasiblePlugin : public virtual Plugin {
+ public:
+  virtual Status placementFeasible(CycleState& placementState, const PodGroupInfo& group,
+                                   const PlacementProgress& progress) = 0;
+};
+
+// A pod group waiting in the scheduling queue as one entity (upstream framework.QueuedPodGroupInfo
+// without composite groups). Its queueing history is the group's own; its members keep theirs.
+struct QueuedPodGroupInfo {
+  PodGroupInfo group;
+  // The queued members, in PodGroupInfo::unscheduledPods' order (the two lists are kept equal).
+  std::vector<QueuedPodInfo> pods;
+  // The group's queueing parameters (upstream QueueingParams), as QueuedPodInfo's.
+  TimePoint timestamp{};
+  int attempts = 0;
+  int unschedulableCount = 0;
+  int consecutiveErrorsCount = 0;
+  std::optional<TimePoint> initialAttemptTimestamp;
+  TimePoint backoffExpiration{};
+  std::set<std::string> unschedulablePlugins;
+  std::set<std::string> pendingPlugins;
+  std::string gatingPlugin;
+  std::vector<ClusterEvent> gatingPluginEvents;
+  std::optional<TimePoint> flushTimestamp;
+  bool wasFlushedFromUnschedulable = false;
+
+  int32_t priority() const { return group.priority(); }
+  bool gated() const { return !gatingPlugin.empty(); }
+  size_t size() const { return pods.size(); }
+};
+
+}  // namespace ks::framework
