@@ -209,6 +209,17 @@ class ResourceClaimWriter {
                                               const DeleteOptions& options) = 0;
 };
 
+// What the pod-group cycle writes (GenericWorkload): the PodGroupInitiallyScheduled condition, as upstream's
+// util.PatchPodGroupStatus.
+class PodGroupWriter {
+ public:
+  virtual ~PodGroupWriter() = default;
+  // PATCH scheduling.k8s.io/v1beta1 podgroups/{name}/status (strategic merge): sets `condition` in
+  // status.conditions (keyed by type), leaving the other conditions as stored; returns the group as stored.
+  virtual ApiResult<api::PodGroup> patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                                const api::Condition& condition) = 0;
+};
+
 class EventWriter {
  public:
   virtual ~EventWriter() = default;
@@ -233,6 +244,7 @@ class Client : public ListWatchers,
                public PodWriter,
                public VolumeWriter,
                public ResourceClaimWriter,
+               public PodGroupWriter,
                public EventWriter,
                public LeaseClient {};
 

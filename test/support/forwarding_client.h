@@ -58,6 +58,10 @@ class ForwardingClient : public client::Client {
                                               const client::DeleteOptions& options) override {
     return inner_.deleteResourceClaim(ns, name, options);
   }
+  client::ApiResult<api::PodGroup> patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                                const api::Condition& condition) override {
+    return inner_.patchPodGroupStatusCondition(ns, name, condition);
+  }
   client::ApiResult<api::Event> createEvent(const api::Event& event) override { return inner_.createEvent(event); }
   client::ApiResult<api::Event> updateEventSeries(const std::string& ns, const std::string& name,
                                                   const api::EventSeries& series) override {

@@ -191,6 +191,26 @@ ApiResult<void> MemoryClient::deletePod(const std::string& ns, const std::string
   return removeLocked<api::Pod>(ns, name, options);
 }
 
+// --- PodGroupWriter ----------------------------------------------------------------------------------
+// As the apiserver applies the strategic merge patch: the condition of that type is replaced (or added).
+
+ApiResult<api::PodGroup> MemoryClient::patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                                    const api::Condition& condition) {
+  std::lock_guard lock(mu_);
+  if (auto e = takeInjectedLocked(Operation::PatchPodGroupStatus, api::PodGroup::kKind)) return *e;
+  return updateLocked<api::PodGroup>(ns, name, "", [&](api::PodGroup& group) -> ApiResult<void> {
+    auto& conditions = group.status.conditions;
+    auto it = std::find_if(conditions.begin(), conditions.end(),
+                           [&](const api::Condition& c) { return c.type == condition.type; });
+    if (it != conditions.end()) {
+      *it = condition;
+    } else {
+      conditions.push_back(condition);
+    }
+    return {};
+  });
+}
+
 // --- VolumeWriter ------------------------------------------------------------------------------------
 // As the apiserver applies the REST client's merge patches: the given annotations are set (others
 // kept), claimRef replaced, the resourceVersion a precondition.

@@ -72,6 +72,7 @@ enum class Operation : uint8_t {
   UpdateResourceClaimStatus,
   RemoveResourceClaimReservation,
   DeleteResourceClaim,
+  PatchPodGroupStatus,
   CreateEvent,
   UpdateEventSeries,
   GetLease,
@@ -202,6 +203,10 @@ class MemoryClient final : public Client {
                                                                const std::string& consumerUid) override;
   ApiResult<void> deleteResourceClaim(const std::string& ns, const std::string& name,
                                       const DeleteOptions& options) override;
+
+  // PodGroupWriter
+  ApiResult<api::PodGroup> patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                        const api::Condition& condition) override;
 
   // EventWriter
   ApiResult<api::Event> createEvent(const api::Event& event) override;

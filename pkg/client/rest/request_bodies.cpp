@@ -48,6 +48,17 @@ std::string podStatusPatchBody(const PodStatusPatch& patch) {
   return encode(json{{"status", std::move(status)}});
 }
 
+std::string podGroupConditionPatchBody(const api::Condition& c) {
+  json cond = json::object();
+  cond["type"] = c.type;
+  cond["status"] = c.status;
+  if (c.observedGeneration != 0) cond["observedGeneration"] = c.observedGeneration;
+  cond["lastTransitionTime"] = c.lastTransitionTime ? json(api::formatTime(*c.lastTransitionTime)) : json(nullptr);
+  cond["reason"] = c.reason;
+  cond["message"] = c.message;
+  return encode(json{{"status", {{"conditions", json::array({std::move(cond)})}}}});
+}
+
 namespace {
 json annotationsPatch(const api::ObjectMeta& meta) {
   json metadata = json::object();

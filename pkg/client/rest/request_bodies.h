@@ -12,6 +12,8 @@ namespace ks::client::rest {
 // {"status":{"conditions":[{...}],"nominatedNodeName":"n"}} — conditions merge by type; an empty
 // nominatedNodeName becomes null (clears the field), as util.PatchPodStatus's two-way merge patch.
 std::string podStatusPatchBody(const PodStatusPatch& patch);
+// {"status":{"conditions":[<condition>]}}: a strategic merge patch of one PodGroup condition.
+std::string podGroupConditionPatchBody(const api::Condition& condition);
 
 // {"metadata":{"resourceVersion":"rv","annotations":{...}}}: a JSON merge patch that sets these
 // annotations, failing with 409 when the object is no longer at that resourceVersion.

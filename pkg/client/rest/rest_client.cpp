@@ -584,6 +584,16 @@ ApiResult<void> RestClient::deletePod(const std::string& ns, const std::string& 
   return {};
 }
 
+ApiResult<api::PodGroup> RestClient::patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                                   const api::Condition& condition) {
+  const std::string target =
+      nsPath("/apis/scheduling.k8s.io/v1beta1", ns, "podgroups/" + urlEncode(name) + "/status");
+  const std::string body = podGroupConditionPatchBody(condition);
+  return decodeBody<api::PodGroup>(impl_->call(http::methods::PATCH, target, RequestKind::Idempotent, &body,
+                                               "application/strategic-merge-patch+json"),
+                                   "patch pod group status");
+}
+
 ApiResult<api::PersistentVolume> RestClient::updatePersistentVolumeBinding(const api::PersistentVolume& pv) {
   const std::string target = "/api/v1/persistentvolumes/" + urlEncode(pv.metadata.name);
   const std::string body = persistentVolumeBindingPatchBody(pv);

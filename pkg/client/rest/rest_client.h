@@ -46,6 +46,9 @@ class RestClient final : public Client {
   ApiResult<api::PersistentVolumeClaim> updatePersistentVolumeClaimAnnotations(
       const api::PersistentVolumeClaim& claim) override;
 
+  ApiResult<api::PodGroup> patchPodGroupStatusCondition(const std::string& ns, const std::string& name,
+                                                        const api::Condition& condition) override;
+
   ApiResult<api::ResourceClaim> getResourceClaim(const std::string& ns, const std::string& name) override;
   ApiResult<api::ResourceClaim> createResourceClaim(const api::ResourceClaim& claim) override;
   ApiResult<api::ResourceClaim> updateResourceClaim(const api::ResourceClaim& claim) override;
