@@ -279,151 +279,223 @@ void Scheduler::recordEvent(const api::Pod& pod, std::string_view type, std::str
 // ---- Scheduling cycle ----
 
 bool Scheduler::scheduleOne() {
-  std::optional<QueuedPodInfo> popped = queue_->pop();
+  std::optional<queue::QueuedEntity> popped = queue_->popEntity();
   if (!popped) return false;
-  QueuedPodInfo pInfo = std::move(*popped);
-  // Held for the whole cycle: the failure handler replaces pInfo's PodInfo with the informer's version.
-  const api::PodPtr podPtr = pInfo.podInfo->podPtr();
-  const api::Pod& pod = *podPtr;
-  const std::string& uid = pod.metadata.uid;
-  Framework* fw = frameworkForPod(pod);
-  if (fw == nullptr) {
-    spdlog::error("no profile for scheduler name \"{}\" of pod {}", api::schedulerNameOf(pod), podName(pod));
-    queue_->done(uid);
-    return true;
+  if (auto* group = std::get_if<framework::QueuedPodGroupInfo>(&*popped)) {
+    scheduleOnePodGroup(std::move(*group));
+  } else {
+    scheduleOnePod(std::move(std::get<QueuedPodInfo>(*popped)));
   }
+  return true;
+}
+
+bool Scheduler::skipPodSchedule(const api::Pod& pod) {
   // Skip pods being deleted, and pods already assumed (an update raced with their binding).
   if (pod.metadata.deletionTimestamp.has_value()) {
-    recordEvent(pod, "Warning", "FailedScheduling", "Scheduling",
-                "skip schedule deleting pod: " + podName(pod));
-    queue_->done(uid);
+    recordEvent(pod, "Warning", "FailedScheduling", "Scheduling", "skip schedule deleting pod: " + podName(pod));
     return true;
   }
-  if (auto assumed = cache_->isAssumedPod(pod); assumed.ok() && *assumed) {
-    queue_->done(uid);
-    return true;
-  }
+  auto assumed = cache_->isAssumedPod(pod);
+  return assumed.ok() && *assumed;
+}
 
-  const auto start = std::chrono::steady_clock::now();
+std::shared_ptr<CycleState> Scheduler::newCycleState() {
   auto state = std::make_shared<CycleState>();
   // Per-plugin durations are recorded in a sample of the cycles, as upstream.
   if (options_.metrics) {
     state->setRecordPluginMetrics(static_cast<int>(sampleRng_() % 100) <
                                   framework::runtime::kPluginMetricsSamplePercent);
   }
+  return state;
+}
+
+void Scheduler::report(AttemptRecord* record, AttemptResult result, std::string node, std::string message) {
+  if (record == nullptr) return;
+  record->result = result;
+  record->node = std::move(node);
+  record->message = std::move(message);
+  options_.observer->onAttempt(*record);
+}
+
+void Scheduler::scheduleOnePod(QueuedPodInfo pInfo) {
+  // Held for the whole cycle: the failure handler replaces pInfo's PodInfo with the informer's version.
+  const api::PodPtr podPtr = pInfo.podInfo->podPtr();
+  const api::Pod& pod = *podPtr;
+  Framework* fw = frameworkForPod(pod);
+  if (fw == nullptr) {
+    spdlog::error("no profile for scheduler name \"{}\" of pod {}", api::schedulerNameOf(pod), podName(pod));
+    queue_->done(pod.metadata.uid);
+    return;
+  }
+  if (skipPodSchedule(pod)) {
+    queue_->done(pod.metadata.uid);
+    return;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  std::shared_ptr<CycleState> state = newCycleState();
   AttemptRecord record;
   AttemptRecord* rec = options_.observer ? &record : nullptr;
   if (rec) {
-    rec->pod = pInfo.podInfo->podPtr();
+    rec->pod = podPtr;
     rec->profile = fw->profileName();
   }
-  auto report = [&](AttemptResult r, std::string node, std::string message) {
-    if (!rec) return;
-    rec->result = r;
-    rec->node = std::move(node);
-    rec->message = std::move(message);
-    options_.observer->onAttempt(*rec);
-  };
 
+  // What PostFilter hands off (the asynchronous preemption) starts once the failure handler has written
+  // the pod's status (framework::Handle::handOff), at the latest when this function returns.
+  std::optional<HandOffHold> handOffs;
+  AlgorithmResult result;
+  if (auto r = cache_->updateSnapshot(snapshot_); !r.ok()) {
+    result.status = Status::error(r.error().message());
+  } else {
+    result = schedulingAlgorithm(*fw, *state, pInfo, rec, /*podGroupCycle=*/false, handOffs);
+  }
+  if (!result.status.isSuccess()) {
+    report(rec, result.status.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, "",
+           result.status.message());
+    handleSchedulingFailure(*fw, pInfo, result.status, result.fitError, result.nominating, start);
+    return;
+  }
+  QueuedPodInfo assumed;
   std::optional<FitError> fitError;
-  auto result = schedulePod(*fw, *state, *pInfo.podInfo, pInfo.podSignature, fitError, rec);
+  if (Status s = prepareForBindingCycle(*fw, *state, pInfo, result.host, assumed, fitError); !s.isSuccess()) {
+    report(rec, s.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, result.host, s.message());
+    handleSchedulingFailure(*fw, assumed, s, fitError, kClearNominatedNode, start);
+    return;
+  }
+  report(rec, AttemptResult::Scheduled, result.host, "");
+  submitBindingCycle(*fw, std::move(state), std::move(assumed), result.host, start);
+}
+
+Scheduler::AlgorithmResult Scheduler::schedulingAlgorithm(Framework& fw, CycleState& state,
+                                                          const QueuedPodInfo& pInfo, AttemptRecord* record,
+                                                          bool podGroupCycle, std::optional<HandOffHold>& handOffs) {
+  const auto start = std::chrono::steady_clock::now();
+  AlgorithmResult out;
+  std::optional<FitError> fitError;
+  auto result = schedulePod(fw, state, *pInfo.podInfo, pInfo.podSignature, fitError, record);
   if (options_.metrics) {
     options_.metrics->observeSchedulingAlgorithm(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  if (!result.ok() || fitError) {
-    framework::NominatingInfo nominating = kClearNominatedNode;
-    Status status;
-    // What PostFilter hands off (the asynchronous preemption) starts once the failure handler has written
-    // the pod's status (framework::Handle::handOff), at the latest when this block ends.
-    struct HandOffHold {
-      Framework& fw;
-      explicit HandOffHold(Framework& f) : fw(f) { fw.holdHandOffs(); }
-      ~HandOffHold() { fw.releaseHandOffs(); }
-    };
-    std::optional<HandOffHold> handOffs;
-    if (fitError) {
-      nominating = framework::NominatingInfo{};
-      if (fw->hasPostFilterPlugins()) {
-        handOffs.emplace(*fw);
-        framework::PostFilterResult pfr;
-        Status pfs = fw->runPostFilterPlugins(*state, *pInfo.podInfo, fitError->diagnosis.nodeToStatus, pfr);
-        fitError->diagnosis.postFilterMsg = pfs.message();
-        nominating = pfr.nominatingInfo;
-        if (rec && nominating.mode == framework::NominatingMode::Override) {
-          rec->nominatedNode = nominating.nominatedNodeName;
-        }
-      }
-      status = Status(Code::Unschedulable, std::vector<std::string>{fitError->message()});
-    } else if (result.error().message() == kNoNodesAvailableMsg) {
-      status = Status(Code::UnschedulableAndUnresolvable,
-                      std::vector<std::string>{std::string(kNoNodesAvailableMsg)});
-    } else {
-      status = Status::error(result.error().message());
-    }
-    report(status.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, "", status.message());
-    handleSchedulingFailure(*fw, pInfo, status, fitError, nominating, start);
-    return true;
+  if (result.ok() && !fitError) {
+    out.host = result->suggestedHost;
+    return out;
   }
-  const std::string host = result->suggestedHost;
+  if (!result.ok()) {
+    out.nominating = kClearNominatedNode;
+    if (result.error().message() == kNoNodesAvailableMsg) {
+      out.status = Status(Code::UnschedulableAndUnresolvable, std::vector<std::string>{std::string(kNoNodesAvailableMsg)});
+    } else {
+      out.status = Status::error(result.error().message());
+    }
+    return out;
+  }
+  // No node fits. In a pod-group cycle the group's PostFilter runs once at its end instead, and the
+  // nomination is left as it is until then (upstream's nil NominatingInfo).
+  if (podGroupCycle) {
+    out.nominating = framework::NominatingInfo{};
+  } else if (!fw.hasPostFilterPlugins()) {
+    out.nominating = kClearNominatedNode;
+  } else {
+    handOffs.emplace(fw);
+    framework::PostFilterResult pfr;
+    Status pfs = fw.runPostFilterPlugins(state, *pInfo.podInfo, fitError->diagnosis.nodeToStatus, pfr);
+    fitError->diagnosis.postFilterMsg = pfs.message();
+    out.nominating = pfr.nominatingInfo;
+    if (record && out.nominating.mode == framework::NominatingMode::Override) {
+      record->nominatedNode = out.nominating.nominatedNodeName;
+    }
+  }
+  out.status = Status(Code::Unschedulable, std::vector<std::string>{fitError->message()});
+  out.fitError = std::move(fitError);
+  return out;
+}
 
-  // Assume: the cache accounts the pod on the host while binding runs asynchronously.
-  auto assumedPod = std::make_shared<api::Pod>(pod);
+Status Scheduler::assumeAndReserve(Framework& fw, CycleState& state, const QueuedPodInfo& pInfo,
+                                   const std::string& host, bool inSnapshot, QueuedPodInfo& assumed,
+                                   std::optional<FitError>& fitError) {
+  // The assumed copy: the cache (or, in a pod-group cycle, the snapshot) accounts the pod on the host while
+  // binding runs asynchronously.
+  auto assumedPod = std::make_shared<api::Pod>(pInfo.pod());
   assumedPod->spec.nodeName = host;
-  QueuedPodInfo assumed = pInfo;
+  assumed = pInfo;
   assumed.podInfo = PodInfo::create(assumedPod);
-  if (auto r = cache_->assumePod(assumedPod); !r.ok()) {
-    Status status = Status::error(r.error().message());
-    report(AttemptResult::Error, host, status.message());
-    handleSchedulingFailure(*fw, assumed, status, std::nullopt, kClearNominatedNode, start);
-    return true;
+  if (inSnapshot) {
+    if (auto r = snapshot_.assumePod(assumed.podInfo); !r.ok()) {
+      spdlog::error("Scheduler snapshot AssumePod failed: {}", r.error().message());
+      return Status::error(r.error().message());
+    }
+  } else if (auto r = cache_->assumePod(assumedPod); !r.ok()) {
+    spdlog::error("Scheduler cache AssumePod failed: {}", r.error().message());
+    return Status::error(r.error().message());
   }
   queue_->deleteNominatedPodIfExists(*assumedPod);
+  if (Status s = fw.runReservePluginsReserve(state, *assumed.podInfo, host); !s.isSuccess()) {
+    unreserveAndForget(fw, state, assumed, host, inSnapshot);
+    return rejectionOnHost(s, host, fitError);
+  }
+  return Status::success();
+}
 
+void Scheduler::unreserveAndForget(Framework& fw, CycleState& state, const QueuedPodInfo& assumed,
+                                   const std::string& host, bool inSnapshot) {
+  fw.runReservePluginsUnreserve(state, *assumed.podInfo, host);
+  if (!inSnapshot) {
+    if (auto r = cache_->forgetPod(assumed.pod()); !r.ok()) {
+      spdlog::error("scheduler cache ForgetPod failed: {}", r.error().message());
+    }
+    return;
+  }
+  if (auto r = snapshot_.forgetPod(assumed.pod()); !r.ok()) {
+    spdlog::error("scheduler snapshot ForgetPod failed: {}", r.error().message());
+  }
+  // The nomination assumeAndReserve dropped comes back: the pod is still pending.
+  if (!assumed.pod().status.nominatedNodeName.empty()) {
+    queue_->addNominatedPod(assumed.podInfo, framework::NominatingInfo{assumed.pod().status.nominatedNodeName,
+                                                                       framework::NominatingMode::Override});
+  }
+}
+
+Status Scheduler::rejectionOnHost(const Status& s, const std::string& host, std::optional<FitError>& fitError) {
+  if (!s.isRejected()) return s;
   // A rejection at Reserve or Permit reads like a FitError on that one node.
-  auto rejectedOnHost = [&](const Status& s) {
-    FitError fe;
-    fe.numAllNodes = 1;
-    fe.diagnosis.nodeToStatus.set(host, s);
-    fe.diagnosis.addPluginStatus(s);
-    return fe;
-  };
-  auto undo = [&](const Status& s) {
-    fw->runReservePluginsUnreserve(*state, *assumed.podInfo, host);
-    if (auto forget = cache_->forgetPod(*assumedPod); !forget.ok()) {
-      spdlog::error("scheduler cache ForgetPod failed: {}", forget.error().message());
-    }
-    std::optional<FitError> fe;
-    Status failure = s;
-    if (s.isRejected()) {
-      fe = rejectedOnHost(s);
-      failure = Status(s.code(), std::vector<std::string>{fe->message()});
-    }
-    report(s.isRejected() ? AttemptResult::Unschedulable : AttemptResult::Error, host, failure.message());
-    handleSchedulingFailure(*fw, assumed, failure, fe, kClearNominatedNode, start);
-  };
-  if (Status s = fw->runReservePluginsReserve(*state, *assumed.podInfo, host); !s.isSuccess()) {
-    undo(s);
-    return true;
+  FitError fe;
+  fe.numAllNodes = 1;
+  fe.diagnosis.nodeToStatus.set(host, s);
+  fe.diagnosis.addPluginStatus(s);
+  Status failure(s.code(), std::vector<std::string>{fe.message()});
+  fitError = std::move(fe);
+  return failure;
+}
+
+Status Scheduler::prepareForBindingCycle(Framework& fw, CycleState& state, const QueuedPodInfo& pInfo,
+                                         const std::string& host, QueuedPodInfo& assumed,
+                                         std::optional<FitError>& fitError) {
+  if (Status s = assumeAndReserve(fw, state, pInfo, host, /*inSnapshot=*/false, assumed, fitError);
+      !s.isSuccess()) {
+    return s;
   }
-  if (Status s = fw->runPermitPlugins(*state, *assumed.podInfo, host); !s.isSuccess() && !s.isWait()) {
-    undo(s);
-    return true;
+  if (Status s = fw.runPermitPlugins(state, *assumed.podInfo, host); !s.isSuccess() && !s.isWait()) {
+    unreserveAndForget(fw, state, assumed, host, /*inSnapshot=*/false);
+    return rejectionOnHost(s, host, fitError);
   }
-  report(AttemptResult::Scheduled, host, "");
+  return Status::success();
+}
+
+void Scheduler::submitBindingCycle(Framework& fw, std::shared_ptr<CycleState> state, QueuedPodInfo assumed,
+                                   const std::string& host, std::chrono::steady_clock::time_point start) {
   bindingGoroutines_.inc();
-  bindingPool_->submit([this, fw, state, assumed = std::move(assumed), host, start]() mutable {
+  bindingPool_->submit([this, fw = &fw, state = std::move(state), assumed = std::move(assumed), host, start]() mutable {
     bindingCycle(*fw, std::move(state), std::move(assumed), host, start);
     bindingGoroutines_.dec();
   });
-  return true;
 }
 
 Result<Scheduler::ScheduleResult> Scheduler::schedulePod(Framework& fw, CycleState& state, const PodInfo& pod,
                                                          const framework::PodSignature& signature,
                                                          std::optional<FitError>& fitError,
                                                          AttemptRecord* record) {
-  if (auto r = cache_->updateSnapshot(snapshot_); !r.ok()) return r.error();
   const int numNodes = snapshot_.numNodes();
   if (record) {
     record->allNodes.reserve(numNodes);

@@ -32,6 +32,7 @@
 #include "pkg/scheduler/backend/cache/snapshot.h"
 #include "pkg/scheduler/backend/queue/scheduling_queue.h"
 #include "pkg/scheduler/framework/fit_error.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/metrics/metrics.h"
@@ -168,9 +169,89 @@ class Scheduler {
     int evaluatedNodes = 0;
     int feasibleNodes = 0;
   };
-  struct CycleOutcome;
+  // What the scheduling algorithm decided for one pod (upstream ScheduleResult and status).
+  struct AlgorithmResult {
+    std::string host;  // when the status is success
+    framework::Status status;
+    std::optional<FitError> fitError;  // when no node fits
+    // What the failure handler does with the pod's nomination (clear it, by default).
+    framework::NominatingInfo nominating{"", framework::NominatingMode::Override};
+  };
+  // Holds what a profile's PostFilter hands off (framework::Handle::handOff) until the failure handler has
+  // written the pod's status: released when destroyed.
+  class HandOffHold {
+   public:
+    explicit HandOffHold(framework::runtime::Framework& fw) : fw_(fw) { fw_.holdHandOffs(); }
+    ~HandOffHold() { fw_.releaseHandOffs(); }
+    HandOffHold(const HandOffHold&) = delete;
+    HandOffHold& operator=(const HandOffHold&) = delete;
+
+   private:
+    framework::runtime::Framework& fw_;
+  };
+  struct PodGroupAlgorithmResult;
+  struct PodGroupPodResult;
 
   Scheduler(client::Client& client, SchedulerOptions options);
+
+  // One popped pod: the scheduling cycle, then the binding cycle handed to the pool (upstream scheduleOnePod).
+  void scheduleOnePod(framework::QueuedPodInfo pInfo);
+  // One popped pod group (schedule_one_podgroup.cpp, upstream scheduleOnePodGroup): every queued member is
+  // placed against one snapshot, assumed in it as it goes; the group is committed (assumed in the cache,
+  // Reserve, Permit, binding) only when the placement is feasible as a whole, else no member is.
+  void scheduleOnePodGroup(framework::QueuedPodGroupInfo group);
+  // The members of a group that could not be attempted (no snapshot, the group gone, invalid) fail with
+  // `err`; the group's condition says SchedulerError (upstream handlePodGroupFailureBeforeScheduling).
+  void failPodGroupBeforeScheduling(framework::QueuedPodGroupInfo& group, const std::string& err);
+  // Upstream validatePodGroup: the queued and the scheduled members share one profile, the group's priority
+  // and one preemption policy; the error text, or empty.
+  std::string validatePodGroup(const framework::QueuedPodGroupInfo& group, const framework::PodGroupState& state);
+  // Upstream podGroupSchedulingDefaultAlgorithm (with runRootSchedulingAlgorithm's revert): the members in
+  // order against the snapshot, PlacementFeasible after each; every snapshot assumption is undone on return.
+  PodGroupAlgorithmResult podGroupSchedulingAlgorithm(framework::runtime::Framework& fw,
+                                                      framework::CycleState& groupState,
+                                                      const framework::QueuedPodGroupInfo& group);
+  // One member: Filter/Score, then assumed in the snapshot and reserved (upstream podGroupPodSchedulingAlgorithm).
+  PodGroupPodResult podGroupPodSchedulingAlgorithm(framework::runtime::Framework& fw,
+                                                   const framework::QueuedPodInfo& member);
+  // Upstream submitPodGroupAlgorithmResult: binds the placed members of a feasible group, sends the others
+  // through the failure handler, sets the group's condition and requeues the group.
+  void submitPodGroupAlgorithmResult(framework::runtime::Framework& fw, framework::QueuedPodGroupInfo& group,
+                                     PodGroupAlgorithmResult& result, const framework::Status& rootStatus,
+                                     std::chrono::steady_clock::time_point start);
+  // Sets the PodGroupInitiallyScheduled condition as upstream's updatePodGroupCondition (never back from True).
+  void updatePodGroupCondition(const framework::PodGroupInfo& group, std::string_view status,
+                               std::string_view reason, const std::string& message);
+  // Pods being deleted (with an event) and pods already assumed are not scheduled (upstream skipPodSchedule).
+  bool skipPodSchedule(const api::Pod& pod);
+  std::shared_ptr<framework::CycleState> newCycleState();
+  // Hands the attempt's record to the observer (none without one).
+  void report(AttemptRecord* record, AttemptResult result, std::string node, std::string message);
+  // Upstream schedulingAlgorithm: Filter and Score over the current snapshot; when no node fits, PostFilter
+  // (preemption; `handOffs` then holds what it hands off), except in a pod-group cycle, whose PostFilter runs
+  // for the whole group.
+  AlgorithmResult schedulingAlgorithm(framework::runtime::Framework& fw, framework::CycleState& state,
+                                      const framework::QueuedPodInfo& pInfo, AttemptRecord* record,
+                                      bool podGroupCycle, std::optional<HandOffHold>& handOffs);
+  // Upstream assumeAndReserve: `assumed` is the pod on `host`, assumed in the cache (in the snapshot when
+  // `inSnapshot`, in a pod-group cycle), then Reserve. On failure it is forgotten again; a rejection reads as
+  // a FitError on the host (`fitError`).
+  framework::Status assumeAndReserve(framework::runtime::Framework& fw, framework::CycleState& state,
+                                     const framework::QueuedPodInfo& pInfo, const std::string& host,
+                                     bool inSnapshot, framework::QueuedPodInfo& assumed,
+                                     std::optional<FitError>& fitError);
+  void unreserveAndForget(framework::runtime::Framework& fw, framework::CycleState& state,
+                          const framework::QueuedPodInfo& assumed, const std::string& host, bool inSnapshot);
+  // A Reserve or Permit rejection as a FitError on that one node (other failures as they are).
+  static framework::Status rejectionOnHost(const framework::Status& s, const std::string& host,
+                                           std::optional<FitError>& fitError);
+  // Upstream prepareForBindingCycle: assumeAndReserve in the cache, then Permit (a Wait is a success).
+  framework::Status prepareForBindingCycle(framework::runtime::Framework& fw, framework::CycleState& state,
+                                           const framework::QueuedPodInfo& pInfo, const std::string& host,
+                                           framework::QueuedPodInfo& assumed, std::optional<FitError>& fitError);
+  void submitBindingCycle(framework::runtime::Framework& fw, std::shared_ptr<framework::CycleState> state,
+                          framework::QueuedPodInfo assumed, const std::string& host,
+                          std::chrono::steady_clock::time_point start);
 
   framework::runtime::Framework* frameworkForPod(const api::Pod& pod) const;
   // Upstream buildExtenders: an HTTPExtender per configured extender (non-ignorable first), and the
@@ -180,8 +261,8 @@ class Scheduler {
   // Records an extender's calls in the per-extender metrics (nothing without metrics).
   std::function<void(std::string_view, double, extender::CallError)> extenderCallObserver(
       const std::string& extenderName);
-  // Runs PreFilter/Filter/Score; on no fit returns a FitError via `fitError`. `signature` is the pod's
-  // (opportunistic batching).
+  // Runs PreFilter/Filter/Score over the snapshot (updated by the caller); on no fit returns a FitError via
+  // `fitError`. `signature` is the pod's (opportunistic batching).
   Result<ScheduleResult> schedulePod(framework::runtime::Framework& fw, framework::CycleState& state,
                                      const framework::PodInfo& pod, const framework::PodSignature& signature,
                                      std::optional<FitError>& fitError, AttemptRecord* record);
