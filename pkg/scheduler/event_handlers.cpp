@@ -128,7 +128,11 @@ bool Scheduler::isUnassignedForUs(const api::Pod& pod) const {
 // ---- Pending pods -> queue ----
 
 void Scheduler::onPodAdd(const api::PodPtr& pod) {
+  const bool member = options_.genericWorkload && framework::isPodGroupMember(*pod);
+  if (member) cache_->addPodGroupMember(pod);
   queue_->add(pod);
+  // A new member may complete its group's quorum (GangScheduling's hint for this event).
+  if (member) queue_->moveAllToActiveOrBackoffQueue(framework::kEventUnscheduledPodAdd, {}, EventObject(pod));
 }
 
 namespace {
@@ -145,6 +149,9 @@ std::function<bool(const api::Pod&)> lowerOrEqualPriorityThan(const api::Pod& po
 void Scheduler::onPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod) {
   // Resync (same version) carries nothing new.
   if (oldPod->metadata.resourceVersion == newPod->metadata.resourceVersion) return;
+  if (options_.genericWorkload && (framework::isPodGroupMember(*oldPod) || framework::isPodGroupMember(*newPod))) {
+    cache_->updatePodGroupMember(*oldPod, newPod);
+  }
   // An update of a pod we assumed (e.g. our own status patch racing the binding) must not requeue it;
   // one whose graceful deletion just started frees what it holds.
   if (auto assumed = cache_->isAssumedPod(*newPod); assumed.ok() && *assumed) {
@@ -186,11 +193,41 @@ void Scheduler::onPodDelete(const api::PodPtr& pod) {
   if (frameworkForPod(*pod) == nullptr) return;
   if (auto assumed = cache_->isAssumedPod(*pod); assumed.ok() && *assumed) {
     handleAssumedPodDeletion(*pod);
-  } else if (!pod->status.nominatedNodeName.empty()) {
+    return;
+  }
+  // Deleted while pending: its group no longer counts it. (A pod that leaves this handler's filter because it
+  // was bound is in the cache by now, which counts it as assigned.)
+  if (options_.genericWorkload && framework::isPodGroupMember(*pod) && !cache_->getPod(*pod).ok()) {
+    cache_->removePodGroupMember(*pod);
+  }
+  if (!pod->status.nominatedNodeName.empty()) {
     // A deleted nominated pod frees the capacity it reserved for pods of lower or equal priority.
     queue_->moveAllToActiveOrBackoffQueue(framework::kEventAssignedPodDelete, EventObject(pod), {},
                                           lowerOrEqualPriorityThan(*pod));
   }
+}
+
+// ---- PodGroups -> cache and queue (GenericWorkload) ----
+
+void Scheduler::onPodGroupAdd(const framework::PodGroupPtr& group) {
+  cache_->addPodGroup(group);
+  queue_->addPodGroup(group);
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::PodGroup, action::Add}, {}, EventObject(group));
+}
+
+void Scheduler::onPodGroupUpdate(const framework::PodGroupPtr& oldGroup, const framework::PodGroupPtr& newGroup) {
+  if (oldGroup->metadata.resourceVersion == newGroup->metadata.resourceVersion) return;
+  cache_->updatePodGroup(*oldGroup, newGroup);
+  queue_->updatePodGroup(newGroup);
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::PodGroup, action::Update},
+                                        EventObject(oldGroup), EventObject(newGroup));
+}
+
+void Scheduler::onPodGroupDelete(const framework::PodGroupPtr& group) {
+  cache_->removePodGroup(*group);
+  queue_->deletePodGroup(*group);
+  queue_->moveAllToActiveOrBackoffQueue(ClusterEvent{EventResource::PodGroup, action::Delete}, EventObject(group),
+                                        {});
 }
 
 // ---- Assigned pods -> cache ----
@@ -399,6 +436,28 @@ void Scheduler::addEventHandlers(informer::SharedInformerFactory& factory) {
     onNodeDelete(objectOf(d));
   };
   factory.nodes().addEventHandler(std::move(nodes));
+
+  if (options_.genericWorkload) {
+    const auto timed = [m](EventResource r, framework::ActionType a) {
+      return m ? std::make_shared<EventHandlingSeries>(*m, ClusterEvent{r, a}.label()) : nullptr;
+    };
+    informer::EventHandlerFuncs<api::PodGroup> groups;
+    groups.onAdd = [this, s = timed(EventResource::PodGroup, action::Add)](const framework::PodGroupPtr& g, bool) {
+      EventHandlingTimer timer(s.get());
+      onPodGroupAdd(g);
+    };
+    groups.onUpdate = [this, s = timed(EventResource::PodGroup, action::Update)](const framework::PodGroupPtr& o,
+                                                                                const framework::PodGroupPtr& n) {
+      EventHandlingTimer timer(s.get());
+      onPodGroupUpdate(o, n);
+    };
+    groups.onDelete = [this, s = timed(EventResource::PodGroup, action::Delete)](
+                          const informer::DeletedObject<api::PodGroup>& d) {
+      EventHandlingTimer timer(s.get());
+      onPodGroupDelete(objectOf(d));
+    };
+    factory.podGroups().addEventHandler(std::move(groups));
+  }
 
   auto wants = [&](EventResource r) {
     return interestingResources_.count(r) != 0 || interestingResources_.count(EventResource::WildCard) != 0;

@@ -122,6 +122,9 @@ struct SchedulerOptions {
   // OpportunisticBatching feature gate (beta, on in v1.37): the queue signs pods and each profile reuses
   // the ranking of the previous pod with the same signature (framework/runtime/batch.h).
   bool enableOpportunisticBatching = true;
+  // GenericWorkload feature gate (beta, off in v1.37): PodGroups are watched, their members counted in the
+  // cache and scheduled together by the pod-group cycle.
+  bool genericWorkload = false;
   // --pod-max-in-unschedulable-pods-duration (upstream WithPodMaxInUnschedulablePodsDuration).
   std::chrono::nanoseconds podMaxInUnschedulablePodsDuration = queue::kDefaultPodMaxInUnschedulablePodsDuration;
   // Overrides of the queue options derived from the config and the two above (tests).
@@ -318,6 +321,9 @@ class Scheduler {
   void onAssignedPodAdd(const api::PodPtr& pod);
   void onAssignedPodUpdate(const api::PodPtr& oldPod, const api::PodPtr& newPod);
   void onAssignedPodDelete(const api::PodPtr& pod);
+  void onPodGroupAdd(const framework::PodGroupPtr& group);
+  void onPodGroupUpdate(const framework::PodGroupPtr& oldGroup, const framework::PodGroupPtr& newGroup);
+  void onPodGroupDelete(const framework::PodGroupPtr& group);
   void onNodeAdd(const api::NodePtr& node);
   void onNodeUpdate(const api::NodePtr& oldNode, const api::NodePtr& newNode);
   void onNodeDelete(const api::NodePtr& node);

@@ -1,0 +1,272 @@
+// Gang scheduling end to end (GenericWorkload, scheduling.k8s.io/v1beta1 PodGroup): the cases of upstream's
+// TestPodGroupScheduling (test/integration/scheduler/podgroup/podgroup_test.go) that need neither preemption
+// nor topology-aware placement, on a real etcd + kube-apiserver with the group served. Each case runs in its
+// own namespace on its own 4-CPU node (its pods select it), one daemon for all of them.
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "test/integration/daemon/daemon_fixture.h"
+
+namespace ks::integration {
+namespace {
+
+using namespace std::chrono_literals;
+
+class GangDaemonTest : public DaemonTest {
+ protected:
+  ControlPlaneOptions controlPlaneOptions() const override {
+    return {.extraApiserverFlags = {"--runtime-config=scheduling.k8s.io/v1beta1=true",
+                                    "--feature-gates=GenericWorkload=true"}};
+  }
+
+  // The daemon with GenericWorkload; group preemption (DefaultPreemption's PodGroupPostFilter) is not
+  // implemented, so DefaultPreemption is disabled, as the daemon requires with the gate on.
+  Process& startGangDaemon(uint16_t* port) {
+    const std::string profile =
+        "      postFilter:\n"
+        "        disabled:\n"
+        "          - name: DefaultPreemption\n";
+    return startDaemon({"--feature-gates=GenericWorkload=true"}, port, "", profile);
+  }
+
+  // A namespace and a node of 4 CPUs for one case; its pods select the node.
+  void createCase(const std::string& ns) {
+    kubectlOk({"create", "namespace", ns});
+    json node = nodeJson("node-" + ns, {{"case", ns}});
+    node["status"]["capacity"]["cpu"] = "4";
+    node["status"]["allocatable"]["cpu"] = "4";
+    kubectlOk({"create", "-f", "-"}, node.dump());
+  }
+
+  // A PodGroup: a gang of minCount, or a basic group when minCount is 0.
+  void createPodGroup(const std::string& ns, const std::string& name, int minCount) {
+    json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                  {"kind", "PodGroup"},
+                  {"metadata", {{"name", name}, {"namespace", ns}}},
+                  {"spec", {{"schedulingPolicy", json::object()}}}};
+    if (minCount > 0) {
+      group["spec"]["schedulingPolicy"]["gang"] = {{"minCount", minCount}};
+    } else {
+      group["spec"]["schedulingPolicy"]["basic"] = json::object();
+    }
+    kubectlOk({"create", "-f", "-"}, group.dump());
+  }
+
+  // Pods of `cpu` each on the case's node, members of `group` unless it is empty.
+  void createPods(const std::string& ns, const std::vector<std::string>& names, const std::string& group,
+                  const std::string& cpu = "1") {
+    std::vector<json> pods;
+    for (const auto& name : names) {
+      json pod = podJson(ns, name, kSchedulerName, {{"case", ns}});
+      pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu;
+      pod["spec"]["terminationGracePeriodSeconds"] = 0;
+      if (!group.empty()) pod["spec"]["schedulingGroup"] = {{"podGroupName", group}};
+      pods.push_back(std::move(pod));
+    }
+    kubectlOk({"create", "-f", "-"}, listOf(pods).dump());
+  }
+
+  // name -> {nodeName, PodScheduled reason} of the case's pods.
+  std::map<std::string, std::pair<std::string, std::string>> podStates(const std::string& ns) {
+    std::map<std::string, std::pair<std::string, std::string>> out;
+    auto r = cp_->kubectl({"get", "pods", "-n", ns, "-o", "json"});
+    if (!r.ok()) return out;
+    for (const auto& p : json::parse(*r)["items"]) {
+      std::string reason;
+      for (const auto& c : p["status"].value("conditions", json::array())) {
+        if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") reason = c.value("reason", "");
+      }
+      out[p["metadata"]["name"]] = {p["spec"].value("nodeName", ""), reason};
+    }
+    return out;
+  }
+
+  bool allScheduled(const std::string& ns, const std::vector<std::string>& names) {
+    auto states = podStates(ns);
+    for (const auto& n : names) {
+      if (states[n].first.empty()) return false;
+    }
+    return true;
+  }
+  bool allUnschedulable(const std::string& ns, const std::vector<std::string>& names) {
+    auto states = podStates(ns);
+    for (const auto& n : names) {
+      if (!states[n].first.empty() || states[n].second != "Unschedulable") return false;
+    }
+    return true;
+  }
+
+  // The group's PodGroupInitiallyScheduled condition as "status/reason" ("" when absent).
+  std::string groupCondition(const std::string& ns, const std::string& name) {
+    auto r = cp_->kubectl({"get", "podgroups.scheduling.k8s.io", "-n", ns, name, "-o",
+                           "jsonpath={.status.conditions[?(@.type==\"PodGroupInitiallyScheduled\")].status}/"
+                           "{.status.conditions[?(@.type==\"PodGroupInitiallyScheduled\")].reason}"});
+    return r.ok() && *r != "/" ? *r : "";
+  }
+
+  // scheduler_pending_pods{queue} from the daemon's /metrics.
+  double pendingPods(uint16_t port, const std::string& queue) {
+    auto r = httpsGet(port, "/metrics");
+    if (!r || r->first != 200) return -1;
+    return metricValue(r->second, "scheduler_pending_pods", {{"queue", queue}}).value_or(-1);
+  }
+};
+
+TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
+  uint16_t port = 0;
+  Process& d = startGangDaemon(&port);
+  ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
+
+  {
+    SCOPED_TRACE("gang schedules when pod group and resources are available");
+    createCase("a");
+    createPodGroup("a", "pg1", 3);
+    createPods("a", {"p1", "p2", "p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("a", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return groupCondition("a", "pg1") == "True/Scheduled"; }, 10s))
+        << groupCondition("a", "pg1");
+  }
+  {
+    SCOPED_TRACE("any available pod group members get scheduled");
+    createCase("b");
+    createPodGroup("b", "pg1", 3);
+    createPods("b", {"p1", "p2", "p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("b", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+    createPods("b", {"p4"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("b", {"p4"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("gang waits for quorum to start, then schedules");
+    createCase("c");
+    createPodGroup("c", "pg1", 3);
+    createPods("c", {"p1", "p2"}, "pg1");
+    // Gated at PreEnqueue (no quorum): no attempt, no condition.
+    ASSERT_TRUE(waitFor([&] { return pendingPods(port, "gated") == 2; }, 20s)) << pendingPods(port, "gated");
+    EXPECT_TRUE(podStates("c")["p1"].first.empty());
+    createPods("c", {"p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("c", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("gang waits for pod group, then for resources, then schedules");
+    createCase("d");
+    createPods("d", {"blocker"}, "", "2");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("d", {"blocker"}); }, 30s)) << tail(d.log());
+    createPods("d", {"p1", "p2", "p3"}, "pg1");
+    // No PodGroup object yet: the members wait in the incomplete buffer.
+    ASSERT_TRUE(waitFor([&] { return pendingPods(port, "incomplete") == 3; }, 20s))
+        << pendingPods(port, "incomplete");
+    createPodGroup("d", "pg1", 3);
+    ASSERT_TRUE(waitFor([&] { return allUnschedulable("d", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return groupCondition("d", "pg1") == "False/Unschedulable"; }, 10s))
+        << groupCondition("d", "pg1");
+    // All or nothing: two of the three would fit, none is bound.
+    for (const auto& [name, state] : podStates("d")) {
+      if (name != "blocker") EXPECT_EQ(state.first, "") << name;
+    }
+    kubectlOk({"delete", "pod", "-n", "d", "blocker", "--grace-period=0", "--force"});
+    ASSERT_TRUE(waitFor([&] { return allScheduled("d", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return groupCondition("d", "pg1") == "True/Scheduled"; }, 10s))
+        << groupCondition("d", "pg1");
+  }
+  {
+    SCOPED_TRACE("minCount is scheduled, one pod waits until the blocked resources are released");
+    createCase("e");
+    createPods("e", {"small-blocker"}, "", "1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("e", {"small-blocker"}); }, 30s)) << tail(d.log());
+    createPods("e", {"p1", "p2", "p3", "p4"}, "pg1");
+    createPodGroup("e", "pg1", 3);
+    ASSERT_TRUE(waitFor(
+        [&] {
+          int scheduled = 0, unschedulable = 0;
+          for (const auto& [name, state] : podStates("e")) {
+            if (name == "small-blocker") continue;
+            scheduled += !state.first.empty();
+            unschedulable += state.first.empty() && state.second == "Unschedulable";
+          }
+          return scheduled == 3 && unschedulable == 1;
+        },
+        30s))
+        << tail(d.log());
+    kubectlOk({"delete", "pod", "-n", "e", "small-blocker", "--grace-period=0", "--force"});
+    ASSERT_TRUE(waitFor([&] { return allScheduled("e", {"p1", "p2", "p3", "p4"}); }, 30s)) << tail(d.log());
+  }
+  for (const bool reversed : {false, true}) {
+    SCOPED_TRACE(std::string("two gangs competing for the same resources shouldn't deadlock") +
+                 (reversed ? ", reversed order" : ""));
+    const std::string ns = reversed ? "g" : "f";
+    createCase(ns);
+    createPodGroup(ns, "pg1", 3);
+    createPodGroup(ns, "pg2", 3);
+    // Interleaved, the first created pod's gang first.
+    for (int i = 1; i <= 3; ++i) {
+      const std::string n = std::to_string(reversed ? 4 - i : i);
+      if (reversed) {
+        createPods(ns, {"other-p" + n}, "pg2");
+        createPods(ns, {"p" + n}, "pg1");
+      } else {
+        createPods(ns, {"p" + n}, "pg1");
+        createPods(ns, {"other-p" + n}, "pg2");
+      }
+    }
+    const std::vector<std::string> winners = reversed ? std::vector<std::string>{"other-p1", "other-p2", "other-p3"}
+                                                      : std::vector<std::string>{"p1", "p2", "p3"};
+    const std::vector<std::string> losers = reversed ? std::vector<std::string>{"p1", "p2", "p3"}
+                                                     : std::vector<std::string>{"other-p1", "other-p2", "other-p3"};
+    ASSERT_TRUE(waitFor([&] { return allScheduled(ns, winners); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return allUnschedulable(ns, losers); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("pod group interleaving with an individual pod: the individual pod gets scheduled");
+    createCase("h");
+    createPodGroup("h", "pg1", 3);
+    createPods("h", {"blocker"}, "", "2");
+    createPods("h", {"p1", "p2", "p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("h", {"blocker"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return allUnschedulable("h", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("basic group schedules when pod group and resources are available, without gang enforcement");
+    createCase("i");
+    createPodGroup("i", "pg1", 0);
+    createPods("i", {"p1", "p2", "p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("i", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("gang pods are unschedulable for lack of space, then scheduled when minCount is decreased");
+    createCase("j");
+    createPods("j", {"blocker"}, "", "2");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("j", {"blocker"}); }, 30s)) << tail(d.log());
+    createPodGroup("j", "pg1", 3);
+    createPods("j", {"p1", "p2", "p3"}, "pg1");
+    ASSERT_TRUE(waitFor([&] { return allUnschedulable("j", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
+    kubectlOk({"patch", "podgroups.scheduling.k8s.io", "-n", "j", "pg1", "--type=merge", "-p",
+               R"({"spec":{"schedulingPolicy":{"gang":{"minCount":2}}}})"});
+    ASSERT_TRUE(waitFor(
+        [&] {
+          int scheduled = 0;
+          for (const auto& [name, state] : podStates("j")) scheduled += name != "blocker" && !state.first.empty();
+          return scheduled == 2;
+        },
+        30s))
+        << tail(d.log());
+  }
+}
+
+TEST_F(GangDaemonTest, DefaultPreemptionWithTheGateIsRefusedClearly) {
+  Process& d = startDaemon({"--feature-gates=GenericWorkload=true"});
+  const std::optional<int> exit = d.waitExit(30s);
+  ASSERT_TRUE(exit.has_value()) << tail(d.log());
+  EXPECT_NE(*exit, 0);
+  EXPECT_THAT(d.log(), ::testing::HasSubstr("DefaultPreemption"));
+}
+
+}  // namespace
+}  // namespace ks::integration
