@@ -22,8 +22,6 @@ constexpr auto kUnsupported = std::to_array<UnsupportedGateValue>({
      "DRA devices would count towards node allocatable resources; not implemented"},
     {"DRAOptionalNodeOperations", true, "the DRA allocator would skip optional node operations; not implemented"},
     {"DRAWorkloadResourceClaims", true, "PodGroups could own ResourceClaims; gang scheduling is not implemented yet"},
-    {"GenericWorkload", true,
-     "pods with spec.schedulingGroup would be scheduled as PodGroups (the pod-group cycle); not implemented yet"},
     {"InPlacePodVerticalScalingSchedulerPreemption", true,
      "preemption would count resizes in progress; not implemented"},
     {"InterPodAffinityHostnameFastPath", true, "InterPodAffinity's hostname fast path is not implemented"},

@@ -31,7 +31,7 @@ class GangDaemonTest : public DaemonTest {
   // implemented, so DefaultPreemption is disabled, as the daemon requires with the gate on.
   Process& startGangDaemon(uint16_t* port) {
     const std::string profile =
-        "      postFilter:\n"
+        "      multiPoint:\n"
         "        disabled:\n"
         "          - name: DefaultPreemption\n";
     return startDaemon({"--feature-gates=GenericWorkload=true"}, port, "", profile);
