@@ -127,6 +127,10 @@ void Scheduler::scheduleOnePodGroup(QueuedPodGroupInfo group) {
       r.record.profile = fw.profileName();
     }
   }
+  if (options_.metrics) {
+    options_.metrics->observePodGroupSchedulingAlgorithm(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
   const Status rootStatus = result.status;
   if (result.status.code() == Code::Unschedulable) {
     // PodGroupPostFilter: no plugin implements it yet (group preemption), which upstream reports as an
@@ -348,6 +352,16 @@ void Scheduler::submitPodGroupAlgorithmResult(Framework& fw, QueuedPodGroupInfo&
     spdlog::error("Error scheduling pod group podGroup={} errorPods={}: {}", groupName(group.group), group.pods.size(),
                   err);
     updatePodGroupCondition(group.group, "False", "SchedulerError", err);
+  }
+  if (options_.metrics) {
+    using metrics::Metrics;
+    const Metrics::PodGroupResult outcome =
+        groupStatus.isSuccess()    ? Metrics::PodGroupResult::Scheduled
+        : groupStatus.isRejected() ? (result.waitingOnPreemption ? Metrics::PodGroupResult::WaitingOnPreemption
+                                                                 : Metrics::PodGroupResult::Unschedulable)
+                                   : Metrics::PodGroupResult::Error;
+    options_.metrics->podGroupAttempt(metricsProfile(fw), outcome,
+                                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   if (auto r = queue_->addAttemptedPodGroupIfNeeded(std::move(group), queue_->schedulingCycle(), rootStatus); !r.ok()) {
     spdlog::error("Failed to add attempted pod group to scheduling queue: {}", r.error().message());

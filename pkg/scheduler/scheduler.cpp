@@ -111,6 +111,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
       s->metricProfiles_[profile.schedulerName] = s->options_.metrics->profile(profile.schedulerName);
   }
 
+  if (s->options_.genericWorkload && s->options_.metrics) s->options_.metrics->registerPodGroupMetrics();
   std::map<std::string, queue::ProfileHooks> hooks;
   for (auto& [name, fw] : s->profiles_) {
     auto h = queue::hooksFromFramework(*fw);

@@ -521,6 +521,14 @@ struct Metrics::Impl {
     return prometheus::BuildHistogram().Name(name).Help(help(stability, text)).Register(*registry);
   }
 
+  // The pod-group metrics, once registered (under mu).
+  struct PodGroupFamilies {
+    CounterFamily* attempts = nullptr;
+    HistogramFamily* attemptDuration = nullptr;
+    prometheus::Histogram* algorithmLatency = nullptr;
+  };
+  PodGroupFamilies podGroups;
+
   prometheus::Histogram& attemptDuration(size_t result, const std::string& profile) {
     return schedulingLatency.Add({{"result", std::string(kResultNames[result])}, {"profile", profile}},
                                  attemptBuckets);
@@ -574,6 +582,39 @@ void Metrics::podScheduleError(ProfileId profile, double seconds) {
 
 void Metrics::observeSchedulingAlgorithm(double seconds) {
   impl_->algorithmLatencySeries.Observe(seconds);
+}
+
+void Metrics::registerPodGroupMetrics() {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.attempts != nullptr) return;
+  impl_->podGroups.attempts = &impl_->counter(
+      "scheduler_podgroup_schedule_attempts_total", Stability::Alpha,
+      "Number of attempts to schedule pod group, by the result. 'unschedulable' means a pod group could not be "
+      "scheduled, while 'error' means an internal scheduler problem.");
+  impl_->podGroups.attemptDuration = &impl_->histogram("scheduler_podgroup_scheduling_attempt_duration_seconds",
+                                                       Stability::Alpha, "Pod group scheduling attempt latency in seconds");
+  impl_->podGroups.algorithmLatency =
+      &impl_->histogram("scheduler_podgroup_scheduling_algorithm_duration_seconds", Stability::Alpha,
+                        "Pod group scheduling algorithm latency in seconds")
+           .Add({}, impl_->attemptBuckets);
+}
+
+void Metrics::podGroupAttempt(ProfileId profile, PodGroupResult result, double seconds) {
+  static constexpr std::array<std::string_view, 4> kNames = {"scheduled", "unschedulable", "waiting_on_preemption",
+                                                             "error"};
+  assert(profile.p_ != nullptr);
+  const prometheus::Labels labels = {{"result", std::string(kNames[static_cast<size_t>(result)])},
+                                     {"profile", profile.p_->name}};
+  std::lock_guard lock(impl_->mu);  // a pod-group cycle is rare: the lookups need no caching
+  assert(impl_->podGroups.attempts != nullptr);
+  impl_->podGroups.attempts->Add(labels).Increment();
+  impl_->podGroups.attemptDuration->Add(labels, impl_->attemptBuckets).Observe(seconds);
+}
+
+void Metrics::observePodGroupSchedulingAlgorithm(double seconds) {
+  std::lock_guard lock(impl_->mu);
+  assert(impl_->podGroups.algorithmLatency != nullptr);
+  impl_->podGroups.algorithmLatency->Observe(seconds);
 }
 
 void Metrics::podBound(int attempts, double sinceFirstEnqueueSeconds) {

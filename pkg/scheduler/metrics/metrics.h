@@ -211,6 +211,17 @@ class Metrics {
 
   // scheduler_scheduling_algorithm_duration_seconds.
   void observeSchedulingAlgorithm(double seconds);
+  // ---- Pod groups (GenericWorkload). Upstream registers these only with the gate on: until
+  // registerPodGroupMetrics() none of them exists, and scheduler_podgroup_scheduling_algorithm_duration_seconds
+  // exists (empty) from then on. ----
+  void registerPodGroupMetrics();  // idempotent
+  enum class PodGroupResult : uint8_t { Scheduled, Unschedulable, WaitingOnPreemption, Error };
+  // One pod-group cycle (upstream PodGroupScheduled / PodGroupUnschedulable / PodGroupWaitingOnPreemption /
+  // PodGroupScheduleError): scheduler_podgroup_schedule_attempts_total{result,profile} and
+  // scheduler_podgroup_scheduling_attempt_duration_seconds{result,profile}. Requires registerPodGroupMetrics().
+  void podGroupAttempt(ProfileId profile, PodGroupResult result, double seconds);
+  // scheduler_podgroup_scheduling_algorithm_duration_seconds. Requires registerPodGroupMetrics().
+  void observePodGroupSchedulingAlgorithm(double seconds);
   // A pod bound after `attempts` attempts, `sinceFirstEnqueueSeconds` after it first entered the queue:
   // scheduler_pod_scheduling_sli_duration_seconds{attempts} (label "1".."14", then "15+", as upstream)
   // and scheduler_pod_scheduling_attempts.
