@@ -129,6 +129,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   qo.popFromBackoffQ = s->options_.popFromBackoffQ;
   qo.dynamicResourceAllocation = s->options_.dynamicResourceAllocation;
   qo.enableOpportunisticBatching = s->options_.enableOpportunisticBatching;
+  qo.genericWorkload = s->options_.genericWorkload;
   if (s->options_.queueOptions) {
     qo = *s->options_.queueOptions;
     if (!qo.clock) qo.clock = s->clock_;
