@@ -49,8 +49,8 @@ inline std::chrono::nanoseconds entityBackoffDuration(int count, size_t size, st
                                                       std::chrono::nanoseconds max) {
   if (count <= 0) return std::chrono::nanoseconds(0);
   if (size > 1) {
-    max = std::chrono::nanoseconds(
-        static_cast<int64_t>(static_cast<double>(max.count()) * std::sqrt(static_cast<double>(size))));
+    const double scaled = static_cast<double>(max.count()) * std::sqrt(static_cast<double>(size));
+    max = scaled >= 9.2e18 ? std::chrono::nanoseconds::max() : std::chrono::nanoseconds(static_cast<int64_t>(scaled));
   }
   const int shift = count - 1;
   // initial << shift, or max once that would exceed it (Go: initial > max >> shift).
