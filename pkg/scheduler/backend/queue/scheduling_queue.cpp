@@ -116,6 +116,10 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
       groupBackoffQ_(
           clock_, options.podInitialBackoff, options.podMaxBackoff,
           [this](const Group& a, const Group& b) { return lessGroup(a, b); }, options.popFromBackoffQ, groupKeyOf),
+      pendingMembers_(metrics_ != nullptr && options.genericWorkload ? metrics_->podGroupMemberPods(false)
+                                                                     : metrics::GaugeRef()),
+      incompleteMembers_(metrics_ != nullptr && options.genericWorkload ? metrics_->podGroupMemberPods(true)
+                                                                        : metrics::GaugeRef()),
       podAdd_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodAdd)),
       podUpdate_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodUpdate)),
       scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),

@@ -719,5 +719,22 @@ TEST_F(PodGroupQueueTest, NominatedMemberResolvesToItsQueuedVersion) {
   EXPECT_EQ(pods[0]->pod().spec.schedulingGroup->podGroupName, "pg");  // not a bare in-flight stand-in
 }
 
+TEST_F(PodGroupQueueTest, PendingAndIncompleteGauges) {
+  metrics::Metrics m;
+  QueueOptions opts;
+  opts.metrics = &m;
+  auto q = makeQueue(opts);
+  q->add(member("p1"));
+  q->add(member("p2"));
+  EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/true).value(), 2);
+  q->addPodGroup(podGroup("pg"));
+  EXPECT_EQ(m.podGroupMemberPods(true).value(), 0);
+  QueuedPodGroupInfo g = popGroup(*q);
+  q->add(member("p3"));
+  EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/false).value(), 1);
+  ASSERT_TRUE(q->addAttemptedPodGroupIfNeeded(g, 1, framework::Status()).ok());
+  EXPECT_EQ(m.podGroupMemberPods(false).value(), 0);
+}
+
 }  // namespace
 }  // namespace ks::queue
