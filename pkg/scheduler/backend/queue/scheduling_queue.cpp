@@ -1204,7 +1204,7 @@ void PriorityQueue::moveGroupsLocked(std::vector<Group> groups, const ClusterEve
 void PriorityQueue::addPodGroup(framework::PodGroupPtr podGroup) {
   std::lock_guard lock(mu_);
   forest_.addPodGroup(podGroup);
-  const std::string key = framework::podGroupKey(podGroup->metadata.namespace_, podGroup->metadata.name);
+  setPodGroupObjectLocked(podGroup);
   // The members that waited for it (upstream adds them one by one, as addPodGroupMember).
   for (QueuedPodInfo& p : incompleteMembers_.clear(podGroup->metadata.namespace_, podGroup->metadata.name))
     addPodGroupMemberLocked(std::move(p));
@@ -1213,6 +1213,10 @@ void PriorityQueue::addPodGroup(framework::PodGroupPtr podGroup) {
 void PriorityQueue::updatePodGroup(framework::PodGroupPtr podGroup) {
   std::lock_guard lock(mu_);
   forest_.updatePodGroup(podGroup);
+  setPodGroupObjectLocked(podGroup);
+}
+
+void PriorityQueue::setPodGroupObjectLocked(const framework::PodGroupPtr& podGroup) {
   const std::string key = framework::podGroupKey(podGroup->metadata.namespace_, podGroup->metadata.name);
   // The queued entity takes the new object (its priority may reorder it).
   if (const Group* g = activeGroups_.get(key)) {

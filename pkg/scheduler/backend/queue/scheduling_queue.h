@@ -12,6 +12,14 @@
 // Invariant: a pod (keyed by namespace/name) is in at most one of activeQ, backoffQ and
 // unschedulablePods; a pod in flight is in none of them.
 //
+// Pod groups (QueueOptions::genericWorkload, upstream's queued entities): a pod naming a PodGroup in
+// spec.schedulingGroup is queued inside its group's entity (framework::QueuedPodGroupInfo, keyed by
+// namespace/groupName), which moves through activeQ, backoffQ and unschedulablePods as a pod does and is
+// ordered with the pods by the QueueSort plugin; popEntity() hands it to the pod-group cycle whole. Members
+// also wait in two buffers outside the sub-queues: "pending" (their group is in its cycle) and
+// "incomplete" (their PodGroup is not observed). A member is in exactly one of: an entity, a buffer, flight.
+// The pods-only path (gate off, or pods without a group) is unchanged.
+//
 // Threads: every public method may be called from any thread. One mutex guards all state; queueing
 // hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
 // queue). The nominator has its own lock, taken after the queue's (never the other way round). The
@@ -332,6 +340,8 @@ class PriorityQueue final : public framework::PodNominator {
   // puts it back where it was (Immediately, AfterBackoff, Skip).
   std::optional<std::pair<Group, Strategy>> takeGroupLocked(const std::string& key);
   const Group* findGroupLocked(const std::string& key) const;
+  // The queued entity of the group (if any) takes this version of the object.
+  void setPodGroupObjectLocked(const framework::PodGroupPtr& podGroup);
   void addPodGroupMemberLocked(framework::QueuedPodInfo pInfo);
   void deletePodGroupMemberLocked(const api::Pod& pod);
   void updatePodGroupMemberLocked(const api::PodPtr& oldPod, const api::PodPtr& newPod,
