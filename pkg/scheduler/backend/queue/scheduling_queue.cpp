@@ -229,15 +229,16 @@ void PriorityQueue::addToUnschedulablePods(QueuedPodInfo pInfo, IncomingEvent& e
   if (inserted) event.inc(metrics::Queue::Unschedulable);
 }
 
-QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event) {
+template <typename Entity>
+QueueName PriorityQueue::requeue(Entity entity, Strategy strategy, IncomingEvent& event) {
   if (strategy == Strategy::Skip) {
-    addToUnschedulablePods(std::move(pInfo), event);
+    addToUnschedulablePods(std::move(entity), event);
     return QueueName::UnschedulablePods;
   }
-  if (strategy == Strategy::AfterBackoff && backoffQ_.isPodBackingOff(pInfo)) {
-    return moveToBackoffQ(std::move(pInfo), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
+  if (strategy == Strategy::AfterBackoff && isBackingOff(entity)) {
+    return moveToBackoffQ(std::move(entity), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
   }
-  return moveToActiveQ(std::move(pInfo), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
+  return moveToActiveQ(std::move(entity), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
 }
 
 void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, double delta) {
@@ -381,7 +382,7 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
         fromBackoffQ = true;
       }
       if (group) {
-        if (moveGroupToActiveQ(std::move(*group), forceActivate_, fromBackoffQ)) activated = true;
+        if (moveToActiveQ(std::move(*group), forceActivate_, fromBackoffQ)) activated = true;
         continue;
       }
       if (inFlightPods_.count(pod->metadata.uid))
@@ -791,7 +792,7 @@ void PriorityQueue::flushBackoffQCompleted() {
   }
   if (!groupBackoffQ_.empty()) {
     for (Group& g : groupBackoffQ_.popAllBackoffCompleted()) {
-      if (moveGroupToActiveQ(std::move(g), backoffComplete_, /*fromBackoffQ=*/true)) activated = true;
+      if (moveToActiveQ(std::move(g), backoffComplete_, /*fromBackoffQ=*/true)) activated = true;
     }
   }
   if (activated) cond_.notify_all();
@@ -989,13 +990,13 @@ bool PriorityQueue::runPreEnqueueGroup(Group& group) const {
   return false;
 }
 
-bool PriorityQueue::moveGroupToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ) {
+bool PriorityQueue::moveToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ) {
   const std::string key = group.group.key();
   // With pop-from-backoffQ, PreEnqueue ran when the group entered backoffQ.
   if (!(options_.popFromBackoffQ && fromBackoffQ) && !runPreEnqueueGroup(group)) {
     group.wasFlushedFromUnschedulable = false;
     groupBackoffQ_.remove(key);
-    addGroupToUnschedulable(std::move(group), event);
+    addToUnschedulablePods(std::move(group), event);
     return false;
   }
   if (activeGroups_.has(key)) return false;
@@ -1012,11 +1013,11 @@ bool PriorityQueue::moveGroupToActiveQ(Group group, IncomingEvent& event, bool f
   return true;
 }
 
-bool PriorityQueue::moveGroupToBackoffQ(Group group, IncomingEvent& event) {
+bool PriorityQueue::moveToBackoffQ(Group group, IncomingEvent& event) {
   const std::string key = group.group.key();
   if (options_.popFromBackoffQ && !runPreEnqueueGroup(group)) {
     group.wasFlushedFromUnschedulable = false;
-    addGroupToUnschedulable(std::move(group), event);
+    addToUnschedulablePods(std::move(group), event);
     return false;
   }
   unschedulableGroups_.erase(key);
@@ -1026,21 +1027,10 @@ bool PriorityQueue::moveGroupToBackoffQ(Group group, IncomingEvent& event) {
   return true;
 }
 
-void PriorityQueue::addGroupToUnschedulable(Group group, IncomingEvent& event) {
+void PriorityQueue::addToUnschedulablePods(Group group, IncomingEvent& event) {
   const size_t size = group.size();
   auto [it, inserted] = unschedulableGroups_.insert_or_assign(group.group.key(), std::move(group));
   if (inserted) event.incPods(metrics::Queue::Unschedulable, size);
-}
-
-QueueName PriorityQueue::requeueGroup(Group group, Strategy strategy, IncomingEvent& event) {
-  if (strategy == Strategy::Skip) {
-    addGroupToUnschedulable(std::move(group), event);
-    return QueueName::UnschedulablePods;
-  }
-  if (strategy == Strategy::AfterBackoff && groupBackoffQ_.isPodBackingOff(group)) {
-    return moveGroupToBackoffQ(std::move(group), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
-  }
-  return moveGroupToActiveQ(std::move(group), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
 }
 
 std::optional<std::pair<PriorityQueue::Group, PriorityQueue::Strategy>> PriorityQueue::takeGroupLocked(
@@ -1076,7 +1066,7 @@ void PriorityQueue::addPodGroupMemberLocked(QueuedPodInfo pInfo) {
   if (auto taken = takeGroupLocked(*root)) {
     // Joins the queued entity, which goes back where it was (PreEnqueue runs again).
     addPodToGroup(taken->first, std::move(pInfo));
-    const QueueName q = requeueGroup(std::move(taken->first), taken->second, podAdd_);
+    const QueueName q = requeue(std::move(taken->first), taken->second, podAdd_);
     if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_all();
     return;
   }
@@ -1090,7 +1080,7 @@ void PriorityQueue::addPodGroupMemberLocked(QueuedPodInfo pInfo) {
   group->timestamp = pInfo.timestamp;
   group->initialAttemptTimestamp = pInfo.initialAttemptTimestamp;
   addPodToGroup(*group, std::move(pInfo));
-  if (moveGroupToActiveQ(std::move(*group), podAdd_)) cond_.notify_all();
+  if (moveToActiveQ(std::move(*group), podAdd_)) cond_.notify_all();
 }
 
 void PriorityQueue::deletePodGroupMemberLocked(const api::Pod& pod) {
@@ -1106,7 +1096,7 @@ void PriorityQueue::deletePodGroupMemberLocked(const api::Pod& pod) {
   }
   if (auto p = removePodFromGroup(taken->first, pod)) recordUnschedulableReasons(*p, -1);
   if (taken->first.pods.empty()) return;  // an empty entity is dropped
-  const QueueName q = requeueGroup(std::move(taken->first), taken->second, podAdd_);
+  const QueueName q = requeue(std::move(taken->first), taken->second, podAdd_);
   if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_all();
 }
 
@@ -1143,7 +1133,7 @@ void PriorityQueue::updatePodGroupMemberLocked(const api::PodPtr& oldPod, const 
       if (!options_.queueingHints) {
         if (oldPod && isPodUpdated(*oldPod, *newPod)) {
           Group moving = it->second;
-          if (requeueGroup(std::move(moving), Strategy::AfterBackoff, podUpdate_) != QueueName::UnschedulablePods)
+          if (requeue(std::move(moving), Strategy::AfterBackoff, podUpdate_) != QueueName::UnschedulablePods)
             cond_.notify_one();
         }
         return;
@@ -1156,7 +1146,7 @@ void PriorityQueue::updatePodGroupMemberLocked(const api::PodPtr& oldPod, const 
             isGroupWorthRequeuing(current->second, e, EventObject(oldPod), EventObject(newPod), incoming.label());
         if (s == Strategy::Skip) continue;
         Group moving = current->second;
-        const QueueName q = requeueGroup(std::move(moving), s, incoming);
+        const QueueName q = requeue(std::move(moving), s, incoming);
         if (q != QueueName::UnschedulablePods) {
           if (q == QueueName::ActiveQ || options_.popFromBackoffQ) cond_.notify_one();
           return;
@@ -1196,7 +1186,7 @@ void PriorityQueue::moveGroupsLocked(std::vector<Group> groups, const ClusterEve
     }
     const Strategy s = isGroupWorthRequeuing(group, event, oldObj, newObj, incoming.label());
     if (s == Strategy::Skip) continue;
-    const QueueName q = requeueGroup(std::move(group), s, incoming);
+    const QueueName q = requeue(std::move(group), s, incoming);
     if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
   }
 }
@@ -1297,8 +1287,8 @@ Result<void> PriorityQueue::addAttemptedPodGroupIfNeeded(Group group, int64_t sc
   g.flushTimestamp.reset();
   QueueName q = QueueName::UnschedulablePods;
   if (!withoutBackoff && groupBackoffQ_.isPodBackingOff(g)) {
-    if (moveGroupToBackoffQ(std::move(g), scheduleAttemptFailure_)) q = QueueName::BackoffQ;
-  } else if (moveGroupToActiveQ(std::move(g), scheduleAttemptFailure_)) {
+    if (moveToBackoffQ(std::move(g), scheduleAttemptFailure_)) q = QueueName::BackoffQ;
+  } else if (moveToActiveQ(std::move(g), scheduleAttemptFailure_)) {
     q = QueueName::ActiveQ;
   }
   spdlog::debug("Pod group moved to an internal scheduling queue podGroup={} queue={} schedulingCycle={}", key,

@@ -306,7 +306,13 @@ class PriorityQueue final : public framework::PodNominator {
   bool moveToBackoffQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
   // Puts the pod in unschedulablePods (counted as incoming only when it wasn't there).
   void addToUnschedulablePods(framework::QueuedPodInfo pInfo, IncomingEvent& event);
-  QueueName requeue(framework::QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event);
+  // To unschedulablePods (Skip), backoffQ (AfterBackoff, while backing off) or activeQ; a pod or a group.
+  template <typename Entity>
+  QueueName requeue(Entity entity, Strategy strategy, IncomingEvent& event);
+  bool isBackingOff(const framework::QueuedPodInfo& pInfo) const { return backoffQ_.isPodBackingOff(pInfo); }
+  bool isBackingOff(const framework::QueuedPodGroupInfo& group) const {
+    return groupBackoffQ_.isPodBackingOff(group);
+  }
   // scheduler_unschedulable_pods of the pod's rejecting plugins (unschedulable + pending) += delta.
   void recordUnschedulableReasons(const framework::QueuedPodInfo& pInfo, double delta);
   // Requeues the pods and groups the event may make schedulable, then records it for in-flight pods.
@@ -332,10 +338,9 @@ class PriorityQueue final : public framework::PodNominator {
   bool lessGroup(const Group& a, const Group& b) const { return less_(sortKeyOf(a), sortKeyOf(b)); }
   // PreEnqueue for every member; the group is gated by the (last) gating plugin of a gated member.
   bool runPreEnqueueGroup(Group& group) const;
-  bool moveGroupToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ = false);
-  bool moveGroupToBackoffQ(Group group, IncomingEvent& event);
-  void addGroupToUnschedulable(Group group, IncomingEvent& event);
-  QueueName requeueGroup(Group group, Strategy strategy, IncomingEvent& event);
+  bool moveToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ = false);
+  bool moveToBackoffQ(Group group, IncomingEvent& event);
+  void addToUnschedulablePods(Group group, IncomingEvent& event);
   // The group's entity, taken out of activeQ, backoffQ or unschedulablePods, with the strategy that
   // puts it back where it was (Immediately, AfterBackoff, Skip).
   std::optional<std::pair<Group, Strategy>> takeGroupLocked(const std::string& key);
