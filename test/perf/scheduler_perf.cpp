@@ -2527,6 +2527,10 @@ std::string_view queueName(queue::QueueName q) {
       return "unschedulablePods";
     case queue::QueueName::InFlight:
       return "in flight";
+    case queue::QueueName::PendingPodGroupPods:
+      return "pendingPodGroupPods";
+    case queue::QueueName::IncompletePodGroupPods:
+      return "incompletePodGroupPods";
     case queue::QueueName::None:
       break;
   }

@@ -756,6 +756,10 @@ GaugeRef Metrics::pendingPods(Queue queue) const {
   return GaugeRef(impl_->pendingPodsSeries[static_cast<size_t>(queue)]);
 }
 
+GaugeRef Metrics::podGroupMemberPods(bool incomplete) {
+  return GaugeRef(&impl_->pendingPods.Add({{"queue", incomplete ? "incomplete" : "pending"}}));
+}
+
 CounterRef Metrics::queueIncomingPodsRef(Queue queue, std::string_view event) {
   return CounterRef(
       &impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));

@@ -269,6 +269,10 @@ class Metrics {
   // ---- Queue ----
   // scheduler_pending_pods{queue}.
   GaugeRef pendingPods(Queue queue) const;
+  // scheduler_pending_pods{queue="pending"} / {queue="incomplete"} (GenericWorkload, upstream
+  // PendingPodGroupPods / IncompletePodGroupPods): pod-group members waiting for their popped group to come
+  // back / for their PodGroup to be observed. Kept live by the queue; the series exist once asked for.
+  GaugeRef podGroupMemberPods(bool incomplete);
   // scheduler_queue_incoming_pods_total{queue,event}: keep the handle for a fixed event label.
   CounterRef queueIncomingPodsRef(Queue queue, std::string_view event);
   // scheduler_queue_incoming_entities_total{queue,event,type="pod"}: every pod here is its own entity (no

@@ -19,6 +19,9 @@ namespace {
 std::string keyOf(const QueuedPodInfo& p) {
   return PriorityQueue::podKey(p.pod());
 }
+std::string groupKeyOf(const framework::QueuedPodGroupInfo& g) {
+  return g.group.key();
+}
 
 // Upstream's special event labels (framework/events.go) and metrics.PodPoppedInFlightEvent.
 constexpr std::string_view kScheduleAttemptFailure = "ScheduleAttemptFailure";
@@ -54,6 +57,13 @@ void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
   }
   ref.inc();
   entitiesRef.inc();
+}
+
+void PriorityQueue::IncomingEvent::incPods(metrics::Queue queue, size_t size) {
+  if (metrics_ == nullptr) return;
+  metrics::CounterRef& ref = refs_[static_cast<std::size_t>(queue)];
+  if (!ref) ref = metrics_->queueIncomingPodsRef(queue, label_);
+  ref.inc(static_cast<double>(size));
 }
 
 Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
@@ -102,6 +112,14 @@ PriorityQueue::PriorityQueue(framework::runtime::LessFunc less, std::map<std::st
           clock_, options.podInitialBackoff, options.podMaxBackoff,
           [this](const QueuedPodInfo& a, const QueuedPodInfo& b) { return less_(a, b); },
           options.popFromBackoffQ, keyOf),
+      activeGroups_(groupKeyOf, [this](const Group& a, const Group& b) { return lessGroup(a, b); }),
+      groupBackoffQ_(
+          clock_, options.podInitialBackoff, options.podMaxBackoff,
+          [this](const Group& a, const Group& b) { return lessGroup(a, b); }, options.popFromBackoffQ, groupKeyOf),
+      pendingMembers_(metrics_ != nullptr && options.genericWorkload ? metrics_->podGroupMemberPods(false)
+                                                                     : metrics::GaugeRef()),
+      incompleteMembers_(metrics_ != nullptr && options.genericWorkload ? metrics_->podGroupMemberPods(true)
+                                                                        : metrics::GaugeRef()),
       podAdd_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodAdd)),
       podUpdate_(metrics_, labelIf(metrics_, framework::kEventUnscheduledPodUpdate)),
       scheduleAttemptFailure_(metrics_, labelIf(metrics_, kScheduleAttemptFailure)),
@@ -211,15 +229,16 @@ void PriorityQueue::addToUnschedulablePods(QueuedPodInfo pInfo, IncomingEvent& e
   if (inserted) event.inc(metrics::Queue::Unschedulable);
 }
 
-QueueName PriorityQueue::requeue(QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event) {
+template <typename Entity>
+QueueName PriorityQueue::requeue(Entity entity, Strategy strategy, IncomingEvent& event) {
   if (strategy == Strategy::Skip) {
-    addToUnschedulablePods(std::move(pInfo), event);
+    addToUnschedulablePods(std::move(entity), event);
     return QueueName::UnschedulablePods;
   }
-  if (strategy == Strategy::AfterBackoff && backoffQ_.isPodBackingOff(pInfo)) {
-    return moveToBackoffQ(std::move(pInfo), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
+  if (strategy == Strategy::AfterBackoff && isBackingOff(entity)) {
+    return moveToBackoffQ(std::move(entity), event) ? QueueName::BackoffQ : QueueName::UnschedulablePods;
   }
-  return moveToActiveQ(std::move(pInfo), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
+  return moveToActiveQ(std::move(entity), event) ? QueueName::ActiveQ : QueueName::UnschedulablePods;
 }
 
 void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, double delta) {
@@ -245,6 +264,12 @@ void PriorityQueue::recordUnschedulableReasons(const QueuedPodInfo& pInfo, doubl
 void PriorityQueue::add(api::PodPtr pod) {
   std::lock_guard lock(mu_);
   QueuedPodInfo pInfo = newQueuedPodInfo(std::move(pod));
+  if (isPodGroupMember(pInfo.pod())) {
+    // Recorded at once, gated or not (upstream addPod), as the group may wait for other members.
+    nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
+    addPodGroupMemberLocked(std::move(pInfo));
+    return;
+  }
   if (moveToActiveQ(std::move(pInfo), podAdd_)) cond_.notify_one();
 }
 
@@ -261,6 +286,10 @@ void PriorityQueue::update(const api::PodPtr& oldPod, api::PodPtr newPod) {
       for (const auto& e : events) addEventIfAnyInFlight(e, EventObject(oldPod), EventObject(newPod));
       return;
     }
+  }
+  if (isPodGroupMember(oldPod ? *oldPod : *newPod)) {
+    updatePodGroupMemberLocked(oldPod, newPod, events);
+    return;
   }
   auto replacePod = [&](QueuedPodInfo& p) {
     p.podInfo = framework::PodInfo::create(newPod);
@@ -319,6 +348,10 @@ void PriorityQueue::remove(const api::Pod& pod) {
   std::lock_guard lock(mu_);
   const std::string key = podKey(pod);
   nominator_.deleteNominatedPodIfExists(pod);
+  if (isPodGroupMember(pod)) {
+    deletePodGroupMemberLocked(pod);
+    return;
+  }
   // The pod's rejecting plugins stop counting wherever it waited (upstream fix for kubernetes#138444).
   if (const QueuedPodInfo* p = activeQ_.get(key)) {
     recordUnschedulableReasons(*p, -1);
@@ -336,6 +369,26 @@ void PriorityQueue::activate(const std::vector<api::PodPtr>& pods) {
   std::lock_guard lock(mu_);
   bool activated = false;
   for (const auto& pod : pods) {
+    if (isPodGroupMember(*pod)) {
+      // The whole group is activated (an unobserved group has nothing queued).
+      const std::optional<std::string> root = forest_.rootKeyForPod(*pod);
+      if (!root) continue;
+      std::optional<Group> group;
+      bool fromBackoffQ = false;
+      if (auto it = unschedulableGroups_.find(*root); it != unschedulableGroups_.end()) {
+        group = std::move(it->second);
+        unschedulableGroups_.erase(it);
+      } else if ((group = groupBackoffQ_.take(*root))) {
+        fromBackoffQ = true;
+      }
+      if (group) {
+        if (moveToActiveQ(std::move(*group), forceActivate_, fromBackoffQ)) activated = true;
+        continue;
+      }
+      if (inFlightPods_.count(pod->metadata.uid))
+        addEventIfAnyInFlight(framework::kEventForceActivate, EventObject(), EventObject(pod));
+      continue;
+    }
     const std::string key = podKey(*pod);
     std::optional<QueuedPodInfo> pInfo;
     if (auto it = unschedulablePods_.find(key); it != unschedulablePods_.end()) {
@@ -365,17 +418,95 @@ std::optional<QueuedPodInfo> PriorityQueue::pop() {
       return closed_ || !activeQ_.empty() || (options_.popFromBackoffQ && backoffQ_.sizeBackoff() != 0);
     });
     if (closed_) return std::nullopt;
-    const bool fromBackoffQ = activeQ_.empty();
-    pInfo = fromBackoffQ ? backoffQ_.popBackoff() : activeQ_.pop();
-    if (fromBackoffQ) popFromBackoffQ_.inc(metrics::Queue::Active);
-    // The same pod tracked twice (e.g. deleted and recreated while its old attempt still runs would have
-    // another UID, so this is a bug elsewhere): discard the duplicate, as upstream does.
-    if (options_.queueingHints && inFlightPods_.count(pInfo->pod().metadata.uid)) {
-      spdlog::error("The same pod is tracked in multiple places in the scheduler, and just discard it pod={}",
-                    keyOf(*pInfo));
-      pInfo.reset();
+    pInfo = popPodLocked();
+  }
+  return pInfo;
+}
+
+std::optional<QueuedEntity> PriorityQueue::popEntity() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cond_.wait(lock, [&] {
+      return closed_ || !activeQ_.empty() || !activeGroups_.empty() ||
+             (options_.popFromBackoffQ && (backoffQ_.sizeBackoff() != 0 || groupBackoffQ_.sizeBackoff() != 0));
+    });
+    if (closed_) return std::nullopt;
+    // The head of activeQ over pods and groups; else (pop-from-backoffQ) that of podBackoffQ, by
+    // (window, QueueSort) as its heap orders it. A tie goes to the pod.
+    bool group = false;
+    bool fromBackoffQ = false;
+    if (!activeQ_.empty() || !activeGroups_.empty()) {
+      const QueuedPodInfo* p = activeQ_.peek();
+      const Group* g = activeGroups_.peek();
+      group = g != nullptr && (p == nullptr || less_(sortKeyOf(*g), *p));
+    } else {
+      fromBackoffQ = true;
+      const QueuedPodInfo* p = backoffQ_.peekBackoff();
+      const Group* g = groupBackoffQ_.peekBackoff();
+      if (g != nullptr && p != nullptr) {
+        const auto tg = groupBackoffQ_.backoffTime(*g);
+        const auto tp = backoffQ_.backoffTime(*p);
+        group = tg < tp || (tg == tp && less_(sortKeyOf(*g), *p));
+      } else {
+        group = g != nullptr;
+      }
+    }
+    if (!group) {
+      if (std::optional<QueuedPodInfo> pInfo = popPodLocked()) return QueuedEntity(std::move(*pInfo));
+      continue;
+    }
+    Group g = fromBackoffQ ? *groupBackoffQ_.popBackoff() : *activeGroups_.pop();
+    if (fromBackoffQ) popFromBackoffQ_.incPods(metrics::Queue::Active, g.size());
+    if (popGroupLocked(g)) return QueuedEntity(std::move(g));
+  }
+}
+
+bool PriorityQueue::popGroupLocked(Group& group) {
+  // Members already in flight (a bug elsewhere) are discarded, as upstream; the group with them.
+  if (options_.queueingHints) {
+    std::vector<api::PodPtr> duplicates;
+    for (const QueuedPodInfo& p : group.pods) {
+      if (inFlightPods_.count(p.pod().metadata.uid)) duplicates.push_back(p.podInfo->podPtr());
+    }
+    for (const api::PodPtr& pod : duplicates) {
+      spdlog::error("Discarding the popped pod group member, tracked in multiple places in the scheduler pod={} "
+                    "podGroup={}", podKey(*pod), group.group.key());
+      removePodFromGroup(group, *pod);
+    }
+    if (group.pods.empty()) return false;
+  }
+  group.attempts++;
+  schedulingCycle_++;
+  for (QueuedPodInfo& p : group.pods) {
+    p.attempts++;
+    recordUnschedulableReasons(p, -1);
+    p.unschedulablePlugins.clear();
+    p.pendingPlugins.clear();
+    const std::string& uid = p.pod().metadata.uid;
+    inFlightPods_[uid] = inFlight_.insert(inFlight_.end(), InFlightEntry{uid, keyOf(p), std::nullopt});
+    if (metrics_ != nullptr) {
+      if (!podPoppedInFlight_) podPoppedInFlight_ = metrics_->inflightEvents(kPodPoppedInFlightEvent);
+      podPoppedInFlight_.inc();
     }
   }
+  group.unschedulablePlugins.clear();
+  group.pendingPlugins.clear();
+  lastPoppedGroup_ = group.group.key();
+  return true;
+}
+
+std::optional<QueuedPodInfo> PriorityQueue::popPodLocked() {
+  const bool fromBackoffQ = activeQ_.empty();
+  std::optional<QueuedPodInfo> pInfo = fromBackoffQ ? backoffQ_.popBackoff() : activeQ_.pop();
+  if (fromBackoffQ) popFromBackoffQ_.inc(metrics::Queue::Active);
+  // The same pod tracked twice (e.g. deleted and recreated while its old attempt still runs would have
+  // another UID, so this is a bug elsewhere): discard the duplicate, as upstream does.
+  if (options_.queueingHints && inFlightPods_.count(pInfo->pod().metadata.uid)) {
+    spdlog::error("The same pod is tracked in multiple places in the scheduler, and just discard it pod={}",
+                  keyOf(*pInfo));
+    return std::nullopt;
+  }
+  if (!lastPoppedGroup_.empty()) lastPoppedGroup_.clear();
   pInfo->attempts++;
   schedulingCycle_++;
   recordUnschedulableReasons(*pInfo, -1);
@@ -434,6 +565,8 @@ std::vector<framework::PodInfoPtr> PriorityQueue::nominatedPodsForNode(const std
       p = it->second.podInfo;
     } else if (const QueuedPodInfo* b = backoffQ_.get(key)) {
       p = b->podInfo;
+    } else if (const QueuedPodInfo* m = isPodGroupMember(p->pod()) ? findMemberLocked(p->pod()) : nullptr) {
+      p = m->podInfo;
     } else {
       auto bare = std::make_shared<api::Pod>();
       bare->metadata.name = p->pod().metadata.name;
@@ -479,6 +612,14 @@ Result<void> PriorityQueue::addUnschedulableIfNotPresent(QueuedPodInfo pInfo, in
   // Back from an attempt: whatever flushed it is over.
   pInfo.wasFlushedFromUnschedulable = false;
   pInfo.flushTimestamp.reset();
+
+  if (isPodGroupMember(pInfo.pod())) {
+    // Done first, so that the member may join a queued group and be popped again at once.
+    doneLocked(uid);
+    addPodGroupMemberLocked(std::move(pInfo));
+    return {};
+  }
+  if (!lastPoppedGroup_.empty()) lastPoppedGroup_.clear();
 
   Strategy strategy;
   if (!options_.queueingHints) {
@@ -590,8 +731,8 @@ bool PriorityQueue::addEventIfAnyInFlight(const ClusterEvent& event, const Event
   return true;
 }
 
-void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const ClusterEvent& event,
-                                   const EventObject& oldObj, const EventObject& newObj) {
+void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, std::vector<Group> groups,
+                                   const ClusterEvent& event, const EventObject& oldObj, const EventObject& newObj) {
   bool activated = false;
   IncomingEvent incoming(metrics_, pods.empty() ? std::string() : labelIf(metrics_, event));
   for (auto& pInfo : pods) {
@@ -606,6 +747,7 @@ void PriorityQueue::movePodsLocked(std::vector<QueuedPodInfo> pods, const Cluste
     QueueName q = requeue(std::move(pInfo), s, incoming);
     if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
   }
+  if (!groups.empty()) moveGroupsLocked(std::move(groups), event, oldObj, newObj, activated);
   moveRequestCycle_ = schedulingCycle_;
   if (options_.queueingHints) addEventIfAnyInFlight(event, oldObj, newObj);
   if (activated) cond_.notify_all();
@@ -621,7 +763,15 @@ void PriorityQueue::moveAllToActiveOrBackoffQueue(const ClusterEvent& event, con
   for (const auto& [key, pInfo] : unschedulablePods_) {
     if (!preCheck || preCheck(pInfo.pod())) candidates.push_back(pInfo);
   }
-  movePodsLocked(std::move(candidates), event, oldObj, newObj);
+  // A group is a candidate when one of its members is.
+  std::vector<Group> groups;
+  for (const auto& [key, group] : unschedulableGroups_) {
+    if (!preCheck || std::any_of(group.pods.begin(), group.pods.end(),
+                                 [&](const QueuedPodInfo& p) { return preCheck(p.pod()); })) {
+      groups.push_back(group);
+    }
+  }
+  movePodsLocked(std::move(candidates), std::move(groups), event, oldObj, newObj);
 }
 
 void PriorityQueue::assignedPodAdded(const api::PodPtr& pod) {
@@ -640,6 +790,11 @@ void PriorityQueue::flushBackoffQCompleted() {
   for (QueuedPodInfo& p : backoffQ_.popAllBackoffCompleted()) {
     if (moveToActiveQ(std::move(p), backoffComplete_)) activated = true;
   }
+  if (!groupBackoffQ_.empty()) {
+    for (Group& g : groupBackoffQ_.popAllBackoffCompleted()) {
+      if (moveToActiveQ(std::move(g), backoffComplete_, /*fromBackoffQ=*/true)) activated = true;
+    }
+  }
   if (activated) cond_.notify_all();
 }
 
@@ -655,7 +810,18 @@ void PriorityQueue::flushUnschedulablePodsLeftover() {
       stale.push_back(pInfo);
     }
   }
-  if (!stale.empty()) movePodsLocked(std::move(stale), framework::kEventUnschedulableTimeout, {}, {});
+  std::vector<Group> staleGroups;
+  for (auto& [key, group] : unschedulableGroups_) {
+    const auto last = std::max(group.timestamp, group.flushTimestamp.value_or(framework::TimePoint{}));
+    if (now - last > options_.podMaxInUnschedulablePodsDuration) {
+      group.wasFlushedFromUnschedulable = true;
+      group.flushTimestamp = now;
+      staleGroups.push_back(group);
+    }
+  }
+  if (!stale.empty() || !staleGroups.empty()) {
+    movePodsLocked(std::move(stale), std::move(staleGroups), framework::kEventUnschedulableTimeout, {}, {});
+  }
 }
 
 void PriorityQueue::run() {
@@ -699,6 +865,11 @@ PendingCounts PriorityQueue::pendingCounts() const {
   c.active = activeQ_.size();
   c.backoff = backoffQ_.size();
   for (const auto& [key, p] : unschedulablePods_) (p.gated() ? c.gated : c.unschedulable)++;
+  activeGroups_.forEach([&](const Group& g) { c.active += g.size(); });
+  groupBackoffQ_.forEach([&](const Group& g) { c.backoff += g.size(); });
+  for (const auto& [key, g] : unschedulableGroups_) (g.gated() ? c.gated : c.unschedulable) += g.size();
+  c.pending = pendingMembers_.size();
+  c.incomplete = incompleteMembers_.size();
   return c;
 }
 
@@ -710,9 +881,29 @@ size_t PriorityQueue::inFlightCount() const {
 std::vector<api::PodPtr> PriorityQueue::pendingPods(std::string* summary) const {
   std::lock_guard lock(mu_);
   std::vector<api::PodPtr> out;
+  auto members = [&](const Group& g) {
+    for (const QueuedPodInfo& p : g.pods) out.push_back(p.podInfo->podPtr());
+  };
   activeQ_.forEach([&](const QueuedPodInfo& p) { out.push_back(p.podInfo->podPtr()); });
+  activeGroups_.forEach(members);
+  const size_t active = out.size();
   backoffQ_.forEach([&](const QueuedPodInfo& p) { out.push_back(p.podInfo->podPtr()); });
+  groupBackoffQ_.forEach(members);
+  const size_t backoff = out.size() - active;
   for (const auto& [key, p] : unschedulablePods_) out.push_back(p.podInfo->podPtr());
+  for (const auto& [key, g] : unschedulableGroups_) members(g);
+  const size_t unschedulable = out.size() - active - backoff;
+  if (options_.genericWorkload) {
+    for (api::PodPtr& p : incompleteMembers_.list()) out.push_back(std::move(p));
+    for (api::PodPtr& p : pendingMembers_.list()) out.push_back(std::move(p));
+    if (summary) {
+      *summary = "activeQ:" + std::to_string(active) + "; backoffQ:" + std::to_string(backoff) +
+                 "; unschedulableEntities:" + std::to_string(unschedulable) +
+                 "; pendingPodGroupMemberPods:" + std::to_string(pendingMembers_.size()) +
+                 "; incompletePodGroupPods:" + std::to_string(incompleteMembers_.size());
+    }
+    return out;
+  }
   if (summary) {
     *summary = "activeQ:" + std::to_string(activeQ_.size()) +
                "; backoffQ:" + std::to_string(backoffQ_.size()) +
@@ -726,6 +917,9 @@ QueueName PriorityQueue::whereIs(const std::string& podKey) const {
   if (activeQ_.has(podKey)) return QueueName::ActiveQ;
   if (backoffQ_.has(podKey)) return QueueName::BackoffQ;
   if (unschedulablePods_.count(podKey)) return QueueName::UnschedulablePods;
+  if (options_.genericWorkload) {
+    if (const QueueName q = locateMemberLocked(podKey).first; q != QueueName::None) return q;
+  }
   for (const auto& [uid, marker] : inFlightPods_) {
     if (marker->podKey == podKey) return QueueName::InFlight;
   }
@@ -737,6 +931,420 @@ std::optional<QueuedPodInfo> PriorityQueue::getForTest(const std::string& podKey
   if (const auto* p = activeQ_.get(podKey)) return *p;
   if (const auto* p = backoffQ_.get(podKey)) return *p;
   if (auto it = unschedulablePods_.find(podKey); it != unschedulablePods_.end()) return it->second;
+  if (const QueuedPodInfo* p = locateMemberLocked(podKey).second) return *p;
+  return std::nullopt;
+}
+
+// ---- Pod groups ----
+
+namespace {
+
+// The group's queueing parameters (upstream QueueingParams), from one entity to another.
+void copyQueueingParams(const framework::QueuedPodGroupInfo& from, framework::QueuedPodGroupInfo& to) {
+  to.timestamp = from.timestamp;
+  to.attempts = from.attempts;
+  to.unschedulableCount = from.unschedulableCount;
+  to.consecutiveErrorsCount = from.consecutiveErrorsCount;
+  to.initialAttemptTimestamp = from.initialAttemptTimestamp;
+  to.backoffExpiration = from.backoffExpiration;
+  to.unschedulablePlugins = from.unschedulablePlugins;
+  to.pendingPlugins = from.pendingPlugins;
+  to.gatingPlugin = from.gatingPlugin;
+  to.gatingPluginEvents = from.gatingPluginEvents;
+  to.flushTimestamp = from.flushTimestamp;
+  to.wasFlushedFromUnschedulable = from.wasFlushedFromUnschedulable;
+}
+
+}  // namespace
+
+QueuedPodInfo PriorityQueue::sortKeyOf(const Group& group) const {
+  auto& [source, podInfo] = sortPods_[group.group.key()];
+  if (!podInfo || source != group.group.podGroup) {
+    auto pod = std::make_shared<api::Pod>();
+    pod->metadata.namespace_ = group.group.namespace_;
+    pod->metadata.name = group.group.name;
+    pod->spec.priority = group.priority();
+    source = group.group.podGroup;
+    podInfo = framework::PodInfo::create(std::move(pod));
+  }
+  QueuedPodInfo key;
+  key.podInfo = podInfo;
+  key.timestamp = group.timestamp;
+  key.attempts = group.attempts;
+  return key;
+}
+
+bool PriorityQueue::runPreEnqueueGroup(Group& group) const {
+  // Every member runs (a gated member is kept gated by its own plugin); one gated member gates the group.
+  const QueuedPodInfo* gated = nullptr;
+  for (QueuedPodInfo& p : group.pods) {
+    if (!runPreEnqueue(p)) gated = &p;
+  }
+  if (gated == nullptr) {
+    group.gatingPlugin.clear();
+    group.gatingPluginEvents.clear();
+    return true;
+  }
+  group.gatingPlugin = gated->gatingPlugin;
+  group.gatingPluginEvents = gated->gatingPluginEvents;
+  return false;
+}
+
+bool PriorityQueue::moveToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ) {
+  const std::string key = group.group.key();
+  // With pop-from-backoffQ, PreEnqueue ran when the group entered backoffQ.
+  if (!(options_.popFromBackoffQ && fromBackoffQ) && !runPreEnqueueGroup(group)) {
+    group.wasFlushedFromUnschedulable = false;
+    groupBackoffQ_.remove(key);
+    addToUnschedulablePods(std::move(group), event);
+    return false;
+  }
+  if (activeGroups_.has(key)) return false;
+  const auto now = clock_.now();
+  if (!group.initialAttemptTimestamp.has_value()) group.initialAttemptTimestamp = now;
+  for (QueuedPodInfo& p : group.pods) {
+    if (!p.initialAttemptTimestamp.has_value()) p.initialAttemptTimestamp = now;
+  }
+  groupBackoffQ_.remove(key);
+  unschedulableGroups_.erase(key);
+  const size_t size = group.size();
+  activeGroups_.addOrUpdate(std::move(group));
+  event.incPods(metrics::Queue::Active, size);
+  return true;
+}
+
+bool PriorityQueue::moveToBackoffQ(Group group, IncomingEvent& event) {
+  const std::string key = group.group.key();
+  if (options_.popFromBackoffQ && !runPreEnqueueGroup(group)) {
+    group.wasFlushedFromUnschedulable = false;
+    addToUnschedulablePods(std::move(group), event);
+    return false;
+  }
+  unschedulableGroups_.erase(key);
+  const size_t size = group.size();
+  groupBackoffQ_.add(std::move(group));
+  event.incPods(metrics::Queue::Backoff, size);
+  return true;
+}
+
+void PriorityQueue::addToUnschedulablePods(Group group, IncomingEvent& event) {
+  const size_t size = group.size();
+  auto [it, inserted] = unschedulableGroups_.insert_or_assign(group.group.key(), std::move(group));
+  if (inserted) event.incPods(metrics::Queue::Unschedulable, size);
+}
+
+std::optional<std::pair<PriorityQueue::Group, PriorityQueue::Strategy>> PriorityQueue::takeGroupLocked(
+    const std::string& key) {
+  if (const Group* g = activeGroups_.get(key)) {
+    std::pair<Group, Strategy> out{*g, Strategy::Immediately};
+    activeGroups_.remove(key);
+    return out;
+  }
+  if (std::optional<Group> g = groupBackoffQ_.take(key)) return std::pair{std::move(*g), Strategy::AfterBackoff};
+  if (auto it = unschedulableGroups_.find(key); it != unschedulableGroups_.end()) {
+    std::pair<Group, Strategy> out{std::move(it->second), Strategy::Skip};
+    unschedulableGroups_.erase(it);
+    return out;
+  }
+  return std::nullopt;
+}
+
+const PriorityQueue::Group* PriorityQueue::findGroupLocked(const std::string& key) const {
+  if (const Group* g = activeGroups_.get(key)) return g;
+  if (const Group* g = groupBackoffQ_.get(key)) return g;
+  auto it = unschedulableGroups_.find(key);
+  return it == unschedulableGroups_.end() ? nullptr : &it->second;
+}
+
+void PriorityQueue::addPodGroupMemberLocked(QueuedPodInfo pInfo) {
+  const std::optional<std::string> root = forest_.rootKeyForPod(pInfo.pod());
+  if (!root) {
+    // Not schedulable before its PodGroup is observed.
+    incompleteMembers_.add(std::move(pInfo));
+    return;
+  }
+  if (auto taken = takeGroupLocked(*root)) {
+    // Joins the queued entity, which goes back where it was (PreEnqueue runs again).
+    addPodToGroup(taken->first, std::move(pInfo));
+    const QueueName q = requeue(std::move(taken->first), taken->second, podAdd_);
+    if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_all();
+    return;
+  }
+  if (lastPoppedGroup_ == *root) {
+    // The group's cycle runs: the member rejoins it when it comes back (addAttemptedPodGroupIfNeeded).
+    pendingMembers_.add(std::move(pInfo));
+    return;
+  }
+  // The first queued member: a new entity, with the member's queueing times.
+  std::optional<Group> group = forest_.buildQueuedPodGroupInfo(*root);
+  group->timestamp = pInfo.timestamp;
+  group->initialAttemptTimestamp = pInfo.initialAttemptTimestamp;
+  addPodToGroup(*group, std::move(pInfo));
+  if (moveToActiveQ(std::move(*group), podAdd_)) cond_.notify_all();
+}
+
+void PriorityQueue::deletePodGroupMemberLocked(const api::Pod& pod) {
+  const std::optional<std::string> root = forest_.rootKeyForPod(pod);
+  if (!root) {
+    if (auto p = incompleteMembers_.remove(pod)) recordUnschedulableReasons(*p, -1);
+    return;
+  }
+  auto taken = takeGroupLocked(*root);
+  if (!taken) {
+    if (auto p = pendingMembers_.remove(pod)) recordUnschedulableReasons(*p, -1);
+    return;
+  }
+  if (auto p = removePodFromGroup(taken->first, pod)) recordUnschedulableReasons(*p, -1);
+  if (taken->first.pods.empty()) return;  // an empty entity is dropped
+  const QueueName q = requeue(std::move(taken->first), taken->second, podAdd_);
+  if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_all();
+}
+
+void PriorityQueue::updatePodGroupMemberLocked(const api::PodPtr& oldPod, const api::PodPtr& newPod,
+                                               const std::vector<ClusterEvent>& events) {
+  auto replaced = [&](QueuedPodInfo& p) {
+    if (oldPod) nominator_.updateNominatedPod(*oldPod, p.podInfo);
+    p.podSignature = signPod(*newPod);
+  };
+  const std::optional<std::string> root = forest_.rootKeyForPod(oldPod ? *oldPod : *newPod);
+  if (!root) {
+    if (QueuedPodInfo* p = incompleteMembers_.update(newPod)) replaced(*p);
+    return;
+  }
+  const std::string& key = *root;
+  if (const Group* g = activeGroups_.get(key)) {
+    Group copy = *g;
+    if (QueuedPodInfo* p = updatePodInGroup(copy, newPod)) {
+      replaced(*p);
+      activeGroups_.addOrUpdate(std::move(copy));
+      return;
+    }
+  } else if (const Group* b = groupBackoffQ_.get(key)) {
+    Group copy = *b;
+    if (QueuedPodInfo* p = updatePodInGroup(copy, newPod)) {
+      replaced(*p);
+      groupBackoffQ_.update(std::move(copy));
+      return;
+    }
+  } else if (auto it = unschedulableGroups_.find(key); it != unschedulableGroups_.end()) {
+    if (QueuedPodInfo* p = updatePodInGroup(it->second, newPod)) {
+      replaced(*p);
+      // The update may make the group schedulable: its members' hints decide, per event.
+      if (!options_.queueingHints) {
+        if (oldPod && isPodUpdated(*oldPod, *newPod)) {
+          Group moving = it->second;
+          if (requeue(std::move(moving), Strategy::AfterBackoff, podUpdate_) != QueueName::UnschedulablePods)
+            cond_.notify_one();
+        }
+        return;
+      }
+      for (const auto& e : events) {
+        IncomingEvent incoming(metrics_, labelIf(metrics_, e));
+        auto current = unschedulableGroups_.find(key);
+        if (current == unschedulableGroups_.end()) return;
+        const Strategy s =
+            isGroupWorthRequeuing(current->second, e, EventObject(oldPod), EventObject(newPod), incoming.label());
+        if (s == Strategy::Skip) continue;
+        Group moving = current->second;
+        const QueueName q = requeue(std::move(moving), s, incoming);
+        if (q != QueueName::UnschedulablePods) {
+          if (q == QueueName::ActiveQ || options_.popFromBackoffQ) cond_.notify_one();
+          return;
+        }
+      }
+      return;
+    }
+  }
+  if (QueuedPodInfo* p = pendingMembers_.update(newPod)) {
+    replaced(*p);
+    return;
+  }
+  if (inFlightPods_.count(newPod->metadata.uid)) return;
+  // Not queued anywhere: added as a new member would be.
+  QueuedPodInfo pInfo = newQueuedPodInfo(newPod);
+  nominator_.addNominatedPod(pInfo.podInfo, framework::NominatingInfo{});
+  addPodGroupMemberLocked(std::move(pInfo));
+}
+
+PriorityQueue::Strategy PriorityQueue::isGroupWorthRequeuing(const Group& group, const ClusterEvent& event,
+                                                             const EventObject& oldObj, const EventObject& newObj,
+                                                             std::string_view label) const {
+  Strategy best = Strategy::Skip;
+  for (const QueuedPodInfo& p : group.pods) {
+    best = std::max(best, isPodWorthRequeuing(p, event, oldObj, newObj, label));
+    if (best == Strategy::Immediately) break;
+  }
+  return best;
+}
+
+void PriorityQueue::moveGroupsLocked(std::vector<Group> groups, const ClusterEvent& event, const EventObject& oldObj,
+                                     const EventObject& newObj, bool& activated) {
+  IncomingEvent incoming(metrics_, labelIf(metrics_, event));
+  for (Group& group : groups) {
+    if (group.gated() && !event.isWildCard() && !framework::matchAnyClusterEvent(event, group.gatingPluginEvents)) {
+      continue;
+    }
+    const Strategy s = isGroupWorthRequeuing(group, event, oldObj, newObj, incoming.label());
+    if (s == Strategy::Skip) continue;
+    const QueueName q = requeue(std::move(group), s, incoming);
+    if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) activated = true;
+  }
+}
+
+void PriorityQueue::addPodGroup(framework::PodGroupPtr podGroup) {
+  std::lock_guard lock(mu_);
+  forest_.addPodGroup(podGroup);
+  setPodGroupObjectLocked(podGroup);
+  // The members that waited for it (upstream adds them one by one, as addPodGroupMember).
+  for (QueuedPodInfo& p : incompleteMembers_.clear(podGroup->metadata.namespace_, podGroup->metadata.name))
+    addPodGroupMemberLocked(std::move(p));
+}
+
+void PriorityQueue::updatePodGroup(framework::PodGroupPtr podGroup) {
+  std::lock_guard lock(mu_);
+  forest_.updatePodGroup(podGroup);
+  setPodGroupObjectLocked(podGroup);
+}
+
+void PriorityQueue::setPodGroupObjectLocked(const framework::PodGroupPtr& podGroup) {
+  const std::string key = framework::podGroupKey(podGroup->metadata.namespace_, podGroup->metadata.name);
+  // The queued entity takes the new object (its priority may reorder it).
+  if (const Group* g = activeGroups_.get(key)) {
+    Group copy = *g;
+    copy.group.podGroup = podGroup;
+    activeGroups_.addOrUpdate(std::move(copy));
+  } else if (const Group* b = groupBackoffQ_.get(key)) {
+    Group copy = *b;
+    copy.group.podGroup = podGroup;
+    groupBackoffQ_.update(std::move(copy));
+  } else if (auto it = unschedulableGroups_.find(key); it != unschedulableGroups_.end()) {
+    it->second.group.podGroup = podGroup;
+  }
+}
+
+void PriorityQueue::deletePodGroup(const api::PodGroup& podGroup) {
+  std::lock_guard lock(mu_);
+  const std::optional<std::string> root = forest_.rootKeyForPodGroup(podGroup);
+  forest_.deletePodGroup(podGroup);
+  if (!root) return;
+  sortPods_.erase(*root);
+  auto taken = takeGroupLocked(*root);
+  if (!taken) {
+    // Not queued: its members are scheduled or gone, unless its cycle runs (those in the pending buffer).
+    if (lastPoppedGroup_ != *root) return;
+    for (QueuedPodInfo& p : pendingMembers_.clear(podGroup.metadata.namespace_, podGroup.metadata.name))
+      incompleteMembers_.add(std::move(p));
+    return;
+  }
+  // The root itself goes: every member waits for the group to be observed again.
+  for (QueuedPodInfo& p : taken->first.pods) incompleteMembers_.add(std::move(p));
+}
+
+Result<void> PriorityQueue::addAttemptedPodGroupIfNeeded(Group group, int64_t schedulingCycle,
+                                                         const framework::Status& status) {
+  std::lock_guard lock(mu_);
+  const std::string key = group.group.key();
+  if (unschedulableGroups_.count(key)) return Error("pod group " + key + " is already present in unschedulable queue");
+  if (activeGroups_.has(key)) return Error("pod group " + key + " is already present in the active queue");
+  if (groupBackoffQ_.has(key)) return Error("pod group " + key + " is already present in the backoff queue");
+  lastPoppedGroup_.clear();
+  std::vector<QueuedPodInfo> pending = pendingMembers_.clear(group.group.namespace_, group.group.name);
+  if (pending.empty()) return {};  // nothing left to schedule
+  // Some member tried in this cycle failed (it came back through addUnschedulableIfNotPresent).
+  const bool hadFailedMembers = std::any_of(pending.begin(), pending.end(), [&](const QueuedPodInfo& p) {
+    return std::any_of(group.pods.begin(), group.pods.end(), [&](const QueuedPodInfo& tried) {
+      return tried.pod().metadata.uid == p.pod().metadata.uid;
+    });
+  });
+  std::optional<Group> requeued = forest_.buildQueuedPodGroupInfo(key);
+  if (!requeued) {
+    // The group went meanwhile (deletePodGroup moves the pending members already; defensive).
+    for (QueuedPodInfo& p : pending) incompleteMembers_.add(std::move(p));
+    return {};
+  }
+  for (QueuedPodInfo& p : pending) addPodToGroup(*requeued, std::move(p));
+  copyQueueingParams(group, *requeued);
+  Group& g = *requeued;
+  bool withoutBackoff = false;
+  bool keepTimestamp = false;
+  if (status.isSuccess()) {
+    // The rest of the group goes straight back; with failed members it keeps its timestamp, so that it
+    // is retried (and preempts) next unless something more important arrived.
+    withoutBackoff = true;
+    keepTimestamp = hadFailedMembers;
+    g.consecutiveErrorsCount = 0;
+    g.unschedulableCount = 0;
+  } else if (status.isRejected()) {
+    g.unschedulableCount++;
+    g.consecutiveErrorsCount = 0;
+    g.backoffExpiration = framework::TimePoint{};
+  } else {
+    g.consecutiveErrorsCount++;
+    g.backoffExpiration = framework::TimePoint{};
+  }
+  if (!keepTimestamp) g.timestamp = arrivalTimeLocked();
+  g.wasFlushedFromUnschedulable = false;
+  g.flushTimestamp.reset();
+  QueueName q = QueueName::UnschedulablePods;
+  if (!withoutBackoff && groupBackoffQ_.isPodBackingOff(g)) {
+    if (moveToBackoffQ(std::move(g), scheduleAttemptFailure_)) q = QueueName::BackoffQ;
+  } else if (moveToActiveQ(std::move(g), scheduleAttemptFailure_)) {
+    q = QueueName::ActiveQ;
+  }
+  spdlog::debug("Pod group moved to an internal scheduling queue podGroup={} queue={} schedulingCycle={}", key,
+                static_cast<int>(q), schedulingCycle);
+  if (q == QueueName::ActiveQ || (options_.popFromBackoffQ && q == QueueName::BackoffQ)) cond_.notify_all();
+  return {};
+}
+
+std::pair<QueueName, const QueuedPodInfo*> PriorityQueue::locateMemberLocked(const std::string& podKey) const {
+  const auto slash = podKey.find('/');
+  if (slash == std::string::npos) return {QueueName::None, nullptr};
+  const std::string_view ns = std::string_view(podKey).substr(0, slash);
+  const std::string_view name = std::string_view(podKey).substr(slash + 1);
+  std::pair<QueueName, const QueuedPodInfo*> found{QueueName::None, nullptr};
+  auto in = [&](QueueName q) {
+    return [&, q](const Group& g) {
+      if (found.second == nullptr) {
+        if (const QueuedPodInfo* p = findPodInGroup(g, ns, name)) found = {q, p};
+      }
+    };
+  };
+  activeGroups_.forEach(in(QueueName::ActiveQ));
+  groupBackoffQ_.forEach(in(QueueName::BackoffQ));
+  for (const auto& [key, g] : unschedulableGroups_) in(QueueName::UnschedulablePods)(g);
+  auto buffered = [&](const PodGroupMemberPods& buffer, QueueName q) {
+    buffer.forEach([&](const QueuedPodInfo& p) {
+      if (found.second == nullptr && p.pod().metadata.name == name && p.pod().metadata.namespace_ == ns)
+        found = {q, &p};
+    });
+  };
+  buffered(pendingMembers_, QueueName::PendingPodGroupPods);
+  buffered(incompleteMembers_, QueueName::IncompletePodGroupPods);
+  return found;
+}
+
+const QueuedPodInfo* PriorityQueue::findMemberLocked(const api::Pod& pod) const {
+  if (const Group* g = findGroupLocked(podGroupKeyOfPod(pod))) {
+    if (const QueuedPodInfo* p = findPodInGroup(*g, pod.metadata.namespace_, pod.metadata.name)) return p;
+  }
+  if (const QueuedPodInfo* p = pendingMembers_.get(pod)) return p;
+  return incompleteMembers_.get(pod);
+}
+
+std::vector<api::PodPtr> PriorityQueue::pendingPodGroupPods() const {
+  std::lock_guard lock(mu_);
+  return pendingMembers_.list();
+}
+
+std::vector<api::PodPtr> PriorityQueue::incompletePodGroupPods() const {
+  std::lock_guard lock(mu_);
+  return incompleteMembers_.list();
+}
+
+std::optional<framework::QueuedPodGroupInfo> PriorityQueue::getPodGroupForTest(const std::string& groupKey) const {
+  std::lock_guard lock(mu_);
+  if (const Group* g = findGroupLocked(groupKey)) return *g;
   return std::nullopt;
 }
 

@@ -12,6 +12,14 @@
 // Invariant: a pod (keyed by namespace/name) is in at most one of activeQ, backoffQ and
 // unschedulablePods; a pod in flight is in none of them.
 //
+// Pod groups (QueueOptions::genericWorkload, upstream's queued entities): a pod naming a PodGroup in
+// spec.schedulingGroup is queued inside its group's entity (framework::QueuedPodGroupInfo, keyed by
+// namespace/groupName), which moves through activeQ, backoffQ and unschedulablePods as a pod does and is
+// ordered with the pods by the QueueSort plugin; popEntity() hands it to the pod-group cycle whole. Members
+// also wait in two buffers outside the sub-queues: "pending" (their group is in its cycle) and
+// "incomplete" (their PodGroup is not observed). A member is in exactly one of: an entity, a buffer, flight.
+// The pods-only path (gate off, or pods without a group) is unchanged.
+//
 // Threads: every public method may be called from any thread. One mutex guards all state; queueing
 // hints and PreEnqueue plugins run under it (they must be cheap and must not call back into the
 // queue). The nominator has its own lock, taken after the queue's (never the other way round). The
@@ -40,11 +48,13 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "pkg/scheduler/backend/heap/heap.h"
 #include "pkg/scheduler/backend/queue/backoff_queue.h"
 #include "pkg/scheduler/backend/queue/nominator.h"
+#include "pkg/scheduler/backend/queue/pod_group_queue.h"
 #include "pkg/util/clock.h"
 #include "pkg/scheduler/framework/events.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
@@ -77,6 +87,9 @@ struct QueueOptions {
   // OpportunisticBatching (beta, on in v1.37): pods are signed (ProfileHooks::signPod) when added or
   // updated while queued.
   bool enableOpportunisticBatching = true;
+  // GenericWorkload (beta, off by default): a pod with spec.schedulingGroup.podGroupName is queued as a
+  // member of its PodGroup's entity (see "Pod groups" below); off, it is queued as any pod.
+  bool genericWorkload = false;
 };
 
 // What the queue needs from one profile.
@@ -94,15 +107,30 @@ struct ProfileHooks {
 // Builds the hooks of a profile from its Framework.
 Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw);
 
-enum class QueueName { ActiveQ, BackoffQ, UnschedulablePods, InFlight, None };
+// PendingPodGroupPods / IncompletePodGroupPods: a group member held in the pending / incomplete buffer.
+enum class QueueName {
+  ActiveQ,
+  BackoffQ,
+  UnschedulablePods,
+  InFlight,
+  None,
+  PendingPodGroupPods,
+  IncompletePodGroupPods
+};
 
+// Pods (group members counted one by one) per scheduler_pending_pods{queue} value.
 struct PendingCounts {
   size_t active = 0;
   size_t backoff = 0;
   size_t unschedulable = 0;  // excluding gated
   size_t gated = 0;
+  size_t pending = 0;     // queue="pending": members waiting for their popped group to come back
+  size_t incomplete = 0;  // queue="incomplete": members whose PodGroup is not observed yet
   bool operator==(const PendingCounts&) const = default;
 };
+
+// What popEntity() returns: a pod, or a pod group with its queued members (GenericWorkload).
+using QueuedEntity = std::variant<framework::QueuedPodInfo, framework::QueuedPodGroupInfo>;
 
 // Also the framework's PodNominator: nominated pods are resolved through the queue as upstream's
 // NominatedPodsForNode does (the queued version of the pod, or a bare name/UID pod while it is in flight).
@@ -133,6 +161,11 @@ class PriorityQueue final : public framework::PodNominator {
   // flight until done(); its attempts and the scheduling cycle are incremented. A pod already in flight
   // (same UID) is discarded.
   std::optional<framework::QueuedPodInfo> pop();
+  // As pop(), for pods and pod groups together, in the QueueSort plugin's order (a group ranks by its
+  // PodGroup's spec.priority and its own timestamp). A popped group's members are all in flight (each
+  // needs done() or addUnschedulableIfNotPresent, as a pod), its attempts and theirs are incremented,
+  // and it counts as one scheduling cycle. pop() leaves groups to this method.
+  std::optional<QueuedEntity> popEntity();
   // The pod's attempt finished (bound, requeued or deleted): forget its in-flight record. Idempotent.
   void done(const std::string& podUid);
   // Puts a pod whose attempt failed back: to unschedulablePods, or to backoffQ/activeQ if an event
@@ -140,6 +173,34 @@ class PriorityQueue final : public framework::PodNominator {
   // when the pod is already queued.
   Result<void> addUnschedulableIfNotPresent(framework::QueuedPodInfo pInfo, int64_t podSchedulingCycle);
   int64_t schedulingCycle() const;
+
+  // ---- Pod groups (GenericWorkload) ----
+  // A member pod (add, update, addUnschedulableIfNotPresent) joins its group's entity wherever that is
+  // queued (the entity is then requeued as it was, PreEnqueue running again); when the group was the
+  // last entity popped (its cycle runs) it waits in the pending buffer; when its PodGroup is not observed
+  // it waits in the incomplete buffer; otherwise it makes a new entity in activeQ. activate() of a member
+  // activates the group; remove() takes the member out (an emptied entity is dropped).
+  //
+  // The PodGroup informer's handlers: an added group takes its members from the incomplete buffer; an
+  // updated one replaces the object in its queued entity; a deleted one sends the members of its
+  // entity (or of the pending buffer, while its cycle runs) to the incomplete buffer.
+  void addPodGroup(framework::PodGroupPtr podGroup);
+  void updatePodGroup(framework::PodGroupPtr podGroup);
+  void deletePodGroup(const api::PodGroup& podGroup);
+  // The popped group's cycle ended with `status` (upstream AddAttemptedPodGroupIfNeeded). The members
+  // waiting in the pending buffer (those that joined meanwhile, and those the failure handler requeued
+  // through addUnschedulableIfNotPresent) rejoin a new entity of the group with `group`'s queueing
+  // parameters; nothing is queued when there are none. Success: to activeQ without backoff, the counts
+  // reset, the timestamp kept when some member of this cycle failed (so that it is retried, and preempts,
+  // at once); rejected: unschedulableCount+1; error: consecutiveErrorsCount+1; both then to backoffQ while
+  // backing off, else activeQ. PreEnqueue may park it in unschedulablePods. Errors when the group is queued.
+  Result<void> addAttemptedPodGroupIfNeeded(framework::QueuedPodGroupInfo group, int64_t schedulingCycle,
+                                            const framework::Status& status);
+  // Members in the pending / incomplete buffers.
+  std::vector<api::PodPtr> pendingPodGroupPods() const;
+  std::vector<api::PodPtr> incompletePodGroupPods() const;
+  // The queued entity of the group "namespace/name".
+  std::optional<framework::QueuedPodGroupInfo> getPodGroupForTest(const std::string& groupKey) const;
 
   // A cluster event: moves the unschedulable pods whose rejecting plugins registered it with a hint
   // that says Queue (preCheck, when set, filters candidates first).
@@ -173,7 +234,9 @@ class PriorityQueue final : public framework::PodNominator {
   PendingCounts pendingCounts() const;
   // Pods popped and not yet done.
   size_t inFlightCount() const;
-  // All pending pods and upstream's summary line ("activeQ:N; backoffQ:N; unschedulablePods:N").
+  // All pending pods and upstream's summary line ("activeQ:N; backoffQ:N; unschedulablePods:N"; with
+  // GenericWorkload upstream's extended one, "activeQ:N; backoffQ:N; unschedulableEntities:N;
+  // pendingPodGroupMemberPods:N; incompletePodGroupPods:N"), members counted as pods.
   std::vector<api::PodPtr> pendingPods(std::string* summary = nullptr) const;
   // Where the pod (namespace/name) is.
   QueueName whereIs(const std::string& podKey) const;
@@ -219,6 +282,8 @@ class PriorityQueue final : public framework::PodNominator {
    public:
     IncomingEvent(metrics::Metrics* m, std::string label) : metrics_(m), label_(std::move(label)) {}
     void inc(metrics::Queue queue);
+    // A pod group of `size` members: scheduler_queue_incoming_pods_total += size.
+    void incPods(metrics::Queue queue, size_t size);
     const std::string& label() const { return label_; }
 
    private:
@@ -241,11 +306,19 @@ class PriorityQueue final : public framework::PodNominator {
   bool moveToBackoffQ(framework::QueuedPodInfo pInfo, IncomingEvent& event);
   // Puts the pod in unschedulablePods (counted as incoming only when it wasn't there).
   void addToUnschedulablePods(framework::QueuedPodInfo pInfo, IncomingEvent& event);
-  QueueName requeue(framework::QueuedPodInfo pInfo, Strategy strategy, IncomingEvent& event);
+  // To unschedulablePods (Skip), backoffQ (AfterBackoff, while backing off) or activeQ; a pod or a group.
+  template <typename Entity>
+  QueueName requeue(Entity entity, Strategy strategy, IncomingEvent& event);
+  bool isBackingOff(const framework::QueuedPodInfo& pInfo) const { return backoffQ_.isPodBackingOff(pInfo); }
+  bool isBackingOff(const framework::QueuedPodGroupInfo& group) const {
+    return groupBackoffQ_.isPodBackingOff(group);
+  }
   // scheduler_unschedulable_pods of the pod's rejecting plugins (unschedulable + pending) += delta.
   void recordUnschedulableReasons(const framework::QueuedPodInfo& pInfo, double delta);
-  void movePodsLocked(std::vector<framework::QueuedPodInfo> pods, const framework::ClusterEvent& event,
-                      const framework::EventObject& oldObj, const framework::EventObject& newObj);
+  // Requeues the pods and groups the event may make schedulable, then records it for in-flight pods.
+  void movePodsLocked(std::vector<framework::QueuedPodInfo> pods, std::vector<framework::QueuedPodGroupInfo> groups,
+                      const framework::ClusterEvent& event, const framework::EventObject& oldObj,
+                      const framework::EventObject& newObj);
   // `label` is the event's label for the queueing hint metric (empty without metrics).
   Strategy isPodWorthRequeuing(const framework::QueuedPodInfo& pInfo, const framework::ClusterEvent& event,
                                const framework::EventObject& oldObj, const framework::EventObject& newObj,
@@ -255,6 +328,44 @@ class PriorityQueue final : public framework::PodNominator {
   bool addEventIfAnyInFlight(const framework::ClusterEvent& event, const framework::EventObject& oldObj,
                              const framework::EventObject& newObj);
   void doneLocked(const std::string& podUid);
+  // ---- Pod groups ----
+  using Group = framework::QueuedPodGroupInfo;
+  bool isPodGroupMember(const api::Pod& pod) const {
+    return options_.genericWorkload && framework::isPodGroupMember(pod);
+  }
+  // The QueueSort plugin's view of a group: a pod named as the group, of its priority, with its timestamp.
+  framework::QueuedPodInfo sortKeyOf(const Group& group) const;
+  bool lessGroup(const Group& a, const Group& b) const { return less_(sortKeyOf(a), sortKeyOf(b)); }
+  // PreEnqueue for every member; the group is gated by the (last) gating plugin of a gated member.
+  bool runPreEnqueueGroup(Group& group) const;
+  bool moveToActiveQ(Group group, IncomingEvent& event, bool fromBackoffQ = false);
+  bool moveToBackoffQ(Group group, IncomingEvent& event);
+  void addToUnschedulablePods(Group group, IncomingEvent& event);
+  // The group's entity, taken out of activeQ, backoffQ or unschedulablePods, with the strategy that
+  // puts it back where it was (Immediately, AfterBackoff, Skip).
+  std::optional<std::pair<Group, Strategy>> takeGroupLocked(const std::string& key);
+  const Group* findGroupLocked(const std::string& key) const;
+  // The queued entity of the group (if any) takes this version of the object.
+  void setPodGroupObjectLocked(const framework::PodGroupPtr& podGroup);
+  void addPodGroupMemberLocked(framework::QueuedPodInfo pInfo);
+  void deletePodGroupMemberLocked(const api::Pod& pod);
+  void updatePodGroupMemberLocked(const api::PodPtr& oldPod, const api::PodPtr& newPod,
+                                  const std::vector<framework::ClusterEvent>& events);
+  // The max of the members' strategies (upstream isEntityWorthRequeuing).
+  Strategy isGroupWorthRequeuing(const Group& group, const framework::ClusterEvent& event,
+                                 const framework::EventObject& oldObj, const framework::EventObject& newObj,
+                                 std::string_view label) const;
+  void moveGroupsLocked(std::vector<Group> groups, const framework::ClusterEvent& event,
+                        const framework::EventObject& oldObj, const framework::EventObject& newObj, bool& activated);
+  // The queued member (namespace/name) of a group and where it is; {None, null} when nowhere.
+  std::pair<QueueName, const framework::QueuedPodInfo*> locateMemberLocked(const std::string& podKey) const;
+  // The queued member by its group (the pod's schedulingGroup); null when not queued.
+  const framework::QueuedPodInfo* findMemberLocked(const api::Pod& pod) const;
+  // Takes activeQ's (or podBackoffQ's) head pod in flight; nullopt when it was discarded.
+  std::optional<framework::QueuedPodInfo> popPodLocked();
+  // Takes the popped group in flight; false when all its members were discarded.
+  bool popGroupLocked(Group& group);
+
   struct Flushes;
   // Arms the next flush, which re-arms itself until close(). Requires flushes_->mu held.
   void armFlushLocked();
@@ -276,6 +387,20 @@ class PriorityQueue final : public framework::PodNominator {
   int64_t schedulingCycle_ = 0;
   int64_t moveRequestCycle_ = -1;
   bool closed_ = false;
+
+  // Pod groups (empty without GenericWorkload). A group's entity is in at most one of activeGroups_,
+  // groupBackoffQ_ and unschedulableGroups_ (keyed by "namespace/name"); none while popped.
+  heap::Heap<Group> activeGroups_;
+  PodGroupBackoffQueue groupBackoffQ_;
+  std::unordered_map<std::string, Group> unschedulableGroups_;
+  WorkloadForest forest_;
+  PodGroupMemberPods pendingMembers_;
+  PodGroupMemberPods incompleteMembers_;
+  // The key of the group popped last (upstream lastPoppedEntityKey); cleared when a pod is popped or a
+  // group comes back.
+  std::string lastPoppedGroup_;
+  // The sort pods of the groups' objects (sortKeyOf), by group key; rebuilt when the object changes.
+  mutable std::unordered_map<std::string, std::pair<framework::PodGroupPtr, framework::PodInfoPtr>> sortPods_;
 
   // Incoming-pods series of the fixed event labels, and the in-flight pods gauge (guarded by mu_).
   IncomingEvent podAdd_;
