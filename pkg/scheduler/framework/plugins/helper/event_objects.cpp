@@ -10,6 +10,8 @@ std::string eventObjectTypeName(const framework::EventObject& obj) {
           return "<nil>";
         } else {
           using T = typename V::element_type;
+          // PodGroup is scheduling.k8s.io/v1beta1's; every other event object is a v1 type.
+          if constexpr (std::is_same_v<T, api::PodGroup>) return "*v1beta1." + std::string(T::kKind);
           return "*v1." + std::string(T::kKind);
         }
       },
