@@ -89,6 +89,10 @@ class Snapshot final : public framework::SharedLister,
   // is). Errors: "cannot get cache key for pod with empty UID", "assumed pod \"<uid>\" not found in the
   // snapshot", NodeInfo::removePod's.
   VoidResult forgetPod(const api::Pod& pod);
+  // forgetAllAssumedPods (what updateSnapshot does first), for tests.
+  void forgetAllAssumedPodsForTest(const std::function<void(std::string_view)>& logError) {
+    forgetAllAssumedPods(logError);
+  }
   // Number of pods assumed and not forgotten.
   std::size_t assumedPodCount() const { return assumedPodKeys_.size(); }
 
