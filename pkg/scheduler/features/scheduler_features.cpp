@@ -69,6 +69,7 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   }
   SchedulerFeatures f;
   f.config.dynamicResourceAllocation = gates.enabled("DynamicResourceAllocation");
+  f.config.genericWorkload = gates.enabled("GenericWorkload");
   f.config.draSchedulerFilterTimeout = gates.enabled("DRASchedulerFilterTimeout");
   f.config.storageCapacityScoring = gates.enabled("StorageCapacityScoring");
   f.config.draDeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");

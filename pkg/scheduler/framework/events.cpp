@@ -37,6 +37,8 @@ std::string_view eventResourceName(EventResource r) {
       return "resource.k8s.io/ResourceSlice";
     case EventResource::DeviceClass:
       return "resource.k8s.io/DeviceClass";
+    case EventResource::PodGroup:
+      return "scheduling.k8s.io/PodGroup";
     case EventResource::WildCard:
       return "*";
   }
@@ -104,7 +106,7 @@ bool matchAnyClusterEvent(const ClusterEvent& incoming, const std::vector<Cluste
   return false;
 }
 
-std::vector<ClusterEventWithHint> unrollWildCardResource() {
+std::vector<ClusterEventWithHint> unrollWildCardResource(bool genericWorkload) {
   std::vector<ClusterEventWithHint> out;
   for (EventResource r :
        {EventResource::AssignedPod, EventResource::UnscheduledPod, EventResource::TargetPod,
@@ -113,6 +115,7 @@ std::vector<ClusterEventWithHint> unrollWildCardResource() {
         EventResource::StorageClass, EventResource::ResourceClaim, EventResource::DeviceClass}) {
     out.push_back(ClusterEventWithHint{ClusterEvent{r, action::All, {}}, {}});
   }
+  if (genericWorkload) out.push_back(ClusterEventWithHint{ClusterEvent{EventResource::PodGroup, action::All, {}}, {}});
   return out;
 }
 

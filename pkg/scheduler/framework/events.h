@@ -12,6 +12,7 @@
 
 #include "pkg/api/core.h"
 #include "pkg/api/resource.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/api/storage.h"
 #include "pkg/util/result.h"
 
@@ -39,6 +40,8 @@ enum class EventResource : uint8_t {
   ResourceClaim,
   ResourceSlice,
   DeviceClass,
+  // scheduling.k8s.io PodGroup (GenericWorkload).
+  PodGroup,
   // Any resource; only meaningful with ActionType::All.
   WildCard,
 };
@@ -122,7 +125,7 @@ using EventObject =
                  std::shared_ptr<const api::CSINode>, std::shared_ptr<const api::CSIDriver>,
                  std::shared_ptr<const api::CSIStorageCapacity>, std::shared_ptr<const api::VolumeAttachment>,
                  std::shared_ptr<const api::ResourceClaim>, std::shared_ptr<const api::ResourceSlice>,
-                 std::shared_ptr<const api::DeviceClass>>;
+                 std::shared_ptr<const api::DeviceClass>, std::shared_ptr<const api::PodGroup>>;
 
 // Whether an event may make the pod schedulable.
 enum class QueueingHint : uint8_t {
@@ -143,7 +146,8 @@ struct ClusterEventWithHint {
   QueueingHintFn queueingHintFn;
 };
 
-// The events registered for plugins that don't implement EnqueueExtensions (every resource, All).
-std::vector<ClusterEventWithHint> unrollWildCardResource();
+// The events registered for plugins that don't implement EnqueueExtensions (every resource, All; PodGroup
+// only with the GenericWorkload gate, as upstream UnrollWildCardResource).
+std::vector<ClusterEventWithHint> unrollWildCardResource(bool genericWorkload = false);
 
 }  // namespace ks::framework

@@ -49,6 +49,8 @@ class Metrics;
 
 namespace ks::framework {
 
+class PodGroupManager;  // pod_group.h
+
 // ---- Results exchanged with plugins ----
 
 // The nodes a PreFilter plugin allows; nullopt means every node (upstream nil PreFilterResult).
@@ -393,6 +395,9 @@ class Handle : public PluginsRunner {
   // The DRA objects as the scheduler tracks them (upstream SharedDRAManager()); null when the
   // DynamicResourceAllocation gate is off or the caller gave none (then DynamicResources builds its own).
   virtual SharedDRAManager* sharedDRAManager() const { return nullptr; }
+  // The cache's live pod groups and member states (upstream PodGroupManager()), thread-safe; null when
+  // the scheduler keeps none (GenericWorkload off, or tests).
+  virtual const PodGroupManager* podGroupManager() const { return nullptr; }
   // The scheduler's clock (a manual one in tests), for plugins that wait or stamp times.
   virtual Clock& clock() const { return realClock(); }
   // The scheduler extenders, non-ignorable first (upstream Extenders()); preemption consults them.

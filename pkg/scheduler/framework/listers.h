@@ -31,11 +31,16 @@ class StorageInfoLister {
   virtual bool isPVCUsedByPods(std::string_view key) const = 0;
 };
 
+class PodGroupManager;
+
 class SharedLister {
  public:
   virtual ~SharedLister() = default;
   virtual const NodeInfoLister& nodeInfos() const = 0;
   virtual const StorageInfoLister& storageInfos() const = 0;
+  // The pod groups as of the cycle's start plus what a pod-group cycle assumed (upstream
+  // PodGroups()/PodGroupStates() of the snapshot); null when the lister keeps none (GenericWorkload off).
+  virtual const PodGroupManager* podGroupManager() const { return nullptr; }
 };
 
 }  // namespace ks::framework

@@ -157,6 +157,13 @@ TEST(EventsTest, Labels) {
                 EventResource::Node, EventResource::PersistentVolume, EventResource::PersistentVolumeClaim,
                 EventResource::CSINode, EventResource::CSIDriver, EventResource::CSIStorageCapacity,
                 EventResource::StorageClass, EventResource::ResourceClaim, EventResource::DeviceClass}));
+  // With GenericWorkload, PodGroup too (last).
+  const auto withPodGroup = unrollWildCardResource(/*genericWorkload=*/true);
+  ASSERT_EQ(withPodGroup.size(), unrolled.size() + 1);
+  EXPECT_EQ(withPodGroup.back().event.resource, EventResource::PodGroup);
+  EXPECT_EQ(withPodGroup.back().event.actionType, action::All);
+  EXPECT_EQ(eventResourceName(EventResource::PodGroup), "scheduling.k8s.io/PodGroup");
+  EXPECT_EQ((ClusterEvent{EventResource::PodGroup, action::Update, {}}).label(), "scheduling.k8s.io/PodGroupUpdate");
 }
 
 // Upstream TestPreFilterResultMerge.

@@ -28,6 +28,7 @@ struct FeatureGates {
   bool draDeviceBindingConditions = true;
   bool draResourceClaimDeviceStatus = true;
   bool nodeDeclaredFeatures = true;  // GA and locked in 1.37: NodeDeclaredFeatures joins the default plugins
+  bool genericWorkload = false;      // beta, off in 1.37: GangScheduling joins the default plugins (last)
 };
 
 struct DecodeOptions {

@@ -49,6 +49,7 @@ Plugins getDefaultPlugins(const FeatureGates& features) {
       }
     }
   }
+  if (features.genericWorkload) p.multiPoint.enabled.push_back(Plugin{"GangScheduling", 0});
   return p;
 }
 

@@ -46,7 +46,8 @@ CacheImpl::CacheImpl(CacheOptions options)
     : ttl_(options.ttl),
       period_(options.cleanupPeriod),
       clock_(options.clock ? options.clock : &realClock()),
-      logError_(std::move(options.logError)) {}
+      logError_(std::move(options.logError)),
+      genericWorkload_(options.genericWorkload) {}
 
 CacheImpl::~CacheImpl() {
   stop();
@@ -147,8 +148,14 @@ void CacheImpl::addPodLocked(api::PodPtr pod, bool assumed) {
   auto it = getOrCreateNodeLocked(nodeName);
   it->info.addPod(pod);
   moveNodeInfoToHeadLocked(nodeName);
-  podStates_[key] = PodState{std::move(pod), std::nullopt, false};
+  podStates_[key] = PodState{pod, std::nullopt, false};
   if (assumed) assumedPods_.insert(key);
+  if (!isPodGroupMember(*pod)) return;
+  if (assumed) {
+    assumePodGroupMemberLocked(pod);
+  } else {
+    addPodGroupMemberLocked(pod);
+  }
 }
 
 VoidResult CacheImpl::updatePodLocked(const api::Pod& oldPod, api::PodPtr newPod) {
@@ -157,7 +164,7 @@ VoidResult CacheImpl::updatePodLocked(const api::Pod& oldPod, api::PodPtr newPod
   return {};
 }
 
-VoidResult CacheImpl::removePodLocked(const api::Pod& pod) {
+VoidResult CacheImpl::removePodLocked(const api::Pod& pod, bool forget) {
   auto key = getPodKey(pod);
   if (!key) return key.error();
   const std::string& nodeName = pod.spec.nodeName;
@@ -175,6 +182,12 @@ VoidResult CacheImpl::removePodLocked(const api::Pod& pod) {
   }
   podStates_.erase(*key);
   assumedPods_.erase(*key);
+  if (!isPodGroupMember(pod)) return {};
+  if (forget) {
+    forgetPodGroupMemberLocked(pod);
+  } else {
+    removePodGroupMemberLocked(pod);
+  }
   return {};
 }
 
@@ -204,9 +217,13 @@ VoidResult CacheImpl::finishBinding(const api::Pod& pod) {
   return {};
 }
 
-VoidResult CacheImpl::forgetPod(const api::Pod& pod) { return removeAssumedPod(pod); }
+VoidResult CacheImpl::forgetPod(const api::Pod& pod) { return removeAssumedPodImpl(pod, /*forget=*/true); }
 
-VoidResult CacheImpl::removeAssumedPod(const api::Pod& pod) {
+VoidResult CacheImpl::removeAssumedPod(const api::Pod& pod) { return removeAssumedPodImpl(pod, /*forget=*/false); }
+
+// forgetPod and removeAssumedPod differ only for pod group members: a forgotten pod goes back to
+// unscheduled in its group, a removed one (deleted from the cluster) leaves it.
+VoidResult CacheImpl::removeAssumedPodImpl(const api::Pod& pod, bool forget) {
   auto key = getPodKey(pod);
   if (!key) return key.error();
   std::unique_lock lock(mu_);
@@ -218,7 +235,7 @@ VoidResult CacheImpl::removeAssumedPod(const api::Pod& pod) {
                  it->second.pod->spec.nodeName);
   }
   if (!assumedPods_.contains(*key)) return Error(podRef(*key, pod) + " is not assumed, so it cannot be removed or forgotten");
-  return removePodLocked(pod);
+  return removePodLocked(pod, forget);
 }
 
 VoidResult CacheImpl::addPod(api::PodPtr pod) {
@@ -419,6 +436,8 @@ std::unique_ptr<framework::NodeInfo> CacheImpl::snapshotNodeInfoLocked(
 
 VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
   std::unique_lock lock(mu_);
+  // A pod-group cycle should have forgotten what it assumed; this keeps the snapshot equal to the cache.
+  snapshot.forgetAllAssumedPods([this](std::string_view msg) { logError(msg); });
   const int64_t snapshotGeneration = snapshot.generation_;
 
   // The node list and every derived list must be rebuilt when a node was added or removed.
@@ -446,7 +465,7 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
     if (existing.podsWithRequiredAntiAffinity().empty() != clone->podsWithRequiredAntiAffinity().empty()) {
       updateNodesHavePodsWithRequiredAntiAffinity = true;
     }
-    updateUsedPVCsLocked(snapshot, existing.pvcRefCounts(), clone->pvcRefCounts());
+    snapshot.updateUsedPVCs(existing.pvcRefCounts(), clone->pvcRefCounts());
     // Assign in place: the lists hold this NodeInfo's address and may not be rebuilt.
     existing = std::move(*clone);
   }
@@ -476,18 +495,159 @@ VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
     updateNodeInfoSnapshotListLocked(snapshot, true);
     return Error(std::move(msg));
   }
+  if (genericWorkload_) updatePodGroupStateSnapshotLocked(snapshot);
   return {};
 }
 
-void CacheImpl::updateUsedPVCsLocked(Snapshot& snapshot, const PVCRefCounts& before, const PVCRefCounts& after) {
-  for (const auto& [key, _] : before) {
-    if (after.contains(key)) continue;
-    auto it = snapshot.usedPVCs_.find(key);
-    if (it != snapshot.usedPVCs_.end() && --it->second <= 0) snapshot.usedPVCs_.erase(it);
+void CacheImpl::updatePodGroupStateSnapshotLocked(Snapshot& snapshot) const {
+  // Drop the groups the cache no longer has, copy those whose generation moved.
+  std::erase_if(snapshot.podGroupStates_,
+                [this](const auto& entry) { return !podGroupStates_.contains(entry.first); });
+  for (const auto& [key, state] : podGroupStates_) {
+    auto& slot = snapshot.podGroupStates_[key];
+    state->read([&slot](const PodGroupStateData& data) {
+      if (slot && slot->data().generation == data.generation) return;
+      slot = std::make_shared<PodGroupStateSnapshot>(data);
+    });
   }
-  for (const auto& [key, _] : after) {
-    if (!before.contains(key)) ++snapshot.usedPVCs_[key];
+}
+
+// ---- pod groups ----
+
+bool CacheImpl::isPodGroupMember(const api::Pod& pod) const {
+  return genericWorkload_ && framework::isPodGroupMember(pod);
+}
+
+std::string CacheImpl::podGroupKeyOf(const api::Pod& pod) {
+  return framework::podGroupKey(pod.metadata.namespace_, *framework::podGroupNameOf(pod));
+}
+
+PodGroupStateImpl* CacheImpl::findPodGroupStateLocked(const std::string& key) const {
+  auto it = podGroupStates_.find(key);
+  return it == podGroupStates_.end() ? nullptr : it->second.get();
+}
+
+PodGroupStateImpl& CacheImpl::getOrCreatePodGroupStateLocked(const std::string& key) {
+  auto& slot = podGroupStates_[key];
+  if (!slot) slot = std::make_shared<PodGroupStateImpl>();
+  return *slot;
+}
+
+void CacheImpl::dropPodGroupStateIfEmptyLocked(const std::string& key) {
+  auto it = podGroupStates_.find(key);
+  if (it == podGroupStates_.end()) return;
+  // A state lives while it has members or its PodGroup object.
+  if (it->second->read([](const PodGroupStateData& d) { return d.empty(); })) podGroupStates_.erase(it);
+}
+
+void CacheImpl::addPodGroupMemberLocked(const api::PodPtr& pod) {
+  getOrCreatePodGroupStateLocked(podGroupKeyOf(*pod)).mutate([&pod](PodGroupStateData& d) { d.addPod(pod); });
+}
+
+void CacheImpl::removePodGroupMemberLocked(const api::Pod& pod) {
+  const std::string key = podGroupKeyOf(pod);
+  PodGroupStateImpl* state = findPodGroupStateLocked(key);
+  if (state == nullptr) return;
+  state->mutate([&pod](PodGroupStateData& d) { d.deletePod(pod.metadata.uid); });
+  dropPodGroupStateIfEmptyLocked(key);
+}
+
+void CacheImpl::assumePodGroupMemberLocked(const api::PodPtr& pod) {
+  const std::string key = podGroupKeyOf(*pod);
+  const bool existed = podGroupStates_.contains(key);
+  getOrCreatePodGroupStateLocked(key).mutate([&pod, existed](PodGroupStateData& d) {
+    // Assumed before any event of it reached the cache: known from now on.
+    if (!existed) d.allPods[pod->metadata.uid] = pod;
+    d.assumePod(pod);
+  });
+}
+
+void CacheImpl::forgetPodGroupMemberLocked(const api::Pod& pod) {
+  PodGroupStateImpl* state = findPodGroupStateLocked(podGroupKeyOf(pod));
+  if (state == nullptr) {
+    logError("Pod group state not found for forget, this indicates a missed add or assume event: pod=" + kObj(pod) +
+             " podGroup=" + podGroupKeyOf(pod));
+    return;
   }
+  state->mutate([&pod](PodGroupStateData& d) { d.forgetPod(pod.metadata.uid); });
+}
+
+void CacheImpl::addPodGroupMember(api::PodPtr pod) {
+  if (!isPodGroupMember(*pod)) return;
+  std::unique_lock lock(mu_);
+  addPodGroupMemberLocked(pod);
+}
+
+void CacheImpl::updatePodGroupMember(const api::Pod& oldPod, api::PodPtr newPod) {
+  if (!isPodGroupMember(*newPod)) return;
+  std::unique_lock lock(mu_);
+  PodGroupStateImpl* state = findPodGroupStateLocked(podGroupKeyOf(*newPod));
+  if (state == nullptr) {
+    logError("Pod group state not found for update, this indicates a missed add event: pod=" + kObj(*newPod) +
+             " podGroup=" + podGroupKeyOf(*newPod));
+    return;
+  }
+  state->mutate([&](PodGroupStateData& d) { d.updatePod(oldPod, std::move(newPod)); });
+}
+
+void CacheImpl::removePodGroupMember(const api::Pod& pod) {
+  if (!isPodGroupMember(pod)) return;
+  std::unique_lock lock(mu_);
+  removePodGroupMemberLocked(pod);
+}
+
+namespace {
+std::string podGroupRef(const api::PodGroup& pg) {
+  return framework::podGroupKey(pg.metadata.namespace_, pg.metadata.name);
+}
+}  // namespace
+
+void CacheImpl::addPodGroup(framework::PodGroupPtr podGroup) {
+  if (!genericWorkload_) return;
+  std::unique_lock lock(mu_);
+  getOrCreatePodGroupStateLocked(podGroupRef(*podGroup)).mutate([&](PodGroupStateData& d) {
+    d.setPodGroup(std::move(podGroup));
+  });
+}
+
+void CacheImpl::updatePodGroup(const api::PodGroup& /*oldPodGroup*/, framework::PodGroupPtr newPodGroup) {
+  if (!genericWorkload_) return;
+  std::unique_lock lock(mu_);
+  PodGroupStateImpl* state = findPodGroupStateLocked(podGroupRef(*newPodGroup));
+  if (state == nullptr) {
+    logError("Pod group state not found for update, this indicates a missed add event: podGroup=" +
+             podGroupRef(*newPodGroup));
+    return;
+  }
+  state->mutate([&](PodGroupStateData& d) { d.setPodGroup(std::move(newPodGroup)); });
+}
+
+void CacheImpl::removePodGroup(const api::PodGroup& podGroup) {
+  if (!genericWorkload_) return;
+  std::unique_lock lock(mu_);
+  const std::string key = podGroupRef(podGroup);
+  PodGroupStateImpl* state = findPodGroupStateLocked(key);
+  if (state == nullptr) {
+    logError("Pod group state not found for removal: podGroup=" + key);
+    return;
+  }
+  state->mutate([](PodGroupStateData& d) { d.removePodGroup(); });
+  dropPodGroupStateIfEmptyLocked(key);
+}
+
+framework::PodGroupPtr CacheImpl::podGroup(std::string_view ns, std::string_view name) const {
+  if (!genericWorkload_) return nullptr;
+  std::shared_lock lock(mu_);
+  PodGroupStateImpl* state = findPodGroupStateLocked(framework::podGroupKey(ns, name));
+  return state == nullptr ? nullptr : state->podGroup();
+}
+
+framework::PodGroupStatePtr CacheImpl::podGroupState(std::string_view ns, std::string_view name) const {
+  if (!genericWorkload_) return nullptr;
+  std::shared_lock lock(mu_);
+  auto it = podGroupStates_.find(framework::podGroupKey(ns, name));
+  if (it == podGroupStates_.end()) return nullptr;
+  return it->second;
 }
 
 void CacheImpl::updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool updateAll) {
@@ -592,6 +752,15 @@ std::size_t CacheImpl::podStateCountForTest() const {
 std::size_t CacheImpl::assumedPodCount() const {
   std::shared_lock lock(mu_);
   return assumedPods_.size();
+}
+
+std::map<std::string, PodGroupStateData> CacheImpl::podGroupStatesForTest() const {
+  std::shared_lock lock(mu_);
+  std::map<std::string, PodGroupStateData> out;
+  for (const auto& [key, state] : podGroupStates_) {
+    out.emplace(key, state->read([](const PodGroupStateData& d) { return d; }));
+  }
+  return out;
 }
 
 }  // namespace ks::cache

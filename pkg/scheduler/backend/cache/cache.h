@@ -8,6 +8,8 @@
 //   nodeTree_           names of the nodes that exist (node object present), grouped by zone; the
 //                       snapshot's list order.
 //   podStates_          every cached pod by UID; assumedPods_ the UIDs still assumed.
+//   podGroupStates_     "namespace/name" -> the group's live PodGroupStateImpl (GenericWorkload only); each
+//                       state has its own lock for readers outside the cache (plugins), taken after mu_.
 //   imageStates_        image name -> size and the set of nodes that have it. NodeInfo::imageStates() in
 //                       the cache holds {size} only; snapshot copies (updateSnapshot, dump, addNode,
 //                       updateNode) get numNodes filled in from this index at copy time, as upstream's
@@ -34,6 +36,8 @@
 
 #include "pkg/scheduler/backend/cache/interface.h"
 #include "pkg/scheduler/backend/cache/node_tree.h"
+#include "pkg/scheduler/backend/cache/pod_group_state.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/util/clock.h"
 
 namespace ks::cache {
@@ -49,9 +53,12 @@ struct CacheOptions {
   // Receives the errors upstream logs and carries on after (e.g. "Node not found when trying to remove
   // pod"); stderr when empty. Called under the cache's lock: must not call back into the cache.
   std::function<void(std::string_view)> logError;
+  // The GenericWorkload gate: pod group states are kept (and copied into snapshots); off, every pod
+  // group call is a no-op and pods' schedulingGroup is ignored.
+  bool genericWorkload = false;
 };
 
-class CacheImpl final : public Cache {
+class CacheImpl final : public Cache, public framework::PodGroupManager {
  public:
   explicit CacheImpl(CacheOptions options = {});
   ~CacheImpl() override;
@@ -73,8 +80,19 @@ class CacheImpl final : public Cache {
   framework::NodeInfoPtr addNode(api::NodePtr node) override;
   framework::NodeInfoPtr updateNode(const api::Node& oldNode, api::NodePtr newNode) override;
   VoidResult removeNode(const api::Node& node) override;
+  void addPodGroupMember(api::PodPtr pod) override;
+  void updatePodGroupMember(const api::Pod& oldPod, api::PodPtr newPod) override;
+  void removePodGroupMember(const api::Pod& pod) override;
+  void addPodGroup(framework::PodGroupPtr podGroup) override;
+  void updatePodGroup(const api::PodGroup& oldPodGroup, framework::PodGroupPtr newPodGroup) override;
+  void removePodGroup(const api::PodGroup& podGroup) override;
   VoidResult updateSnapshot(Snapshot& snapshot) override;
   Dump dump() const override;
+
+  // framework::PodGroupManager, live (what PreEnqueue and Permit read); thread-safe. Null without
+  // genericWorkload or when the group is unknown (upstream's "pod group state not found" errors).
+  framework::PodGroupPtr podGroup(std::string_view ns, std::string_view name) const override;
+  framework::PodGroupStatePtr podGroupState(std::string_view ns, std::string_view name) const override;
 
   // Expires assumed pods whose binding finished and whose deadline is before `now` (only with ttl > 0).
   // Called every cleanupPeriod by the loop run() starts; callable directly (tests).
@@ -96,6 +114,8 @@ class CacheImpl final : public Cache {
   // Number of cached pod states and of assumed pods.
   std::size_t podStateCountForTest() const;
   std::size_t assumedPodCount() const;
+  // Copies of the pod group states' data by "namespace/name".
+  std::map<std::string, PodGroupStateData> podGroupStatesForTest() const;
 
  private:
   struct PodState {
@@ -118,13 +138,26 @@ class CacheImpl final : public Cache {
   void removeNodeInfoFromListLocked(const std::string& name);
   void addPodLocked(api::PodPtr pod, bool assumed);
   VoidResult updatePodLocked(const api::Pod& oldPod, api::PodPtr newPod);
-  VoidResult removePodLocked(const api::Pod& pod);
+  // forget: an assumed pod goes back to unscheduled in its group (forgetPod); otherwise it leaves it.
+  VoidResult removePodLocked(const api::Pod& pod, bool forget = false);
+  VoidResult removeAssumedPodImpl(const api::Pod& pod, bool forget);
+  // Pod group members (upstream addPodGroupMember ... forgetPodGroupMember); no-ops for non-members.
+  bool isPodGroupMember(const api::Pod& pod) const;
+  // "namespace/podGroupName" of a member.
+  static std::string podGroupKeyOf(const api::Pod& pod);
+  // Require mu_ held (shared is enough for find).
+  PodGroupStateImpl* findPodGroupStateLocked(const std::string& key) const;
+  PodGroupStateImpl& getOrCreatePodGroupStateLocked(const std::string& key);
+  void addPodGroupMemberLocked(const api::PodPtr& pod);
+  void removePodGroupMemberLocked(const api::Pod& pod);
+  void assumePodGroupMemberLocked(const api::PodPtr& pod);
+  void forgetPodGroupMemberLocked(const api::Pod& pod);
+  // Drops the state under `key` when it is empty.
+  void dropPodGroupStateIfEmptyLocked(const std::string& key);
+  void updatePodGroupStateSnapshotLocked(Snapshot& snapshot) const;
   void addNodeImageStatesLocked(const api::Node& node, framework::NodeInfo& info);
   void removeNodeImageStatesLocked(const api::Node* node);
   void updateNodeInfoSnapshotListLocked(Snapshot& snapshot, bool updateAll);
-  // Moves the snapshot's PVC users from a node's old claims to its new ones.
-  using PVCRefCounts = std::map<std::string, int>;
-  static void updateUsedPVCsLocked(Snapshot& snapshot, const PVCRefCounts& before, const PVCRefCounts& after);
   void removeDeletedNodesFromSnapshotLocked(Snapshot& snapshot);
   // Requires mu_ held (shared is enough).
   std::unique_ptr<framework::NodeInfo> snapshotNodeInfoLocked(const framework::NodeInfo& info) const;
@@ -144,6 +177,8 @@ class CacheImpl final : public Cache {
   std::unordered_map<std::string, NodeList::iterator> nodes_;                  // guarded by mu_
   NodeTree nodeTree_;                                                          // guarded by mu_
   std::unordered_map<std::string, framework::ImageStateSummary> imageStates_;  // guarded by mu_
+  const bool genericWorkload_;
+  std::unordered_map<std::string, std::shared_ptr<PodGroupStateImpl>> podGroupStates_;  // guarded by mu_
 
   std::mutex runMu_;                   // guards loop_
   std::shared_ptr<CleanupLoop> loop_;  // guarded by runMu_

@@ -33,6 +33,15 @@
 //   - "Expired" and "Deleted" are both valid end states: after e.g. a network issue a pod may have
 //     changed state (added and deleted) without the cache hearing about it.
 //
+// Pod groups (GenericWorkload; only with CacheOptions::genericWorkload, every call below is a no-op
+// without it): the cache keeps one framework::PodGroupState per group the scheduler knows a member or the
+// PodGroup object of (upstream podGroupStates), and is the framework::PodGroupManager plugins read live.
+// Bound and assumed members reach it through the pod operations above (assumePod: assumed; forgetPod:
+// unscheduled again; addPod of a bound pod: assigned; removePod, removeAssumedPod and expiry: gone);
+// unassigned members through addPodGroupMember / updatePodGroupMember / removePodGroupMember, which the
+// scheduler's pod handlers call for pods of its profiles; the objects through addPodGroup /
+// updatePodGroup / removePodGroup. A state with no member and no object is dropped.
+//
 // Pods are keyed by UID; every pod operation fails with "cannot get cache key for pod with empty UID"
 // for a pod without one. Node-removal semantics: see removeNode.
 //
@@ -45,6 +54,7 @@
 #include <string>
 
 #include "pkg/api/core.h"
+#include "pkg/api/scheduling.h"
 #include "pkg/scheduler/backend/cache/snapshot.h"
 #include "pkg/scheduler/framework/types.h"
 #include "pkg/util/result.h"
@@ -112,9 +122,28 @@ class Cache {
   // are removed. Error "node <name> is not found" when unknown.
   virtual VoidResult removeNode(const api::Node& node) = 0;
 
+  // An unassigned pod of a group was observed (informer add of a pending pod, or its update into a
+  // member): unscheduled in its group's state (created if needed). Pods without spec.schedulingGroup are
+  // ignored. Informer threads.
+  virtual void addPodGroupMember(api::PodPtr pod) = 0;
+  // An unassigned member changed (informer update of a pending pod): its object is replaced (assigned
+  // when it got a nodeName). Without a state (a missed add) the error is logged and nothing happens.
+  virtual void updatePodGroupMember(const api::Pod& oldPod, api::PodPtr newPod) = 0;
+  // An unassigned member was deleted (or stopped being pending): removed from its group's state, which
+  // is dropped when empty.
+  virtual void removePodGroupMember(const api::Pod& pod) = 0;
+  // A PodGroup was observed: set on its state (created if needed).
+  virtual void addPodGroup(framework::PodGroupPtr podGroup) = 0;
+  // A PodGroup changed: the new object replaces the old; without a state (a missed add) logged, ignored.
+  virtual void updatePodGroup(const api::PodGroup& oldPodGroup, framework::PodGroupPtr newPodGroup) = 0;
+  // A PodGroup was deleted: unset; the state is dropped when no member is left. Unknown: logged.
+  virtual void removePodGroup(const api::PodGroup& podGroup) = 0;
+
   // Brings `snapshot` up to date, copying only NodeInfos changed since its generation; lists are
   // rebuilt when nodes were added or removed or a node's affinity / anti-affinity / PVC membership
-  // changed. Only nodes with a node object are included. Called by the scheduling thread at the start
+  // changed, and the pod group states whose generation moved (only with CacheOptions::genericWorkload);
+  // pods the snapshot still has assumed are forgotten first (logged). Only nodes with a node object are
+  // included. Called by the scheduling thread at the start
   // of each cycle. On an inconsistency it rebuilds everything and returns "snapshot state is not
   // consistent, ..." (the cycle should fail; the next one sees a good snapshot).
   virtual VoidResult updateSnapshot(Snapshot& snapshot) = 0;

@@ -6,8 +6,14 @@
 //
 // Threads: updated by the scheduling thread (under the cache's lock); read by the scheduling thread and
 // the Filter/Score workers between updates. Not synchronised itself.
+//
+// Pod groups (GenericWorkload): the snapshot also holds a copy of the cache's pod group states (copied by
+// generation in updateSnapshot) and is the cycle's framework::PodGroupManager. The pod-group cycle places
+// its members one after the other in the snapshot with assumePod and takes them out again with forgetPod
+// (in reverse order) before the next updateSnapshot, which forgets what was left (and logs it).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -17,7 +23,9 @@
 #include <vector>
 
 #include "pkg/api/core.h"
+#include "pkg/scheduler/backend/cache/pod_group_state.h"
 #include "pkg/scheduler/framework/listers.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/framework/types.h"
 
 namespace ks::cache {
@@ -28,11 +36,15 @@ struct StringHash {
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
+// Pod group states by "namespace/name".
+using PodGroupStateSnapshots = std::map<std::string, std::shared_ptr<PodGroupStateSnapshot>, std::less<>>;
+
 using NodeInfoMap = std::unordered_map<std::string, framework::NodeInfoPtr, StringHash, std::equal_to<>>;
 
 class Snapshot final : public framework::SharedLister,
                        public framework::NodeInfoLister,
-                       public framework::StorageInfoLister {
+                       public framework::StorageInfoLister,
+                       public framework::PodGroupManager {
  public:
   // An empty snapshot (upstream NewEmptySnapshot), generation 0.
   Snapshot() = default;
@@ -45,6 +57,7 @@ class Snapshot final : public framework::SharedLister,
   // SharedLister.
   const framework::NodeInfoLister& nodeInfos() const override { return *this; }
   const framework::StorageInfoLister& storageInfos() const override { return *this; }
+  const framework::PodGroupManager* podGroupManager() const override { return this; }
 
   // NodeInfoLister. Lists are in the cache's nodeTree order (zones round-robin).
   const std::vector<framework::NodeInfoPtr>& list() const override { return nodeInfoList_; }
@@ -60,6 +73,29 @@ class Snapshot final : public framework::SharedLister,
   // StorageInfoLister: whether a scheduled (or assumed) pod uses the PVC "namespace/name".
   bool isPVCUsedByPods(std::string_view key) const override { return usedPVCs_.contains(key); }
 
+  // PodGroupManager: the groups as of the last updateSnapshot plus what assumePod / forgetPod changed.
+  framework::PodGroupPtr podGroup(std::string_view ns, std::string_view name) const override;
+  framework::PodGroupStatePtr podGroupState(std::string_view ns, std::string_view name) const override;
+
+  // Places the pod (spec.nodeName set) in the snapshot for the rest of a pod-group cycle (upstream
+  // Snapshot.AssumePod): on its node's NodeInfo (a node-less one is created for an unknown node) without
+  // moving the node's generation, into the affinity lists and the used PVCs, and assumed in its group's
+  // state (a group the snapshot doesn't know is left alone). Errors: "cannot get cache key for pod with
+  // empty UID"; "pod <uid> is already assumed in the snapshot" (a pod is assumed at most once). Called by
+  // the scheduling thread only, with no reader running.
+  VoidResult assumePod(framework::PodInfoPtr podInfo);
+  // Undoes assumePod exactly (upstream Snapshot.ForgetPod). Pods are forgotten in reverse order of their
+  // assumption (the lists are reverted from their ends; a violation is logged and the list left as it
+  // is). Errors: "cannot get cache key for pod with empty UID", "assumed pod \"<uid>\" not found in the
+  // snapshot", NodeInfo::removePod's.
+  VoidResult forgetPod(const api::Pod& pod);
+  // forgetAllAssumedPods (what updateSnapshot does first), for tests.
+  void forgetAllAssumedPodsForTest(const std::function<void(std::string_view)>& logError) {
+    forgetAllAssumedPods(logError);
+  }
+  // Number of pods assumed and not forgotten.
+  std::size_t assumedPodCount() const { return assumedPodKeys_.size(); }
+
   // Number of entries in list().
   int numNodes() const { return static_cast<int>(nodeInfoList_.size()); }
   // The newest NodeInfo generation copied into this snapshot (0 when never updated).
@@ -67,10 +103,34 @@ class Snapshot final : public framework::SharedLister,
 
   const NodeInfoMap& nodeInfoMapForTest() const { return nodeInfoMap_; }
   std::set<std::string, std::less<>> usedPVCSetForTest() const;
+  // The group states by "namespace/name".
+  const PodGroupStateSnapshots& podGroupStatesForTest() const {
+    return podGroupStates_;
+  }
 
  private:
   friend class CacheImpl;
   friend Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes);
+// newSnapshot plus pod group states (upstream NewSnapshot with GenericWorkload on, and
+// NewTestSnapshotWithPodGroups): every pod with spec.schedulingGroup added to its group's state, and
+// each PodGroup's object set on its state.
+Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes,
+                                  const std::vector<framework::PodGroupPtr>& podGroups);
+  friend Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods,
+                                           const std::vector<api::NodePtr>& nodes,
+                                           const std::vector<framework::PodGroupPtr>& podGroups);
+
+  // What assumePod added to the snapshot-wide lists, so forgetPod reverts exactly that.
+  struct AssumedPodState {
+    api::PodPtr pod;
+    bool addedToAffinityList = false;
+    bool addedToAntiAffinityList = false;
+  };
+  // Moves the PVC users of one node from its claims `before` to `after`.
+  void updateUsedPVCs(const std::map<std::string, int>& before, const std::map<std::string, int>& after);
+  // Forgets every pod still assumed, newest first, reporting them through logError (upstream
+  // forgetAllAssumedPods; updateSnapshot calls it first).
+  void forgetAllAssumedPods(const std::function<void(std::string_view)>& logError);
 
   // Node name -> info. Entries keep their address across updates (the lists point at them).
   NodeInfoMap nodeInfoMap_;
@@ -86,6 +146,11 @@ class Snapshot final : public framework::SharedLister,
   };
   std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> usedPVCs_;
   int64_t generation_ = 0;
+  // Pod group states by "namespace/name" (ordered: tests compare them).
+  PodGroupStateSnapshots podGroupStates_;
+  // Pods assumed by the running pod-group cycle, by UID, and their UIDs in assume order.
+  std::unordered_map<std::string, AssumedPodState> assumedPodStates_;
+  std::vector<std::string> assumedPodKeys_;
 };
 
 // A snapshot of these pods and nodes without a cache (upstream NewSnapshot), for tests and tools.
@@ -94,6 +159,11 @@ class Snapshot final : public framework::SharedLister,
 // in name order. usedPVCSet holds the persistentVolumeClaim volumes of pods with a nodeName (not
 // generic ephemeral volumes, as upstream). Image summaries count the nodes that have each image.
 Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes);
+// newSnapshot plus pod group states (upstream NewSnapshot with GenericWorkload on, and
+// NewTestSnapshotWithPodGroups): every pod with spec.schedulingGroup added to its group's state, and
+// each PodGroup's object set on its state.
+Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes,
+                                  const std::vector<framework::PodGroupPtr>& podGroups);
 
 // Helpers of newSnapshot, exposed for tests (upstream createImageExistenceMap / getNodeImageStates /
 // createUsedPVCSet).

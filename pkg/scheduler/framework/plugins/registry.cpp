@@ -7,6 +7,7 @@
 #include "pkg/scheduler/framework/plugins/defaultbinder/default_binder.h"
 #include "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/dynamic_resources.h"
+#include "pkg/scheduler/framework/plugins/gangscheduling/gang_scheduling.h"
 #include "pkg/scheduler/framework/plugins/imagelocality/image_locality.h"
 #include "pkg/scheduler/framework/plugins/interpodaffinity/plugin.h"
 #include "pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.h"
@@ -66,6 +67,7 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   framework::runtime::Registry r;
   add<queuesort::PrioritySort>(r);
   add<schedulinggates::SchedulingGates>(r);
+  add<gangscheduling::GangScheduling>(r);
   add<nodeunschedulable::NodeUnschedulable>(r);
   add<nodename::NodeName>(r);
   add<nodeports::NodePorts>(r);

@@ -32,6 +32,9 @@ bool samplePluginMetrics() {
   return static_cast<int>(rng() % 100) < kPluginMetricsSamplePercent;
 }
 
+// The plugin upstream makes the profile's PlacementFeasible plugin (names.GangScheduling).
+constexpr std::string_view kGangSchedulingName = "GangScheduling";
+
 std::string errorMessage(const Status& s) {
   auto err = s.asError();
   return err ? err->message() : s.message();
@@ -159,6 +162,8 @@ Framework::Framework(FrameworkOptions options)
       client_(options.client),
       informerFactory_(options.informerFactory),
       sharedDRAManager_(options.sharedDRAManager),
+      podGroupManager_(options.podGroupManager),
+      enableGenericWorkload_(options.enableGenericWorkload),
       eventRecorder_(options.eventRecorder),
       podNominator_(options.podNominator),
       parallelizer_(std::move(options.parallelizer)),
@@ -295,6 +300,24 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
     }
   }
 
+  // GangScheduling is the only PlacementFeasible plugin, and only with GenericWorkload.
+  if (f->enableGenericWorkload_) {
+    if (auto it = pm.find(std::string(kGangSchedulingName)); it != pm.end()) {
+      auto* pf = dynamic_cast<PlacementFeasiblePlugin*>(it->second);
+      if (pf == nullptr) {
+        return Error(
+            "GenericWorkload is enabled, but GangScheduling plugin does not fulfill PlacementFeasiblePlugin "
+            "interface");
+      }
+      f->placementFeasiblePlugins_.push_back(pf);
+    } else {
+      spdlog::error(
+          "GenericWorkload is enabled, but GangScheduling plugin is not set. Gang scheduling using PodGroups "
+          "may not work as expected. profile={}",
+          profile.schedulerName);
+    }
+  }
+
   // Metrics handles, resolved once (empty handles without metrics, so the lists can always be indexed).
   metrics::Metrics* m = f->metrics_;
   if (m != nullptr) f->metricsProfile_ = m->profile(profile.schedulerName);
@@ -318,8 +341,7 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
   if (batching) {
     f->computeSignPlugins();
     f->signIds_ = ids(f->signPlugins_);
-    // GenericWorkload (pod-group cycles) is refused by kube-scheduler-cpp.
-    f->batch_ = std::make_unique<OpportunisticBatch>(*f, /*genericWorkloadEnabled=*/false);
+    f->batch_ = std::make_unique<OpportunisticBatch>(*f, f->enableGenericWorkload_);
   }
   return f;
 }
@@ -448,7 +470,9 @@ Result<std::vector<PluginEvents>> Framework::eventsToRegister() const {
   std::vector<PluginEvents> out;
   // Extenders register no events: a pod they rejected nodes for is requeued by any event, as upstream's
   // defaultEnqueueExtension for "Extender" (listed before the plugins).
-  if (!extenders_.empty()) out.push_back(PluginEvents{std::string(kExtenderName), unrollWildCardResource()});
+  if (!extenders_.empty()) {
+    out.push_back(PluginEvents{std::string(kExtenderName), unrollWildCardResource(enableGenericWorkload_)});
+  }
   for (Plugin* p : enqueuePlugins_) {
     PluginEvents pe{std::string(p->name()), {}};
     if (auto* ext = dynamic_cast<EnqueueExtensions*>(p)) {
@@ -456,7 +480,7 @@ Result<std::vector<PluginEvents>> Framework::eventsToRegister() const {
       if (!events) return events.error().wrap("plugin " + pe.pluginName + " eventsToRegister");
       pe.events = std::move(events).value();
     } else {
-      pe.events = unrollWildCardResource();
+      pe.events = unrollWildCardResource(enableGenericWorkload_);
     }
     out.push_back(std::move(pe));
   }
@@ -914,6 +938,27 @@ Status Framework::runPermitPlugins(CycleState& state, const PodInfo& pod, const 
     }
     return {};
   });
+}
+
+Status Framework::runPlacementFeasiblePlugins(CycleState& placementState, const PodGroupInfo& group,
+                                              const PlacementProgress& progress) {
+  Status status;
+  for (PlacementFeasiblePlugin* pl : placementFeasiblePlugins_) {
+    Status s = pl->placementFeasible(placementState, group, progress);
+    if (s.isSuccess()) continue;
+    std::string name(pl->name());
+    if (s.isWait()) {
+      status = std::move(s).withPlugin(std::move(name));
+      continue;
+    }
+    if (s.code() == Code::Unschedulable) return std::move(s).withPlugin(std::move(name));
+    if (s.code() == Code::Error) {
+      return Status::error("running PlacementFeasible plugin: " + errorMessage(s)).withPlugin(std::move(name));
+    }
+    return Status::error("unexpected status from PlacementFeasible plugin: " + std::string(codeName(s.code())))
+        .withPlugin(std::move(name));
+  }
+  return status;
 }
 
 bool Framework::willWaitOnPermit(const api::Pod& pod) const {

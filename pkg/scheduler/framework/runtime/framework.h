@@ -35,6 +35,7 @@
 
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/framework/runtime/batch.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/framework/runtime/pods_in_prebind_map.h"
@@ -76,6 +77,13 @@ struct FrameworkOptions {
   // The scheduler's extenders (owned by the scheduler, outliving the Framework), as Handle::extenders()
   // gives them. With any, signatures are off and the "Extender" rejector is requeued by every event.
   std::vector<Extender*> extenders;
+  // What Handle::podGroupManager() returns: the scheduler's cache (CacheImpl), live and thread-safe; must
+  // outlive the Framework. Null when the scheduler keeps no pod groups (GenericWorkload off).
+  const PodGroupManager* podGroupManager = nullptr;
+  // The GenericWorkload gate (beta, off by default in v1.37): the GangScheduling plugin, when configured,
+  // is the profile's PlacementFeasible plugin, and plugins without EnqueueExtensions also register for
+  // PodGroup events.
+  bool enableGenericWorkload = false;
 };
 
 using LessFunc = std::function<bool(const QueuedPodInfo&, const QueuedPodInfo&)>;
@@ -156,6 +164,20 @@ class Framework final : public Handle {
   // Success, a rejection, Error, or Wait after adding the pod to the waiting pods map.
   Status runPermitPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
 
+  // ---- Pod-group cycle ----
+  // Upstream RunPlacementFeasiblePlugins, called by the pod-group cycle before its first and after every
+  // member: Success when every plugin succeeds; a plugin's Wait is remembered (the last one is returned
+  // when no later plugin fails); Unschedulable stops at once; Error becomes "running PlacementFeasible
+  // plugin: <msg>" and any other code "unexpected status from PlacementFeasible plugin: <Code>", both
+  // stopping at once. Each status carries its plugin. Success when no plugin is configured.
+  Status runPlacementFeasiblePlugins(CycleState& placementState, const PodGroupInfo& group,
+                                     const PlacementProgress& progress);
+  bool hasPlacementFeasiblePlugins() const { return !placementFeasiblePlugins_.empty(); }
+  // Replaces the PlacementFeasible plugins (not owned; tests only).
+  void setPlacementFeasiblePluginsForTest(std::vector<PlacementFeasiblePlugin*> plugins) {
+    placementFeasiblePlugins_ = std::move(plugins);
+  }
+
   // ---- Binding cycle ----
   bool willWaitOnPermit(const api::Pod& pod) const;
   // Blocks until the waiting pod (if any) is allowed or rejected; removes it from the map.
@@ -206,6 +228,7 @@ class Framework final : public Handle {
   }
   std::stop_token stopToken() const override { return stop_.get_token(); }
   SharedDRAManager* sharedDRAManager() const override { return sharedDRAManager_; }
+  const PodGroupManager* podGroupManager() const override { return podGroupManager_; }
   Clock& clock() const override { return *clock_; }
   // Requests stopToken(): the scheduler is shutting down. Thread-safe, idempotent.
   void requestStop() { stop_.request_stop(); }
@@ -270,6 +293,8 @@ class Framework final : public Handle {
   client::Client* client_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
   SharedDRAManager* sharedDRAManager_ = nullptr;
+  const PodGroupManager* podGroupManager_ = nullptr;
+  bool enableGenericWorkload_ = false;
   EventRecorder* eventRecorder_ = nullptr;
   PodNominator* podNominator_ = nullptr;
   std::function<void(const std::vector<api::PodPtr>&)> podActivator_;
@@ -302,6 +327,8 @@ class Framework final : public Handle {
   std::vector<PreBindPlugin*> preBindPlugins_;
   std::vector<BindPlugin*> bindPlugins_;
   std::vector<PostBindPlugin*> postBindPlugins_;
+  // GangScheduling when GenericWorkload is on (upstream takes it, and only it, from the plugins map).
+  std::vector<PlacementFeasiblePlugin*> placementFeasiblePlugins_;
   std::map<std::string, int> scorePluginWeight_;
   // The PreFilter/Filter/PreScore/Score plugins, once each in that order, that sign pods.
   std::vector<SignPlugin*> signPlugins_;

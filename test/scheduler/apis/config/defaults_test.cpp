@@ -75,6 +75,15 @@ TEST(DefaultPluginsTest, NodeDeclaredFeaturesGateOff) {
   EXPECT_EQ(getDefaultPlugins(fg).multiPoint.enabled, want);
 }
 
+// Upstream applyGangScheduling: GangScheduling is appended last when GenericWorkload is on.
+TEST(DefaultPluginsTest, GenericWorkloadGateOn) {
+  FeatureGates fg;
+  fg.genericWorkload = true;
+  auto want = defaultMultiPoint();
+  want.push_back({"GangScheduling", 0});
+  EXPECT_EQ(getDefaultPlugins(fg).multiPoint.enabled, want);
+}
+
 struct MergeCase {
   const char* name;
   PluginSet defaults;

@@ -33,12 +33,10 @@ Result<std::pair<const T*, const T*>> asTyped(const framework::EventObject& oldO
   };
   const T* newTyped = nullptr;
   const T* oldTyped = nullptr;
-  if (!one(newObj, newTyped)) {
-    return Error("expected *v1." + std::string(T::kKind) + ", but got " + eventObjectTypeName(newObj));
-  }
-  if (!one(oldObj, oldTyped)) {
-    return Error("expected *v1." + std::string(T::kKind) + ", but got " + eventObjectTypeName(oldObj));
-  }
+  // PodGroup is scheduling.k8s.io/v1beta1's; every other event object is a v1 type.
+  const std::string want = (std::is_same_v<T, api::PodGroup> ? "*v1beta1." : "*v1.") + std::string(T::kKind);
+  if (!one(newObj, newTyped)) return Error("expected " + want + ", but got " + eventObjectTypeName(newObj));
+  if (!one(oldObj, oldTyped)) return Error("expected " + want + ", but got " + eventObjectTypeName(oldObj));
   return std::make_pair(oldTyped, newTyped);
 }
 

@@ -72,8 +72,14 @@ bool FakeSharedLister::isPVCUsedByPods(std::string_view key) const {
 
 void FakeHandle::iterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& /*fn*/) {}
 
-std::shared_ptr<framework::WaitingPod> FakeHandle::getWaitingPod(const std::string& /*uid*/) {
-  return nullptr;
+void FakeHandle::addWaitingPod(std::shared_ptr<framework::WaitingPod> wp) {
+  const std::string uid = wp->pod().metadata.uid;
+  waitingPods_[uid] = std::move(wp);
+}
+
+std::shared_ptr<framework::WaitingPod> FakeHandle::getWaitingPod(const std::string& uid) {
+  auto it = waitingPods_.find(uid);
+  return it == waitingPods_.end() ? nullptr : it->second;
 }
 
 bool FakeHandle::rejectWaitingPod(const std::string& /*uid*/) {

@@ -6,6 +6,7 @@
 //   handle.setSnapshotSharedLister(lister.get());
 //   auto plugin = SomePlugin::create(nullptr, handle);
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -67,6 +68,9 @@ class FakeHandle final : public framework::Handle {
   void setMetrics(metrics::Metrics* m) { metrics_ = m; }
   void setProfileName(std::string name) { profileName_ = std::move(name); }
   void setClock(Clock* c) { clock_ = c; }
+  void setPodGroupManager(const framework::PodGroupManager* m) { podGroupManager_ = m; }
+  // What getWaitingPod(uid) returns for the pod's UID (none are waiting by default).
+  void addWaitingPod(std::shared_ptr<framework::WaitingPod> wp);
   // Pods passed to activate(), in call order.
   std::vector<api::PodPtr> activatedPods() const;
 
@@ -82,6 +86,7 @@ class FakeHandle final : public framework::Handle {
   void activate(const std::vector<api::PodPtr>& pods) override;
   std::stop_token stopToken() const override { return stop_.get_token(); }
   Clock& clock() const override { return clock_ != nullptr ? *clock_ : realClock(); }
+  const framework::PodGroupManager* podGroupManager() const override { return podGroupManager_; }
   // Ends waits on stopToken(), as a scheduler shutdown does.
   void requestStop() { stop_.request_stop(); }
 
@@ -119,6 +124,8 @@ class FakeHandle final : public framework::Handle {
   metrics::Metrics* metrics_ = nullptr;
   std::string profileName_;
   Clock* clock_ = nullptr;  // realClock() when null
+  const framework::PodGroupManager* podGroupManager_ = nullptr;
+  std::map<std::string, std::shared_ptr<framework::WaitingPod>> waitingPods_;
   mutable std::mutex activatedMu_;
   std::vector<api::PodPtr> activated_;
   framework::parallelize::Parallelizer parallelizer_{2};
