@@ -96,6 +96,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     fo.metrics = s->options_.metrics;
     fo.enableOpportunisticBatching = s->options_.enableOpportunisticBatching;
     fo.extenders = s->extenders_;
+    fo.enableGenericWorkload = s->options_.genericWorkload;
+    if (s->options_.genericWorkload) fo.podGroupManager = s->cache_.get();
     auto fw = Framework::create(registry, profile, fo);
     if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
     if (s->options_.genericWorkload) {

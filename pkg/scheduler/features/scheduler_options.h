@@ -12,6 +12,7 @@ inline void applySchedulerFeatures(const SchedulerFeatures& features, scheduler:
   options.popFromBackoffQ = features.popFromBackoffQ;
   options.nominatedNodeNameForExpectation = features.nominatedNodeNameForExpectation;
   options.enableOpportunisticBatching = features.enableOpportunisticBatching;
+  options.genericWorkload = features.config.genericWorkload;
   options.dynamicResourceAllocation = features.config.dynamicResourceAllocation;
   options.draConsumableCapacity = features.plugins.enableDRAConsumableCapacity;
   options.draDeviceTaintRules = features.plugins.enableDRADeviceTaintRules;

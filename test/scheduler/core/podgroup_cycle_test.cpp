@@ -40,15 +40,15 @@ class PodGroupCycleTest : public ::testing::Test {
         "- schedulerName: default-scheduler\n"
         "  plugins:\n    multiPoint:\n      disabled:\n" +
         disabled;
-    config::FeatureGates gates;
-    gates.genericWorkload = true;
-    auto cfg = config::decodeConfig(yaml, gates);
+    config::DecodeOptions decode;
+    decode.features.genericWorkload = true;
+    auto cfg = config::decodeConfig(yaml, decode);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     SchedulerOptions opts;
     opts.clock = &clock_;
     opts.metrics = &metrics_;
     opts.genericWorkload = true;
-    sched_.start(client_, *cfg, plugins::newInTreeRegistry(plugins::Features{.enableGenericWorkload = true}), opts);
+    sched_.start(client_, *cfg, plugins::newInTreeRegistry(), opts);
   }
   void TearDown() override { sched_.stop(); }
 
