@@ -729,6 +729,10 @@ TEST_F(PodGroupQueueTest, PendingAndIncompleteGauges) {
   EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/true).value(), 2);
   q->addPodGroup(podGroup("pg"));
   EXPECT_EQ(m.podGroupMemberPods(true).value(), 0);
+  // The first member made the entity, the second joined it: members count as pods, the group as an entity.
+  EXPECT_EQ(m.queueIncomingPodsRef(metrics::Queue::Active, "UnscheduledPodAdd").value(), 3);
+  EXPECT_GE(m.queueIncomingEntitiesRef(metrics::Queue::Active, "UnscheduledPodAdd", /*podGroup=*/true).value(), 1);
+  EXPECT_EQ(m.queueIncomingEntitiesRef(metrics::Queue::Active, "UnscheduledPodAdd").value(), 0);
   QueuedPodGroupInfo g = popGroup(*q);
   q->add(member("p3"));
   EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/false).value(), 1);
