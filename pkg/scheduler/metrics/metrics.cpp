@@ -765,9 +765,10 @@ CounterRef Metrics::queueIncomingPodsRef(Queue queue, std::string_view event) {
       &impl_->queueIncoming.Add({{"queue", std::string(queueName(queue))}, {"event", std::string(event)}}));
 }
 
-CounterRef Metrics::queueIncomingEntitiesRef(Queue queue, std::string_view event) {
-  return CounterRef(&impl_->queueIncomingEntities.Add(
-      {{"queue", std::string(queueName(queue))}, {"event", std::string(event)}, {"type", "pod"}}));
+CounterRef Metrics::queueIncomingEntitiesRef(Queue queue, std::string_view event, bool podGroup) {
+  return CounterRef(&impl_->queueIncomingEntities.Add({{"queue", std::string(queueName(queue))},
+                                                       {"event", std::string(event)},
+                                                       {"type", podGroup ? "podgroup" : "pod"}}));
 }
 
 void Metrics::setQueuedPodEntities(Queue queue, double count) {

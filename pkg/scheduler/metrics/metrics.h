@@ -275,9 +275,10 @@ class Metrics {
   GaugeRef podGroupMemberPods(bool incomplete);
   // scheduler_queue_incoming_pods_total{queue,event}: keep the handle for a fixed event label.
   CounterRef queueIncomingPodsRef(Queue queue, std::string_view event);
-  // scheduler_queue_incoming_entities_total{queue,event,type="pod"}: every pod here is its own entity (no
-  // pod groups), so it moves with queue_incoming_pods_total.
-  CounterRef queueIncomingEntitiesRef(Queue queue, std::string_view event);
+  // scheduler_queue_incoming_entities_total{queue,event,type}: type "pod" for a pod (it moves with
+  // queue_incoming_pods_total), "podgroup" for a pod group (GenericWorkload), which counts once while
+  // queue_incoming_pods_total counts its members.
+  CounterRef queueIncomingEntitiesRef(Queue queue, std::string_view event, bool podGroup = false);
   // scheduler_queued_entities{queue,type="pod"}; the series appears once the queue held a pod.
   void setQueuedPodEntities(Queue queue, double count);
   void incQueueIncomingPods(Queue queue, std::string_view event) { queueIncomingPodsRef(queue, event).inc(); }

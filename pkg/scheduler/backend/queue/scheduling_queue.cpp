@@ -51,7 +51,7 @@ void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
   if (metrics_ == nullptr) return;
   metrics::CounterRef& ref = refs_[static_cast<std::size_t>(queue)];
   metrics::CounterRef& entitiesRef = entityRefs_[static_cast<std::size_t>(queue)];
-  if (!ref) {
+  if (!entitiesRef) {
     ref = metrics_->queueIncomingPodsRef(queue, label_);
     entitiesRef = metrics_->queueIncomingEntitiesRef(queue, label_);
   }
@@ -59,11 +59,14 @@ void PriorityQueue::IncomingEvent::inc(metrics::Queue queue) {
   entitiesRef.inc();
 }
 
-void PriorityQueue::IncomingEvent::incPods(metrics::Queue queue, size_t size) {
+void PriorityQueue::IncomingEvent::incGroup(metrics::Queue queue, size_t size) {
   if (metrics_ == nullptr) return;
   metrics::CounterRef& ref = refs_[static_cast<std::size_t>(queue)];
+  metrics::CounterRef& groupsRef = groupEntityRefs_[static_cast<std::size_t>(queue)];
   if (!ref) ref = metrics_->queueIncomingPodsRef(queue, label_);
+  if (!groupsRef) groupsRef = metrics_->queueIncomingEntitiesRef(queue, label_, /*podGroup=*/true);
   ref.inc(static_cast<double>(size));
+  groupsRef.inc();
 }
 
 Result<ProfileHooks> hooksFromFramework(framework::runtime::Framework& fw) {
@@ -456,7 +459,7 @@ std::optional<QueuedEntity> PriorityQueue::popEntity() {
       continue;
     }
     Group g = fromBackoffQ ? *groupBackoffQ_.popBackoff() : *activeGroups_.pop();
-    if (fromBackoffQ) popFromBackoffQ_.incPods(metrics::Queue::Active, g.size());
+    if (fromBackoffQ) popFromBackoffQ_.incGroup(metrics::Queue::Active, g.size());
     if (popGroupLocked(g)) return QueuedEntity(std::move(g));
   }
 }
@@ -1009,7 +1012,7 @@ bool PriorityQueue::moveToActiveQ(Group group, IncomingEvent& event, bool fromBa
   unschedulableGroups_.erase(key);
   const size_t size = group.size();
   activeGroups_.addOrUpdate(std::move(group));
-  event.incPods(metrics::Queue::Active, size);
+  event.incGroup(metrics::Queue::Active, size);
   return true;
 }
 
@@ -1023,14 +1026,14 @@ bool PriorityQueue::moveToBackoffQ(Group group, IncomingEvent& event) {
   unschedulableGroups_.erase(key);
   const size_t size = group.size();
   groupBackoffQ_.add(std::move(group));
-  event.incPods(metrics::Queue::Backoff, size);
+  event.incGroup(metrics::Queue::Backoff, size);
   return true;
 }
 
 void PriorityQueue::addToUnschedulablePods(Group group, IncomingEvent& event) {
   const size_t size = group.size();
   auto [it, inserted] = unschedulableGroups_.insert_or_assign(group.group.key(), std::move(group));
-  if (inserted) event.incPods(metrics::Queue::Unschedulable, size);
+  if (inserted) event.incGroup(metrics::Queue::Unschedulable, size);
 }
 
 std::optional<std::pair<PriorityQueue::Group, PriorityQueue::Strategy>> PriorityQueue::takeGroupLocked(

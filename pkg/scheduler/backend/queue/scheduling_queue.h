@@ -282,8 +282,9 @@ class PriorityQueue final : public framework::PodNominator {
    public:
     IncomingEvent(metrics::Metrics* m, std::string label) : metrics_(m), label_(std::move(label)) {}
     void inc(metrics::Queue queue);
-    // A pod group of `size` members: scheduler_queue_incoming_pods_total += size.
-    void incPods(metrics::Queue queue, size_t size);
+    // A pod group of `size` members: scheduler_queue_incoming_pods_total += size, and
+    // scheduler_queue_incoming_entities_total{type="podgroup"} += 1.
+    void incGroup(metrics::Queue queue, size_t size);
     const std::string& label() const { return label_; }
 
    private:
@@ -291,6 +292,7 @@ class PriorityQueue final : public framework::PodNominator {
     std::string label_;
     std::array<metrics::CounterRef, metrics::kQueueCount> refs_;
     std::array<metrics::CounterRef, metrics::kQueueCount> entityRefs_;
+    std::array<metrics::CounterRef, metrics::kQueueCount> groupEntityRefs_;
   };
 
   framework::QueuedPodInfo newQueuedPodInfo(api::PodPtr pod);

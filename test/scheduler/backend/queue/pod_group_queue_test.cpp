@@ -729,11 +729,175 @@ TEST_F(PodGroupQueueTest, PendingAndIncompleteGauges) {
   EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/true).value(), 2);
   q->addPodGroup(podGroup("pg"));
   EXPECT_EQ(m.podGroupMemberPods(true).value(), 0);
+  // The first member made the entity, the second joined it: members count as pods, the group as an entity.
+  EXPECT_EQ(m.queueIncomingPodsRef(metrics::Queue::Active, "UnscheduledPodAdd").value(), 3);
+  EXPECT_GE(m.queueIncomingEntitiesRef(metrics::Queue::Active, "UnscheduledPodAdd", /*podGroup=*/true).value(), 1);
+  EXPECT_EQ(m.queueIncomingEntitiesRef(metrics::Queue::Active, "UnscheduledPodAdd").value(), 0);
   QueuedPodGroupInfo g = popGroup(*q);
   q->add(member("p3"));
   EXPECT_EQ(m.podGroupMemberPods(/*incomplete=*/false).value(), 1);
   ASSERT_TRUE(q->addAttemptedPodGroupIfNeeded(g, 1, framework::Status()).ok());
   EXPECT_EQ(m.podGroupMemberPods(false).value(), 0);
+}
+
+// Where a group's entity is set up before each case (upstream setupInitialPodGroupState).
+enum class State { Active, Backoff, Gated, Popped, Incomplete };
+
+class PodGroupStateTest : public PodGroupQueueTest {
+ protected:
+  std::unique_ptr<PriorityQueue> setUp(State state, const std::vector<api::PodPtr>& pods) {
+    auto q = makeQueue();
+    if (state != State::Incomplete) q->addPodGroup(podGroup("pg"));
+    if (state == State::Gated) gateAll_ = true;
+    for (const auto& p : pods) q->add(p);
+    gateAll_ = false;
+    if (state == State::Popped) popped_ = popGroup(*q);
+    if (state == State::Backoff) {
+      failGroup(*q, {"fooPlugin"}, framework::Status(framework::Code::Unschedulable));
+      EXPECT_EQ(q->whereIs("ns/" + pods[0]->metadata.name), QueueName::BackoffQ);
+    }
+    return q;
+  }
+  QueuedPodGroupInfo popped_;
+};
+
+// TestDeletePodGroupMember (the remaining cases).
+TEST_F(PodGroupStateTest, DeletePodGroupMemberCases) {
+  for (State state : {State::Backoff, State::Gated}) {
+    const QueueName where = state == State::Backoff ? QueueName::BackoffQ : QueueName::UnschedulablePods;
+    auto q = setUp(state, {member("p1"), member("p2")});
+    q->remove(*member("p1"));
+    EXPECT_EQ(q->whereIs("ns/p2"), where);
+    EXPECT_EQ(q->getPodGroupForTest("ns/pg")->size(), 1u);
+    q->remove(*member("p2"));
+    EXPECT_FALSE(q->getPodGroupForTest("ns/pg").has_value());
+  }
+  {  // one of two pending pods of a group in flight
+    auto q = setUp(State::Popped, {member("p1")});
+    q->add(member("p2"));
+    q->add(member("p3"));
+    q->remove(*member("p2"));
+    EXPECT_EQ(names(q->pendingPodGroupPods()), (std::vector<std::string>{"p3"}));
+  }
+  {  // a pod the queue does not hold
+    auto q = setUp(State::Active, {member("p1")});
+    q->remove(*member("not-found"));
+    EXPECT_EQ(q->getPodGroupForTest("ns/pg")->size(), 1u);
+  }
+  {  // deleting a gated member leaves the group where it is (PreEnqueue runs when something moves it)
+    auto q = setUp(State::Active, {member("p1"), member("p2", "pg", 0, true), member("p3", "pg", 0, true)});
+    q->remove(*member("p2", "pg", 0, true));
+    EXPECT_TRUE(q->getPodGroupForTest("ns/pg")->gated());
+    EXPECT_EQ(q->getPodGroupForTest("ns/pg")->size(), 2u);
+  }
+  {  // one of several incomplete members
+    auto q = setUp(State::Incomplete, {member("p1"), member("p2")});
+    q->remove(*member("p1"));
+    EXPECT_EQ(names(q->incompletePodGroupPods()), (std::vector<std::string>{"p2"}));
+  }
+}
+
+// TestUpdatePodGroupMember (the remaining cases).
+TEST_F(PodGroupStateTest, UpdatePodGroupMemberCases) {
+  auto relabel = [](const api::PodPtr& pod) {
+    api::Pod p = *pod;
+    p.metadata.labels["updated"] = "true";
+    return std::make_shared<const api::Pod>(std::move(p));
+  };
+  {  // in backoffQ: updated there
+    auto q = setUp(State::Backoff, {member("p1")});
+    q->update(member("p1"), relabel(member("p1")));
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::BackoffQ);
+    EXPECT_TRUE(q->getForTest("ns/p1")->pod().metadata.labels.contains("updated"));
+  }
+  {  // gated, the gate kept: stays gated
+    auto q = setUp(State::Active, {member("p1", "pg", 0, true)});
+    q->update(member("p1", "pg", 0, true), relabel(member("p1", "pg", 0, true)));
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::UnschedulablePods);
+    EXPECT_TRUE(q->getPodGroupForTest("ns/pg")->gated());
+  }
+  {  // one member ungated while another stays gated: stays gated
+    auto q = setUp(State::Active, {member("p1", "pg", 0, true), member("p2", "pg", 0, true)});
+    q->update(member("p1", "pg", 0, true), member("p1"));
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::UnschedulablePods);
+    EXPECT_TRUE(q->getPodGroupForTest("ns/pg")->gated());
+    EXPECT_TRUE(q->getForTest("ns/p1")->pod().spec.schedulingGates.empty());
+  }
+  {  // in the pending buffer (group in flight)
+    auto q = setUp(State::Popped, {member("p1")});
+    q->add(member("p2"));
+    q->update(member("p2"), relabel(member("p2")));
+    EXPECT_EQ(q->whereIs("ns/p2"), QueueName::PendingPodGroupPods);
+    EXPECT_TRUE(q->getForTest("ns/p2")->pod().metadata.labels.contains("updated"));
+  }
+  {  // nominated in activeQ: the nomination follows
+    auto q = setUp(State::Active, {member("p1")});
+    api::Pod nominated = *member("p1");
+    nominated.status.nominatedNodeName = "node1";
+    q->update(member("p1"), std::make_shared<const api::Pod>(nominated));
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::ActiveQ);
+    EXPECT_EQ(q->nominatedPodsForNode("node1").size(), 1u);
+  }
+}
+
+// TestActivatePodGroupMember (the remaining cases).
+TEST_F(PodGroupStateTest, ActivatePodGroupMemberCases) {
+  {  // gated: PreEnqueue still gates it
+    auto q = setUp(State::Active, {member("p1", "pg", 0, true)});
+    q->activate({member("p1", "pg", 0, true)});
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::UnschedulablePods);
+  }
+  {  // in flight: stays there
+    auto q = setUp(State::Popped, {member("p1")});
+    q->activate({member("p1")});
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::InFlight);
+  }
+  {  // incomplete: no-op
+    auto q = setUp(State::Incomplete, {member("p1")});
+    q->activate({member("p1")});
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::IncompletePodGroupPods);
+  }
+}
+
+// TestAddPodGroup, TestUpdatePodGroup and TestDeletePodGroup (the remaining cases).
+TEST_F(PodGroupStateTest, PodGroupObjectCases) {
+  {  // gated pods waiting for the group go to unschedulablePods
+    auto q = setUp(State::Incomplete, {member("p1", "pg", 0, true)});
+    q->addPodGroup(podGroup("pg"));
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::UnschedulablePods);
+    EXPECT_TRUE(q->getPodGroupForTest("ns/pg")->gated());
+  }
+  {  // a group without pods: nothing queued
+    auto q = makeQueue();
+    q->addPodGroup(podGroup("pg"));
+    q->updatePodGroup(podGroup("pg", 3));
+    EXPECT_FALSE(q->getPodGroupForTest("ns/pg").has_value());
+  }
+  for (State state : {State::Backoff, State::Gated}) {  // updated where it waits
+    auto q = setUp(state, {member("p1")});
+    q->updatePodGroup(podGroup("pg", 42));
+    EXPECT_EQ(q->getPodGroupForTest("ns/pg")->priority(), 42);
+  }
+  {  // in flight: the next entity takes the new object
+    auto q = setUp(State::Popped, {member("p1")});
+    q->updatePodGroup(podGroup("pg", 42));
+    q->add(member("p2"));
+    ASSERT_TRUE(q->addAttemptedPodGroupIfNeeded(popped_, 1, framework::Status()).ok());
+    EXPECT_EQ(q->getPodGroupForTest("ns/pg")->priority(), 42);
+  }
+  for (State state : {State::Active, State::Backoff, State::Gated}) {  // deleted: members wait for it again
+    auto q = setUp(state, {member("p1"), member("p2")});
+    q->deletePodGroup(*podGroup("pg"));
+    EXPECT_FALSE(q->getPodGroupForTest("ns/pg").has_value());
+    EXPECT_EQ(names(q->incompletePodGroupPods()), (std::vector<std::string>{"p1", "p2"}));
+    EXPECT_EQ(q->pendingCounts(), (PendingCounts{0, 0, 0, 0, 0, 2}));
+  }
+  {  // in flight without pending pods: nothing moves
+    auto q = setUp(State::Popped, {member("p1")});
+    q->deletePodGroup(*podGroup("pg"));
+    EXPECT_TRUE(q->incompletePodGroupPods().empty());
+    EXPECT_EQ(q->whereIs("ns/p1"), QueueName::InFlight);
+  }
 }
 
 }  // namespace
