@@ -47,6 +47,17 @@ struct HintCase {
 
 class HintTest : public ::testing::Test {
  protected:
+  using Hint = Result<QueueingHint> (GangScheduling::*)(const api::Pod&, const framework::EventObject&,
+                                                         const framework::EventObject&) const;
+  void run(Hint hint, const std::vector<HintCase>& cases) {
+    for (const auto& tc : cases) {
+      SCOPED_TRACE(tc.name);
+      auto got = (pl_.*hint)(*tc.pod, tc.oldObj, tc.newObj);
+      ASSERT_TRUE(got.ok()) << got.error().message();
+      EXPECT_EQ(*got, tc.want);
+    }
+  }
+
   plugintesting::FakeHandle handle_;
   GangScheduling pl_{handle_};
 };
@@ -68,12 +79,7 @@ TEST_F(HintTest, IsSchedulableAfterPodAdded) {
       {"the pod has no scheduling group", plainPod("ns1", "p1"), {}, podGroupMember("ns1", "p2", "p2", "pg1"),
        QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodAdded(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodAdded, cases);
   // Not a pod: an error (the queue then requeues).
   auto bad = pl_.isSchedulableAfterPodAdded(*pod, {}, makePodGroup("ns1", "pg1", 2));
   ASSERT_FALSE(bad.ok());
@@ -92,12 +98,7 @@ TEST_F(HintTest, IsSchedulableAfterPodGroupAdded) {
       {"the pod has no scheduling group", plainPod("ns1", "p1"), {}, makePodGroup("ns1", "pg1", 2),
        QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodGroupAdded(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodGroupAdded, cases);
   auto bad = pl_.isSchedulableAfterPodGroupAdded(*pod, {}, pod);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message(), "expected *v1beta1.PodGroup, but got *v1.Pod");
@@ -120,12 +121,7 @@ TEST_F(HintTest, IsSchedulableAfterPodGroupUpdated) {
       {"pod without a scheduling group is skipped", plainPod("ns1", "p1"), makePodGroup("ns1", "pg1", 3),
        makePodGroup("ns1", "pg1", 2), QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodGroupUpdated(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodGroupUpdated, cases);
 }
 
 TEST_F(HintTest, EventsToRegister) {
