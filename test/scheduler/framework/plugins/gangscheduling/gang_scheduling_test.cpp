@@ -167,6 +167,23 @@ class RecordingWaitingPod final : public framework::WaitingPod {
   std::set<std::string> allowedBy_;
 };
 
+// The plugin over a cache with GenericWorkload (its live pod groups) and a snapshot of it.
+struct CacheEnv {
+  static cache::CacheOptions genericWorkload() {
+    cache::CacheOptions opts;
+    opts.genericWorkload = true;
+    return opts;
+  }
+  CacheEnv() {
+    handle.setPodGroupManager(&cache);
+    handle.setSnapshotSharedLister(&snapshot);
+  }
+  cache::CacheImpl cache{genericWorkload()};
+  cache::Snapshot snapshot;
+  plugintesting::FakeHandle handle;
+  GangScheduling pl{handle};
+};
+
 struct FlowCase {
   std::string name;
   api::PodPtr pod;
@@ -236,17 +253,11 @@ TEST(GangSchedulingTest, Flow) {
 
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    cache::CacheOptions opts;
-    opts.genericWorkload = true;
-    cache::CacheImpl cache(opts);
-    cache::Snapshot snapshot;
-    plugintesting::FakeHandle handle;
-    handle.setPodGroupManager(&cache);
-    handle.setSnapshotSharedLister(&snapshot);
+    CacheEnv env;
+    auto& [cache, snapshot, handle, pl] = env;
     for (const auto& pg : tc.initialPodGroups) cache.addPodGroup(pg);
     for (const auto& p : tc.initialPods) cache.addPodGroupMember(p);
     cache.addPodGroupMember(tc.pod);
-    GangScheduling pl(handle);
 
     const framework::Status gotPreEnqueue = pl.preEnqueue(*framework::PodInfo::create(tc.pod));
     EXPECT_EQ(gotPreEnqueue, tc.wantPreEnqueue);
@@ -294,14 +305,8 @@ TEST(GangSchedulingTest, Flow) {
 }
 
 TEST(GangSchedulingTest, PermitWithoutSnapshotGroup) {
-  cache::CacheOptions opts;
-  opts.genericWorkload = true;
-  cache::CacheImpl cache(opts);
-  cache::Snapshot snapshot;
-  plugintesting::FakeHandle handle;
-  handle.setPodGroupManager(&cache);
-  handle.setSnapshotSharedLister(&snapshot);
-  GangScheduling pl(handle);
+  CacheEnv env;
+  GangScheduling& pl = env.pl;
   const auto pod = podGroupMember("ns1", "p1", "p1", "pg1", "node1");
   framework::CycleState state;
   std::chrono::milliseconds timeout{0};
