@@ -56,6 +56,7 @@
 #include "pkg/api/core.h"
 #include "pkg/api/scheduling.h"
 #include "pkg/scheduler/backend/cache/snapshot.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/framework/types.h"
 #include "pkg/util/result.h"
 

@@ -47,6 +47,17 @@ struct HintCase {
 
 class HintTest : public ::testing::Test {
  protected:
+  using Hint = Result<QueueingHint> (GangScheduling::*)(const api::Pod&, const framework::EventObject&,
+                                                         const framework::EventObject&) const;
+  void run(Hint hint, const std::vector<HintCase>& cases) {
+    for (const auto& tc : cases) {
+      SCOPED_TRACE(tc.name);
+      auto got = (pl_.*hint)(*tc.pod, tc.oldObj, tc.newObj);
+      ASSERT_TRUE(got.ok()) << got.error().message();
+      EXPECT_EQ(*got, tc.want);
+    }
+  }
+
   plugintesting::FakeHandle handle_;
   GangScheduling pl_{handle_};
 };
@@ -68,12 +79,7 @@ TEST_F(HintTest, IsSchedulableAfterPodAdded) {
       {"the pod has no scheduling group", plainPod("ns1", "p1"), {}, podGroupMember("ns1", "p2", "p2", "pg1"),
        QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodAdded(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodAdded, cases);
   // Not a pod: an error (the queue then requeues).
   auto bad = pl_.isSchedulableAfterPodAdded(*pod, {}, makePodGroup("ns1", "pg1", 2));
   ASSERT_FALSE(bad.ok());
@@ -92,12 +98,7 @@ TEST_F(HintTest, IsSchedulableAfterPodGroupAdded) {
       {"the pod has no scheduling group", plainPod("ns1", "p1"), {}, makePodGroup("ns1", "pg1", 2),
        QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodGroupAdded(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodGroupAdded, cases);
   auto bad = pl_.isSchedulableAfterPodGroupAdded(*pod, {}, pod);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.error().message(), "expected *v1beta1.PodGroup, but got *v1.Pod");
@@ -120,12 +121,7 @@ TEST_F(HintTest, IsSchedulableAfterPodGroupUpdated) {
       {"pod without a scheduling group is skipped", plainPod("ns1", "p1"), makePodGroup("ns1", "pg1", 3),
        makePodGroup("ns1", "pg1", 2), QueueingHint::QueueSkip},
   };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    auto got = pl_.isSchedulableAfterPodGroupUpdated(*tc.pod, tc.oldObj, tc.newObj);
-    ASSERT_TRUE(got.ok()) << got.error().message();
-    EXPECT_EQ(*got, tc.want);
-  }
+  run(&GangScheduling::isSchedulableAfterPodGroupUpdated, cases);
 }
 
 TEST_F(HintTest, EventsToRegister) {
@@ -169,6 +165,23 @@ class RecordingWaitingPod final : public framework::WaitingPod {
   api::PodPtr pod_;
   mutable std::mutex mu_;
   std::set<std::string> allowedBy_;
+};
+
+// The plugin over a cache with GenericWorkload (its live pod groups) and a snapshot of it.
+struct CacheEnv {
+  static cache::CacheOptions genericWorkload() {
+    cache::CacheOptions opts;
+    opts.genericWorkload = true;
+    return opts;
+  }
+  CacheEnv() {
+    handle.setPodGroupManager(&cache);
+    handle.setSnapshotSharedLister(&snapshot);
+  }
+  cache::CacheImpl cache{genericWorkload()};
+  cache::Snapshot snapshot;
+  plugintesting::FakeHandle handle;
+  GangScheduling pl{handle};
 };
 
 struct FlowCase {
@@ -240,17 +253,11 @@ TEST(GangSchedulingTest, Flow) {
 
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    cache::CacheOptions opts;
-    opts.genericWorkload = true;
-    cache::CacheImpl cache(opts);
-    cache::Snapshot snapshot;
-    plugintesting::FakeHandle handle;
-    handle.setPodGroupManager(&cache);
-    handle.setSnapshotSharedLister(&snapshot);
+    CacheEnv env;
+    auto& [cache, snapshot, handle, pl] = env;
     for (const auto& pg : tc.initialPodGroups) cache.addPodGroup(pg);
     for (const auto& p : tc.initialPods) cache.addPodGroupMember(p);
     cache.addPodGroupMember(tc.pod);
-    GangScheduling pl(handle);
 
     const framework::Status gotPreEnqueue = pl.preEnqueue(*framework::PodInfo::create(tc.pod));
     EXPECT_EQ(gotPreEnqueue, tc.wantPreEnqueue);
@@ -298,14 +305,8 @@ TEST(GangSchedulingTest, Flow) {
 }
 
 TEST(GangSchedulingTest, PermitWithoutSnapshotGroup) {
-  cache::CacheOptions opts;
-  opts.genericWorkload = true;
-  cache::CacheImpl cache(opts);
-  cache::Snapshot snapshot;
-  plugintesting::FakeHandle handle;
-  handle.setPodGroupManager(&cache);
-  handle.setSnapshotSharedLister(&snapshot);
-  GangScheduling pl(handle);
+  CacheEnv env;
+  GangScheduling& pl = env.pl;
   const auto pod = podGroupMember("ns1", "p1", "p1", "pg1", "node1");
   framework::CycleState state;
   std::chrono::milliseconds timeout{0};
