@@ -169,7 +169,7 @@ std::string Scheduler::validatePodGroup(const QueuedPodGroupInfo& group, const f
   auto validatePod = [&](const api::Pod& pod) -> std::string {
     if (api::schedulerNameOf(pod) != schedulerName) {
       return "all pods in a single pod group should have the same .spec.schedulerName set, got: " +
-             util::quote(api::schedulerNameOf(pod)) + " and " + util::quote(schedulerName);
+             quote(api::schedulerNameOf(pod)) + " and " + quote(schedulerName);
     }
     if (const int32_t p = framework::podPriority(pod); p != groupPriority) {
       return "all pods in a single pod group should have the same priority as the pod group's priority, got " +
@@ -187,7 +187,7 @@ std::string Scheduler::validatePodGroup(const QueuedPodGroupInfo& group, const f
   for (const api::PodPtr& pod : state.scheduledPods()) {
     if (std::string err = validatePod(*pod); !err.empty()) return err;
   }
-  if (!servesSchedulerName(schedulerName)) return "profile not found for scheduler name " + util::quote(schedulerName);
+  if (!servesSchedulerName(schedulerName)) return "profile not found for scheduler name " + quote(schedulerName);
   return {};
 }
 

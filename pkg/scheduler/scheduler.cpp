@@ -72,7 +72,8 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
   s->parallelizer_ = std::make_shared<framework::parallelize::Parallelizer>(std::min(cfg.parallelism, cores));
   s->waitingPods_ = std::make_shared<framework::runtime::WaitingPodsMap>();
   s->podsInPreBind_ = std::make_shared<framework::runtime::PodsInPreBindMap>();
-  s->cache_ = std::make_unique<cache::CacheImpl>(cache::CacheOptions{.clock = s->clock_});
+  s->cache_ = std::make_unique<cache::CacheImpl>(
+      cache::CacheOptions{.clock = s->clock_, .logError = {}, .genericWorkload = s->options_.genericWorkload});
   if (s->options_.dynamicResourceAllocation && s->options_.informerFactory != nullptr) {
     s->draManager_ = std::make_unique<plugins::dynamicresources::DefaultDRAManager>(
         *s->options_.informerFactory, s->options_.draConsumableCapacity, s->options_.draDeviceTaintRules,
