@@ -28,11 +28,8 @@ using framework::runtime::Framework;
 
 namespace {
 
-// Upstream's errPodGroupUnschedulable, which Go's Status.Reasons() puts before the other reasons.
-constexpr std::string_view kPodGroupUnschedulable = "pod group is unschedulable";
-
 Status podGroupUnschedulable(std::vector<std::string> reasons = {}) {
-  reasons.insert(reasons.begin(), std::string(kPodGroupUnschedulable));
+  reasons.insert(reasons.begin(), std::string(framework::kPodGroupUnschedulable));
   return Status(Code::Unschedulable, std::move(reasons));
 }
 

@@ -996,6 +996,8 @@ void Scheduler::handleSchedulingFailure(Framework& fw, QueuedPodInfo& pInfo, con
   } else if (errMsg == kNoNodesAvailableMsg) {
     spdlog::info("Unable to schedule pod; no nodes are registered to the cluster; waiting pod={}",
                  podName(pod));
+  } else if (status.isRejected() && errMsg.starts_with(framework::kPodGroupUnschedulable)) {
+    spdlog::info("Unable to schedule pod belonging to a pod group; waiting pod={} err=\"{}\"", podName(pod), errMsg);
   } else {
     spdlog::error("Error scheduling pod; retrying pod={} err=\"{}\"", podName(pod), errMsg);
   }

@@ -42,6 +42,10 @@ inline const std::string* podGroupNameOf(const api::Pod& pod) {
 }
 inline bool isPodGroupMember(const api::Pod& pod) { return podGroupNameOf(pod) != nullptr; }
 
+// Upstream's errPodGroupUnschedulable: the first reason of a pod-group cycle's verdict (Go's Status.Reasons()
+// puts a status's error first), and what the failure handler recognises a group's verdict by.
+inline constexpr std::string_view kPodGroupUnschedulable = "pod group is unschedulable";
+
 // The group's priority (upstream util.PodGroupPriority): spec.priority, 0 when unset.
 inline int32_t podGroupPriority(const api::PodGroup& pg) { return pg.spec.priority.value_or(0); }
 

@@ -79,7 +79,8 @@ class GangDaemonTest : public DaemonTest {
     std::map<std::string, std::pair<std::string, std::string>> out;
     auto r = cp_->kubectl({"get", "pods", "-n", ns, "-o", "json"});
     if (!r.ok()) return out;
-    for (const auto& p : json::parse(*r)["items"]) {
+    const json list = json::parse(*r);
+    for (const auto& p : list["items"]) {
       std::string reason;
       for (const auto& c : p["status"].value("conditions", json::array())) {
         if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") reason = c.value("reason", "");
@@ -169,7 +170,9 @@ TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
         << groupCondition("d", "pg1");
     // All or nothing: two of the three would fit, none is bound.
     for (const auto& [name, state] : podStates("d")) {
-      if (name != "blocker") EXPECT_EQ(state.first, "") << name;
+      if (name != "blocker") {
+        EXPECT_EQ(state.first, "") << name;
+      }
     }
     kubectlOk({"delete", "pod", "-n", "d", "blocker", "--grace-period=0", "--force"});
     ASSERT_TRUE(waitFor([&] { return allScheduled("d", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());

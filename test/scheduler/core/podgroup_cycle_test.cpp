@@ -139,8 +139,12 @@ TEST_F(PodGroupCycleTest, GangIsPlacedAllOrNothing) {
                    {{"result", "unschedulable"}, {"profile", "default-scheduler"}}),
             1);
 
+  // A rejected group retries after its backoff (upstream AddAttemptedPodGroupIfNeeded), not on events.
   node("n2", "2");
-  ASSERT_TRUE(eventually([&] { return bound({"p1", "p2", "p3"}); })) << failure("p1");
+  ASSERT_TRUE(eventually([&] {
+    clock_.step(1s);
+    return bound({"p1", "p2", "p3"});
+  })) << failure("p1");
   ASSERT_TRUE(eventually([&] { return groupCondition("pg") == "True/Scheduled: "; })) << groupCondition("pg");
   EXPECT_EQ(metric("scheduler_podgroup_schedule_attempts_total",
                    {{"result", "scheduled"}, {"profile", "default-scheduler"}}),
@@ -169,7 +173,7 @@ TEST_F(PodGroupCycleTest, MembersWaitForTheirPodGroup) {
   member("p1", "pg");
   member("p2", "pg");
   start();
-  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(eventually([&] { return sched_->schedulingQueue().pendingCounts().incomplete == 2; }));
   EXPECT_FALSE(bound({"p1"}) || bound({"p2"}));
   podGroup("pg", 2);
   ASSERT_TRUE(eventually([&] { return bound({"p1", "p2"}); }));
