@@ -5,17 +5,46 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <string>
 #include <stop_token>
 #include <thread>
 
 #include "pkg/client/client.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/framework/runtime/registry.h"
 #include "pkg/scheduler/scheduler.h"
 
 namespace ks::scheduler::testing {
+
+// A configuration whose one profile, default-scheduler, is the default one without DefaultPreemption and the
+// plugins not implemented yet; `profileExtra` goes into the profile ("  pluginConfig: ...").
+inline std::string defaultProfileWithoutPreemption(const std::string& profileExtra = "") {
+  std::string yaml =
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "leaderElection:\n  leaderElect: false\n"
+      "profiles:\n"
+      "- schedulerName: default-scheduler\n"
+      "  plugins:\n    multiPoint:\n      disabled:\n"
+      "      - name: DefaultPreemption\n";
+  for (const auto& name : plugins::notYetImplementedPlugins()) yaml += "      - name: " + name + "\n";
+  return yaml + profileExtra;
+}
+
+// Polls `pred` every 5 ms until it holds or `timeout` passes; its last answer.
+inline bool eventually(const std::function<bool()>& pred,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return pred();
+}
 
 class RunningScheduler {
  public:

@@ -120,26 +120,12 @@ class PlacementFeasiblePlugin : public virtual Plugin {
 
 // A pod group waiting in the scheduling queue as one entity (upstream framework.QueuedPodGroupInfo
 // without composite groups). Its queueing history is the group's own; its members keep theirs.
-struct QueuedPodGroupInfo {
+struct QueuedPodGroupInfo : QueueingParams {
   PodGroupInfo group;
   // The queued members, in PodGroupInfo::unscheduledPods' order (the two lists are kept equal).
   std::vector<QueuedPodInfo> pods;
-  // The group's queueing parameters (upstream QueueingParams), as QueuedPodInfo's.
-  TimePoint timestamp{};
-  int attempts = 0;
-  int unschedulableCount = 0;
-  int consecutiveErrorsCount = 0;
-  std::optional<TimePoint> initialAttemptTimestamp;
-  TimePoint backoffExpiration{};
-  std::set<std::string> unschedulablePlugins;
-  std::set<std::string> pendingPlugins;
-  std::string gatingPlugin;
-  std::vector<ClusterEvent> gatingPluginEvents;
-  std::optional<TimePoint> flushTimestamp;
-  bool wasFlushedFromUnschedulable = false;
 
   int32_t priority() const { return group.priority(); }
-  bool gated() const { return !gatingPlugin.empty(); }
   size_t size() const { return pods.size(); }
 };
 

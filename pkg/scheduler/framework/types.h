@@ -200,11 +200,9 @@ inline bool sameSignature(const PodSignature& a, const PodSignature& b) {
   return a != nullptr && b != nullptr && *a == *b;
 }
 
-// A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
-// the scheduling cycle gets a copy.
-struct QueuedPodInfo {
-  PodInfoPtr podInfo;
-  // When the pod was added to the queue (or last moved back into it).
+// What the queue keeps of an entity's (a pod's or a pod group's) attempts (upstream QueueingParams).
+struct QueueingParams {
+  // When the entity was added to the queue (or last moved back into it).
   TimePoint timestamp{};
   // Scheduling attempts so far.
   int attempts = 0;
@@ -212,29 +210,25 @@ struct QueuedPodInfo {
   int unschedulableCount = 0;
   // Consecutive attempts that ended in Error (drives the error backoff).
   int consecutiveErrorsCount = 0;
-  // When the pod was first popped for scheduling; never updated afterwards.
+  // When the entity was first popped for scheduling; never updated afterwards.
   std::optional<TimePoint> initialAttemptTimestamp;
   // When the current backoff ends.
   TimePoint backoffExpiration{};
   // Plugins that returned Unschedulable/UnschedulableAndUnresolvable/Wait at PreFilter, Filter,
-  // Reserve or Permit in the last attempt; only their events move the pod.
+  // Reserve or Permit in the last attempt; only their events move the entity.
   std::set<std::string> unschedulablePlugins;
   // Plugins that returned Pending in the last attempt.
   std::set<std::string> pendingPlugins;
-  // The PreEnqueue plugin that gated the pod; empty when not gated.
+  // The PreEnqueue plugin that gated the entity; empty when not gated.
   std::string gatingPlugin;
   // The events registered by gatingPlugin, cached.
   std::vector<ClusterEvent> gatingPluginEvents;
-  // The last time the leftover flush moved the pod out of unschedulablePods (v1.37: a gated pod, which
+  // The last time the leftover flush moved the entity out of unschedulablePods (v1.37: a gated pod, which
   // never gets a new timestamp from an attempt, is flushed at most once per podMaxInUnschedulablePodsDuration).
   std::optional<TimePoint> flushTimestamp;
   // Moved by that flush and not tried since: its binding counts in scheduler_pod_scheduled_after_flush_total.
   bool wasFlushedFromUnschedulable = false;
-  // The pod's signature when the queue last added or updated it (kept, as upstream, when the failure
-  // handler requeues the informer's newer version); null when unsigned.
-  PodSignature podSignature;
 
-  const api::Pod& pod() const { return podInfo->pod(); }
   bool gated() const { return !gatingPlugin.empty(); }
   void clearRejectorPlugins() {
     unschedulablePlugins.clear();
@@ -242,6 +236,17 @@ struct QueuedPodInfo {
     gatingPlugin.clear();
     gatingPluginEvents.clear();
   }
+};
+
+// A pod in the scheduling queue with its queueing history (upstream QueuedPodInfo). Owned by the queue;
+// the scheduling cycle gets a copy.
+struct QueuedPodInfo : QueueingParams {
+  PodInfoPtr podInfo;
+  // The pod's signature when the queue last added or updated it (kept, as upstream, when the failure
+  // handler requeues the informer's newer version); null when unsigned.
+  PodSignature podSignature;
+
+  const api::Pod& pod() const { return podInfo->pod(); }
 };
 
 // "0.0.0.0": a host port bound on every address.

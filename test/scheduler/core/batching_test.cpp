@@ -28,27 +28,13 @@ using namespace std::chrono_literals;
 using ks::testing::MakeNode;
 using ks::testing::MakePod;
 
-// The default profile without preemption and the plugins not implemented yet; `listDefaulting` gives
-// PodTopologySpread no default constraints.
+// The default profile without preemption; `listDefaulting` gives PodTopologySpread no default constraints.
 std::string configYaml(bool listDefaulting) {
-  std::string disabled = "      - name: DefaultPreemption\n";
-  for (const auto& name : plugins::notYetImplementedPlugins()) disabled += "      - name: " + name + "\n";
-  std::string yaml =
-      "apiVersion: kubescheduler.config.k8s.io/v1\n"
-      "kind: KubeSchedulerConfiguration\n"
-      "leaderElection:\n  leaderElect: false\n"
-      "profiles:\n"
-      "- schedulerName: default-scheduler\n"
-      "  plugins:\n    multiPoint:\n      disabled:\n" +
-      disabled;
-  if (listDefaulting) {
-    yaml +=
-        "  pluginConfig:\n"
-        "  - name: PodTopologySpread\n"
-        "    args:\n"
-        "      defaultingType: List\n";
-  }
-  return yaml;
+  return testing::defaultProfileWithoutPreemption(listDefaulting ? "  pluginConfig:\n"
+                                                                   "  - name: PodTopologySpread\n"
+                                                                   "    args:\n"
+                                                                   "      defaultingType: List\n"
+                                                                 : "");
 }
 
 class BatchingTest : public ::testing::Test {

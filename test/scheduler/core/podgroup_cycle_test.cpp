@@ -26,23 +26,14 @@ namespace {
 using namespace std::chrono_literals;
 using ks::testing::MakeNode;
 using ks::testing::MakePod;
+using testing::eventually;
 
 class PodGroupCycleTest : public ::testing::Test {
  protected:
   void start() {
-    std::string disabled = "      - name: DefaultPreemption\n";
-    for (const auto& name : plugins::notYetImplementedPlugins()) disabled += "      - name: " + name + "\n";
-    const std::string yaml =
-        "apiVersion: kubescheduler.config.k8s.io/v1\n"
-        "kind: KubeSchedulerConfiguration\n"
-        "leaderElection:\n  leaderElect: false\n"
-        "profiles:\n"
-        "- schedulerName: default-scheduler\n"
-        "  plugins:\n    multiPoint:\n      disabled:\n" +
-        disabled;
     config::DecodeOptions decode;
     decode.features.genericWorkload = true;
-    auto cfg = config::decodeConfig(yaml, decode);
+    auto cfg = config::decodeConfig(testing::defaultProfileWithoutPreemption(), decode);
     ASSERT_TRUE(cfg.ok()) << cfg.error().message();
     SchedulerOptions opts;
     opts.clock = &clock_;
@@ -95,14 +86,6 @@ class PodGroupCycleTest : public ::testing::Test {
       if (c.type == "PodGroupInitiallyScheduled") return c.status + "/" + c.reason + ": " + c.message;
     }
     return "";
-  }
-  bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return pred();
   }
   bool bound(const std::vector<std::string>& names) {
     for (const auto& n : names) {

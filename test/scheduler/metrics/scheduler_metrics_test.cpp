@@ -52,14 +52,7 @@ class SchedulerMetricsTest : public ::testing::Test {
     sched_.stop();
   }
 
-  bool eventually(const std::function<bool()>& pred, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-      if (pred()) return true;
-      std::this_thread::sleep_for(5ms);
-    }
-    return pred();
-  }
+  bool eventually(const std::function<bool()>& pred) { return testing::eventually(pred); }
   bool bound(const std::string& name) {
     auto p = client_.get<api::Pod>("default", name);
     return p.ok() && !p->spec.nodeName.empty();
