@@ -27,7 +27,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "Usage: kube-scheduler-cpp explain [--kubeconfig KUBECONFIG] [--config CONFIG.yaml] [-o table|json]\n"
-    "                                  [--timeout DURATION] NAMESPACE/POD\n";
+    "                                  [--timeout DURATION] [--feature-gates A=true,...] NAMESPACE/POD\n";
 // --help: the usage, then this.
 constexpr std::string_view kHelp =
     "\n"
@@ -40,7 +40,9 @@ constexpr std::string_view kHelp =
     "  --config       KubeSchedulerConfiguration file, as the daemon's --config (default: the default\n"
     "                 profile default-scheduler)\n"
     "  -o, --output   table (default) or json\n"
-    "  --timeout      time limit of the whole command, e.g. 30s, 2m (default 1m0s)\n";
+    "  --timeout      time limit of the whole command, e.g. 30s, 2m (default 1m0s)\n"
+    "  --feature-gates  the daemon's feature gates (e.g. GenericWorkload=true: a PodGroup member is explained\n"
+    "                 with its group)\n";
 
 // Pages of the lists: what client-go's reflectors ask for.
 constexpr int64_t kListPageSize = 500;
@@ -110,13 +112,16 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args) {
       out.help = true;
       return out;
     }
-    if (a == "--kubeconfig" || a == "--config" || a == "-o" || a == "--output" || a == "--timeout") {
+    if (a == "--kubeconfig" || a == "--config" || a == "-o" || a == "--output" || a == "--timeout" ||
+        a == "--feature-gates") {
       if (!hasValue) {
         if (i + 1 >= args.size()) return Error("flag " + a + " needs a value");
         value = args[++i];
       }
       if (a == "--kubeconfig") {
         out.kubeconfig = value;
+      } else if (a == "--feature-gates") {
+        out.featureGates.push_back(value);
       } else if (a == "--config") {
         out.configPath = value;
       } else if (a == "--timeout") {
@@ -153,12 +158,16 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args) {
   return out;
 }
 
-Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& configPath) {
+Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& configPath,
+                                                         const features::SchedulerFeatures& features) {
   if (!configPath.empty()) {
     app::Options options;
     options.configFile = configPath;
+    options.schedulerFeatures = features;
     return app::buildConfig(options);
   }
+  config::DecodeOptions decode;
+  decode.features = features.config;
   // The daemon's default configuration, minus the upstream plugins it would refuse to run (they would
   // make the default profile unusable here; a pod they would act on is explained without them).
   std::string text =
@@ -170,11 +179,11 @@ Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& conf
             "\n  plugins:\n    multiPoint:\n      disabled:\n";
     for (const auto& name : missing) text += "      - name: " + name + "\n";
   }
-  return config::decodeConfig(text);
+  return config::decodeConfig(text, decode);
 }
 
 Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClient& cluster,
-                                 const std::string& namespace_, const std::string& name) {
+                                 const std::string& namespace_, const std::string& name, bool genericWorkload) {
   // Every watched kind but pods, in kinds.def's order; not the kinds of groups served only when enabled
   // (scheduling.k8s.io/v1beta1): their gates are off here.
 #define KS_WATCHED_KIND(Type, accessor, resource, namespaced)                                \
@@ -182,6 +191,10 @@ Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClien
     if (auto r = copyKind(live.accessor(), cluster, resource); !r.ok()) return r.error();    \
   }
 #include "pkg/api/kinds.def"
+  // ... but for PodGroups with GenericWorkload (the scheduler watches them; not Workloads).
+  if (genericWorkload) {
+    if (auto r = copyKind(live.podGroups(), cluster, "podgroups"); !r.ok()) return r.error();
+  }
 
   // Pods as the scheduler's informer lists them (terminated ones are not its business).
   client::ListOptions options;
@@ -220,11 +233,12 @@ Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClien
 Result<simulator::SimulationResult> explainPod(client::ListWatchers& live,
                                                const config::KubeSchedulerConfiguration& cfg,
                                                const std::string& namespace_, const std::string& name,
-                                               std::chrono::milliseconds timeout) {
+                                               std::chrono::milliseconds timeout,
+                                               const features::SchedulerFeatures& features) {
   client::MemoryClientOptions mo;
   mo.keepUidsOnCreate = true;
   client::MemoryClient cluster(mo);
-  auto copied = copyLiveCluster(live, cluster, namespace_, name);
+  auto copied = copyLiveCluster(live, cluster, namespace_, name, features.config.genericWorkload);
   if (!copied.ok()) return copied.error();
   const api::Pod& pod = copied->pod;
   const std::string key = namespace_ + "/" + name;
@@ -240,6 +254,7 @@ Result<simulator::SimulationResult> explainPod(client::ListWatchers& live,
   simulator::SimulateOptions options;
   options.onlyPod = key;
   options.timeout = timeout;
+  options.features = features;
   auto result = simulator::simulate(cfg, cluster, options);
   if (!result.ok()) return result.error();
   for (auto& p : result->pods) p.boundNode = copied->boundNode;
@@ -259,7 +274,14 @@ int runExplainCommand(const std::vector<std::string>& args) {
   const ExplainArgs& a = *parsed;
   Watchdog watchdog(a.timeout);
 
-  auto cfg = explainConfig(a.configPath);
+  std::vector<std::string> warnings;
+  auto gates = features::schedulerFeaturesFromFlags(a.featureGates, &warnings);
+  for (const auto& w : warnings) std::cerr << "explain: warning: " << w << "\n";
+  if (!gates.ok()) {
+    std::cerr << "explain: " << gates.error().message() << "\n";
+    return 1;
+  }
+  auto cfg = explainConfig(a.configPath, *gates);
   if (!cfg.ok()) {
     std::cerr << "explain: " << cfg.error().message() << "\n";
     return 1;
@@ -281,7 +303,7 @@ int runExplainCommand(const std::vector<std::string>& args) {
   // Only the list side goes further: nothing below can write to the cluster.
   client::ListWatchers& live = *restClient;
 
-  auto result = explainPod(live, *cfg, a.namespace_, a.name, a.timeout);
+  auto result = explainPod(live, *cfg, a.namespace_, a.name, a.timeout, *gates);
   if (!result.ok()) {
     std::cerr << "explain: " << result.error().message() << "\n";
     return 1;

@@ -23,6 +23,7 @@
 #include "pkg/client/client.h"
 #include "pkg/client/memory/memory_client.h"
 #include "pkg/scheduler/apis/config/types.h"
+#include "pkg/scheduler/features/scheduler_features.h"
 #include "pkg/simulator/simulator.h"
 #include "pkg/util/result.h"
 
@@ -36,6 +37,7 @@ struct ExplainArgs {
   std::string configPath;  // --config
   std::string output = "table";
   std::chrono::milliseconds timeout = kDefaultTimeout;  // --timeout: the whole command
+  std::vector<std::string> featureGates;                 // --feature-gates values, as the daemon's
   std::string namespace_;
   std::string name;
 };
@@ -47,7 +49,9 @@ Result<ExplainArgs> parseExplainArgs(const std::vector<std::string>& args);
 // The configuration explain runs: `configPath` read as the daemon reads --config (strict decoding,
 // defaults, validation); without one the daemon's default configuration (profile default-scheduler) with
 // the upstream plugins kube-scheduler-cpp does not implement yet disabled (the daemon would refuse them).
-Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& configPath);
+// `features` are the gates' switches (GenericWorkload adds GangScheduling to the default plugins).
+Result<config::KubeSchedulerConfiguration> explainConfig(const std::string& configPath,
+                                                         const features::SchedulerFeatures& features = {});
 
 struct LiveCopy {
   api::Pod pod;           // the pod to explain, as copied (unbound)
@@ -55,18 +59,22 @@ struct LiveCopy {
 };
 
 // Lists every kind the scheduler reads from `live` into `cluster` (which should keep uids, see
-// MemoryClientOptions::keepUidsOnCreate). The pod namespace/name must be among the pods the scheduler sees:
+// MemoryClientOptions::keepUidsOnCreate); PodGroups only with `genericWorkload` (their API group is served
+// only when enabled). The pod namespace/name must be among the pods the scheduler sees:
 // `pods "name" not found` when absent, an error naming the phase when it has terminated. A bound pod is
 // copied without its node.
 Result<LiveCopy> copyLiveCluster(client::ListWatchers& live, client::MemoryClient& cluster,
-                                 const std::string& namespace_, const std::string& name);
+                                 const std::string& namespace_, const std::string& name,
+                                 bool genericWorkload = false);
 
-// copyLiveCluster into a fresh in-memory API, then one scheduling cycle of the pod by its profile. A pod
-// whose schedulerName no profile serves, or that is being deleted, is an error.
+// copyLiveCluster into a fresh in-memory API, then one scheduling cycle of the pod by its profile (with
+// GenericWorkload, of its PodGroup: its members are scheduled together, and the result says where the group
+// stands). A pod whose schedulerName no profile serves, or that is being deleted, is an error.
 Result<simulator::SimulationResult> explainPod(client::ListWatchers& live,
                                                const config::KubeSchedulerConfiguration& cfg,
                                                const std::string& namespace_, const std::string& name,
-                                               std::chrono::milliseconds timeout = kDefaultTimeout);
+                                               std::chrono::milliseconds timeout = kDefaultTimeout,
+                                               const features::SchedulerFeatures& features = {});
 
 // The `explain` subcommand: prints the answer (table, or -o json); returns the exit code (0 answered,
 // 1 failed, 2 bad arguments).

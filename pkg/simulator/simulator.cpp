@@ -397,6 +397,7 @@ struct SchedulerRun {
     auto created = scheduler::Scheduler::create(cluster, runCfg, registry, so);
     if (!created.ok()) return created.error();
     run->sched = std::move(created).value();
+    run->genericWorkload_ = so.genericWorkload;
     run->sched->addEventHandlers(run->factory);
     run->factory.start();
     if (!run->factory.waitForCacheSync(std::chrono::seconds(30))) return Error("informers did not sync");
@@ -449,6 +450,7 @@ struct SchedulerRun {
     }
     if (attempt != attempts.end()) fillExplain(attempt->second, r);
     if (now.ok()) r.devices = deviceAllocations(*now, cluster);
+    if (genericWorkload_) r.podGroup = podGroupSummary(*original, cluster);
     r.nominatedNode = recorder.nominatedNode(key);
     r.victims = preemptions.victimsOf(key);
     return r;
@@ -461,7 +463,29 @@ struct SchedulerRun {
   std::unique_ptr<scheduler::Scheduler> sched;
 
  private:
+  // The pod's PodGroup as the run left it; nullopt when the pod names none.
+  static std::optional<PodGroupSummary> podGroupSummary(const api::Pod& pod, client::MemoryClient& cluster) {
+    const std::string* name = framework::podGroupNameOf(pod);
+    if (name == nullptr) return std::nullopt;
+    PodGroupSummary g;
+    g.name = *name;
+    if (auto group = cluster.get<api::PodGroup>(pod.metadata.namespace_, *name); group.ok()) {
+      g.found = true;
+      g.policy = group->spec.schedulingPolicy.gang ? "gang" : "basic";
+      g.minCount = framework::podGroupMinCount(*group);
+    }
+    for (const auto& p : cluster.objects<api::Pod>()) {
+      const std::string* other = framework::podGroupNameOf(*p);
+      if (other == nullptr || *other != *name || p->metadata.namespace_ != pod.metadata.namespace_) continue;
+      if (p->status.phase == "Succeeded" || p->status.phase == "Failed") continue;
+      ++g.members;
+      if (!p->spec.nodeName.empty()) ++g.bound;
+    }
+    return g;
+  }
+
   bool stopped_ = false;
+  bool genericWorkload_ = false;
 };
 
 // Keeps every pod but one out of activeQ, so that a run schedules that pod alone (explain). Enabled last at
@@ -475,8 +499,16 @@ class OnlyPodGate final : public framework::PreEnqueuePlugin, public framework::
   // Shared by the gate of every profile; PreEnqueue runs on informer threads.
   class State {
    public:
-    explicit State(std::string onlyPodKey) : only_(std::move(onlyPodKey)) {}
+    // `groupKey`: "namespace/group" of the explained pod's PodGroup, whose members are scheduled with it
+    // (the pod-group cycle); empty when it names none.
+    State(std::string onlyPodKey, std::string groupKey)
+        : only_(std::move(onlyPodKey)), group_(std::move(groupKey)) {}
     const std::string& only() const { return only_; }
+    bool together(const api::Pod& pod) const {
+      if (Recorder::key(pod) == only_) return true;
+      const std::string* name = framework::podGroupNameOf(pod);
+      return !group_.empty() && name != nullptr && framework::podGroupKey(pod.metadata.namespace_, *name) == group_;
+    }
     void passed(const api::PodPtr& pod) {
       std::lock_guard lock(mu_);
       passed_[Recorder::key(*pod)] = pod;
@@ -491,6 +523,7 @@ class OnlyPodGate final : public framework::PreEnqueuePlugin, public framework::
 
    private:
     const std::string only_;
+    const std::string group_;
     mutable std::mutex mu_;
     std::map<std::string, api::PodPtr> passed_;
   };
@@ -499,7 +532,7 @@ class OnlyPodGate final : public framework::PreEnqueuePlugin, public framework::
   std::string_view name() const override { return kName; }
 
   framework::Status preEnqueue(const framework::PodInfo& pod) override {
-    if (Recorder::key(pod.pod()) == state_->only()) return {};
+    if (state_->together(pod.pod())) return {};
     state_->passed(pod.podPtr());
     return framework::Status(framework::Code::UnschedulableAndUnresolvable,
                              "not the pod being explained (" + state_->only() + ")");
@@ -594,7 +627,13 @@ Result<SimulationResult> simulateOnePod(const config::KubeSchedulerConfiguration
                  api::schedulerNameOf(*target) + "\" served by no profile)");
   }
 
-  auto gate = std::make_shared<OnlyPodGate::State>(key);
+  // A member of a PodGroup is scheduled with its group (GenericWorkload): the other members pass the gate.
+  std::string groupKey;
+  if (const std::string* group = framework::podGroupNameOf(*target);
+      group != nullptr && options.features.config.genericWorkload) {
+    groupKey = framework::podGroupKey(target->metadata.namespace_, *group);
+  }
+  auto gate = std::make_shared<OnlyPodGate::State>(key, groupKey);
   config::KubeSchedulerConfiguration gated = cfg;
   for (auto& profile : gated.profiles)
     profile.plugins.preEnqueue.enabled.push_back(config::Plugin{std::string(OnlyPodGate::kName), 0});
@@ -681,6 +720,11 @@ std::string toJson(const SimulationResult& result, bool explain) {
       j["devices"] = std::move(devices);
     }
     if (!p.boundNode.empty()) j["boundNode"] = p.boundNode;
+    if (p.podGroup) {
+      const PodGroupSummary& g = *p.podGroup;
+      j["podGroup"] = {{"name", g.name}, {"found", g.found},     {"policy", g.policy},
+                       {"minCount", g.minCount}, {"members", g.members}, {"bound", g.bound}};
+    }
     pods.push_back(std::move(j));
   }
   nlohmann::ordered_json out;
@@ -694,6 +738,22 @@ std::string joinReasons(const NodeRejection& r) {
   std::string s = r.plugin.empty() ? "" : r.plugin + ": ";
   for (size_t i = 0; i < r.reasons.size(); ++i) s += (i ? "; " : "") + r.reasons[i];
   return s;
+}
+
+// "pod group ns/name: gang, minCount 3: 2 members, 0 bound", or why the group is not there.
+std::string podGroupLine(const std::string& ns, const PodGroupSummary& g) {
+  std::string line = "pod group " + ns + "/" + g.name + ": ";
+  if (!g.found) {
+    return line + "not found; its " + std::to_string(g.members) +
+           " member(s) wait for the PodGroup to be created";
+  }
+  line += g.policy;
+  if (g.policy == "gang") line += ", minCount " + std::to_string(g.minCount);
+  line += ": " + std::to_string(g.members) + " member(s), " + std::to_string(g.bound) + " bound";
+  if (g.policy == "gang" && g.members < g.minCount) {
+    line += "; below quorum, no member is attempted until " + std::to_string(g.minCount) + " exist";
+  }
+  return line;
 }
 
 std::string joinWords(const std::vector<std::string>& words) {
@@ -742,6 +802,7 @@ std::string toTable(const SimulationResult& result, bool explain) {
     out << "\n"
         << p.namespace_ << "/" << p.name << " (" << p.result << (p.node.empty() ? "" : " on " + p.node)
         << ")\n";
+    if (p.podGroup) out << "  " << podGroupLine(p.namespace_, *p.podGroup) << "\n";
     if (!p.nominatedNode.empty() || !p.victims.empty()) {
       out << "  preemption: nominated to " << (p.nominatedNode.empty() ? "-" : p.nominatedNode) << ", evicted "
           << (p.victims.empty() ? "none" : joinWords(p.victims)) << "\n";
@@ -835,18 +896,9 @@ int runSimulateCommand(const std::vector<std::string>& args) {
     return 2;
   }
   // The daemon's --feature-gates, with the same errors and refusals.
-  features::FeatureGate gates;
   std::vector<std::string> warnings;
-  if (auto r = features::applyFeatureGatesFlags(featureGatesFlags, gates, &warnings); !r.ok()) {
-    std::cerr << "simulate: " << r.error().message() << "\n";
-    return 1;
-  }
+  auto sf = features::schedulerFeaturesFromFlags(featureGatesFlags, &warnings);
   for (const auto& w : warnings) std::cerr << "simulate: warning: " << w << "\n";
-  if (auto r = gates.validateDependencies(); !r.ok()) {
-    std::cerr << "simulate: " << r.error().message() << "\n";
-    return 1;
-  }
-  auto sf = features::schedulerFeatures(gates);
   if (!sf.ok()) {
     std::cerr << "simulate: " << sf.error().message() << "\n";
     return 1;

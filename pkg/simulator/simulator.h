@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,17 @@ struct DeviceAllocation {
   std::vector<std::string> bindingConditions;
 };
 
+// The PodGroup a pod belongs to (GenericWorkload), as the run left it: what explains a gang member waiting
+// for its group, for a quorum, or for the group's placement.
+struct PodGroupSummary {
+  std::string name;
+  bool found = false;       // the PodGroup object exists
+  std::string policy;       // "gang" or "basic" (when found)
+  int32_t minCount = 0;     // a gang's quorum (1 for a basic group)
+  int members = 0;          // pending or bound pods naming the group
+  int bound = 0;            // of which bound to a node
+};
+
 struct PodResult {
   std::string namespace_;
   std::string name;
@@ -53,6 +65,8 @@ struct PodResult {
   std::string boundNode;
   // Devices allocated to the pod's claims, its extended-resource claim included.
   std::vector<DeviceAllocation> devices;
+  // With GenericWorkload, for a pod naming a PodGroup.
+  std::optional<PodGroupSummary> podGroup;
 };
 
 struct SimulationResult {
@@ -88,7 +102,8 @@ Result<SimulationResult> simulate(const config::KubeSchedulerConfiguration& cfg,
                                   client::MemoryClient& cluster, const SimulateOptions& options = {});
 
 // {"pods": [{"namespace", "name", "profile", "result", "node", "message", "filtered", "scores",
-// "totalScores", "nominatedNode", "victims"}]}; the last four only with explain; "boundNode" when set.
+// "totalScores", "nominatedNode", "victims"}]}; the last four only with explain; "boundNode" when set;
+// "podGroup" ({"name", "found", "policy", "minCount", "members", "bound"}) for a member of a PodGroup.
 std::string toJson(const SimulationResult& result, bool explain);
 // Aligned columns for people; with explain, each pod's nodes with their filter reason or scores.
 std::string toTable(const SimulationResult& result, bool explain);

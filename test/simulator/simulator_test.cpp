@@ -404,6 +404,95 @@ TEST(SimulatorTest, OnlyPodSchedulesThatPodOnce) {
   }
 }
 
+// GenericWorkload: a PodGroup's members are simulated together (the pod-group cycle), all or nothing, and
+// each result says where the group stands; explain's one-pod mode takes the whole group.
+TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
+  std::string yaml =
+      "apiVersion: v1\nkind: List\nitems:\n"
+      "- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: \"2\", memory: 8Gi, "
+      "pods: \"110\"}}}\n"
+      "- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: fits, namespace: default}, "
+      "spec: {schedulingPolicy: {gang: {minCount: 2}}}}\n"
+      "- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: too-big, namespace: default}, "
+      "spec: {schedulingPolicy: {gang: {minCount: 3}}}}\n"
+      "- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: short, namespace: default}, "
+      "spec: {schedulingPolicy: {gang: {minCount: 3}}}}\n";
+  auto member = [&](const std::string& name, const std::string& group, const std::string& cpu) {
+    yaml += "- {apiVersion: v1, kind: Pod, metadata: {name: " + name +
+            ", namespace: default}, spec: {schedulingGroup: {podGroupName: " + group +
+            "}, containers: [{name: c, image: i, resources: {requests: {cpu: \"" + cpu + "\"}}}]}}\n";
+  };
+  member("f1", "fits", "500m");
+  member("f2", "fits", "500m");
+  for (const char* p : {"b1", "b2", "b3"}) member(p, "too-big", "500m");  // 1 CPU is left once fits is placed
+  member("s1", "short", "100m");
+  member("s2", "short", "100m");
+  member("lost", "missing", "100m");
+  config::DecodeOptions decode;
+  decode.features.genericWorkload = true;
+  auto cfg = config::decodeConfig(
+      "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+      "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n"
+      "      - name: DefaultPreemption\n",
+      decode);
+  ASSERT_TRUE(cfg.ok()) << cfg.error().message();
+  SimulateOptions options;
+  options.features.config.genericWorkload = true;
+
+  client::MemoryClient cluster;
+  ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", cluster, *cfg).ok());
+  auto r = simulate(*cfg, cluster, options);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  for (const char* p : {"f1", "f2"}) EXPECT_EQ(find(*r, p).result, "Scheduled") << p;
+  for (const char* p : {"b1", "b2", "b3"}) {
+    EXPECT_EQ(find(*r, p).result, "Unschedulable") << p;
+    EXPECT_EQ(find(*r, p).node, "") << p;
+  }
+  EXPECT_EQ(find(*r, "b3").message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(find(*r, "b1").message,
+            "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ");
+  EXPECT_EQ(find(*r, "s1").message, "waiting for minCount pods from a gang to appear in scheduling queue");
+  EXPECT_EQ(find(*r, "lost").message, "waiting for pods's pod group \"missing\" to appear in scheduling queue");
+  ASSERT_TRUE(find(*r, "b1").podGroup.has_value());
+  const PodGroupSummary& big = *find(*r, "b1").podGroup;
+  EXPECT_EQ(big.name, "too-big");
+  EXPECT_TRUE(big.found);
+  EXPECT_EQ(big.policy, "gang");
+  EXPECT_EQ(big.minCount, 3);
+  EXPECT_EQ(big.members, 3);
+  EXPECT_EQ(big.bound, 0);
+  const std::string table = toTable(*r, true);
+  EXPECT_NE(table.find("pod group default/short: gang, minCount 3: 2 member(s), 0 bound; below quorum, no member "
+                       "is attempted until 3 exist"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("pod group default/missing: not found; its 1 member(s) wait for the PodGroup to be created"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(toJson(*r, false).find(R"("podGroup": {
+        "name": "fits",
+        "found": true,
+        "policy": "gang",
+        "minCount": 2,
+        "members": 2,
+        "bound": 2
+      })"),
+            std::string::npos)
+      << toJson(*r, false);
+
+  // One pod, as explain: its whole group is attempted with it, the other pending pods are not.
+  client::MemoryClient fresh;
+  ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", fresh, *cfg).ok());
+  options.onlyPod = "default/b2";
+  auto one = simulate(*cfg, fresh, options);
+  ASSERT_TRUE(one.ok()) << one.error().message();
+  ASSERT_EQ(one->pods.size(), 1u);
+  // Alone, the 1.5 CPU gang fits on the 2 CPU node.
+  EXPECT_EQ(one->pods[0].result, "Scheduled");
+  EXPECT_EQ(fresh.get<api::Pod>("default", "b1")->spec.nodeName, "n1");
+  EXPECT_EQ(fresh.get<api::Pod>("default", "f1")->spec.nodeName, "") << "f1 is not scheduled";
+}
+
 // Pods that can never be placed settle at once: with no nodes at all (an error, retried with backoff in
 // the daemon) and with nodes that never fit. Backoffs pass in virtual time; before, the error pods
 // spun until the 60 s "did not settle" fallback. The bound here only catches that regression.

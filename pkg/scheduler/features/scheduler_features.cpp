@@ -100,4 +100,12 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   return f;
 }
 
+Result<SchedulerFeatures> schedulerFeaturesFromFlags(const std::vector<std::string>& flagValues,
+                                                     std::vector<std::string>* warnings) {
+  FeatureGate gates;
+  if (auto r = applyFeatureGatesFlags(flagValues, gates, warnings); !r.ok()) return r.error();
+  if (auto r = gates.validateDependencies(); !r.ok()) return r.error();
+  return schedulerFeatures(gates);
+}
+
 }  // namespace ks::features

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <span>
+#include <vector>
 #include <string_view>
 
 #include "pkg/features/features.h"
@@ -45,5 +46,10 @@ std::span<const UnsupportedGateValue> unsupportedGateValues();
 // The switches for `gates`. Error for a refused value: "feature gate X=false is not supported by
 // kube-scheduler-cpp: <what it would change>".
 Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates);
+
+// The switches for --feature-gates flag values as the daemon takes them (applyFeatureGatesFlags, the
+// gates' dependencies, then schedulerFeatures), with the same errors; the parser's warnings go to `warnings`.
+Result<SchedulerFeatures> schedulerFeaturesFromFlags(const std::vector<std::string>& flagValues,
+                                                     std::vector<std::string>* warnings);
 
 }  // namespace ks::features

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,14 +28,29 @@ class GangDaemonTest : public DaemonTest {
                                     "--feature-gates=GenericWorkload=true"}};
   }
 
-  // The daemon with GenericWorkload; group preemption (DefaultPreemption's PodGroupPostFilter) is not
-  // implemented, so DefaultPreemption is disabled, as the daemon requires with the gate on.
+  // The profile for gangs: group preemption (DefaultPreemption's PodGroupPostFilter) is not implemented, so
+  // DefaultPreemption is disabled, as the daemon requires with the gate on.
+  static constexpr const char* kGangProfile =
+      "      multiPoint:\n"
+      "        disabled:\n"
+      "          - name: DefaultPreemption\n";
+
+  // The daemon with GenericWorkload.
   Process& startGangDaemon(uint16_t* port) {
-    const std::string profile =
-        "      multiPoint:\n"
-        "        disabled:\n"
-        "          - name: DefaultPreemption\n";
-    return startDaemon({"--feature-gates=GenericWorkload=true"}, port, "", profile);
+    return startDaemon({"--feature-gates=GenericWorkload=true"}, port, "", kGangProfile);
+  }
+
+  // `explain -o json` of one pod with GenericWorkload, as the daemon is configured.
+  json explainPod(const std::string& pod) {
+    const std::string config = dir_ + "/explain.yaml";
+    std::ofstream(config) << schedulerConfig(cp_->kubeconfigPath(), "", kGangProfile);
+    auto r = runProcess({kBinary, "explain", "--config=" + config, "--feature-gates=GenericWorkload=true", "-o",
+                         "json", pod},
+                        {}, {}, 60s);
+    EXPECT_TRUE(r.ok() && r->exitCode == 0) << (r.ok() ? r->err : r.error().message());
+    if (!r.ok()) return json::object();
+    json out = json::parse(r->out, nullptr, false);
+    return out.is_object() && out["pods"].size() == 1 ? out["pods"][0] : json::object();
   }
 
   // A namespace and a node of 4 CPUs for one case; its pods select the node.
@@ -152,6 +168,12 @@ TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
     // Gated at PreEnqueue (no quorum): no attempt, no condition.
     ASSERT_TRUE(waitFor([&] { return pendingPods(port, "gated") == 2; }, 20s)) << pendingPods(port, "gated");
     EXPECT_TRUE(podStates("c")["p1"].first.empty());
+    // explain says why: the quorum.
+    const json why = explainPod("c/p1");
+    EXPECT_EQ(why.value("message", ""), "waiting for minCount pods from a gang to appear in scheduling queue") << why;
+    EXPECT_EQ(why["podGroup"], json::parse(R"({"name":"pg1","found":true,"policy":"gang","minCount":3,"members":2,
+                                                "bound":0})"))
+        << why;
     createPods("c", {"p3"}, "pg1");
     ASSERT_TRUE(waitFor([&] { return allScheduled("c", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
   }
@@ -168,6 +190,12 @@ TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
     ASSERT_TRUE(waitFor([&] { return allUnschedulable("d", {"p1", "p2", "p3"}); }, 30s)) << tail(d.log());
     ASSERT_TRUE(waitFor([&] { return groupCondition("d", "pg1") == "False/Unschedulable"; }, 10s))
         << groupCondition("d", "pg1");
+    // explain says why: the group's placement.
+    const json why = explainPod("d/p1");
+    EXPECT_EQ(why.value("result", ""), "Unschedulable") << why;
+    EXPECT_EQ(why.value("message", ""),
+              "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ")
+        << why;
     // All or nothing: two of the three would fit, none is bound.
     for (const auto& [name, state] : podStates("d")) {
       if (name != "blocker") {
