@@ -422,8 +422,9 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
             ", namespace: default}, spec: {schedulingGroup: {podGroupName: " + group +
             "}, containers: [{name: c, image: i, resources: {requests: {cpu: \"" + cpu + "\"}}}]}}\n";
   };
-  member("f1", "fits", "500m");
-  member("f2", "fits", "500m");
+  // The informers list pods by name: fits' members arrive first, so its group is popped first.
+  member("a1", "fits", "500m");
+  member("a2", "fits", "500m");
   for (const char* p : {"b1", "b2", "b3"}) member(p, "too-big", "500m");  // 1 CPU is left once fits is placed
   member("s1", "short", "100m");
   member("s2", "short", "100m");
@@ -443,7 +444,7 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
   ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", cluster, *cfg).ok());
   auto r = simulate(*cfg, cluster, options);
   ASSERT_TRUE(r.ok()) << r.error().message();
-  for (const char* p : {"f1", "f2"}) EXPECT_EQ(find(*r, p).result, "Scheduled") << p;
+  for (const char* p : {"a1", "a2"}) EXPECT_EQ(find(*r, p).result, "Scheduled") << p;
   for (const char* p : {"b1", "b2", "b3"}) {
     EXPECT_EQ(find(*r, p).result, "Unschedulable") << p;
     EXPECT_EQ(find(*r, p).node, "") << p;
@@ -490,7 +491,7 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
   // Alone, the 1.5 CPU gang fits on the 2 CPU node.
   EXPECT_EQ(one->pods[0].result, "Scheduled");
   EXPECT_EQ(fresh.get<api::Pod>("default", "b1")->spec.nodeName, "n1");
-  EXPECT_EQ(fresh.get<api::Pod>("default", "f1")->spec.nodeName, "") << "f1 is not scheduled";
+  EXPECT_EQ(fresh.get<api::Pod>("default", "a1")->spec.nodeName, "") << "a1 is not scheduled";
 }
 
 // Pods that can never be placed settle at once: with no nodes at all (an error, retried with backoff in
