@@ -78,6 +78,11 @@ TEST_F(DeployTest, ManifestsPassServerDryRunUnderPodSecurityRestricted) {
                              "service/kube-scheduler-cpp"}) {
     EXPECT_NE(applied.out.find(object), std::string::npos) << object << " missing in:\n" << applied.out;
   }
+  // The gang overlay (GenericWorkload, its own configuration) applies the same way.
+  auto gang = kubectlFull({"apply", "--dry-run=server", "-k", kSourceDir + "/deploy/overlays/gang"});
+  ASSERT_EQ(gang.exitCode, 0) << gang.err;
+  EXPECT_EQ(gang.err.find("Warning"), std::string::npos) << gang.err;
+  EXPECT_NE(gang.out.find("deployment.apps/kube-scheduler-cpp"), std::string::npos) << gang.out;
 
   // Enforcement applies to pods: one made from the Deployment's template is admitted, and the same pod
   // without the hardening is not (so the check above is real).
