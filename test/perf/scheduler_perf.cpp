@@ -3287,8 +3287,10 @@ std::string toJson(const std::vector<Result_>& results) {
       << "\",\"upstreamThresholdPodsPerSec\":" << r.threshold
       << ",\"thresholdRatio\":" << (r.threshold > 0 ? r.throughput / r.threshold : 0)
       << ",\"nodes\":" << r.nodes << ",\"initPods\":" << r.initPods << ",\"measurePods\":" << r.measurePods
-      << ",\"podsPerGroup\":" << r.podsPerGroup << ",\"parallelism\":" << r.parallelism
-      << ",\"bindingWorkers\":" << r.bindingWorkers
+      << ",\"podsPerGroup\":" << r.podsPerGroup
+      << ",\"featureGates\":" << nlohmann::json(r.featureGates).dump()
+      << ",\"disabledPlugins\":" << nlohmann::json(r.disabledPlugins).dump()
+      << ",\"parallelism\":" << r.parallelism << ",\"bindingWorkers\":" << r.bindingWorkers
       << ",\"asyncPreemption\":" << (r.asyncPreemption ? "true" : "false")
       << ",\"churnCreated\":" << r.churnCreated << ",\"churnBound\":" << r.churnBound
       << ",\"steadyStateSec\":" << r.steadyStateSec << ",\"steadyCreated\":" << r.steadyCreated
