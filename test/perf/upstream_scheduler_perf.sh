@@ -61,7 +61,7 @@ test_bin=$cache/gangscheduling.test
 if [[ ! -x "$test_bin" ]]; then
   log "building $PKG $version (go test -c; cold: many minutes)"
   start=$SECONDS
-  gorun nice -n 10 go test -c -trimpath -o "$test_bin.tmp" "$PKG" >&2 || die "go test -c $PKG failed"
+  gorun nice -n 10 go test -c -vet=off -trimpath -o "$test_bin.tmp" "$PKG" >&2 || die "go test -c $PKG failed"
   mv "$test_bin.tmp" "$test_bin"
   log "built in $((SECONDS - start)) s"
 fi
@@ -75,28 +75,36 @@ if [[ -z "$out" ]]; then
 fi
 mkdir -p "$out"
 
-# Upstream's recommended settings (scheduler_perf/README.md): no cache mutation detector, etcd at warn; with
-# ARTIFACTS set each test logs to its own file there, which is deleted when the test passes.
-export PATH="$bin:$PATH" ETCD_LOGLEVEL=warn KUBE_CACHE_MUTATION_DETECTOR=false
+# Upstream's recommended settings (scheduler_perf/README.md): no cache mutation detector; with ARTIFACTS set
+# each test logs to its own file there, which is deleted when the test passes. (etcd logs at warn anyway.)
+export PATH="$bin:$PATH" KUBE_CACHE_MUTATION_DETECTOR=false
+# The in-process kube-apiserver finds its package directory from its source file name, which -trimpath makes
+# relative (module@version/...); it then joins it to TEST_SRCDIR/TEST_WORKSPACE (meant for bazel): the module
+# cache.
+TEST_SRCDIR=$(gorun go env GOMODCACHE)
+export TEST_SRCDIR TEST_WORKSPACE=.
 
 printf '%s\n' "upstream kube-scheduler $version scheduler_perf GangScheduling, $(nproc) cpus, $(date -u +%FT%TZ)"
 for v in "${variants[@]}"; do
   dir=$out/$v
-  mkdir -p "$dir/artifacts" "$dir/tmp"
+  mkdir -p "$dir/artifacts"
+  # etcd listens on a unix socket in its data dir under TMPDIR: keep the path short (108 bytes at most).
+  tmp=$(mktemp -d /tmp/usp.XXXXXX)
   log "running GangScheduling/$v"
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   # shellcheck disable=SC2086 # KS_UPSTREAM_PERF_ARGS is a list of flags
-  if ! (cd "$pkg_dir" && ARTIFACTS="$dir/artifacts" TMPDIR="$dir/tmp" "$test_bin" -test.run='^$' \
+  if ! (cd "$pkg_dir" && ARTIFACTS="$dir/artifacts" TMPDIR="$tmp" "$test_bin" -test.run='^$' \
           -test.bench="^BenchmarkPerfScheduling\$/^GangScheduling\$/^${v}\$" -test.benchtime=1x \
           -test.timeout=1h -perf-scheduling-label-filter=performance -data-items-dir="$dir" \
           -with-data-items-unique-id=false ${KS_UPSTREAM_PERF_ARGS:-}) >"$dir/test.log" 2>&1; then
     tail -n 40 "$dir/test.log" >&2
+    rm -rf "$tmp"
     die "GangScheduling/$v failed (log: $dir/test.log)"
   fi
   load_after=$(cut -d' ' -f1-3 /proc/loadavg)
   json=$(ls "$dir"/BenchmarkPerfScheduling_benchmark_gangscheduling_*.json 2>/dev/null | tail -n 1)
   [[ -n "$json" ]] || die "GangScheduling/$v wrote no data items (log: $dir/test.log)"
-  rm -rf "$dir/tmp"
+  rm -rf "$tmp"
   jq -r --arg v "$v" --arg lb "$load_before" --arg la "$load_after" '
     def item(m): [.dataItems[] | select(.labels.Metric == m)][0];
     def f(x): if x == null then "-" else (x * 10 | round / 10 | tostring) end;
