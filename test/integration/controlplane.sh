@@ -26,6 +26,11 @@
 #                                         manager.log
 #   controlplane.sh stop-controller-manager <workdir>
 #                                         stop it (no-op when not running); start it again with start-...
+#   controlplane.sh go-module <dir>       write the wrapper module the Kubernetes binaries are built from
+#                                         (k8s.io/kubernetes and its staging modules at the pinned versions)
+#                                         to <dir>/go.mod, for other Go builds from it (e.g. upstream's
+#                                         scheduler_perf, test/perf/upstream_scheduler_perf.sh); prints
+#                                         the Kubernetes version
 #
 # Binaries are built from Go modules through the configured module proxy (never downloaded as binaries) and
 # cached outside the repo in ${KS_CACHE_DIR:-$HOME/.cache/kube-scheduler-cpp}/controlplane/<k8s>_<etcd>/bin.
@@ -795,8 +800,10 @@ case "${1:-}" in
   compact) cmd_compact "${2:-}" ;;
   start-controller-manager) cmd_start_controller_manager "${2:-}" "${3:-}" ;;
   stop-controller-manager) cmd_stop_controller_manager "${2:-}" ;;
+  go-module) write_apiserver_module "${2:?usage: $0 go-module <dir>}" && printf '%s\n' "$KUBE_VERSION" ;;
   __watch) cmd_watch "$2" "$3" "$4" ;;
   *) die "usage: $0 build | up <workdir> | down <workdir> | restart-apiserver <workdir>" \
     "| kill-apiserver <workdir> | start-apiserver <workdir> | compact <workdir>" \
-    "| start-controller-manager <workdir> <controllers> | stop-controller-manager <workdir>" ;;
+    "| start-controller-manager <workdir> <controllers> | stop-controller-manager <workdir>" \
+    "| go-module <dir>" ;;
 esac
