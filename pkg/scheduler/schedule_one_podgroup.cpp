@@ -33,11 +33,8 @@ Status podGroupUnschedulable(std::vector<std::string> reasons = {}) {
   return Status(Code::Unschedulable, std::move(reasons));
 }
 
-// fwk.PodGroupKey(...).String() and klog.KObj of a group.
-std::string entityKey(const PodGroupInfo& g) { return "podgroup/" + g.namespace_ + "/" + g.name; }
-std::string groupName(const PodGroupInfo& g) { return g.namespace_ + "/" + g.name; }
-
-const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMode::Override};
+// fwk.PodGroupKey(...).String().
+std::string entityKey(const PodGroupInfo& g) { return "podgroup/" + g.key(); }
 
 std::string_view preemptionPolicyOf(const api::Pod& pod) {
   return pod.spec.preemptionPolicy ? std::string_view(*pod.spec.preemptionPolicy) : "PreemptLowerPriority";
@@ -109,7 +106,7 @@ void Scheduler::scheduleOnePodGroup(QueuedPodGroupInfo group) {
     }
     return;
   }
-  spdlog::debug("Attempting to schedule pod group podGroup={} pods={}", groupName(group.group), group.pods.size());
+  spdlog::debug("Attempting to schedule pod group podGroup={} pods={}", group.group.key(), group.pods.size());
 
   CycleState groupState;
   PodGroupAlgorithmResult result = podGroupSchedulingAlgorithm(fw, groupState, group);
@@ -144,7 +141,7 @@ void Scheduler::failPodGroupBeforeScheduling(QueuedPodGroupInfo& group, const st
     Framework* fw = frameworkForPod(member.pod());
     if (fw == nullptr) {
       spdlog::error("no profile for scheduler name \"{}\" of pod {}", api::schedulerNameOf(member.pod()),
-                    member.pod().metadata.namespace_ + "/" + member.pod().metadata.name);
+                    queue::PriorityQueue::podKey(member.pod()));
       queue_->done(member.pod().metadata.uid);
       continue;
     }
@@ -204,9 +201,9 @@ Scheduler::PodGroupAlgorithmResult Scheduler::podGroupSchedulingAlgorithm(Framew
   const framework::PodGroupManager* groups = snapshot_.podGroupManager();
   framework::PodGroupStatePtr state = groups ? groups->podGroupState(group.group.namespace_, group.group.name) : nullptr;
   if (!state) {
-    result.status = Status::error("failed to get podGroup state for podGroup " + groupName(group.group) +
+    result.status = Status::error("failed to get podGroup state for podGroup " + group.group.key() +
                                   " to compute gang feasibility: pod group state not found for pod group " +
-                                  group.group.namespace_ + "/" + group.group.name);
+                                  group.group.key());
     return result;
   }
   framework::PlacementProgress progress{static_cast<int>(group.group.unscheduledPods.size()),
@@ -337,16 +334,16 @@ void Scheduler::submitPodGroupAlgorithmResult(Framework& fw, QueuedPodGroupInfo&
 
   if (groupStatus.isSuccess()) {
     spdlog::info("Successfully scheduled a pod group podGroup={} scheduledPods={} unschedulablePods={}",
-                 groupName(group.group), scheduledPods, unschedulablePods);
+                 group.group.key(), scheduledPods, unschedulablePods);
     updatePodGroupCondition(group.group, "True", "Scheduled", groupStatus.message());
   } else if (groupStatus.isRejected()) {
     spdlog::info("{} podGroup={} unschedulablePods={} err=\"{}\"",
                  result.waitingOnPreemption ? "Pod group is waiting for preemption" : "Unable to schedule a pod group",
-                 groupName(group.group), unschedulablePods, groupStatus.message());
+                 group.group.key(), unschedulablePods, groupStatus.message());
     updatePodGroupCondition(group.group, "False", "Unschedulable", groupStatus.message());
   } else {
     const std::string err = groupStatus.asError() ? groupStatus.asError()->message() : groupStatus.message();
-    spdlog::error("Error scheduling pod group podGroup={} errorPods={}: {}", groupName(group.group), group.pods.size(),
+    spdlog::error("Error scheduling pod group podGroup={} errorPods={}: {}", group.group.key(), group.pods.size(),
                   err);
     updatePodGroupCondition(group.group, "False", "SchedulerError", err);
   }
@@ -392,7 +389,7 @@ void Scheduler::updatePodGroupCondition(const PodGroupInfo& group, std::string_v
     cond.lastTransitionTime = now;
   }
   if (auto r = client_.patchPodGroupStatusCondition(group.namespace_, group.name, cond); !r.ok()) {
-    spdlog::error("Failed to update PodGroup status podGroup={}: {}", groupName(group), r.error().message());
+    spdlog::error("Failed to update PodGroup status podGroup={}: {}", group.key(), r.error().message());
   }
 }
 

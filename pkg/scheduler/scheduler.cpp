@@ -32,7 +32,6 @@ std::string podName(const api::Pod& pod) {
   return pod.metadata.namespace_ + "/" + pod.metadata.name;
 }
 
-const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMode::Override};
 
 }  // namespace
 

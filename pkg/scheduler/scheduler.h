@@ -60,6 +60,9 @@ using framework::kNoNodesAvailableMsg;
 using framework::truncateMessage;
 
 enum class AttemptResult { Scheduled, Unschedulable, Error };
+
+// Upstream's clearNominatedNode: a failure that clears the pod's status.nominatedNodeName.
+inline const framework::NominatingInfo kClearNominatedNode{"", framework::NominatingMode::Override};
 std::string_view attemptResultName(AttemptResult r);
 
 // What happened in one scheduling attempt, for `simulate --explain` and tests. Filled on the scheduling
@@ -178,7 +181,7 @@ class Scheduler {
     framework::Status status;
     std::optional<FitError> fitError;  // when no node fits
     // What the failure handler does with the pod's nomination (clear it, by default).
-    framework::NominatingInfo nominating{"", framework::NominatingMode::Override};
+    framework::NominatingInfo nominating = kClearNominatedNode;
   };
   // Holds what a profile's PostFilter hands off (framework::Handle::handOff) until the failure handler has
   // written the pod's status: released when destroyed.
