@@ -126,13 +126,48 @@ void Scheduler::scheduleOnePodGroup(QueuedPodGroupInfo group) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   const Status rootStatus = result.status;
-  if (result.status.code() == Code::Unschedulable) {
-    // PodGroupPostFilter: no plugin implements it yet (group preemption), which upstream reports as an
-    // Unschedulable status without reasons, appended to the group's.
-    Status postFilter(Code::Unschedulable);
-    result.status.appendReason(postFilter.message());
-  }
+  if (result.status.code() == Code::Unschedulable) runPodGroupPostFilter(fw, groupState, group, result);
   submitPodGroupAlgorithmResult(fw, group, result, rootStatus, start);
+}
+
+void Scheduler::runPodGroupPostFilter(Framework& fw, CycleState& groupState, const QueuedPodGroupInfo& group,
+                                      PodGroupAlgorithmResult& result) {
+  auto memberStates = std::make_unique<framework::PodGroupMemberStates>();
+  for (size_t i = 0; i < result.pods.size(); ++i) {
+    const api::Pod& pod = group.pods[i].pod();
+    memberStates->byPod[framework::podGroupKey(pod.metadata.namespace_, pod.metadata.name)] = result.pods[i].state;
+  }
+  groupState.write(std::move(memberStates));
+  // Upstream's pgSchedulingFunc: the group's algorithm again, on a fresh group state, against the snapshot
+  // as the plugin left it; only the members that fitted are proposed.
+  const framework::PodGroupSchedulingFunc schedule = [&] {
+    CycleState rerunState;
+    PodGroupAlgorithmResult rerun = podGroupSchedulingAlgorithm(fw, rerunState, group);
+    framework::PodGroupAssignments out;
+    out.status = std::move(rerun.status);
+    for (size_t i = 0; i < rerun.pods.size(); ++i) {
+      PodGroupPodResult& r = rerun.pods[i];
+      if (!r.algorithm.status.isSuccess() || r.algorithm.host.empty()) continue;
+      out.proposed.push_back({group.pods[i].podInfo, r.algorithm.host, r.state});
+    }
+    return out;
+  };
+  framework::PodGroupPostFilterResult postFilter;
+  Status status = fw.runPodGroupPostFilterPlugins(groupState, group.group, schedule, postFilter);
+  if (status.isSuccess()) {
+    // Room is being made: every member waits for it, nominated where the preemption placed it.
+    result.waitingOnPreemption = true;
+    for (size_t i = 0; i < result.pods.size(); ++i) {
+      const api::Pod& pod = group.pods[i].pod();
+      auto it = postFilter.nominatingInfos.find(framework::podGroupKey(pod.metadata.namespace_, pod.metadata.name));
+      if (it != postFilter.nominatingInfos.end()) result.pods[i].algorithm.nominating = it->second;
+    }
+  }
+  if (status.code() == Code::Error) {
+    result.status = std::move(status);
+  } else {
+    result.status.appendReason(status.message());
+  }
 }
 
 void Scheduler::failPodGroupBeforeScheduling(QueuedPodGroupInfo& group, const std::string& err) {

@@ -220,6 +220,11 @@ class Scheduler {
   // One member: Filter/Score, then assumed in the snapshot and reserved (upstream podGroupPodSchedulingAlgorithm).
   PodGroupPodResult podGroupPodSchedulingAlgorithm(framework::runtime::Framework& fw,
                                                    const framework::QueuedPodInfo& member);
+  // The group was found unschedulable: PodGroupPostFilter (group preemption) with a re-run of the group's
+  // algorithm as its scheduling function, then upstream applyPodGroupPostFilterResult (on success the
+  // members wait on the preemption with the nominations it made; its verdict is appended to the group's).
+  void runPodGroupPostFilter(framework::runtime::Framework& fw, framework::CycleState& groupState,
+                             const framework::QueuedPodGroupInfo& group, PodGroupAlgorithmResult& result);
   // Upstream submitPodGroupAlgorithmResult: binds the placed members of a feasible group, sends the others
   // through the failure handler, sets the group's condition and requeues the group.
   void submitPodGroupAlgorithmResult(framework::runtime::Framework& fw, framework::QueuedPodGroupInfo& group,

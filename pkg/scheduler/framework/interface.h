@@ -418,6 +418,11 @@ class Handle : public PluginsRunner {
   // as upstream RunFilterPluginsWithNominatedPods; used by scheduling and preemption.
   virtual Status runFilterPluginsWithNominatedPods(CycleState& state, const PodInfo& pod,
                                                    const NodeInfo& info) = 0;
+  // Reserve / Unreserve of the profile's reserve plugins (Unreserve in reverse order), for group
+  // preemption, which reserves members tentatively while it reprieves victims (upstream Handle's
+  // RunReservePluginsReserve / RunReservePluginsUnreserve).
+  virtual Status runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
+  virtual void runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) = 0;
 };
 
 }  // namespace ks::framework

@@ -9,6 +9,8 @@
 // cycle, upstream schedule_one_podgroup.go). CompositePodGroup (alpha) is not modelled here.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -116,6 +118,48 @@ class PlacementFeasiblePlugin : public virtual Plugin {
  public:
   virtual Status placementFeasible(CycleState& placementState, const PodGroupInfo& group,
                                    const PlacementProgress& progress) = 0;
+};
+
+// One member's placement from a run of the group's scheduling algorithm (upstream fwk.ProposedAssignment):
+// the node it fitted on ("" when it did not) and the cycle state it was filtered with, which was built
+// with the members before it assumed and knows nothing of those after it.
+struct ProposedAssignment {
+  PodInfoPtr podInfo;
+  std::string nodeName;
+  std::shared_ptr<CycleState> state;
+};
+
+// Re-runs the group's scheduling algorithm against the snapshot as it is now (upstream
+// fwk.PodGroupSchedulingFunc): every member in the cycle's order, each with a fresh cycle state, and
+// undoes its snapshot assumptions before returning. The status is the group's verdict.
+struct PodGroupAssignments {
+  std::vector<ProposedAssignment> proposed;
+  Status status;
+};
+using PodGroupSchedulingFunc = std::function<PodGroupAssignments()>;
+
+// What PodGroupPostFilter (group preemption) decided (upstream fwk.PodGroupPostFilterResult): the node each
+// member is nominated to, by "namespace/name".
+struct PodGroupPostFilterResult {
+  std::map<std::string, NominatingInfo, std::less<>> nominatingInfos;
+};
+
+// The cycle states a pod-group cycle filtered its members with, by "namespace/name", in the group's cycle
+// state for PodGroupPostFilter (upstream's per-pod plugins record what they need there, DynamicResources
+// its per-pod state).
+struct PodGroupMemberStates final : StateData {
+  std::map<std::string, std::shared_ptr<CycleState>, std::less<>> byPod;
+  std::unique_ptr<StateData> clone() const override { return std::make_unique<PodGroupMemberStates>(*this); }
+};
+
+// Runs when a pod-group cycle finds the group unschedulable (upstream fwk.PodGroupPostFilterPlugin):
+// Success means room is being made (victims evicted) and the members are nominated per `result`;
+// Unschedulable / UnschedulableAndUnresolvable say why not. `schedule` may be called with the cycle's
+// snapshot mutated (inside a MutableSharedLister session).
+class PodGroupPostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status podGroupPostFilter(CycleState& state, const PodGroupInfo& group,
+                                    const PodGroupSchedulingFunc& schedule, PodGroupPostFilterResult& result) = 0;
 };
 
 // A pod group waiting in the scheduling queue as one entity (upstream framework.QueuedPodGroupInfo

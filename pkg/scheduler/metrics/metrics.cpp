@@ -188,6 +188,8 @@ std::string_view extensionPointName(ExtensionPoint point) {
       return "Permit";
     case ExtensionPoint::Sign:
       return "Sign";
+    case ExtensionPoint::PodGroupPostFilter:
+      return "PodGroupPostFilter";
   }
   return "Unknown";
 }

@@ -58,9 +58,10 @@ enum class ExtensionPoint : uint8_t {
   Reserve,
   Unreserve,
   Permit,
-  Sign,  // v1.37: Framework::signPod (opportunistic batching)
+  Sign,                // v1.37: Framework::signPod (opportunistic batching)
+  PodGroupPostFilter,  // v1.37: group preemption (GenericWorkload)
 };
-inline constexpr size_t kExtensionPointCount = 17;
+inline constexpr size_t kExtensionPointCount = 18;
 // "PreFilter", "ScoreExtensionNormalize", ...
 std::string_view extensionPointName(ExtensionPoint point);
 

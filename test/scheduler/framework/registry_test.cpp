@@ -79,6 +79,8 @@ class NullHandle final : public Handle {
   Status runFilterPluginsWithNominatedPods(CycleState&, const PodInfo&, const NodeInfo&) override {
     return {};
   }
+  Status runReservePluginsReserve(CycleState&, const PodInfo&, const std::string&) override { return {}; }
+  void runReservePluginsUnreserve(CycleState&, const PodInfo&, const std::string&) override {}
 
  private:
   parallelize::Parallelizer parallelizer_{1};

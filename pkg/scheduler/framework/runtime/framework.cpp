@@ -77,9 +77,9 @@ Result<void> updatePluginList(std::vector<T*>& list, const config::PluginSet& se
   return {};
 }
 
-// The pod-group cycle's extension points (v1.37). Only GenericWorkload and TopologyAwareWorkloadScheduling
-// run them, and kube-scheduler-cpp refuses those gates; a profile may still list plugins there and gets
-// upstream's checks, against the in-tree plugins that implement each point upstream.
+// The placement extension points (v1.37). Only TopologyAwareWorkloadScheduling runs them, and
+// kube-scheduler-cpp refuses that gate; a profile may still list plugins there and gets upstream's checks,
+// against the in-tree plugins that implement each point upstream. (podGroupPostFilter is a real point.)
 struct PodGroupExtensionPoint {
   config::PluginSet config::Plugins::*set;
   std::string_view typeName;
@@ -88,7 +88,6 @@ struct PodGroupExtensionPoint {
 const PodGroupExtensionPoint kPodGroupExtensionPoints[] = {
     {&config::Plugins::placementGenerate, "PlacementGeneratePlugin", {"TopologyPlacementGenerator"}},
     {&config::Plugins::placementScore, "PlacementScorePlugin", {"NodeResourcesFit", "PodGroupPodsCount"}},
-    {&config::Plugins::podGroupPostFilter, "PodGroupPostFilterPlugin", {"DefaultPreemption", "DynamicResources"}},
 };
 
 Result<void> checkPodGroupExtensionPoints(const config::Plugins& plugins,
@@ -213,7 +212,8 @@ Result<void> Framework::forEachExtensionPoint(const config::Plugins& p, Fn&& fn)
   if (auto r = fn(postBindPlugins_, p.postBind, "PostBindPlugin"); !r) return r;
   if (auto r = fn(permitPlugins_, p.permit, "PermitPlugin"); !r) return r;
   if (auto r = fn(preEnqueuePlugins_, p.preEnqueue, "PreEnqueuePlugin"); !r) return r;
-  return fn(queueSortPlugins_, p.queueSort, "QueueSortPlugin");
+  if (auto r = fn(queueSortPlugins_, p.queueSort, "QueueSortPlugin"); !r) return r;
+  return fn(podGroupPostFilterPlugins_, p.podGroupPostFilter, "PodGroupPostFilterPlugin");
 }
 
 Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
@@ -331,6 +331,7 @@ Result<std::unique_ptr<Framework>> Framework::create(const Registry& registry,
   f->ids_.preFilter = ids(f->preFilterPlugins_);
   f->ids_.filter = ids(f->filterPlugins_);
   f->ids_.postFilter = ids(f->postFilterPlugins_);
+  f->ids_.podGroupPostFilter = ids(f->podGroupPostFilterPlugins_);
   f->ids_.preScore = ids(f->preScorePlugins_);
   f->ids_.score = ids(f->scorePlugins_);
   f->ids_.reserve = ids(f->reservePlugins_);
@@ -458,6 +459,7 @@ config::Plugins Framework::listPlugins() const {
   fill(preBindPlugins_, out.preBind, false);
   fill(bindPlugins_, out.bind, false);
   fill(postBindPlugins_, out.postBind, false);
+  fill(podGroupPostFilterPlugins_, out.podGroupPostFilter, false);
   return out;
 }
 
@@ -959,6 +961,41 @@ Status Framework::runPlacementFeasiblePlugins(CycleState& placementState, const 
         .withPlugin(std::move(name));
   }
   return status;
+}
+
+Status Framework::runPodGroupPostFilterPlugins(CycleState& groupState, const PodGroupInfo& group,
+                                               const PodGroupSchedulingFunc& schedule,
+                                               PodGroupPostFilterResult& result) {
+  result = PodGroupPostFilterResult{};
+  if (!enableGenericWorkload_) {
+    return Status(Code::Unschedulable, "generic workload feature is disabled, cannot perform PodGroupPostFilter");
+  }
+  const bool sample = metrics_ != nullptr && groupState.shouldRecordPluginMetrics();
+  return timedExtensionPoint(ExtensionPoint::PodGroupPostFilter, [&]() -> Status {
+    std::vector<std::string> reasons;
+    std::string rejectorPlugin;
+    for (std::size_t i = 0; i < podGroupPostFilterPlugins_.size(); ++i) {
+      PodGroupPostFilterPlugin* pl = podGroupPostFilterPlugins_[i];
+      PodGroupPostFilterResult r;
+      Status s = timedPlugin(sample, ids_.podGroupPostFilter[i], ExtensionPoint::PodGroupPostFilter,
+                             [&] { return pl->podGroupPostFilter(groupState, group, schedule, r); });
+      if (s.isSuccess()) {
+        result = std::move(r);
+        return s;
+      }
+      if (s.code() == Code::UnschedulableAndUnresolvable) {
+        result = std::move(r);
+        return std::move(s).withPlugin(std::string(pl->name()));
+      }
+      if (s.code() != Code::Unschedulable) {
+        return Status::error("error in " + quote(pl->name()) + " PodGroupPostFilter plugins: " + s.message())
+            .withPlugin(std::string(pl->name()));
+      }
+      for (const auto& reason : s.reasons()) reasons.push_back(reason);
+      if (rejectorPlugin.empty()) rejectorPlugin = pl->name();
+    }
+    return Status(Code::Unschedulable, std::move(reasons)).withPlugin(std::move(rejectorPlugin));
+  });
 }
 
 bool Framework::willWaitOnPermit(const api::Pod& pod) const {

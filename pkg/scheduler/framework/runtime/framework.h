@@ -158,9 +158,9 @@ class Framework final : public Handle {
                              std::set<std::string>* pluginsWithNodes = nullptr);
   Status runPostFilterPlugins(CycleState& state, const PodInfo& pod,
                               const NodeToStatus& filteredNodeStatusMap, PostFilterResult& result);
-  Status runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  Status runReservePluginsReserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) override;
   // Unreserve of every reserve plugin, in reverse order.
-  void runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName);
+  void runReservePluginsUnreserve(CycleState& state, const PodInfo& pod, const std::string& nodeName) override;
   // Success, a rejection, Error, or Wait after adding the pod to the waiting pods map.
   Status runPermitPlugins(CycleState& state, const PodInfo& pod, const std::string& nodeName);
 
@@ -173,6 +173,13 @@ class Framework final : public Handle {
   Status runPlacementFeasiblePlugins(CycleState& placementState, const PodGroupInfo& group,
                                      const PlacementProgress& progress);
   bool hasPlacementFeasiblePlugins() const { return !placementFeasiblePlugins_.empty(); }
+  // Upstream RunPodGroupPostFilterPlugins, called when a pod-group cycle finds the group unschedulable:
+  // the plugins in order until one succeeds (its result is returned) or says UnschedulableAndUnresolvable;
+  // Unschedulable reasons are collected (the first such plugin is the rejector); any other code is
+  // "error in \"<plugin>\" PodGroupPostFilter plugins: <msg>". Without GenericWorkload: Unschedulable
+  // "generic workload feature is disabled, cannot perform PodGroupPostFilter".
+  Status runPodGroupPostFilterPlugins(CycleState& groupState, const PodGroupInfo& group,
+                                      const PodGroupSchedulingFunc& schedule, PodGroupPostFilterResult& result);
   // Replaces the PlacementFeasible plugins (not owned; tests only).
   void setPlacementFeasiblePluginsForTest(std::vector<PlacementFeasiblePlugin*> plugins) {
     placementFeasiblePlugins_ = std::move(plugins);
@@ -329,6 +336,7 @@ class Framework final : public Handle {
   std::vector<PostBindPlugin*> postBindPlugins_;
   // GangScheduling when GenericWorkload is on (upstream takes it, and only it, from the plugins map).
   std::vector<PlacementFeasiblePlugin*> placementFeasiblePlugins_;
+  std::vector<PodGroupPostFilterPlugin*> podGroupPostFilterPlugins_;
   std::map<std::string, int> scorePluginWeight_;
   // The PreFilter/Filter/PreScore/Score plugins, once each in that order, that sign pods.
   std::vector<SignPlugin*> signPlugins_;
@@ -340,7 +348,7 @@ class Framework final : public Handle {
   // Metrics handles parallel to the per-point lists above (filled only with metrics).
   struct PluginIds {
     std::vector<metrics::PluginId> preEnqueue, preFilter, filter, postFilter, preScore, score, reserve,
-        permit, preBind, bind, postBind;
+        permit, preBind, bind, postBind, podGroupPostFilter;
   };
   PluginIds ids_;
 };

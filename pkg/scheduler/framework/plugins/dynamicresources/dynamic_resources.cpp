@@ -549,8 +549,27 @@ Status DynamicResources::postFilter(framework::CycleState& cs, const framework::
   if (!stateResult.ok()) return Status::fromError(stateResult.error());
   StateData::Data& state = **stateResult;
   if (state.claims.empty()) return Status(Code::Unschedulable);
-  const api::Pod& pod = podInfo.pod();
+  return deallocateOrDeletePodClaims(podInfo.pod(), *cs.read<StateData>());
+}
 
+Status DynamicResources::podGroupPostFilter(framework::CycleState& groupState, const framework::PodGroupInfo& group,
+                                            const framework::PodGroupSchedulingFunc&,
+                                            framework::PodGroupPostFilterResult&) {
+  if (!enabled_) return Status(Code::Unschedulable);
+  if (const auto* members = groupState.read<framework::PodGroupMemberStates>()) {
+    for (const api::PodPtr& pod : group.unscheduledPods) {
+      auto it = members->byPod.find(framework::podGroupKey(pod->metadata.namespace_, pod->metadata.name));
+      if (it == members->byPod.end() || !it->second) continue;
+      auto* state = it->second->read<StateData>();
+      if (state == nullptr) continue;  // the member's PreFilter did not run
+      if (Status s = deallocateOrDeletePodClaims(*pod, *state); s.code() == Code::Error) return s;
+    }
+  }
+  return Status(Code::Unschedulable, "deallocation and deletion of ResourceClaims completed");
+}
+
+Status DynamicResources::deallocateOrDeletePodClaims(const api::Pod& pod, StateData& stateData) {
+  StateData::Data& state = *stateData.data;
   // Upstream picks a random unavailable claim (Go map order); this takes the first one that qualifies.
   std::set<size_t> unavailable;
   {

@@ -35,6 +35,7 @@
 #include "pkg/dra/cel/compile.h"
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/framework/plugins/dynamicresources/extended_dynamic_resources.h"
 #include "pkg/util/result.h"
 
@@ -74,6 +75,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PostFilterPlugin,
+                               public framework::PodGroupPostFilterPlugin,
                                public framework::ScorePlugin,
                                public framework::ScoreExtensions,
                                public framework::ReservePlugin,
@@ -110,6 +112,13 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filteredNodeStatusMap,
                                framework::PostFilterResult& result) override;
+  // Upstream PodGroupPostFilter (GenericWorkload): for each queued member the cycle filtered, what PostFilter
+  // does for a pod (deallocate one unavailable claim, or delete an earlier extended-resource claim), then
+  // Unschedulable "deallocation and deletion of ResourceClaims completed" so that the next plugin
+  // (DefaultPreemption) runs. PodGroup-scoped claims (DRAWorkloadResourceClaims, alpha) are not modelled.
+  framework::Status podGroupPostFilter(framework::CycleState& state, const framework::PodGroupInfo& group,
+                                       const framework::PodGroupSchedulingFunc& schedule,
+                                       framework::PodGroupPostFilterResult& result) override;
   framework::Status score(framework::CycleState& state, const framework::PodInfo& pod,
                           const framework::NodeInfo& nodeInfo, int64_t& score) override;
   framework::ScoreExtensions* scoreExtensions() override { return this; }
@@ -181,6 +190,10 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   Result<void> patchPodExtendedResourceClaimStatus(const api::Pod& pod, const api::ResourceClaim& claim,
                                                    const std::string& nodeName,
                                                    const ExtendedResourceState& ext);
+  // Upstream deallocateOrDeletePodClaims: deallocates the first unavailable claim no other pod uses
+  // ("deallocation of ResourceClaim completed"), else deletes the pod's extended-resource claim from an
+  // earlier attempt ("deletion of ResourceClaim completed"); Unschedulable without a reason when neither.
+  framework::Status deallocateOrDeletePodClaims(const api::Pod& pod, StateData& state);
   // Removes the scheduler's finalizer, then deletes the claim (gone already is fine).
   Result<void> deleteClaim(api::ResourceClaim claim);
   void waitForExtendedClaimInAssumeCache(const framework::ResourceClaimPtr& claim, std::stop_token stop);

@@ -107,6 +107,11 @@ framework::Status FakeHandle::runFilterPluginsWithNominatedPods(framework::Cycle
                                                                 const framework::NodeInfo&) {
   return unsupported("runFilterPluginsWithNominatedPods");
 }
+framework::Status FakeHandle::runReservePluginsReserve(framework::CycleState&, const framework::PodInfo&,
+                                                       const std::string&) {
+  return unsupported("runReservePluginsReserve");
+}
+void FakeHandle::runReservePluginsUnreserve(framework::CycleState&, const framework::PodInfo&, const std::string&) {}
 framework::Status FakeHandle::runPreScorePlugins(framework::CycleState&, const framework::PodInfo&,
                                                  std::span<const framework::NodeInfoPtr>) {
   return unsupported("runPreScorePlugins");

@@ -112,6 +112,10 @@ class FakeHandle final : public framework::Handle {
                                                    const framework::PodInfo& podToSchedule,
                                                    const framework::PodInfoPtr& podInfoToRemove,
                                                    const framework::NodeInfo& nodeInfo) override;
+  framework::Status runReservePluginsReserve(framework::CycleState& state, const framework::PodInfo& pod,
+                                             const std::string& nodeName) override;
+  void runReservePluginsUnreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                                  const std::string& nodeName) override;
 
  private:
   std::stop_source stop_;
