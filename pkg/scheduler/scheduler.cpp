@@ -100,11 +100,6 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     if (s->options_.genericWorkload) fo.podGroupManager = s->cache_.get();
     auto fw = Framework::create(registry, profile, fo);
     if (!fw.ok()) return fw.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
-    if (s->options_.genericWorkload) {
-      if (auto r = checkPodGroupPreemption(**fw); !r.ok()) {
-        return r.error().wrap("initializing profile \"" + profile.schedulerName + "\"");
-      }
-    }
     if (s->profiles_.count(profile.schedulerName)) {
       return Error("duplicate profile with scheduler name \"" + profile.schedulerName + "\"");
     }
@@ -152,21 +147,6 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     s->prioritizingExtenderGoroutines_ = s->options_.metrics->goroutines(metrics::kPrioritizingExtenderOperation);
   }
   return s;
-}
-
-Result<void> checkPodGroupPreemption(const Framework& fw) {
-  const config::Plugins plugins = fw.listPlugins();
-  for (const config::PluginSet* set : {&plugins.postFilter, &plugins.podGroupPostFilter}) {
-    for (const config::Plugin& p : set->enabled) {
-      if (p.name == "DefaultPreemption") {
-        return Error(
-            "with GenericWorkload, DefaultPreemption would also preempt for whole pod groups (its "
-            "PodGroupPostFilter), which kube-scheduler-cpp does not implement yet: disable DefaultPreemption in "
-            "this profile (plugins.multiPoint.disabled) or leave GenericWorkload off");
-      }
-    }
-  }
-  return {};
 }
 
 std::function<void(std::string_view, double, extender::CallError)> Scheduler::extenderCallObserver(

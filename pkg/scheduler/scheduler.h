@@ -385,10 +385,6 @@ Result<std::vector<framework::NodeInfoPtr>> findNodesThatPassExtenders(
 std::optional<framework::Status> extendersBinding(const std::vector<framework::Extender*>& extenders,
                                                   const api::Pod& pod, const std::string& node);
 
-// With GenericWorkload: refuses a profile that enables DefaultPreemption (at PostFilter or PodGroupPostFilter),
-// since the group preemption upstream's runs for pod groups is not implemented.
-Result<void> checkPodGroupPreemption(const framework::runtime::Framework& fw);
-
 // The events an update of a node represents (upstream NodeSchedulingPropertiesChange).
 std::vector<framework::ClusterEvent> nodeSchedulingPropertiesChange(const api::Node& newNode,
                                                                     const api::Node& oldNode);

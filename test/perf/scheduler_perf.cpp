@@ -16,8 +16,7 @@
 // resourceclaim controller (claims from templates for new pods, released for deleted ones); the
 // steady-state variants keep ten measured pods in flight, each replaced once bound, for a fixed duration
 // (upstream's createPods with steadyState). GangScheduling (podgroup/gangscheduling) runs the scheduler with
-// GenericWorkload, as upstream's featureGates, and without DefaultPreemption (refused with GenericWorkload:
-// group preemption is not implemented; nothing is preempted in that workload); its PodGroups are created
+// GenericWorkload, as upstream's featureGates, with the default profile; its PodGroups are created
 // and delivered to the scheduler's informers before the measured pods. Default counts are those of upstream's
 // thresholded `performance` variant (else its largest), --quick takes its 500Nodes variant (PreemptionBasic
 // and the volume workloads: 5Nodes, the DRA workloads: fast), --variant=NAME any variant upstream names;
@@ -2381,7 +2380,6 @@ Workload makeWorkload(const std::string& name, const Flags& flags) {
     w.gangNamespace = "gang-ns-0";
     w.namespaces = {makeNamespace(w.gangNamespace, false)};
     w.featureGates = {"GenericWorkload=true"};
-    w.disabledPlugins = {"DefaultPreemption"};
     w.measurePod = [initPods = w.counts.initPods, perGroup = w.podsPerGroup, ns = w.gangNamespace](int i) {
       return gangPod("test-gang-scheduling-" + std::to_string(i), ns,
                      "gang-" + std::to_string((i - initPods) / perGroup));
@@ -3188,8 +3186,7 @@ void printTable(const Result_& r) {
     o << "  workload settings    feature gates " << (gates.empty() ? "-" : gates) << "; plugins disabled "
       << (disabled.empty() ? "-" : disabled);
     if (r.podsPerGroup > 0) {
-      o << " (upstream runs the default profile; kube-scheduler-cpp refuses DefaultPreemption with\n"
-        << "                       GenericWorkload, and no pod here needs preemption)";
+      o << " (the default profile, as upstream's)";
     }
     o << "\n";
   }

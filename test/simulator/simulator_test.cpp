@@ -433,8 +433,7 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
   decode.features.genericWorkload = true;
   auto cfg = config::decodeConfig(
       "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
-      "- schedulerName: default-scheduler\n  plugins:\n    multiPoint:\n      disabled:\n"
-      "      - name: DefaultPreemption\n",
+      "- schedulerName: default-scheduler\n",
       decode);
   ASSERT_TRUE(cfg.ok()) << cfg.error().message();
   SimulateOptions options;
@@ -451,7 +450,8 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
   }
   EXPECT_EQ(find(*r, "b3").message, "0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_EQ(find(*r, "b1").message,
-            "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ");
+            "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group "
+            "preemption: No preemption victims found for incoming preemptor");
   EXPECT_EQ(find(*r, "s1").message, "waiting for minCount pods from a gang to appear in scheduling queue");
   EXPECT_EQ(find(*r, "lost").message, "waiting for pods's pod group \"missing\" to appear in scheduling queue");
   ASSERT_TRUE(find(*r, "b1").podGroup.has_value());

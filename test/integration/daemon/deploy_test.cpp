@@ -78,7 +78,7 @@ TEST_F(DeployTest, ManifestsPassServerDryRunUnderPodSecurityRestricted) {
                              "service/kube-scheduler-cpp"}) {
     EXPECT_NE(applied.out.find(object), std::string::npos) << object << " missing in:\n" << applied.out;
   }
-  // The gang overlay (GenericWorkload, its own configuration) applies the same way.
+  // The gang overlay (GenericWorkload) applies the same way.
   auto gang = kubectlFull({"apply", "--dry-run=server", "-k", kSourceDir + "/deploy/overlays/gang"});
   ASSERT_EQ(gang.exitCode, 0) << gang.err;
   EXPECT_EQ(gang.err.find("Warning"), std::string::npos) << gang.err;

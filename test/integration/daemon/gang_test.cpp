@@ -1,7 +1,8 @@
 // Gang scheduling end to end (GenericWorkload, scheduling.k8s.io/v1beta1 PodGroup): the cases of upstream's
-// TestPodGroupScheduling (test/integration/scheduler/podgroup/podgroup_test.go) that need neither preemption
-// nor topology-aware placement, on a real etcd + kube-apiserver with the group served. Each case runs in its
-// own namespace on its own 4-CPU node (its pods select it), one daemon for all of them.
+// TestPodGroupScheduling and TestWorkloadAwarePreemptionInvocation
+// (test/integration/scheduler/podgroup/podgroup_test.go) that need no topology-aware placement, with the
+// default profile (group preemption included), on a real etcd + kube-apiserver with the group served. Each
+// case runs in its own namespace on its own 4-CPU node (its pods select it), one daemon for all of them.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -28,22 +29,26 @@ class GangDaemonTest : public DaemonTest {
                                     "--feature-gates=GenericWorkload=true"}};
   }
 
-  // The profile for gangs: group preemption (DefaultPreemption's PodGroupPostFilter) is not implemented, so
-  // DefaultPreemption is disabled, as the daemon requires with the gate on.
-  static constexpr const char* kGangProfile =
-      "      multiPoint:\n"
-      "        disabled:\n"
-      "          - name: DefaultPreemption\n";
-
-  // The daemon with GenericWorkload.
-  Process& startGangDaemon(uint16_t* port) {
-    return startDaemon({"--feature-gates=GenericWorkload=true"}, port, "", kGangProfile);
+  void SetUp() override {
+    DaemonTest::SetUp();
+    if (HasFatalFailure()) return;
+    std::vector<json> classes;
+    for (const auto& [name, value] : std::map<std::string, int>{{"very-low", 5}, {"low", 10}, {"mid", 50}, {"high", 100}}) {
+      classes.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                         {"kind", "PriorityClass"},
+                         {"metadata", {{"name", name}}},
+                         {"value", value}});
+    }
+    kubectlOk({"create", "-f", "-"}, listOf(classes).dump());
   }
+
+  // The daemon with GenericWorkload and the default profile.
+  Process& startGangDaemon(uint16_t* port) { return startDaemon({"--feature-gates=GenericWorkload=true"}, port); }
 
   // `explain -o json` of one pod with GenericWorkload, as the daemon is configured.
   json explainPod(const std::string& pod) {
     const std::string config = dir_ + "/explain.yaml";
-    std::ofstream(config) << schedulerConfig(cp_->kubeconfigPath(), "", kGangProfile);
+    std::ofstream(config) << schedulerConfig(cp_->kubeconfigPath());
     auto r = runProcess({kBinary, "explain", "--config=" + config, "--feature-gates=GenericWorkload=true", "-o",
                          "json", pod},
                         {}, {}, 60s);
@@ -62,12 +67,16 @@ class GangDaemonTest : public DaemonTest {
     kubectlOk({"create", "-f", "-"}, node.dump());
   }
 
-  // A PodGroup: a gang of minCount, or a basic group when minCount is 0.
-  void createPodGroup(const std::string& ns, const std::string& name, int minCount) {
+  // A PodGroup: a gang of minCount, or a basic group when minCount is 0; of a PriorityClass (its priority
+  // resolved by the apiserver) and disrupted whole (disruptionMode all) when asked.
+  void createPodGroup(const std::string& ns, const std::string& name, int minCount,
+                      const std::string& priorityClass = "", bool disruptAll = false) {
     json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
                   {"kind", "PodGroup"},
                   {"metadata", {{"name", name}, {"namespace", ns}}},
                   {"spec", {{"schedulingPolicy", json::object()}}}};
+    if (!priorityClass.empty()) group["spec"]["priorityClassName"] = priorityClass;
+    if (disruptAll) group["spec"]["disruptionMode"] = {{"all", json::object()}};
     if (minCount > 0) {
       group["spec"]["schedulingPolicy"]["gang"] = {{"minCount", minCount}};
     } else {
@@ -78,11 +87,12 @@ class GangDaemonTest : public DaemonTest {
 
   // Pods of `cpu` each on the case's node, members of `group` unless it is empty.
   void createPods(const std::string& ns, const std::vector<std::string>& names, const std::string& group,
-                  const std::string& cpu = "1") {
+                  const std::string& cpu = "1", const std::string& priorityClass = "") {
     std::vector<json> pods;
     for (const auto& name : names) {
       json pod = podJson(ns, name, kSchedulerName, {{"case", ns}});
       pod["spec"]["containers"][0]["resources"]["requests"]["cpu"] = cpu;
+      if (!priorityClass.empty()) pod["spec"]["priorityClassName"] = priorityClass;
       pod["spec"]["terminationGracePeriodSeconds"] = 0;
       if (!group.empty()) pod["spec"]["schedulingGroup"] = {{"podGroupName", group}};
       pods.push_back(std::move(pod));
@@ -127,6 +137,25 @@ class GangDaemonTest : public DaemonTest {
                            "jsonpath={.status.conditions[?(@.type==\"PodGroupInitiallyScheduled\")].status}/"
                            "{.status.conditions[?(@.type==\"PodGroupInitiallyScheduled\")].reason}"});
     return r.ok() && *r != "/" ? *r : "";
+  }
+
+  bool allGone(const std::string& ns, const std::vector<std::string>& names) {
+    auto states = podStates(ns);
+    for (const auto& n : names) {
+      if (states.contains(n)) return false;
+    }
+    return true;
+  }
+
+  // The messages of the "Preempted" events recorded on the pod.
+  std::vector<std::string> preemptedEvents(const std::string& ns, const std::string& pod) {
+    std::vector<std::string> out;
+    auto r = cp_->kubectl({"get", "events", "-n", ns, "--field-selector", "involvedObject.name=" + pod, "-o", "json"});
+    if (!r.ok()) return out;
+    for (const auto& e : json::parse(*r)["items"]) {
+      if (e.value("reason", "") == "Preempted") out.push_back(e.value("message", e.value("note", "")));
+    }
+    return out;
   }
 
   // scheduler_pending_pods{queue} from the daemon's /metrics.
@@ -194,7 +223,8 @@ TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
     const json why = explainPod("d/p1");
     EXPECT_EQ(why.value("result", ""), "Unschedulable") << why;
     EXPECT_EQ(why.value("message", ""),
-              "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ")
+              "pod group is unschedulable, minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group "
+              "preemption: No preemption victims found for incoming preemptor")
         << why;
     // All or nothing: two of the three would fit, none is bound.
     for (const auto& [name, state] : podStates("d")) {
@@ -291,12 +321,71 @@ TEST_F(GangDaemonTest, PodGroupSchedulingAllOrNothing) {
   }
 }
 
-TEST_F(GangDaemonTest, DefaultPreemptionWithTheGateIsRefusedClearly) {
-  Process& d = startDaemon({"--feature-gates=GenericWorkload=true"});
-  const std::optional<int> exit = d.waitExit(30s);
-  ASSERT_TRUE(exit.has_value()) << tail(d.log());
-  EXPECT_NE(*exit, 0);
-  EXPECT_THAT(d.log(), ::testing::HasSubstr("DefaultPreemption"));
+// Workload-aware preemption: DefaultPreemption's PodGroupPostFilter evicts lower-priority pods for a whole
+// group (upstream's "... with workload-aware preemption" cases and TestWorkloadAwarePreemptionInvocation).
+TEST_F(GangDaemonTest, PodGroupPreemption) {
+  uint16_t port = 0;
+  Process& d = startGangDaemon(&port);
+  ASSERT_TRUE(waitFor([&] { return ready(port); }, 30s)) << tail(d.log());
+
+  {
+    SCOPED_TRACE("basic group schedules with workload-aware preemption");
+    createCase("k");
+    createPods("k", {"low-priority-blocker"}, "", "2", "low");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("k", {"low-priority-blocker"}); }, 30s)) << tail(d.log());
+    createPodGroup("k", "pg1", 0, "high");
+    createPods("k", {"p1", "p2", "p3", "p4"}, "pg1", "1", "high");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("k", {"p1", "p2", "p3", "p4"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return allGone("k", {"low-priority-blocker"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("gang schedules with workload-aware preemption");
+    createCase("l");
+    createPods("l", {"low-p1", "low-p2", "low-p3", "low-p4"}, "", "1", "low");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("l", {"low-p1", "low-p2", "low-p3", "low-p4"}); }, 30s))
+        << tail(d.log());
+    createPodGroup("l", "pg1", 3, "high");
+    createPods("l", {"p1", "p2", "p3", "p4"}, "pg1", "1", "high");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("l", {"p1", "p2", "p3", "p4"}); }, 30s)) << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return groupCondition("l", "pg1") == "True/Scheduled"; }, 10s))
+        << groupCondition("l", "pg1");
+    ASSERT_TRUE(waitFor([&] { return allGone("l", {"low-p1", "low-p2", "low-p3", "low-p4"}); }, 30s))
+        << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("gang schedules with partial workload-aware preemption");
+    createCase("m");
+    createPods("m", {"very-low-p1", "very-low-p2"}, "", "1", "very-low");
+    createPods("m", {"low-p1", "low-p2"}, "", "1", "low");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("m", {"very-low-p1", "very-low-p2", "low-p1", "low-p2"}); }, 30s))
+        << tail(d.log());
+    createPodGroup("m", "mid-pg", 2, "mid");
+    createPods("m", {"mid-p1", "mid-p2"}, "mid-pg", "1", "mid");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("m", {"mid-p1", "mid-p2", "low-p1", "low-p2"}); }, 30s))
+        << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return allGone("m", {"very-low-p1", "very-low-p2"}); }, 30s)) << tail(d.log());
+  }
+  {
+    SCOPED_TRACE("workload-aware preemption is invoked for a group disrupted whole");
+    createCase("n");
+    createPods("n", {"low-1", "low-2", "low-3", "low-4"}, "", "1", "low");
+    ASSERT_TRUE(waitFor([&] { return allScheduled("n", {"low-1", "low-2", "low-3", "low-4"}); }, 30s))
+        << tail(d.log());
+    createPodGroup("n", "pg1", 3, "high", /*disruptAll=*/true);
+    createPods("n", {"high-1", "high-2", "high-3"}, "pg1", "1", "high");
+    ASSERT_TRUE(waitFor(
+        [&] {
+          for (const char* low : {"low-1", "low-2", "low-3", "low-4"}) {
+            for (const auto& m : preemptedEvents("n", low)) {
+              if (m.starts_with("Preempted by podgroup")) return true;
+            }
+          }
+          return false;
+        },
+        30s))
+        << tail(d.log());
+    ASSERT_TRUE(waitFor([&] { return allScheduled("n", {"high-1", "high-2", "high-3"}); }, 30s)) << tail(d.log());
+  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // The pod-group cycle through the whole scheduler (in-memory API, informers, queue, in-tree plugins with
 // GangScheduling), GenericWorkload on: all or nothing, the quorum gate, a group that appears late, the
 // validation errors, the PodGroupInitiallyScheduled condition and the scheduler_podgroup_* metrics. The
-// messages are upstream's (schedule_one_podgroup.go, gangscheduling.go), including the ", " the empty
-// PodGroupPostFilter result appends when no plugin implements it.
+// messages are upstream's (schedule_one_podgroup.go, gangscheduling.go), checked against the v1.37.2 binary,
+// including the reason PodGroupPostFilter appends to a failed group's verdict.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -110,7 +110,11 @@ TEST_F(PodGroupCycleTest, GangIsPlacedAllOrNothing) {
   podGroup("pg", 3);
   for (const char* p : {"p1", "p2", "p3"}) member(p, "pg");
   start();
-  const std::string groupVerdict = "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, ";
+  // The group's verdict, with DynamicResources' PodGroupPostFilter reason appended (the profile has no
+  // DefaultPreemption), as upstream v1.37.2's binary writes it.
+  const std::string groupVerdict =
+      "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, deallocation and deletion of ResourceClaims "
+      "completed";
   ASSERT_TRUE(eventually([&] { return !failure("p3").empty() && !failure("p1").empty(); })) << failure("p1");
   EXPECT_EQ(failure("p1"), "Unschedulable: pod group is unschedulable, " + groupVerdict);
   EXPECT_EQ(failure("p2"), "Unschedulable: pod group is unschedulable, " + groupVerdict);
