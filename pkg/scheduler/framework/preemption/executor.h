@@ -125,12 +125,15 @@ class Executor {
   Result<bool> defaultPreemptPod(const Candidate& c, const ExecutorPreemptor& preemptor,
                                  const api::Pod& victim);
 
-  // Marks `uid` as running an asynchronous preemption whose last victim is `lastVictimKey` (namespace/name;
-  // empty: not registered yet).
-  void setPreemptingForTest(const std::string& uid, const std::string& lastVictimKey) {
+  // Puts `uid` in the preempting set / registers its last victim (namespace/name), as an asynchronous
+  // preemption does.
+  void setPreemptingForTest(const std::string& uid) {
     std::lock_guard lock(mu_);
     preempting_.insert(uid);
-    if (!lastVictimKey.empty()) lastVictimPending_[uid] = lastVictimKey;
+  }
+  void setLastVictimPendingForTest(const std::string& uid, const std::string& lastVictimKey) {
+    std::lock_guard lock(mu_);
+    lastVictimPending_[uid] = lastVictimKey;
   }
   // The UIDs running an asynchronous preemption, and the last victim registered for one.
   std::set<std::string> preemptingForTest() const {
