@@ -121,7 +121,7 @@ bool Executor::isRunningPreemption(const std::string& uid) const {
 
 void Executor::setLastVictim(const std::string& uid, const api::Pod& victim) {
   std::lock_guard lock(mu_);
-  lastVictimPending_[uid] = victim.metadata.namespace_ + "/" + victim.metadata.name;
+  lastVictimPending_[uid] = informer::metaNamespaceKey(victim.metadata);  // the pod store's key
 }
 
 void Executor::setPreempting(const std::string& uid, bool preempting) {

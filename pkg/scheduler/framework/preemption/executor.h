@@ -175,7 +175,7 @@ class Executor {
   mutable std::mutex mu_;
   // UIDs of the pods / pod groups whose asynchronous preemption is evicting; under mu_.
   std::set<std::string> preempting_;
-  // Preemptor UID -> namespace/name of its last victim, while that one is being preempted; under mu_. Once
+  // Preemptor UID -> the pod store's key of its last victim, while that one is being preempted; under mu_. Once
   // that victim is gone from the informer or terminating, the preemptor may be scheduled again, even though
   // its preemption task has not returned yet (upstream lastVictimsPendingPreemption).
   std::map<std::string, std::string> lastVictimPending_;

@@ -458,7 +458,7 @@ TEST_P(PreemptingSetsTest, AsyncPreemptionRegistersThePreemptorAndItsLastVictim)
       const auto last = e->lastVictimPendingForTest(expectedPreemptorUid);
       if (v.metadata.name == tc.lastVictim->metadata.name) {
         EXPECT_EQ(call, victimCount) << "the last victim is preempted last";
-        EXPECT_EQ(last, "/" + tc.lastVictim->metadata.name) << "the last victim is registered";
+        EXPECT_EQ(last, tc.lastVictim->metadata.name) << "the last victim is registered (by its store key)";
       } else {
         EXPECT_LT(call, victimCount) << v.metadata.name << " is preempted before the last victim";
         EXPECT_FALSE(last.has_value()) << "no last victim is registered before the last victim";
