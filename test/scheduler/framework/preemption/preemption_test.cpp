@@ -23,11 +23,6 @@
 namespace ks::framework::preemption {
 namespace {
 
-// Test name suffix of the async-preemption parameter.
-std::string asyncPreemptionName(const ::testing::TestParamInfo<bool>& param) {
-  return param.param ? "Enabled" : "Disabled";
-}
-
 using preemptiontesting::BlockingNominator;
 using preemptiontesting::FrameworkEnv;
 using preemptiontesting::ScopeExit;
