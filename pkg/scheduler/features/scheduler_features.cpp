@@ -75,6 +75,7 @@ Result<SchedulerFeatures> schedulerFeatures(const FeatureGate& gates) {
   f.config.draDeviceBindingConditions = gates.enabled("DRADeviceBindingConditions");
   f.config.draResourceClaimDeviceStatus = gates.enabled("DRAResourceClaimDeviceStatus");
   f.plugins.enableAsyncPreemption = gates.enabled("SchedulerAsyncPreemption");
+  f.plugins.enableGenericWorkload = gates.enabled("GenericWorkload");
   f.plugins.enableStorageCapacityScoring = gates.enabled("StorageCapacityScoring");
   f.plugins.enableVolumeAttributesClass = gates.enabled("VolumeAttributesClass");
   f.plugins.enableMatchLabelKeysInPodTopologySpread = gates.enabled("MatchLabelKeysInPodTopologySpread");

@@ -328,7 +328,8 @@ struct Metrics::Impl {
   HistogramFamily& algorithmLatency = histogram("scheduler_scheduling_algorithm_duration_seconds",
                                                 Stability::Beta, "Scheduling algorithm latency in seconds");
   HistogramFamily& preemptionVictims =
-      histogram("scheduler_preemption_victims", Stability::Stable, "Number of selected preemption victims");
+      histogram("scheduler_preemption_victims", Stability::Stable,
+                "Number of selected preemption victims for preemption initiated by a single pod");
   CounterFamily& preemptionAttempts = counter("scheduler_preemption_attempts_total", Stability::Stable,
                                               "Total preemption attempts in the cluster till now");
   HistogramFamily& preemptionGoroutinesDuration =
@@ -528,7 +529,18 @@ struct Metrics::Impl {
     CounterFamily* attempts = nullptr;
     HistogramFamily* attemptDuration = nullptr;
     prometheus::Histogram* algorithmLatency = nullptr;
+    // Workload-aware preemption.
+    CounterFamily* workloadPreemptionAttempts = nullptr;
+    prometheus::Histogram* workloadPreemptionVictims = nullptr;
+    HistogramFamily* workloadDisruptions = nullptr;
+    HistogramFamily* evaluationDuration = nullptr;
+    HistogramFamily* executionDuration = nullptr;
+    CounterFamily* pdbViolations = nullptr;
   };
+  // [1, 1024] victims or disruptions, the last bucket [1024, Inf).
+  const std::vector<double> workloadVictimBuckets = exponentialBuckets(1, 2, 11);
+  // 1 ms up to a last bucket of [~32.8 s, Inf).
+  const std::vector<double> preemptionDurationBuckets = exponentialBuckets(0.001, 2, 16);
   PodGroupFamilies podGroups;
 
   prometheus::Histogram& attemptDuration(size_t result, const std::string& profile) {
@@ -599,6 +611,77 @@ void Metrics::registerPodGroupMetrics() {
       &impl_->histogram("scheduler_podgroup_scheduling_algorithm_duration_seconds", Stability::Alpha,
                         "Pod group scheduling algorithm latency in seconds")
            .Add({}, impl_->attemptBuckets);
+  impl_->podGroups.workloadPreemptionAttempts = &impl_->counter(
+      "scheduler_workload_preemption_attempts_total", Stability::Alpha,
+      "Total preemption attempts initiated by workload (including pod groups) in the cluster till now.");
+  impl_->podGroups.workloadPreemptionVictims =
+      &impl_
+           ->histogram("scheduler_workload_preemption_victims", Stability::Alpha,
+                       "Number of pod preemption victims caused by workload preemption.")
+           .Add({}, impl_->workloadVictimBuckets);
+  impl_->podGroups.workloadDisruptions = &impl_->histogram(
+      "scheduler_preemption_workload_disruptions", Stability::Alpha,
+      "Number of workload preemption units being preempted. A single preemption unit can be all pods in a "
+      "pod "
+      "group (in case of DisruptionMode=all), or a single pod (in case of DisruptionMode=single).");
+  impl_->podGroups.evaluationDuration =
+      &impl_->histogram("scheduler_preemption_evaluation_duration_seconds", Stability::Alpha,
+                        "Duration in seconds for identifying the target preemption victims.");
+  impl_->podGroups.executionDuration = &impl_->histogram(
+      "scheduler_preemption_execution_duration_seconds", Stability::Alpha,
+      "Duration in seconds for preempting the target preemption victims. With async preemption enabled, "
+      "preemption execution does not block the scheduling of other pods.");
+  impl_->podGroups.pdbViolations =
+      &impl_->counter("scheduler_preemption_pdb_violations_total", Stability::Alpha,
+                      "Total number of pod disruption budget violations caused by preemption.");
+}
+
+// The workload preemption metrics are recorded per preemption, not per pod or node: the lookups take the
+// registration lock and need no caching.
+void Metrics::incWorkloadPreemptionAttempt(framework::Code result) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.workloadPreemptionAttempts == nullptr) return;
+  impl_->podGroups.workloadPreemptionAttempts->Add({{"result", std::string(codeLabel(result))}}).Increment();
+}
+
+void Metrics::observeWorkloadPreemptionVictims(int victims) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.workloadPreemptionVictims == nullptr) return;
+  impl_->podGroups.workloadPreemptionVictims->Observe(victims);
+}
+
+void Metrics::observePreemptionWorkloadDisruptions(std::string_view preemptor, int disruptions) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.workloadDisruptions == nullptr) return;
+  impl_->podGroups.workloadDisruptions
+      ->Add({{"preemptor", std::string(preemptor)}}, impl_->workloadVictimBuckets)
+      .Observe(disruptions);
+}
+
+void Metrics::observePreemptionEvaluation(std::string_view preemptor, framework::Code result,
+                                          double seconds) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.evaluationDuration == nullptr) return;
+  impl_->podGroups.evaluationDuration
+      ->Add({{"preemptor", std::string(preemptor)}, {"result", std::string(codeLabel(result))}},
+            impl_->preemptionDurationBuckets)
+      .Observe(seconds);
+}
+
+void Metrics::observePreemptionExecution(std::string_view preemptor, bool success, double seconds) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.executionDuration == nullptr) return;
+  impl_->podGroups.executionDuration
+      ->Add({{"preemptor", std::string(preemptor)}, {"result", success ? "success" : "error"}},
+            impl_->preemptionDurationBuckets)
+      .Observe(seconds);
+}
+
+void Metrics::addPreemptionPDBViolations(std::string_view preemptor, int64_t violations) {
+  std::lock_guard lock(impl_->mu);
+  if (impl_->podGroups.pdbViolations == nullptr) return;
+  impl_->podGroups.pdbViolations->Add({{"preemptor", std::string(preemptor)}})
+      .Increment(static_cast<double>(violations));
 }
 
 void Metrics::podGroupAttempt(ProfileId profile, PodGroupResult result, double seconds) {

@@ -223,6 +223,24 @@ class Metrics {
   void podGroupAttempt(ProfileId profile, PodGroupResult result, double seconds);
   // scheduler_podgroup_scheduling_algorithm_duration_seconds. Requires registerPodGroupMetrics().
   void observePodGroupSchedulingAlgorithm(double seconds);
+  // Workload-aware preemption (upstream registers these with the pod-group metrics): each of the calls below
+  // is a no-op until registerPodGroupMetrics(). `preemptor` is the preemptor's type, "pod" or "podgroup".
+  // scheduler_workload_preemption_attempts_total{result}: one pod-group preemption (PodGroupPostFilter),
+  // result its status code ("Success", "Unschedulable", ...).
+  void incWorkloadPreemptionAttempt(framework::Code result);
+  // scheduler_workload_preemption_victims: the victim pods of one preemption for a pod group.
+  void observeWorkloadPreemptionVictims(int victims);
+  // scheduler_preemption_workload_disruptions{preemptor}: the pod-group victims (a whole group with
+  // disruptionMode `all`, or one of its pods with `single`) one preemption evicts.
+  void observePreemptionWorkloadDisruptions(std::string_view preemptor, int disruptions);
+  // scheduler_preemption_evaluation_duration_seconds{preemptor,result}: finding the victims, result the
+  // status code of the evaluation.
+  void observePreemptionEvaluation(std::string_view preemptor, framework::Code result, double seconds);
+  // scheduler_preemption_execution_duration_seconds{preemptor,result}: evicting them, result "success" or
+  // "error".
+  void observePreemptionExecution(std::string_view preemptor, bool success, double seconds);
+  // scheduler_preemption_pdb_violations_total{preemptor} += violations.
+  void addPreemptionPDBViolations(std::string_view preemptor, int64_t violations);
   // A pod bound after `attempts` attempts, `sinceFirstEnqueueSeconds` after it first entered the queue:
   // scheduler_pod_scheduling_sli_duration_seconds{attempts} (label "1".."14", then "15+", as upstream)
   // and scheduler_pod_scheduling_attempts.

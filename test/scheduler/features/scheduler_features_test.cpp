@@ -26,6 +26,7 @@ TEST(SchedulerFeatures, Defaults) {
   EXPECT_TRUE(f.config.draSchedulerFilterTimeout);
   EXPECT_TRUE(f.config.storageCapacityScoring);  // Beta and on in v1.37
   EXPECT_TRUE(f.plugins.enableAsyncPreemption);
+  EXPECT_FALSE(f.plugins.enableGenericWorkload);  // Beta but off in v1.37
   EXPECT_TRUE(f.plugins.enableStorageCapacityScoring);
   EXPECT_TRUE(f.plugins.enableVolumeAttributesClass);
   EXPECT_TRUE(f.plugins.enableMatchLabelKeysInPodTopologySpread);
@@ -60,6 +61,10 @@ TEST(SchedulerFeatures, HonouredGatesFlip) {
   EXPECT_FALSE(scs.config.storageCapacityScoring);
   EXPECT_FALSE(scs.plugins.enableStorageCapacityScoring);
   EXPECT_FALSE(featuresFor("SchedulerAsyncPreemption=false").plugins.enableAsyncPreemption);
+  // DefaultPreemption reads GenericWorkload too (pod-group victims, PreEnqueue of a group's members).
+  SchedulerFeatures gw = featuresFor("GenericWorkload=true");
+  EXPECT_TRUE(gw.config.genericWorkload);
+  EXPECT_TRUE(gw.plugins.enableGenericWorkload);
   EXPECT_FALSE(featuresFor("MatchLabelKeysInPodTopologySpread=false").plugins.enableMatchLabelKeysInPodTopologySpread);
   EXPECT_FALSE(featuresFor("SchedulerPopFromBackoffQ=false").popFromBackoffQ);
   EXPECT_FALSE(featuresFor("OpportunisticBatching=false").enableOpportunisticBatching);

@@ -551,5 +551,107 @@ TEST(MetricsTest, EmptyHandlesAreNoOps) {
   EXPECT_FALSE(c);
 }
 
+// Upstream registers the workload-aware preemption metrics with the pod-group ones (GenericWorkload): before
+// registerPodGroupMetrics() recording them does nothing and they are not exposed; after, they carry upstream's
+// names, types, labels, HELP texts and buckets.
+TEST(MetricsTest, WorkloadPreemptionMetricsExistOnlyWithThePodGroupOnes) {
+  Metrics m;
+  auto recordAll = [&m] {
+    m.incWorkloadPreemptionAttempt(Code::Unschedulable);
+    m.observeWorkloadPreemptionVictims(3);
+    m.observePreemptionWorkloadDisruptions("podgroup", 2);
+    m.observePreemptionEvaluation("pod", Code::Success, 0.01);
+    m.observePreemptionExecution("podgroup", false, 0.02);
+    m.addPreemptionPDBViolations("pod", 4);
+  };
+  const std::vector<std::string> names = {"scheduler_workload_preemption_attempts_total",
+                                          "scheduler_workload_preemption_victims",
+                                          "scheduler_preemption_workload_disruptions",
+                                          "scheduler_preemption_evaluation_duration_seconds",
+                                          "scheduler_preemption_execution_duration_seconds",
+                                          "scheduler_preemption_pdb_violations_total"};
+  recordAll();
+  auto before = parse(m.scrape());
+  for (const auto& name : names) EXPECT_EQ(before.count(name), 0u) << name;
+
+  m.registerPodGroupMetrics();
+  m.registerPodGroupMetrics();  // idempotent
+  auto registered = parse(m.scrape());
+  // The unlabelled histogram exists (empty) from the registration on, as upstream's.
+  EXPECT_EQ(valueOf(registered, "scheduler_workload_preemption_victims", "scheduler_workload_preemption_victims_count",
+                    {}),
+            0);
+  recordAll();
+  auto fams = parse(m.scrape());
+  struct Want {
+    std::string type;
+    std::set<std::string> labels;
+    std::string help;
+  };
+  const std::map<std::string, Want> want = {
+      {"scheduler_workload_preemption_attempts_total",
+       {"counter",
+        {"result"},
+        "[ALPHA] Total preemption attempts initiated by workload (including pod groups) in the cluster till now."}},
+      {"scheduler_workload_preemption_victims",
+       {"histogram", {}, "[ALPHA] Number of pod preemption victims caused by workload preemption."}},
+      {"scheduler_preemption_workload_disruptions",
+       {"histogram",
+        {"preemptor"},
+        "[ALPHA] Number of workload preemption units being preempted. A single preemption unit can be all pods in "
+        "a pod group (in case of DisruptionMode=all), or a single pod (in case of DisruptionMode=single)."}},
+      {"scheduler_preemption_evaluation_duration_seconds",
+       {"histogram",
+        {"preemptor", "result"},
+        "[ALPHA] Duration in seconds for identifying the target preemption victims."}},
+      {"scheduler_preemption_execution_duration_seconds",
+       {"histogram",
+        {"preemptor", "result"},
+        "[ALPHA] Duration in seconds for preempting the target preemption victims. With async preemption enabled, "
+        "preemption execution does not block the scheduling of other pods."}},
+      {"scheduler_preemption_pdb_violations_total",
+       {"counter", {"preemptor"}, "[ALPHA] Total number of pod disruption budget violations caused by preemption."}},
+  };
+  for (const auto& [name, w] : want) {
+    SCOPED_TRACE(name);
+    auto it = fams.find(name);
+    ASSERT_NE(it, fams.end());
+    EXPECT_EQ(it->second.type, w.type);
+    EXPECT_EQ(labelNames(it->second), w.labels);
+    EXPECT_EQ(it->second.help, w.help);
+  }
+  EXPECT_EQ(valueOf(fams, "scheduler_workload_preemption_attempts_total",
+                    "scheduler_workload_preemption_attempts_total", {{"result", "Unschedulable"}}),
+            1);
+  EXPECT_EQ(valueOf(fams, "scheduler_workload_preemption_victims", "scheduler_workload_preemption_victims_sum", {}),
+            3);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_workload_disruptions",
+                    "scheduler_preemption_workload_disruptions_sum", {{"preemptor", "podgroup"}}),
+            2);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_evaluation_duration_seconds",
+                    "scheduler_preemption_evaluation_duration_seconds_count",
+                    {{"preemptor", "pod"}, {"result", "Success"}}),
+            1);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_execution_duration_seconds",
+                    "scheduler_preemption_execution_duration_seconds_count",
+                    {{"preemptor", "podgroup"}, {"result", "error"}}),
+            1);
+  EXPECT_EQ(valueOf(fams, "scheduler_preemption_pdb_violations_total", "scheduler_preemption_pdb_violations_total",
+                    {{"preemptor", "pod"}}),
+            4);
+  expectBounds(bucketBounds(fams["scheduler_workload_preemption_victims"], {}), expBuckets(1, 2, 11));
+  expectBounds(bucketBounds(fams["scheduler_preemption_workload_disruptions"], {{"preemptor", "podgroup"}}),
+               expBuckets(1, 2, 11));
+  expectBounds(bucketBounds(fams["scheduler_preemption_evaluation_duration_seconds"],
+                            {{"preemptor", "pod"}, {"result", "Success"}}),
+               expBuckets(0.001, 2, 16));
+  expectBounds(bucketBounds(fams["scheduler_preemption_execution_duration_seconds"],
+                            {{"preemptor", "podgroup"}, {"result", "error"}}),
+               expBuckets(0.001, 2, 16));
+  // scheduler_preemption_victims is the single pod's (v1.37 help).
+  EXPECT_EQ(fams["scheduler_preemption_victims"].help,
+            "[STABLE] Number of selected preemption victims for preemption initiated by a single pod");
+}
+
 }  // namespace
 }  // namespace ks::metrics

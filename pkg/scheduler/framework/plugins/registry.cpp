@@ -84,7 +84,8 @@ framework::runtime::Registry newInTreeRegistry(const Features& features) {
   add<podtopologyspread::PodTopologySpread>(r, spread);
   add<interpodaffinity::InterPodAffinity>(r);
   add<defaultpreemption::DefaultPreemption>(
-      r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption});
+      r, defaultpreemption::DefaultPreemption::Features{features.enableAsyncPreemption,
+                                                        features.enableGenericWorkload});
   add<nodevolumelimits::CSILimits>(
       r, nodevolumelimits::CSILimits::Features{features.enableVolumeLimitScaling,
                                                features.enableInPlacePodVerticalScalingSchedulerPreemption});

@@ -16,6 +16,10 @@ namespace ks::plugins {
 struct Features {
   // SchedulerAsyncPreemption (beta, on): DefaultPreemption evicts off the scheduling thread.
   bool enableAsyncPreemption = true;
+  // GenericWorkload (beta, off): DefaultPreemption's victims are pod-group aware (a group with
+  // disruptionMode `all` is evicted whole, at the group's priority) and its PreEnqueue gates a group's
+  // members while the group's preemption runs.
+  bool enableGenericWorkload = false;
   // StorageCapacityScoring (beta, on): VolumeBinding scores nodes by the capacity of their storage.
   bool enableStorageCapacityScoring = true;
   // VolumeAttributesClass (GA, locked): VolumeBinding matches the claim's volumeAttributesClassName.

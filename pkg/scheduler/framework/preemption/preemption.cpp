@@ -2,23 +2,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <mutex>
 #include <stop_token>
 
 #include "pkg/api/field.h"
-#include "pkg/client/client.h"
 #include "pkg/informer/store.h"
 #include "pkg/scheduler/framework/fit_error.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::framework::preemption {
 
 namespace {
-
-// Upstream's asynchronous preemption starts one goroutine per preemptor; this many threads run them.
-constexpr int kAsyncPreemptionWorkers = 8;
 
 std::string podName(const api::Pod& pod) {
   return informer::metaNamespaceKey(pod.metadata);
@@ -52,12 +51,6 @@ api::Time podStartTime(const api::Pod& pod, api::Time now) {
 }
 
 }  // namespace
-
-bool moreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now) {
-  const int32_t pa = podPriority(a), pb = podPriority(b);
-  if (pa != pb) return pa > pb;
-  return podStartTime(a, now) < podStartTime(b, now);
-}
 
 api::Time earliestPodStartTime(const Victims& victims, api::Time now) {
   api::Time earliest = podStartTime(victims.pods.front()->pod(), now);
@@ -124,57 +117,46 @@ std::string pickOneNodeForPreemption(std::span<const Candidate> candidates, std:
   return nodes.front();
 }
 
-Evaluator::Evaluator(std::string pluginName, Handle& handle, Interface& plugin, bool enableAsyncPreemption,
-                     const informer::Store<api::Pod>& pods,
+Evaluator::Evaluator(std::string pluginName, Handle& handle, Interface& plugin, Executor& executor,
+                     bool enableGenericWorkload, const informer::Store<api::Pod>& pods,
                      const informer::Store<api::PodDisruptionBudget>& pdbs)
     : pluginName_(std::move(pluginName)),
       handle_(handle),
       plugin_(plugin),
-      enableAsyncPreemption_(enableAsyncPreemption),
+      executor_(executor),
+      enableGenericWorkload_(enableGenericWorkload),
       pods_(pods),
-      pdbs_(pdbs),
-      asyncWorkers_(kAsyncPreemptionWorkers) {
-  preemptPod_ = [this](const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
-    return defaultPreemptPod(c, preemptor, victim);
-  };
-}
-
-Evaluator::~Evaluator() {
-  asyncWorkers_.close();
-}
-
-bool Evaluator::isPodRunningPreemption(const std::string& podUid) const {
-  std::lock_guard lock(mu_);
-  if (!preempting_.contains(podUid)) return false;
-  auto last = lastVictimPending_.find(podUid);
-  // The last victim isn't being preempted yet: the others still are.
-  if (last == lastVictimPending_.end()) return true;
-  // Its preemption is done once it is gone or terminating, even before the API call returns.
-  const api::PodPtr victim = pods_.get(last->second);
-  return victim != nullptr && !victim->metadata.deletionTimestamp.has_value();
-}
-
-void Evaluator::setLastVictim(const std::string& podUid, const api::Pod& victim) {
-  std::lock_guard lock(mu_);
-  lastVictimPending_[podUid] = victim.metadata.namespace_ + "/" + victim.metadata.name;
-}
-
-void Evaluator::setPreempting(const std::string& podUid, bool preempting) {
-  std::lock_guard lock(mu_);
-  if (preempting) {
-    preempting_.insert(podUid);
-  } else {
-    preempting_.erase(podUid);
-    lastVictimPending_.erase(podUid);
-  }
-}
+      pdbs_(pdbs) {}
 
 Status Evaluator::preempt(CycleState& state, const PodInfo& podInfo, const NodeToStatus& filteredNodeStatus,
                           PostFilterResult& result) {
   result = PostFilterResult{};
+  std::optional<Candidate> best;
+  api::PodPtr latest;
+  const auto start = std::chrono::steady_clock::now();
+  Status status = evaluate(state, podInfo, filteredNodeStatus, result, best, latest);
+  if (metrics::Metrics* m = handle_.metrics()) {
+    m->observePreemptionEvaluation(
+        kPodPreemptor, status.code(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  if (!status.isSuccess()) return status;
+  spdlog::info("the target node for the preemption is determined node={} pod={}", best->name,
+               podName(*latest));
+
+  // 5) Evict the victims, then nominate.
+  if (Status s = executor_.actuatePodPreemption(*best, latest); !s.isSuccess()) return s;
+  result.nominatingInfo = NominatingInfo{best->name, NominatingMode::Override};
+  // v1.37 says so in the FitError ("... preemption: found a potential placement ..."); v1.34 said nothing.
+  return Status(Code::Success, "found a potential placement for pod on node " + best->name + ", preempting " +
+                                   std::to_string(best->victims.pods.size()) + " victims");
+}
+
+Status Evaluator::evaluate(CycleState& state, const PodInfo& podInfo, const NodeToStatus& filteredNodeStatus,
+                           PostFilterResult& result, std::optional<Candidate>& best, api::PodPtr& latest) {
   // 0) The informer's latest version of the pod (its nomination may have changed since it was popped).
   const api::Pod& popped = podInfo.pod();
-  api::PodPtr latest = pods_.get(informer::metaNamespaceKey(popped.metadata));
+  latest = pods_.get(informer::metaNamespaceKey(popped.metadata));
   if (!latest) {
     spdlog::error("Could not get the updated preemptor pod object pod={}", podName(popped));
     return Status::error("pod \"" + popped.metadata.name + "\" not found");
@@ -222,20 +204,12 @@ Status Evaluator::preempt(CycleState& state, const PodInfo& podInfo, const NodeT
   if (Status s = callExtenders(*latest, dryRun.candidates); !s.isSuccess()) return s;
 
   // 4) The best candidate.
-  const Candidate* best = selectCandidate(dryRun.candidates);
-  if (best == nullptr || best->name.empty()) return Status(Code::Unschedulable, "no candidate node for preemption");
-  spdlog::info("the target node for the preemption is determined node={} pod={}", best->name, podName(*latest));
-
-  // 5) Evict the victims, then nominate.
-  if (enableAsyncPreemption_) {
-    prepareCandidateAsync(*best, latest);
-  } else if (Status s = prepareCandidate(*best, *latest); !s.isSuccess()) {
-    return s;
+  const Candidate* chosen = selectCandidate(dryRun.candidates);
+  if (chosen == nullptr || chosen->name.empty()) {
+    return Status(Code::Unschedulable, "no candidate node for preemption");
   }
-  result.nominatingInfo = NominatingInfo{best->name, NominatingMode::Override};
-  // v1.37 says so in the FitError ("... preemption: found a potential placement ..."); v1.34 said nothing.
-  return Status(Code::Success, "found a potential placement for pod on node " + best->name + ", preempting " +
-                                   std::to_string(best->victims.pods.size()) + " victims");
+  best = *chosen;
+  return Status();
 }
 
 Status Evaluator::callExtenders(const api::Pod& pod, std::vector<Candidate>& candidates) {
@@ -291,11 +265,21 @@ Evaluator::DryRunResult Evaluator::dryRunPreemption(CycleState& state, const Pod
   std::stop_source stop;
   const auto n = static_cast<int64_t>(potentialNodes.size());
   auto checkNode = [&](int i) {
-    std::unique_ptr<NodeInfo> nodeInfo = potentialNodes[static_cast<size_t>((offset + i) % n)]->snapshot();
+    const NodeInfoPtr& shared = potentialNodes[static_cast<size_t>((offset + i) % n)];
+    // The victims come from the snapshot's NodeInfos (a group victim's other nodes included), which
+    // selectVictimsOnNode doesn't mutate; it works on this node's copy.
+    auto allPossibleVictims = getVictimsOnNode(shared);
+    if (!allPossibleVictims.ok()) {
+      std::lock_guard lock(statusesMu);
+      errors.push_back(allPossibleVictims.error().message());
+      return;
+    }
+    std::unique_ptr<NodeInfo> nodeInfo = shared->snapshot();
     const std::string& nodeName = nodeInfo->nodeName();
     std::unique_ptr<CycleState> stateCopy = state.clone();
     Victims victims;
-    Status status = plugin_.selectVictimsOnNode(*stateCopy, pod, *nodeInfo, pdbs, victims);
+    Status status =
+        plugin_.selectVictimsOnNode(*stateCopy, pod, *nodeInfo, *allPossibleVictims, pdbs, victims);
     if (status.isSuccess() && !victims.pods.empty()) {
       const bool violates = victims.numPDBViolations != 0;
       (violates ? violating : nonViolating).add(Candidate{nodeName, std::move(victims)});
@@ -303,7 +287,9 @@ Evaluator::DryRunResult Evaluator::dryRunPreemption(CycleState& state, const Pod
       if (nvc > 0 && nvc + vc >= candidatesNum) stop.request_stop();
       return;
     }
-    if (status.isSuccess()) status = Status::error("expected at least one victim pod on node \"" + nodeName + "\"");
+    if (status.isSuccess()) {
+      status = Status::error("expected at least one victim pod on node \"" + nodeName + "\"");
+    }
     std::lock_guard lock(statusesMu);
     if (status.code() == Code::Error) errors.push_back(status.message());
     out.nodeStatuses.set(nodeName, std::move(status));
@@ -329,193 +315,14 @@ const Candidate* Evaluator::selectCandidate(std::span<const Candidate> candidate
   return &candidates.front();
 }
 
-Result<bool> Evaluator::defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
-  // A victim in its binding cycle has no node in the API yet: stop its binding in memory, and it goes
-  // back to the queue. Otherwise delete it.
-  bool inMemory = false;
-  if (auto waiting = handle_.getWaitingPod(victim.metadata.uid)) {
-    if (waiting->preempt(pluginName_, "preempted")) {
-      spdlog::info("Preemptor preempted a waiting pod preemptorType=pod preemptor={} waitingPod={} node={}",
-                   podName(preemptor), podName(victim), c.name);
-      inMemory = true;
-    }
-  } else if (auto inPreBind = handle_.getPodInPreBind(victim.metadata.uid)) {
-    if (inPreBind->cancelPod("preempted by " + pluginName_)) {
-      spdlog::info("Preemptor rejected a pod in preBind preemptorType=pod preemptor={} podInPreBind={} node={}",
-                   podName(preemptor), podName(victim), c.name);
-      inMemory = true;
-    } else {
-      spdlog::debug("Failed to reject a pod in preBind, falling back to deletion via api call preemptor={} "
-                    "podInPreBind={} node={}",
-                    podName(preemptor), podName(victim), c.name);
-    }
-  }
-  if (!inMemory) {
-    client::Client* client = handle_.client();
-    if (client == nullptr) return Error("no API client to preempt pod " + podName(victim));
-    api::PodCondition cond;
-    cond.type = "DisruptionTarget";
-    cond.status = "True";
-    cond.reason = "PreemptionByScheduler";
-    cond.message = preemptor.spec.schedulerName + ": preempting to accommodate a higher priority pod";
-    cond.observedGeneration = victim.metadata.generation;  // PodObservedGenerationTracking
-    cond.lastTransitionTime = std::chrono::time_point_cast<std::chrono::seconds>(std::chrono::system_clock::now());
-    if (auto changed = updatePodCondition(victim.status, std::move(cond))) {
-      client::PodStatusPatch patch;
-      patch.condition = std::move(*changed);
-      if (auto r = client->patchPodStatus(victim.metadata.namespace_, victim.metadata.name, patch); !r.ok()) {
-        if (!r.error().isNotFound()) {
-          spdlog::error("Could not add DisruptionTarget condition due to preemption pod={} preemptor={}: {}",
-                        podName(victim), podName(preemptor), r.error().message());
-          return Error(r.error().message());
-        }
-        spdlog::info("Victim Pod is already deleted preemptor={} victim={} node={}", podName(preemptor),
-                     podName(victim), c.name);
-        return false;
-      }
-    }
-    if (auto r = client->deletePod(victim.metadata.namespace_, victim.metadata.name, {}); !r.ok()) {
-      if (!r.error().isNotFound()) {
-        spdlog::error("Tried to preempted pod pod={} preemptor={}: {}", podName(victim), podName(preemptor),
-                      r.error().message());
-        return Error(r.error().message());
-      }
-      spdlog::info("Victim Pod is already deleted preemptor={} victim={} node={}", podName(preemptor),
-                   podName(victim), c.name);
-      return false;
-    }
-    spdlog::info("Preemptor Pod preempted victim Pod preemptor={} victim={} node={}", podName(preemptor),
-                 podName(victim), c.name);
-  }
-  if (EventRecorder* recorder = handle_.eventRecorder()) {
-    const api::ObjectReference related = podReference(preemptor);
-    std::string note = "Preempted by pod " + preemptor.metadata.uid + " on node " + c.name;
-    if (inMemory) note += " (in kube-scheduler memory).";
-    recorder->eventf(podReference(victim), &related, "Normal", "Preempted", "Preempting", std::move(note));
-  }
-  return inMemory;
-}
-
-Result<void> Evaluator::clearLowerPriorityNominations(const api::Pod& pod, const std::string& nodeName) {
-  // Lower-priority pods nominated to this node may no longer fit there; clearing their nomination
-  // updates them, which moves them back to activeQ to find another place.
-  PodNominator* nominator = handle_.podNominator();
-  if (nominator == nullptr) return {};
-  std::vector<std::string> errors;
-  for (const auto& pi : nominator->nominatedPodsForNode(nodeName)) {
-    const api::Pod& p = pi->pod();
-    if (podPriority(p) >= podPriority(pod) || p.status.nominatedNodeName.empty()) continue;
-    client::Client* client = handle_.client();
-    if (client == nullptr) return Error("no API client to clear the nomination of pod " + podName(p));
-    client::PodStatusPatch patch;
-    patch.nominatedNodeName = "";
-    if (auto r = client->patchPodStatus(p.metadata.namespace_, p.metadata.name, patch); !r.ok()) {
-      errors.push_back(r.error().message());
-    }
-  }
-  if (errors.empty()) return {};
-  return Error(api::aggregateMessages(errors));
-}
-
-std::optional<Error> Evaluator::preemptVictims(const Candidate& c, const api::Pod& pod,
-                                               std::span<const api::Pod* const> victims) {
-  parallelize::ErrorChannel errCh;
-  std::stop_source cancel;
-  handle_.parallelizer().until(
-      static_cast<int>(victims.size()),
-      [&](int i) {
-        if (auto r = preemptPod_(c, pod, *victims[static_cast<size_t>(i)]); !r.ok()) {
-          errCh.sendErrorWithCancel(r.error(), cancel);
-        }
-      },
-      cancel.get_token());
-  return errCh.receiveError();
-}
-
-namespace {
-
-// The victims whose graceful deletion hasn't started: the others need no API call.
-std::vector<const api::Pod*> victimsToPreempt(const Candidate& c) {
-  std::vector<const api::Pod*> out;
-  out.reserve(c.victims.pods.size());
-  for (const auto& v : c.victims.pods) {
-    if (v->pod().metadata.deletionTimestamp.has_value()) {
-      spdlog::info("Victim Pod is already being deleted, skipping the API call for it node={} victim={}", c.name,
-                   podName(v->pod()));
-      continue;
-    }
-    out.push_back(&v->pod());
-  }
-  return out;
-}
-
-}  // namespace
-
-Status Evaluator::prepareCandidate(const Candidate& c, const api::Pod& pod) {
-  if (metrics::Metrics* m = handle_.metrics()) m->observePreemptionVictims(static_cast<int>(c.victims.pods.size()));
-  const std::vector<const api::Pod*> victims = victimsToPreempt(c);
-  if (auto err = preemptVictims(c, pod, victims)) return Status::fromError(std::move(*err));
-  if (auto r = clearLowerPriorityNominations(pod, c.name); !r.ok()) {
-    spdlog::error("Cannot clear 'NominatedNodeName' field: {}", r.error().message());  // not critical
-  }
-  return Status();
-}
-
-void Evaluator::prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod) {
-  if (metrics::Metrics* m = handle_.metrics()) m->observePreemptionVictims(static_cast<int>(c.victims.pods.size()));
-  std::vector<const api::Pod*> victims = victimsToPreempt(c);
-  // Every victim is terminating already: their deletions will bring the pod back.
-  if (victims.empty()) return;
-  const std::string uid = pod->metadata.uid;
-  setPreempting(uid, true);
-  auto task = [this, c, pod, uid, victims = std::move(victims)] {
-    const auto start = std::chrono::steady_clock::now();
-    bool ok = true;
-    bool lastInMemory = false;
-    spdlog::info("Start the preemption asynchronously preemptor={} node={} numVictims={} numVictimsToDelete={}",
-                 podName(*pod), c.name, c.victims.pods.size(), victims.size());
-    if (auto r = clearLowerPriorityNominations(*pod, c.name); !r.ok()) {
-      spdlog::error("Cannot clear 'NominatedNodeName' field from lower priority pods on the same target node "
-                    "node={}: {}",
-                    c.name, r.error().message());
-      ok = false;
-    }
-    // Every victim but the last in parallel. The pod stays gated while the last one is preempted, but
-    // only until that victim is seen gone or terminating (isPodRunningPreemption): its deletion event
-    // may reach the queue before this task returns, and must not find the pod still gated.
-    bool preemptLast = true;
-    if (victims.size() > 1) {
-      if (auto err = preemptVictims(c, *pod, std::span(victims).first(victims.size() - 1))) {
-        spdlog::error("Error occurred during async preemption: {}", err->message());
-        ok = false;
-        preemptLast = false;  // retry the pod sooner rather than finish half the preemption
-      }
-    }
-    if (preemptLast) {
-      const api::Pod& last = *victims.back();
-      setLastVictim(uid, last);
-      if (auto r = preemptPod_(c, *pod, last); !r.ok()) {
-        spdlog::error("Error occurred during async preemption of the last victim: {}", r.error().message());
-        ok = false;
-      } else {
-        lastInMemory = *r;
-      }
-    }
-    setPreempting(uid, false);
-    spdlog::info("Async Preemption finished completely preemptor={} node={} result={}", podName(*pod), c.name,
-                 ok ? "success" : "error");
-    if (metrics::Metrics* m = handle_.metrics()) {
-      m->preemptionGoroutineFinished(ok, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    // A failed API call may leave the pod in unschedulablePods with no event to move it, and a victim
-    // preempted in memory sends no deletion event: retry the pod now.
-    if (!ok || lastInMemory) handle_.activate({pod});
-  };
-  // The pod is gated from here on; the evictions start when the scheduler lets them (Handle::handOff:
-  // after the pod's status with its nomination is written).
-  handle_.handOff([this, uid, task = std::move(task)]() mutable {
-    if (!asyncWorkers_.submit(std::move(task))) setPreempting(uid, false);  // shutting down
-  });
+Result<std::vector<Victim>> Evaluator::getVictimsOnNode(const NodeInfoPtr& nodeInfo) const {
+  const SharedLister* lister = handle_.snapshotSharedLister();
+  if (lister == nullptr) return Error("no snapshot lister");
+  // With GenericWorkload off every pod is a victim at its own priority, even of a group: the group's
+  // priority is the gate's to give (upstream passes no pod group lister then).
+  const PodGroupManager* groups = enableGenericWorkload_ ? lister->podGroupManager() : nullptr;
+  const NodeInfoPtr nodes[] = {nodeInfo};
+  return victimsOnNodes(*lister, groups, nodes, std::chrono::system_clock::now());
 }
 
 }  // namespace ks::framework::preemption

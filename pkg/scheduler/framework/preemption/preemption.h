@@ -1,26 +1,27 @@
 #pragma once
-// The preemption evaluator (upstream framework/preemption/preemption.go, v1.34): what a PostFilter
-// plugin runs when no node fits the pod.
+// The single-pod preemption evaluator (upstream framework/preemption/preemption.go, v1.37.2): what a
+// PostFilter plugin runs when no node fits the pod.
 //
 //   preempt(): re-read the pod from the informer -> eligible? -> dry run on the nodes that failed with a
 //   resolvable status (Unschedulable), from a random offset, until enough candidates are found ->
 //   pick the best candidate -> evict its victims and clear lower-priority nominations on that node
-//   (synchronously, or on a worker thread with asynchronous preemption) -> nominate the node.
+//   (the Executor: synchronously, or on a worker thread with asynchronous preemption) -> nominate the node.
+//
+// The dry run works on victims (victim.h): each pod on the node on its own, except that with GenericWorkload
+// the scheduled pods of a PodGroup with disruptionMode `all` are one victim across all their nodes, at the
+// group's priority (upstream GetVictimsOnNode).
 //
 // What differs between preemption plugins (victim selection, eligibility, candidate count, node
 // ordering) is behind Interface; DefaultPreemption implements it.
 //
 // Threads: preempt() runs on the scheduling thread; the dry run fans out on the framework's
-// Parallelizer (each node gets its own NodeInfo and CycleState copies). Asynchronous preemptions run on
-// the evaluator's own workers; isPodRunningPreemption() (PreEnqueue) may be called from any thread.
+// Parallelizer (each node gets its own NodeInfo and CycleState copies).
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -29,8 +30,9 @@
 #include "pkg/api/policy.h"
 #include "pkg/scheduler/framework/extender.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/preemption/executor.h"
+#include "pkg/scheduler/framework/preemption/victim.h"
 #include "pkg/util/result.h"
-#include "pkg/util/worker_pool.h"
 
 namespace ks::informer {
 template <typename T>
@@ -39,16 +41,6 @@ class Store;
 
 namespace ks::framework::preemption {
 
-// The pods to evict from one node (upstream extenderv1.Victims): the extenders' type.
-using framework::Victims;
-
-// A node the preemptor can be nominated to once its victims are gone (upstream Candidate).
-struct Candidate {
-  std::string name;
-  Victims victims;
-};
-
-using PDBList = std::vector<std::shared_ptr<const api::PodDisruptionBudget>>;
 // Scores a candidate node; higher is better (upstream's ordered score functions).
 using NodeScoreFunc = std::function<int64_t(const std::string& node)>;
 
@@ -62,10 +54,14 @@ class Interface {
   // nominatedNodeStatus is the filter status of the pod's nominated node in this cycle.
   virtual std::optional<std::string> podEligibleToPreemptOthers(const api::Pod& pod,
                                                                 const Status& nominatedNodeStatus) = 0;
-  // The fewest victims on `nodeInfo` whose eviction lets `pod` pass the filters, in `victims`.
-  // `state` and `nodeInfo` are this node's own copies; the plugin mutates both.
+  // The fewest victims whose eviction lets `pod` pass the filters on `nodeInfo`, their pods in `victims`
+  // (most important first) with the number of those pods whose eviction violates a budget. The candidates
+  // are `allPossibleVictims`, the victims with a pod on the node (a group's may span other nodes).
+  // `state` and `nodeInfo` are this node's own copies; the plugin mutates both, and only them (the other
+  // nodes a group victim touches are seen through PreFilter extensions only).
   virtual Status selectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& nodeInfo,
-                                     const PDBList& pdbs, Victims& victims) = 0;
+                                     std::span<const Victim> allPossibleVictims, const PDBList& pdbs,
+                                     Victims& victims) = 0;
   // Score functions applied in order to break ties between candidate nodes; empty means the default
   // criteria of pickOneNodeForPreemption.
   virtual std::vector<NodeScoreFunc> orderedScoreFuncs(
@@ -74,17 +70,12 @@ class Interface {
 
 class Evaluator {
  public:
-  // Preempts one victim for the preemptor; replaceable in tests. A victim waiting at Permit or in PreBind
-  // is preempted in scheduler memory (its binding fails and it is retried), returning true; any other is
-  // deleted through the API (true only in that memory case; an already deleted victim is no error).
-  using PreemptPodFunc =
-      std::function<Result<bool>(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim)>;
-
-  // `pods` and `pdbs` are the informer stores the preemptor and the budgets are read from.
-  Evaluator(std::string pluginName, Handle& handle, Interface& plugin, bool enableAsyncPreemption,
-            const informer::Store<api::Pod>& pods, const informer::Store<api::PodDisruptionBudget>& pdbs);
-  // Waits for the asynchronous preemptions in flight.
-  ~Evaluator();
+  // `executor` evicts the chosen candidate's victims; `pods` and `pdbs` are the informer stores the
+  // preemptor and the budgets are read from. With GenericWorkload the victims are looked up with the
+  // snapshot's pod groups.
+  Evaluator(std::string pluginName, Handle& handle, Interface& plugin, Executor& executor,
+            bool enableGenericWorkload, const informer::Store<api::Pod>& pods,
+            const informer::Store<api::PodDisruptionBudget>& pdbs);
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
 
@@ -94,11 +85,10 @@ class Evaluator {
   //   Unschedulable, Override "":   preemption can't help; the message is a FitError over the dry run's
   //                                 statuses, other nodes "Preemption is not helpful for scheduling";
   //   Success, Override <node>:     victims are being evicted; nominate the pod to <node>.
+  // The evaluation (everything before the eviction) is timed in
+  // scheduler_preemption_evaluation_duration_seconds{preemptor="pod"}.
   Status preempt(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatus,
                  PostFilterResult& result);
-
-  // True while the pod's asynchronous preemption is still evicting (PreEnqueue keeps it out of activeQ).
-  bool isPodRunningPreemption(const std::string& podUid) const;
 
   struct DryRunResult {
     // Candidates that violate no PodDisruptionBudget first, then the others.
@@ -109,9 +99,15 @@ class Evaluator {
     std::optional<Error> error;
   };
   // Upstream DryRunPreemption: examines potentialNodes[(offset + i) % n] in parallel and stops once
-  // candidatesNum are found, at least one of them violating no budget.
+  // candidatesNum are found, at least one of them violating no budget. A group victim spanning several
+  // nodes may be a candidate's on each of them; at most one candidate is chosen.
   DryRunResult dryRunPreemption(CycleState& state, const PodInfo& pod, std::span<const NodeInfoPtr> potentialNodes,
                                 const PDBList& pdbs, int32_t offset, int32_t candidatesNum);
+
+  // Upstream GetVictimsOnNode: the victims with a pod on the node (the snapshot's NodeInfo): each pod on
+  // its own with GenericWorkload off; with it on, a group with disruptionMode `all` is one victim of all its
+  // scheduled pods. The affected nodes are the snapshot's.
+  Result<std::vector<Victim>> getVictimsOnNode(const NodeInfoPtr& nodeInfo) const;
 
   // Upstream callExtenders: the extenders that support preemption and are interested in the pod, in
   // order, each given the previous one's node -> victims map; an ignorable extender's error (or a node it
@@ -121,51 +117,20 @@ class Evaluator {
   // Upstream SelectCandidate: the best of the candidates (nullptr when there are none).
   const Candidate* selectCandidate(std::span<const Candidate> candidates);
 
-  void setPreemptPodFunc(PreemptPodFunc fn) { preemptPod_ = std::move(fn); }
-  // Preempts one victim as the evaluator does (upstream's PreemptPod field); true when in memory.
-  Result<bool> preemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim) {
-    return preemptPod_(c, preemptor, victim);
-  }
-  // Marks the pod as running an asynchronous preemption whose last victim is `lastVictimKey`
-  // (namespace/name; empty: not registered yet).
-  void setPreemptingForTest(const std::string& podUid, const std::string& lastVictimKey) {
-    std::lock_guard lock(mu_);
-    preempting_.insert(podUid);
-    if (!lastVictimKey.empty()) lastVictimPending_[podUid] = lastVictimKey;
-  }
-  // Blocks until no asynchronous preemption is queued or running (tests).
-  void waitForAsyncPreemptions() { asyncWorkers_.waitIdle(); }
+  Executor& executor() { return executor_; }
 
  private:
-  Result<bool> defaultPreemptPod(const Candidate& c, const api::Pod& preemptor, const api::Pod& victim);
-  // Preempts these victims in parallel; the first error, if any.
-  std::optional<Error> preemptVictims(const Candidate& c, const api::Pod& pod,
-                                      std::span<const api::Pod* const> victims);
-  Status prepareCandidate(const Candidate& c, const api::Pod& pod);
-  void prepareCandidateAsync(const Candidate& c, const api::PodPtr& pod);
-  // Upstream getLowerPriorityNominatedPods + clearNominatedNodeName for the candidate's node.
-  Result<void> clearLowerPriorityNominations(const api::Pod& pod, const std::string& nodeName);
-  void setPreempting(const std::string& podUid, bool preempting);
-  // Records the victim whose preemption the pod's asynchronous preemption waits for last.
-  void setLastVictim(const std::string& podUid, const api::Pod& victim);
+  // Upstream evaluate(): steps 0-4 of preempt(); `best` is set on Success.
+  Status evaluate(CycleState& state, const PodInfo& pod, const NodeToStatus& filteredNodeStatus,
+                  PostFilterResult& result, std::optional<Candidate>& best, api::PodPtr& latest);
 
   const std::string pluginName_;
   Handle& handle_;
   Interface& plugin_;
-  const bool enableAsyncPreemption_;
+  Executor& executor_;
+  const bool enableGenericWorkload_;
   const informer::Store<api::Pod>& pods_;
   const informer::Store<api::PodDisruptionBudget>& pdbs_;
-  PreemptPodFunc preemptPod_;
-
-  mutable std::mutex mu_;
-  std::set<std::string> preempting_;  // UIDs of pods whose asynchronous preemption is evicting; under mu_
-  // Preemptor UID -> namespace/name of the last victim, while it is being preempted; under mu_. Once that
-  // victim is gone from the informer or terminating, the preemptor may be scheduled again, even though
-  // its preemption task has not returned yet (upstream lastVictimsPendingPreemption).
-  std::map<std::string, std::string> lastVictimPending_;
-  // Upstream starts a goroutine per asynchronous preemption; these threads play that part. Declared
-  // last: destroyed (and drained) first, while the members the tasks use are still alive.
-  WorkerPool asyncWorkers_;
 };
 
 // Upstream pickOneNodeForPreemption: applies the score functions in order, keeping the nodes with the
@@ -173,10 +138,6 @@ class Evaluator {
 // no functions, the default criteria in order: fewest PDB violations, lowest highest-priority victim,
 // lowest sum of priorities, fewest victims, latest start of the highest-priority victims. "" when empty.
 std::string pickOneNodeForPreemption(std::span<const Candidate> candidates, std::vector<NodeScoreFunc> scoreFuncs);
-
-// Upstream util.MoreImportantPod: higher priority first; among equal priorities the one that started
-// earlier (a pod without startTime counts as starting at `now`).
-bool moreImportantPod(const api::Pod& a, const api::Pod& b, api::Time now);
 
 // The earliest start time among the victims of the highest priority (upstream GetEarliestPodStartTime);
 // unset start times count as `now`.

@@ -1,37 +1,27 @@
-// Ports upstream pkg/scheduler/framework/preemption/preemption_test.go (v1.34.4): TestDryRunPreemption,
-// TestSelectCandidate, TestPrepareCandidate and TestRemoveNominatedNodeName, every case, against the
-// real Framework and the Evaluator with upstream's fake preemption plugins.
+// Ports upstream pkg/scheduler/framework/preemption/preemption_test.go (v1.37.2): TestDryRunPreemption,
+// TestSelectCandidate, TestCallExtenders, TestGetVictimsOnNode and TestPreemptionEvaluationDurationMetric,
+// against the real Framework and the Evaluator with upstream's fake preemption plugins. The executor's
+// tests (executor_test.go) are in executor_test.cpp.
 //
 // Not ported / skipped:
-//  - The "Async API calls enabled: true" variants of TestPrepareCandidate and TestRemoveNominatedNodeName:
-//    SchedulerAsyncAPICalls is off by default in v1.34 and not implemented; the "false" variants run.
-//  - TestPrepareCandidate "no victims": prepareCandidate/prepareCandidateAsync are private here, so the
-//    cases go through Evaluator::preempt(), whose dry run never yields a candidate without victims
-//    (a victim-less Success becomes an Error status for the node); the case is unreachable.
-//
-// How the cases are driven differs where upstream calls unexported functions: TestPrepareCandidate and
-// TestRemoveNominatedNodeName call preempt() with a fake preemption plugin whose dry run answers the
-// case's candidate (one node, the case's victims), so preempt() reaches prepareCandidate(Async) with
-// exactly upstream's candidate, and clearNominatedNodeName through a nominator that answers the case's
-// nominated pod. The API calls are recorded by a client with upstream's reactor semantics.
+//  - TestGetVictimsOnNode's CompositePodGroup cases: CompositePodGroup (alpha) is not modelled.
 #include "pkg/scheduler/framework/preemption/preemption.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "pkg/scheduler/metrics/metrics.h"
 #include "test/scheduler/framework/preemption/preemption_test_util.h"
+#include "test/scheduler/metrics/scrape.h"
 
 namespace ks::framework::preemption {
 namespace {
-
-// Test name suffix of the async-preemption parameter.
-std::string asyncPreemptionName(const ::testing::TestParamInfo<bool>& param) {
-  return param.param ? "Enabled" : "Disabled";
-}
 
 using preemptiontesting::BlockingNominator;
 using preemptiontesting::FrameworkEnv;
@@ -58,8 +48,8 @@ class FakePreemptionPlugin final : public Interface {
   std::optional<std::string> podEligibleToPreemptOthers(const api::Pod&, const Status&) override {
     return std::nullopt;
   }
-  Status selectVictimsOnNode(CycleState&, const PodInfo&, NodeInfo& nodeInfo, const PDBList&,
-                             Victims& victims) override {
+  Status selectVictimsOnNode(CycleState&, const PodInfo&, NodeInfo& nodeInfo, std::span<const Victim>,
+                             const PDBList&, Victims& victims) override {
     if (victims_) {
       victims.pods = *victims_;
     } else {
@@ -85,13 +75,25 @@ class FakePreemptionPlugin final : public Interface {
   const std::optional<std::vector<PodInfoPtr>> victims_;
 };
 
-std::unique_ptr<Evaluator> newEvaluator(const std::string& pluginName, FrameworkEnv& env, Interface& plugin,
-                                        bool enableAsyncPreemption) {
-  return std::make_unique<Evaluator>(pluginName, env.fw(), plugin, enableAsyncPreemption,
-                                     env.factory().pods().store(), env.factory().podDisruptionBudgets().store());
+// An Evaluator with its own Executor (upstream NewEvaluator(name, fh, plugin, NewExecutor(fh, fts))).
+struct TestEvaluator {
+  std::unique_ptr<Executor> executor;
+  std::unique_ptr<Evaluator> evaluator;  // refers to executor: destroyed first
+  Evaluator* operator->() { return evaluator.get(); }
+};
+
+TestEvaluator newEvaluator(const std::string& pluginName, FrameworkEnv& env, Interface& plugin,
+                           bool enableAsyncPreemption, bool enableGenericWorkload = false) {
+  TestEvaluator ev;
+  ev.executor =
+      std::make_unique<Executor>(pluginName, env.fw(), enableAsyncPreemption, env.factory().pods().store());
+  ev.evaluator = std::make_unique<Evaluator>(pluginName, env.fw(), plugin, *ev.executor, enableGenericWorkload,
+                                             env.factory().pods().store(),
+                                             env.factory().podDisruptionBudgets().store());
+  return ev;
 }
 
-std::vector<NodeInfoPtr> sortedNodeInfos(const plugintesting::FakeSharedLister& lister) {
+std::vector<NodeInfoPtr> sortedNodeInfos(const NodeInfoLister& lister) {
   std::vector<NodeInfoPtr> out = lister.list();
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->nodeName() < b->nodeName(); });
   return out;
@@ -321,460 +323,171 @@ TEST(PreemptionTest, CallExtenders) {
   }
 }
 
-// ---- TestPrepareCandidate ----
+// ---- TestGetVictimsOnNode ----
 
-// The DisruptionTarget condition upstream's victims may already carry.
-api::PodCondition disruptionTarget(const std::string& schedulerName) {
-  api::PodCondition c;
-  c.type = "DisruptionTarget";
-  c.status = "True";
-  c.reason = "PreemptionByScheduler";
-  c.message = schedulerName + ": preempting to accommodate a higher priority pod";
-  return c;
-}
-
-class PrepareCandidateTest : public ::testing::TestWithParam<bool> {};
-
-TEST_P(PrepareCandidateTest, EvictsVictimsReportsFailuresAndClearsThePreemptingSet) {
-  const bool asyncPreemptionEnabled = GetParam();
-  const std::string node1Name = "node1";
-  const std::string defaultSchedulerName = "default-scheduler";
-  const api::PodCondition condition = disruptionTarget(defaultSchedulerName);
-  auto victimBase = [&](const std::string& name, const std::string& uid, int32_t priority) {
-    return MakePod()
-        .name(name)
-        .uid(uid)
-        .node(node1Name)
-        .schedulerName(defaultSchedulerName)
-        .priority(priority)
-        .container(std::string(ks::testing::kPauseImage));
+TEST(PreemptionTest, GetVictimsOnNodeGroupsAPodGroupWithDisruptionModeAllAcrossNodes) {
+  using preemptiontesting::Disruption;
+  using preemptiontesting::inGroup;
+  using preemptiontesting::makeTestPodGroup;
+  constexpr int32_t kLowPriority = 0;
+  struct WantVictim {
+    int32_t priority;
+    std::set<std::string> pods;
+    std::set<std::string> nodes;
+    bool operator<(const WantVictim& o) const { return pods < o.pods; }
+    bool operator==(const WantVictim&) const = default;
   };
-  const api::PodPtr victim1 = victimBase("victim1", "victim1", kMidPriority).ptr();
-  const api::PodPtr failVictim = victimBase("fail-victim", "victim1", kMidPriority).ptr();
-  const api::PodPtr victim2 = victimBase("victim2", "victim2", 50000).ptr();
-  const api::PodPtr victim1WithMatchingCondition =
-      victimBase("victim1", "victim1", kMidPriority).conditions({condition}).ptr();
-  const api::PodPtr failVictim1WithMatchingCondition =
-      victimBase("fail-victim", "victim1", kMidPriority).conditions({condition}).ptr();
-  const api::PodPtr preemptor = MakePod()
-                                    .name("preemptor")
-                                    .uid("preemptor")
-                                    .schedulerName(defaultSchedulerName)
-                                    .priority(kHighPriority)
-                                    .container(std::string(ks::testing::kPauseImage))
-                                    .ptr();
-  const std::string errDeletePodFailed = "delete pod failed";
-  const std::string errPatchStatusFailed = "patch pod status failed";
-
   struct Case {
     std::string name;
-    std::vector<api::PodPtr> victims;  // the candidate's, on node1
-    std::vector<api::PodPtr> testPods;
-    // Any of these may be the deleted pod; "" means none. Empty: no pod is deleted.
-    std::vector<std::string> expectedDeletedPod;
-    bool expectedDeletionError = false;
-    bool expectedPatchError = false;
-    // Compared when async preemption is disabled: "" is Success, otherwise an Error with this message.
-    std::string expectedStatus;
-    // Compared when async preemption is enabled.
-    std::vector<std::string> expectedActivatedPods;
+    bool enableGenericWorkload;
+    std::vector<std::string> nodes;
+    std::vector<api::PodPtr> pods;
+    std::vector<framework::PodGroupPtr> podGroups;
+    std::string targetNode;
+    std::vector<WantVictim> expected;
+  };
+  auto pod = [](const std::string& name, const std::string& nodeName, int32_t priority) {
+    return MakePod().name(name).uid(name).namespace_("default").node(nodeName).priority(priority);
   };
   const std::vector<Case> cases = {
-      // "no victims": unreachable through preempt(), see the top of the file.
-      {"one victim without condition", {victim1}, {victim1}, {"victim1"}, false, false, "", {}},
-      {"one victim with same condition",
-       {victim1WithMatchingCondition},
-       {victim1WithMatchingCondition},
-       {"victim1"},
+      {"GenericWorkload disabled, two pods on target node",
        false,
-       false,
-       "",
-       {}},
-      {"one victim, not-found victim error is ignored when patching",
-       {victim1WithMatchingCondition},
+       {"node1"},
+       {MakePod().name("p1").uid("p1").node("node1").priority(kMidPriority).ptr(),
+        MakePod().name("p2").uid("p2").node("node1").priority(kLowPriority).ptr()},
        {},
-       {"victim1"},
-       false,
-       false,
-       "",
-       {}},
-      {"one victim, but pod deletion failed",
-       {failVictim1WithMatchingCondition},
-       {},
-       {},
+       "node1",
+       {{kMidPriority, {"p1"}, {"node1"}}, {kLowPriority, {"p2"}, {"node1"}}}},
+      {"GenericWorkload enabled, pods with no PodGroup",
        true,
-       false,
-       errDeletePodFailed,
-       {"preemptor"}},
-      {"one victim, not-found victim error is ignored when deleting", {victim1}, {}, {"victim1"}, false, false, "", {}},
-      {"one victim, but patch pod failed", {failVictim}, {}, {}, false, true, errPatchStatusFailed, {"preemptor"}},
-      {"two victims without condition, one passes successfully and the second fails",
-       {failVictim, victim2},
-       {victim1},
-       // The first victim could fail before the deletion of the second victim happens, which results
-       // in the second victim not being deleted.
-       {"victim2", ""},
-       false,
+       {"node1"},
+       {MakePod().name("p1").uid("p1").node("node1").priority(kMidPriority).ptr(),
+        MakePod().name("p2").uid("p2").node("node1").priority(kLowPriority).ptr()},
+       {},
+       "node1",
+       {{kMidPriority, {"p1"}, {"node1"}}, {kLowPriority, {"p2"}, {"node1"}}}},
+      {"GenericWorkload enabled, pod belonging to PodGroup with disruptionMode All",
        true,
-       errPatchStatusFailed,
-       {"preemptor"}},
-  };
-
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name + (asyncPreemptionEnabled ? " (async preemption)" : " (sync preemption)"));
-    BlockingNominator nominator;
-    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
-                      .pods = tc.testPods,
-                      .nodes = {node(node1Name)},
-                      .nominator = &nominator});
-    ASSERT_TRUE(env.ok());
-    env.client().failDeleteFor("fail-victim", errDeletePodFailed);
-    env.client().failPatchFor("fail-victim", errPatchStatusFailed);
-    env.addToPodStore(preemptor);
-
-    std::vector<PodInfoPtr> victims;
-    for (const auto& v : tc.victims) victims.push_back(PodInfo::create(v));
-    FakePreemptionPlugin plugin(1, /*scoreByContainers=*/true, victims);
-    auto ev = newEvaluator("FakePreemptionScorePostFilter", env, plugin, asyncPreemptionEnabled);
-    ScopeExit release([&] { nominator.release(); });
-
-    NodeToStatus statuses;
-    statuses.set(node1Name, Status(Code::Unschedulable));
-    CycleState state;
-    PostFilterResult result;
-    if (asyncPreemptionEnabled) {
-      Status s = ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
-      EXPECT_TRUE(s.isSuccess()) << s.toString();
-      EXPECT_EQ(result.nominatingInfo, (NominatingInfo{node1Name, NominatingMode::Override}));
-      // The preempting set is written synchronously.
-      EXPECT_TRUE(ev->isPodRunningPreemption("preemptor")) << "expected preempting pods {preemptor}";
-      nominator.release();  // make the requests complete
-    } else {
-      nominator.release();  // no need to stop requests
-      Status s = ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
-      if (tc.expectedStatus.empty()) {
-        EXPECT_TRUE(s.isSuccess()) << s.toString();
-      } else {
-        EXPECT_EQ(s.code(), Code::Error) << s.toString();
-        EXPECT_EQ(s.message(), tc.expectedStatus);
-      }
-    }
-    ev->waitForAsyncPreemptions();
-
-    // The preempting set is empty once the goroutine is done, in all cases.
-    EXPECT_FALSE(ev->isPodRunningPreemption("preemptor")) << "expected no preempting pods";
-    EXPECT_EQ(env.client().deletionFailed(), tc.expectedDeletionError);
-    EXPECT_EQ(env.client().patchFailed(), tc.expectedPatchError);
-    if (asyncPreemptionEnabled) {
-      std::vector<std::string> activated;
-      for (const auto& p : env.activatedPods()) activated.push_back(p->metadata.name);
-      EXPECT_EQ(activated, tc.expectedActivatedPods);
-    }
-    const std::set<std::string> deleted = env.client().deletedPods();
-    ASSERT_LE(deleted.size(), 1u) << "at most one pod is expected to be deleted in all cases";
-    if (tc.expectedDeletedPod.empty()) {
-      EXPECT_TRUE(deleted.empty()) << "expected no pod to be deleted, got " << *deleted.begin();
-      continue;
-    }
-    bool found = false;
-    for (const auto& name : tc.expectedDeletedPod) {
-      if (deleted.contains(name) || (deleted.empty() && name.empty())) found = true;
-    }
-    EXPECT_TRUE(found) << "unexpected deleted pods: " << (deleted.empty() ? "none" : *deleted.begin());
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(AsyncPreemption, PrepareCandidateTest, ::testing::Bool(), asyncPreemptionName);
-
-// ---- TestRemoveNominatedNodeName ----
-
-class RemoveNominatedNodeNameTest : public ::testing::TestWithParam<bool> {};
-
-TEST_P(RemoveNominatedNodeNameTest, PatchesLowerPriorityNominatedPodsOnlyWhenTheyHaveANominatedNode) {
-  const bool asyncPreemptionEnabled = GetParam();
-  struct Case {
-    std::string name;
-    std::string currentNominatedNodeName;
-    bool expectPatchRequest = false;
-  };
-  const std::vector<Case> cases = {
-      // Upstream's expected patch data is {"status":{"nominatedNodeName":null}}.
-      {"Should make patch request to clear node name", "node1", true},
-      {"Should not make patch request if nominated node is already cleared", "", false},
+       {"node1", "node2"},
+       {inGroup(pod("p1", "node1", kMidPriority), "pg1"), inGroup(pod("p2", "node2", kMidPriority), "pg1"),
+        pod("p3", "node1", kLowPriority).ptr()},
+       {makeTestPodGroup("default", "pg1", kMidPriority, Disruption::All, /*uid=*/"")},
+       "node1",
+       {{kMidPriority, {"p1", "p2"}, {"node1", "node2"}}, {kLowPriority, {"p3"}, {"node1"}}}},
+      {"GenericWorkload enabled, pods belonging to PodGroup with disruptionMode Single",
+       true,
+       {"node1", "node2"},
+       {inGroup(pod("p1", "node1", kLowPriority), "pg1"), inGroup(pod("p2", "node2", kLowPriority), "pg1"),
+        inGroup(pod("p3", "node1", kLowPriority), "pg1"), pod("p4", "node1", kLowPriority).ptr()},
+       {makeTestPodGroup("default", "pg1", kMidPriority, Disruption::Single, /*uid=*/"")},
+       "node1",
+       {{kMidPriority, {"p1"}, {"node1"}}, {kMidPriority, {"p3"}, {"node1"}}, {kLowPriority, {"p4"}, {"node1"}}}},
+      {"GenericWorkload enabled, mixed test with individual pods, PodGroup with DisruptionMode Single, and "
+       "PodGroup with DisruptionMode All",
+       true,
+       {"node1", "node2"},
+       {inGroup(pod("p-all-1", "node1", kHighPriority), "pg-all"),
+        inGroup(pod("p-all-2", "node2", kHighPriority), "pg-all"),
+        inGroup(pod("p-single-1", "node1", kLowPriority), "pg-single"),
+        inGroup(pod("p-single-2", "node2", kLowPriority), "pg-single"), pod("p-ind", "node1", kLowPriority).ptr()},
+       {makeTestPodGroup("default", "pg-all", kHighPriority, Disruption::All, /*uid=*/""),
+        makeTestPodGroup("default", "pg-single", kMidPriority, Disruption::Single, /*uid=*/"")},
+       "node1",
+       {{kHighPriority, {"p-all-1", "p-all-2"}, {"node1", "node2"}},
+        {kMidPriority, {"p-single-1"}, {"node1"}},
+        {kLowPriority, {"p-ind"}, {"node1"}}}},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
-    const api::PodPtr pod = MakePod().name("foo").nominatedNodeName(tc.currentNominatedNodeName).ptr();
-    const api::PodPtr victim = MakePod().name("victim").uid("victim").node("node1").priority(kMidPriority).ptr();
-    const api::PodPtr preemptor = MakePod().name("preemptor").uid("preemptor").priority(kHighPriority).ptr();
-    BlockingNominator nominator;
-    nominator.setNominatedPods("node1", {PodInfo::create(pod)});
-    nominator.release();
+    std::vector<api::NodePtr> nodes;
+    for (const auto& n : tc.nodes) nodes.push_back(MakeNode().name(n).ptr());
+    // The snapshot holds the groups whatever the gate (upstream's does): the evaluator decides.
     FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
-                      .pods = {victim},
-                      .nodes = {node("node1")},
-                      .nominator = &nominator});
+                      .pods = tc.pods,
+                      .nodes = nodes,
+                      .podGroups = tc.podGroups});
     ASSERT_TRUE(env.ok());
-    env.addToPodStore(preemptor);
     FakePreemptionPlugin plugin(0, /*scoreByContainers=*/false);
-    auto ev = newEvaluator("FakePostFilter", env, plugin, asyncPreemptionEnabled);
-
-    NodeToStatus statuses;
-    statuses.set("node1", Status(Code::Unschedulable));
-    CycleState state;
-    PostFilterResult result;
-    Status s = ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
-    ASSERT_TRUE(s.isSuccess()) << s.toString();
-    ev->waitForAsyncPreemptions();
-
-    std::vector<client::PodStatusPatch> fooPatches;
-    for (const auto& p : env.client().patches()) {
-      if (p.name == "foo") fooPatches.push_back(p.patch);
+    auto ev = newEvaluator("TestPlugin", env, plugin, false, tc.enableGenericWorkload);
+    auto nodeInfo = env.lister().get(tc.targetNode);
+    ASSERT_TRUE(nodeInfo.ok());
+    auto got = ev->getVictimsOnNode(*nodeInfo);
+    ASSERT_TRUE(got.ok()) << got.error().message();
+    std::vector<WantVictim> gotVictims;
+    for (const Victim& v : *got) {
+      WantVictim w{v.priority(), {}, {}};
+      for (const auto& pi : v.pods()) w.pods.insert(pi->pod().metadata.name);
+      for (const auto& [n, info] : v.affectedNodes()) w.nodes.insert(n);
+      gotVictims.push_back(std::move(w));
     }
-    if (tc.expectPatchRequest) {
-      ASSERT_EQ(fooPatches.size(), 1u);
-      EXPECT_EQ(fooPatches[0].nominatedNodeName, std::optional<std::string>(""));
-      EXPECT_FALSE(fooPatches[0].condition.has_value());
-    } else {
-      EXPECT_TRUE(fooPatches.empty()) << "expected patch not to be called";
-    }
+    std::vector<WantVictim> want = tc.expected;
+    std::sort(gotVictims.begin(), gotVictims.end());
+    std::sort(want.begin(), want.end());
+    EXPECT_EQ(gotVictims, want);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AsyncPreemption, RemoveNominatedNodeNameTest, ::testing::Bool(), asyncPreemptionName);
+// ---- TestPreemptionEvaluationDurationMetric ----
 
-// ---- Beyond upstream's tables: the victim eviction against the in-memory API ----
+// Upstream's customEvaluationInterface: FakePostFilterPlugin whose preemptor may be made ineligible.
+class EligibilityPlugin final : public Interface {
+ public:
+  explicit EligibilityPlugin(bool podEligible) : podEligible_(podEligible) {}
+  std::pair<int32_t, int32_t> getOffsetAndNumCandidates(int32_t n) override { return fake_.getOffsetAndNumCandidates(n); }
+  std::optional<std::string> podEligibleToPreemptOthers(const api::Pod&, const Status&) override {
+    if (podEligible_) return std::nullopt;
+    return "not eligible";
+  }
+  Status selectVictimsOnNode(CycleState& state, const PodInfo& pod, NodeInfo& nodeInfo,
+                             std::span<const Victim> allPossibleVictims, const PDBList& pdbs,
+                             Victims& victims) override {
+    return fake_.selectVictimsOnNode(state, pod, nodeInfo, allPossibleVictims, pdbs, victims);
+  }
+  std::vector<NodeScoreFunc> orderedScoreFuncs(const std::map<std::string, const Victims*>& m) override {
+    return fake_.orderedScoreFuncs(m);
+  }
 
-// Upstream's PreemptPod: the DisruptionTarget condition is patched onto the victim, the victim is deleted
-// and a Preempted event names the preemptor; a victim already gone (404 on delete) is not an error and
-// gets no event.
-TEST(PreemptionTest, PreemptPodPatchesDisruptionTargetDeletesVictimAndIgnoresAlreadyDeletedVictims) {
-  const api::PodPtr victim =
-      MakePod().name("victim").namespace_("default").uid("victim").node("node1").priority(kMidPriority).ptr();
-  const api::PodPtr gone = MakePod()
-                               .name("gone")
-                               .namespace_("default")
-                               .uid("gone")
-                               .node("node2")
-                               .priority(kMidPriority)
-                               .conditions({disruptionTarget("default-scheduler")})
-                               .ptr();
-  const api::PodPtr preemptor = MakePod()
-                                    .name("preemptor")
-                                    .namespace_("default")
-                                    .uid("preemptor")
-                                    .schedulerName("default-scheduler")
-                                    .priority(kHighPriority)
-                                    .ptr();
-  for (const bool async : {false, true}) {
-    SCOPED_TRACE(async ? "async preemption" : "sync preemption");
-    for (const auto& [victimPod, nodeName] : {std::pair{victim, "node1"}, std::pair{gone, "node2"}}) {
-      FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
-                        .pods = {victimPod},
-                        .nodes = {node(nodeName)},
-                        .recordingClient = false});
-      ASSERT_TRUE(env.ok());
-      if (victimPod == victim) {
-        ASSERT_TRUE(env.memory().create(*victim).ok());
-      }
-      env.addToPodStore(preemptor);
-      FakePreemptionPlugin plugin(0, /*scoreByContainers=*/false);
-      auto ev = newEvaluator("DefaultPreemption", env, plugin, async);
-      NodeToStatus statuses;
-      statuses.set(nodeName, Status(Code::Unschedulable));
-      CycleState state;
-      PostFilterResult result;
-      Status s = ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
-      ASSERT_TRUE(s.isSuccess()) << s.toString();
-      ev->waitForAsyncPreemptions();
-      // A victim already gone is no error and needs no activation: PreEnqueue stops gating the preemptor
-      // once its last victim is gone from the informer (isPodRunningPreemption), so the deletion event
-      // that passed meanwhile is not lost.
-      EXPECT_TRUE(env.activatedPods().empty());
-      EXPECT_FALSE(ev->isPodRunningPreemption("preemptor"));
-      const auto events = env.recorder().events();
-      if (victimPod == victim) {
-        EXPECT_FALSE(env.memory().get<api::Pod>("default", "victim").ok()) << "the victim is deleted";
-        ASSERT_EQ(events.size(), 1u);
-        EXPECT_EQ(events[0].regarding.name, "victim");
-        ASSERT_TRUE(events[0].related.has_value());
-        EXPECT_EQ(events[0].related->name, "preemptor");
-        EXPECT_EQ(events[0].type, "Normal");
-        EXPECT_EQ(events[0].reason, "Preempted");
-        EXPECT_EQ(events[0].action, "Preempting");
-        EXPECT_EQ(events[0].note, "Preempted by pod preemptor on node node1");
-      } else {
-        EXPECT_TRUE(events.empty()) << "no event for a victim that was already deleted";
-      }
-    }
+ private:
+  const bool podEligible_;
+  FakePreemptionPlugin fake_{0, /*scoreByContainers=*/false};
+};
+
+TEST(PreemptionTest, EvaluationDurationIsObservedWithTheEvaluationsStatus) {
+  const api::PodPtr victim = MakePod().name("victim").uid("victim").node("node1").priority(kMidPriority).ptr();
+  const api::PodPtr preemptor = MakePod().name("preemptor").uid("preemptor").priority(kHighPriority).ptr();
+  struct Case {
+    std::string name;
+    bool podEligible;
+    std::string expectedStatus;
+  };
+  for (const Case& tc : std::vector<Case>{
+           {"eligible preemptor, success", true, "Success"},
+           {"ineligible preemptor, unschedulable", false, "Unschedulable"},
+       }) {
+    SCOPED_TRACE(tc.name);
+    metrics::Metrics m;
+    m.registerPodGroupMetrics();  // upstream registers it with GenericWorkload only
+    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = {victim},
+                      .nodes = {node("node1")},
+                      .metrics = &m});
+    ASSERT_TRUE(env.ok());
+    env.addToPodStore(preemptor);
+    EligibilityPlugin plugin(tc.podEligible);
+    auto ev = newEvaluator("FakePostFilter", env, plugin, false);
+    NodeToStatus statuses;
+    statuses.set("node1", Status(Code::Unschedulable));
+    statuses.setAbsentNodesStatus(Status(Code::UnschedulableAndUnresolvable));
+    CycleState state;
+    PostFilterResult result;
+    (void)ev->preempt(state, *PodInfo::create(preemptor), statuses, result);
+    const std::string text = m.scrape();
+    EXPECT_EQ(metrics::testing::sum(text, "scheduler_preemption_evaluation_duration_seconds_count",
+                                    {{"preemptor", "pod"}, {"result", tc.expectedStatus}}),
+              1);
+    EXPECT_EQ(metrics::testing::sum(text, "scheduler_preemption_evaluation_duration_seconds_count"), 1);
   }
 }
 
 }  // namespace
-// Upstream TestIsPodRunningPreemption: the preemptor is gated while its preemption runs, until its
-// last victim is gone from the informer or terminating.
-TEST(PreemptionTest, IsPodRunningPreemptionUntilTheLastVictimIsGoneOrTerminating) {
-  const api::PodPtr victim1 = MakePod().namespace_("ns").name("victim1").uid("victim1").node("node").ptr();
-  const api::PodPtr victim2 = MakePod().namespace_("ns").name("victim2").uid("victim2").node("node").ptr();
-  const api::PodPtr deleted =
-      MakePod().namespace_("ns").name("victim-deleted").uid("victim-deleted").node("node").terminating().ptr();
-  struct Case {
-    std::string name;
-    bool preempting;                    // the preemptor is in the preempting set
-    std::string lastVictimOf;           // whose last victim is registered ("" none)
-    std::string lastVictim;             // its namespace/name
-    std::vector<api::PodPtr> inLister;  // the pod informer's pods
-    bool want;
-  };
-  const std::vector<Case> cases = {
-      {"preemptor not in preemptingSet", false, "", "", {}, false},
-      {"preemptor not in preemptingSet, lastVictimSet not empty", false, "preemptor", "ns/victim1", {}, false},
-      {"preemptor in preemptingSet, no lastVictim for preemptor", true, "otherPod", "ns/victim1", {}, true},
-      {"preemptor in preemptingSet, victim in lastVictimSet, not in PodLister", true, "preemptor", "ns/victim1", {},
-       false},
-      {"preemptor in preemptingSet, victim in lastVictimSet and in PodLister", true, "preemptor", "ns/victim1",
-       {victim1, victim2}, true},
-      {"preemptor in preemptingSet, victim in lastVictimSet and in PodLister with deletion timestamp", true,
-       "preemptor", "ns/victim-deleted", {victim1, deleted}, false},
-  };
-  for (const auto& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()}});
-    ASSERT_TRUE(env.ok());
-    for (const auto& p : tc.inLister) env.addToPodStore(p);
-    FakePreemptionPlugin plugin(0, /*scoreByContainers=*/false);
-    auto ev = newEvaluator("DefaultPreemption", env, plugin, true);
-    if (!tc.lastVictimOf.empty()) ev->setPreemptingForTest(tc.lastVictimOf, tc.lastVictim);
-    if (tc.preempting) ev->setPreemptingForTest("preemptor", "");
-    if (tc.preempting && tc.lastVictimOf == "preemptor") ev->setPreemptingForTest("preemptor", tc.lastVictim);
-    EXPECT_EQ(ev->isPodRunningPreemption("preemptor"), tc.want);
-  }
-}
-
-// Holds every pod at Permit (upstream's waitingPermitPlugin).
-class WaitingPermitPlugin final : public PermitPlugin {
- public:
-  static constexpr std::string_view kName = "waitingPermitPlugin";
-  std::string_view name() const override { return kName; }
-  Status permit(CycleState&, const PodInfo&, const std::string&, std::chrono::milliseconds& timeout) override {
-    timeout = std::chrono::seconds(10);
-    return Status(Code::Wait);
-  }
-};
-
-// WaitingPermitPlugin enabled at Permit.
-preemptiontesting::RegisteredPlugin waitingPermitPlugin() {
-  return {std::string(WaitingPermitPlugin::kName),
-          [](const config::PluginArgs*, Handle&) -> Result<std::unique_ptr<Plugin>> {
-            return std::unique_ptr<Plugin>(std::make_unique<WaitingPermitPlugin>());
-          },
-          {"Permit"}};
-}
-
-// Upstream TestPreemptPod: a victim in PreBind is cancelled and one waiting at Permit preempted, both in
-// memory without API calls; any other is patched and deleted.
-TEST(PreemptionTest, PreemptPodCancelsPreBindPreemptsWaitingPodsAndDeletesOthers) {
-  const api::PodPtr preemptor = MakePod().name("p").namespace_("default").uid("p").priority(kHighPriority).ptr();
-  const api::PodPtr victim = MakePod().name("v").namespace_("default").uid("v").priority(kMidPriority).ptr();
-  struct Case {
-    std::string name;
-    bool inPreBind;
-    bool waiting;
-    bool wantDeleted;
-  };
-  for (const Case& tc : std::vector<Case>{
-           {"victim is in preBind, context should be cancelled", true, false, false},
-           {"victim is in waiting pods, it should be rejected (no calls to apiserver)", false, true, false},
-           {"victim is not in waiting/preBind pods, pod should be deleted", false, false, true},
-       }) {
-    SCOPED_TRACE(tc.name);
-    const preemptiontesting::RegisteredPlugin permit = waitingPermitPlugin();
-    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin(), permit}});
-    ASSERT_TRUE(env.ok());
-    std::shared_ptr<runtime::PodInPreBindImpl> inPreBind;
-    if (tc.inPreBind) inPreBind = env.fw().addPodInPreBind("v");
-    if (tc.waiting) {
-      CycleState state;
-      ASSERT_TRUE(env.fw().runPermitPlugins(state, *PodInfo::create(victim), "fake-node").isWait());
-    }
-    FakePreemptionPlugin plugin(0, /*scoreByContainers=*/false);
-    auto ev = newEvaluator("test-plugin", env, plugin, false);
-    auto inMemory = ev->preemptPod(Candidate{.name = "fake-node", .victims = {}}, *preemptor, *victim);
-    ASSERT_TRUE(inMemory.ok()) << inMemory.error().message();
-    EXPECT_EQ(*inMemory, tc.inPreBind || tc.waiting);
-    if (inPreBind) {
-      EXPECT_TRUE(inPreBind->cancellation().cancelled());
-      EXPECT_EQ(inPreBind->cancellation().cause(), "preempted by test-plugin");
-      EXPECT_FALSE(inPreBind->markPrebound()) << "a cancelled pod must not be bound";
-    }
-    if (tc.waiting) {
-      auto wp = std::dynamic_pointer_cast<runtime::WaitingPodImpl>(env.fw().getWaitingPod("v"));
-      ASSERT_NE(wp, nullptr);
-      const auto result = wp->tryResult();
-      ASSERT_TRUE(result.has_value());
-      EXPECT_EQ(result->code(), Code::Error) << "preempted, not rejected: the pod is retried after backoff";
-      EXPECT_EQ(result->plugin(), "test-plugin");
-    }
-    if (tc.wantDeleted) {
-      EXPECT_EQ(env.client().patchedPods(), std::set<std::string>{"v"});
-      EXPECT_EQ(env.client().deletedPods(), std::set<std::string>{"v"});
-    } else {
-      EXPECT_TRUE(env.client().patchedPods().empty());
-      EXPECT_TRUE(env.client().deletedPods().empty());
-    }
-    const auto events = env.recorder().events();
-    ASSERT_EQ(events.size(), 1u);
-    EXPECT_EQ(events[0].note, tc.wantDeleted ? "Preempted by pod p on node fake-node"
-                                             : "Preempted by pod p on node fake-node (in kube-scheduler memory).");
-  }
-}
-
-// Upstream TestPrepareCandidateAsyncActivatesPreemptorAfterLastVictimInMemoryPreemption: a last victim
-// preempted in memory sends no deletion event, so the preemptor is activated; an earlier one doesn't.
-TEST(PreemptionTest, AsyncPreemptionActivatesThePreemptorWhenTheLastVictimIsPreemptedInMemory) {
-  const api::PodPtr preemptor =
-      MakePod().name("p").namespace_("default").uid("p").schedulerName("default-scheduler").priority(kHighPriority).ptr();
-  const api::PodPtr deletedVictim =
-      MakePod().name("deleted").namespace_("default").uid("deleted").node("node1").priority(kMidPriority).ptr();
-  const api::PodPtr waitingVictim =
-      MakePod().name("waiting").namespace_("default").uid("waiting").node("node1").priority(kMidPriority).ptr();
-  struct Case {
-    std::string name;
-    std::vector<api::PodPtr> victims;
-    bool wantActivated;
-  };
-  for (const Case& tc : std::vector<Case>{
-           {"last waiting pod", {waitingVictim}, true},
-           {"last waiting pod after API-deleted victim", {deletedVictim, waitingVictim}, true},
-           {"non-last waiting pod", {waitingVictim, deletedVictim}, false},
-       }) {
-    SCOPED_TRACE(tc.name);
-    const preemptiontesting::RegisteredPlugin permit = waitingPermitPlugin();
-    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin(), permit},
-                      .pods = tc.victims,
-                      .nodes = {node("node1")}});
-    ASSERT_TRUE(env.ok());
-    CycleState permitState;
-    ASSERT_TRUE(env.fw().runPermitPlugins(permitState, *PodInfo::create(waitingVictim), "node1").isWait());
-    env.addToPodStore(preemptor);
-    std::vector<PodInfoPtr> victims;
-    for (const auto& v : tc.victims) victims.push_back(PodInfo::create(v));
-    FakePreemptionPlugin plugin(0, /*scoreByContainers=*/false, victims);
-    auto ev = newEvaluator("DefaultPreemption", env, plugin, true);
-    NodeToStatus statuses;
-    statuses.set("node1", Status(Code::Unschedulable));
-    CycleState state;
-    PostFilterResult result;
-    ASSERT_TRUE(ev->preempt(state, *PodInfo::create(preemptor), statuses, result).isSuccess());
-    ev->waitForAsyncPreemptions();
-    if (tc.wantActivated) {
-      ASSERT_EQ(env.activatedPods().size(), 1u);
-      EXPECT_EQ(env.activatedPods()[0]->metadata.name, "p");
-    } else {
-      EXPECT_TRUE(env.activatedPods().empty());
-    }
-    EXPECT_FALSE(ev->isPodRunningPreemption("p"));
-  }
-}
-
 }  // namespace ks::framework::preemption

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -21,10 +22,12 @@
 
 #include "pkg/client/memory/memory_client.h"
 #include "pkg/informer/factory.h"
+#include "pkg/scheduler/backend/cache/snapshot.h"
 #include "pkg/scheduler/backend/queue/nominator.h"
 #include "pkg/scheduler/framework/plugins/registry.h"
 #include "pkg/scheduler/framework/runtime/framework.h"
 #include "test/support/forwarding_client.h"
+#include "test/support/pod_group_objects.h"
 #include "test/scheduler/framework/plugins/testing/fake_handle.h"
 #include "test/support/wrappers.h"
 
@@ -53,6 +56,12 @@ class RecordingClient final : public testsupport::ForwardingClient {
     deleteFailures_[std::move(podName)] = std::move(message);
   }
 
+  // Patches and deletions of the pod named `podName` fail with NotFound (upstream's "not-found-victim").
+  void notFound(std::string podName) {
+    std::lock_guard lock(mu_);
+    notFound_.insert(std::move(podName));
+  }
+
   // Pod status patches and deletions wait until releaseWrites() (to look at an asynchronous
   // preemption in flight).
   void holdWrites() {
@@ -69,6 +78,11 @@ class RecordingClient final : public testsupport::ForwardingClient {
   std::set<std::string> deletedPods() const {
     std::lock_guard lock(mu_);
     return deleted_;
+  }
+  // Names of the pods a deletion was asked for, whatever its outcome.
+  std::set<std::string> deleteAttempts() const {
+    std::lock_guard lock(mu_);
+    return deleteAttempts_;
   }
   std::set<std::string> patchedPods() const {
     std::lock_guard lock(mu_);
@@ -99,6 +113,7 @@ class RecordingClient final : public testsupport::ForwardingClient {
       patchFailed_ = true;
       return client::ApiError(500, "InternalError", it->second);
     }
+    if (notFound_.contains(name)) return client::ApiError(404, "NotFound", "pods \"" + name + "\" not found");
     patches_.push_back(Patch{ns, name, patch});
     api::Pod pod;
     pod.metadata.namespace_ = ns;
@@ -109,6 +124,8 @@ class RecordingClient final : public testsupport::ForwardingClient {
                                     const client::DeleteOptions& /*options*/) override {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [this] { return !held_; });
+    deleteAttempts_.insert(name);
+    if (notFound_.contains(name)) return client::ApiError(404, "NotFound", "pods \"" + name + "\" not found");
     if (auto it = deleteFailures_.find(name); it != deleteFailures_.end()) {
       deletionFailed_ = true;
       return client::ApiError(500, "InternalError", it->second);
@@ -123,7 +140,9 @@ class RecordingClient final : public testsupport::ForwardingClient {
   bool held_ = false;                                  // guarded by mu_
   std::map<std::string, std::string> patchFailures_;   // guarded by mu_
   std::map<std::string, std::string> deleteFailures_;  // guarded by mu_
+  std::set<std::string> notFound_;                     // guarded by mu_
   std::set<std::string> deleted_;                      // guarded by mu_
+  std::set<std::string> deleteAttempts_;               // guarded by mu_
   std::vector<Patch> patches_;                         // guarded by mu_
   bool deletionFailed_ = false;                        // guarded by mu_
   bool patchFailed_ = false;                           // guarded by mu_
@@ -226,7 +245,9 @@ inline RegisteredPlugin bindPlugin() {
 // A framework over a snapshot of `pods` on `nodes`, with an informer factory over an in-memory API
 // (not started: tests add objects to its stores directly, as upstream's podInformer.GetStore().Add, or
 // start it), a RecordingClient, a RecordingEventRecorder and a pod nominator (the queue's Nominator
-// unless one is given). Pods passed to Handle::activate() are recorded.
+// unless one is given). Pods passed to Handle::activate() are recorded. With `podGroups` set the snapshot
+// is the cache's (upstream NewTestSnapshotWithPodGroups: the groups, and their members' states) and
+// Handle::podGroupManager() answers the same groups (upstream WithPodGroupManager(cache)).
 class FrameworkEnv {
  public:
   struct Options {
@@ -241,6 +262,8 @@ class FrameworkEnv {
     metrics::Metrics* metrics = nullptr;
     // Handle::extenders() (upstream WithExtenders); not owned.
     std::vector<framework::Extender*> extenders;
+    // The PodGroups of a GenericWorkload test (see above); nullopt: a plain snapshot, no pod groups.
+    std::optional<std::vector<framework::PodGroupPtr>> podGroups;
   };
 
   explicit FrameworkEnv(Options o) : client_(memory_), factory_(memory_) {
@@ -262,9 +285,14 @@ class FrameworkEnv {
         if (set != nullptr) set->enabled.push_back({p.name, 0});
       }
     }
-    lister_ = plugintesting::FakeSharedLister::create(o.pods, o.nodes);
+    podGroups_ = o.podGroups;
+    makeSnapshot(o.pods, o.nodes);
     framework::runtime::FrameworkOptions fo;
-    fo.snapshotSharedLister = lister_.get();
+    fo.snapshotSharedLister = shared_;
+    if (podGroups_) {
+      liveGroups_ = std::make_unique<cache::Snapshot>(cache::newSnapshotWithPodGroups(o.pods, o.nodes, *podGroups_));
+      fo.podGroupManager = liveGroups_.get();
+    }
     fo.client = o.recordingClient ? static_cast<client::Client*>(&client_) : &memory_;
     fo.informerFactory = &factory_;
     fo.eventRecorder = &recorder_;
@@ -296,11 +324,12 @@ class FrameworkEnv {
   informer::SharedInformerFactory& factory() { return factory_; }
   RecordingEventRecorder& recorder() { return recorder_; }
   queue::Nominator& nominator() { return nominator_; }
-  const plugintesting::FakeSharedLister& lister() const { return *lister_; }
+  const framework::NodeInfoLister& lister() const { return shared_->nodeInfos(); }
+  const framework::SharedLister& snapshot() const { return *shared_; }
   // Replaces the snapshot (upstream tests mutate the pods the snapshot points to).
   void setSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes) {
-    lister_ = plugintesting::FakeSharedLister::create(pods, nodes);
-    fw_->setSnapshotSharedLister(lister_.get());
+    makeSnapshot(pods, nodes);
+    fw_->setSnapshotSharedLister(shared_);
   }
   // Adds the objects to the informers' stores (upstream informer.GetStore().Add).
   void addToPodStore(const api::PodPtr& pod) { factory_.pods().store().upsert(pod); }
@@ -319,16 +348,54 @@ class FrameworkEnv {
   }
 
  private:
+  void makeSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes) {
+    if (podGroups_) {
+      snapshot_ = std::make_unique<cache::Snapshot>(cache::newSnapshotWithPodGroups(pods, nodes, *podGroups_));
+      shared_ = snapshot_.get();
+    } else {
+      lister_ = plugintesting::FakeSharedLister::create(pods, nodes);
+      shared_ = lister_.get();
+    }
+  }
+
   client::MemoryClient memory_;
   RecordingClient client_;
   informer::SharedInformerFactory factory_;
   RecordingEventRecorder recorder_;
   queue::Nominator nominator_;
-  std::unique_ptr<plugintesting::FakeSharedLister> lister_;
+  std::optional<std::vector<framework::PodGroupPtr>> podGroups_;
+  std::unique_ptr<plugintesting::FakeSharedLister> lister_;  // without pod groups
+  std::unique_ptr<cache::Snapshot> snapshot_;                // with pod groups
+  std::unique_ptr<cache::Snapshot> liveGroups_;              // Handle::podGroupManager()
+  const framework::SharedLister* shared_ = nullptr;          // lister_ or snapshot_
   std::unique_ptr<framework::runtime::Framework> fw_;
   mutable std::mutex mu_;
   std::vector<api::PodPtr> activated_;  // guarded by mu_
 };
+
+// A PodGroup's spec.disruptionMode (upstream st.MakePodGroup().DisruptionModeAll() / DisruptionModeSingle()).
+enum class Disruption : uint8_t { Unset, Single, All };
+
+// Upstream st.MakePodGroup().Namespace(ns).Name(name).UID(uid).Priority(priority).DisruptionMode...(): the
+// UID is the name unless given.
+inline framework::PodGroupPtr makeTestPodGroup(const std::string& ns, const std::string& name,
+                                               std::optional<int32_t> priority = std::nullopt,
+                                               Disruption disruption = Disruption::Unset,
+                                               std::optional<std::string> uid = std::nullopt) {
+  api::PodGroup pg;
+  pg.metadata.namespace_ = ns;
+  pg.metadata.name = name;
+  pg.metadata.uid = uid.value_or(name);
+  pg.spec.priority = priority;
+  if (disruption == Disruption::Single) pg.spec.disruptionMode = api::DisruptionMode{.single = api::EmptyObject{}};
+  if (disruption == Disruption::All) pg.spec.disruptionMode = api::DisruptionMode{.all = api::EmptyObject{}};
+  return std::make_shared<const api::PodGroup>(std::move(pg));
+}
+
+// `pod` as a member of the PodGroup `group` (upstream st.MakePod()...PodGroupName(group)).
+inline api::PodPtr inGroup(const ks::testing::PodWrapper& pod, const std::string& group) {
+  return std::make_shared<const api::Pod>(ks::testing::inPodGroup(pod.obj(), group));
+}
 
 // Names of the pods, in order.
 inline std::vector<std::string> podNames(const std::vector<framework::PodInfoPtr>& pods) {

@@ -4,9 +4,9 @@
 #include <chrono>
 #include <random>
 
-#include "pkg/api/labels.h"
 #include "pkg/informer/factory.h"
 #include "pkg/scheduler/apis/config/validation.h"
+#include "pkg/scheduler/framework/pod_group.h"
 #include "pkg/scheduler/metrics/metrics.h"
 
 namespace ks::plugins::defaultpreemption {
@@ -14,6 +14,7 @@ namespace ks::plugins::defaultpreemption {
 using framework::Code;
 using framework::PodInfoPtr;
 using framework::Status;
+using framework::preemption::Victim;
 using framework::preemption::Victims;
 
 namespace {
@@ -46,15 +47,21 @@ Result<std::unique_ptr<DefaultPreemption>> DefaultPreemption::create(const confi
   informer::SharedInformerFactory* factory = handle.sharedInformerFactory();
   if (factory == nullptr) return Error("SharedInformerFactory is nil");
   std::unique_ptr<DefaultPreemption> pl(new DefaultPreemption(handle, *typed, features));
+  pl->executor_ = std::make_unique<framework::preemption::Executor>(
+      std::string(kName), handle, features.enableAsyncPreemption, factory->pods().store());
   pl->evaluator_ = std::make_unique<framework::preemption::Evaluator>(
-      std::string(kName), handle, *pl, features.enableAsyncPreemption, factory->pods().store(),
-      factory->podDisruptionBudgets().store());
+      std::string(kName), handle, *pl, *pl->executor_, features.enableGenericWorkload,
+      factory->pods().store(), factory->podDisruptionBudgets().store());
   return pl;
 }
 
 DefaultPreemption::DefaultPreemption(framework::Handle& handle, const config::DefaultPreemptionArgs& args,
                                      Features features)
-    : handle_(handle), args_(args), features_(features), offsetFunc_(randomOffset) {}
+    : handle_(handle),
+      args_(args),
+      features_(features),
+      offsetFunc_(randomOffset),
+      moreImportantVictim_(framework::preemption::moreImportantVictim) {}
 
 Status DefaultPreemption::postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                      const framework::NodeToStatus& filteredNodeStatusMap,
@@ -67,7 +74,23 @@ Status DefaultPreemption::postFilter(framework::CycleState& state, const framewo
 }
 
 Status DefaultPreemption::preEnqueue(const framework::PodInfo& pod) {
-  if (features_.enableAsyncPreemption && evaluator_->isPodRunningPreemption(pod.pod().metadata.uid)) {
+  if (!features_.enableAsyncPreemption) return Status();
+  const api::Pod& p = pod.pod();
+  if (p.spec.schedulingGroup && features_.enableGenericWorkload) {
+    // A member waits for its group's preemption, not its own. Without its PodGroup (not observed yet, or
+    // gone) the pod is not this plugin's to hold back.
+    const std::string* groupName = framework::podGroupNameOf(p);
+    const framework::PodGroupManager* groups = handle_.podGroupManager();
+    if (groupName == nullptr || groups == nullptr) return Status();
+    const framework::PodGroupPtr pg = groups->podGroup(p.metadata.namespace_, *groupName);
+    if (pg == nullptr) return Status();
+    if (executor_->isPodGroupRunningPreemption(pg->metadata.uid)) {
+      return Status(Code::UnschedulableAndUnresolvable,
+                    "waiting for the preemption for this pod group to be finished");
+    }
+    return Status();
+  }
+  if (executor_->isPodRunningPreemption(p.metadata.uid)) {
     return Status(Code::UnschedulableAndUnresolvable, "waiting for the preemption for this pod to be finished");
   }
   return Status();
@@ -91,16 +114,20 @@ std::pair<int32_t, int32_t> DefaultPreemption::getOffsetAndNumCandidates(int32_t
   return {offsetFunc_(numNodes), calculateNumCandidates(numNodes)};
 }
 
-bool DefaultPreemption::isPreemptionAllowed(const api::Pod& victim, const api::Pod& preemptor) {
-  return framework::podPriority(victim) < framework::podPriority(preemptor);
+bool DefaultPreemption::isPreemptionAllowed(const framework::NodeInfo& nodeInfo, const Victim& victim,
+                                            const api::Pod& preemptor) const {
+  return victim.priority() < framework::podPriority(preemptor) &&
+         (!isEligiblePod_ || isEligiblePod_(nodeInfo, victim, preemptor));
 }
 
-bool podTerminatingByPreemption(const api::Pod& pod) {
-  if (!pod.metadata.deletionTimestamp) return false;
-  for (const auto& c : pod.status.conditions) {
-    if (c.type == "DisruptionTarget") return c.status == "True" && c.reason == "PreemptionByScheduler";
+bool DefaultPreemption::isPreemptionAllowedAcrossAllVictimNodes(const Victim& victim,
+                                                                const api::Pod& preemptor) const {
+  if (victim.priority() >= framework::podPriority(preemptor)) return false;
+  if (!isEligiblePod_) return true;
+  for (const auto& [name, nodeInfo] : victim.affectedNodes()) {
+    if (!isEligiblePod_(*nodeInfo, victim, preemptor)) return false;
   }
-  return false;
+  return true;
 }
 
 std::optional<std::string> DefaultPreemption::podEligibleToPreemptOthers(const api::Pod& pod,
@@ -112,8 +139,14 @@ std::optional<std::string> DefaultPreemption::podEligibleToPreemptOthers(const a
   if (nominatedNodeStatus.code() == Code::UnschedulableAndUnresolvable) return std::nullopt;
   if (const framework::SharedLister* lister = handle_.snapshotSharedLister()) {
     if (auto nodeInfo = lister->nodeInfos().get(nominated); nodeInfo.ok()) {
+      // A victim's priority is its group's with GenericWorkload.
+      const framework::PodGroupManager* groups =
+          features_.enableGenericWorkload ? lister->podGroupManager() : nullptr;
+      const api::Time now = std::chrono::system_clock::now();
       for (const auto& p : (*nodeInfo)->pods()) {
-        if (isPreemptionAllowed(p->pod(), pod) && podTerminatingByPreemption(p->pod())) {
+        const Victim victim = framework::preemption::newPodVictim(p, groups, now);
+        if (isPreemptionAllowed(**nodeInfo, victim, pod) &&
+            framework::preemption::podTerminatingByPreemption(p->pod())) {
           return "not eligible due to a terminating pod on the nominated node.";
         }
       }
@@ -122,97 +155,97 @@ std::optional<std::string> DefaultPreemption::podEligibleToPreemptOthers(const a
   return std::nullopt;
 }
 
-void filterPodsWithPDBViolation(const std::vector<PodInfoPtr>& pods, const framework::preemption::PDBList& pdbs,
-                                std::vector<PodInfoPtr>& violating, std::vector<PodInfoPtr>& nonViolating) {
-  std::vector<int32_t> allowed;
-  allowed.reserve(pdbs.size());
-  std::vector<std::optional<api::Selector>> selectors;
-  selectors.reserve(pdbs.size());
-  for (const auto& pdb : pdbs) {
-    allowed.push_back(pdb->status.disruptionsAllowed);
-    auto sel = api::Selector::fromLabelSelector(pdb->spec.selector);
-    // A budget whose selector doesn't compile matches no pod.
-    selectors.push_back(sel.ok() ? std::optional<api::Selector>(std::move(sel).value()) : std::nullopt);
-  }
-  for (const auto& pi : pods) {
-    const api::Pod& pod = pi->pod();
-    bool violated = false;
-    // A pod without labels matches no budget.
-    if (!pod.metadata.labels.empty()) {
-      for (size_t i = 0; i < pdbs.size(); ++i) {
-        const api::PodDisruptionBudget& pdb = *pdbs[i];
-        if (pdb.metadata.namespace_ != pod.metadata.namespace_ || !selectors[i]) continue;
-        // A nil or empty selector matches nothing.
-        if (selectors[i]->empty() || !selectors[i]->matches(pod.metadata.labels)) continue;
-        // Already counted by the apiserver's eviction: don't take it from the budget twice.
-        if (pdb.status.disruptedPods.contains(pod.metadata.name)) continue;
-        if (--allowed[i] < 0) violated = true;
-      }
-    }
-    (violated ? violating : nonViolating).push_back(pi);
-  }
-}
-
 Status DefaultPreemption::selectVictimsOnNode(framework::CycleState& state, const framework::PodInfo& pod,
                                               framework::NodeInfo& nodeInfo,
+                                              std::span<const Victim> allPossibleVictims,
                                               const framework::preemption::PDBList& pdbs, Victims& victims) {
-  auto removePod = [&](const PodInfoPtr& pi) -> Status {
-    if (auto r = nodeInfo.removePod(pi->pod()); !r.ok()) return Status::fromError(r.error());
-    return asErrorStatus(handle_.runPreFilterExtensionRemovePod(state, pod, pi, nodeInfo));
+  // Only the main node's NodeInfo (this node's copy) is mutated: the filters run against it alone. A group
+  // victim's pods on other nodes go through the PreFilter extensions with that node's NodeInfo, so that
+  // plugins keeping cross-node state in the CycleState (topology spread, inter-pod affinity) see them gone.
+  const std::string mainNodeName = nodeInfo.nodeName();
+  std::map<std::string, const framework::NodeInfo*, std::less<>> nameToNode{{mainNodeName, &nodeInfo}};
+  auto nodeOf = [&](const api::Pod& p) -> const framework::NodeInfo* {
+    auto it = nameToNode.find(p.spec.nodeName);
+    return it == nameToNode.end() ? nullptr : it->second;
   };
-  auto addPod = [&](const PodInfoPtr& pi) -> Status {
-    nodeInfo.addPodInfo(pi);
-    return asErrorStatus(handle_.runPreFilterExtensionAddPod(state, pod, pi, nodeInfo));
+  auto removeVictim = [&](const Victim& v) -> Status {
+    for (const PodInfoPtr& pi : v.pods()) {
+      const framework::NodeInfo* on = nodeOf(pi->pod());
+      if (on == nullptr) return Status::error("no node info for node \"" + pi->pod().spec.nodeName + "\"");
+      if (on == &nodeInfo) {
+        if (auto r = nodeInfo.removePod(pi->pod()); !r.ok()) return Status::fromError(r.error());
+      }
+      if (Status s = asErrorStatus(handle_.runPreFilterExtensionRemovePod(state, pod, pi, *on));
+          !s.isSuccess()) {
+        return s;
+      }
+    }
+    return Status();
+  };
+  auto addVictim = [&](const Victim& v) -> Status {
+    for (const PodInfoPtr& pi : v.pods()) {
+      const framework::NodeInfo* on = nodeOf(pi->pod());
+      if (on == nullptr) return Status::error("no node info for node \"" + pi->pod().spec.nodeName + "\"");
+      if (on == &nodeInfo) nodeInfo.addPodInfo(pi);
+      if (Status s = asErrorStatus(handle_.runPreFilterExtensionAddPod(state, pod, pi, *on));
+          !s.isSuccess()) {
+        return s;
+      }
+    }
+    return Status();
   };
 
-  // First remove every pod that may be preempted and see whether the pod fits without them.
-  std::vector<PodInfoPtr> potentialVictims;
-  const std::vector<PodInfoPtr> podsOnNode = nodeInfo.pods();  // removePod changes the node's list
-  for (const auto& pi : podsOnNode) {
-    if (!isPreemptionAllowed(pi->pod(), pod.pod())) continue;
-    potentialVictims.push_back(pi);
-    if (Status s = removePod(pi); !s.isSuccess()) return s;
+  std::vector<const Victim*> potentialVictims;
+  for (const Victim& v : allPossibleVictims) {
+    if (isPreemptionAllowedAcrossAllVictimNodes(v, pod.pod())) potentialVictims.push_back(&v);
   }
+  // Nothing to evict: the node's state didn't change, no need to run the filters again.
   if (potentialVictims.empty()) {
     return Status(Code::UnschedulableAndUnresolvable, "No preemption victims found for incoming pod");
+  }
+  // First remove every victim that may be preempted (learning the other nodes a group victim runs on) and
+  // see whether the pod fits without them.
+  for (const Victim* v : potentialVictims) {
+    for (const auto& [name, info] : v->affectedNodes()) nameToNode.try_emplace(name, info.get());
+    if (Status s = removeVictim(*v); !s.isSuccess()) return s;
   }
   // If the pod doesn't fit even then, this node is no candidate. (Affinity of the pod to one of the
   // victims is not considered, as upstream: affinity to lower-priority pods is not recommended.)
   if (Status s = handle_.runFilterPluginsWithNominatedPods(state, pod, nodeInfo); !s.isSuccess()) return s;
 
-  // Reprieve as many pods as possible, most important first; the ones whose eviction would violate a
-  // budget before the others. Pods without startTime count as started now, one `now` for the whole sort
-  // so that the order is consistent.
-  const api::Time now = std::chrono::system_clock::now();
-  auto moreImportant = [now](const PodInfoPtr& a, const PodInfoPtr& b) {
-    return framework::preemption::moreImportantPod(a->pod(), b->pod(), now);
-  };
+  // Reprieve as many victims as possible, most important first; the ones whose eviction would violate a
+  // budget before the others.
+  auto moreImportant = [this](const Victim* a, const Victim* b) { return moreImportantVictim_(*a, *b); };
   std::stable_sort(potentialVictims.begin(), potentialVictims.end(), moreImportant);
-  std::vector<PodInfoPtr> violating, nonViolating;
-  filterPodsWithPDBViolation(potentialVictims, pdbs, violating, nonViolating);
-  // Adds the pod back; if the preemptor no longer fits, the pod is a victim after all.
-  auto reprieve = [&](const PodInfoPtr& pi, bool& fits) -> Status {
-    if (Status s = addPod(pi); !s.isSuccess()) return s;
+  const framework::preemption::VictimsByPDBViolation split =
+      framework::preemption::filterVictimsWithPDBViolation(potentialVictims, pdbs);
+  std::vector<const Victim*> chosen;
+  // Adds the victim back; if the preemptor no longer fits, it is a victim after all.
+  auto reprieve = [&](const Victim* v, bool& fits) -> Status {
+    if (Status s = addVictim(*v); !s.isSuccess()) return s;
     fits = handle_.runFilterPluginsWithNominatedPods(state, pod, nodeInfo).isSuccess();
     if (!fits) {
-      if (Status s = removePod(pi); !s.isSuccess()) return s;
-      victims.pods.push_back(pi);
+      if (Status s = removeVictim(*v); !s.isSuccess()) return s;
+      chosen.push_back(v);
     }
     return Status();
   };
-  for (const auto& pi : violating) {
+  int64_t numViolatingPods = 0;
+  for (const auto& [v, violatingPods] : split.violating) {
     bool fits = false;
-    if (Status s = reprieve(pi, fits); !s.isSuccess()) return s;
-    if (!fits) ++victims.numPDBViolations;
+    if (Status s = reprieve(v, fits); !s.isSuccess()) return s;
+    if (!fits) numViolatingPods += violatingPods;
   }
-  for (const auto& pi : nonViolating) {
+  for (const Victim* v : split.nonViolating) {
     bool fits = false;
-    if (Status s = reprieve(pi, fits); !s.isSuccess()) return s;
+    if (Status s = reprieve(v, fits); !s.isSuccess()) return s;
   }
-  // Both groups were sorted on their own: restore one order of importance.
-  if (!violating.empty() && !nonViolating.empty()) {
-    std::stable_sort(victims.pods.begin(), victims.pods.end(), moreImportant);
+  // Both lists were sorted on their own: restore one order of importance.
+  if (!split.violating.empty() && !split.nonViolating.empty()) {
+    std::stable_sort(chosen.begin(), chosen.end(), moreImportant);
   }
+  for (const Victim* v : chosen) victims.pods.insert(victims.pods.end(), v->pods().begin(), v->pods().end());
+  victims.numPDBViolations = numViolatingPods;
   return Status();
 }
 

@@ -1,22 +1,26 @@
 #pragma once
-// DefaultPreemption (upstream plugins/defaultpreemption, v1.34): when no node fits a pod, evict
+// DefaultPreemption (upstream plugins/defaultpreemption, v1.37.2): when no node fits a pod, evict
 // lower-priority pods from one node so that it does, and nominate the pod to that node.
 //
-// PostFilter runs the preemption Evaluator with this plugin's choices: a victim is any pod of lower
-// priority; on each candidate node all of them are removed, then reprieved one by one (the ones whose
-// eviction would violate a PodDisruptionBudget first, each group from the most important) while the
-// pod still fits; the dry run covers max(minCandidateNodesPercentage% of the potential nodes,
-// minCandidateNodesAbsolute) nodes from a random offset. A pod with preemptionPolicy Never, or whose
-// nominated node still has victims terminating, does not preempt.
+// PostFilter runs the preemption Evaluator with this plugin's choices. What is evicted are victims: a pod,
+// or with GenericWorkload all scheduled pods of a PodGroup with disruptionMode `all` (wherever they run),
+// at the group's priority. A victim may be evicted when its priority is below the preemptor pod's (and
+// IsEligiblePod allows it on every node it touches); on each candidate node all of them are removed, then
+// reprieved one by one (the ones whose eviction would violate a PodDisruptionBudget first, each list from
+// the most important down) while the pod still fits; the dry run covers max(minCandidateNodesPercentage% of
+// the potential nodes, minCandidateNodesAbsolute) nodes from a random offset. A pod with preemptionPolicy
+// Never, or whose nominated node still has victims terminating, does not preempt.
 //
-// With asynchronous preemption (SchedulerAsyncPreemption, on in v1.34) the evictions run off the
-// scheduling thread and PreEnqueue keeps the preemptor out of activeQ until they are done.
+// With asynchronous preemption (SchedulerAsyncPreemption, on) the evictions run off the scheduling thread
+// and PreEnqueue keeps the preemptor out of activeQ until they are done; with GenericWorkload a member of a
+// pod group is kept out while its group's preemption runs.
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -36,10 +40,23 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
  public:
   static constexpr std::string_view kName = "DefaultPreemption";
 
-  // The feature gates the plugin reads (v1.34 defaults).
+  // The feature gates the plugin reads (v1.37.2 defaults).
   struct Features {
     bool enableAsyncPreemption = true;
+    // GenericWorkload (beta, off): victims are pod-group aware; PreEnqueue gates a group's members.
+    bool enableGenericWorkload = false;
   };
+
+  // Whether `victim` may be preempted by `preemptor`, beyond having a lower priority (upstream
+  // IsEligiblePodFunc). Asked once per node the victim has a pod on (nodeInfo: that node); the victim is
+  // eligible only if every node says yes. Any rule should let system services preempt normal pods.
+  using IsEligiblePodFunc =
+      std::function<bool(const framework::NodeInfo& nodeInfo, const framework::preemption::Victim& victim,
+                         const api::Pod& preemptor)>;
+  // True when the first victim is more important than the second (upstream MoreImportantVictimFunc): the
+  // less important ones are evicted first, the more important ones reprieved first.
+  using MoreImportantVictimFunc =
+      std::function<bool(const framework::preemption::Victim& a, const framework::preemption::Victim& b)>;
 
   // Needs Handle::sharedInformerFactory() (pods and PodDisruptionBudgets).
   static Result<std::unique_ptr<DefaultPreemption>> create(const config::PluginArgs* args, framework::Handle& handle,
@@ -50,7 +67,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filteredNodeStatusMap,
                                framework::PostFilterResult& result) override;
-  // UnschedulableAndUnresolvable while the pod's asynchronous preemption is still evicting.
+  // UnschedulableAndUnresolvable while the pod's asynchronous preemption (with GenericWorkload, for a
+  // group's member: its group's) is still evicting.
   framework::Status preEnqueue(const framework::PodInfo& pod) override;
   // With asynchronous preemption: AssignedPod/Delete, whose hint is always Skip: the plugins that rejected
   // the pod decide when it is worth retrying; the registration only lets a deletion reach a gated pod.
@@ -61,7 +79,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   std::optional<std::string> podEligibleToPreemptOthers(const api::Pod& pod,
                                                         const framework::Status& nominatedNodeStatus) override;
   framework::Status selectVictimsOnNode(framework::CycleState& state, const framework::PodInfo& pod,
-                                        framework::NodeInfo& nodeInfo, const framework::preemption::PDBList& pdbs,
+                                        framework::NodeInfo& nodeInfo,
+                                        std::span<const framework::preemption::Victim> allPossibleVictims,
+                                        const framework::preemption::PDBList& pdbs,
                                         framework::preemption::Victims& victims) override;
   std::vector<framework::preemption::NodeScoreFunc> orderedScoreFuncs(
       const std::map<std::string, const framework::preemption::Victims*>& nodesToVictims) override;
@@ -70,30 +90,33 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   int32_t calculateNumCandidates(int32_t numNodes) const;
 
   framework::preemption::Evaluator& evaluator() { return *evaluator_; }
+  // Evicts the chosen victims (shared with the pod-group evaluator, as upstream's Executor field).
+  framework::preemption::Executor& executor() { return *executor_; }
   // Replaces the random offset (uniform in [0, numNodes)) of the dry run, for deterministic tests.
   void setOffsetFunc(std::function<int32_t(int32_t numNodes)> fn) { offsetFunc_ = std::move(fn); }
+  // Replace the default rules (upstream's IsEligiblePod / MoreImportantVictim fields): by default every
+  // lower-priority victim is eligible, and victims rank by moreImportantVictim.
+  void setIsEligiblePod(IsEligiblePodFunc fn) { isEligiblePod_ = std::move(fn); }
+  void setMoreImportantVictim(MoreImportantVictimFunc fn) { moreImportantVictim_ = std::move(fn); }
 
  private:
   DefaultPreemption(framework::Handle& handle, const config::DefaultPreemptionArgs& args, Features features);
-  // Only pods of lower priority than the preemptor may be evicted.
-  static bool isPreemptionAllowed(const api::Pod& victim, const api::Pod& preemptor);
+  // Upstream isPreemptionAllowed: lower priority than the preemptor pod, and eligible on `nodeInfo`.
+  bool isPreemptionAllowed(const framework::NodeInfo& nodeInfo, const framework::preemption::Victim& victim,
+                           const api::Pod& preemptor) const;
+  // Upstream isPreemptionAllowedAcrossAllVictimNodes: lower priority, and eligible on every affected node.
+  bool isPreemptionAllowedAcrossAllVictimNodes(const framework::preemption::Victim& victim,
+                                               const api::Pod& preemptor) const;
 
   framework::Handle& handle_;
   const config::DefaultPreemptionArgs args_;
   const Features features_;
   std::function<int32_t(int32_t)> offsetFunc_;
+  IsEligiblePodFunc isEligiblePod_;  // empty: every victim is eligible
+  MoreImportantVictimFunc moreImportantVictim_;
+  // The evaluator refers to the executor: declared after it, destroyed before it.
+  std::unique_ptr<framework::preemption::Executor> executor_;
   std::unique_ptr<framework::preemption::Evaluator> evaluator_;
 };
-
-// Splits pods (in order) into those whose eviction would take a matching PodDisruptionBudget below
-// zero allowed disruptions and the others (upstream filterPodsWithPDBViolation). A pod already listed in
-// a budget's disruptedPods doesn't count against it again.
-void filterPodsWithPDBViolation(const std::vector<framework::PodInfoPtr>& pods,
-                                const framework::preemption::PDBList& pdbs,
-                                std::vector<framework::PodInfoPtr>& violating,
-                                std::vector<framework::PodInfoPtr>& nonViolating);
-
-// True when the pod is terminating because the scheduler preempted it (its DisruptionTarget condition).
-bool podTerminatingByPreemption(const api::Pod& pod);
 
 }  // namespace ks::plugins::defaultpreemption

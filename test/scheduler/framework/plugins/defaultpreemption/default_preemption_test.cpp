@@ -1,19 +1,25 @@
-// Ports upstream pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go (v1.34.4):
-// TestPostFilter, TestDryRunPreemption, TestSelectBestCandidate, TestPodEligibleToPreemptOthers and
-// TestPreempt, every case that applies, against the real Framework with the in-tree plugins and
-// upstream's test plugins.
+// Ports upstream pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go (v1.37.2):
+// TestPostFilter, TestDryRunPreemption, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,
+// TestPodEligibleToPreemptOthers, TestPreempt, TestSelectVictimsOnNode and TestPreEnqueue, every case that
+// applies, against the real Framework with the in-tree plugins and upstream's test plugins.
 //
 // Not ported / skipped:
-//  - TestCustomSelection and TestCustomOrdering: they exercise upstream's IsEligiblePod /
-//    MoreImportantPod hooks, which DefaultPreemption here does not expose.
+//  - The CompositePodGroup cases (of TestCustomSelection, TestCustomOrdering, TestPodEligibleToPreemptOthers
+//    and TestPreEnqueue): CompositePodGroup (alpha) is not modelled.
+//  - TestPostFilter's "deferred pod resize" cases: InPlacePodVerticalScalingSchedulerPreemption (alpha) is
+//    refused on; TestDryRunPreemption's DRANodeAllocatableResources cases: that alpha gate is not modelled.
 //  - The "Async API calls enabled: true" variants of TestPostFilter and TestPreempt: SchedulerAsyncAPICalls
-//    is off by default in v1.34 and not implemented; the "false" variants run. TestPreempt runs with
-//    asynchronous preemption on and off, as upstream.
+//    is not implemented; the "false" variants run. TestPreempt runs with asynchronous preemption on and off,
+//    as upstream.
+//  - TestPreEnqueue's pod-group cases trigger the group's preemption through the Executor
+//    (actuatePodGroupPreemption) instead of PodGroupPostFilter, whose evaluator is tested with it; and the
+//    TestDefaultPreemption_PodGroupPostFilter_* tests are the pod-group evaluator's.
 //
 // As upstream, the pods and budgets of TestPostFilter and TestPreempt go straight into the informers'
 // stores (podInformer.GetStore().Add) and the API's pod patches and deletions are recorded by a client
 // with the semantics of upstream's reactors. The random offset of the dry run is replaced by
-// setOffsetFunc with the offsets upstream's seeded source yields (4, 1, 3 for five nodes).
+// setOffsetFunc with the offsets upstream's seeded source yields (4, 1, 3 for five nodes). Pod groups live
+// in the cache's snapshot (upstream NewTestSnapshotWithPodGroups) and the live PodGroupManager.
 #include "pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.h"
 #include "test/scheduler/fake_extender.h"
 
@@ -22,10 +28,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <limits>
 #include <map>
 #include <memory>
 #include <iterator>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -191,8 +199,9 @@ config::DefaultPreemptionArgs argsWith(int32_t percentage, int32_t absolute) {
 }
 
 std::unique_ptr<DefaultPreemption> newPlugin(const config::DefaultPreemptionArgs& args, framework::Handle& handle,
-                                             bool enableAsyncPreemption) {
-  auto p = DefaultPreemption::create(&args, handle, DefaultPreemption::Features{enableAsyncPreemption});
+                                             bool enableAsyncPreemption, bool enableGenericWorkload = false) {
+  auto p = DefaultPreemption::create(&args, handle,
+                                     DefaultPreemption::Features{enableAsyncPreemption, enableGenericWorkload});
   EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message());
   return p.ok() ? std::move(p).value() : nullptr;
 }
@@ -439,6 +448,15 @@ TEST(DefaultPreemptionTest, PostFilterNominatesTheNodePreemptionFreesOrSaysWhyNo
        kNilResult,
        Code::Error,
        "preemption: running RemovePod on PreFilter plugin \"test-plugin\": failed to remove pod: p"},
+      {"pod with SchedulingGroup with GenericWorkload and TAS disabled should preempt",
+       preemptiontesting::inGroup(MakePod().name("p-with-podgroup").priority(kHighPriority), "foo"),
+       {pod("p1").node("node1").ptr()},
+       {},
+       {MakeNode().name("node1").capacity(onePodRes).ptr()},
+       nodeToStatus({{"node1", Code::Unschedulable}}),
+       nominated("node1"),
+       Code::Success,
+       "preemption: found a potential placement for pod on node node1, preempting 1 victims"},
       {"one failed with TestPlugin and the other pass",
        pod("p").priority(kHighPriority).req(kLargeRes).ptr(),
        {pod("p1").node("node1").ptr(), pod("p2").node("node2").req(kMediumRes).ptr()},
@@ -918,7 +936,322 @@ TEST(DefaultPreemptionTest, SelectBestCandidatePrefersFewestViolationsThenLowest
   }
 }
 
-// TestCustomSelection, TestCustomOrdering: not ported (IsEligiblePod / MoreImportantPod hooks).
+// ---- TestCustomSelection ----
+
+TEST(DefaultPreemptionTest, CustomIsEligiblePodFiltersVictimsOnEveryNodeTheyTouch) {
+  using preemptiontesting::Disruption;
+  using preemptiontesting::inGroup;
+  using preemptiontesting::makeTestPodGroup;
+  using framework::preemption::Victim;
+  auto victimLabelsAreEligible = [](const std::string& key, const std::string& val) {
+    return [key, val](const framework::NodeInfo&, const Victim& victim, const api::Pod&) {
+      for (const auto& pi : victim.pods()) {
+        auto it = pi->pod().metadata.labels.find(key);
+        if (it == pi->pod().metadata.labels.end() || it->second != val) return false;
+      }
+      return true;
+    };
+  };
+  auto nodeNameIsEligible = [](const std::string& name) {
+    return [name](const framework::NodeInfo& nodeInfo, const Victim&, const api::Pod&) {
+      return nodeInfo.nodeName() == name;
+    };
+  };
+  auto priorityBelowThresholdCannotPreempt = [](int32_t minPreempting) {
+    return [minPreempting](const framework::NodeInfo&, const Victim&, const api::Pod& preemptor) {
+      return framework::podPriority(preemptor) >= minPreempting;
+    };
+  };
+  auto priorityAboveThresholdCannotBePreempted = [](int32_t maxPreemptible) {
+    return [maxPreemptible](const framework::NodeInfo&, const Victim& victim, const api::Pod&) {
+      return victim.priority() <= maxPreemptible;
+    };
+  };
+  auto v = [](const std::string& name, const std::string& node, int32_t priority, const ResourceMap& req) {
+    return MakePod().name(name).uid(name).node(node).priority(priority).req(req).startTime(kEpochTime);
+  };
+  auto dv = [&](const std::string& name, const std::string& node, int32_t priority, const ResourceMap& req) {
+    return v(name, node, priority, req).namespace_("default");
+  };
+  struct Case {
+    std::string name;
+    DefaultPreemption::IsEligiblePodFunc eligiblePods;
+    std::vector<std::string> nodeNames;
+    api::PodPtr pod;
+    std::vector<api::PodPtr> pods;
+    std::vector<framework::PodGroupPtr> podGroups = {};
+    bool genericWorkload = false;
+    std::map<std::string, std::vector<std::string>> expected;
+  };
+  const std::vector<Case> cases = {
+      {.name = "filter for matching pod label: high priority",
+       .eligiblePods = victimLabelsAreEligible("preemptible", "yes"),
+       .nodeNames = {"node1", "node2", "node3", "node4"},
+       .pod = MakePod().name("p1").uid("p1").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kMidPriority, kLargeRes).label("preemptible", "no").ptr(),
+                v("v2", "node2", kMidPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v4", "node4", kLowPriority, kLargeRes).ptr()},
+       .expected = {{"node2", {"v2"}}, {"node3", {"v3"}}}},
+      {.name = "filter for matching pod label: mid priority",
+       .eligiblePods = victimLabelsAreEligible("preemptible", "yes"),
+       .nodeNames = {"node1", "node2", "node3", "node4"},
+       .pod = MakePod().name("p2").uid("p2").priority(kMidPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kMidPriority, kLargeRes).label("preemptible", "no").ptr(),
+                v("v2", "node2", kMidPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v4", "node4", kLowPriority, kLargeRes).ptr()},
+       .expected = {{"node3", {"v3"}}}},
+      {.name = "filter for matching pod label: low priority",
+       .eligiblePods = victimLabelsAreEligible("preemptible", "yes"),
+       .nodeNames = {"node1", "node2", "node3", "node4"},
+       .pod = MakePod().name("p3").uid("p3").priority(kLowPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kMidPriority, kLargeRes).label("preemptible", "no").ptr(),
+                v("v2", "node2", kMidPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).label("preemptible", "yes").ptr(),
+                v("v4", "node4", kLowPriority, kLargeRes).ptr()},
+       .expected = {}},
+      {.name = "filter for matching victim node: high priority",
+       .eligiblePods = nodeNameIsEligible("node1"),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p3").uid("p3").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kMediumRes).ptr(), v("v2", "node1", kMidPriority, kSmallRes).ptr(),
+                v("v3", "node1", kLowPriority, kSmallRes).ptr(), v("v4", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v5", "node3", kLowPriority, kLargeRes).ptr()},
+       .expected = {{"node1", {"v2", "v3"}}}},
+      {.name = "filter for matching victim node: mid priority",
+       .eligiblePods = nodeNameIsEligible("node1"),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p3").uid("p3").priority(kMidPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kSmallRes).ptr(), v("v2", "node1", kMidPriority, kSmallRes).ptr(),
+                v("v3", "node1", kLowPriority, kSmallRes).ptr(), v("v4", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v5", "node3", kLowPriority, kLargeRes).ptr()},
+       .expected = {{"node1", {"v3"}}}},
+      {.name = "filter for matching victim node: low priority",
+       .eligiblePods = nodeNameIsEligible("node1"),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p3").uid("p3").priority(kLowPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kSmallRes).ptr(), v("v2", "node1", kMidPriority, kSmallRes).ptr(),
+                v("v3", "node1", kLowPriority, kSmallRes).ptr(), v("v4", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v5", "node3", kLowPriority, kLargeRes).ptr()},
+       .expected = {}},
+      {.name = "only pods at or above specified priority can preempted: high priority",
+       .eligiblePods = priorityBelowThresholdCannotPreempt(kHighPriority),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p1").uid("p1").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kLargeRes).ptr(), v("v2", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).ptr()},
+       // highPriority can preempt anything, but not other highPriority
+       .expected = {{"node2", {"v2"}}, {"node3", {"v3"}}}},
+      {.name = "only pods at or above specified priority can preempted: mid priority",
+       .eligiblePods = priorityBelowThresholdCannotPreempt(kHighPriority),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p2").uid("p2").priority(kMidPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kLargeRes).ptr(), v("v2", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).ptr()},
+       // midPriority can't preempt anything
+       .expected = {}},
+      {.name = "only pods at or below specified priority can be preempted: high priority",
+       .eligiblePods = priorityAboveThresholdCannotBePreempted(kMidPriority),
+       .nodeNames = {"node1", "node2", "node3"},
+       .pod = MakePod().name("p1").uid("p1").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {v("v1", "node1", kHighPriority, kLargeRes).ptr(), v("v2", "node2", kMidPriority, kLargeRes).ptr(),
+                v("v3", "node3", kLowPriority, kLargeRes).ptr()},
+       // the lowPriority and midPriority pods can be preempted but not the highPriority pod
+       .expected = {{"node2", {"v2"}}, {"node3", {"v3"}}}},
+      {.name = "filter for matching pod group: all affected nodes eligible",
+       .eligiblePods = victimLabelsAreEligible("preemptible", "yes"),
+       .nodeNames = {"node1", "node2"},
+       .pod = MakePod().name("p1").uid("p1").namespace_("default").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {inGroup(dv("v1", "node1", kLowPriority, kLargeRes).label("preemptible", "yes"), "pg1"),
+                inGroup(dv("v2", "node2", kLowPriority, kLargeRes).label("preemptible", "yes"), "pg1")},
+       .podGroups = {makeTestPodGroup("default", "pg1", std::nullopt, Disruption::All)},
+       .genericWorkload = true,
+       .expected = {{"node1", {"v1", "v2"}}, {"node2", {"v1", "v2"}}}},
+      {.name = "filter for matching pod group: one node ineligible rejects entire pod group",
+       .eligiblePods = nodeNameIsEligible("node1"),
+       .nodeNames = {"node1", "node2"},
+       .pod = MakePod().name("p1").uid("p1").namespace_("default").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pods = {inGroup(dv("v1", "node1", kLowPriority, kSmallRes), "pg1"),
+                inGroup(dv("v2", "node2", kLowPriority, kSmallRes), "pg1"),
+                dv("v3", "node1", kMidPriority, kLargeRes).ptr()},
+       .podGroups = {makeTestPodGroup("default", "pg1", std::nullopt, Disruption::All)},
+       .genericWorkload = true,
+       .expected = {{"node1", {"v3"}}}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<api::NodePtr> nodes;
+    for (const auto& n : tc.nodeNames) nodes.push_back(MakeNode().name(n).capacity(kVeryLargeRes).ptr());
+    FrameworkEnv env({.plugins = {fitPlugin(), preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = tc.pods,
+                      .nodes = nodes,
+                      .podGroups = tc.podGroups});
+    ASSERT_TRUE(env.ok());
+    CycleState state;
+    const auto podInfo = PodInfo::create(tc.pod);
+    // Some tests rely on PreFilter plugin to compute its CycleState.
+    if (Status s = env.runPreFilter(state, *podInfo); !s.isSuccess()) ADD_FAILURE() << "PreFilter: " << s.toString();
+    const std::vector<NodeInfoPtr> nodeInfos = env.lister().list();
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, tc.genericWorkload);
+    ASSERT_NE(pl, nullptr);
+    // Override eligibility logic.
+    pl->setIsEligiblePod(tc.eligiblePods);
+    const auto [offset, numCandidates] = pl->getOffsetAndNumCandidates(static_cast<int32_t>(nodeInfos.size()));
+    auto candidates = pl->evaluator().dryRunPreemption(state, *podInfo, nodeInfos, {}, offset, numCandidates).candidates;
+    ASSERT_EQ(candidates.size(), tc.expected.size());
+    while (!candidates.empty()) {
+      const Candidate* selected = pl->evaluator().selectCandidate(candidates);
+      ASSERT_NE(selected, nullptr);
+      auto want = tc.expected.find(selected->name);
+      ASSERT_NE(want, tc.expected.end()) << "unexpected candidate " << selected->name;
+      std::vector<std::string> gotVictims = preemptiontesting::podNames(selected->victims.pods);
+      std::vector<std::string> wantVictims = want->second;
+      std::sort(gotVictims.begin(), gotVictims.end());
+      std::sort(wantVictims.begin(), wantVictims.end());
+      EXPECT_EQ(gotVictims, wantVictims) << "victims on node " << selected->name;
+      // Remove the selected candidate.
+      const std::string name = selected->name;
+      std::erase_if(candidates, [&](const Candidate& c) { return c.name == name; });
+    }
+  }
+}
+
+// ---- TestCustomOrdering ----
+
+TEST(DefaultPreemptionTest, CustomMoreImportantVictimOrdersTheReprieves) {
+  using preemptiontesting::Disruption;
+  using preemptiontesting::inGroup;
+  using preemptiontesting::makeTestPodGroup;
+  using framework::preemption::Victim;
+  // Two arbitrary examples of custom selection ordering to check that they behave as expected. Upstream's
+  // orderings sort each victim's pods first; victims here are immutable, so they look at the minimum.
+  auto startOf = [](const Victim& vi) {
+    api::Time t = api::Time::max();
+    for (const auto& pi : vi.pods()) t = std::min(t, pi->pod().status.startTime.value_or(api::Time::max()));
+    return t;
+  };
+  auto firstName = [](const Victim& vi) {
+    std::string n = vi.pods().front()->pod().metadata.name;
+    for (const auto& pi : vi.pods()) n = std::min(n, pi->pod().metadata.name);
+    return n;
+  };
+  const DefaultPreemption::MoreImportantVictimFunc orderByOldestStartVictim = [&](const Victim& a, const Victim& b) {
+    return startOf(a) < startOf(b);
+  };
+  const DefaultPreemption::MoreImportantVictimFunc orderByPodNameVictim = [&](const Victim& a, const Victim& b) {
+    return firstName(a) < firstName(b);
+  };
+  const DefaultPreemption::MoreImportantVictimFunc orderByStandaloneOverPodGroupVictim = [](const Victim& a,
+                                                                                              const Victim& b) {
+    if (a.isGroup() != b.isGroup()) return !a.isGroup();
+    return framework::preemption::moreImportantVictim(a, b);
+  };
+  const DefaultPreemption::MoreImportantVictimFunc orderBySmallerPodGroupOverLargerVictim = [](const Victim& a,
+                                                                                                 const Victim& b) {
+    if (a.isGroup() && b.isGroup() && a.pods().size() != b.pods().size()) return a.pods().size() < b.pods().size();
+    return framework::preemption::moreImportantVictim(a, b);
+  };
+  const DefaultPreemption::MoreImportantVictimFunc orderByPodGroupNameVictim = [](const Victim& a, const Victim& b) {
+    if (a.isGroup() && b.isGroup()) {
+      const std::string* pg1 = framework::podGroupNameOf(a.pods().front()->pod());
+      const std::string* pg2 = framework::podGroupNameOf(b.pods().front()->pod());
+      if (pg1 != nullptr && pg2 != nullptr && *pg1 != *pg2) return *pg1 < *pg2;
+    }
+    return framework::preemption::moreImportantVictim(a, b);
+  };
+  auto v = [](const std::string& name, const std::string& uid, int32_t priority, const ResourceMap& req,
+              api::Time start) {
+    return MakePod().name(name).uid(uid).node("node1").priority(priority).req(req).startTime(start);
+  };
+  auto dv = [&](const std::string& name, int32_t priority, const ResourceMap& req, api::Time start) {
+    return v(name, name, priority, req, start).namespace_("default");
+  };
+  const auto preemptor = MakePod().name("p2").uid("p2").priority(kHighPriority).req(kLargeRes).ptr();
+  const auto defaultPreemptor =
+      MakePod().name("p2").uid("p2").namespace_("default").priority(kHighPriority).req(kLargeRes).ptr();
+  struct Case {
+    std::string name;
+    DefaultPreemption::MoreImportantVictimFunc orderVictims;
+    api::PodPtr preemptor;
+    std::vector<api::PodPtr> pods;
+    std::vector<framework::PodGroupPtr> podGroups;
+    std::vector<std::string> expectedPods;
+  };
+  const std::vector<Case> cases = {
+      // size victims to require at least two to be preempted
+      {"select newest pods",
+       orderByOldestStartVictim,
+       preemptor,
+       {v("v1", "v1", kLowPriority, kMediumRes, kEpochTime2).ptr(), v("v2", "v2", kLowPriority, kMediumRes, kEpochTime).ptr(),
+        v("v3", "v3", kLowPriority, kMediumRes, kEpochTime1).ptr()},
+       {},
+       // the two newest pods (v1, v3) are selected; v2 (oldest) is reprieved
+       {"v3", "v1"}},
+      {"select alphabetically-last pods",
+       orderByPodNameVictim,
+       preemptor,
+       {v("foo", "v1", kLowPriority, kMediumRes, kEpochTime).ptr(), v("bar", "v2", kLowPriority, kMediumRes, kEpochTime).ptr(),
+        v("baz", "v3", kMidPriority, kMediumRes, kEpochTime).ptr()},
+       {},
+       // the last pods in alphabetic order are selected, despite one with higher priority
+       {"baz", "foo"}},
+      {"select pod group over standalone pod due to custom ordering",
+       orderByStandaloneOverPodGroupVictim,
+       defaultPreemptor,
+       {dv("v1", kLowPriority, kMediumRes, kEpochTime).ptr(), inGroup(dv("v2", kLowPriority, kSmallRes, kEpochTime), "pg1"),
+        inGroup(dv("v3", kLowPriority, kSmallRes, kEpochTime), "pg1")},
+       {makeTestPodGroup("default", "pg1", std::nullopt, Disruption::All)},
+       // v1 (standalone) is reprieved because it is more important than pg1 in this custom ordering
+       {"v2", "v3"}},
+      {"select larger pod group over smaller pod group due to custom ordering",
+       orderBySmallerPodGroupOverLargerVictim,
+       defaultPreemptor,
+       {inGroup(dv("v1", kLowPriority, kSmallRes, kEpochTime), "pg-small"),
+        inGroup(dv("v2", kLowPriority, kSmallRes, kEpochTime), "pg-large"),
+        inGroup(dv("v3", kLowPriority, kSmallRes, kEpochTime), "pg-large")},
+       {makeTestPodGroup("default", "pg-small", std::nullopt, Disruption::All),
+        makeTestPodGroup("default", "pg-large", std::nullopt, Disruption::All)},
+       // pg-small is reprieved because smaller groups are more important in this custom ordering
+       {"v2", "v3"}},
+      {"select pod group by name alphabetically due to custom ordering",
+       orderByPodGroupNameVictim,
+       defaultPreemptor,
+       {inGroup(dv("v1", kLowPriority, kMediumRes, kEpochTime1), "pg-a"),
+        inGroup(dv("v2", kLowPriority, kMediumRes, kEpochTime), "pg-z")},
+       {makeTestPodGroup("default", "pg-a", std::nullopt, Disruption::All),
+        makeTestPodGroup("default", "pg-z", std::nullopt, Disruption::All)},
+       // pg-a is reprieved because it is alphabetically earlier
+       {"v2"}},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    FrameworkEnv env({.plugins = {fitPlugin(), preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = tc.pods,
+                      .nodes = {MakeNode().name("node1").capacity(kVeryLargeRes).ptr()},
+                      .podGroups = tc.podGroups});
+    ASSERT_TRUE(env.ok());
+    CycleState state;
+    const auto podInfo = PodInfo::create(tc.preemptor);
+    if (Status s = env.runPreFilter(state, *podInfo); !s.isSuccess()) ADD_FAILURE() << "PreFilter: " << s.toString();
+    const std::vector<NodeInfoPtr> nodeInfos = env.lister().list();
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, /*enableGenericWorkload=*/true);
+    ASSERT_NE(pl, nullptr);
+    // Override ordering logic.
+    pl->setMoreImportantVictim(tc.orderVictims);
+    const auto [offset, numCandidates] = pl->getOffsetAndNumCandidates(static_cast<int32_t>(nodeInfos.size()));
+    auto candidates = pl->evaluator().dryRunPreemption(state, *podInfo, nodeInfos, {}, offset, numCandidates).candidates;
+    ASSERT_EQ(candidates.size(), 1u) << "expected exactly one node";
+    std::vector<std::string> podNames = preemptiontesting::podNames(candidates[0].victims.pods);
+    std::vector<std::string> want = tc.expectedPods;
+    // The order of a group's pods is the state's; for standalone pods the ordering's must be kept.
+    if (!tc.podGroups.empty()) {
+      std::sort(podNames.begin(), podNames.end());
+      std::sort(want.begin(), want.end());
+    }
+    EXPECT_EQ(podNames, want);
+  }
+}
 
 // ---- TestPodEligibleToPreemptOthers ----
 
@@ -930,7 +1263,21 @@ TEST(DefaultPreemptionTest, PodEligibleToPreemptOthersUnlessPreemptNeverOrItsVic
     std::vector<std::string> nodes;
     Status nominatedNodeStatus;
     bool expected;
+    std::vector<framework::PodGroupPtr> podGroups = {};
+    bool genericWorkload = false;
   };
+  const api::PodPtr groupPreemptor = preemptiontesting::inGroup(
+      MakePod().name("p").uid("p").namespace_("ns1").priority(kHighPriority).nominatedNodeName("node1"), "pg1");
+  const api::PodPtr groupVictim = preemptiontesting::inGroup(MakePod()
+                                                                 .name("v1")
+                                                                 .uid("v1")
+                                                                 .namespace_("ns2")
+                                                                 .node("node1")
+                                                                 .priority(kVeryHighPriority)
+                                                                 .terminating()
+                                                                 .condition("DisruptionTarget", "True",
+                                                                            "PreemptionByScheduler"),
+                                                             "pg1");
   const std::vector<Case> cases = {
       {"Pod with nominated node",
        MakePod().name("p_with_nominated_node").uid("p").priority(kHighPriority).nominatedNodeName("node1").ptr(),
@@ -970,6 +1317,23 @@ TEST(DefaultPreemptionTest, PodEligibleToPreemptOthersUnlessPreemptNeverOrItsVic
        {"node1"},
        Status(),
        true},
+      {"Preemptor with SchedulingGroup, victim priority overridden by PodGroup in victim namespace",
+       groupPreemptor,
+       {groupVictim},
+       {"node1"},
+       Status(),
+       false,
+       {preemptiontesting::makeTestPodGroup("ns2", "pg1", kLowPriority)},
+       true},
+      // Beyond upstream: without the gate the victim keeps its own (higher) priority.
+      {"Preemptor with SchedulingGroup, GenericWorkload disabled, victim keeps its own priority",
+       groupPreemptor,
+       {groupVictim},
+       {"node1"},
+       Status(),
+       true,
+       {preemptiontesting::makeTestPodGroup("ns2", "pg1", kLowPriority)},
+       false},
   };
   for (const auto& tc : cases) {
     SCOPED_TRACE(tc.name);
@@ -977,9 +1341,10 @@ TEST(DefaultPreemptionTest, PodEligibleToPreemptOthersUnlessPreemptNeverOrItsVic
     for (const auto& n : tc.nodes) nodes.push_back(MakeNode().name(n).ptr());
     FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
                       .pods = tc.pods,
-                      .nodes = nodes});
+                      .nodes = nodes,
+                      .podGroups = tc.podGroups});
     ASSERT_TRUE(env.ok());
-    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false);
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, tc.genericWorkload);
     ASSERT_NE(pl, nullptr);
     const auto why = pl->podEligibleToPreemptOthers(*tc.pod, tc.nominatedNodeStatus);
     EXPECT_EQ(!why.has_value(), tc.expected) << (why ? *why : "eligible");
@@ -1131,7 +1496,7 @@ TEST_P(PreemptTest, PreemptEvictsTheVictimsOfTheBestNodeOnceAndNominatesIt) {
     EXPECT_TRUE(status.isSuccess() || status.isRejected()) << "unexpected error in preemption: " << status.toString();
     EXPECT_EQ(res, tc.want) << "got " << describe(res) << ", want " << describe(tc.want);
     // With async preemption the pods are deleted off the scheduling thread; without, before preempt returns.
-    if (asyncPreemptionEnabled) pl->evaluator().waitForAsyncPreemptions();
+    if (asyncPreemptionEnabled) pl->executor().waitForAsyncPreemptions();
 
     const std::set<std::string> deleted = env.client().deletedPods();
     EXPECT_EQ(deleted, std::set<std::string>(tc.expectedPods.begin(), tc.expectedPods.end()));
@@ -1185,7 +1550,7 @@ TEST_P(PreemptTest, PreemptEvictsTheVictimsOfTheBestNodeOnceAndNominatesIt) {
     PostFilterResult res2;
     status = pl->evaluator().preempt(state, *PodInfo::create(testPod), NodeToStatus(), res2);
     EXPECT_TRUE(status.isSuccess() || status.isRejected()) << "unexpected error in preemption: " << status.toString();
-    pl->evaluator().waitForAsyncPreemptions();
+    pl->executor().waitForAsyncPreemptions();
     EXPECT_EQ(env.client().deletedPods(), deleted) << "didn't expect any more preemption";
     EXPECT_NE(status.code(), Code::Success) << "didn't expect any more preemption; node "
                                             << res2.nominatingInfo.nominatedNodeName << " was selected";
@@ -1250,7 +1615,7 @@ TEST(DefaultPreemptionTest, AsyncPreemptionGatesThePreemptorUntilItsEvictionsAre
       EXPECT_EQ(gated.message(), "waiting for the preemption for this pod to be finished");
       env.client().releaseWrites();
     }
-    pl->evaluator().waitForAsyncPreemptions();
+    pl->executor().waitForAsyncPreemptions();
     EXPECT_TRUE(pl->preEnqueue(*podInfo).isSuccess());
     EXPECT_EQ(env.client().deletedPods(), (std::set<std::string>{"v1", "v2"}));
 
@@ -1260,6 +1625,395 @@ TEST(DefaultPreemptionTest, AsyncPreemptionGatesThePreemptorUntilItsEvictionsAre
     EXPECT_EQ(metrics::testing::sum(text, "scheduler_preemption_victims_sum"), 2);
     EXPECT_EQ(metrics::testing::sum(text, "scheduler_preemption_goroutines_execution_total", {{"result", "success"}}),
               async ? 1 : 0);
+  }
+}
+
+// ---- TestSelectVictimsOnNode ----
+
+TEST(DefaultPreemptionTest, SelectVictimsOnNodeEvictsWholePodGroupsAndReprievesTheMostImportantFirst) {
+  using preemptiontesting::Disruption;
+  using preemptiontesting::inGroup;
+  using preemptiontesting::makeTestPodGroup;
+  auto pdbIn = [](const std::string& ns, int32_t disruptionsAllowed) {
+    auto p = std::const_pointer_cast<api::PodDisruptionBudget>(pdbMatching("app", "foo", disruptionsAllowed));
+    p->metadata.namespace_ = ns;
+    return std::shared_ptr<const api::PodDisruptionBudget>(p);
+  };
+  auto pod = [](const std::string& name, const std::string& uid) { return MakePod().name(name).uid(uid); };
+  auto dpod = [](const std::string& name, const std::string& uid) {
+    return MakePod().name(name).uid(uid).namespace_("default");
+  };
+  const RegisteredPlugin interPodAffinity = interPodAffinityPlugin();
+  const RegisteredPlugin topologySpread = podTopologySpreadPlugin();
+  struct Case {
+    std::string name;
+    std::vector<std::string> nodeNames;
+    std::string mainNode;
+    std::vector<api::PodPtr> initPods;
+    api::PodPtr preemptor;
+    framework::preemption::PDBList pdbs = {};
+    std::vector<framework::PodGroupPtr> podGroups = {};
+    std::vector<RegisteredPlugin> registerPlugins = {};
+    bool genericWorkload = false;
+    std::set<std::string> expectedPods = {};
+    int64_t expectedNumViolatingVictim = 0;
+    Code expectedCode = Code::Success;
+  };
+  const std::vector<Case> cases = {
+      {.name = "Basic: Preempt single lower priority pod",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("victim", "v1").node("node1").priority(kLowPriority).req(kLargeRes).ptr()},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .expectedPods = {"victim"}},
+      {.name = "Priority: Prefer lower priority victim",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("high-prio", "v3").node("node1").priority(kHighPriority).req(kSmallRes).ptr(),
+                    pod("mid-prio", "v2").node("node1").priority(kMidPriority).req(kSmallRes).ptr(),
+                    pod("low-prio", "v1").node("node1").priority(kLowPriority).req(kSmallRes).ptr()},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .expectedPods = {"low-prio"}},
+      {.name = "PDB: Prefer non-violating victim with higher priority over violating victim with lower priority",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("victim-pdb", "v1").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes).ptr(),
+                    pod("victim-no-pdb", "v2").node("node1").priority(kMidPriority).req(kMediumRes).ptr()},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pdbs = {pdbIn("", 0)},
+       .expectedPods = {"victim-no-pdb"}},
+      {.name = "PDB: Prefer lower prioirity pod for preemption, when preemption without pdb violation is not possible",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("v1", "v1").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes).ptr(),
+                    pod("v2", "v2").node("node1").label("app", "foo").priority(kMidPriority).req(kMediumRes).ptr()},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pdbs = {pdbIn("", 0)},
+       .expectedPods = {"v1"},
+       .expectedNumViolatingVictim = 1},
+      {.name = "Workload Aware: Atomic preemption of PodGroup",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {inGroup(dpod("g1-1", "g1").node("node1").priority(kLowPriority).req(kSmallRes), "pg1"),
+                    inGroup(dpod("g1-2", "g2").node("node1").priority(kLowPriority).req(kMediumRes), "pg1")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"g1-1", "g1-2"}},
+      {.name = "Workload Aware: prefer single pod over podGroup for preemption candidate",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("p1", "p1").node("node1").priority(kLowPriority).req(kSmallRes).ptr(),
+                    inGroup(dpod("g1-1", "g1").node("node1").priority(kLowPriority).req(kSmallRes), "pg1"),
+                    inGroup(dpod("g1-2", "g2").node("node1").priority(kLowPriority).req(kSmallRes), "pg1")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"p1"}},
+      {.name = "Workload Aware: preempt lower priority pod group instead of higher priority single pod",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("p1", "p1").node("node1").priority(kHighPriority).req(kMediumRes).ptr(),
+                    inGroup(dpod("g1-1", "g1").node("node1").priority(kLowPriority).req(kMediumRes), "pg1")},
+       .preemptor = pod("p", "p").priority(kVeryHighPriority).req(kLargeRes).ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"g1-1"}},
+      {.name = "Workload Aware: preempt lower priority single pod instead of higher priority pod group",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("p1", "p1").node("node1").priority(kLowPriority).req(kMediumRes).ptr(),
+                    inGroup(dpod("g1-1", "g1").node("node1").priority(kHighPriority).req(kMediumRes), "pg1")},
+       .preemptor = pod("p", "p").priority(kVeryHighPriority).req(kLargeRes).ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kHighPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"p1"}},
+      {.name = "Workload Aware: PDB: PodGroup as victim with 2 PDB violations",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {inGroup(dpod("g1-1", "g1").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes),
+                            "pg1"),
+                    inGroup(dpod("g1-2", "g2").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes),
+                            "pg1")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pdbs = {pdbIn("default", 0)},
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"g1-1", "g1-2"},
+       .expectedNumViolatingVictim = 2},
+      {.name = "Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup "
+               "(DisruptionModeAll)",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {inGroup(dpod("g1-1", "g1-1").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes),
+                            "pg-violating"),
+                    inGroup(dpod("g2-1", "g2-1").node("node1").priority(kMidPriority).req(kMediumRes),
+                            "pg-non-violating")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pdbs = {pdbIn("default", 0)},
+       .podGroups = {makeTestPodGroup("default", "pg-violating", kLowPriority, Disruption::All),
+                     makeTestPodGroup("default", "pg-non-violating", kMidPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"g2-1"}},
+      {.name = "Workload Aware: PDB: Prefer non-violating PodGroup over lower-priority violating PodGroup "
+               "(DisruptionModeSingle)",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {inGroup(dpod("g1-1", "g1-1").node("node1").label("app", "foo").priority(kLowPriority).req(kMediumRes),
+                            "pg-violating"),
+                    inGroup(dpod("g2-1", "g2-1").node("node1").priority(kMidPriority).req(kMediumRes),
+                            "pg-non-violating")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .pdbs = {pdbIn("default", 0)},
+       .podGroups = {makeTestPodGroup("default", "pg-violating", kLowPriority, Disruption::Single),
+                     makeTestPodGroup("default", "pg-non-violating", kMidPriority, Disruption::Single)},
+       .genericWorkload = true,
+       .expectedPods = {"g2-1"}},
+      {.name = "Failure: Cannot preempt the victim with higher priority",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {pod("victim", "v1").node("node1").priority(kHighPriority).ptr()},
+       .preemptor = pod("p", "p").priority(kMidPriority).ptr(),
+       .expectedCode = Code::UnschedulableAndUnresolvable},
+      {.name = "Failure: Cannot preempt if node is empty",
+       .nodeNames = {"node1"},
+       .mainNode = "node1",
+       .initPods = {},
+       .preemptor = pod("p", "p").priority(kMidPriority).ptr(),
+       .expectedCode = Code::UnschedulableAndUnresolvable},
+      {.name = "Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-a",
+       .nodeNames = {"node-a/zone1", "node-b/zone1"},
+       .mainNode = "node-a",
+       .initPods = {inGroup(dpod("pod-x", "pod-x").node("node-a").priority(kLowPriority), "pg1"),
+                    inGroup(dpod("pod-y", "pod-y").node("node-b").label("foo", "").priority(kLowPriority), "pg1")},
+       .preemptor = dpod("p", "p").priority(kHighPriority).podAntiAffinityExists("foo", "zone").ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .registerPlugins = {interPodAffinity},
+       .genericWorkload = true,
+       .expectedPods = {"pod-x", "pod-y"}},
+      {.name = "Cross-node PodGroup: zone anti-affinity blocks reprieve via PreFilterExtension on node-b",
+       .nodeNames = {"node-a/zone1", "node-b/zone1"},
+       .mainNode = "node-b",
+       .initPods = {inGroup(dpod("pod-x", "pod-x").node("node-a").priority(kLowPriority), "pg1"),
+                    inGroup(dpod("pod-y", "pod-y").node("node-b").label("foo", "").priority(kLowPriority), "pg1")},
+       .preemptor = dpod("p", "p").priority(kHighPriority).podAntiAffinityExists("foo", "zone").ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .registerPlugins = {interPodAffinity},
+       .genericWorkload = true,
+       .expectedPods = {"pod-x", "pod-y"}},
+      {.name = "Cross-node PodGroup: zone anti-affinity reprieve succeeds when remote pod lacks constraint label "
+               "(negative control)",
+       .nodeNames = {"node-a/zone1", "node-b/zone1"},
+       .mainNode = "node-a",
+       .initPods = {inGroup(dpod("pod-x", "pod-x").node("node-a").priority(kLowPriority), "pg1"),
+                    inGroup(dpod("pod-y", "pod-y").node("node-b").priority(kLowPriority), "pg1")},
+       .preemptor = dpod("p", "p").priority(kHighPriority).podAntiAffinityExists("foo", "zone").ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .registerPlugins = {interPodAffinity},
+       .genericWorkload = true},
+      {.name = "Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-a",
+       .nodeNames = {"node-a/zone1", "node-b/zone1", "node-c/zone2"},
+       .mainNode = "node-a",
+       .initPods = {inGroup(dpod("pod-a", "pod-a").node("node-a").label("foo", "").priority(kLowPriority), "pg1"),
+                    inGroup(dpod("pod-b", "pod-b").node("node-b").label("foo", "").priority(kLowPriority), "pg1"),
+                    dpod("pod-c", "pod-c").node("node-c").label("foo", "").priority(kVeryHighPriority).ptr()},
+       .preemptor = dpod("p", "p")
+                        .label("foo", "")
+                        .priority(kHighPriority)
+                        .spreadConstraint(1, "zone", "DoNotSchedule", existsSelector("foo"))
+                        .ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .registerPlugins = {topologySpread},
+       .genericWorkload = true,
+       .expectedPods = {"pod-a", "pod-b"}},
+      {.name = "Cross-node PodGroup: topology spread blocks reprieve via PreFilterExtension on node-c",
+       .nodeNames = {"node-a/zone1", "node-b/zone1", "node-c/zone2"},
+       .mainNode = "node-c",
+       .initPods = {inGroup(dpod("pod-a", "pod-a").node("node-a").label("foo", "").priority(kLowPriority), "pg1"),
+                    inGroup(dpod("pod-b", "pod-b").node("node-b").label("foo", "").priority(kLowPriority), "pg1"),
+                    dpod("pod-c", "pod-c").node("node-c").label("foo", "").priority(kVeryHighPriority).ptr()},
+       .preemptor = dpod("p", "p")
+                        .label("foo", "")
+                        .priority(kHighPriority)
+                        .spreadConstraint(1, "zone", "DoNotSchedule", existsSelector("foo"))
+                        .ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .registerPlugins = {topologySpread},
+       .genericWorkload = true,
+       .expectedCode = Code::UnschedulableAndUnresolvable},
+      {.name = "Cross-node PodGroup: whole pod group across multiple nodes expected to be preempted",
+       .nodeNames = {"node-a", "node-b"},
+       .mainNode = "node-a",
+       .initPods = {inGroup(dpod("pod-a", "pod-a").node("node-a").priority(kLowPriority).req(kLargeRes), "pg1"),
+                    inGroup(dpod("pod-b", "pod-b").node("node-b").priority(kLowPriority).req(kLargeRes), "pg1")},
+       .preemptor = pod("p", "p").priority(kHighPriority).req(kLargeRes).ptr(),
+       .podGroups = {makeTestPodGroup("default", "pg1", kLowPriority, Disruption::All)},
+       .genericWorkload = true,
+       .expectedPods = {"pod-a", "pod-b"}},
+  };
+
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::vector<api::NodePtr> nodes;
+    for (const auto& n : tc.nodeNames) nodes.push_back(topologyNode(n, kVeryLargeRes));
+    auto numFilterCalled = std::make_shared<std::atomic<int32_t>>(0);
+    std::vector<RegisteredPlugin> plugins = {
+        filterPlugin("FakeFilter", factoryOf<FakeFilterPlugin>(numFilterCalled, std::map<std::string, Code>{})),
+        preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin(), fitPlugin()};
+    plugins.insert(plugins.end(), tc.registerPlugins.begin(), tc.registerPlugins.end());
+    FrameworkEnv env({.plugins = plugins, .pods = tc.initPods, .nodes = nodes, .podGroups = tc.podGroups});
+    ASSERT_TRUE(env.ok());
+    CycleState cycleState;
+    const auto podInfo = PodInfo::create(tc.preemptor);
+    if (Status s = env.runPreFilter(cycleState, *podInfo); !s.isSuccess()) {
+      ADD_FAILURE() << "PreFilter: " << s.toString();
+    }
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, tc.genericWorkload);
+    ASSERT_NE(pl, nullptr);
+    auto mainNodeInfo = env.lister().get(tc.mainNode);
+    ASSERT_TRUE(mainNodeInfo.ok());
+    auto allPossibleVictims = pl->evaluator().getVictimsOnNode(*mainNodeInfo);
+    ASSERT_TRUE(allPossibleVictims.ok()) << allPossibleVictims.error().message();
+
+    std::unique_ptr<framework::NodeInfo> nodeCopy = (*mainNodeInfo)->snapshot();
+    std::unique_ptr<CycleState> stateCopy = cycleState.clone();
+    framework::preemption::Victims victims;
+    Status got = pl->selectVictimsOnNode(*stateCopy, *podInfo, *nodeCopy, *allPossibleVictims, tc.pdbs, victims);
+    ASSERT_EQ(got.code(), tc.expectedCode) << got.toString();
+    if (tc.expectedCode != Code::Success) continue;
+    EXPECT_EQ(victims.numPDBViolations, tc.expectedNumViolatingVictim);
+    const std::vector<std::string> names = preemptiontesting::podNames(victims.pods);
+    EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), tc.expectedPods);
+    EXPECT_EQ(names.size(), tc.expectedPods.size()) << "a pod is a victim once";
+    // The snapshot's NodeInfos are left alone: only the main node's copy changed.
+    for (const auto& n : env.lister().list()) {
+      size_t want = 0;
+      for (const auto& p : tc.initPods) want += p->spec.nodeName == n->nodeName() ? 1 : 0;
+      EXPECT_EQ(n->pods().size(), want) << n->nodeName();
+    }
+  }
+}
+
+// ---- TestPreEnqueue ----
+
+TEST(DefaultPreemptionTest, PreEnqueueGatesThePreemptorOrItsGroupsMembersWhileThePreemptionRuns) {
+  using preemptiontesting::inGroup;
+  using preemptiontesting::makeTestPodGroup;
+  const ResourceMap onePodRes = {{"pods", "1"}};
+  auto p = [](const std::string& name) {
+    return MakePod().name(name).uid(name).namespace_("default").priority(kHighPriority);
+  };
+  const api::PodPtr podP = p("p").ptr();
+  const api::PodPtr podPOther = p("p_other").ptr();
+  const api::PodPtr podPGroup1 = inGroup(p("p"), "pg1");
+  const api::PodPtr podPOtherGroup1 = inGroup(p("p_other"), "pg1");
+  const api::PodPtr podPOtherGroup2 = inGroup(p("p_other"), "pg2");
+  const api::PodPtr podPOtherGroupMissing = inGroup(p("p_other"), "pg_missing");
+  const framework::PodGroupPtr pg1 = makeTestPodGroup("default", "pg1", kHighPriority);
+  const framework::PodGroupPtr pg2 = makeTestPodGroup("default", "pg2", kHighPriority);
+  const framework::PodGroupPtr pg1NoPriority = makeTestPodGroup("default", "pg1");
+  struct Case {
+    std::string name;
+    api::PodPtr podToTriggerPreemption;
+    api::PodPtr podToCheck;
+    // The group whose preemption is triggered (upstream pgInfo), and the other groups.
+    framework::PodGroupPtr podGroup = nullptr;
+    std::vector<framework::PodGroupPtr> extraPodGroups = {};
+    bool enableAsyncPreemption = false;
+    bool enableGenericWorkload = false;
+    Code wantCode = Code::Success;
+    std::string wantMessage = {};
+  };
+  const std::vector<Case> cases = {
+      {.name = "AsyncPreemption disabled, returns nil", .podToTriggerPreemption = podP, .podToCheck = podP},
+      {.name = "AsyncPreemption enabled, same pod, returns UnschedulableAndUnresolvable",
+       .podToTriggerPreemption = podP,
+       .podToCheck = podP,
+       .enableAsyncPreemption = true,
+       .wantCode = Code::UnschedulableAndUnresolvable,
+       .wantMessage = "waiting for the preemption for this pod to be finished"},
+      {.name = "AsyncPreemption enabled, different pod, returns nil",
+       .podToTriggerPreemption = podP,
+       .podToCheck = podPOther,
+       .enableAsyncPreemption = true},
+      {.name = "GenericWorkload enabled, pod in same PodGroup, returns UnschedulableAndUnresolvable",
+       .podToTriggerPreemption = podPGroup1,
+       .podToCheck = podPOtherGroup1,
+       .podGroup = pg1,
+       .enableAsyncPreemption = true,
+       .enableGenericWorkload = true,
+       .wantCode = Code::UnschedulableAndUnresolvable,
+       .wantMessage = "waiting for the preemption for this pod group to be finished"},
+      {.name = "GenericWorkload disabled, pod in same PodGroup, returns nil",
+       .podToTriggerPreemption = podPGroup1,
+       .podToCheck = podPOtherGroup1,
+       .podGroup = pg1NoPriority,
+       .enableAsyncPreemption = true},
+      {.name = "GenericWorkload enabled, pod in different PodGroup, returns nil",
+       .podToTriggerPreemption = podPGroup1,
+       .podToCheck = podPOtherGroup2,
+       .podGroup = pg1,
+       .extraPodGroups = {pg2},
+       .enableAsyncPreemption = true,
+       .enableGenericWorkload = true},
+      {.name = "GenericWorkload enabled, pod group not found, returns nil",
+       .podToTriggerPreemption = podPGroup1,
+       .podToCheck = podPOtherGroupMissing,
+       .podGroup = pg1,
+       .enableAsyncPreemption = true,
+       .enableGenericWorkload = true},
+  };
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const api::PodPtr p1 = MakePod().name("p1").uid("p1").namespace_("default").node("node1").ptr();
+    std::vector<framework::PodGroupPtr> podGroups = tc.extraPodGroups;
+    if (tc.podGroup) podGroups.push_back(tc.podGroup);
+    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), fitPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = {p1},
+                      .nodes = {MakeNode().name("node1").capacity(onePodRes).ptr()},
+                      .podGroups = podGroups});
+    ASSERT_TRUE(env.ok());
+    env.addToPodStore(tc.podToTriggerPreemption);
+    env.addToPodStore(p1);
+    // The asynchronous preemption doesn't finish until finishPreemption (declared before the plugin, whose
+    // executor waits for its workers when destroyed).
+    std::mutex mu;
+    std::condition_variable cv;
+    bool finished = false;
+    auto finishPreemption = [&] {
+      std::lock_guard lock(mu);
+      finished = true;
+      cv.notify_all();
+    };
+    auto pl = newPlugin(defaultArgs(), env.fw(), tc.enableAsyncPreemption, tc.enableGenericWorkload);
+    ASSERT_NE(pl, nullptr);
+    ScopeExit release(finishPreemption);
+    pl->executor().setPreemptPodFunc(
+        [&](const Candidate&, const framework::preemption::ExecutorPreemptor&, const api::Pod&) -> Result<bool> {
+          if (!tc.enableAsyncPreemption) return false;
+          std::unique_lock lock(mu);
+          cv.wait(lock, [&] { return finished; });
+          return false;
+        });
+    CycleState state;
+    if (Status s = env.runPreFilter(state, *PodInfo::create(tc.podToTriggerPreemption)); !s.isSuccess()) {
+      ADD_FAILURE() << "PreFilter: " << s.toString();
+    }
+    // Trigger the preemption; it doesn't finish until finishPreemption.
+    if (tc.enableGenericWorkload && tc.podGroup != nullptr) {
+      Candidate c{.name = "cluster", .victims = {{PodInfo::create(p1)}, 0}};
+      ASSERT_TRUE(
+          pl->executor().actuatePodGroupPreemption(c, *tc.podGroup, {tc.podToTriggerPreemption}).isSuccess());
+    } else {
+      PostFilterResult result;
+      (void)pl->postFilter(state, *PodInfo::create(tc.podToTriggerPreemption),
+                           nodeToStatus({{"node1", Code::Unschedulable}}), result);
+    }
+    Status status = pl->preEnqueue(*PodInfo::create(tc.podToCheck));
+    finishPreemption();
+    pl->executor().waitForAsyncPreemptions();
+    EXPECT_EQ(status.code(), tc.wantCode) << status.toString();
+    EXPECT_EQ(status.message(), tc.wantMessage);
   }
 }
 
