@@ -85,6 +85,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::create(client::Client& client,
     }
     framework::runtime::FrameworkOptions fo;
     fo.snapshotSharedLister = &s->snapshot_;
+    fo.mutableSnapshotSharedLister = &s->snapshot_;
     fo.client = &client;
     fo.informerFactory = s->options_.informerFactory;
     fo.sharedDRAManager = s->draManager_.get();

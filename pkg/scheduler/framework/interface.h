@@ -362,6 +362,9 @@ class Handle : public PluginsRunner {
  public:
   // The snapshot of the current cycle; null until the scheduler wires its cache in (tests may leave it).
   virtual const SharedLister* snapshotSharedLister() const = 0;
+  // The same snapshot, changeable in a mutation session (upstream MutableSnapshotSharedLister()); only
+  // PodGroupPostFilter may use it, on the scheduling thread. Null where there is no snapshot.
+  virtual MutableSharedLister* mutableSnapshotSharedLister() const { return nullptr; }
   virtual client::Client* client() const = 0;
   virtual EventRecorder* eventRecorder() const = 0;
   virtual parallelize::Parallelizer& parallelizer() = 0;

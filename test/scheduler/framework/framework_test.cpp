@@ -1357,6 +1357,36 @@ TEST(FrameworkTest, QueueSortAndEvents) {
   EXPECT_TRUE(f->runPreEnqueuePlugins(*testPod()).isSuccess());
 }
 
+// The snapshot the scheduler gives its frameworks is also reachable as a MutableSharedLister (upstream
+// WithMutableSnapshotLister / MutableSnapshotSharedLister()).
+TEST(FrameworkTest, MutableSnapshotSharedLister) {
+  class FakeMutableLister final : public MutableSharedLister {
+   public:
+    const NodeInfoLister& nodeInfos() const override { return lister_.nodeInfos(); }
+    const StorageInfoLister& storageInfos() const override { return lister_.storageInfos(); }
+    VoidResult startMutations() override { return {}; }
+    VoidResult endMutations() override { return {}; }
+    VoidResult addPod(PodInfoPtr, std::string_view) override { return {}; }
+    VoidResult removePod(const api::Pod&, std::string_view) override { return {}; }
+
+   private:
+    FakeLister lister_{makeNodes({"a"})};
+  };
+  const Registry r = testRegistry();
+  auto f = mustCreate(r, baseProfile());
+  EXPECT_EQ(f->mutableSnapshotSharedLister(), nullptr);
+  FakeMutableLister lister;
+  FrameworkOptions o;
+  o.snapshotSharedLister = &lister;
+  o.mutableSnapshotSharedLister = &lister;
+  f = mustCreate(r, baseProfile(), o);
+  const Handle& h = *f;
+  EXPECT_EQ(h.mutableSnapshotSharedLister(), &lister);
+  EXPECT_EQ(h.snapshotSharedLister(), &lister);
+  f->setMutableSnapshotSharedLister(nullptr);
+  EXPECT_EQ(h.mutableSnapshotSharedLister(), nullptr);
+}
+
 // ---- Metrics ----
 
 TEST(FrameworkTest, MetricsPerExtensionPointAndSampledPerPlugin) {

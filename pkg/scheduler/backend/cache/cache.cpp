@@ -436,7 +436,9 @@ std::unique_ptr<framework::NodeInfo> CacheImpl::snapshotNodeInfoLocked(
 
 VoidResult CacheImpl::updateSnapshot(Snapshot& snapshot) {
   std::unique_lock lock(mu_);
-  // A pod-group cycle should have forgotten what it assumed; this keeps the snapshot equal to the cache.
+  // A pod-group cycle should have ended its mutation session and forgotten what it assumed; this keeps
+  // the snapshot equal to the cache.
+  snapshot.endMutationsLeftOpen([this](std::string_view msg) { logError(msg); });
   snapshot.forgetAllAssumedPods([this](std::string_view msg) { logError(msg); });
   const int64_t snapshotGeneration = snapshot.generation_;
 

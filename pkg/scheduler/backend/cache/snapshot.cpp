@@ -1,5 +1,6 @@
 #include "pkg/scheduler/backend/cache/snapshot.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <utility>
 
@@ -12,19 +13,6 @@ namespace {
 // The errors upstream's snapshot logs and carries on after.
 void logSnapshotError(std::string_view msg) {
   std::fprintf(stderr, "scheduler snapshot: %.*s\n", static_cast<int>(msg.size()), msg.data());
-}
-
-// Removes `info` from the end of `list`, where assumePod appended it; pods are forgotten in reverse order
-// of their assumption, so anything else is a broken contract: logged, the list left alone.
-void removeAssumedNodeInfo(std::vector<framework::NodeInfoPtr>& list, const framework::NodeInfoPtr& info,
-                           std::string_view listName, const api::Pod& pod) {
-  if (list.empty() || list.back() != info) {
-    logSnapshotError("Cannot revert snapshot index on ForgetPod: list does not end with the assumed pod's node: list=" +
-                     std::string(listName) + " pod=" + pod.metadata.namespace_ + "/" + pod.metadata.name +
-                     " node=" + info->nodeName());
-    return;
-  }
-  list.pop_back();
 }
 
 }  // namespace
@@ -121,24 +109,84 @@ framework::PodGroupStatePtr Snapshot::podGroupState(std::string_view ns, std::st
 }
 
 void Snapshot::updateUsedPVCs(const std::map<std::string, int>& before, const std::map<std::string, int>& after) {
+  auto backup = [this](const std::string& key) {
+    if (session_ == nullptr || session_->usedPVCs.contains(key)) return;
+    auto it = usedPVCs_.find(key);
+    session_->usedPVCs.emplace(key, it == usedPVCs_.end() ? 0 : it->second);
+  };
   for (const auto& [key, _] : before) {
     if (after.contains(key)) continue;
     auto it = usedPVCs_.find(key);
-    if (it != usedPVCs_.end() && --it->second <= 0) usedPVCs_.erase(it);
+    if (it == usedPVCs_.end()) continue;
+    backup(key);
+    if (--it->second <= 0) usedPVCs_.erase(it);
   }
   for (const auto& [key, _] : after) {
-    if (!before.contains(key)) ++usedPVCs_[key];
+    if (before.contains(key)) continue;
+    backup(key);
+    ++usedPVCs_[key];
   }
 }
+
+void Snapshot::backupNode(std::string_view nodeName) {
+  if (session_ == nullptr || session_->nodes.contains(nodeName)) return;
+  MutationSession::NodeBackup b;
+  if (auto it = nodeInfoMap_.find(nodeName); it != nodeInfoMap_.end()) {
+    b.info = it->second;
+    b.content.emplace(*it->second);
+  }
+  session_->nodes.emplace(std::string(nodeName), std::move(b));
+}
+
+const framework::NodeInfoPtr& Snapshot::nodeInfoForWrite(std::string_view nodeName) {
+  backupNode(nodeName);
+  auto it = nodeInfoMap_.find(nodeName);
+  if (it == nodeInfoMap_.end()) {
+    it = nodeInfoMap_.emplace(std::string(nodeName), std::make_shared<framework::NodeInfo>()).first;
+  }
+  return it->second;
+}
+
+void Snapshot::backupPodGroupState(const std::shared_ptr<PodGroupStateSnapshot>& state) {
+  if (session_ == nullptr) return;
+  auto& groups = session_->podGroupStates;
+  if (!groups.contains(state.get())) groups.emplace(state.get(), std::make_pair(state, state->data()));
+}
+
+void Snapshot::appendToList(NodeInfoList Snapshot::*list, const framework::NodeInfoPtr& info) {
+  NodeInfoList& l = this->*list;
+  if (session_ != nullptr) session_->listChanges.push_back({list, l.size(), nullptr});
+  l.push_back(info);
+}
+
+void Snapshot::swapRemoveFromList(NodeInfoList Snapshot::*list, std::size_t index) {
+  NodeInfoList& l = this->*list;
+  if (session_ != nullptr) session_->listChanges.push_back({list, index, l[index]});
+  if (index != l.size() - 1) l[index] = std::move(l.back());
+  l.pop_back();
+}
+
+std::shared_ptr<PodGroupStateSnapshot> Snapshot::podGroupStateOf(const api::Pod& pod) const {
+  const std::string* group = framework::podGroupNameOf(pod);
+  if (group == nullptr) return nullptr;
+  auto it = podGroupStates_.find(framework::podGroupKey(pod.metadata.namespace_, *group));
+  return it == podGroupStates_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+const char* listName(bool affinity) {
+  return affinity ? "havePodsWithAffinityNodeInfoList" : "havePodsWithRequiredAntiAffinityNodeInfoList";
+}
+
+}  // namespace
 
 VoidResult Snapshot::assumePod(framework::PodInfoPtr podInfo) {
   const api::PodPtr pod = podInfo->podPtr();
   const std::string& uid = pod->metadata.uid;
   if (uid.empty()) return Error("cannot get cache key for pod with empty UID");
   if (assumedPodStates_.contains(uid)) return Error("pod " + uid + " is already assumed in the snapshot");
-  auto [it, inserted] = nodeInfoMap_.try_emplace(pod->spec.nodeName);
-  if (inserted) it->second = std::make_shared<framework::NodeInfo>();
-  const framework::NodeInfoPtr& info = it->second;
+  const framework::NodeInfoPtr& info = nodeInfoForWrite(pod->spec.nodeName);
   // The NodeInfo keeps the cache's generation: the next updateSnapshot must see it as unchanged unless
   // the cache changed it.
   const int64_t generation = info->generation();
@@ -149,21 +197,19 @@ VoidResult Snapshot::assumePod(framework::PodInfoPtr podInfo) {
   info->setGenerationForTest(generation);
   AssumedPodState state{pod};
   if (!hadPodsWithAffinity && !info->podsWithAffinity().empty()) {
-    havePodsWithAffinityNodeInfoList_.push_back(info);
+    appendToList(&Snapshot::havePodsWithAffinityNodeInfoList_, info);
     state.addedToAffinityList = true;
   }
   if (!hadPodsWithRequiredAntiAffinity && !info->podsWithRequiredAntiAffinity().empty()) {
-    havePodsWithRequiredAntiAffinityNodeInfoList_.push_back(info);
+    appendToList(&Snapshot::havePodsWithRequiredAntiAffinityNodeInfoList_, info);
     state.addedToAntiAffinityList = true;
   }
   updateUsedPVCs(pvcsBefore, info->pvcRefCounts());
   assumedPodStates_.emplace(uid, std::move(state));
   assumedPodKeys_.push_back(uid);
-  if (const std::string* group = framework::podGroupNameOf(*pod)) {
-    if (auto g = podGroupStates_.find(framework::podGroupKey(pod->metadata.namespace_, *group));
-        g != podGroupStates_.end()) {
-      g->second->data().assumePod(pod);
-    }
+  if (auto group = podGroupStateOf(*pod)) {
+    backupPodGroupState(group);
+    group->data().assumePod(pod);
   }
   return {};
 }
@@ -184,27 +230,144 @@ VoidResult Snapshot::forgetPod(const api::Pod& pod) {
   }
   const api::Pod& assumed = *state.pod;
   if (auto it = nodeInfoMap_.find(assumed.spec.nodeName); it != nodeInfoMap_.end()) {
+    backupNode(assumed.spec.nodeName);
     const framework::NodeInfoPtr info = it->second;
     const int64_t generation = info->generation();
     const std::map<std::string, int> pvcsBefore = info->pvcRefCounts();
     if (auto r = info->removePod(pod); !r) return r.error();
     info->setGenerationForTest(generation);
-    if (state.addedToAffinityList) {
-      removeAssumedNodeInfo(havePodsWithAffinityNodeInfoList_, info, "havePodsWithAffinityNodeInfoList", pod);
-    }
-    if (state.addedToAntiAffinityList) {
-      removeAssumedNodeInfo(havePodsWithRequiredAntiAffinityNodeInfoList_, info,
-                            "havePodsWithRequiredAntiAffinityNodeInfoList", pod);
-    }
+    // Undo what this pod's assumePod appended: pods are forgotten in reverse order of their assumption,
+    // so it is the list's last entry; anything else is a broken contract, logged, the list left alone.
+    auto revert = [&](NodeInfoList Snapshot::*list, bool affinity) {
+      NodeInfoList& l = this->*list;
+      if (l.empty() || l.back() != info) {
+        logSnapshotError(
+            "Cannot revert snapshot index on ForgetPod: list does not end with the assumed pod's node: "
+            "list=" +
+            std::string(listName(affinity)) + " pod=" + pod.metadata.namespace_ + "/" + pod.metadata.name +
+            " node=" + info->nodeName());
+        return;
+      }
+      swapRemoveFromList(list, l.size() - 1);
+    };
+    if (state.addedToAffinityList) revert(&Snapshot::havePodsWithAffinityNodeInfoList_, true);
+    if (state.addedToAntiAffinityList)
+      revert(&Snapshot::havePodsWithRequiredAntiAffinityNodeInfoList_, false);
     updateUsedPVCs(pvcsBefore, info->pvcRefCounts());
     if (info->pods().empty() && info->node() == nullptr) nodeInfoMap_.erase(it);
   }
-  if (const std::string* group = framework::podGroupNameOf(assumed)) {
-    if (auto g = podGroupStates_.find(framework::podGroupKey(assumed.metadata.namespace_, *group));
-        g != podGroupStates_.end()) {
-      g->second->data().forgetPod(uid);
+  if (auto group = podGroupStateOf(assumed)) {
+    backupPodGroupState(group);
+    group->data().forgetPod(uid);
+  }
+  return {};
+}
+
+VoidResult Snapshot::startMutations() {
+  if (session_ != nullptr) return Error("cannot stack mutations");
+  session_ = std::make_unique<MutationSession>();
+  session_->assumedPodStates = assumedPodStates_;
+  session_->assumedPodKeys = assumedPodKeys_;
+  return {};
+}
+
+VoidResult Snapshot::endMutations() {
+  if (session_ == nullptr) return Error("no mutation session started");
+  // Taken out first: the restoring below must not record itself.
+  const std::unique_ptr<MutationSession> session = std::move(session_);
+  for (auto c = session->listChanges.rbegin(); c != session->listChanges.rend(); ++c) {
+    NodeInfoList& l = this->*(c->list);
+    if (c->removed == nullptr) {
+      l.pop_back();
+    } else if (c->index == l.size()) {
+      l.push_back(std::move(c->removed));
+    } else {
+      l.push_back(l[c->index]);
+      l[c->index] = std::move(c->removed);
     }
   }
+  for (auto& [name, backup] : session->nodes) {
+    if (backup.info == nullptr) {
+      if (auto it = nodeInfoMap_.find(name); it != nodeInfoMap_.end()) nodeInfoMap_.erase(it);
+      continue;
+    }
+    // In place: the lists and the cycle's holders point at this object.
+    *backup.info = std::move(*backup.content);
+    nodeInfoMap_.insert_or_assign(name, std::move(backup.info));
+  }
+  for (const auto& [key, count] : session->usedPVCs) {
+    if (count == 0) {
+      if (auto it = usedPVCs_.find(key); it != usedPVCs_.end()) usedPVCs_.erase(it);
+    } else {
+      usedPVCs_.insert_or_assign(key, count);
+    }
+  }
+  for (auto& [_, backup] : session->podGroupStates) backup.first->data() = std::move(backup.second);
+  assumedPodStates_ = std::move(session->assumedPodStates);
+  assumedPodKeys_ = std::move(session->assumedPodKeys);
+  return {};
+}
+
+void Snapshot::endMutationsLeftOpen(const std::function<void(std::string_view)>& logError) {
+  if (session_ == nullptr) return;
+  logError("Found a mutation session in the snapshot that was not ended");
+  (void)endMutations();
+}
+
+VoidResult Snapshot::addPod(framework::PodInfoPtr podInfo, std::string_view nodeName) {
+  if (session_ == nullptr) return Error("AddPod() called outside of mutation session");
+  const framework::NodeInfoPtr& info = nodeInfoForWrite(nodeName);
+  const bool hadPodsWithAffinity = !info->podsWithAffinity().empty();
+  const bool hadPodsWithRequiredAntiAffinity = !info->podsWithRequiredAntiAffinity().empty();
+  const std::map<std::string, int> pvcsBefore = info->pvcRefCounts();
+  const api::PodPtr pod = podInfo->podPtr();
+  info->addPodInfo(std::move(podInfo));
+  if (!hadPodsWithAffinity && !info->podsWithAffinity().empty()) {
+    appendToList(&Snapshot::havePodsWithAffinityNodeInfoList_, info);
+  }
+  if (!hadPodsWithRequiredAntiAffinity && !info->podsWithRequiredAntiAffinity().empty()) {
+    appendToList(&Snapshot::havePodsWithRequiredAntiAffinityNodeInfoList_, info);
+  }
+  updateUsedPVCs(pvcsBefore, info->pvcRefCounts());
+  if (auto group = podGroupStateOf(*pod)) {
+    backupPodGroupState(group);
+    group->data().addPod(pod);
+  }
+  return {};
+}
+
+VoidResult Snapshot::removePod(const api::Pod& pod, std::string_view nodeName) {
+  if (session_ == nullptr) return Error("RemovePod() called outside of mutation session");
+  auto it = nodeInfoMap_.find(nodeName);
+  if (it == nodeInfoMap_.end()) return Error("node " + quote(nodeName) + " not found in the snapshot");
+  backupNode(nodeName);
+  const framework::NodeInfoPtr info = it->second;
+  const bool hadPodsWithAffinity = !info->podsWithAffinity().empty();
+  const bool hadPodsWithRequiredAntiAffinity = !info->podsWithRequiredAntiAffinity().empty();
+  const std::map<std::string, int> pvcsBefore = info->pvcRefCounts();
+  if (auto r = info->removePod(pod); !r) return r.error();
+  // The node leaves a list when its last pod with such terms went (upstream removeNodeInfoFromList: found
+  // by a scan, the list's last entry moved into its place).
+  auto leave = [&](NodeInfoList Snapshot::*list) {
+    NodeInfoList& l = this->*list;
+    auto pos = std::find(l.begin(), l.end(), info);
+    if (pos == l.end()) {
+      logSnapshotError("NodeInfo not found in the list: nodeInfo=" + info->nodeName());
+      return;
+    }
+    swapRemoveFromList(list, static_cast<std::size_t>(pos - l.begin()));
+  };
+  if (hadPodsWithAffinity && info->podsWithAffinity().empty())
+    leave(&Snapshot::havePodsWithAffinityNodeInfoList_);
+  if (hadPodsWithRequiredAntiAffinity && info->podsWithRequiredAntiAffinity().empty()) {
+    leave(&Snapshot::havePodsWithRequiredAntiAffinityNodeInfoList_);
+  }
+  updateUsedPVCs(pvcsBefore, info->pvcRefCounts());
+  if (auto group = podGroupStateOf(pod)) {
+    backupPodGroupState(group);
+    group->data().deletePod(pod.metadata.uid);
+  }
+  if (info->pods().empty() && info->node() == nullptr) nodeInfoMap_.erase(it);
   return {};
 }
 

@@ -11,11 +11,25 @@
 // generation in updateSnapshot) and is the cycle's framework::PodGroupManager. The pod-group cycle places
 // its members one after the other in the snapshot with assumePod and takes them out again with forgetPod
 // (in reverse order) before the next updateSnapshot, which forgets what was left (and logs it).
+//
+// Mutation sessions (framework::MutableSharedLister, for pod-group preemption): between startMutations
+// and endMutations, addPod / removePod (and assumePod / forgetPod) change the snapshot freely and
+// endMutations puts back exactly what was there at startMutations, NodeInfo generations included, so the
+// next updateSnapshot copies nothing more than it would have. Upstream copies every NodeInfo and group
+// state at startMutations and swaps the originals back at the end; here each NodeInfo and group state is
+// copied the first time the session changes it and restored in place (the lists and the cycle's
+// holders keep pointing at the same objects), and the changes to the affinity lists and PVC counts are
+// recorded and undone. Two differences follow, neither visible to the preemption code: holders of a
+// NodeInfo see the session's changes (upstream's old objects don't), and the affinity lists keep their
+// order (upstream rebuilds them in list() order at startMutations). endMutations also restores the
+// assumed-pod bookkeeping (upstream keeps it, which only matters if a session assumes a pod it doesn't
+// forget).
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -41,7 +55,7 @@ using PodGroupStateSnapshots = std::map<std::string, std::shared_ptr<PodGroupSta
 
 using NodeInfoMap = std::unordered_map<std::string, framework::NodeInfoPtr, StringHash, std::equal_to<>>;
 
-class Snapshot final : public framework::SharedLister,
+class Snapshot final : public framework::MutableSharedLister,
                        public framework::NodeInfoLister,
                        public framework::StorageInfoLister,
                        public framework::PodGroupManager {
@@ -96,6 +110,20 @@ class Snapshot final : public framework::SharedLister,
   // Number of pods assumed and not forgotten.
   std::size_t assumedPodCount() const { return assumedPodKeys_.size(); }
 
+  // MutableSharedLister (upstream StartMutations / EndMutations / AddPod / RemovePod); see the file
+  // comment. addPod and removePod keep the node's info, the affinity lists, the used PVCs and the pod's
+  // group state (added / deleted; a group the snapshot doesn't know is left alone) up to date; a
+  // node-less info is created for an unknown node and erased when its last pod goes. Scheduling thread
+  // only, with no reader running.
+  VoidResult startMutations() override;
+  VoidResult endMutations() override;
+  VoidResult addPod(framework::PodInfoPtr podInfo, std::string_view nodeName) override;
+  VoidResult removePod(const api::Pod& pod, std::string_view nodeName) override;
+  bool inMutationSession() const { return session_ != nullptr; }
+  // Ends a session left open, reporting it through logError (updateSnapshot calls it first: copying the
+  // cache into a snapshot mid-session would be undone by a later endMutations).
+  void endMutationsLeftOpen(const std::function<void(std::string_view)>& logError);
+
   // Number of entries in list().
   int numNodes() const { return static_cast<int>(nodeInfoList_.size()); }
   // The newest NodeInfo generation copied into this snapshot (0 when never updated).
@@ -103,6 +131,8 @@ class Snapshot final : public framework::SharedLister,
 
   const NodeInfoMap& nodeInfoMapForTest() const { return nodeInfoMap_; }
   std::set<std::string, std::less<>> usedPVCSetForTest() const;
+  // Each used PVC with the number of nodes whose pods use it.
+  std::map<std::string, int32_t> usedPVCCountsForTest() const { return {usedPVCs_.begin(), usedPVCs_.end()}; }
   // The group states by "namespace/name".
   const PodGroupStateSnapshots& podGroupStatesForTest() const {
     return podGroupStates_;
@@ -111,11 +141,6 @@ class Snapshot final : public framework::SharedLister,
  private:
   friend class CacheImpl;
   friend Snapshot newSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes);
-// newSnapshot plus pod group states (upstream NewSnapshot with GenericWorkload on, and
-// NewTestSnapshotWithPodGroups): every pod with spec.schedulingGroup added to its group's state, and
-// each PodGroup's object set on its state.
-Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes,
-                                  const std::vector<framework::PodGroupPtr>& podGroups);
   friend Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods,
                                            const std::vector<api::NodePtr>& nodes,
                                            const std::vector<framework::PodGroupPtr>& podGroups);
@@ -126,8 +151,49 @@ Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const st
     bool addedToAffinityList = false;
     bool addedToAntiAffinityList = false;
   };
+  using NodeInfoList = std::vector<framework::NodeInfoPtr>;
+  // What a mutation session must put back. Sized by what the session touched, not by the cluster.
+  struct MutationSession {
+    // The NodeInfo each touched name mapped to at the start (null: none) and its content then.
+    struct NodeBackup {
+      framework::NodeInfoPtr info;
+      std::optional<framework::NodeInfo> content;
+    };
+    std::unordered_map<std::string, NodeBackup, StringHash, std::equal_to<>> nodes;
+    // The touched group states and their data at the start.
+    std::unordered_map<const PodGroupStateSnapshot*,
+                       std::pair<std::shared_ptr<PodGroupStateSnapshot>, PodGroupStateData>>
+        podGroupStates;
+    // Changes to the affinity lists, oldest first: an append (removed == null) or the swap-removal of
+    // `removed` from `index`.
+    struct ListChange {
+      NodeInfoList Snapshot::*list;
+      std::size_t index;
+      framework::NodeInfoPtr removed;
+    };
+    std::vector<ListChange> listChanges;
+    // The count of each touched PVC key at the start (0: absent).
+    std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> usedPVCs;
+    // The assumed-pod bookkeeping at the start (usually empty: the pod-group cycle forgets its pods
+    // before PodGroupPostFilter).
+    std::unordered_map<std::string, AssumedPodState> assumedPodStates;
+    std::vector<std::string> assumedPodKeys;
+  };
+
   // Moves the PVC users of one node from its claims `before` to `after`.
   void updateUsedPVCs(const std::map<std::string, int>& before, const std::map<std::string, int>& after);
+  // The NodeInfo for nodeName, created (without a node) when absent; backed up first in a session.
+  const framework::NodeInfoPtr& nodeInfoForWrite(std::string_view nodeName);
+  // Backs up the map entry and content of nodeName, the first time a session touches it.
+  void backupNode(std::string_view nodeName);
+  // Backs up a group state the first time a session touches it.
+  void backupPodGroupState(const std::shared_ptr<PodGroupStateSnapshot>& state);
+  // The affinity lists change only through these, which record the change in a session.
+  void appendToList(NodeInfoList Snapshot::*list, const framework::NodeInfoPtr& info);
+  // Removes the entry at index by moving the last one there (upstream removeNodeInfoFromList).
+  void swapRemoveFromList(NodeInfoList Snapshot::*list, std::size_t index);
+  // The pod's group state in this snapshot, or null.
+  std::shared_ptr<PodGroupStateSnapshot> podGroupStateOf(const api::Pod& pod) const;
   // Forgets every pod still assumed, newest first, reporting them through logError (upstream
   // forgetAllAssumedPods; updateSnapshot calls it first).
   void forgetAllAssumedPods(const std::function<void(std::string_view)>& logError);
@@ -140,10 +206,6 @@ Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const st
   // PVC keys ("namespace/name") used by at least one pod in the snapshot, with the number of nodes
   // whose pods use it: kept up to date from the changed nodes alone (upstream rebuilds the whole set
   // whenever one node's claims change, i.e. for every pod with a claim).
-  struct StringHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::unordered_map<std::string, int32_t, StringHash, std::equal_to<>> usedPVCs_;
   int64_t generation_ = 0;
   // Pod group states by "namespace/name" (ordered: tests compare them).
@@ -151,6 +213,8 @@ Snapshot newSnapshotWithPodGroups(const std::vector<api::PodPtr>& pods, const st
   // Pods assumed by the running pod-group cycle, by UID, and their UIDs in assume order.
   std::unordered_map<std::string, AssumedPodState> assumedPodStates_;
   std::vector<std::string> assumedPodKeys_;
+  // The open mutation session, or null.
+  std::unique_ptr<MutationSession> session_;
 };
 
 // A snapshot of these pods and nodes without a cache (upstream NewSnapshot), for tests and tools.

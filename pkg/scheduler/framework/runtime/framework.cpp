@@ -158,6 +158,7 @@ bool shouldHaveEnqueueExtensions(Plugin* p) {
 
 Framework::Framework(FrameworkOptions options)
     : snapshotSharedLister_(options.snapshotSharedLister),
+      mutableSnapshotSharedLister_(options.mutableSnapshotSharedLister),
       client_(options.client),
       informerFactory_(options.informerFactory),
       sharedDRAManager_(options.sharedDRAManager),

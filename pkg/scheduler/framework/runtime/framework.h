@@ -54,6 +54,8 @@ inline constexpr int kPluginMetricsSamplePercent = 10;
 
 struct FrameworkOptions {
   const SharedLister* snapshotSharedLister = nullptr;
+  // What Handle::mutableSnapshotSharedLister() returns (the scheduler's snapshot, as snapshotSharedLister).
+  MutableSharedLister* mutableSnapshotSharedLister = nullptr;
   client::Client* client = nullptr;
   // What Handle::sharedInformerFactory() returns; must outlive the Framework.
   informer::SharedInformerFactory* informerFactory = nullptr;
@@ -112,6 +114,7 @@ class Framework final : public Handle {
   metrics::ProfileId metricsProfile() const { return metricsProfile_; }
   std::optional<int32_t> percentageOfNodesToScore() const { return percentageOfNodesToScore_; }
   void setSnapshotSharedLister(const SharedLister* lister) { snapshotSharedLister_ = lister; }
+  void setMutableSnapshotSharedLister(MutableSharedLister* lister) { mutableSnapshotSharedLister_ = lister; }
   void setPodNominator(PodNominator* nominator) { podNominator_ = nominator; }
   // What activate() calls (the scheduling queue's activate); set before scheduling starts.
   void setPodActivator(std::function<void(const std::vector<api::PodPtr>&)> activator) {
@@ -224,6 +227,7 @@ class Framework final : public Handle {
                                            const NodeInfo& info) override;
 
   const SharedLister* snapshotSharedLister() const override { return snapshotSharedLister_; }
+  MutableSharedLister* mutableSnapshotSharedLister() const override { return mutableSnapshotSharedLister_; }
   client::Client* client() const override { return client_; }
   informer::SharedInformerFactory* sharedInformerFactory() const override { return informerFactory_; }
   EventRecorder* eventRecorder() const override { return eventRecorder_; }
@@ -297,6 +301,7 @@ class Framework final : public Handle {
   std::string profileName_;
   std::optional<int32_t> percentageOfNodesToScore_;
   const SharedLister* snapshotSharedLister_ = nullptr;
+  MutableSharedLister* mutableSnapshotSharedLister_ = nullptr;
   client::Client* client_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
   SharedDRAManager* sharedDRAManager_ = nullptr;

@@ -60,6 +60,7 @@ class FakeHandle final : public framework::Handle {
   FakeHandle() = default;
 
   void setSnapshotSharedLister(const framework::SharedLister* l) { lister_ = l; }
+  void setMutableSnapshotSharedLister(framework::MutableSharedLister* l) { mutableLister_ = l; }
   void setClient(client::Client* c) { client_ = c; }
   void setSharedDRAManager(framework::SharedDRAManager* m) { draManager_ = m; }
   void setSharedInformerFactory(informer::SharedInformerFactory* f) { informerFactory_ = f; }
@@ -75,6 +76,7 @@ class FakeHandle final : public framework::Handle {
   std::vector<api::PodPtr> activatedPods() const;
 
   const framework::SharedLister* snapshotSharedLister() const override { return lister_; }
+  framework::MutableSharedLister* mutableSnapshotSharedLister() const override { return mutableLister_; }
   client::Client* client() const override { return client_; }
   framework::SharedDRAManager* sharedDRAManager() const override { return draManager_; }
   informer::SharedInformerFactory* sharedInformerFactory() const override { return informerFactory_; }
@@ -120,6 +122,7 @@ class FakeHandle final : public framework::Handle {
  private:
   std::stop_source stop_;
   const framework::SharedLister* lister_ = nullptr;
+  framework::MutableSharedLister* mutableLister_ = nullptr;
   client::Client* client_ = nullptr;
   framework::SharedDRAManager* draManager_ = nullptr;
   informer::SharedInformerFactory* informerFactory_ = nullptr;
