@@ -52,7 +52,33 @@ Result<std::unique_ptr<DefaultPreemption>> DefaultPreemption::create(const confi
   pl->evaluator_ = std::make_unique<framework::preemption::Evaluator>(
       std::string(kName), handle, *pl, *pl->executor_, features.enableGenericWorkload,
       factory->pods().store(), factory->podDisruptionBudgets().store());
+  if (features.enableGenericWorkload) {
+    pl->podGroupEvaluator_ = std::make_unique<framework::preemption::PodGroupEvaluator>(
+        handle, *pl->executor_, factory->podDisruptionBudgets().store());
+  }
   return pl;
+}
+
+Status DefaultPreemption::podGroupPostFilter(framework::CycleState&, const framework::PodGroupInfo& group,
+                                             const framework::PodGroupSchedulingFunc& schedule,
+                                             framework::PodGroupPostFilterResult& result) {
+  Status status = [&]() -> Status {
+    if (!podGroupEvaluator_) return Status::error("pod group preemption: GenericWorkload is disabled");
+    framework::MutableSharedLister* snapshot = handle_.mutableSnapshotSharedLister();
+    if (snapshot == nullptr) return Status::error("pod group preemption: failed to start mutations: no snapshot");
+    if (auto r = snapshot->startMutations(); !r.ok()) {
+      return Status::error("pod group preemption: failed to start mutations: " + r.error().message());
+    }
+    Status s = podGroupEvaluator_->preempt(group, schedule, result);
+    // Every change the evaluation made to the snapshot is undone here; failing that fails the attempt.
+    if (auto r = snapshot->endMutations(); !r.ok()) {
+      return Status::error("pod group preemption: failed to end mutations: " + r.error().message());
+    }
+    if (const std::string msg = s.message(); !msg.empty()) return Status(s.code(), "pod group preemption: " + msg);
+    return s;
+  }();
+  if (metrics::Metrics* m = handle_.metrics()) m->incWorkloadPreemptionAttempt(status.code());
+  return status;
 }
 
 DefaultPreemption::DefaultPreemption(framework::Handle& handle, const config::DefaultPreemptionArgs& args,

@@ -28,12 +28,14 @@
 
 #include "pkg/scheduler/apis/config/types.h"
 #include "pkg/scheduler/framework/interface.h"
+#include "pkg/scheduler/framework/preemption/podgroup_preemption.h"
 #include "pkg/scheduler/framework/preemption/preemption.h"
 #include "pkg/util/result.h"
 
 namespace ks::plugins::defaultpreemption {
 
 class DefaultPreemption final : public framework::PostFilterPlugin,
+                                public framework::PodGroupPostFilterPlugin,
                                 public framework::PreEnqueuePlugin,
                                 public framework::EnqueueExtensions,
                                 public framework::preemption::Interface {
@@ -67,6 +69,12 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   framework::Status postFilter(framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeToStatus& filteredNodeStatusMap,
                                framework::PostFilterResult& result) override;
+  // Group preemption (upstream PodGroupPostFilter, GenericWorkload): the pod-group evaluator inside a
+  // mutation session of the cycle's snapshot; a message is prefixed "pod group preemption: ". Counted in
+  // scheduler_workload_preemption_attempts_total{result}.
+  framework::Status podGroupPostFilter(framework::CycleState& state, const framework::PodGroupInfo& group,
+                                       const framework::PodGroupSchedulingFunc& schedule,
+                                       framework::PodGroupPostFilterResult& result) override;
   // UnschedulableAndUnresolvable while the pod's asynchronous preemption (with GenericWorkload, for a
   // group's member: its group's) is still evicting.
   framework::Status preEnqueue(const framework::PodInfo& pod) override;
@@ -117,6 +125,7 @@ class DefaultPreemption final : public framework::PostFilterPlugin,
   // The evaluator refers to the executor: declared after it, destroyed before it.
   std::unique_ptr<framework::preemption::Executor> executor_;
   std::unique_ptr<framework::preemption::Evaluator> evaluator_;
+  std::unique_ptr<framework::preemption::PodGroupEvaluator> podGroupEvaluator_;  // with GenericWorkload
 };
 
 }  // namespace ks::plugins::defaultpreemption
