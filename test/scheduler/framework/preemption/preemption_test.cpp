@@ -23,9 +23,7 @@
 namespace ks::framework::preemption {
 namespace {
 
-using preemptiontesting::BlockingNominator;
 using preemptiontesting::FrameworkEnv;
-using preemptiontesting::ScopeExit;
 using ks::testing::MakeNode;
 using ks::testing::MakePod;
 using ks::testing::ResourceMap;
