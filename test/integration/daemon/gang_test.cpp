@@ -152,7 +152,8 @@ class GangDaemonTest : public DaemonTest {
     std::vector<std::string> out;
     auto r = cp_->kubectl({"get", "events", "-n", ns, "--field-selector", "involvedObject.name=" + pod, "-o", "json"});
     if (!r.ok()) return out;
-    for (const auto& e : json::parse(*r)["items"]) {
+    const json events = json::parse(*r);
+    for (const auto& e : events["items"]) {
       if (e.value("reason", "") == "Preempted") out.push_back(e.value("message", e.value("note", "")));
     }
     return out;
