@@ -43,15 +43,19 @@ class PodGroupEvaluator {
   // re-run placement's own status when the group does not fit even without every victim; Error otherwise.
   Status preempt(const PodGroupInfo& group, const PodGroupSchedulingFunc& schedule, PodGroupPostFilterResult& result);
 
- private:
+  // Public only because upstream's tests (podgrouppreemption_test.go) call it directly; preempt() is the
+  // entry point. Upstream selectVictimsResult.
   struct Selection {
     Victims victims;
     int numPodGroupDisruptions = 0;
     PodGroupPostFilterResult nominations;
   };
-  // Upstream selectVictimsOnDomain.
+  // Upstream selectVictimsOnDomain: `domain` is every victim in the cluster (victimsOnNodes), `snapshot`
+  // must be inside a mutation session.
   Status selectVictimsOnDomain(MutableSharedLister& snapshot, int32_t preemptorPriority, std::vector<Victim>& domain,
                                const PDBList& pdbs, const PodGroupSchedulingFunc& schedule, Selection& out);
+
+ private:
   // Upstream isOngoingPreemption.
   bool isOngoingPreemption(const SharedLister& snapshot, const PodGroupInfo& group, int32_t preemptorPriority) const;
 

@@ -247,7 +247,8 @@ inline RegisteredPlugin bindPlugin() {
 // start it), a RecordingClient, a RecordingEventRecorder and a pod nominator (the queue's Nominator
 // unless one is given). Pods passed to Handle::activate() are recorded. With `podGroups` set the snapshot
 // is the cache's (upstream NewTestSnapshotWithPodGroups: the groups, and their members' states) and
-// Handle::podGroupManager() answers the same groups (upstream WithPodGroupManager(cache)).
+// Handle::podGroupManager() answers the same groups (upstream WithPodGroupManager(cache)); the snapshot is
+// then also Handle::mutableSnapshotSharedLister() (upstream WithMutableSnapshotLister).
 class FrameworkEnv {
  public:
   struct Options {
@@ -289,6 +290,7 @@ class FrameworkEnv {
     makeSnapshot(o.pods, o.nodes);
     framework::runtime::FrameworkOptions fo;
     fo.snapshotSharedLister = shared_;
+    fo.mutableSnapshotSharedLister = snapshot_.get();
     if (podGroups_) {
       liveGroups_ = std::make_unique<cache::Snapshot>(cache::newSnapshotWithPodGroups(o.pods, o.nodes, *podGroups_));
       fo.podGroupManager = liveGroups_.get();
@@ -330,7 +332,11 @@ class FrameworkEnv {
   void setSnapshot(const std::vector<api::PodPtr>& pods, const std::vector<api::NodePtr>& nodes) {
     makeSnapshot(pods, nodes);
     fw_->setSnapshotSharedLister(shared_);
+    fw_->setMutableSnapshotSharedLister(snapshot_.get());
   }
+  // The cache's snapshot, which is also Handle::mutableSnapshotSharedLister() (upstream
+  // WithMutableSnapshotLister(snapshot)); null without pod groups.
+  cache::Snapshot* cacheSnapshot() { return snapshot_.get(); }
   // Adds the objects to the informers' stores (upstream informer.GetStore().Add).
   void addToPodStore(const api::PodPtr& pod) { factory_.pods().store().upsert(pod); }
   void addToPDBStore(const std::shared_ptr<const api::PodDisruptionBudget>& pdb) {
@@ -353,6 +359,7 @@ class FrameworkEnv {
       snapshot_ = std::make_unique<cache::Snapshot>(cache::newSnapshotWithPodGroups(pods, nodes, *podGroups_));
       shared_ = snapshot_.get();
     } else {
+      snapshot_.reset();
       lister_ = plugintesting::FakeSharedLister::create(pods, nodes);
       shared_ = lister_.get();
     }

@@ -1,7 +1,8 @@
 // Ports upstream pkg/scheduler/framework/plugins/defaultpreemption/default_preemption_test.go (v1.37.2):
 // TestPostFilter, TestDryRunPreemption, TestSelectBestCandidate, TestCustomSelection, TestCustomOrdering,
-// TestPodEligibleToPreemptOthers, TestPreempt, TestSelectVictimsOnNode and TestPreEnqueue, every case that
-// applies, against the real Framework with the in-tree plugins and upstream's test plugins.
+// TestPodEligibleToPreemptOthers, TestPreempt, TestSelectVictimsOnNode, TestPreEnqueue and the
+// TestDefaultPreemption_PodGroupPostFilter_* tests, every case that applies, against the real Framework
+// with the in-tree plugins and upstream's test plugins.
 //
 // Not ported / skipped:
 //  - The CompositePodGroup cases (of TestCustomSelection, TestCustomOrdering, TestPodEligibleToPreemptOthers
@@ -11,9 +12,9 @@
 //  - The "Async API calls enabled: true" variants of TestPostFilter and TestPreempt: SchedulerAsyncAPICalls
 //    is not implemented; the "false" variants run. TestPreempt runs with asynchronous preemption on and off,
 //    as upstream.
-//  - TestPreEnqueue's pod-group cases trigger the group's preemption through the Executor
-//    (actuatePodGroupPreemption) instead of PodGroupPostFilter, whose evaluator is tested with it; and the
-//    TestDefaultPreemption_PodGroupPostFilter_* tests are the pod-group evaluator's.
+//  - TestDefaultPreemption_PodGroupPostFilter_*: the CompositePodGroup cases and the _CompositePodGroup
+//    test are left out (not modelled); _WorkloadPreemptionAttempts leads the real evaluator to each status
+//    (upstream mocks the evaluator).
 //
 // As upstream, the pods and budgets of TestPostFilter and TestPreempt go straight into the informers'
 // stores (podInformer.GetStore().Add) and the API's pod patches and deletions are recorded by a client
@@ -2000,10 +2001,23 @@ TEST(DefaultPreemptionTest, PreEnqueueGatesThePreemptorOrItsGroupsMembersWhileTh
       ADD_FAILURE() << "PreFilter: " << s.toString();
     }
     // Trigger the preemption; it doesn't finish until finishPreemption.
-    if (tc.enableGenericWorkload && tc.podGroup != nullptr) {
-      Candidate c{.name = "cluster", .victims = {{PodInfo::create(p1)}, 0}};
-      ASSERT_TRUE(
-          pl->executor().actuatePodGroupPreemption(c, *tc.podGroup, {tc.podToTriggerPreemption}).isSuccess());
+    if (tc.enableGenericWorkload && framework::isPodGroupMember(*tc.podToTriggerPreemption) && tc.podGroup != nullptr) {
+      // Both pods fit on node1 once it is empty: p1 is the group's victim.
+      const framework::PodGroupSchedulingFunc schedule = [&]() -> framework::PodGroupAssignments {
+        auto node1 = env.snapshot().nodeInfos().get("node1");
+        if (node1.ok() && (*node1)->pods().empty()) {
+          return {{framework::ProposedAssignment{PodInfo::create(tc.podToTriggerPreemption), "node1",
+                                                 std::make_shared<CycleState>()},
+                   framework::ProposedAssignment{PodInfo::create(tc.podToCheck), "node1",
+                                                 std::make_shared<CycleState>()}},
+                  Status()};
+        }
+        return {{}, Status(Code::Unschedulable, "need to preempt")};
+      };
+      const framework::PodGroupInfo group{tc.podGroup->metadata.namespace_, tc.podGroup->metadata.name, tc.podGroup,
+                                          {tc.podToTriggerPreemption}};
+      framework::PodGroupPostFilterResult result;
+      (void)pl->podGroupPostFilter(state, group, schedule, result);
     } else {
       PostFilterResult result;
       (void)pl->postFilter(state, *PodInfo::create(tc.podToTriggerPreemption),
@@ -2014,6 +2028,148 @@ TEST(DefaultPreemptionTest, PreEnqueueGatesThePreemptorOrItsGroupsMembersWhileTh
     pl->executor().waitForAsyncPreemptions();
     EXPECT_EQ(status.code(), tc.wantCode) << status.toString();
     EXPECT_EQ(status.message(), tc.wantMessage);
+  }
+}
+
+// ---- TestDefaultPreemption_PodGroupPostFilter_* ----
+
+// A pod group of the tests below (upstream st.MakePodGroup().Name(name).Priority(priority)), namespace "".
+framework::PodGroupInfo podGroupInfo(const std::string& name, int32_t priority, std::vector<api::PodPtr> pods) {
+  const framework::PodGroupPtr pg = preemptiontesting::makeTestPodGroup("", name, priority);
+  return framework::PodGroupInfo{"", name, pg, std::move(pods)};
+}
+
+// Upstream mockMutableSnapshotLister: reads go to the snapshot; starting and ending a session fail as
+// set up (and do nothing else), adding and removing pods do nothing.
+class FailingMutableLister final : public framework::MutableSharedLister {
+ public:
+  FailingMutableLister(const framework::SharedLister& inner, std::optional<std::string> startError,
+                       std::optional<std::string> endError)
+      : inner_(inner), startError_(std::move(startError)), endError_(std::move(endError)) {}
+  const framework::NodeInfoLister& nodeInfos() const override { return inner_.nodeInfos(); }
+  const framework::StorageInfoLister& storageInfos() const override { return inner_.storageInfos(); }
+  const framework::PodGroupManager* podGroupManager() const override { return inner_.podGroupManager(); }
+  VoidResult startMutations() override {
+    if (startError_) return Error(*startError_);
+    return {};
+  }
+  VoidResult endMutations() override {
+    if (endError_) return Error(*endError_);
+    return {};
+  }
+  VoidResult addPod(framework::PodInfoPtr, std::string_view) override { return {}; }
+  VoidResult removePod(const api::Pod&, std::string_view) override { return {}; }
+
+ private:
+  const framework::SharedLister& inner_;
+  const std::optional<std::string> startError_;
+  const std::optional<std::string> endError_;
+};
+
+framework::PodGroupAssignments unschedulablePlacement() { return {{}, Status(Code::Unschedulable)}; }
+
+// Upstream TestDefaultPreemption_PodGroupPostFilter_ErrorWrapping (its PodGroup case).
+TEST(DefaultPreemptionTest, PodGroupPostFilterPrefixesTheEvaluatorsErrorWithPodGroupPreemption) {
+  // A victim with an empty UID makes the snapshot fail to remove it.
+  const api::PodPtr invalidPod = MakePod().name("pod-empty-uid").uid("").node("node1").priority(kLowPriority).ptr();
+  const framework::PodGroupInfo group =
+      podGroupInfo("preemptor-pg", kHighPriority, {MakePod().name("p").uid("p").priority(kHighPriority).ptr()});
+  FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                    .pods = {invalidPod},
+                    .nodes = {MakeNode().name("node1").capacity(kVeryLargeRes).ptr()},
+                    .podGroups = std::vector<framework::PodGroupPtr>{group.podGroup}});
+  ASSERT_TRUE(env.ok());
+  auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, /*enableGenericWorkload=*/true);
+  ASSERT_NE(pl, nullptr);
+  CycleState state;
+  framework::PodGroupPostFilterResult result;
+  const Status got = pl->podGroupPostFilter(state, group, unschedulablePlacement, result);
+  ASSERT_EQ(got.code(), Code::Error) << got.toString();
+  EXPECT_EQ(got.message(), "pod group preemption: cannot get cache key for pod with empty UID");
+}
+
+// Upstream TestDefaultPreemption_PodGroupPostFilter_InvalidSnapshot (its PodGroup cases).
+TEST(DefaultPreemptionTest, PodGroupPostFilterFailsWhenTheSnapshotsMutationSessionCannotStartOrEnd) {
+  struct Case {
+    std::string name;
+    std::optional<std::string> endMutationError;
+    std::optional<std::string> startMutationError;
+    std::string expectedMsg;
+  };
+  const std::vector<Case> cases = {
+      {"PodGroup start mutation error", std::nullopt, "start mutation error",
+       "pod group preemption: failed to start mutations: start mutation error"},
+      {"PodGroup end mutation error", "end mutation error", std::nullopt,
+       "pod group preemption: failed to end mutations: end mutation error"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const framework::PodGroupInfo group =
+        podGroupInfo("preemptor-pg-ok", kHighPriority, {MakePod().name("p").uid("p").priority(kHighPriority).ptr()});
+    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = {MakePod().name("pod1").uid("pod1").node("node1").priority(kLowPriority).ptr()},
+                      .nodes = {MakeNode().name("node1").capacity(kVeryLargeRes).ptr()},
+                      .podGroups = std::vector<framework::PodGroupPtr>{group.podGroup}});
+    ASSERT_TRUE(env.ok());
+    FailingMutableLister lister(env.snapshot(), tc.startMutationError, tc.endMutationError);
+    env.fw().setMutableSnapshotSharedLister(&lister);
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, /*enableGenericWorkload=*/true);
+    ASSERT_NE(pl, nullptr);
+    CycleState state;
+    framework::PodGroupPostFilterResult result;
+    const Status got = pl->podGroupPostFilter(state, group, unschedulablePlacement, result);
+    ASSERT_EQ(got.code(), Code::Error) << got.toString();
+    EXPECT_EQ(got.message(), tc.expectedMsg);
+  }
+}
+
+// Upstream TestDefaultPreemption_PodGroupPostFilter_WorkloadPreemptionAttempts. Upstream replaces the
+// evaluator with a mock returning each status; here the real evaluator is led to it: Success while a
+// preemption for the group is still going on, Unschedulable for a member that says Never, Error when the
+// snapshot's mutation session cannot start.
+TEST(DefaultPreemptionTest, PodGroupPostFilterCountsEveryAttemptByItsResult) {
+  struct Case {
+    std::string name;
+    Code code;
+  };
+  for (const Case& tc : std::vector<Case>{{"preemption success", Code::Success},
+                                          {"preemption unschedulable", Code::Unschedulable},
+                                          {"preemption error", Code::Error}}) {
+    SCOPED_TRACE(tc.name);
+    metrics::Metrics m;
+    m.registerPodGroupMetrics();
+    auto member = MakePod().name("p").uid("p").priority(kHighPriority);
+    if (tc.code == Code::Success) member.nominatedNodeName("node1");
+    if (tc.code == Code::Unschedulable) member.preemptionPolicy("Never");
+    const framework::PodGroupInfo group = podGroupInfo("preemptor-pg", kHighPriority, {member.ptr()});
+    // Terminating by preemption: a preemption on node1 is going on.
+    const api::PodPtr victim = MakePod()
+                                   .name("victim")
+                                   .uid("victim")
+                                   .node("node1")
+                                   .priority(kLowPriority)
+                                   .condition("DisruptionTarget", "True", "PreemptionByScheduler")
+                                   .terminating()
+                                   .ptr();
+    FrameworkEnv env({.plugins = {preemptiontesting::queueSortPlugin(), preemptiontesting::bindPlugin()},
+                      .pods = {victim},
+                      .nodes = {MakeNode().name("node1").capacity(kVeryLargeRes).ptr()},
+                      .metrics = &m,
+                      .podGroups = std::vector<framework::PodGroupPtr>{group.podGroup}});
+    ASSERT_TRUE(env.ok());
+    FailingMutableLister failing(env.snapshot(), "start mutation error", std::nullopt);
+    if (tc.code == Code::Error) env.fw().setMutableSnapshotSharedLister(&failing);
+    auto pl = newPlugin(defaultArgs(), env.fw(), /*enableAsyncPreemption=*/false, /*enableGenericWorkload=*/true);
+    ASSERT_NE(pl, nullptr);
+    CycleState state;
+    framework::PodGroupPostFilterResult result;
+    const Status got = pl->podGroupPostFilter(state, group, unschedulablePlacement, result);
+    EXPECT_EQ(got.code(), tc.code) << got.toString();
+    const std::string text = m.scrape();
+    EXPECT_EQ(metrics::testing::sum(text, "scheduler_workload_preemption_attempts_total",
+                                    {{"result", std::string(framework::codeName(tc.code))}}),
+              1);
+    EXPECT_EQ(metrics::testing::sum(text, "scheduler_workload_preemption_attempts_total"), 1);
   }
 }
 
