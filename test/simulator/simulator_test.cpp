@@ -438,6 +438,7 @@ TEST(SimulatorTest, PodGroupsAreScheduledAllOrNothing) {
   ASSERT_TRUE(cfg.ok()) << cfg.error().message();
   SimulateOptions options;
   options.features.config.genericWorkload = true;
+  options.features.plugins.enableGenericWorkload = true;  // as --feature-gates=GenericWorkload=true sets both
 
   client::MemoryClient cluster;
   ASSERT_TRUE(loadClusterText(yaml, "cluster.yaml", cluster, *cfg).ok());
